@@ -1,1 +1,5 @@
-//! analyse stage.
+//! Statistics over recorded runs: pure functions over plain data, each citing its method.
+
+mod observation;
+
+pub use observation::Observation;
