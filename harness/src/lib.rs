@@ -15,4 +15,5 @@ pub mod record;
 pub mod report;
 pub mod runner;
 pub mod spec;
+pub mod template;
 pub mod variants;

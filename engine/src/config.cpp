@@ -1,0 +1,150 @@
+#include "config.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+
+namespace {
+
+bool parse_int(const char* text, long long min, long long max, long long& out) {
+    if (text == nullptr || *text == '\0') return false;
+    errno = 0;
+    char* end = nullptr;
+    const long long v = std::strtoll(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max) return false;
+    out = v;
+    return true;
+}
+
+bool parse_byte_list(const std::string& text, std::vector<std::size_t>& out) {
+    out.clear();
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        long long v = 0;
+        if (!parse_int(text.substr(start, comma - start).c_str(), 1, 1LL << 32, v)) return false;
+        out.push_back(static_cast<std::size_t>(v));
+        start = comma + 1;
+    }
+    return !out.empty();
+}
+
+void apply_preset(const std::string& name, Config& cfg) {
+    if (name == "tiny") {
+        cfg.hidden = 256, cfg.layers = 4, cfg.heads = 4, cfg.key_dim = 64, cfg.value_dim = 64;
+        cfg.intermediate = 512;
+    } else {  // "small"; the caller has checked the name
+        cfg.hidden = 512, cfg.layers = 8, cfg.heads = 8, cfg.key_dim = 128, cfg.value_dim = 128;
+        cfg.intermediate = 1024;
+    }
+}
+
+// Reads an optional non-negative integer environment variable.
+bool env_int(const char* name, int& out, std::string& error) {
+    const char* text = std::getenv(name);
+    if (text == nullptr || *text == '\0') return true;
+    long long v = 0;
+    if (!parse_int(text, 0, 1 << 20, v)) {
+        error = std::string(name) + " must be a non-negative integer, got '" + text + "'";
+        return false;
+    }
+    out = static_cast<int>(v);
+    return true;
+}
+
+bool parse_env(Config& cfg, std::string& error) {
+    const char* profile = std::getenv("TPE_PHASE_PROFILE");
+    cfg.phase_profile = profile != nullptr && std::strcmp(profile, "1") == 0;
+    return env_int("TPE_OVERLAP_SLICES", cfg.slices.forced, error) &&
+           env_int("TPE_MIN_ROWS_PER_SLICE", cfg.slices.min_rows_per_slice, error) &&
+           env_int("TPE_OVERLAP_CEILING", cfg.slices.ceiling, error);
+}
+
+bool validate(const Config& cfg, int world, std::string& error) {
+    if (cfg.pattern.empty() || cfg.pattern.find_first_not_of("LF") != std::string::npos) {
+        error = "--pattern must be a non-empty string of 'L' and 'F'";
+    } else if (cfg.heads % world != 0) {
+        error = "--heads " + std::to_string(cfg.heads) + " is not divisible by " +
+                std::to_string(world) + " ranks";
+    } else if (cfg.intermediate % world != 0) {
+        error = "--intermediate " + std::to_string(cfg.intermediate) + " is not divisible by " +
+                std::to_string(world) + " ranks";
+    }
+    return error.empty();
+}
+
+}  // namespace
+
+const char* usage_text() {
+    return "usage: tp-engine [--preset tiny|small] [--rows N] [--new N] [--seed N]\n"
+           "                 [--hidden N] [--layers N] [--pattern STR] [--heads N]\n"
+           "                 [--key-dim N] [--value-dim N] [--intermediate N]\n"
+           "       tp-engine --allreduce-bench [--bytes N,N,...]\n"
+           "  --pattern   layer kinds cycled over --layers: L gated-delta, F full attention\n"
+           "              (default LLLF)\n"
+           "  env: TPE_OVERLAP_SLICES, TPE_MIN_ROWS_PER_SLICE, TPE_OVERLAP_CEILING,\n"
+           "       TPE_PHASE_PROFILE=1\n";
+}
+
+bool parse_config(int argc, char** argv, int world, Config& cfg, std::string& error) {
+    using Setter = std::function<bool(const char*)>;
+    auto int_flag = [](int& field, long long min) {
+        return Setter([&field, min](const char* v) {
+            long long x = 0;
+            if (!parse_int(v, min, 1 << 24, x)) return false;
+            field = static_cast<int>(x);
+            return true;
+        });
+    };
+    const std::map<std::string, Setter> valued = {
+        {"--preset", [](const char* v) { return std::strcmp(v, "tiny") == 0 || std::strcmp(v, "small") == 0; }},
+        {"--rows", int_flag(cfg.rows, 1)},
+        {"--new", int_flag(cfg.new_tokens, 0)},
+        {"--hidden", int_flag(cfg.hidden, 1)},
+        {"--layers", int_flag(cfg.layers, 1)},
+        {"--heads", int_flag(cfg.heads, 1)},
+        {"--key-dim", int_flag(cfg.key_dim, 1)},
+        {"--value-dim", int_flag(cfg.value_dim, 1)},
+        {"--intermediate", int_flag(cfg.intermediate, 1)},
+        {"--pattern", [&cfg](const char* v) { cfg.pattern = v; return true; }},
+        {"--seed", [&cfg](const char* v) {
+             long long x = 0;
+             if (!parse_int(v, 0, INT64_MAX, x)) return false;
+             cfg.seed = static_cast<std::uint64_t>(x);
+             return true;
+         }},
+        {"--bytes", [&cfg](const char* v) { return parse_byte_list(v, cfg.bench_bytes); }},
+    };
+
+    // The preset is applied first so that explicit shape flags override it wherever they appear.
+    for (int i = 1; i + 1 < argc; ++i) {
+        if (std::strcmp(argv[i], "--preset") == 0) apply_preset(argv[i + 1], cfg);
+    }
+    for (int i = 1; i < argc; ++i) {
+        const std::string flag = argv[i];
+        if (flag == "--help" || flag == "-h") {
+            cfg.help = true;
+            continue;
+        }
+        if (flag == "--allreduce-bench") {
+            cfg.allreduce_bench = true;
+            continue;
+        }
+        const auto it = valued.find(flag);
+        if (it == valued.end()) {
+            error = "unknown flag '" + flag + "'";
+            return false;
+        }
+        if (i + 1 >= argc) {
+            error = "flag " + flag + " needs a value";
+            return false;
+        }
+        if (!it->second(argv[++i])) {
+            error = "invalid value '" + std::string(argv[i]) + "' for " + flag;
+            return false;
+        }
+    }
+    return parse_env(cfg, error) && validate(cfg, world, error);
+}

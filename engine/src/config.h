@@ -1,0 +1,44 @@
+// Command-line and environment configuration of tp-engine.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// How the row-parallel projections pick their overlap slice count (see tp.h).
+struct SlicePolicy {
+    int forced = -1;               // TPE_OVERLAP_SLICES; -1 when unset
+    int min_rows_per_slice = 512;  // TPE_MIN_ROWS_PER_SLICE
+    int ceiling = 4;               // TPE_OVERLAP_CEILING
+};
+
+struct Config {
+    // Model shape. Every layer has an MLP; `pattern` (cycled over the layers) says which
+    // attention it has: 'L' gated-delta linear attention, 'F' full softmax attention.
+    int hidden = 256;
+    int layers = 4;
+    std::string pattern = "LLLF";
+    int heads = 4;       // attention heads, split across ranks
+    int key_dim = 64;    // per-head query/key width
+    int value_dim = 64;  // per-head value width
+    int intermediate = 512;  // MLP width, split across ranks
+    std::uint64_t seed = 1;
+
+    int rows = 512;       // prompt rows (prefill)
+    int new_tokens = 8;   // decode steps
+
+    bool help = false;
+    bool allreduce_bench = false;
+    std::vector<std::size_t> bench_bytes;
+
+    SlicePolicy slices;
+    bool phase_profile = false;  // TPE_PHASE_PROFILE=1
+};
+
+// Parses argv and the TPE_* environment and validates the result against the world size.
+// Deterministic, so every rank reaches the same verdict. On failure returns false and sets
+// `error` to one sentence.
+bool parse_config(int argc, char** argv, int world, Config& cfg, std::string& error);
+
+const char* usage_text();

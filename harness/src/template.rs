@@ -1,0 +1,60 @@
+//! The one handlebars setup every stage renders with: strict (an unknown variable is an error) and no
+//! HTML escaping (argv, env values and C++ sources are not HTML: `std::vector<float>` must survive).
+
+use handlebars::Handlebars;
+use serde::Serialize;
+
+/// Why a template did not render: the handlebars message, which names the variable and the line.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct TemplateError(String);
+
+/// Builds the strict, non-escaping registry shared by every render.
+fn registry() -> Handlebars<'static> {
+    let mut registry = Handlebars::new();
+    registry.set_strict_mode(true);
+    registry.register_escape_fn(handlebars::no_escape);
+    registry
+}
+
+/// Renders `template` against `context` in strict mode without escaping.
+pub fn render(template: &str, context: &impl Serialize) -> Result<String, TemplateError> {
+    registry()
+        .render_template(template, context)
+        .map_err(|error| TemplateError(one_line(&error.to_string())))
+}
+
+/// Checks that `template` parses, without rendering it.
+pub fn check_syntax(template: &str) -> Result<(), TemplateError> {
+    handlebars::Template::compile(template)
+        .map(|_| ())
+        .map_err(|error| TemplateError(one_line(&error.to_string())))
+}
+
+/// Handlebars errors span several lines (with a source excerpt); the CLI wants one sentence.
+fn one_line(message: &str) -> String {
+    message.lines().map(str::trim).filter(|line| !line.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_variable_is_an_error_in_strict_mode() {
+        let error = render("--rows {{rows}} {{colums}}", &json!({"rows": 512})).unwrap_err();
+        assert!(error.to_string().contains("colums"), "{error}");
+    }
+
+    #[test]
+    fn cpp_angle_brackets_are_not_html_escaped() {
+        let text = render("std::vector<float> v; // {{n}} & more", &json!({"n": 1})).unwrap();
+        assert_eq!(text, "std::vector<float> v; // 1 & more");
+    }
+
+    #[test]
+    fn escaped_braces_stay_literal() {
+        assert_eq!(render(r"int a[2] = \{{1, 2}};", &json!({})).unwrap(), "int a[2] = {{1, 2}};");
+    }
+}
