@@ -1,1 +1,13 @@
-//! launch stage.
+//! Starts the ranks of one run and stops them: process groups, timeouts, signals, no orphans.
+
+mod executor;
+mod rank_command;
+mod run_commands;
+mod signal_watch;
+mod stop_reason;
+
+pub use executor::{execute, BaseEnv, Event, Execution, Limits};
+pub use rank_command::RankCommand;
+pub use run_commands::{log_path, program_path, run_commands, run_context, RunSite};
+pub use signal_watch::SignalWatch;
+pub use stop_reason::StopReason;

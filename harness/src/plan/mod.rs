@@ -1,1 +1,114 @@
-//! plan stage.
+//! Expands a sweep into settings and schedules its runs (interleaved by default, seeded).
+
+mod grid;
+mod plan_error;
+mod planned_run;
+mod schedule;
+mod setting;
+
+pub use plan_error::PlanError;
+pub use planned_run::PlannedRun;
+pub use setting::Setting;
+
+use crate::spec::Sweep;
+
+/// The variant name of a plain sweep, where no kernel is rendered.
+pub const DEFAULT_VARIANT: &str = "default";
+
+/// Command-line choices that narrow or reshape the declared plan.
+#[derive(Debug, Clone, Default)]
+pub struct PlanOptions {
+    pub reps: Option<u32>,
+    /// `key=value` pairs a setting must all match.
+    pub filters: Vec<String>,
+    /// `(i, n)`: keep reps with `(rep - 1) % n == i - 1`, so every shard runs every setting.
+    pub shard: Option<(u32, u32)>,
+    /// Seed override; else the declaration's, else drawn now (and recorded).
+    pub seed: Option<u64>,
+}
+
+/// Settings and the order their runs happen in.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub settings: Vec<Setting>,
+    pub runs: Vec<PlannedRun>,
+    pub seed: u64,
+    pub reps: u32,
+}
+
+impl Plan {
+    /// Plans `sweep` for each of `variants` (use `[DEFAULT_VARIANT]` for a plain sweep).
+    pub fn new(sweep: &Sweep, variants: &[String], options: &PlanOptions) -> Result<Plan, PlanError> {
+        let reps = options.reps.unwrap_or(sweep.reps.count);
+        if reps == 0 {
+            return Err(PlanError::ZeroReps);
+        }
+        let filters = parse_filters(sweep, &options.filters)?;
+        let settings: Vec<Setting> = variants
+            .iter()
+            .flat_map(|variant| {
+                grid::expand(&sweep.params, &sweep.zip)
+                    .into_iter()
+                    .map(move |values| Setting { values, variant: variant.clone() })
+            })
+            .filter(|setting| matches_filters(setting, &filters))
+            .collect();
+        if settings.is_empty() {
+            return Err(PlanError::NothingSelected { filters: options.filters.join(" "), file: sweep.file().display().to_string() });
+        }
+        let seed = options.seed.or(sweep.reps.seed).unwrap_or_else(rand::random);
+        let mut runs = schedule::schedule(settings.len(), reps, sweep.reps.warmup, sweep.reps.order, seed);
+        if let Some((index, count)) = options.shard {
+            runs.retain(|run| run.warmup || (run.rep - 1) % count == index - 1);
+        }
+        Ok(Plan { settings, runs, seed, reps })
+    }
+}
+
+/// Parses `I/N` for `--shard`.
+pub fn parse_shard(text: &str) -> Result<(u32, u32), PlanError> {
+    let malformed = || PlanError::MalformedShard { shard: text.to_string() };
+    let (index, count) = text.split_once('/').ok_or_else(malformed)?;
+    let (index, count): (u32, u32) = (index.parse().map_err(|_| malformed())?, count.parse().map_err(|_| malformed())?);
+    if index == 0 || index > count {
+        return Err(malformed());
+    }
+    Ok((index, count))
+}
+
+fn parse_filters(sweep: &Sweep, filters: &[String]) -> Result<Vec<(String, String)>, PlanError> {
+    filters
+        .iter()
+        .map(|filter| {
+            let (key, value) = filter.split_once('=').ok_or_else(|| PlanError::MalformedFilter { filter: filter.clone() })?;
+            if !sweep.params.iter().any(|param| param.name == key) {
+                return Err(PlanError::UnknownFilterKey {
+                    filter: filter.clone(),
+                    key: key.to_string(),
+                    file: sweep.file().display().to_string(),
+                    known: sweep.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "),
+                });
+            }
+            Ok((key.to_string(), value.to_string()))
+        })
+        .collect()
+}
+
+fn matches_filters(setting: &Setting, filters: &[(String, String)]) -> bool {
+    filters
+        .iter()
+        .all(|(key, value)| setting.values.iter().any(|(name, v)| name == key && v.to_string() == *value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_parses_and_refuses_out_of_range() {
+        assert_eq!(parse_shard("2/3").unwrap(), (2, 3));
+        assert!(parse_shard("0/3").is_err());
+        assert!(parse_shard("4/3").is_err());
+        assert!(parse_shard("x").is_err());
+    }
+}

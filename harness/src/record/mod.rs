@@ -1,1 +1,15 @@
-//! record stage.
+//! Writes results as they happen (CSV row per run, fsynced; JSON sidecar) and reads them back.
+
+mod columns;
+mod provenance;
+mod record_error;
+mod result_table;
+mod result_writer;
+mod sidecar;
+
+pub use columns::Columns;
+pub use provenance::{version_line, Provenance};
+pub use record_error::RecordError;
+pub use result_table::{run_key, ResultTable, RunKey};
+pub use result_writer::{ResultWriter, RunRow};
+pub use sidecar::write_sidecar;

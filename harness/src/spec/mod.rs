@@ -1,1 +1,168 @@
-//! spec stage.
+//! Parses and validates sweep declarations and engine profiles; every error names file, key and line.
+
+mod duration_value;
+mod engine;
+mod engine_profile;
+mod param_value;
+mod source_file;
+mod spec_error;
+mod sweep;
+mod sweep_decl;
+mod validate;
+
+use std::path::{Path, PathBuf};
+
+pub use engine::Engine;
+pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
+pub use param_value::{Param, ParamValue};
+pub use source_file::SourceFile;
+pub use spec_error::{Location, SpecError};
+pub use sweep::Sweep;
+pub use sweep_decl::{AnalysisDecl, CheckDecl, InputDecl, MetricsDecl, RegexMetricDecl, RepsDecl, RunDecl, RunOrder, SweepDecl};
+
+use crate::analyse::AnalysisConfig;
+
+/// Names the harness itself puts into every template context; a param may not shadow them.
+pub const RESERVED_NAMES: &[&str] = &["rank", "ranks", "rep", "run_dir", "inputs", "tree", "build_dir", "variant", "ablate"];
+
+/// Reads, parses and checks a sweep declaration and its engine profile.
+pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
+    let source = SourceFile::read(path)?;
+    let decl: SweepDecl = source.parse()?;
+    let engine = load_engine(&source, &decl.engine)?;
+    let params = validate::params(&source, &decl.params)?;
+    validate::zip_groups(&source, &decl.zip, &params)?;
+    validate::reps(&source, &decl.reps)?;
+    validate::metrics(&source, &decl.metrics, &params)?;
+    validate::checks(&source, &decl.checks, &decl.metrics)?;
+    validate::inputs(&source, &decl.inputs)?;
+    validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
+    Ok(Sweep {
+        name: decl.name.clone(),
+        engine,
+        params,
+        zip: decl.zip.clone(),
+        reps: decl.reps.clone(),
+        run: decl.run.clone(),
+        inputs: decl.inputs.clone(),
+        metrics: decl.metrics.clone(),
+        checks: decl.checks.clone(),
+        analysis: analysis_config(&decl.analysis),
+        decl,
+        source,
+    })
+}
+
+fn analysis_config(decl: &AnalysisDecl) -> AnalysisConfig {
+    AnalysisConfig {
+        primary: decl.primary.clone(),
+        direction: decl.direction,
+        group_by: decl.group_by.clone(),
+        control: decl.control.clone(),
+        equivalence_key: decl.equivalence.clone(),
+    }
+}
+
+/// Finds the profile a sweep names, reads it and applies the sweep's overrides.
+fn load_engine(sweep: &SourceFile, overrides: &EngineOverrides) -> Result<Engine, SpecError> {
+    let profile_path = find_profile(sweep, &overrides.profile)?;
+    let profile_source = SourceFile::read(&profile_path)?;
+    let mut profile: EngineProfile = profile_source.parse()?;
+    let profile_dir = parent_dir(&profile_path);
+    profile.tree = absolute(&profile_dir, &profile.tree);
+    if let Some(tree) = &overrides.tree {
+        profile.tree = absolute(&parent_dir(&sweep.path), tree);
+    }
+    profile.apply(overrides);
+    validate::engine(&profile_source, sweep, &profile)?;
+    Ok(resolve_engine(profile, profile_path, &profile_dir))
+}
+
+fn resolve_engine(profile: EngineProfile, profile_file: PathBuf, profile_dir: &Path) -> Engine {
+    let tree = PathBuf::from(&profile.tree);
+    let launcher_command = if profile.launcher_command.is_empty() {
+        default_launcher_command(profile.launcher)
+    } else {
+        profile.launcher_command
+    };
+    Engine {
+        profile_file,
+        build_dir: tree.join(&profile.build_dir),
+        tree,
+        program: profile.program,
+        build: profile.build,
+        launcher: profile.launcher,
+        launcher_command,
+        hostfile: profile.hostfile.map(|file| PathBuf::from(absolute(profile_dir, &file))),
+        ranks: profile.ranks,
+        env: profile.env,
+        timeout: profile.timeout,
+        grace: profile.grace,
+        setup: profile.setup.map(|file| PathBuf::from(absolute(profile_dir, &file))),
+        pre_run: profile.pre_run,
+        result: profile.result,
+        profile_prefix: profile.profile_prefix,
+        toolchain: profile.toolchain,
+    }
+}
+
+fn default_launcher_command(kind: LauncherKind) -> Vec<String> {
+    match kind {
+        LauncherKind::Mpirun => vec!["mpirun".to_string()],
+        LauncherKind::Srun => vec!["srun".to_string()],
+        LauncherKind::Local | LauncherKind::PerRank => Vec::new(),
+    }
+}
+
+/// `name` is a path when it ends in `.toml`; otherwise `engines/<name>.toml` in the sweep's folder or above.
+fn find_profile(sweep: &SourceFile, name: &str) -> Result<PathBuf, SpecError> {
+    let sweep_dir = parent_dir(&sweep.path);
+    if name.ends_with(".toml") {
+        let path = sweep_dir.join(name);
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(sweep.error_at("engine.profile", format!("engine profile `{}` does not exist", path.display())))
+        };
+    }
+    let file = format!("engines/{name}.toml");
+    sweep_dir
+        .ancestors()
+        .map(|dir| dir.join(&file))
+        .find(|candidate| candidate.is_file())
+        .ok_or_else(|| {
+            sweep.error_at(
+                "engine.profile",
+                format!("no engine profile `{name}`: looked for {file} in {} and its parents", sweep_dir.display()),
+            )
+        })
+}
+
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Joins a declared path onto the folder it is relative to, made absolute so runs can `cd` freely.
+fn absolute(base: &Path, path: &str) -> String {
+    let joined = base.join(path);
+    let joined = std::path::absolute(&joined).unwrap_or(joined);
+    normalize(&joined).display().to_string()
+}
+
+/// Removes `.` and `a/..` segments without touching the file system (the path may not exist yet).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}

@@ -1,0 +1,89 @@
+//! The common engine convention: one line of space-separated `key=value` tokens after a prefix.
+
+use super::extract_error::ExtractError;
+
+/// The tokens of the last line whose first token is `prefix` (any line with a `=` when empty).
+///
+/// The last line wins because engines print progress lines before the final result.
+pub fn find_result_line<'a>(log: &'a str, prefix: &str) -> Option<&'a str> {
+    log.lines()
+        .map(|line| line.trim_end_matches('\r').trim())
+        .filter(|line| if prefix.is_empty() { line.contains('=') } else { line.split_whitespace().next() == Some(prefix) })
+        .last()
+}
+
+/// Splits a result line into `(key, value)` pairs; a repeated key must repeat its value.
+pub fn parse_pairs(line: &str) -> Result<Vec<(&str, &str)>, ExtractError> {
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    for (key, value) in line.split_whitespace().filter_map(|token| token.split_once('=')) {
+        match pairs.iter().find(|(k, _)| *k == key) {
+            Some((_, first)) if *first != value => {
+                return Err(ExtractError::RepeatedKey { key: key.into(), first: (*first).into(), second: value.into() })
+            }
+            Some(_) => {}
+            None => pairs.push((key, value)),
+        }
+    }
+    Ok(pairs)
+}
+
+/// Looks up `key` exactly (never as a suffix of a longer key) and parses it as a finite number.
+pub fn number(pairs: &[(&str, &str)], key: &str) -> Result<f64, ExtractError> {
+    let (_, text) = pairs.iter().find(|(k, _)| *k == key).ok_or_else(|| ExtractError::MissingKey {
+        key: key.to_string(),
+        present: pairs.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", "),
+    })?;
+    finite(key, text)
+}
+
+/// Parses a metric value, refusing `inf` and `nan`: a run that reports them did not measure.
+pub fn finite(metric: &str, text: &str) -> Result<f64, ExtractError> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|value| value.is_finite())
+        .ok_or_else(|| ExtractError::NotANumber { metric: metric.to_string(), value: text.to_string() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOG: &str = "starting\r\ntpe_result rows=512 prefill_seconds=0.5\r\nnoise\r\ntpe_result rows=512 prefill_seconds=0.25 seconds=9\r\n";
+
+    #[test]
+    fn the_last_result_line_wins_and_crlf_is_stripped() {
+        assert_eq!(find_result_line(LOG, "tpe_result"), Some("tpe_result rows=512 prefill_seconds=0.25 seconds=9"));
+    }
+
+    #[test]
+    fn a_key_that_is_a_suffix_of_another_is_matched_exactly() {
+        let pairs = parse_pairs(find_result_line(LOG, "tpe_result").unwrap()).unwrap();
+        assert_eq!(number(&pairs, "seconds").unwrap(), 9.0);
+        assert_eq!(number(&pairs, "prefill_seconds").unwrap(), 0.25);
+    }
+
+    #[test]
+    fn a_missing_key_lists_what_is_there() {
+        let pairs = parse_pairs("tpe_result a=1 b=2").unwrap();
+        assert_eq!(number(&pairs, "c").unwrap_err().to_string(), "the result line has no `c=` (it has: a, b)");
+    }
+
+    #[test]
+    fn non_numbers_inf_and_nan_are_refused() {
+        for text in ["abc", "inf", "-inf", "nan", "NaN", ""] {
+            assert!(matches!(finite("x", text), Err(ExtractError::NotANumber { .. })), "{text}");
+        }
+        assert_eq!(finite("x", "1e-3").unwrap(), 0.001);
+    }
+
+    #[test]
+    fn a_repeated_key_with_different_values_is_an_error() {
+        assert!(matches!(parse_pairs("r a=1 a=2"), Err(ExtractError::RepeatedKey { .. })));
+        assert_eq!(parse_pairs("r a=1 a=1").unwrap(), vec![("a", "1")]);
+    }
+
+    #[test]
+    fn the_prefix_must_be_the_first_token() {
+        assert_eq!(find_result_line("xtpe_result a=1\nsaid tpe_result b=2\n", "tpe_result"), None);
+    }
+}

@@ -1,0 +1,179 @@
+//! Reads a run's declared metrics out of its logs, derives the rest, and applies its checks.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::extract_error::ExtractError;
+use super::key_value;
+use crate::spec::{CheckDecl, MetricsDecl, ResultLine};
+
+/// Where a run's output landed.
+#[derive(Debug, Clone)]
+pub struct RunLogs {
+    /// The log holding the result line (rank `result.rank`'s, or the merged one).
+    pub result_log: PathBuf,
+    /// Rank -> log, for per-rank launches; a merged log answers for every rank.
+    pub rank_logs: Vec<PathBuf>,
+}
+
+impl RunLogs {
+    fn for_rank(&self, rank: Option<u32>) -> &Path {
+        rank.and_then(|rank| self.rank_logs.get(rank as usize)).unwrap_or(&self.result_log)
+    }
+}
+
+/// Extracts every metric of `decl` for one run; `params` feed derived expressions and checks.
+pub fn extract_metrics(
+    decl: &MetricsDecl,
+    result: &ResultLine,
+    logs: &RunLogs,
+    params: &serde_json::Map<String, Value>,
+) -> Result<BTreeMap<String, f64>, ExtractError> {
+    let mut metrics = BTreeMap::new();
+    if !decl.result.is_empty() {
+        let log = read(&logs.result_log)?;
+        let line = key_value::find_result_line(&log, &result.prefix)
+            .ok_or_else(|| ExtractError::NoResultLine { prefix: result.prefix.clone(), log: logs.result_log.clone() })?;
+        let pairs = key_value::parse_pairs(line)?;
+        for key in &decl.result {
+            metrics.insert(key.clone(), key_value::number(&pairs, key)?);
+        }
+    }
+    for (name, regex_decl) in &decl.regex {
+        let path = logs.for_rank(regex_decl.rank);
+        metrics.insert(name.clone(), regex_metric(name, &regex_decl.pattern, &read(path)?, path)?);
+    }
+    derive(&decl.derived, params, &mut metrics)?;
+    Ok(metrics)
+}
+
+/// The first capture (or the group named `value`) of the last match.
+fn regex_metric(name: &str, pattern: &str, log: &str, path: &Path) -> Result<f64, ExtractError> {
+    let regex = regex::Regex::new(pattern).expect("validated by spec");
+    let captures = regex
+        .captures_iter(log)
+        .last()
+        .ok_or_else(|| ExtractError::NoMatch { metric: name.to_string(), log: path.to_path_buf() })?;
+    let text = captures.name("value").or_else(|| captures.get(1)).map_or("", |m| m.as_str());
+    key_value::finite(name, text.trim())
+}
+
+/// Evaluates derived metrics in dependency order (one may use another), over metrics and params.
+fn derive(
+    derived: &BTreeMap<String, String>,
+    params: &serde_json::Map<String, Value>,
+    metrics: &mut BTreeMap<String, f64>,
+) -> Result<(), ExtractError> {
+    let mut pending: Vec<(&String, &String)> = derived.iter().collect();
+    while !pending.is_empty() {
+        let before = pending.len();
+        let mut last_error = None;
+        pending.retain(|(name, expression)| match evaluate(expression, params, metrics) {
+            Ok(value) => {
+                metrics.insert((*name).clone(), value);
+                false
+            }
+            Err(error) => {
+                last_error = Some(ExtractError::Derived { metric: (*name).clone(), error });
+                true
+            }
+        });
+        if pending.len() == before {
+            return Err(last_error.expect("a pending expression failed"));
+        }
+    }
+    for (name, value) in derived.keys().filter_map(|name| metrics.get(name).map(|v| (name, *v))) {
+        if !value.is_finite() {
+            return Err(ExtractError::NotANumber { metric: name.clone(), value: value.to_string() });
+        }
+    }
+    Ok(())
+}
+
+fn evaluate(expression: &str, params: &serde_json::Map<String, Value>, metrics: &BTreeMap<String, f64>) -> Result<f64, String> {
+    use evalexpr::{ContextWithMutableVariables, HashMapContext, Value as ExprValue};
+    let mut context = HashMapContext::<evalexpr::DefaultNumericTypes>::new();
+    let numeric_params = params.iter().filter_map(|(name, value)| value.as_f64().map(|v| (name, v)));
+    for (name, value) in numeric_params.chain(metrics.iter().map(|(name, value)| (name, *value))) {
+        context.set_value(name.clone(), ExprValue::Float(value)).map_err(|error| error.to_string())?;
+    }
+    evalexpr::eval_number_with_context(expression, &context).map_err(|error| error.to_string())
+}
+
+/// Applies `[[checks]]`: each metric must equal its rendered expectation (a number).
+pub fn apply_checks(checks: &[CheckDecl], metrics: &BTreeMap<String, f64>, context: &Value) -> Result<(), ExtractError> {
+    for check in checks {
+        let expected = crate::template::render(&check.equals, context).unwrap_or_else(|error| error.to_string());
+        let actual = metrics[&check.metric];
+        if expected.trim().parse::<f64>().ok() != Some(actual) {
+            return Err(ExtractError::CheckFailed { metric: check.metric.clone(), actual, expected });
+        }
+    }
+    Ok(())
+}
+
+fn read(path: &Path) -> Result<String, ExtractError> {
+    std::fs::read(path)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .map_err(|error| ExtractError::UnreadableLog { log: path.to_path_buf(), error: error.to_string() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::RegexMetricDecl;
+    use serde_json::json;
+
+    fn logs_with(text: &str) -> (tempfile::TempDir, RunLogs) {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("output.log");
+        std::fs::write(&log, text).unwrap();
+        (dir, RunLogs { result_log: log.clone(), rank_logs: vec![] })
+    }
+
+    fn result_line() -> ResultLine {
+        ResultLine { prefix: "tpe_result".into(), rank: 0 }
+    }
+
+    #[test]
+    fn result_regex_and_derived_metrics_are_extracted() {
+        let (_dir, logs) = logs_with("tpe_phase phase=STACK seconds=0.48\ntpe_result rows=512 prefill_seconds=0.5\n");
+        let decl = MetricsDecl {
+            result: vec!["rows".into(), "prefill_seconds".into()],
+            regex: [("stack".to_string(), RegexMetricDecl { pattern: r"phase=STACK seconds=(\S+)".into(), rank: None })].into(),
+            derived: [("ms_per_row".to_string(), "1000 * prefill_seconds / rows".to_string()), ("twice".to_string(), "2 * ms_per_row".to_string())].into(),
+        };
+        let params = json!({"rows": 512}).as_object().unwrap().clone();
+        let metrics = extract_metrics(&decl, &result_line(), &logs, &params).unwrap();
+        assert_eq!(metrics["stack"], 0.48);
+        assert!((metrics["ms_per_row"] - 1000.0 * 0.5 / 512.0).abs() < 1e-12);
+        assert!((metrics["twice"] - 2.0 * metrics["ms_per_row"]).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_derived_division_by_zero_fails_the_run_instead_of_recording_inf() {
+        let (_dir, logs) = logs_with("tpe_result t=0\n");
+        let decl = MetricsDecl { result: vec!["t".into()], derived: [("rate".to_string(), "1.0 / t".to_string())].into(), ..Default::default() };
+        let error = extract_metrics(&decl, &result_line(), &logs, &Default::default()).unwrap_err();
+        assert!(matches!(error, ExtractError::NotANumber { .. } | ExtractError::Derived { .. }), "{error}");
+    }
+
+    #[test]
+    fn a_missing_result_line_names_the_prefix_and_log() {
+        let (_dir, logs) = logs_with("segfault\n");
+        let decl = MetricsDecl { result: vec!["t".into()], ..Default::default() };
+        let error = extract_metrics(&decl, &result_line(), &logs, &Default::default()).unwrap_err();
+        assert!(error.to_string().starts_with("no result line starting with `tpe_result` in "), "{error}");
+    }
+
+    #[test]
+    fn a_check_mismatch_names_both_numbers() {
+        let checks = [CheckDecl { metric: "rows".into(), equals: "{{rows}}".into() }];
+        let metrics: BTreeMap<String, f64> = [("rows".to_string(), 511.0)].into();
+        let error = apply_checks(&checks, &metrics, &json!({"rows": 512})).unwrap_err();
+        assert_eq!(error.to_string(), "check failed: `rows` is 511 but should be 512");
+        assert!(apply_checks(&checks, &metrics, &json!({"rows": 511})).is_ok());
+    }
+}

@@ -1,0 +1,133 @@
+//! Renders one run's processes from the engine profile and the sweep's `[run]` templates.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::rank_command::RankCommand;
+use crate::spec::{Engine, LauncherKind, RunDecl, SourceFile, SpecError};
+use crate::template;
+
+/// Where one run happens and which build of the engine it uses.
+#[derive(Debug, Clone)]
+pub struct RunSite<'a> {
+    pub run_dir: &'a Path,
+    /// The engine tree of this variant (the user's tree, or a variant's copy).
+    pub tree: &'a Path,
+    pub build_dir: &'a Path,
+    pub rep: u32,
+    pub variant: &'a str,
+    /// Input name -> absolute path of its generated file.
+    pub inputs: Map<String, Value>,
+}
+
+/// The template context of a run: params plus the names the harness provides.
+///
+/// `rank` is present only for the per-rank launcher: under mpirun or srun the harness does not
+/// know a process's rank, and strict mode turns a `{{rank}}` there into a clear error.
+pub fn run_context(params: Map<String, Value>, engine: &Engine, site: &RunSite<'_>, rank: Option<u32>) -> Value {
+    let mut context = params;
+    context.insert("rep".into(), site.rep.into());
+    context.insert("ranks".into(), engine.ranks.into());
+    context.insert("run_dir".into(), path_value(site.run_dir));
+    context.insert("tree".into(), path_value(site.tree));
+    context.insert("build_dir".into(), path_value(site.build_dir));
+    context.insert("variant".into(), site.variant.into());
+    context.insert("inputs".into(), Value::Object(site.inputs.clone()));
+    if let Some(rank) = rank {
+        context.insert("rank".into(), rank.into());
+    }
+    Value::Object(context)
+}
+
+/// The engine binary for a tree and build dir (`program` is a template over them).
+pub fn program_path(engine: &Engine, tree: &Path, build_dir: &Path) -> Result<String, template::TemplateError> {
+    let context = serde_json::json!({ "tree": tree.display().to_string(), "build_dir": build_dir.display().to_string() });
+    template::render(&engine.program, &context)
+}
+
+/// Renders the processes of one run. Errors name the sweep key whose template failed.
+pub fn run_commands(
+    sweep: &SourceFile,
+    engine: &Engine,
+    run: &RunDecl,
+    params: &Map<String, Value>,
+    site: &RunSite<'_>,
+) -> Result<Vec<RankCommand>, SpecError> {
+    let program = program_path(engine, site.tree, site.build_dir).map_err(|error| profile_error(engine, "program", error))?;
+    match engine.launcher {
+        LauncherKind::PerRank => (0..engine.ranks)
+            .map(|rank| {
+                let context = run_context(params.clone(), engine, site, Some(rank));
+                let argv = [program.clone()].into_iter().chain(render_args(sweep, &run.args, &context)?).collect();
+                Ok(RankCommand { rank: Some(rank), argv, env: render_env(sweep, engine, run, &context)?, log: log_path(site, Some(rank)) })
+            })
+            .collect(),
+        kind => {
+            let context = run_context(params.clone(), engine, site, None);
+            let mut argv = launcher_prefix(engine, kind, site)?;
+            argv.push(program);
+            argv.extend(render_args(sweep, &run.args, &context)?);
+            Ok(vec![RankCommand { rank: None, argv, env: render_env(sweep, engine, run, &context)?, log: log_path(site, None) }])
+        }
+    }
+}
+
+/// The log holding a rank's output: its own file per rank, else the launcher's merged log.
+pub fn log_path(site: &RunSite<'_>, rank: Option<u32>) -> PathBuf {
+    match rank {
+        Some(rank) => site.run_dir.join(format!("rank{rank}.log")),
+        None => site.run_dir.join("output.log"),
+    }
+}
+
+fn launcher_prefix(engine: &Engine, kind: LauncherKind, site: &RunSite<'_>) -> Result<Vec<String>, SpecError> {
+    let context = serde_json::json!({ "tree": site.tree.display().to_string() });
+    let mut argv = engine
+        .launcher_command
+        .iter()
+        .map(|part| template::render(part, &context).map_err(|error| profile_error(engine, "launcher_command", error)))
+        .collect::<Result<Vec<_>, _>>()?;
+    if matches!(kind, LauncherKind::Mpirun | LauncherKind::Srun) {
+        argv.extend(["-n".to_string(), engine.ranks.to_string()]);
+    }
+    if let (LauncherKind::Mpirun, Some(hostfile)) = (kind, &engine.hostfile) {
+        argv.extend(["--hostfile".to_string(), hostfile.display().to_string()]);
+    }
+    Ok(argv)
+}
+
+fn render_args(sweep: &SourceFile, args: &[String], context: &Value) -> Result<Vec<String>, SpecError> {
+    args.iter()
+        .enumerate()
+        .map(|(index, arg)| {
+            template::render(arg, context).map_err(|error| sweep.error_at(&format!("run.args[{index}]"), error.to_string()))
+        })
+        .collect()
+}
+
+/// Profile env first, then the sweep's `[run.env]` (which wins), all rendered.
+fn render_env(sweep: &SourceFile, engine: &Engine, run: &RunDecl, context: &Value) -> Result<Vec<(String, String)>, SpecError> {
+    let profile = engine.env.iter().map(|(name, value)| {
+        template::render(value, context).map(|v| (name.clone(), v)).map_err(|error| profile_error(engine, &format!("env.{name}"), error))
+    });
+    let declared = run.env.iter().map(|(name, value)| {
+        template::render(value, context).map(|v| (name.clone(), v)).map_err(|error| sweep.error_at(&format!("run.env.{name}"), error.to_string()))
+    });
+    let mut env: Vec<(String, String)> = Vec::new();
+    for pair in profile.chain(declared) {
+        let (name, value) = pair?;
+        env.retain(|(existing, _)| *existing != name);
+        env.push((name, value));
+    }
+    Ok(env)
+}
+
+fn profile_error(engine: &Engine, key: &str, error: template::TemplateError) -> SpecError {
+    let source = SourceFile { path: engine.profile_file.clone(), text: std::fs::read_to_string(&engine.profile_file).unwrap_or_default() };
+    source.error_at(key, error.to_string())
+}
+
+fn path_value(path: &Path) -> Value {
+    Value::String(path.display().to_string())
+}

@@ -1,0 +1,49 @@
+//! Why a run stopped: the one answer the executor gives, recorded as the run's status and error.
+
+use std::fmt;
+
+/// How a run ended. Anything but `Succeeded` makes the run `failed`, `timeout` or `interrupted`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StopReason {
+    /// Every process exited with status 0.
+    Succeeded,
+    /// A process exited non-zero; `rank` is known for the per-rank launcher.
+    Failed { rank: Option<u32>, code: i32 },
+    /// A process was killed by a signal it did not get from us.
+    Signalled { rank: Option<u32>, signal: i32 },
+    /// The run outlived its timeout; every process group was terminated.
+    TimedOut { after_seconds: f64 },
+    /// Ctrl-C or SIGTERM reached `sweep`; every process group was terminated.
+    Interrupted { signal: i32 },
+    /// A process could not be started at all.
+    SpawnFailed { program: String, error: String },
+}
+
+impl StopReason {
+    /// The CSV `status` column.
+    pub fn status(&self) -> &'static str {
+        match self {
+            StopReason::Succeeded => "ok",
+            StopReason::TimedOut { .. } => "timeout",
+            StopReason::Interrupted { .. } => "interrupted",
+            StopReason::Failed { .. } | StopReason::Signalled { .. } | StopReason::SpawnFailed { .. } => "failed",
+        }
+    }
+}
+
+fn who(rank: &Option<u32>) -> String {
+    rank.map_or_else(|| "the launcher".to_string(), |rank| format!("rank {rank}"))
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StopReason::Succeeded => write!(f, "succeeded"),
+            StopReason::Failed { rank, code } => write!(f, "{} exited with code {code}", who(rank)),
+            StopReason::Signalled { rank, signal } => write!(f, "{} was killed by signal {signal}", who(rank)),
+            StopReason::TimedOut { after_seconds } => write!(f, "timed out after {after_seconds:.1}s; every rank was killed"),
+            StopReason::Interrupted { signal } => write!(f, "interrupted by signal {signal}"),
+            StopReason::SpawnFailed { program, error } => write!(f, "could not start `{program}`: {error}"),
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! Errors of the `plan` stage: command-line selections that do not fit the declaration.
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error("--filter `{filter}`: expected KEY=VALUE")]
+    MalformedFilter { filter: String },
+    #[error("--filter `{filter}`: `{key}` is not a parameter of {file} (parameters: {known})")]
+    UnknownFilterKey { filter: String, key: String, file: String, known: String },
+    #[error("--filter {filters}: no setting of {file} matches")]
+    NothingSelected { filters: String, file: String },
+    #[error("--shard `{shard}`: expected I/N with 1 <= I <= N")]
+    MalformedShard { shard: String },
+    #[error("--reps must be at least 1")]
+    ZeroReps,
+}

@@ -1,0 +1,45 @@
+//! One point of the grid: a value for every parameter, and the kernel variant it runs.
+
+use serde_json::{Map, Value};
+
+use crate::spec::ParamValue;
+
+/// A setting is what the analysis compares; reps of it are its samples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setting {
+    pub values: Vec<(String, ParamValue)>,
+    /// `default` for a plain sweep; the ablated groups (or `baseline`) for an ablation.
+    pub variant: String,
+}
+
+impl Setting {
+    /// `slices=4 rows=512` (and ` variant=...` unless default), for progress lines and dry runs.
+    pub fn label(&self) -> String {
+        let mut parts: Vec<String> = self.values.iter().map(|(name, value)| format!("{name}={value}")).collect();
+        if self.variant != super::DEFAULT_VARIANT {
+            parts.push(format!("variant={}", self.variant));
+        }
+        parts.join(" ")
+    }
+
+    /// A file-name-safe form of the label, for run directories.
+    pub fn slug(&self) -> String {
+        self.label()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '=' || c == '.' || c == '-' { c } else { '_' })
+            .collect()
+    }
+
+    /// The params as a template context object (numbers stay numbers).
+    pub fn context(&self) -> Map<String, Value> {
+        self.values
+            .iter()
+            .map(|(name, value)| (name.clone(), serde_json::to_value(value).unwrap_or(Value::Null)))
+            .collect()
+    }
+
+    /// The value columns as text, in order, as the CSV writes them.
+    pub fn value_texts(&self) -> Vec<String> {
+        self.values.iter().map(|(_, value)| value.to_string()).collect()
+    }
+}

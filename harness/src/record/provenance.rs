@@ -1,0 +1,48 @@
+//! Where a result came from: host, engine commit and dirtiness, toolchain versions.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use serde::Serialize;
+
+/// Recorded once per sweep, written with every row.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Provenance {
+    pub host: String,
+    /// `git rev-parse HEAD` of the engine tree, or `unknown` outside git.
+    pub engine_commit: String,
+    /// Uncommitted changes in the engine tree: a result of a dirty tree cannot be rebuilt from the commit.
+    pub engine_dirty: bool,
+    /// Toolchain name -> first line of its version command (`unavailable: ...` when it cannot run).
+    pub toolchain: BTreeMap<String, String>,
+}
+
+impl Provenance {
+    pub fn gather(tree: &Path, toolchain: &BTreeMap<String, Vec<String>>) -> Provenance {
+        let host = nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_default();
+        let engine_commit = git(tree, &["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".to_string());
+        let engine_dirty = git(tree, &["status", "--porcelain", "--untracked-files=no", "."]).is_some_and(|out| !out.is_empty());
+        let toolchain = toolchain.iter().map(|(name, argv)| (name.clone(), version_line(argv))).collect();
+        Provenance { host, engine_commit, engine_dirty, toolchain }
+    }
+}
+
+fn git(tree: &Path, args: &[&str]) -> Option<String> {
+    let output = Command::new("git").arg("-C").arg(tree).args(args).output().ok()?;
+    output.status.success().then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
+
+/// The first non-empty line a version command prints (some print to stderr).
+pub fn version_line(argv: &[String]) -> String {
+    let Some((program, args)) = argv.split_first() else {
+        return "unavailable: empty command".to_string();
+    };
+    match Command::new(program).args(args).output() {
+        Ok(output) => {
+            let text = [output.stdout, output.stderr].concat();
+            String::from_utf8_lossy(&text).lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string()
+        }
+        Err(error) => format!("unavailable: {error}"),
+    }
+}

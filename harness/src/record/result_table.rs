@@ -1,0 +1,155 @@
+//! Reads a result CSV back: as observations for analysis, and as the set of runs already done.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use super::columns::{Columns, METRIC_PREFIX, PARAM_PREFIX};
+use super::record_error::RecordError;
+use crate::analyse::Observation;
+
+/// Identifies a run for `--resume`: its param values, variant, rep and whether it was a warmup.
+pub type RunKey = (Vec<String>, String, u32, bool);
+
+/// A whole result CSV.
+#[derive(Debug, Clone)]
+pub struct ResultTable {
+    pub path: PathBuf,
+    pub columns: Columns,
+    pub observations: Vec<Observation>,
+}
+
+impl ResultTable {
+    pub fn read(path: &Path) -> Result<ResultTable, RecordError> {
+        let mut reader = csv::ReaderBuilder::new().flexible(false).from_path(path).map_err(|error| csv_error(path, error))?;
+        let header: Vec<String> = reader.headers().map_err(|error| csv_error(path, error))?.iter().map(str::to_string).collect();
+        let columns = Columns::from_header(&header).map_err(|reason| RecordError::NotAResultCsv { path: path.to_path_buf(), reason })?;
+        let mut observations = Vec::new();
+        for record in reader.records() {
+            let record = record.map_err(|error| csv_error(path, error))?;
+            let line = record.position().map_or(0, |p| p.line());
+            let row: BTreeMap<&str, &str> = header.iter().map(String::as_str).zip(record.iter()).collect();
+            observations.push(observation(&row, &columns).map_err(|reason| RecordError::BadRow { path: path.to_path_buf(), line, reason })?);
+        }
+        Ok(ResultTable { path: path.to_path_buf(), columns, observations })
+    }
+
+    /// Runs already recorded, whatever their status: resuming never repeats a (setting, rep) pair.
+    pub fn recorded_runs(&self) -> BTreeSet<RunKey> {
+        self.observations.iter().map(run_key).collect()
+    }
+}
+
+/// The resume key of an observation read from a CSV.
+pub fn run_key(observation: &Observation) -> RunKey {
+    let params = observation.setting.iter().filter(|(name, _)| name != "variant").map(|(_, v)| v.clone()).collect();
+    let variant = observation.setting_value("variant").unwrap_or_default().to_string();
+    (params, variant, observation.rep, observation.warmup)
+}
+
+fn observation(row: &BTreeMap<&str, &str>, columns: &Columns) -> Result<Observation, String> {
+    let mut setting: Vec<(String, String)> =
+        columns.params.iter().map(|name| (name.clone(), row[format!("{PARAM_PREFIX}{name}").as_str()].to_string())).collect();
+    setting.push(("variant".to_string(), row["variant"].to_string()));
+    let mut metrics = BTreeMap::new();
+    for name in &columns.metrics {
+        let text = row[format!("{METRIC_PREFIX}{name}").as_str()];
+        if !text.is_empty() {
+            let value = text.parse::<f64>().map_err(|_| format!("metric `{name}` is `{text}`, not a number"))?;
+            metrics.insert(name.clone(), value);
+        }
+    }
+    Ok(Observation {
+        setting,
+        rep: row["rep"].parse().map_err(|_| format!("rep `{}` is not a number", row["rep"]))?,
+        warmup: row["warmup"] == "true",
+        status: row["status"].to_string(),
+        error: row["error"].to_string(),
+        metrics,
+    })
+}
+
+fn csv_error(path: &Path, error: csv::Error) -> RecordError {
+    match error.position() {
+        Some(position) => RecordError::BadRow { path: path.to_path_buf(), line: position.line(), reason: error.to_string() },
+        None => RecordError::NotAResultCsv { path: path.to_path_buf(), reason: error.to_string() },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::provenance::Provenance;
+    use super::super::result_writer::{ResultWriter, RunRow};
+    use super::*;
+
+    fn columns() -> Columns {
+        Columns { params: vec!["slices".into(), "rows".into()], metrics: vec!["tps".into(), "wall".into()], toolchains: vec!["cc".into()] }
+    }
+
+    fn row<'a>(metrics: &'a BTreeMap<String, f64>, rep: u32, status: &'a str, error: &str) -> RunRow<'a> {
+        RunRow {
+            param_values: vec!["4".into(), "512".into()],
+            variant: "default",
+            rep,
+            warmup: false,
+            order: rep as usize,
+            status,
+            error: error.into(),
+            started_at: "2026-11-30T00:00:00Z".into(),
+            duration_s: 1.5,
+            metrics,
+            variant_hash: "abc",
+            log_dir: Path::new("runs/1"),
+        }
+    }
+
+    #[test]
+    fn csv_round_trips_rows_including_missing_metrics_and_commas_in_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        let mut writer = ResultWriter::create(&path, columns(), Provenance::default()).unwrap();
+        let full: BTreeMap<String, f64> = [("tps".to_string(), 431.4), ("wall".to_string(), 1.25)].into();
+        writer.write(&row(&full, 1, "ok", "")).unwrap();
+        let empty = BTreeMap::new();
+        writer.write(&row(&empty, 2, "failed", "rank 1 exited with code 3, see log\nline two")).unwrap();
+        let table = ResultTable::read(&path).unwrap();
+        assert_eq!(table.columns, columns());
+        assert_eq!(table.observations.len(), 2);
+        let first = &table.observations[0];
+        assert_eq!(first.setting, [("slices".to_string(), "4".to_string()), ("rows".into(), "512".into()), ("variant".into(), "default".into())]);
+        assert_eq!(first.metrics, full);
+        assert!(first.is_usable());
+        let second = &table.observations[1];
+        assert!(second.metrics.is_empty());
+        assert_eq!(second.error, "rank 1 exited with code 3, see log line two");
+        assert_eq!(table.recorded_runs().len(), 2);
+    }
+
+    #[test]
+    fn appending_refuses_a_csv_of_another_sweep() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        ResultWriter::create(&path, columns(), Provenance::default()).unwrap();
+        let mut other = columns();
+        other.params.pop();
+        assert!(matches!(ResultWriter::append(&path, other, Provenance::default()), Err(RecordError::ResumeMismatch { .. })));
+        assert!(ResultWriter::append(&path, columns(), Provenance::default()).is_ok());
+    }
+
+    #[test]
+    fn create_never_overwrites_an_existing_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        std::fs::write(&path, "precious").unwrap();
+        assert!(ResultWriter::create(&path, columns(), Provenance::default()).is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "precious");
+    }
+
+    #[test]
+    fn a_csv_without_the_run_columns_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.csv");
+        std::fs::write(&path, "a,b\n1,2\n").unwrap();
+        let error = ResultTable::read(&path).unwrap_err().to_string();
+        assert!(error.ends_with("not a sweep result CSV: no `variant` column"), "{error}");
+    }
+}

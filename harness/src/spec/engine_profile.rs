@@ -1,0 +1,129 @@
+//! An engine profile (`sweeps/engines/<name>.toml`): how to build, launch and read one engine.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::duration_value;
+
+/// How the ranks of one run are started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LauncherKind {
+    /// One process; `ranks` must be 1.
+    Local,
+    /// The harness starts one process per rank with `{{rank}}` rendered, each with its own log.
+    PerRank,
+    /// `mpirun -n <ranks> [--hostfile F] program args...`
+    Mpirun,
+    /// `srun -n <ranks> program args...`
+    Srun,
+}
+
+/// Where the engine prints its one result line.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultLine {
+    /// The first token of the result line, e.g. `tpe_result`; empty means any line with `key=value` tokens.
+    pub prefix: String,
+    /// The rank whose log holds it (per-rank launcher); other launchers have one merged log.
+    #[serde(default)]
+    pub rank: u32,
+}
+
+/// The profile file as written.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineProfile {
+    #[serde(default)]
+    pub description: String,
+    /// The engine's source tree, relative to the profile file.
+    pub tree: String,
+    /// The engine binary: relative to the build dir when it has no `/`... see `program_path`.
+    pub program: String,
+    /// Build argv, rendered with `{{tree}}` and `{{build_dir}}`; empty means nothing to build.
+    #[serde(default)]
+    pub build: Vec<String>,
+    /// Build directory, relative to the tree.
+    #[serde(default = "default_build_dir")]
+    pub build_dir: String,
+    pub launcher: LauncherKind,
+    /// The launcher program and its fixed flags (default `["mpirun"]` / `["srun"]`), rendered with `{{tree}}`.
+    #[serde(default)]
+    pub launcher_command: Vec<String>,
+    /// An MPI hostfile, relative to the profile file.
+    #[serde(default)]
+    pub hostfile: Option<String>,
+    pub ranks: u32,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(deserialize_with = "duration_value::deserialize")]
+    pub timeout: Duration,
+    #[serde(default = "default_grace", deserialize_with = "duration_value::deserialize")]
+    pub grace: Duration,
+    /// A shell script sourced once per sweep; the environment it leaves is given to every rank.
+    #[serde(default)]
+    pub setup: Option<String>,
+    /// Commands (argv templates) run in the run directory before each run.
+    #[serde(default)]
+    pub pre_run: Vec<Vec<String>>,
+    pub result: ResultLine,
+    /// Prefix of phase-profile lines (`tpe_phase`, `qwen_phase`).
+    #[serde(default)]
+    pub profile_prefix: Option<String>,
+    /// Toolchain name -> version command argv; the first output line is recorded with every run.
+    #[serde(default)]
+    pub toolchain: BTreeMap<String, Vec<String>>,
+}
+
+/// The keys of `[engine]` in a sweep: which profile, and what this sweep changes in it.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineOverrides {
+    /// A profile name (looked up as `engines/<name>.toml` beside the sweep or above it) or a path.
+    pub profile: String,
+    #[serde(default)]
+    pub tree: Option<String>,
+    #[serde(default)]
+    pub ranks: Option<u32>,
+    #[serde(default)]
+    pub launcher: Option<LauncherKind>,
+    #[serde(default, deserialize_with = "duration_value::deserialize_option")]
+    pub timeout: Option<Duration>,
+    #[serde(default, deserialize_with = "duration_value::deserialize_option")]
+    pub grace: Option<Duration>,
+    /// Merged over the profile's env.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+impl EngineProfile {
+    /// Applies a sweep's overrides; their paths were already resolved by the caller.
+    pub fn apply(&mut self, overrides: &EngineOverrides) {
+        if let Some(tree) = &overrides.tree {
+            self.tree.clone_from(tree);
+        }
+        if let Some(ranks) = overrides.ranks {
+            self.ranks = ranks;
+        }
+        if let Some(launcher) = overrides.launcher {
+            self.launcher = launcher;
+        }
+        if let Some(timeout) = overrides.timeout {
+            self.timeout = timeout;
+        }
+        if let Some(grace) = overrides.grace {
+            self.grace = grace;
+        }
+        self.env.extend(overrides.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+}
+
+fn default_build_dir() -> String {
+    "build".to_string()
+}
+
+fn default_grace() -> Duration {
+    Duration::from_secs(5)
+}

@@ -1,0 +1,132 @@
+//! A declaration file's text, parsed with errors that point at the file, key path and line.
+
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use toml::de::{DeTable, DeValue};
+
+use super::spec_error::{Location, SpecError};
+
+/// The text of one TOML declaration (a sweep or an engine profile) and where it came from.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    pub text: String,
+}
+
+impl SourceFile {
+    pub fn read(path: &Path) -> Result<Self, SpecError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| SpecError::Unreadable { file: path.to_path_buf(), source })?;
+        Ok(SourceFile { path: path.to_path_buf(), text })
+    }
+
+    /// Deserializes the whole file; a type or unknown-key error names the key path and its line.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, SpecError> {
+        let deserializer = toml::Deserializer::parse(&self.text)
+            .map_err(|error| self.toml_error(String::new(), &error))?;
+        serde_path_to_error::deserialize(deserializer).map_err(|error| {
+            let key = key_path_of(error.path());
+            self.toml_error(key, error.inner())
+        })
+    }
+
+    /// An error at `key` (dotted path, `[i]` for array elements), located on the key's line.
+    pub fn error_at(&self, key: &str, message: impl Into<String>) -> SpecError {
+        SpecError::Invalid { location: self.location(key, None), message: message.into() }
+    }
+
+    fn toml_error(&self, key: String, error: &toml::de::Error) -> SpecError {
+        let line = error.span().map(|span| line_of_offset(&self.text, span.start));
+        SpecError::Invalid { location: self.location(&key, line), message: error.message().trim().to_string() }
+    }
+
+    fn location(&self, key: &str, line: Option<usize>) -> Location {
+        let line = line.or_else(|| self.line_of_key(key));
+        Location { file: self.path.clone(), line, key: key.to_string() }
+    }
+
+    /// The line where `key` is written, walking the document's spans segment by segment.
+    pub fn line_of_key(&self, key: &str) -> Option<usize> {
+        let document = DeTable::parse(&self.text).ok()?;
+        let mut span = document.span();
+        let mut value: Option<&DeValue<'_>> = None;
+        let mut table = Some(document.get_ref());
+        for segment in split_key_path(key) {
+            let next = match (segment, table, value) {
+                (Segment::Key(name), Some(table), _) => {
+                    let (name_span, found) =
+                        table.iter().find(|(k, _)| k.get_ref() == name).map(|(k, v)| (k.span(), v))?;
+                    span = name_span;
+                    found
+                }
+                (Segment::Index(index), _, Some(DeValue::Array(array))) => {
+                    let found = array.get(index)?;
+                    span = found.span();
+                    found
+                }
+                _ => return Some(line_of_offset(&self.text, span.start)),
+            };
+            value = Some(next.get_ref());
+            table = next.get_ref().as_table();
+        }
+        Some(line_of_offset(&self.text, span.start))
+    }
+}
+
+enum Segment<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Splits `metrics.regex.x` / `checks[1].metric` into keys and indices.
+fn split_key_path(key: &str) -> Vec<Segment<'_>> {
+    let mut segments = Vec::new();
+    for part in key.split('.').filter(|part| !part.is_empty()) {
+        let (name, indices) = part.split_once('[').map_or((part, ""), |(name, rest)| (name, rest));
+        if !name.is_empty() {
+            segments.push(Segment::Key(name));
+        }
+        for index in indices.split('[').filter_map(|i| i.trim_end_matches(']').parse().ok()) {
+            segments.push(Segment::Index(index));
+        }
+    }
+    segments
+}
+
+/// serde_path_to_error prints `?` for untracked segments; drop them rather than show noise.
+fn key_path_of(path: &serde_path_to_error::Path) -> String {
+    let text = path.to_string();
+    if text == "." {
+        String::new()
+    } else {
+        text.replace(".?", "").trim_start_matches('?').to_string()
+    }
+}
+
+fn line_of_offset(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(text: &str) -> SourceFile {
+        SourceFile { path: PathBuf::from("sweeps/x.toml"), text: text.to_string() }
+    }
+
+    #[test]
+    fn finds_the_line_of_nested_keys_and_array_elements() {
+        let file = source("name = \"x\"\n\n[reps]\ncount = 3\n\n[[checks]]\nmetric = \"a\"\n\n[[checks]]\nmetric = \"b\"\n");
+        assert_eq!(file.line_of_key("reps.count"), Some(4));
+        assert_eq!(file.line_of_key("checks[1].metric"), Some(10));
+        assert_eq!(file.line_of_key("name"), Some(1));
+    }
+
+    #[test]
+    fn a_missing_key_falls_back_to_its_deepest_existing_parent() {
+        let file = source("[reps]\ncount = 3\n");
+        assert_eq!(file.line_of_key("reps.order"), Some(1));
+    }
+}

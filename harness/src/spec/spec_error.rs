@@ -1,0 +1,46 @@
+//! The one error type of the `spec` stage: what is wrong, in which file, at which key and line.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where in a declaration a problem sits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub file: PathBuf,
+    /// 1-based line of the key, when the key exists in the file.
+    pub line: Option<usize>,
+    /// Dotted key path, e.g. `reps.count` or `metrics.derived.ms_per_row`; empty for the whole file.
+    pub key: String,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if !self.key.is_empty() {
+            write!(f, ": `{}`", self.key)?;
+        }
+        Ok(())
+    }
+}
+
+/// A declaration that cannot be used; every variant renders as one sentence naming file, key and line.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    #[error("{}: cannot read: {source}", file.display())]
+    Unreadable { file: PathBuf, source: std::io::Error },
+    #[error("{location}: {message}")]
+    Invalid { location: Location, message: String },
+}
+
+impl SpecError {
+    /// The location of an `Invalid` error, for tests and callers that re-point it.
+    pub fn location(&self) -> Option<&Location> {
+        match self {
+            SpecError::Invalid { location, .. } => Some(location),
+            SpecError::Unreadable { .. } => None,
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! A checked sweep: the declaration after every validation, with its engine resolved.
+
+use std::path::PathBuf;
+
+use super::engine::Engine;
+use super::param_value::Param;
+use super::source_file::SourceFile;
+use super::sweep_decl::{CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl, SweepDecl};
+use crate::analyse::AnalysisConfig;
+
+/// A sweep that passed `spec::load_sweep`; later stages may trust every name in it.
+#[derive(Debug, Clone)]
+pub struct Sweep {
+    pub source: SourceFile,
+    pub name: String,
+    pub engine: Engine,
+    pub params: Vec<Param>,
+    pub zip: Vec<Vec<String>>,
+    pub reps: RepsDecl,
+    pub run: RunDecl,
+    pub inputs: Vec<InputDecl>,
+    pub metrics: MetricsDecl,
+    pub checks: Vec<CheckDecl>,
+    pub analysis: AnalysisConfig,
+    /// The declaration as written, kept for the sidecar.
+    pub decl: SweepDecl,
+}
+
+impl Sweep {
+    pub fn file(&self) -> &PathBuf {
+        &self.source.path
+    }
+
+    /// Every metric name the sweep extracts or derives, in CSV column order.
+    pub fn metric_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.metrics.result.clone();
+        names.extend(self.metrics.regex.keys().cloned());
+        names.extend(self.metrics.derived.keys().cloned());
+        names
+    }
+}

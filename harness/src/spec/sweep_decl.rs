@@ -1,0 +1,152 @@
+//! A sweep declaration (`sweeps/<name>.toml`) exactly as written, before any checking.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::engine_profile::EngineOverrides;
+use crate::analyse::Direction;
+
+/// The order runs are scheduled in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunOrder {
+    /// Rep 1 of every setting, then rep 2, ...; shuffled inside each round so drift lands on every setting.
+    #[default]
+    Interleaved,
+    /// Every run in one seeded random order.
+    Shuffled,
+    /// All reps of a setting back to back, for engines that cannot switch cheaply.
+    Blocked,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepsDecl {
+    #[serde(default = "default_reps")]
+    pub count: u32,
+    #[serde(default)]
+    pub order: RunOrder,
+    /// Seed of the shuffle; drawn and recorded when absent.
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Warmup rounds run first, recorded with `warmup=true`, never analysed.
+    #[serde(default)]
+    pub warmup: u32,
+}
+
+impl Default for RepsDecl {
+    fn default() -> Self {
+        RepsDecl { count: default_reps(), order: RunOrder::default(), seed: None, warmup: 0 }
+    }
+}
+
+fn default_reps() -> u32 {
+    3
+}
+
+/// What each run passes to the engine, as handlebars templates over the params.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunDecl {
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+/// A file generated in each run directory, e.g. a prompt of exactly `{{rows}}` token ids.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputDecl {
+    /// Referenced in templates as `{{inputs.<name>}}` (the file's absolute path).
+    pub name: String,
+    /// File name inside the run directory.
+    pub file: String,
+    /// Values repeated in order and cut to `count`.
+    pub pattern: Vec<i64>,
+    /// How many values; a template such as `"{{rows}}"`.
+    pub count: String,
+    #[serde(default = "default_separator")]
+    pub separator: String,
+}
+
+fn default_separator() -> String {
+    ",".to_string()
+}
+
+/// A metric read with a regex: the first capture group (or the group named `value`) of the last match.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegexMetricDecl {
+    pub pattern: String,
+    /// Per-rank launcher: which rank's log; default the result rank.
+    #[serde(default)]
+    pub rank: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsDecl {
+    /// Keys of the engine's `key=value` result line.
+    #[serde(default)]
+    pub result: Vec<String>,
+    #[serde(default)]
+    pub regex: BTreeMap<String, RegexMetricDecl>,
+    /// Name -> expression over other metrics, e.g. `1000 * prefill_seconds / rows`.
+    #[serde(default)]
+    pub derived: BTreeMap<String, String>,
+}
+
+/// A run fails unless a metric equals a value (a template over params), e.g. reported rows == `{{rows}}`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckDecl {
+    pub metric: String,
+    pub equals: String,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnalysisDecl {
+    pub primary: String,
+    #[serde(default = "default_direction")]
+    pub direction: Direction,
+    #[serde(default)]
+    pub group_by: Vec<String>,
+    /// A metric no setting should move; its relative range bounds run-to-run drift.
+    #[serde(default)]
+    pub control: Option<String>,
+    /// A param or metric naming the code path a setting resolved to (e.g. the slice count actually used).
+    #[serde(default)]
+    pub equivalence: Option<String>,
+}
+
+fn default_direction() -> Direction {
+    Direction::Higher
+}
+
+/// The whole sweep file.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepDecl {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Groups of params whose lists move together instead of forming a product.
+    #[serde(default)]
+    pub zip: Vec<Vec<String>>,
+    pub engine: EngineOverrides,
+    #[serde(default)]
+    pub params: toml::Table,
+    #[serde(default)]
+    pub reps: RepsDecl,
+    #[serde(default)]
+    pub run: RunDecl,
+    #[serde(default)]
+    pub inputs: Vec<InputDecl>,
+    pub metrics: MetricsDecl,
+    #[serde(default)]
+    pub checks: Vec<CheckDecl>,
+    pub analysis: AnalysisDecl,
+}

@@ -1,0 +1,218 @@
+//! Checks a parsed declaration for what serde cannot: empty grids, dangling names, bad expressions.
+
+use std::collections::BTreeSet;
+
+use super::engine_profile::{EngineProfile, LauncherKind};
+use super::param_value::{Param, ParamValue};
+use super::source_file::SourceFile;
+use super::spec_error::SpecError;
+use super::sweep_decl::{AnalysisDecl, CheckDecl, InputDecl, MetricsDecl, RepsDecl};
+use super::RESERVED_NAMES;
+
+/// Turns `[params]` into params, refusing empty lists, non-scalars and reserved names.
+pub fn params(source: &SourceFile, table: &toml::Table) -> Result<Vec<Param>, SpecError> {
+    table.iter().map(|(name, value)| param(source, name, value)).collect()
+}
+
+fn param(source: &SourceFile, name: &str, value: &toml::Value) -> Result<Param, SpecError> {
+    let key = format!("params.{name}");
+    if RESERVED_NAMES.contains(&name) {
+        return Err(source.error_at(&key, format!("`{name}` is reserved for the harness; rename the parameter")));
+    }
+    let (items, is_list) = match value {
+        toml::Value::Array(items) => (items.as_slice(), true),
+        scalar => (std::slice::from_ref(scalar), false),
+    };
+    if items.is_empty() {
+        return Err(source.error_at(&key, "empty list: a parameter needs at least one value"));
+    }
+    let values = items
+        .iter()
+        .map(|item| {
+            ParamValue::from_toml(item).ok_or_else(|| {
+                source.error_at(&key, format!("values must be numbers, strings or booleans, not {}", item.type_str()))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Param { name: name.to_string(), values, is_list })
+}
+
+/// Zip groups name existing list params of one length, each param in at most one group.
+pub fn zip_groups(source: &SourceFile, groups: &[Vec<String>], params: &[Param]) -> Result<(), SpecError> {
+    let mut seen = BTreeSet::new();
+    for (index, group) in groups.iter().enumerate() {
+        let key = format!("zip[{index}]");
+        if group.len() < 2 {
+            return Err(source.error_at(&key, "a zip group needs at least two parameters"));
+        }
+        let mut length = None;
+        for name in group {
+            let param = params
+                .iter()
+                .find(|param| &param.name == name)
+                .ok_or_else(|| source.error_at(&key, format!("unknown parameter `{name}` (not in [params])")))?;
+            if !param.is_list {
+                return Err(source.error_at(&key, format!("`{name}` is a single value; only lists can be zipped")));
+            }
+            if !seen.insert(name.as_str()) {
+                return Err(source.error_at(&key, format!("`{name}` is in more than one zip group")));
+            }
+            match length {
+                None => length = Some((name, param.values.len())),
+                Some((first, len)) if len != param.values.len() => {
+                    return Err(source.error_at(
+                        &key,
+                        format!("zipped lists differ in length: `{first}` has {len} values, `{name}` has {}", param.values.len()),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {
+    if reps.count == 0 {
+        return Err(source.error_at("reps.count", "must be at least 1"));
+    }
+    Ok(())
+}
+
+/// Metric names are unique, regexes compile with a capture, derived expressions parse over known names.
+pub fn metrics(source: &SourceFile, metrics: &MetricsDecl, params: &[Param]) -> Result<(), SpecError> {
+    let mut names = BTreeSet::new();
+    let declared = metrics
+        .result
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (format!("metrics.result[{i}]"), name))
+        .chain(metrics.regex.keys().map(|name| (format!("metrics.regex.{name}"), name)))
+        .chain(metrics.derived.keys().map(|name| (format!("metrics.derived.{name}"), name)));
+    for (key, name) in declared {
+        if !names.insert(name.as_str()) {
+            return Err(source.error_at(&key, format!("metric `{name}` is declared twice")));
+        }
+    }
+    if names.is_empty() {
+        return Err(source.error_at("metrics", "no metrics declared: add `result = [...]` keys to read"));
+    }
+    for (name, decl) in &metrics.regex {
+        regex_metric(source, name, &decl.pattern)?;
+    }
+    let known: BTreeSet<&str> = names.iter().copied().chain(params.iter().map(|p| p.name.as_str())).collect();
+    for (name, expression) in &metrics.derived {
+        derived_metric(source, name, expression, &known)?;
+    }
+    Ok(())
+}
+
+fn regex_metric(source: &SourceFile, name: &str, pattern: &str) -> Result<(), SpecError> {
+    let key = format!("metrics.regex.{name}.pattern");
+    let regex = regex::Regex::new(pattern)
+        .map_err(|error| source.error_at(&key, format!("invalid regex: {}", one_line(&error.to_string()))))?;
+    if regex.captures_len() < 2 {
+        return Err(source.error_at(&key, "the regex has no capture group: wrap the number in ( )"));
+    }
+    Ok(())
+}
+
+fn derived_metric(source: &SourceFile, name: &str, expression: &str, known: &BTreeSet<&str>) -> Result<(), SpecError> {
+    let key = format!("metrics.derived.{name}");
+    let tree = evalexpr::build_operator_tree::<evalexpr::DefaultNumericTypes>(expression)
+        .map_err(|error| source.error_at(&key, format!("invalid expression `{expression}`: {error}")))?;
+    for variable in tree.iter_read_variable_identifiers() {
+        if variable == name {
+            return Err(source.error_at(&key, format!("`{name}` is defined in terms of itself")));
+        }
+        if !known.contains(variable) {
+            return Err(source.error_at(&key, format!("unknown name `{variable}` in `{expression}` (not a metric or parameter)")));
+        }
+    }
+    Ok(())
+}
+
+pub fn checks(source: &SourceFile, checks: &[CheckDecl], metrics: &MetricsDecl) -> Result<(), SpecError> {
+    for (index, check) in checks.iter().enumerate() {
+        if !is_metric(metrics, &check.metric) {
+            return Err(source.error_at(&format!("checks[{index}].metric"), format!("unknown metric `{}`", check.metric)));
+        }
+        template_syntax(source, &format!("checks[{index}].equals"), &check.equals)?;
+    }
+    Ok(())
+}
+
+pub fn inputs(source: &SourceFile, inputs: &[InputDecl]) -> Result<(), SpecError> {
+    let mut names = BTreeSet::new();
+    for (index, input) in inputs.iter().enumerate() {
+        if !names.insert(input.name.as_str()) {
+            return Err(source.error_at(&format!("inputs[{index}].name"), format!("input `{}` is declared twice", input.name)));
+        }
+        if input.pattern.is_empty() {
+            return Err(source.error_at(&format!("inputs[{index}].pattern"), "empty list: the pattern needs at least one value"));
+        }
+        if input.file.contains('/') {
+            return Err(source.error_at(&format!("inputs[{index}].file"), "a file name, not a path: inputs live in the run directory"));
+        }
+        template_syntax(source, &format!("inputs[{index}].count"), &input.count)?;
+    }
+    Ok(())
+}
+
+pub fn analysis(source: &SourceFile, analysis: &AnalysisDecl, metrics: &MetricsDecl, params: &[Param]) -> Result<(), SpecError> {
+    if !is_metric(metrics, &analysis.primary) {
+        return Err(source.error_at("analysis.primary", format!("unknown metric `{}`", analysis.primary)));
+    }
+    if let Some(control) = &analysis.control {
+        if !is_metric(metrics, control) {
+            return Err(source.error_at("analysis.control", format!("unknown metric `{control}`")));
+        }
+    }
+    let is_param = |name: &str| params.iter().any(|param| param.name == name);
+    for (index, column) in analysis.group_by.iter().enumerate() {
+        if !is_param(column) {
+            return Err(source.error_at(&format!("analysis.group_by[{index}]"), format!("unknown parameter `{column}`")));
+        }
+    }
+    if let Some(key) = &analysis.equivalence {
+        if !is_param(key) && !is_metric(metrics, key) {
+            return Err(source.error_at("analysis.equivalence", format!("`{key}` is neither a parameter nor a metric")));
+        }
+    }
+    Ok(())
+}
+
+/// Engine checks that need the profile and the sweep together (overrides may set ranks and launcher).
+pub fn engine(profile_source: &SourceFile, sweep: &SourceFile, profile: &EngineProfile) -> Result<(), SpecError> {
+    if profile.ranks == 0 {
+        return Err(profile_source.error_at("ranks", "must be at least 1"));
+    }
+    if profile.launcher == LauncherKind::Local && profile.ranks != 1 {
+        return Err(sweep.error_at(
+            "engine.ranks",
+            format!("the local launcher starts one process but ranks = {}; use per-rank, mpirun or srun", profile.ranks),
+        ));
+    }
+    if !std::path::Path::new(&profile.tree).is_dir() {
+        return Err(profile_source.error_at("tree", format!("engine tree `{}` is not a directory", profile.tree)));
+    }
+    for (index, argv) in profile.pre_run.iter().enumerate() {
+        if argv.is_empty() {
+            return Err(profile_source.error_at(&format!("pre_run[{index}]"), "empty command"));
+        }
+    }
+    template_syntax(profile_source, "program", &profile.program)?;
+    Ok(())
+}
+
+fn is_metric(metrics: &MetricsDecl, name: &str) -> bool {
+    metrics.result.iter().any(|m| m == name) || metrics.regex.contains_key(name) || metrics.derived.contains_key(name)
+}
+
+fn template_syntax(source: &SourceFile, key: &str, text: &str) -> Result<(), SpecError> {
+    crate::template::check_syntax(text).map_err(|error| source.error_at(key, format!("bad template: {error}")))
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
