@@ -3,11 +3,13 @@
 mod executor;
 mod rank_command;
 mod run_commands;
+mod run_events;
 mod signal_watch;
 mod stop_reason;
 
 pub use executor::{execute, BaseEnv, Event, Execution, Limits};
 pub use rank_command::RankCommand;
 pub use run_commands::{log_path, program_path, run_commands, run_context, RunSite};
+pub use run_events::RunEvents;
 pub use signal_watch::SignalWatch;
 pub use stop_reason::StopReason;

@@ -1,0 +1,88 @@
+//! Everything one run needs, rendered before anything starts: a template error is found for every
+//! setting before the first run, and `--dry-run` prints exactly what would execute.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::launch::{self, RankCommand, RunSite};
+use crate::plan::Setting;
+use crate::spec::{SourceFile, SpecError, Sweep};
+use crate::template;
+
+/// One variant's build of the engine: where its tree and binary are, and its content hash.
+#[derive(Debug, Clone)]
+pub struct VariantSite {
+    pub name: String,
+    pub tree: PathBuf,
+    pub build_dir: PathBuf,
+    pub hash: String,
+}
+
+/// A run, fully rendered.
+#[derive(Debug, Clone)]
+pub struct PreparedRun {
+    pub run_dir: PathBuf,
+    /// Generated input files and their contents.
+    pub inputs: Vec<(PathBuf, String)>,
+    pub pre_run: Vec<RankCommand>,
+    pub commands: Vec<RankCommand>,
+    /// The run's template context (for checks).
+    pub context: Value,
+}
+
+pub fn prepare_run(sweep: &Sweep, setting: &Setting, rep: u32, variant: &VariantSite, run_dir: &Path) -> Result<PreparedRun, SpecError> {
+    let params = setting.context();
+    let mut site = RunSite { run_dir, tree: &variant.tree, build_dir: &variant.build_dir, rep, variant: &variant.name, inputs: Map::new() };
+    let bare_context = launch::run_context(params.clone(), &sweep.engine, &site, None);
+    let inputs = render_inputs(sweep, &bare_context, run_dir)?;
+    site.inputs = inputs.iter().map(|(name, path, _)| (name.clone(), Value::String(path.display().to_string()))).collect();
+    let context = launch::run_context(params.clone(), &sweep.engine, &site, None);
+    Ok(PreparedRun {
+        run_dir: run_dir.to_path_buf(),
+        pre_run: render_pre_run(sweep, &context, run_dir)?,
+        commands: launch::run_commands(&sweep.source, &sweep.engine, &sweep.run, &params, &site)?,
+        inputs: inputs.into_iter().map(|(_, path, text)| (path, text)).collect(),
+        context,
+    })
+}
+
+/// `(name, path, contents)` of each generated input.
+fn render_inputs(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<(String, PathBuf, String)>, SpecError> {
+    sweep
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(index, input)| {
+            let key = format!("inputs[{index}].count");
+            let text = template::render(&input.count, context).map_err(|error| sweep.source.error_at(&key, error.to_string()))?;
+            let count: usize = text
+                .trim()
+                .parse()
+                .map_err(|_| sweep.source.error_at(&key, format!("`{}` rendered to `{text}`, not a whole number", input.count)))?;
+            let values: Vec<String> = input.pattern.iter().cycle().take(count).map(i64::to_string).collect();
+            Ok((input.name.clone(), run_dir.join(&input.file), values.join(&input.separator)))
+        })
+        .collect()
+}
+
+fn render_pre_run(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<RankCommand>, SpecError> {
+    let profile = || SourceFile::read(&sweep.engine.profile_file);
+    sweep
+        .engine
+        .pre_run
+        .iter()
+        .enumerate()
+        .map(|(index, argv)| {
+            let argv = argv
+                .iter()
+                .map(|part| template::render(part, context))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|error| match profile() {
+                    Ok(source) => source.error_at(&format!("pre_run[{index}]"), error.to_string()),
+                    Err(read_error) => read_error,
+                })?;
+            Ok(RankCommand { rank: None, argv, env: Vec::new(), log: run_dir.join(format!("pre_run{index}.log")) })
+        })
+        .collect()
+}

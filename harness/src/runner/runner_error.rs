@@ -1,0 +1,34 @@
+//! Errors that stop a sweep as a whole (a failed run does not: it is recorded and the sweep goes on).
+
+use std::path::PathBuf;
+
+use crate::plan::PlanError;
+use crate::record::RecordError;
+use crate::spec::SpecError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunnerError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error("{}: {error}", path.display())]
+    Io { path: PathBuf, error: std::io::Error },
+    #[error("setup script {}: {reason}", script.display())]
+    Setup { script: PathBuf, reason: String },
+    #[error("cannot install signal handlers: {0}")]
+    Signals(std::io::Error),
+}
+
+impl RunnerError {
+    pub fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> RunnerError + '_ {
+        move |error| RunnerError::Io { path: path.to_path_buf(), error }
+    }
+
+    /// Whether the user's input is at fault (exit 2) rather than the run (exit 1).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(self, RunnerError::Spec(_) | RunnerError::Plan(_) | RunnerError::Record(RecordError::NotAResultCsv { .. } | RecordError::BadRow { .. } | RecordError::ResumeMismatch { .. }))
+    }
+}

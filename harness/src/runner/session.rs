@@ -1,0 +1,158 @@
+//! Runs planned runs one at a time: prepare the run directory, start the ranks, extract, record.
+//! Every finished run is on disk before the next one starts.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
+use super::progress::Progress;
+use super::runner_error::RunnerError;
+use crate::extract::{self, RunLogs};
+use crate::launch::{self, BaseEnv, Execution, Limits, RunEvents, StopReason};
+use crate::plan::{Plan, PlannedRun};
+use crate::record::{ResultWriter, RunRow};
+use crate::spec::Sweep;
+
+/// Why a session stopped scheduling before its plan was done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EarlyStop {
+    /// Ctrl-C, SIGTERM or SIGHUP; the run in flight was killed and not recorded.
+    Interrupted { signal: i32 },
+    /// `--fail-fast` and a run failed.
+    FailFast,
+}
+
+/// Counts of what a session recorded.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Tally {
+    pub recorded: usize,
+    pub failed: usize,
+}
+
+/// The state shared by every run of one invocation.
+pub struct Session<'a> {
+    pub sweep: &'a Sweep,
+    pub writer: ResultWriter,
+    /// `<stamp>/runs`: one directory per run, kept with its logs.
+    pub runs_root: PathBuf,
+    pub base_env: BaseEnv,
+    pub events: &'a RunEvents,
+    pub progress: Progress,
+    pub fail_fast: bool,
+    pub tally: Tally,
+    pub stopped: Option<EarlyStop>,
+}
+
+impl Session<'_> {
+    /// Runs `runs` of `plan` on `variant`'s build; stops early on a signal or `--fail-fast`.
+    pub fn run_all(&mut self, plan: &Plan, runs: &[PlannedRun], variant: &VariantSite) -> Result<(), RunnerError> {
+        for run in runs {
+            if let Some(signal) = self.events.signals.received() {
+                self.stopped = Some(EarlyStop::Interrupted { signal });
+            }
+            if self.stopped.is_some() {
+                return Ok(());
+            }
+            self.run_one(plan, run, variant)?;
+        }
+        Ok(())
+    }
+
+    fn run_one(&mut self, plan: &Plan, run: &PlannedRun, variant: &VariantSite) -> Result<(), RunnerError> {
+        let setting = &plan.settings[run.setting];
+        let run_dir = self.runs_root.join(run_dir_name(run, &setting.slug()));
+        let prepared = prepare_run(self.sweep, setting, run.rep, variant, &run_dir)?;
+        self.progress.starting(&setting.label());
+        std::fs::create_dir_all(&run_dir).map_err(RunnerError::io(&run_dir))?;
+        for (path, text) in &prepared.inputs {
+            std::fs::write(path, text).map_err(RunnerError::io(path))?;
+        }
+        let execution = self.execute(&prepared);
+        if let StopReason::Interrupted { signal } = execution.reason {
+            self.stopped = Some(EarlyStop::Interrupted { signal });
+            self.progress.note(&format!("interrupted during run {} ({}); it is not recorded", run.order, setting.label()));
+            return Ok(());
+        }
+        let (metrics, error) = match execution.reason {
+            StopReason::Succeeded => match self.extract(&prepared, setting) {
+                Ok(metrics) => (metrics, String::new()),
+                Err(error) => (BTreeMap::new(), error.to_string()),
+            },
+            ref reason => (BTreeMap::new(), format!("{reason}; logs in {}", run_dir.display())),
+        };
+        let status = if error.is_empty() { "ok" } else if execution.reason.status() == "ok" { "failed" } else { execution.reason.status() };
+        self.writer.write(&RunRow {
+            param_values: setting.value_texts(),
+            variant: &variant.name,
+            rep: run.rep,
+            warmup: run.warmup,
+            order: run.order,
+            status,
+            error: error.clone(),
+            started_at: humantime::format_rfc3339_millis(execution.started).to_string(),
+            duration_s: execution.duration.as_secs_f64(),
+            metrics: &metrics,
+            variant_hash: &variant.hash,
+            log_dir: &run_dir,
+        })?;
+        self.tally.recorded += 1;
+        let label = format!("{}{} rep {}{}", setting.label(), if setting.label().is_empty() { "" } else { "," }, run.rep, if run.warmup { " (warmup)" } else { "" });
+        let detail = if error.is_empty() { primary_detail(&self.sweep.analysis.primary, &metrics) } else { format!(": {error}") };
+        self.progress.finished(&label, status, execution.duration, &detail);
+        if status != "ok" {
+            self.tally.failed += 1;
+            if self.fail_fast {
+                self.stopped = Some(EarlyStop::FailFast);
+            }
+        }
+        Ok(())
+    }
+
+    /// Pre-run commands, then the ranks, all under the run's timeout.
+    fn execute(&self, prepared: &PreparedRun) -> Execution {
+        let limits = Limits { timeout: self.sweep.engine.timeout, grace: self.sweep.engine.grace };
+        let events = self.events;
+        for command in &prepared.pre_run {
+            let execution =
+                launch::execute(std::slice::from_ref(command), &prepared.run_dir, &self.base_env, limits, &events.sender, &events.receiver);
+            if execution.reason != StopReason::Succeeded {
+                return execution;
+            }
+        }
+        launch::execute(&prepared.commands, &prepared.run_dir, &self.base_env, limits, &events.sender, &events.receiver)
+    }
+
+    fn extract(&self, prepared: &PreparedRun, setting: &crate::plan::Setting) -> Result<BTreeMap<String, f64>, extract::ExtractError> {
+        let engine = &self.sweep.engine;
+        let rank_logs: Vec<PathBuf> = prepared.commands.iter().map(|command| command.log.clone()).collect();
+        let result_log = prepared
+            .commands
+            .iter()
+            .find(|command| command.rank.is_none_or(|rank| rank == engine.result.rank))
+            .map_or_else(|| prepared.run_dir.join("output.log"), |command| command.log.clone());
+        let logs = RunLogs { result_log, rank_logs };
+        let metrics = extract::extract_metrics(&self.sweep.metrics, &engine.result, &logs, &setting.context())?;
+        extract::apply_checks(&self.sweep.checks, &metrics, &prepared.context)?;
+        Ok(metrics)
+    }
+}
+
+/// `0007-slices=4_rows=512-rep2`: sortable by order, readable by setting.
+pub fn run_dir_name(run: &PlannedRun, slug: &str) -> String {
+    let warmup = if run.warmup { "-warmup" } else { "" };
+    format!("{:04}-{slug}-rep{}{warmup}", run.order, run.rep)
+}
+
+fn primary_detail(primary: &str, metrics: &BTreeMap<String, f64>) -> String {
+    metrics.get(primary).map_or_else(String::new, |value| format!(": {primary}={value}"))
+}
+
+/// The run limits as a sentence, for dry runs.
+pub fn limits_text(sweep: &Sweep) -> String {
+    let engine = &sweep.engine;
+    format!(
+        "timeout {} per run (then SIGTERM to every process group, {} grace, SIGKILL)",
+        humantime::format_duration(engine.timeout),
+        humantime::format_duration(engine.grace)
+    )
+}

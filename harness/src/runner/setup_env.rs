@@ -1,0 +1,55 @@
+//! Runs an engine's environment script once per sweep (`source scripts/ascend_env.sh`) and captures
+//! the environment it leaves, so every rank gets exactly that environment.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::runner_error::RunnerError;
+
+/// Sources `script` in bash from `tree` and returns the resulting environment.
+pub fn capture_setup_env(script: &Path, tree: &Path) -> Result<Vec<(String, String)>, RunnerError> {
+    let failure = |reason: String| RunnerError::Setup { script: script.to_path_buf(), reason };
+    let output = Command::new("bash")
+        .args(["-c", r#"set -e; source "$1" >&2; env -0"#, "sweep-setup"])
+        .arg(script)
+        .current_dir(tree)
+        .output()
+        .map_err(|error| failure(format!("cannot run bash: {error}")))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(failure(format!("exited with {}: {}", output.status, stderr.lines().last().unwrap_or(""))));
+    }
+    Ok(output
+        .stdout
+        .split(|&byte| byte == 0)
+        .filter_map(|entry| {
+            let entry = String::from_utf8_lossy(entry);
+            entry.split_once('=').map(|(k, v)| (k.to_string(), v.to_string()))
+        })
+        .filter(|(name, _)| !name.is_empty() && name != "_" && name != "SHLVL" && name != "PWD")
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scripts_exports_reach_the_captured_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("env.sh");
+        std::fs::write(&script, "export ASCEND_TOOLKIT_HOME=/opt/cann\nexport MULTI='a b\nc'\necho sourced\n").unwrap();
+        let env = capture_setup_env(&script, dir.path()).unwrap();
+        assert!(env.contains(&("ASCEND_TOOLKIT_HOME".to_string(), "/opt/cann".to_string())));
+        assert!(env.contains(&("MULTI".to_string(), "a b\nc".to_string())));
+    }
+
+    #[test]
+    fn a_failing_script_stops_the_sweep_with_its_last_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("env.sh");
+        std::fs::write(&script, "echo 'CANN not found' >&2\nfalse\n").unwrap();
+        let error = capture_setup_env(&script, dir.path()).unwrap_err().to_string();
+        assert!(error.contains("CANN not found"), "{error}");
+    }
+}
