@@ -14,6 +14,7 @@ mod template_target;
 mod tree_lock;
 mod tree_walk;
 
+pub(crate) use atomic_file::write_atomic;
 pub use context::variant_context;
 pub use copy_isolation::{materialize_copy, tree_fingerprint};
 pub use design::{design_variants, Design, VariantDef};
