@@ -1,1 +1,3 @@
 //! extract stage.
+
+pub mod profile_block;
