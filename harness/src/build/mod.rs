@@ -1,1 +1,16 @@
-//! build stage.
+//! Build: each variant's declared build command (argv, never a shell string), run in parallel, cached by a
+//! content hash of what was built so an unchanged variant is never rebuilt.
+
+mod build_cache;
+mod build_job;
+mod build_key;
+mod build_report;
+mod error;
+mod toolchain;
+
+pub use build_cache::{BuildCache, CachedBuild};
+pub use build_job::{run_build, BuildJob, BuildOutcome};
+pub use build_key::BuildKey;
+pub use build_report::{build_all, BuildReport, BuildStatus};
+pub use error::BuildError;
+pub use toolchain::toolchain_id;

@@ -1,8 +1,10 @@
-//! Pulls metrics out of engine logs: `key=value` result lines, regexes, derived expressions, checks.
+//! Pulls metrics out of engine logs: `key=value` result lines, regexes, derived expressions, checks,
+//! and phase-profile blocks.
 
 mod extract_error;
 mod key_value;
 mod metric_set;
+pub mod profile_block;
 
 pub use extract_error::ExtractError;
 pub use key_value::{find_result_line, finite, number, parse_pairs};

@@ -1,0 +1,129 @@
+//! `BuildJob`: one variant's build command, and running it with its output captured in a log.
+
+use std::collections::VecDeque;
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use super::build_key::BuildKey;
+use super::error::BuildError;
+
+/// Lines of the log shown when a build fails: enough for the compiler's first error and its context.
+const TAIL_LINES: usize = 20;
+
+/// One variant's build: argv (program + args, never a shell string) run in `tree` with extra `env`.
+#[derive(Debug, Clone)]
+pub struct BuildJob {
+    pub variant: String,
+    /// The directory the build runs in (the variant's tree copy, or the real tree in place).
+    pub tree: PathBuf,
+    /// Created before the build runs; the argv already names it.
+    pub build_dir: PathBuf,
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub key: BuildKey,
+}
+
+/// A build that succeeded, and how long it took.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BuildOutcome {
+    pub seconds: f64,
+}
+
+/// Runs the job's argv with stdout and stderr both in `log`; a non-zero exit is `Failed` with the log's tail.
+pub fn run_build(job: &BuildJob, log: &Path) -> Result<BuildOutcome, BuildError> {
+    let (program, args) =
+        job.argv.split_first().ok_or_else(|| BuildError::EmptyCommand { variant: job.variant.clone() })?;
+    fs::create_dir_all(&job.build_dir).map_err(BuildError::io("create", &job.build_dir))?;
+    if let Some(parent) = log.parent() {
+        fs::create_dir_all(parent).map_err(BuildError::io("create", parent))?;
+    }
+    let stdout = File::create(log).map_err(BuildError::io("create", log))?;
+    let stderr = stdout.try_clone().map_err(BuildError::io("reopen", log))?;
+    let started = Instant::now();
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(&job.tree)
+        .envs(job.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .status()
+        .map_err(|source| BuildError::Spawn { variant: job.variant.clone(), program: program.clone(), source })?;
+    let seconds = started.elapsed().as_secs_f64();
+    if status.success() {
+        return Ok(BuildOutcome { seconds });
+    }
+    Err(BuildError::Failed {
+        variant: job.variant.clone(),
+        status: status.to_string(),
+        log: log.to_path_buf(),
+        tail: log_tail(log)?,
+    })
+}
+
+/// The last `TAIL_LINES` lines of the log, where the compiler's error is.
+fn log_tail(log: &Path) -> Result<String, BuildError> {
+    let file = File::open(log).map_err(BuildError::io("read", log))?;
+    let mut tail = VecDeque::with_capacity(TAIL_LINES);
+    for line in BufReader::new(file).split(b'\n') {
+        let line = line.map_err(BuildError::io("read", log))?;
+        if tail.len() == TAIL_LINES {
+            tail.pop_front();
+        }
+        tail.push_back(String::from_utf8_lossy(&line).trim_end().to_string());
+    }
+    Ok(Vec::from(tail).join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(dir: &Path, script: &str) -> BuildJob {
+        BuildJob {
+            variant: "rank1_update".to_string(),
+            tree: dir.to_path_buf(),
+            build_dir: dir.join("build"),
+            argv: vec!["sh".to_string(), "-c".to_string(), script.to_string()],
+            env: vec![("GREETING".to_string(), "hello".to_string())],
+            key: BuildKey::new(&[], &[], "", ""),
+        }
+    }
+
+    #[test]
+    fn runs_in_the_tree_with_env_and_logs_both_streams() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("logs/build.log");
+        let outcome = run_build(&job(dir.path(), "echo $GREETING; echo warn >&2; pwd > build/where"), &log).unwrap();
+        assert!(outcome.seconds >= 0.0);
+        let text = fs::read_to_string(&log).unwrap();
+        assert!(text.contains("hello") && text.contains("warn"), "{text}");
+        let cwd = fs::read_to_string(dir.path().join("build/where")).unwrap();
+        assert_eq!(Path::new(cwd.trim()).canonicalize().unwrap(), dir.path().canonicalize().unwrap());
+    }
+
+    #[test]
+    fn failing_build_reports_the_tail_of_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("build.log");
+        let script = "for i in $(seq 1 50); do echo line $i; done; echo 'gd.cpp:12:3: error: expected ;' >&2; exit 2";
+        let error = run_build(&job(dir.path(), script), &log).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("gd.cpp:12:3: error: expected ;"), "{message}");
+        assert!(message.contains("line 50") && !message.contains("line 30\n"), "{message}");
+        assert!(message.contains("rank1_update") && message.contains("exit status: 2"), "{message}");
+    }
+
+    #[test]
+    fn missing_program_and_empty_argv_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut missing = job(dir.path(), "");
+        missing.argv = vec!["/nonexistent/make".to_string()];
+        assert!(matches!(run_build(&missing, &dir.path().join("l")), Err(BuildError::Spawn { .. })));
+        missing.argv.clear();
+        assert!(matches!(run_build(&missing, &dir.path().join("l")), Err(BuildError::EmptyCommand { .. })));
+    }
+}

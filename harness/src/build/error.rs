@@ -1,0 +1,38 @@
+//! `BuildError`: every way building a variant can fail.
+
+use std::path::PathBuf;
+
+use crate::variants::VariantError;
+
+/// Why a variant did not build; each names the variant or the file involved.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("{path}: could not {action}: {source}")]
+    Io { action: &'static str, path: PathBuf, source: std::io::Error },
+
+    #[error("variant {variant}: the build command is empty")]
+    EmptyCommand { variant: String },
+
+    #[error("variant {variant}: could not start `{program}`: {source}")]
+    Spawn { variant: String, program: String, source: std::io::Error },
+
+    #[error("variant {variant}: the build failed ({status}), see {log}; last lines:\n{tail}")]
+    Failed { variant: String, status: String, log: PathBuf, tail: String },
+
+    #[error("`{command}`: the toolchain version command failed: {reason}")]
+    Toolchain { command: String, reason: String },
+
+    #[error("could not start the build thread pool: {0}")]
+    Pool(String),
+
+    #[error(transparent)]
+    Variant(#[from] VariantError),
+}
+
+impl BuildError {
+    /// Builds a closure for `map_err` that tags an io error with what was being done to which file.
+    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.into();
+        move |source| BuildError::Io { action, path, source }
+    }
+}

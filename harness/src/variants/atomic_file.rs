@@ -1,0 +1,58 @@
+//! Crash-safe file writes: a reader (or a recovery after SIGKILL) sees the old bytes or the new, never half.
+
+use std::fs::{self, File, Permissions};
+use std::io::Write;
+use std::path::Path;
+
+use super::error::VariantError;
+
+/// Writes `bytes` to `path` via a temporary file in the same directory, fsync and rename, then fsyncs the
+/// directory so the rename itself survives a power cut. `permissions` defaults to the existing file's.
+pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>) -> Result<(), VariantError> {
+    let dir = parent_of(path);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.sweep-tmp.{}", std::process::id()));
+    let permissions = match permissions {
+        Some(p) => Some(p),
+        None => fs::metadata(path).ok().map(|m| m.permissions()),
+    };
+    let mut file = File::create(&tmp).map_err(VariantError::io("create", &tmp))?;
+    file.write_all(bytes).map_err(VariantError::io("write", &tmp))?;
+    if let Some(permissions) = permissions {
+        file.set_permissions(permissions).map_err(VariantError::io("set the mode of", &tmp))?;
+    }
+    file.sync_all().map_err(VariantError::io("fsync", &tmp))?;
+    fs::rename(&tmp, path).map_err(VariantError::io("rename into place", path))?;
+    sync_dir(dir)
+}
+
+/// Fsyncs a directory so entries created, renamed or removed in it are durable.
+pub fn sync_dir(dir: &Path) -> Result<(), VariantError> {
+    File::open(dir).and_then(|d| d.sync_all()).map_err(VariantError::io("fsync the directory", dir))
+}
+
+fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn replaces_content_and_keeps_the_executable_bit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.sh");
+        fs::write(&path, "old").unwrap();
+        fs::set_permissions(&path, Permissions::from_mode(0o755)).unwrap();
+        write_atomic(&path, b"new", None).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o755);
+        let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "temporary file left behind");
+    }
+}

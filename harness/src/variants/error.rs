@@ -1,0 +1,44 @@
+//! `VariantError`: every way rendering, isolating or restoring a variant can fail.
+
+use std::path::PathBuf;
+
+use crate::template::TemplateError;
+
+/// Why a variant could not be rendered, materialised, applied or restored; each names the file involved.
+#[derive(Debug, thiserror::Error)]
+pub enum VariantError {
+    #[error("{path}: could not {action}: {source}")]
+    Io { action: &'static str, path: PathBuf, source: std::io::Error },
+
+    #[error("{template}: the template did not render: {source}")]
+    Template { template: PathBuf, source: TemplateError },
+
+    #[error("{template}:{line}: `ablate.{group}` names no declared ablation group (declared: {declared})")]
+    UnknownGroup { template: PathBuf, line: usize, group: String, declared: String },
+
+    #[error("{target}: a target path outside the engine tree {tree} is refused")]
+    OutsideTree { target: PathBuf, tree: PathBuf },
+
+    #[error(
+        "{template}: the template is out of date: rendered with nothing ablated it differs from {target} \
+         at line {line} (template says {template_says:?}, source says {source_says:?})"
+    )]
+    Stale { template: PathBuf, target: PathBuf, line: usize, template_says: String, source_says: String },
+
+    #[error("{tree}: the engine tree is locked by sweep pid {pid}")]
+    Locked { tree: PathBuf, pid: u32 },
+
+    #[error("{path}: the in-place journal is unreadable: {reason}")]
+    Journal { path: PathBuf, reason: String },
+
+    #[error("{saved}: the saved original of {target} is corrupt (sha256 {actual}, journal says {expected}); nothing was restored from it")]
+    CorruptOriginal { saved: PathBuf, target: PathBuf, expected: String, actual: String },
+}
+
+impl VariantError {
+    /// Builds a closure for `map_err` that tags an io error with what was being done to which file.
+    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.into();
+        move |source| VariantError::Io { action, path, source }
+    }
+}

@@ -1,0 +1,216 @@
+//! `InPlaceSession`: render into the real engine tree under a lock and a journal, and always put it back.
+
+use std::path::{Path, PathBuf};
+
+use super::atomic_file::write_atomic;
+use super::error::VariantError;
+use super::journal::Journal;
+use super::recovery::restore_under_lock;
+use super::rendered_file::RenderedFile;
+use super::template_target::resolve_target;
+use super::tree_lock::TreeLock;
+
+/// A live in-place ablation of one tree. Restores the originals on `restore`, or on drop (error paths and
+/// panics); after a SIGKILL, `recover_in_place` finds the journal and restores instead.
+#[derive(Debug)]
+pub struct InPlaceSession {
+    tree: PathBuf,
+    journal: Journal,
+    lock: Option<TreeLock>,
+}
+
+impl InPlaceSession {
+    /// Locks the tree, finishes any interrupted ablation found there, saves the originals of `targets`
+    /// (relative to `tree`) and writes the journal. No target is touched yet.
+    pub fn begin(tree: &Path, targets: &[PathBuf]) -> Result<Self, VariantError> {
+        let tree = tree.canonicalize().map_err(VariantError::io("resolve", tree))?;
+        let lock = TreeLock::acquire(&tree)?;
+        // Saving over a live journal would record a rendering as "the original": recover it first.
+        restore_under_lock(&tree)?;
+        let targets = targets.iter().map(|target| canonical_relative(&tree, target)).collect::<Result<Vec<_>, _>>()?;
+        let journal = Journal::save(&tree, &targets)?;
+        Ok(InPlaceSession { tree, journal, lock: Some(lock) })
+    }
+
+    /// Writes each rendering over its target atomically: a target is always the original or a whole rendering.
+    pub fn apply(&mut self, files: &[RenderedFile]) -> Result<(), VariantError> {
+        for file in files {
+            let relative = canonical_relative(&self.tree, &file.target)?;
+            if !self.journal.entries.iter().any(|entry| entry.target == relative) {
+                // Only journaled targets can be restored; writing anything else would be permanent.
+                return Err(VariantError::Journal {
+                    path: self.tree.join(&file.target),
+                    reason: "the target was not saved when the session began".to_string(),
+                });
+            }
+            write_atomic(&self.tree.join(&relative), file.text.as_bytes(), None)?;
+        }
+        Ok(())
+    }
+
+    /// Restores every original (sha256-verified), removes the journal and the saved copies, releases the lock.
+    pub fn restore(&mut self) -> Result<(), VariantError> {
+        let Some(lock) = self.lock.take() else { return Ok(()) };
+        match self.journal.restore(&self.tree) {
+            Ok(()) => {
+                lock.release();
+                Ok(())
+            }
+            Err(error) => {
+                // Keep the lock so drop does not release it early; the journal remains for recovery.
+                self.lock = Some(lock);
+                Err(error)
+            }
+        }
+    }
+
+    /// The canonical engine tree this session edits.
+    pub fn tree(&self) -> &Path {
+        &self.tree
+    }
+}
+
+impl Drop for InPlaceSession {
+    fn drop(&mut self) {
+        if self.lock.is_none() {
+            return;
+        }
+        if let Err(error) = self.restore() {
+            // Drop cannot return an error; the journal is still on disk, so say how to finish the job.
+            eprintln!("sweep: {error}; run `sweep restore` on {} to finish restoring", self.tree.display());
+        }
+    }
+}
+
+/// The target's real path relative to the canonical tree, so a symlinked target is written through, not replaced.
+fn canonical_relative(tree: &Path, target: &Path) -> Result<PathBuf, VariantError> {
+    let resolved = resolve_target(tree, target)?;
+    resolved
+        .strip_prefix(tree)
+        .map(Path::to_path_buf)
+        .map_err(|_| VariantError::OutsideTree { target: target.to_path_buf(), tree: tree.to_path_buf() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variants::recovery::recover_in_place;
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt;
+
+    const ORIGINAL: &str = "// ABLATE-BEGIN rank1_update\naxpy();\n// ABLATE-END rank1_update\n";
+
+    fn engine_tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("kernels")).unwrap();
+        fs::write(dir.path().join("kernels/gd.cpp"), ORIGINAL).unwrap();
+        fs::write(dir.path().join("kernels/run.sh"), "#!/bin/sh\n").unwrap();
+        fs::set_permissions(dir.path().join("kernels/run.sh"), fs::Permissions::from_mode(0o755)).unwrap();
+        dir
+    }
+
+    fn targets() -> Vec<PathBuf> {
+        vec![PathBuf::from("kernels/gd.cpp"), PathBuf::from("kernels/run.sh")]
+    }
+
+    fn ablated() -> Vec<RenderedFile> {
+        vec![
+            RenderedFile { target: PathBuf::from("kernels/gd.cpp"), text: "// ablated\n".to_string() },
+            RenderedFile { target: PathBuf::from("kernels/run.sh"), text: "#!/bin/sh\nexit 1\n".to_string() },
+        ]
+    }
+
+    fn assert_original(tree: &Path) {
+        assert_eq!(fs::read_to_string(tree.join("kernels/gd.cpp")).unwrap(), ORIGINAL);
+        assert_eq!(fs::read_to_string(tree.join("kernels/run.sh")).unwrap(), "#!/bin/sh\n");
+        assert_eq!(fs::metadata(tree.join("kernels/run.sh")).unwrap().permissions().mode() & 0o777, 0o755);
+        assert!(!tree.join(".sweep-inplace").exists(), "sweep state left in the tree");
+    }
+
+    #[test]
+    fn apply_then_restore_is_byte_identical() {
+        let tree = engine_tree();
+        let mut session = InPlaceSession::begin(tree.path(), &targets()).unwrap();
+        session.apply(&ablated()).unwrap();
+        assert_eq!(fs::read_to_string(tree.path().join("kernels/gd.cpp")).unwrap(), "// ablated\n");
+        assert_eq!(fs::metadata(tree.path().join("kernels/run.sh")).unwrap().permissions().mode() & 0o777, 0o755);
+        session.restore().unwrap();
+        assert_original(tree.path());
+    }
+
+    #[test]
+    fn drop_without_restore_restores() {
+        let tree = engine_tree();
+        {
+            let mut session = InPlaceSession::begin(tree.path(), &targets()).unwrap();
+            session.apply(&ablated()).unwrap();
+        }
+        assert_original(tree.path());
+    }
+
+    #[test]
+    fn panic_while_holding_the_session_restores() {
+        let tree = engine_tree();
+        let path = tree.path().to_path_buf();
+        let outcome = std::panic::catch_unwind(move || {
+            let mut session = InPlaceSession::begin(&path, &targets()).unwrap();
+            session.apply(&ablated()).unwrap();
+            panic!("simulated failure mid-run");
+        });
+        assert!(outcome.is_err());
+        assert_original(tree.path());
+    }
+
+    #[test]
+    fn second_session_on_a_locked_tree_is_refused_naming_the_pid() {
+        let tree = engine_tree();
+        let _session = InPlaceSession::begin(tree.path(), &targets()).unwrap();
+        let error = InPlaceSession::begin(tree.path(), &targets()).unwrap_err();
+        assert!(error.to_string().contains(&format!("locked by sweep pid {}", std::process::id())), "{error}");
+    }
+
+    #[test]
+    fn crash_after_apply_is_recovered_from_the_journal() {
+        let tree = engine_tree();
+        let mut session = InPlaceSession::begin(tree.path(), &targets()).unwrap();
+        session.apply(&ablated()).unwrap();
+        // A SIGKILL runs no destructor but the kernel drops the flock: release the lock, forget the rest.
+        drop(session.lock.take());
+        std::mem::forget(session);
+        let recovery = recover_in_place(tree.path()).unwrap().expect("a journal to recover");
+        assert_eq!(recovery.pid, std::process::id());
+        assert_eq!(recovery.restored.len(), 2);
+        assert_original(tree.path());
+        assert_eq!(recover_in_place(tree.path()).unwrap(), None);
+    }
+
+    #[test]
+    fn begin_on_a_crashed_tree_restores_before_saving() {
+        let tree = engine_tree();
+        let mut session = InPlaceSession::begin(tree.path(), &targets()).unwrap();
+        session.apply(&ablated()).unwrap();
+        drop(session.lock.take());
+        std::mem::forget(session);
+        let mut again = InPlaceSession::begin(tree.path(), &targets()).unwrap();
+        again.restore().unwrap();
+        assert_original(tree.path());
+    }
+
+    #[test]
+    fn recovery_refuses_while_a_live_session_holds_the_lock() {
+        let tree = engine_tree();
+        let _session = InPlaceSession::begin(tree.path(), &targets()).unwrap();
+        let error = recover_in_place(tree.path()).unwrap_err();
+        assert!(matches!(error, VariantError::Locked { .. }), "{error}");
+    }
+
+    #[test]
+    fn apply_refuses_a_target_that_was_not_journaled() {
+        let tree = engine_tree();
+        let mut session = InPlaceSession::begin(tree.path(), &targets()[..1]).unwrap();
+        let error = session.apply(&ablated()).unwrap_err();
+        assert!(error.to_string().contains("run.sh"), "{error}");
+        drop(session);
+        assert_original(tree.path());
+    }
+}

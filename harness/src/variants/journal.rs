@@ -1,0 +1,154 @@
+//! `Journal`: the durable record of which targets an in-place ablation touched and where their originals are.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::atomic_file::{sync_dir, write_atomic};
+use super::error::VariantError;
+use super::tree_lock::STATE_DIR;
+
+const JOURNAL_FILE: &str = "journal.json";
+const ORIGINALS_DIR: &str = "originals";
+
+/// Written (atomically) after every original is saved and before any target is touched; its presence
+/// means "these targets may hold a rendering and must be restored".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Journal {
+    pub pid: u32,
+    pub entries: Vec<JournalEntry>,
+}
+
+/// One target: its path relative to the tree, its saved copy under `originals/`, and that copy's sha256.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalEntry {
+    pub target: PathBuf,
+    pub saved: String,
+    pub sha256: String,
+}
+
+impl Journal {
+    /// Saves the original bytes of each target (fsynced), then writes the journal; targets are untouched.
+    pub fn save(tree: &Path, targets: &[PathBuf]) -> Result<Journal, VariantError> {
+        let originals = originals_dir(tree);
+        // No journal exists (the caller recovered first), so leftovers are from a crash before the journal.
+        if originals.exists() {
+            fs::remove_dir_all(&originals).map_err(VariantError::io("remove stale", &originals))?;
+        }
+        fs::create_dir_all(&originals).map_err(VariantError::io("create", &originals))?;
+        let entries = targets
+            .iter()
+            .enumerate()
+            .map(|(index, target)| save_original(tree, target, &originals, index))
+            .collect::<Result<Vec<_>, _>>()?;
+        sync_dir(&originals)?;
+        let journal = Journal { pid: std::process::id(), entries };
+        let text = serde_json::to_vec_pretty(&journal).map_err(|error| VariantError::Journal {
+            path: journal_path(tree),
+            reason: error.to_string(),
+        })?;
+        write_atomic(&journal_path(tree), &text, None)?;
+        Ok(journal)
+    }
+
+    /// Reads the journal of an interrupted or running ablation, if there is one.
+    pub fn load(tree: &Path) -> Result<Option<Journal>, VariantError> {
+        let path = journal_path(tree);
+        let text = match fs::read(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(VariantError::Io { action: "read", path, source: error }),
+        };
+        serde_json::from_slice(&text)
+            .map(Some)
+            .map_err(|error| VariantError::Journal { path, reason: error.to_string() })
+    }
+
+    /// Puts every original back (verified against its sha256) and then forgets the journal and the copies.
+    /// Idempotent: a crash part-way leaves the journal in place and the next call finishes the job.
+    pub fn restore(&self, tree: &Path) -> Result<(), VariantError> {
+        for entry in &self.entries {
+            restore_entry(tree, entry)?;
+        }
+        let journal = journal_path(tree);
+        fs::remove_file(&journal).map_err(VariantError::io("remove", &journal))?;
+        sync_dir(&tree.join(STATE_DIR))?;
+        let originals = originals_dir(tree);
+        fs::remove_dir_all(&originals).map_err(VariantError::io("remove", &originals))
+    }
+}
+
+fn save_original(tree: &Path, target: &Path, originals: &Path, index: usize) -> Result<JournalEntry, VariantError> {
+    let source = tree.join(target);
+    let saved = format!("{index}.orig");
+    let saved_path = originals.join(&saved);
+    // fs::copy keeps the mode; the restore copies it back with the bytes.
+    fs::copy(&source, &saved_path).map_err(VariantError::io("save the original of", &source))?;
+    let bytes = fs::read(&saved_path).map_err(VariantError::io("read", &saved_path))?;
+    fs::File::open(&saved_path)
+        .and_then(|file| file.sync_all())
+        .map_err(VariantError::io("fsync", &saved_path))?;
+    Ok(JournalEntry { target: target.to_path_buf(), saved, sha256: sha256_hex(&bytes) })
+}
+
+fn restore_entry(tree: &Path, entry: &JournalEntry) -> Result<(), VariantError> {
+    let saved = originals_dir(tree).join(&entry.saved);
+    let target = tree.join(&entry.target);
+    let bytes = fs::read(&saved).map_err(VariantError::io("read the saved original", &saved))?;
+    let actual = sha256_hex(&bytes);
+    if actual != entry.sha256 {
+        return Err(VariantError::CorruptOriginal { saved, target, expected: entry.sha256.clone(), actual });
+    }
+    if fs::read(&target).ok().as_deref() == Some(bytes.as_slice()) {
+        return Ok(());
+    }
+    let permissions = fs::metadata(&saved).map_err(VariantError::io("stat", &saved))?.permissions();
+    write_atomic(&target, &bytes, Some(permissions))
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(bytes))
+}
+
+fn journal_path(tree: &Path) -> PathBuf {
+    tree.join(STATE_DIR).join(JOURNAL_FILE)
+}
+
+fn originals_dir(tree: &Path) -> PathBuf {
+    tree.join(STATE_DIR).join(ORIGINALS_DIR)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corrupt_saved_original_is_refused_and_the_target_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join(STATE_DIR)).unwrap();
+        fs::write(dir.path().join("gd.cpp"), "original").unwrap();
+        let journal = Journal::save(dir.path(), &[PathBuf::from("gd.cpp")]).unwrap();
+        fs::write(dir.path().join("gd.cpp"), "ablated").unwrap();
+        fs::write(originals_dir(dir.path()).join(&journal.entries[0].saved), "garbage").unwrap();
+        let error = journal.restore(dir.path()).unwrap_err();
+        assert!(matches!(error, VariantError::CorruptOriginal { .. }), "{error}");
+        assert_eq!(fs::read_to_string(dir.path().join("gd.cpp")).unwrap(), "ablated");
+        assert!(Journal::load(dir.path()).unwrap().is_some(), "journal must survive a refused restore");
+    }
+
+    #[test]
+    fn journal_round_trips_and_restore_removes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join(STATE_DIR)).unwrap();
+        fs::write(dir.path().join("gd.cpp"), "original").unwrap();
+        let journal = Journal::save(dir.path(), &[PathBuf::from("gd.cpp")]).unwrap();
+        assert_eq!(Journal::load(dir.path()).unwrap(), Some(journal.clone()));
+        fs::write(dir.path().join("gd.cpp"), "ablated").unwrap();
+        journal.restore(dir.path()).unwrap();
+        assert_eq!(fs::read_to_string(dir.path().join("gd.cpp")).unwrap(), "original");
+        assert_eq!(Journal::load(dir.path()).unwrap(), None);
+        assert!(!originals_dir(dir.path()).exists());
+    }
+}

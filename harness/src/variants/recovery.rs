@@ -1,0 +1,39 @@
+//! `Recovery`: finishing an in-place ablation that was killed before it could restore the engine tree.
+
+use std::path::{Path, PathBuf};
+
+use super::error::VariantError;
+use super::journal::Journal;
+use super::tree_lock::{TreeLock, STATE_DIR};
+
+/// What a recovery put back, so the CLI can say "restored N file(s) from an interrupted in-place
+/// ablation (pid P)".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovery {
+    /// The pid of the sweep that was interrupted.
+    pub pid: u32,
+    /// The restored targets, relative to the tree.
+    pub restored: Vec<PathBuf>,
+}
+
+/// Restores the tree from a journal left by a dead sweep; `None` when there is nothing to recover and
+/// `Locked` when a live sweep holds the tree (its journal is its own business).
+pub fn recover_in_place(tree: &Path) -> Result<Option<Recovery>, VariantError> {
+    if !tree.join(STATE_DIR).exists() {
+        // Nothing to do, and taking the lock would create sweep state in a tree that has none.
+        return Ok(None);
+    }
+    let tree = tree.canonicalize().map_err(VariantError::io("resolve", tree))?;
+    let lock = TreeLock::acquire(&tree)?;
+    let recovery = restore_under_lock(&tree)?;
+    lock.release();
+    Ok(recovery)
+}
+
+/// With the tree's lock held: restores from the journal if one exists.
+pub(super) fn restore_under_lock(tree: &Path) -> Result<Option<Recovery>, VariantError> {
+    let Some(journal) = Journal::load(tree)? else { return Ok(None) };
+    journal.restore(tree)?;
+    let restored = journal.entries.into_iter().map(|entry| entry.target).collect();
+    Ok(Some(Recovery { pid: journal.pid, restored }))
+}

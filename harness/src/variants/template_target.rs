@@ -1,0 +1,255 @@
+//! `TemplateTarget`: a template and the engine source it renders over, with the path and staleness guards.
+
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use regex::Regex;
+use serde_json::Value;
+use std::sync::OnceLock;
+
+use super::error::VariantError;
+use crate::template;
+
+/// Longest line shown in a staleness message: enough to recognise the line, short enough for a terminal.
+const SHOWN_LINE_CHARS: usize = 120;
+
+/// A handlebars template (absolute path) rendered over `target` (relative to the engine tree).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateTarget {
+    pub template: PathBuf,
+    pub target: PathBuf,
+}
+
+impl TemplateTarget {
+    /// Renders this template against `context`.
+    pub fn render(&self, context: &Value) -> Result<String, VariantError> {
+        let text = fs::read_to_string(&self.template).map_err(VariantError::io("read", &self.template))?;
+        template::render(&text, context)
+            .map_err(|source| VariantError::Template { template: self.template.clone(), source })
+    }
+
+    /// Every `ablate.<group>` the template mentions must be a declared group. Strict mode alone misses a
+    /// misspelt group inside `#if`/`#unless`, which would silently render as "not ablated".
+    pub fn check_groups(&self, groups: &[String]) -> Result<(), VariantError> {
+        let text = fs::read_to_string(&self.template).map_err(VariantError::io("read", &self.template))?;
+        for (index, line) in text.lines().enumerate() {
+            for found in group_reference().captures_iter(line) {
+                let group = &found[1];
+                if !groups.iter().any(|declared| declared == group) {
+                    return Err(VariantError::UnknownGroup {
+                        template: self.template.clone(),
+                        line: index + 1,
+                        group: group.to_string(),
+                        declared: groups.join(", "),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn group_reference() -> &'static Regex {
+    static PATTERN: OnceLock<Regex> = OnceLock::new();
+    PATTERN.get_or_init(|| Regex::new(r"\bablate\.([A-Za-z_][A-Za-z0-9_]*)").expect("the pattern is valid"))
+}
+
+/// Resolves `target` inside `tree`; absolute paths, `..` and symlinks leading out of the tree are refused.
+pub fn resolve_target(tree: &Path, target: &Path) -> Result<PathBuf, VariantError> {
+    let refused = || VariantError::OutsideTree { target: target.to_path_buf(), tree: tree.to_path_buf() };
+    let lexically_inside = target.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    let file_name = target.file_name().ok_or_else(refused)?;
+    if !lexically_inside {
+        return Err(refused());
+    }
+    let root = tree.canonicalize().map_err(VariantError::io("resolve", tree))?;
+    let joined = root.join(target);
+    let parent = joined.parent().ok_or_else(refused)?;
+    let parent = parent.canonicalize().map_err(VariantError::io("resolve the directory of", &joined))?;
+    // A symlinked file is followed too: writing through it must not land outside the tree.
+    let resolved = match parent.join(file_name).canonicalize() {
+        Ok(real) => real,
+        Err(_) => parent.join(file_name),
+    };
+    if resolved.starts_with(&root) {
+        Ok(resolved)
+    } else {
+        Err(refused())
+    }
+}
+
+/// Rendering with nothing ablated must reproduce the shipped source byte for byte, else the template is stale.
+pub fn check_fresh(target: &TemplateTarget, tree: &Path, nothing_ablated: &Value) -> Result<(), VariantError> {
+    let rendered = target.render(nothing_ablated)?;
+    let source_path = resolve_target(tree, &target.target)?;
+    let source = fs::read(&source_path).map_err(VariantError::io("read", &source_path))?;
+    if rendered.as_bytes() == source.as_slice() {
+        return Ok(());
+    }
+    let source = String::from_utf8_lossy(&source);
+    let (line, template_says, source_says) = first_difference(&rendered, &source);
+    Err(VariantError::Stale {
+        template: target.template.clone(),
+        target: source_path,
+        line,
+        template_says,
+        source_says,
+    })
+}
+
+/// The 1-based number of the first differing line and both lines, shortened for display.
+fn first_difference(rendered: &str, source: &str) -> (usize, String, String) {
+    let mut left = rendered.split('\n');
+    let mut right = source.split('\n');
+    let mut line = 1;
+    loop {
+        match (left.next(), right.next()) {
+            (Some(a), Some(b)) if a == b => line += 1,
+            (a, b) => return (line, shown(a), shown(b)),
+        }
+    }
+}
+
+fn shown(line: Option<&str>) -> String {
+    match line {
+        None => "<end of file>".to_string(),
+        Some(text) => text.chars().take(SHOWN_LINE_CHARS).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const KERNEL: &str = "#include <vector>\nstd::vector<float> v;\nint a[2] = {{1, 2}};\n// ABLATE-BEGIN rank1_update\naxpy();\n// ABLATE-END rank1_update\n";
+    const TEMPLATE: &str = "#include <vector>\nstd::vector<float> v;\nint a[2] = \\{{1, 2}};\n// ABLATE-BEGIN rank1_update\n{{#unless ablate.rank1_update}}axpy();\n{{/unless}}// ABLATE-END rank1_update\n";
+
+    fn fixture(template: &str) -> (tempfile::TempDir, TemplateTarget) {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("tree/kernels")).unwrap();
+        fs::write(dir.path().join("tree/kernels/gd.cpp"), KERNEL).unwrap();
+        fs::write(dir.path().join("gd.cpp.hbs"), template).unwrap();
+        let target =
+            TemplateTarget { template: dir.path().join("gd.cpp.hbs"), target: PathBuf::from("kernels/gd.cpp") };
+        (dir, target)
+    }
+
+    fn context(ablated: bool) -> Value {
+        json!({"ablate": {"rank1_update": ablated}})
+    }
+
+    #[test]
+    fn identical_rendering_is_fresh_and_keeps_cpp_braces_and_angles() {
+        let (dir, target) = fixture(TEMPLATE);
+        check_fresh(&target, &dir.path().join("tree"), &context(false)).unwrap();
+    }
+
+    #[test]
+    fn ablated_rendering_drops_the_region() {
+        let (_dir, target) = fixture(TEMPLATE);
+        let text = target.render(&context(true)).unwrap();
+        assert!(!text.contains("axpy"), "{text}");
+        assert!(text.contains("std::vector<float> v;\nint a[2] = {{1, 2}};"), "{text}");
+    }
+
+    #[test]
+    fn changed_line_is_reported_with_its_number_and_both_texts() {
+        let (dir, target) = fixture(&TEMPLATE.replace("std::vector<float> v;", "std::vector<double> v;"));
+        let error = check_fresh(&target, &dir.path().join("tree"), &context(false)).unwrap_err();
+        match &error {
+            VariantError::Stale { line, template_says, source_says, .. } => {
+                assert_eq!(*line, 2);
+                assert_eq!(template_says, "std::vector<double> v;");
+                assert_eq!(source_says, "std::vector<float> v;");
+            }
+            other => panic!("expected Stale, got {other}"),
+        }
+        assert!(error.to_string().contains("out of date"), "{error}");
+    }
+
+    #[test]
+    fn unescaped_brace_initializer_is_caught_as_stale_or_template_error() {
+        let (dir, target) = fixture(&TEMPLATE.replace("\\{{1, 2}}", "{{1, 2}}"));
+        assert!(check_fresh(&target, &dir.path().join("tree"), &context(false)).is_err());
+    }
+
+    #[test]
+    fn missing_trailing_line_reports_end_of_file() {
+        let (dir, target) = fixture(&format!("{TEMPLATE}extra\n"));
+        let error = check_fresh(&target, &dir.path().join("tree"), &context(false)).unwrap_err();
+        match error {
+            VariantError::Stale { line, source_says, .. } => {
+                assert_eq!(line, 7);
+                assert_eq!(source_says, "");
+            }
+            other => panic!("expected Stale, got {other}"),
+        }
+    }
+
+    #[test]
+    fn long_lines_are_shortened_in_the_message() {
+        let (first, _, _) = first_difference("same\nx", "same\ny");
+        assert_eq!(first, 2);
+        let (_, shown_line, _) = first_difference(&"a".repeat(500), "b");
+        assert_eq!(shown_line.len(), SHOWN_LINE_CHARS);
+    }
+
+    #[test]
+    fn misspelt_group_inside_unless_is_reported_with_its_line() {
+        let (_dir, target) = fixture(&TEMPLATE.replace("ablate.rank1_update", "ablate.rank1_updat"));
+        let groups = ["broadcast_rows".to_string(), "rank1_update".to_string()];
+        match target.check_groups(&groups).unwrap_err() {
+            VariantError::UnknownGroup { line, group, .. } => {
+                assert_eq!(line, 5);
+                assert_eq!(group, "rank1_updat");
+            }
+            other => panic!("expected UnknownGroup, got {other}"),
+        }
+        let (_dir, target) = fixture(TEMPLATE);
+        target.check_groups(&groups).unwrap();
+    }
+
+    #[test]
+    fn absolute_target_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = resolve_target(dir.path(), Path::new("/etc/passwd")).unwrap_err();
+        assert!(matches!(error, VariantError::OutsideTree { .. }), "{error}");
+    }
+
+    #[test]
+    fn dot_dot_escape_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("tree")).unwrap();
+        fs::write(dir.path().join("outside.cpp"), "x").unwrap();
+        let error = resolve_target(&dir.path().join("tree"), Path::new("../outside.cpp")).unwrap_err();
+        assert!(matches!(error, VariantError::OutsideTree { .. }), "{error}");
+    }
+
+    #[test]
+    fn symlinked_directory_escape_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("tree")).unwrap();
+        fs::create_dir_all(dir.path().join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), dir.path().join("tree/kernels")).unwrap();
+        let error = resolve_target(&dir.path().join("tree"), Path::new("kernels/gd.cpp")).unwrap_err();
+        assert!(matches!(error, VariantError::OutsideTree { .. }), "{error}");
+    }
+
+    #[test]
+    fn symlinked_file_escape_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("tree")).unwrap();
+        fs::write(dir.path().join("secret.cpp"), "x").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("secret.cpp"), dir.path().join("tree/gd.cpp")).unwrap();
+        let error = resolve_target(&dir.path().join("tree"), Path::new("gd.cpp")).unwrap_err();
+        assert!(matches!(error, VariantError::OutsideTree { .. }), "{error}");
+    }
+
+    #[test]
+    fn target_inside_the_tree_resolves() {
+        let (dir, target) = fixture(TEMPLATE);
+        let resolved = resolve_target(&dir.path().join("tree"), &target.target).unwrap();
+        assert_eq!(resolved, dir.path().join("tree/kernels/gd.cpp").canonicalize().unwrap());
+    }
+}
