@@ -5,6 +5,7 @@
 //! with `compare` joining two recorded sweeps.
 
 pub mod analyse;
+pub mod atomic_file;
 pub mod build;
 pub mod compare;
 pub mod exit_code;

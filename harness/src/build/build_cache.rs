@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use super::build_key::BuildKey;
 use super::error::BuildError;
-use crate::variants::{materialize_copy, write_atomic, RenderedFile};
+use crate::atomic_file::write_atomic;
+use crate::variants::{materialize_copy, RenderedFile};
 
 const STAMP: &str = "complete";
 
@@ -67,7 +68,7 @@ impl BuildCache {
     /// Stamps the entry complete (fsynced) after its build succeeded; only then does `lookup` find it.
     pub fn mark_complete(&self, key: &BuildKey) -> Result<(), BuildError> {
         let stamp = self.entry(key).dir.join(STAMP);
-        Ok(write_atomic(&stamp, format!("{key}\n").as_bytes(), None)?)
+        write_atomic(&stamp, format!("{key}\n").as_bytes(), None).map_err(BuildError::io("write", &stamp))
     }
 }
 

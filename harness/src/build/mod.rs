@@ -1,6 +1,7 @@
 //! Build: each variant's declared build command (argv, never a shell string), run in parallel, cached by a
 //! content hash of what was built so an unchanged variant is never rebuilt.
 
+mod build_argv;
 mod build_cache;
 mod build_job;
 mod build_key;
@@ -8,6 +9,7 @@ mod build_report;
 mod error;
 mod toolchain;
 
+pub use build_argv::render_build_argv;
 pub use build_cache::{BuildCache, CachedBuild};
 pub use build_job::{run_build, BuildJob, BuildOutcome};
 pub use build_key::BuildKey;

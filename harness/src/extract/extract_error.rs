@@ -18,6 +18,10 @@ pub enum ExtractError {
     UnreadableLog { log: PathBuf, error: String },
     #[error("derived metric `{metric}`: {error}")]
     Derived { metric: String, error: String },
+    #[error("profile block: {0}")]
+    Profile(#[from] super::profile_block::ProfileError),
+    #[error("profile metric `{metric}`: the selected block (tag `{tag}`) has no phase `{phase}`")]
+    MissingPhase { metric: String, phase: String, tag: String },
     #[error("check failed: `{metric}` is {actual} but should be {expected}")]
     CheckFailed { metric: String, actual: f64, expected: String },
 }

@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::extract_error::ExtractError;
 use super::key_value;
-use crate::spec::{CheckDecl, MetricsDecl, ResultLine};
+use super::profile_block::{parse_profile_blocks, select_block, BlockSelector};
+use crate::spec::{CheckDecl, MetricsDecl, ProfileMetricsDecl, ResultLine};
 
 /// Where a run's output landed.
 #[derive(Debug, Clone)]
@@ -24,14 +25,22 @@ impl RunLogs {
     }
 }
 
+/// How an engine prints: its result line, and the prefix of its phase-profile lines.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineOutput<'a> {
+    pub result: &'a ResultLine,
+    pub profile_prefix: Option<&'a str>,
+}
+
 /// Extracts every metric of `decl` for one run; `params` feed derived expressions and checks.
 pub fn extract_metrics(
     decl: &MetricsDecl,
-    result: &ResultLine,
+    output: EngineOutput<'_>,
     logs: &RunLogs,
     params: &serde_json::Map<String, Value>,
 ) -> Result<BTreeMap<String, f64>, ExtractError> {
     let mut metrics = BTreeMap::new();
+    let result = output.result;
     if !decl.result.is_empty() {
         let log = read(&logs.result_log)?;
         let line = key_value::find_result_line(&log, &result.prefix)
@@ -45,8 +54,34 @@ pub fn extract_metrics(
         let path = logs.for_rank(regex_decl.rank);
         metrics.insert(name.clone(), regex_metric(name, &regex_decl.pattern, &read(path)?, path)?);
     }
+    if let (Some(profile), Some(prefix)) = (&decl.profile, output.profile_prefix) {
+        profile_metrics(profile, prefix, logs, &mut metrics)?;
+    }
     derive(&decl.derived, params, &mut metrics)?;
     Ok(metrics)
+}
+
+/// Phase seconds from the one block the selector picks (never a flat grep across blocks).
+fn profile_metrics(decl: &ProfileMetricsDecl, prefix: &str, logs: &RunLogs, metrics: &mut BTreeMap<String, f64>) -> Result<(), ExtractError> {
+    let rank = match &decl.block {
+        BlockSelector::ByTag { rank, .. } | BlockSelector::Matching { rank, .. } => *rank,
+    };
+    let path = logs.for_rank(Some(rank));
+    let blocks = parse_profile_blocks(&read(path)?, prefix);
+    let result_value = match &decl.block {
+        BlockSelector::Matching { result_key, .. } => metrics.get(result_key).copied(),
+        BlockSelector::ByTag { .. } => None,
+    };
+    let block = select_block(&blocks, &decl.block, result_value)?;
+    for (name, phase) in &decl.phases {
+        let seconds = block.phase_seconds(phase).ok_or_else(|| ExtractError::MissingPhase {
+            metric: name.clone(),
+            phase: phase.clone(),
+            tag: block.tag.clone(),
+        })?;
+        metrics.insert(name.clone(), seconds);
+    }
+    Ok(())
 }
 
 /// The first capture (or the group named `value`) of the last match.
@@ -137,6 +172,10 @@ mod tests {
         ResultLine { prefix: "tpe_result".into(), rank: 0 }
     }
 
+    fn output(result: &ResultLine) -> EngineOutput<'_> {
+        EngineOutput { result, profile_prefix: Some("tpe_phase") }
+    }
+
     #[test]
     fn result_regex_and_derived_metrics_are_extracted() {
         let (_dir, logs) = logs_with("tpe_phase phase=STACK seconds=0.48\ntpe_result rows=512 prefill_seconds=0.5\n");
@@ -144,9 +183,10 @@ mod tests {
             result: vec!["rows".into(), "prefill_seconds".into()],
             regex: [("stack".to_string(), RegexMetricDecl { pattern: r"phase=STACK seconds=(\S+)".into(), rank: None })].into(),
             derived: [("ms_per_row".to_string(), "1000 * prefill_seconds / rows".to_string()), ("twice".to_string(), "2 * ms_per_row".to_string())].into(),
+            profile: None,
         };
         let params = json!({"rows": 512}).as_object().unwrap().clone();
-        let metrics = extract_metrics(&decl, &result_line(), &logs, &params).unwrap();
+        let metrics = extract_metrics(&decl, output(&result_line()), &logs, &params).unwrap();
         assert_eq!(metrics["stack"], 0.48);
         assert!((metrics["ms_per_row"] - 1000.0 * 0.5 / 512.0).abs() < 1e-12);
         assert!((metrics["twice"] - 2.0 * metrics["ms_per_row"]).abs() < 1e-12);
@@ -156,7 +196,7 @@ mod tests {
     fn a_derived_division_by_zero_fails_the_run_instead_of_recording_inf() {
         let (_dir, logs) = logs_with("tpe_result t=0\n");
         let decl = MetricsDecl { result: vec!["t".into()], derived: [("rate".to_string(), "1.0 / t".to_string())].into(), ..Default::default() };
-        let error = extract_metrics(&decl, &result_line(), &logs, &Default::default()).unwrap_err();
+        let error = extract_metrics(&decl, output(&result_line()), &logs, &Default::default()).unwrap_err();
         assert!(matches!(error, ExtractError::NotANumber { .. } | ExtractError::Derived { .. }), "{error}");
     }
 
@@ -164,7 +204,7 @@ mod tests {
     fn a_missing_result_line_names_the_prefix_and_log() {
         let (_dir, logs) = logs_with("segfault\n");
         let decl = MetricsDecl { result: vec!["t".into()], ..Default::default() };
-        let error = extract_metrics(&decl, &result_line(), &logs, &Default::default()).unwrap_err();
+        let error = extract_metrics(&decl, output(&result_line()), &logs, &Default::default()).unwrap_err();
         assert!(error.to_string().starts_with("no result line starting with `tpe_result` in "), "{error}");
     }
 

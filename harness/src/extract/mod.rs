@@ -8,4 +8,4 @@ pub mod profile_block;
 
 pub use extract_error::ExtractError;
 pub use key_value::{find_result_line, finite, number, parse_pairs};
-pub use metric_set::{apply_checks, extract_metrics, RunLogs};
+pub use metric_set::{apply_checks, extract_metrics, EngineOutput, RunLogs};

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::str::FromStr;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The phase name that closes a block.
 const TOTAL: &str = "TOTAL";
@@ -38,7 +38,7 @@ impl ProfileBlock {
 }
 
 /// How a metric declaration picks one block out of a log.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(tag = "select", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum BlockSelector {
     /// The `index`-th block (default: the last) of `rank` carrying `tag`.

@@ -12,4 +12,4 @@ pub use provenance::{version_line, Provenance};
 pub use record_error::RecordError;
 pub use result_table::{run_key, ResultTable, RunKey};
 pub use result_writer::{ResultWriter, RunRow};
-pub use sidecar::write_sidecar;
+pub use sidecar::{read_sidecar, write_sidecar};

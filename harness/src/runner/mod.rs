@@ -1,1 +1,245 @@
-//! runner stage.
+//! Drives a sweep end to end: plan, build, set up, run every planned run, record as it goes.
+//! (hyperfine's scheduler/executor split: `session` runs, this module decides what to run.)
+
+mod dry_run;
+mod prepared_run;
+mod progress;
+mod runner_error;
+mod session;
+mod setup_env;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+pub use dry_run::describe_plan;
+pub use prepared_run::{prepare_run, PreparedRun, VariantSite};
+pub use progress::Progress;
+pub use runner_error::RunnerError;
+pub use session::{run_dir_name, EarlyStop, Session, Tally};
+pub use setup_env::capture_setup_env;
+
+use crate::launch::{BaseEnv, RunEvents};
+use crate::plan::{Plan, PlanOptions, PlannedRun};
+use crate::record::{run_key, Columns, Provenance, ResultTable, ResultWriter, RunKey};
+use crate::spec::Sweep;
+
+/// How `sweep run` was asked to run, already checked.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    pub plan: PlanOptions,
+    pub fail_fast: bool,
+    /// Complete this partial CSV instead of starting a new one.
+    pub resume: Option<PathBuf>,
+    /// Write the CSV here instead of `<results_dir>/<name>/<stamp>.csv`.
+    pub out: Option<PathBuf>,
+    pub results_dir: PathBuf,
+    /// Run the profile's build command first.
+    pub build: bool,
+    /// The command line, for the sidecar.
+    pub command_line: Vec<String>,
+}
+
+/// Where a sweep's files go: `<stem>.csv`, `<stem>.json`, `<stem>.summary.md`, `<stem>/runs/...`.
+#[derive(Debug, Clone)]
+pub struct ResultPaths {
+    pub csv: PathBuf,
+    pub sidecar: PathBuf,
+    pub summary: PathBuf,
+    /// Run directories and build logs.
+    pub logs: PathBuf,
+}
+
+impl ResultPaths {
+    pub fn for_csv(csv: &Path) -> ResultPaths {
+        let stem = csv.with_extension("");
+        ResultPaths {
+            csv: csv.to_path_buf(),
+            sidecar: csv.with_extension("json"),
+            summary: PathBuf::from(format!("{}.summary.md", stem.display())),
+            logs: stem,
+        }
+    }
+
+    /// A new `<results_dir>/<sweep>/<UTC stamp>.csv`.
+    pub fn fresh(results_dir: &Path, sweep: &str) -> ResultPaths {
+        let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace([':', '-'], "");
+        ResultPaths::for_csv(&results_dir.join(sweep).join(format!("{stamp}.csv")))
+    }
+}
+
+/// What a finished (or stopped) sweep left behind.
+#[derive(Debug, Clone)]
+pub struct SweepOutcome {
+    pub paths: ResultPaths,
+    pub tally: Tally,
+    pub stopped: Option<EarlyStop>,
+    /// Runs the plan had that were already in the resumed CSV.
+    pub skipped: usize,
+}
+
+/// The plan of a plain sweep: the declared grid on the engine as built in its own tree.
+pub fn plan_sweep(sweep: &Sweep, options: &RunOptions) -> Result<(Plan, VariantSite), RunnerError> {
+    let mut plan_options = options.plan.clone();
+    if let Some(resume) = &options.resume {
+        plan_options.seed = plan_options.seed.or_else(|| recorded_seed(&ResultPaths::for_csv(resume).sidecar));
+    }
+    let plan = Plan::new(sweep, &[crate::plan::DEFAULT_VARIANT.to_string()], &plan_options)?;
+    let site = VariantSite {
+        name: crate::plan::DEFAULT_VARIANT.to_string(),
+        tree: sweep.engine.tree.clone(),
+        build_dir: sweep.engine.build_dir.clone(),
+        hash: String::new(),
+    };
+    Ok((plan, site))
+}
+
+/// Renders every run once with a stand-in run directory, so a template error stops the sweep
+/// before the first run rather than in the middle.
+pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<(), RunnerError> {
+    let stand_in = Path::new("/nonexistent-run-dir");
+    let mut seen = BTreeSet::new();
+    for run in &plan.runs {
+        if seen.insert(run.setting) {
+            let setting = &plan.settings[run.setting];
+            let site = sites.iter().find(|site| site.name == setting.variant).unwrap_or(&sites[0]);
+            prepare_run(sweep, setting, run.rep, site, stand_in)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs a plain sweep (`sweep run`).
+pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Result<SweepOutcome, RunnerError> {
+    let (plan, mut site) = plan_sweep(sweep, options)?;
+    preflight(sweep, &plan, std::slice::from_ref(&site))?;
+    let paths = result_paths(sweep, options);
+    let (writer, done) = open_results(sweep, &paths, options.resume.is_some())?;
+    if options.build {
+        build_in_tree(sweep, &paths)?;
+    }
+    site.hash = program_hash(sweep, &site);
+    let base_env = base_env(sweep)?;
+    write_sidecar(sweep, &plan, options, &paths, &base_env)?;
+    let todo: Vec<PlannedRun> = plan.runs.iter().filter(|run| !done.contains(&planned_key(&plan, run))).copied().collect();
+    let skipped = plan.runs.len() - todo.len();
+    let mut session = Session {
+        sweep,
+        writer,
+        runs_root: paths.logs.join("runs"),
+        base_env,
+        events,
+        progress: Progress::new(todo.len()),
+        fail_fast: options.fail_fast,
+        tally: Tally::default(),
+        stopped: None,
+    };
+    if skipped > 0 {
+        session.progress.note(&format!("resuming {}: {skipped} runs already recorded, {} to go", paths.csv.display(), todo.len()));
+    }
+    session.run_all(&plan, &todo, &site)?;
+    Ok(SweepOutcome { paths, tally: session.tally, stopped: session.stopped, skipped })
+}
+
+pub fn result_paths(sweep: &Sweep, options: &RunOptions) -> ResultPaths {
+    match (&options.resume, &options.out) {
+        (Some(csv), _) | (None, Some(csv)) => ResultPaths::for_csv(csv),
+        (None, None) => ResultPaths::fresh(&options.results_dir, &sweep.name),
+    }
+}
+
+/// The CSV columns of a sweep.
+pub fn columns(sweep: &Sweep) -> Columns {
+    Columns {
+        params: sweep.params.iter().map(|param| param.name.clone()).collect(),
+        metrics: sweep.metric_names(),
+        toolchains: sweep.engine.toolchain.keys().cloned().collect(),
+    }
+}
+
+/// Opens the result CSV (new, or the one being resumed) and lists the runs it already holds.
+pub fn open_results(sweep: &Sweep, paths: &ResultPaths, resume: bool) -> Result<(ResultWriter, BTreeSet<RunKey>), RunnerError> {
+    let provenance = Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain);
+    if resume {
+        let done = ResultTable::read(&paths.csv)?.recorded_runs();
+        Ok((ResultWriter::append(&paths.csv, columns(sweep), provenance)?, done))
+    } else {
+        Ok((ResultWriter::create(&paths.csv, columns(sweep), provenance)?, BTreeSet::new()))
+    }
+}
+
+/// The resume key a planned run will have once recorded.
+pub fn planned_key(plan: &Plan, run: &PlannedRun) -> RunKey {
+    let setting = &plan.settings[run.setting];
+    (setting.value_texts(), setting.variant.clone(), run.rep, run.warmup)
+}
+
+/// Re-keys an observation read back, for callers comparing against `planned_key`.
+pub fn observed_key(observation: &crate::analyse::Observation) -> RunKey {
+    run_key(observation)
+}
+
+/// The environment ranks start from: captured from the setup script, or inherited.
+pub fn base_env(sweep: &Sweep) -> Result<BaseEnv, RunnerError> {
+    match &sweep.engine.setup {
+        Some(script) => Ok(BaseEnv::Exactly(capture_setup_env(script, &sweep.engine.tree)?)),
+        None => Ok(BaseEnv::Inherit),
+    }
+}
+
+/// Runs the profile's build command in the engine's own tree, logging to `<logs>/build.log`.
+fn build_in_tree(sweep: &Sweep, paths: &ResultPaths) -> Result<(), RunnerError> {
+    let engine = &sweep.engine;
+    if engine.build.is_empty() {
+        return Ok(());
+    }
+    let argv = crate::build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir)
+        .map_err(|error| RunnerError::Build(error.to_string()))?;
+    let job = crate::build::BuildJob {
+        variant: crate::plan::DEFAULT_VARIANT.to_string(),
+        tree: engine.tree.clone(),
+        build_dir: engine.build_dir.clone(),
+        key: crate::build::BuildKey::new(&[], &argv, "", ""),
+        argv,
+        env: Vec::new(),
+    };
+    eprintln!("building: {}", job.argv.join(" "));
+    crate::build::run_build(&job, &paths.logs.join("build.log")).map_err(|error| RunnerError::Build(error.to_string()))?;
+    Ok(())
+}
+
+/// A short content hash of the engine binary, so rows say exactly which build produced them.
+fn program_hash(sweep: &Sweep, site: &VariantSite) -> String {
+    crate::launch::program_path(&sweep.engine, &site.tree, &site.build_dir)
+        .ok()
+        .and_then(|program| std::fs::read(program).ok())
+        .map(|bytes| crate::variants::sha256_hex(&bytes)[..16].to_string())
+        .unwrap_or_default()
+}
+
+/// The seed a resumed sweep was planned with, so its order carries on unchanged.
+fn recorded_seed(sidecar: &Path) -> Option<u64> {
+    crate::record::read_sidecar(sidecar).ok()?.get("seed")?.as_u64()
+}
+
+/// The sidecar: resolved declaration and engine, command line, run environment, seed, versions.
+pub fn write_sidecar(sweep: &Sweep, plan: &Plan, options: &RunOptions, paths: &ResultPaths, base_env: &BaseEnv) -> Result<(), RunnerError> {
+    let environment = match base_env {
+        BaseEnv::Inherit => serde_json::Value::String("inherited".into()),
+        BaseEnv::Exactly(vars) => vars.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect(),
+    };
+    let sidecar = serde_json::json!({
+        "sweep": sweep.decl,
+        "declaration_file": sweep.file(),
+        "engine": sweep.engine,
+        "command_line": options.command_line,
+        "seed": plan.seed,
+        "reps": plan.reps,
+        "settings": plan.settings.iter().map(|s| s.label()).collect::<Vec<_>>(),
+        "base_environment": environment,
+        "provenance": Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain),
+        "sweep_version": env!("CARGO_PKG_VERSION"),
+    });
+    crate::record::write_sidecar(&paths.sidecar, &sidecar)?;
+    Ok(())
+}

@@ -18,6 +18,8 @@ pub enum RunnerError {
     Io { path: PathBuf, error: std::io::Error },
     #[error("setup script {}: {reason}", script.display())]
     Setup { script: PathBuf, reason: String },
+    #[error("build failed: {0}")]
+    Build(String),
     #[error("cannot install signal handlers: {0}")]
     Signals(std::io::Error),
 }
@@ -29,6 +31,10 @@ impl RunnerError {
 
     /// Whether the user's input is at fault (exit 2) rather than the run (exit 1).
     pub fn is_bad_input(&self) -> bool {
-        matches!(self, RunnerError::Spec(_) | RunnerError::Plan(_) | RunnerError::Record(RecordError::NotAResultCsv { .. } | RecordError::BadRow { .. } | RecordError::ResumeMismatch { .. }))
+        match self {
+            RunnerError::Spec(_) | RunnerError::Plan(_) => true,
+            RunnerError::Record(error) => error.is_bad_input(),
+            _ => false,
+        }
     }
 }

@@ -131,7 +131,8 @@ impl Session<'_> {
             .find(|command| command.rank.is_none_or(|rank| rank == engine.result.rank))
             .map_or_else(|| prepared.run_dir.join("output.log"), |command| command.log.clone());
         let logs = RunLogs { result_log, rank_logs };
-        let metrics = extract::extract_metrics(&self.sweep.metrics, &engine.result, &logs, &setting.context())?;
+        let output = extract::EngineOutput { result: &engine.result, profile_prefix: engine.profile_prefix.as_deref() };
+        let metrics = extract::extract_metrics(&self.sweep.metrics, output, &logs, &setting.context())?;
         extract::apply_checks(&self.sweep.checks, &metrics, &prepared.context)?;
         Ok(metrics)
     }

@@ -18,7 +18,7 @@ pub use param_value::{Param, ParamValue};
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError};
 pub use sweep::Sweep;
-pub use sweep_decl::{AnalysisDecl, CheckDecl, InputDecl, MetricsDecl, RegexMetricDecl, RepsDecl, RunDecl, RunOrder, SweepDecl};
+pub use sweep_decl::{AblationDecl, AnalysisDecl, CheckDecl, Isolation, ProfileMetricsDecl, TemplateDecl, InputDecl, MetricsDecl, RegexMetricDecl, RepsDecl, RunDecl, RunOrder, SweepDecl};
 
 use crate::analyse::AnalysisConfig;
 
@@ -34,6 +34,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::zip_groups(&source, &decl.zip, &params)?;
     validate::reps(&source, &decl.reps)?;
     validate::metrics(&source, &decl.metrics, &params)?;
+    validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;
     validate::checks(&source, &decl.checks, &decl.metrics)?;
     validate::inputs(&source, &decl.inputs)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
@@ -53,7 +54,8 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     })
 }
 
-fn analysis_config(decl: &AnalysisDecl) -> AnalysisConfig {
+/// The analysis questions of a declaration (also read back from sidecars).
+pub fn analysis_config(decl: &AnalysisDecl) -> AnalysisConfig {
     AnalysisConfig {
         primary: decl.primary.clone(),
         direction: decl.direction,

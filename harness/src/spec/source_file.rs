@@ -54,18 +54,21 @@ impl SourceFile {
         let mut table = Some(document.get_ref());
         for segment in split_key_path(key) {
             let next = match (segment, table, value) {
-                (Segment::Key(name), Some(table), _) => {
-                    let (name_span, found) =
-                        table.iter().find(|(k, _)| k.get_ref() == name).map(|(k, v)| (k.span(), v))?;
-                    span = name_span;
-                    found
-                }
-                (Segment::Index(index), _, Some(DeValue::Array(array))) => {
-                    let found = array.get(index)?;
-                    span = found.span();
-                    found
-                }
-                _ => return Some(line_of_offset(&self.text, span.start)),
+                (Segment::Key(name), Some(table), _) => match table.iter().find(|(k, _)| k.get_ref() == name) {
+                    Some((key, found)) => {
+                        span = key.span();
+                        found
+                    }
+                    None => break,
+                },
+                (Segment::Index(index), _, Some(DeValue::Array(array))) => match array.get(index) {
+                    Some(found) => {
+                        span = found.span();
+                        found
+                    }
+                    None => break,
+                },
+                _ => break,
             };
             value = Some(next.get_ref());
             table = next.get_ref().as_table();

@@ -35,6 +35,7 @@ impl Sweep {
     pub fn metric_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.metrics.result.clone();
         names.extend(self.metrics.regex.keys().cloned());
+        names.extend(self.metrics.profile.iter().flat_map(|profile| profile.phases.keys().cloned()));
         names.extend(self.metrics.derived.keys().cloned());
         names
     }

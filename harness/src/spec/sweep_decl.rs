@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::engine_profile::EngineOverrides;
 use crate::analyse::Direction;
+use crate::extract::profile_block::BlockSelector;
+use crate::variants::Design;
 
 /// The order runs are scheduled in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
@@ -96,6 +98,66 @@ pub struct MetricsDecl {
     /// Name -> expression over other metrics, e.g. `1000 * prefill_seconds / rows`.
     #[serde(default)]
     pub derived: BTreeMap<String, String>,
+    /// Phase seconds from one phase-profile block of each run.
+    #[serde(default)]
+    pub profile: Option<ProfileMetricsDecl>,
+}
+
+/// Metrics read from the engine's phase profile: which block, and which phases become metrics.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileMetricsDecl {
+    /// e.g. `{ select = "matching", rank = 0, phase = "STACK", result_key = "prefill_seconds", within = 0.05 }`
+    pub block: BlockSelector,
+    /// Metric name -> phase name, e.g. `gated_delta = "gated_delta"`, `stack = "STACK.r"`.
+    pub phases: BTreeMap<String, String>,
+}
+
+/// How kernel variants are kept apart from each other and from the user's tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Isolation {
+    /// Each variant builds in its own copy of the tree; variants interleave at run time.
+    #[default]
+    Copy,
+    /// Render into the real tree, build, run that variant's reps, restore; for trees too large to copy.
+    InPlace,
+}
+
+/// A handlebars template and the engine source it renders.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TemplateDecl {
+    /// Relative to the sweep file.
+    pub template: String,
+    /// Relative to the engine tree.
+    pub target: String,
+}
+
+/// `[ablation]`: the instruction groups a kernel template can remove, and how to run the variants.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AblationDecl {
+    pub groups: Vec<String>,
+    #[serde(default)]
+    pub design: Design,
+    #[serde(default)]
+    pub isolation: Isolation,
+    /// The interaction may be this fraction of the all-groups delta and still count as additive.
+    #[serde(default = "default_tolerance")]
+    pub tolerance: f64,
+    pub templates: Vec<TemplateDecl>,
+    /// Top-level entries of the tree not copied for copy isolation (build outputs).
+    #[serde(default = "default_exclude")]
+    pub exclude: Vec<String>,
+}
+
+fn default_tolerance() -> f64 {
+    0.05
+}
+
+fn default_exclude() -> Vec<String> {
+    vec!["build".to_string()]
 }
 
 /// A run fails unless a metric equals a value (a template over params), e.g. reported rows == `{{rows}}`.
@@ -149,4 +211,6 @@ pub struct SweepDecl {
     #[serde(default)]
     pub checks: Vec<CheckDecl>,
     pub analysis: AnalysisDecl,
+    #[serde(default)]
+    pub ablation: Option<AblationDecl>,
 }

@@ -88,6 +88,7 @@ pub fn metrics(source: &SourceFile, metrics: &MetricsDecl, params: &[Param]) -> 
         .enumerate()
         .map(|(i, name)| (format!("metrics.result[{i}]"), name))
         .chain(metrics.regex.keys().map(|name| (format!("metrics.regex.{name}"), name)))
+        .chain(metrics.profile.iter().flat_map(|p| p.phases.keys().map(|name| (format!("metrics.profile.phases.{name}"), name))))
         .chain(metrics.derived.keys().map(|name| (format!("metrics.derived.{name}"), name)));
     for (key, name) in declared {
         if !names.insert(name.as_str()) {
@@ -206,7 +207,27 @@ pub fn engine(profile_source: &SourceFile, sweep: &SourceFile, profile: &EngineP
 }
 
 fn is_metric(metrics: &MetricsDecl, name: &str) -> bool {
-    metrics.result.iter().any(|m| m == name) || metrics.regex.contains_key(name) || metrics.derived.contains_key(name)
+    metrics.result.iter().any(|m| m == name)
+        || metrics.regex.contains_key(name)
+        || metrics.derived.contains_key(name)
+        || metrics.profile.as_ref().is_some_and(|profile| profile.phases.contains_key(name))
+}
+
+/// Profile metrics need the engine's profile prefix and, to match a block, the result key they match.
+pub fn profile_metrics(source: &SourceFile, metrics: &MetricsDecl, profile_prefix: Option<&str>) -> Result<(), SpecError> {
+    let Some(profile) = &metrics.profile else { return Ok(()) };
+    if profile_prefix.is_none() {
+        return Err(source.error_at("metrics.profile", "the engine profile sets no `profile_prefix`, so phase-profile lines cannot be found"));
+    }
+    if profile.phases.is_empty() {
+        return Err(source.error_at("metrics.profile.phases", "no phases: map metric names to phase names"));
+    }
+    if let crate::extract::profile_block::BlockSelector::Matching { result_key, .. } = &profile.block {
+        if !metrics.result.contains(result_key) {
+            return Err(source.error_at("metrics.profile.block", format!("`{result_key}` must also be listed in metrics.result to match blocks against it")));
+        }
+    }
+    Ok(())
 }
 
 fn template_syntax(source: &SourceFile, key: &str, text: &str) -> Result<(), SpecError> {

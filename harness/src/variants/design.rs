@@ -1,9 +1,9 @@
 //! `Design`: which subsets of the ablation groups become variants, and what each is called.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// How the ablation groups expand into variants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Design {
     /// Every subset of the groups (2^k variants): needed to measure interactions.

@@ -42,3 +42,13 @@ impl VariantError {
         move |source| VariantError::Io { action, path, source }
     }
 }
+
+impl VariantError {
+    /// Whether the templates or declaration are at fault (exit 2) rather than the machine (exit 1).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            VariantError::Template { .. } | VariantError::UnknownGroup { .. } | VariantError::OutsideTree { .. } | VariantError::Stale { .. }
+        )
+    }
+}

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::atomic_file::write_atomic;
+use crate::atomic_file::write_atomic;
 use super::error::VariantError;
 use super::journal::Journal;
 use super::recovery::restore_under_lock;
@@ -43,7 +43,8 @@ impl InPlaceSession {
                     reason: "the target was not saved when the session began".to_string(),
                 });
             }
-            write_atomic(&self.tree.join(&relative), file.text.as_bytes(), None)?;
+            let path = self.tree.join(&relative);
+            write_atomic(&path, file.text.as_bytes(), None).map_err(VariantError::io("write", &path))?;
         }
         Ok(())
     }

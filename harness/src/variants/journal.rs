@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::atomic_file::{sync_dir, write_atomic};
+use crate::atomic_file::{sync_dir, write_atomic};
 use super::error::VariantError;
 use super::tree_lock::STATE_DIR;
 
@@ -43,13 +43,13 @@ impl Journal {
             .enumerate()
             .map(|(index, target)| save_original(tree, target, &originals, index))
             .collect::<Result<Vec<_>, _>>()?;
-        sync_dir(&originals)?;
+        sync_dir(&originals).map_err(VariantError::io("fsync", &originals))?;
         let journal = Journal { pid: std::process::id(), entries };
         let text = serde_json::to_vec_pretty(&journal).map_err(|error| VariantError::Journal {
             path: journal_path(tree),
             reason: error.to_string(),
         })?;
-        write_atomic(&journal_path(tree), &text, None)?;
+        write_atomic(&journal_path(tree), &text, None).map_err(VariantError::io("write", journal_path(tree)))?;
         Ok(journal)
     }
 
@@ -74,7 +74,7 @@ impl Journal {
         }
         let journal = journal_path(tree);
         fs::remove_file(&journal).map_err(VariantError::io("remove", &journal))?;
-        sync_dir(&tree.join(STATE_DIR))?;
+        sync_dir(&tree.join(STATE_DIR)).map_err(VariantError::io("fsync", tree.join(STATE_DIR)))?;
         let originals = originals_dir(tree);
         fs::remove_dir_all(&originals).map_err(VariantError::io("remove", &originals))
     }
@@ -105,7 +105,7 @@ fn restore_entry(tree: &Path, entry: &JournalEntry) -> Result<(), VariantError> 
         return Ok(());
     }
     let permissions = fs::metadata(&saved).map_err(VariantError::io("stat", &saved))?.permissions();
-    write_atomic(&target, &bytes, Some(permissions))
+    write_atomic(&target, &bytes, Some(permissions)).map_err(VariantError::io("restore", &target))
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {

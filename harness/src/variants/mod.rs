@@ -1,7 +1,6 @@
 //! Variants: which ablation subsets exist, how their sources are rendered, and how they are isolated
 //! (a private copy of the engine tree, or in place under a lock and a journal that always restores).
 
-mod atomic_file;
 mod context;
 mod copy_isolation;
 mod design;
@@ -14,12 +13,12 @@ mod template_target;
 mod tree_lock;
 mod tree_walk;
 
-pub(crate) use atomic_file::write_atomic;
 pub use context::variant_context;
 pub use copy_isolation::{materialize_copy, tree_fingerprint};
 pub use design::{design_variants, Design, VariantDef};
 pub use error::VariantError;
 pub use in_place_session::InPlaceSession;
+pub use journal::sha256_hex;
 pub use recovery::{recover_in_place, Recovery};
 pub use rendered_file::{render_variant, RenderedFile};
 pub use template_target::{check_fresh, resolve_target, TemplateTarget};

@@ -16,6 +16,19 @@ pub struct Recovery {
     pub restored: Vec<PathBuf>,
 }
 
+impl std::fmt::Display for Recovery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let files: Vec<String> = self.restored.iter().map(|path| path.display().to_string()).collect();
+        write!(
+            f,
+            "restored {} file(s) from an interrupted in-place ablation (pid {}): {}",
+            files.len(),
+            self.pid,
+            files.join(", ")
+        )
+    }
+}
+
 /// Restores the tree from a journal left by a dead sweep; `None` when there is nothing to recover and
 /// `Locked` when a live sweep holds the tree (its journal is its own business).
 pub fn recover_in_place(tree: &Path) -> Result<Option<Recovery>, VariantError> {

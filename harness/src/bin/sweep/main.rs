@@ -1,1 +1,18 @@
-fn main() {}
+//! The `sweep` command line: parse arguments, run the command, map the outcome to an exit code.
+
+mod ablate_command;
+mod args;
+mod check_command;
+mod compare_command;
+mod exit_status;
+mod report_command;
+mod restore_command;
+mod run_command;
+mod summary;
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let cli = args::Cli::parse();
+    exit_status::finish(args::dispatch(cli))
+}

@@ -1,14 +1,13 @@
 //! Crash-safe file writes: a reader (or a recovery after SIGKILL) sees the old bytes or the new, never half.
+//! Used for rendered sources, the in-place journal, build stamps, sidecars and summaries.
 
 use std::fs::{self, File, Permissions};
 use std::io::Write;
 use std::path::Path;
 
-use super::error::VariantError;
-
 /// Writes `bytes` to `path` via a temporary file in the same directory, fsync and rename, then fsyncs the
 /// directory so the rename itself survives a power cut. `permissions` defaults to the existing file's.
-pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>) -> Result<(), VariantError> {
+pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
     let dir = parent_of(path);
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.sweep-tmp.{}", std::process::id()));
@@ -16,19 +15,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>)
         Some(p) => Some(p),
         None => fs::metadata(path).ok().map(|m| m.permissions()),
     };
-    let mut file = File::create(&tmp).map_err(VariantError::io("create", &tmp))?;
-    file.write_all(bytes).map_err(VariantError::io("write", &tmp))?;
+    let mut file = File::create(&tmp)?;
+    file.write_all(bytes)?;
     if let Some(permissions) = permissions {
-        file.set_permissions(permissions).map_err(VariantError::io("set the mode of", &tmp))?;
+        file.set_permissions(permissions)?;
     }
-    file.sync_all().map_err(VariantError::io("fsync", &tmp))?;
-    fs::rename(&tmp, path).map_err(VariantError::io("rename into place", path))?;
+    file.sync_all()?;
+    fs::rename(&tmp, path)?;
     sync_dir(dir)
 }
 
 /// Fsyncs a directory so entries created, renamed or removed in it are durable.
-pub fn sync_dir(dir: &Path) -> Result<(), VariantError> {
-    File::open(dir).and_then(|d| d.sync_all()).map_err(VariantError::io("fsync the directory", dir))
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    File::open(dir).and_then(|d| d.sync_all())
 }
 
 fn parent_of(path: &Path) -> &Path {

@@ -1,0 +1,149 @@
+//! The command-line definition (clap derive). It holds no logic: each command turns its arguments
+//! into a checked configuration before any work starts.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(name = "sweep", version, about = "Declared parameter sweeps and kernel ablations of tensor-parallel inference engines")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a declared sweep: interleaved reps, metrics to CSV, summary.
+    Run(RunArgs),
+    /// Render, build and run every variant of a kernel ablation; check additivity.
+    Ablate(AblateArgs),
+    /// Compare two result CSVs of the same sweep (e.g. two toolchain versions).
+    Compare(CompareArgs),
+    /// Write the summary of a finished result CSV again.
+    Report(ReportArgs),
+    /// Validate declarations and templates without running anything.
+    Check(CheckArgs),
+    /// Restore an engine tree left rendered by an interrupted in-place ablation.
+    Restore(RestoreArgs),
+}
+
+/// Options shared by `run` and `ablate`.
+#[derive(Debug, Args)]
+pub struct ExecutionArgs {
+    /// Print the settings, the order and each rank's exact command, then exit.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Override the declared number of reps.
+    #[arg(long)]
+    pub reps: Option<u32>,
+    /// Stop at the first failed run (or build).
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Override the declared shuffle seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Where result folders go.
+    #[arg(long, default_value = "results")]
+    pub results_dir: PathBuf,
+    /// Write the CSV here instead of <results-dir>/<sweep>/<stamp>.csv.
+    #[arg(long, value_name = "CSV")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The sweep declaration (TOML).
+    pub spec: PathBuf,
+    #[command(flatten)]
+    pub execution: ExecutionArgs,
+    /// Complete a partial CSV of this sweep: runs already recorded are skipped.
+    #[arg(long, value_name = "CSV", conflicts_with = "out")]
+    pub resume: Option<PathBuf>,
+    /// Only settings whose parameter KEY has VALUE (repeatable; all must match).
+    #[arg(long = "filter", value_name = "KEY=VALUE")]
+    pub filters: Vec<String>,
+    /// Run only reps I, I+N, ... (1-based) so N machines share a sweep; shards merge by concatenation.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Do not run the engine profile's build command first.
+    #[arg(long)]
+    pub no_build: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IsolationArg {
+    Copy,
+    InPlace,
+}
+
+#[derive(Debug, Args)]
+pub struct AblateArgs {
+    /// A name (sweeps/<name>.toml) or a path to the ablation declaration.
+    pub ablation: String,
+    #[command(flatten)]
+    pub execution: ExecutionArgs,
+    /// Override the declared isolation.
+    #[arg(long, value_enum)]
+    pub isolation: Option<IsolationArg>,
+    /// Parallel variant builds (copy isolation); default: the number of cores.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DirectionArg {
+    Higher,
+    Lower,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The reference results (e.g. CANN 8).
+    pub a: PathBuf,
+    /// The candidate results (e.g. CANN 9).
+    pub b: PathBuf,
+    /// The metric to compare; default: the primary metric in A's sidecar.
+    #[arg(long)]
+    pub metric: Option<String>,
+    /// Which way is better; default: from A's sidecar.
+    #[arg(long, value_enum)]
+    pub direction: Option<DirectionArg>,
+    /// Smallest relative change that counts as a regression.
+    #[arg(long, default_value_t = 0.02)]
+    pub threshold: f64,
+    /// Significance level of the Welch test.
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A result CSV written by `sweep run` or `sweep ablate` (its JSON sidecar must sit beside it).
+    pub csv: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Sweep declarations to validate.
+    #[arg(required = true)]
+    pub specs: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The engine tree to restore.
+    pub tree: PathBuf,
+}
+
+/// Runs the chosen command; the exit code comes back as `Ok` when the command itself decided it.
+pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Run(args) => crate::run_command::run(args),
+        Command::Ablate(args) => crate::ablate_command::ablate(args),
+        Command::Compare(args) => crate::compare_command::compare(args),
+        Command::Report(args) => crate::report_command::report(args),
+        Command::Check(args) => crate::check_command::check(args),
+        Command::Restore(args) => crate::restore_command::restore(args),
+    }
+}

@@ -1,0 +1,27 @@
+//! `sweep restore`, and the restore every command does first on a tree an interrupted in-place
+//! ablation left rendered.
+
+use std::path::Path;
+
+use sweep::exit_code;
+use sweep::variants::recover_in_place;
+
+use crate::args::RestoreArgs;
+
+pub fn restore(args: RestoreArgs) -> anyhow::Result<u8> {
+    if !restore_if_interrupted(&args.tree)? {
+        eprintln!("{}: nothing to restore", args.tree.display());
+    }
+    Ok(exit_code::SUCCESS as u8)
+}
+
+/// Restores `tree` from a journal left by a killed in-place ablation; says so when it did.
+pub fn restore_if_interrupted(tree: &Path) -> anyhow::Result<bool> {
+    match recover_in_place(tree)? {
+        Some(recovery) => {
+            eprintln!("{recovery}");
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}

@@ -1,0 +1,70 @@
+//! `sweep run`: a declared sweep from plan to summary.
+
+use anyhow::Context;
+use sweep::exit_code;
+use sweep::launch::RunEvents;
+use sweep::plan::{parse_shard, PlanOptions};
+use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome};
+use sweep::spec;
+
+use crate::args::RunArgs;
+use crate::restore_command::restore_if_interrupted;
+use crate::summary;
+
+pub fn run(args: RunArgs) -> anyhow::Result<u8> {
+    let sweep = spec::load_sweep(&args.spec)?;
+    let options = run_options(&args)?;
+    restore_if_interrupted(&sweep.engine.tree)?;
+    if args.execution.dry_run {
+        let (plan, site) = runner::plan_sweep(&sweep, &options)?;
+        let paths = runner::result_paths(&sweep, &options);
+        print!("{}", runner::describe_plan(&sweep, &plan, &[site], &paths.logs.join("runs"))?);
+        return Ok(exit_code::SUCCESS as u8);
+    }
+    let events = RunEvents::install().context("cannot install signal handlers")?;
+    let outcome = runner::run_sweep(&sweep, &options, &events)?;
+    let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
+    let text = summary::write_run_summary(&outcome.paths, &sweep.analysis, &title)?;
+    println!("{text}");
+    Ok(finish_message(&outcome))
+}
+
+/// The checked form of the command line.
+fn run_options(args: &RunArgs) -> anyhow::Result<RunOptions> {
+    let execution = &args.execution;
+    Ok(RunOptions {
+        plan: PlanOptions {
+            reps: execution.reps,
+            filters: args.filters.clone(),
+            shard: args.shard.as_deref().map(parse_shard).transpose()?,
+            seed: execution.seed,
+        },
+        fail_fast: execution.fail_fast,
+        resume: args.resume.clone(),
+        out: execution.out.clone(),
+        results_dir: execution.results_dir.clone(),
+        build: !args.no_build,
+        command_line: std::env::args().collect(),
+    })
+}
+
+/// Says where everything is and picks the exit code: 130 interrupted, 1 if a run failed.
+pub fn finish_message(outcome: &SweepOutcome) -> u8 {
+    let paths = &outcome.paths;
+    eprintln!("results: {}  (sidecar {}, summary {}, logs {})", paths.csv.display(), paths.sidecar.display(), paths.summary.display(), paths.logs.display());
+    match outcome.stopped {
+        Some(EarlyStop::Interrupted { signal }) => {
+            eprintln!("interrupted by signal {signal}: {} finished runs are kept; `--resume {}` completes the sweep", outcome.tally.recorded, paths.csv.display());
+            exit_code::INTERRUPTED as u8
+        }
+        Some(EarlyStop::FailFast) => {
+            eprintln!("stopped at the first failed run (--fail-fast)");
+            exit_code::CHECK_FAILED as u8
+        }
+        None if outcome.tally.failed > 0 => {
+            eprintln!("{} of {} runs failed", outcome.tally.failed, outcome.tally.recorded);
+            exit_code::CHECK_FAILED as u8
+        }
+        None => exit_code::SUCCESS as u8,
+    }
+}
