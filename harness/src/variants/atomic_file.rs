@@ -2,7 +2,7 @@
 
 use std::fs::{self, File, Permissions};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::error::VariantError;
 
@@ -10,8 +10,7 @@ use super::error::VariantError;
 /// directory so the rename itself survives a power cut. `permissions` defaults to the existing file's.
 pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>) -> Result<(), VariantError> {
     let dir = parent_of(path);
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.sweep-tmp.{}", std::process::id()));
+    let tmp = temp_path(path);
     let permissions = match permissions {
         Some(p) => Some(p),
         None => fs::metadata(path).ok().map(|m| m.permissions()),
@@ -24,6 +23,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>)
     file.sync_all().map_err(VariantError::io("fsync", &tmp))?;
     fs::rename(&tmp, path).map_err(VariantError::io("rename into place", path))?;
     sync_dir(dir)
+}
+
+/// The temporary sibling `write_atomic` stages `path` in. The name is fixed (writers of one path are
+/// serialised by the tree lock or by owning the directory) so a recovery can remove one left by a SIGKILL.
+pub fn temp_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    parent_of(path).join(format!(".{name}.sweep-tmp"))
+}
+
+/// Removes a temporary sibling left by a write that was killed before its rename.
+pub fn remove_stale_temp(path: &Path) -> Result<(), VariantError> {
+    let tmp = temp_path(path);
+    match fs::remove_file(&tmp) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            Err(VariantError::Io { action: "remove the stale temporary file", path: tmp, source: error })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Fsyncs a directory so entries created, renamed or removed in it are durable.
@@ -54,5 +71,15 @@ mod tests {
         assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o755);
         let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "temporary file left behind");
+    }
+
+    #[test]
+    fn stale_temporary_file_is_removed_and_absence_is_fine() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gd.cpp");
+        fs::write(temp_path(&path), "half a rend").unwrap();
+        remove_stale_temp(&path).unwrap();
+        assert!(!temp_path(&path).exists());
+        remove_stale_temp(&path).unwrap();
     }
 }

@@ -125,6 +125,8 @@ mod tests {
         assert_eq!(fs::read_to_string(tree.join("kernels/run.sh")).unwrap(), "#!/bin/sh\n");
         assert_eq!(fs::metadata(tree.join("kernels/run.sh")).unwrap().permissions().mode() & 0o777, 0o755);
         assert!(!tree.join(".sweep-inplace").exists(), "sweep state left in the tree");
+        let names: Vec<_> = fs::read_dir(tree.join("kernels")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 2, "stray files in the tree: {names:?}");
     }
 
     #[test]
@@ -193,6 +195,33 @@ mod tests {
         std::mem::forget(session);
         let mut again = InPlaceSession::begin(tree.path(), &targets()).unwrap();
         again.restore().unwrap();
+        assert_original(tree.path());
+    }
+
+    #[test]
+    fn crash_mid_write_leaves_no_temporary_file_after_recovery() {
+        let tree = engine_tree();
+        let mut session = InPlaceSession::begin(tree.path(), &targets()).unwrap();
+        session.apply(&ablated()[..1]).unwrap();
+        // Killed inside write_atomic for run.sh: its temporary sibling exists, the rename never happened.
+        fs::write(tree.path().join("kernels/.run.sh.sweep-tmp"), "#!/bin/sh\nex").unwrap();
+        drop(session.lock.take());
+        std::mem::forget(session);
+        recover_in_place(tree.path()).unwrap().expect("a journal to recover");
+        assert_original(tree.path());
+        assert!(!tree.path().join("kernels/.run.sh.sweep-tmp").exists());
+    }
+
+    #[test]
+    fn crash_before_the_journal_was_written_leaves_nothing_after_recovery() {
+        let tree = engine_tree();
+        let state = tree.path().join(".sweep-inplace");
+        // Killed while saving originals: lock file, a partial originals dir and a half-written journal.
+        fs::create_dir_all(state.join("originals")).unwrap();
+        fs::write(state.join("originals/0.orig"), "// ABLATE").unwrap();
+        fs::write(state.join(".journal.json.sweep-tmp"), "{\"pid\":").unwrap();
+        fs::write(state.join("lock"), "12345\n").unwrap();
+        assert_eq!(recover_in_place(tree.path()).unwrap(), None);
         assert_original(tree.path());
     }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::atomic_file::{sync_dir, write_atomic};
+use super::atomic_file::{remove_stale_temp, sync_dir, write_atomic};
 use super::error::VariantError;
 use super::tree_lock::STATE_DIR;
 
@@ -32,11 +32,9 @@ pub struct JournalEntry {
 impl Journal {
     /// Saves the original bytes of each target (fsynced), then writes the journal; targets are untouched.
     pub fn save(tree: &Path, targets: &[PathBuf]) -> Result<Journal, VariantError> {
-        let originals = originals_dir(tree);
         // No journal exists (the caller recovered first), so leftovers are from a crash before the journal.
-        if originals.exists() {
-            fs::remove_dir_all(&originals).map_err(VariantError::io("remove stale", &originals))?;
-        }
+        Journal::discard_leftovers(tree)?;
+        let originals = originals_dir(tree);
         fs::create_dir_all(&originals).map_err(VariantError::io("create", &originals))?;
         let entries = targets
             .iter()
@@ -45,10 +43,8 @@ impl Journal {
             .collect::<Result<Vec<_>, _>>()?;
         sync_dir(&originals)?;
         let journal = Journal { pid: std::process::id(), entries };
-        let text = serde_json::to_vec_pretty(&journal).map_err(|error| VariantError::Journal {
-            path: journal_path(tree),
-            reason: error.to_string(),
-        })?;
+        let text = serde_json::to_vec_pretty(&journal)
+            .map_err(|error| VariantError::Journal { path: journal_path(tree), reason: error.to_string() })?;
         write_atomic(&journal_path(tree), &text, None)?;
         Ok(journal)
     }
@@ -75,8 +71,20 @@ impl Journal {
         let journal = journal_path(tree);
         fs::remove_file(&journal).map_err(VariantError::io("remove", &journal))?;
         sync_dir(&tree.join(STATE_DIR))?;
+        Journal::discard_leftovers(tree)
+    }
+
+    /// With no journal on disk: removes saved originals and a half-written journal left by a sweep killed
+    /// before its journal existed (its targets were never touched).
+    pub fn discard_leftovers(tree: &Path) -> Result<(), VariantError> {
         let originals = originals_dir(tree);
-        fs::remove_dir_all(&originals).map_err(VariantError::io("remove", &originals))
+        match fs::remove_dir_all(&originals) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                return Err(VariantError::Io { action: "remove", path: originals, source: error })
+            }
+            _ => {}
+        }
+        remove_stale_temp(&journal_path(tree))
     }
 }
 
@@ -87,15 +95,15 @@ fn save_original(tree: &Path, target: &Path, originals: &Path, index: usize) -> 
     // fs::copy keeps the mode; the restore copies it back with the bytes.
     fs::copy(&source, &saved_path).map_err(VariantError::io("save the original of", &source))?;
     let bytes = fs::read(&saved_path).map_err(VariantError::io("read", &saved_path))?;
-    fs::File::open(&saved_path)
-        .and_then(|file| file.sync_all())
-        .map_err(VariantError::io("fsync", &saved_path))?;
+    fs::File::open(&saved_path).and_then(|file| file.sync_all()).map_err(VariantError::io("fsync", &saved_path))?;
     Ok(JournalEntry { target: target.to_path_buf(), saved, sha256: sha256_hex(&bytes) })
 }
 
 fn restore_entry(tree: &Path, entry: &JournalEntry) -> Result<(), VariantError> {
     let saved = originals_dir(tree).join(&entry.saved);
     let target = tree.join(&entry.target);
+    // A write killed before its rename leaves a temporary sibling; the target itself is still whole.
+    remove_stale_temp(&target)?;
     let bytes = fs::read(&saved).map_err(VariantError::io("read the saved original", &saved))?;
     let actual = sha256_hex(&bytes);
     if actual != entry.sha256 {
