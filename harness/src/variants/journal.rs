@@ -31,7 +31,18 @@ pub struct JournalEntry {
 
 impl Journal {
     /// Saves the original bytes of each target (fsynced), then writes the journal; targets are untouched.
+    /// All or nothing: on failure the journal and saved copies are removed again (no target was touched).
     pub fn save(tree: &Path, targets: &[PathBuf]) -> Result<Journal, VariantError> {
+        let saved = Journal::save_all(tree, targets);
+        if saved.is_err() {
+            // Best effort: the save error is the one worth reporting, and a leftover is cleaned next time.
+            let _ = fs::remove_file(journal_path(tree));
+            let _ = Journal::discard_leftovers(tree);
+        }
+        saved
+    }
+
+    fn save_all(tree: &Path, targets: &[PathBuf]) -> Result<Journal, VariantError> {
         // No journal exists (the caller recovered first), so leftovers are from a crash before the journal.
         Journal::discard_leftovers(tree)?;
         let originals = originals_dir(tree);
