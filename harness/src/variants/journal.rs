@@ -127,7 +127,7 @@ fn restore_entry(tree: &Path, entry: &JournalEntry) -> Result<(), VariantError> 
     write_atomic(&target, &bytes, Some(permissions))
 }
 
-pub fn sha256_hex(bytes: &[u8]) -> String {
+fn sha256_hex(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
 }
 
