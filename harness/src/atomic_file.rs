@@ -3,14 +3,13 @@
 
 use std::fs::{self, File, Permissions};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` via a temporary file in the same directory, fsync and rename, then fsyncs the
 /// directory so the rename itself survives a power cut. `permissions` defaults to the existing file's.
 pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
     let dir = parent_of(path);
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.sweep-tmp.{}", std::process::id()));
+    let tmp = temp_path(path);
     let permissions = match permissions {
         Some(p) => Some(p),
         None => fs::metadata(path).ok().map(|m| m.permissions()),
@@ -23,6 +22,21 @@ pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>)
     file.sync_all()?;
     fs::rename(&tmp, path)?;
     sync_dir(dir)
+}
+
+/// The temporary sibling `write_atomic` stages `path` in. The name is fixed (writers of one path are
+/// serialised by the tree lock or by owning the directory) so a recovery can remove one left by a SIGKILL.
+pub fn temp_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    parent_of(path).join(format!(".{name}.sweep-tmp"))
+}
+
+/// Removes a temporary sibling left by a write that was killed before its rename.
+pub fn remove_stale_temp(path: &Path) -> std::io::Result<()> {
+    match fs::remove_file(temp_path(path)) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
+        _ => Ok(()),
+    }
 }
 
 /// Fsyncs a directory so entries created, renamed or removed in it are durable.
@@ -53,5 +67,15 @@ mod tests {
         assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o755);
         let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "temporary file left behind");
+    }
+
+    #[test]
+    fn stale_temporary_file_is_removed_and_absence_is_fine() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gd.cpp");
+        fs::write(temp_path(&path), "half a rend").unwrap();
+        remove_stale_temp(&path).unwrap();
+        assert!(!temp_path(&path).exists());
+        remove_stale_temp(&path).unwrap();
     }
 }

@@ -19,11 +19,15 @@ pub struct BuildReport {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum BuildStatus {
-    Built { seconds: f64 },
+    Built {
+        seconds: f64,
+    },
     /// A completed build with the same key existed (or another variant in this batch had the same key).
     Cached,
     /// The full error sentence; for a compiler failure it ends with the log's tail.
-    Failed { error: String },
+    Failed {
+        error: String,
+    },
 }
 
 /// Builds every job whose key is not cached, `parallelism` at a time (0 = available cores); a failure does
@@ -42,9 +46,8 @@ pub fn build_all(
     // Two jobs with one key would build into one cache entry at once: build the first, reuse it for the rest.
     let mut first_of_key: HashMap<BuildKey, usize> = HashMap::new();
     let firsts: Vec<usize> = (0..jobs.len()).filter(|&i| *first_of_key.entry(jobs[i].key).or_insert(i) == i).collect();
-    let built: HashMap<usize, BuildStatus> = pool.install(|| {
-        firsts.par_iter().map(|&i| (i, finish(&jobs[i], build_one(&jobs[i], cache), &on_done))).collect()
-    });
+    let built: HashMap<usize, BuildStatus> = pool
+        .install(|| firsts.par_iter().map(|&i| (i, finish(&jobs[i], build_one(&jobs[i], cache), &on_done))).collect());
     Ok(jobs
         .iter()
         .enumerate()
@@ -67,8 +70,8 @@ fn build_one(job: &BuildJob, cache: &BuildCache) -> BuildStatus {
     if cache.lookup(&job.key).is_some() {
         return BuildStatus::Cached;
     }
-    let built = run_build(job, &cache.entry(&job.key).log)
-        .and_then(|outcome| cache.mark_complete(&job.key).map(|()| outcome));
+    let built =
+        run_build(job, &cache.entry(&job.key).log).and_then(|outcome| cache.mark_complete(&job.key).map(|()| outcome));
     match built {
         Ok(outcome) => BuildStatus::Built { seconds: outcome.seconds },
         Err(error) => BuildStatus::Failed { error: error.to_string() },

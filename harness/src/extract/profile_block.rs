@@ -156,9 +156,8 @@ pub fn select_block<'a>(
         BlockSelector::ByTag { tag, rank, index } => select_by_tag(blocks, tag, *rank, *index),
         BlockSelector::Matching { rank, phase, result_key, within, tag } => {
             let value = result_value.ok_or_else(|| ProfileError::MissingResult { result_key: result_key.clone() })?;
-            let candidates = blocks
-                .iter()
-                .filter(|block| block.rank == *rank && tag.as_ref().is_none_or(|tag| block.tag == *tag));
+            let candidates =
+                blocks.iter().filter(|block| block.rank == *rank && tag.as_ref().is_none_or(|tag| block.tag == *tag));
             select_matching(candidates, *rank, phase, result_key, value, *within)
         }
     }
@@ -311,10 +310,7 @@ mod tests {
                    noise tpe_phase tag=p rank=0 phase=TOTAL seconds=2.0\n";
         let blocks = parse_profile_blocks(log, "tpe_phase");
         assert_eq!(blocks.len(), 1);
-        assert_eq!(
-            blocks[0].phases,
-            [Phase { name: "A".to_string(), seconds: 1.5, calls: Some(2), share: Some(0.5) }]
-        );
+        assert_eq!(blocks[0].phases, [Phase { name: "A".to_string(), seconds: 1.5, calls: Some(2), share: Some(0.5) }]);
         assert_eq!(blocks[0].total_seconds, 2.0);
     }
 

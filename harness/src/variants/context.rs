@@ -26,10 +26,7 @@ mod tests {
     fn every_group_has_a_flag_and_params_survive() {
         let params = json!({"rows": 512}).as_object().unwrap().clone();
         let context = variant_context(&groups(), &["rank1_update".to_string()], &params);
-        assert_eq!(
-            context,
-            json!({"rows": 512, "ablate": {"broadcast_rows": false, "rank1_update": true}})
-        );
+        assert_eq!(context, json!({"rows": 512, "ablate": {"broadcast_rows": false, "rank1_update": true}}));
     }
 
     #[test]

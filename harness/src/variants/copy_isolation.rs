@@ -59,9 +59,10 @@ pub fn tree_fingerprint(tree: &Path, exclude: &[String]) -> Result<String, Varia
         let bytes = match entry.kind {
             EntryKind::Dir => Vec::new(),
             EntryKind::File => fs::read(&path).map_err(VariantError::io("read", &path))?,
-            EntryKind::Symlink => {
-                fs::read_link(&path).map_err(VariantError::io("read the link", &path))?.into_os_string().into_encoded_bytes()
-            }
+            EntryKind::Symlink => fs::read_link(&path)
+                .map_err(VariantError::io("read the link", &path))?
+                .into_os_string()
+                .into_encoded_bytes(),
         };
         let mode = fs::symlink_metadata(&path).map_err(VariantError::io("stat", &path))?.permissions().mode();
         for field in [entry.relative.as_os_str().as_encoded_bytes(), &mode.to_le_bytes(), &bytes] {

@@ -71,10 +71,7 @@ mod tests {
     #[test]
     fn factorial_of_two_groups_is_four_variants_baseline_first() {
         let variants = design_variants(&groups(&["broadcast_rows", "rank1_update"]), Design::Factorial);
-        assert_eq!(
-            names(&variants),
-            ["baseline", "broadcast_rows", "rank1_update", "broadcast_rows+rank1_update"]
-        );
+        assert_eq!(names(&variants), ["baseline", "broadcast_rows", "rank1_update", "broadcast_rows+rank1_update"]);
         assert_eq!(variants[3].ablated, groups(&["broadcast_rows", "rank1_update"]));
         assert!(variants[0].ablated.is_empty());
     }

@@ -24,12 +24,18 @@ impl InPlaceSession {
     /// (relative to `tree`) and writes the journal. No target is touched yet.
     pub fn begin(tree: &Path, targets: &[PathBuf]) -> Result<Self, VariantError> {
         let tree = tree.canonicalize().map_err(VariantError::io("resolve", tree))?;
-        let lock = TreeLock::acquire(&tree)?;
-        // Saving over a live journal would record a rendering as "the original": recover it first.
-        restore_under_lock(&tree)?;
         let targets = targets.iter().map(|target| canonical_relative(&tree, target)).collect::<Result<Vec<_>, _>>()?;
-        let journal = Journal::save(&tree, &targets)?;
-        Ok(InPlaceSession { tree, journal, lock: Some(lock) })
+        let lock = TreeLock::acquire(&tree)?;
+        // Saving over a live journal would record a rendering as "the original": recover it first. If that
+        // fails the journal stays (with the lock file) for `sweep restore`.
+        restore_under_lock(&tree)?;
+        match Journal::save(&tree, &targets) {
+            Ok(journal) => Ok(InPlaceSession { tree, journal, lock: Some(lock) }),
+            Err(error) => {
+                lock.release();
+                Err(error)
+            }
+        }
     }
 
     /// Writes each rendering over its target atomically: a target is always the original or a whole rendering.
@@ -126,6 +132,8 @@ mod tests {
         assert_eq!(fs::read_to_string(tree.join("kernels/run.sh")).unwrap(), "#!/bin/sh\n");
         assert_eq!(fs::metadata(tree.join("kernels/run.sh")).unwrap().permissions().mode() & 0o777, 0o755);
         assert!(!tree.join(".sweep-inplace").exists(), "sweep state left in the tree");
+        let names: Vec<_> = fs::read_dir(tree.join("kernels")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 2, "stray files in the tree: {names:?}");
     }
 
     #[test]
@@ -194,6 +202,98 @@ mod tests {
         std::mem::forget(session);
         let mut again = InPlaceSession::begin(tree.path(), &targets()).unwrap();
         again.restore().unwrap();
+        assert_original(tree.path());
+    }
+
+    #[test]
+    fn crash_mid_write_leaves_no_temporary_file_after_recovery() {
+        let tree = engine_tree();
+        let mut session = InPlaceSession::begin(tree.path(), &targets()).unwrap();
+        session.apply(&ablated()[..1]).unwrap();
+        // Killed inside write_atomic for run.sh: its temporary sibling exists, the rename never happened.
+        fs::write(tree.path().join("kernels/.run.sh.sweep-tmp"), "#!/bin/sh\nex").unwrap();
+        drop(session.lock.take());
+        std::mem::forget(session);
+        recover_in_place(tree.path()).unwrap().expect("a journal to recover");
+        assert_original(tree.path());
+        assert!(!tree.path().join("kernels/.run.sh.sweep-tmp").exists());
+    }
+
+    #[test]
+    fn crash_before_the_journal_was_written_leaves_nothing_after_recovery() {
+        let tree = engine_tree();
+        let state = tree.path().join(".sweep-inplace");
+        // Killed while saving originals: lock file, a partial originals dir and a half-written journal.
+        fs::create_dir_all(state.join("originals")).unwrap();
+        fs::write(state.join("originals/0.orig"), "// ABLATE").unwrap();
+        fs::write(state.join(".journal.json.sweep-tmp"), "{\"pid\":").unwrap();
+        fs::write(state.join("lock"), "12345\n").unwrap();
+        assert_eq!(recover_in_place(tree.path()).unwrap(), None);
+        assert_original(tree.path());
+    }
+
+    /// Set in the child process of `sigkill_at_any_instant_is_recoverable`: the tree it edits forever, and
+    /// the file it creates once its first rendering is applied.
+    const FAULT_CHILD_TREE: &str = "SWEEP_TEST_FAULT_CHILD_TREE";
+    const FAULT_CHILD_STARTED: &str = "SWEEP_TEST_FAULT_CHILD_STARTED";
+
+    /// Not a test on its own: re-executed by the SIGKILL test below as the victim, looping begin/apply/restore.
+    #[test]
+    fn fault_injection_child() {
+        let (Some(tree), Some(started)) = (std::env::var_os(FAULT_CHILD_TREE), std::env::var_os(FAULT_CHILD_STARTED))
+        else {
+            return;
+        };
+        loop {
+            let mut session = InPlaceSession::begin(Path::new(&tree), &targets()).unwrap();
+            session.apply(&ablated()).unwrap();
+            fs::write(&started, "").unwrap();
+            session.restore().unwrap();
+        }
+    }
+
+    #[test]
+    fn sigkill_at_any_instant_is_recoverable() {
+        let tree = engine_tree();
+        let scratch = tempfile::tempdir().unwrap();
+        let started = scratch.path().join("started");
+        let mut recovered = 0;
+        for round in 0..24u64 {
+            let _ = fs::remove_file(&started);
+            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "variants::in_place_session::tests::fault_injection_child", "--test-threads=1"])
+                .env(FAULT_CHILD_TREE, tree.path())
+                .env(FAULT_CHILD_STARTED, &started)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            while !started.exists() {
+                assert!(child.try_wait().unwrap().is_none(), "the child died before its first rendering");
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+            // Spread the kill over the phases of many begin/apply/restore cycles.
+            std::thread::sleep(std::time::Duration::from_micros(round * 397));
+            child.kill().unwrap();
+            child.wait().unwrap();
+            if recover_in_place(tree.path()).unwrap().is_some() {
+                recovered += 1;
+            }
+            assert_original(tree.path());
+        }
+        // Most kills land inside a session; if none did, the test exercised nothing.
+        assert!(recovered > 0, "no kill interrupted a session");
+    }
+
+    #[test]
+    fn failed_begin_leaves_no_sweep_state_in_the_tree() {
+        let tree = engine_tree();
+        let missing = [PathBuf::from("kernels/gd.cpp"), PathBuf::from("kernels/missing.cpp")];
+        let error = InPlaceSession::begin(tree.path(), &missing).unwrap_err();
+        assert!(error.to_string().contains("missing.cpp"), "{error}");
+        assert_original(tree.path());
+        let outside = [PathBuf::from("../gd.cpp")];
+        assert!(InPlaceSession::begin(tree.path(), &outside).is_err());
         assert_original(tree.path());
     }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::atomic_file::{sync_dir, write_atomic};
+use crate::atomic_file::{remove_stale_temp, sync_dir, temp_path, write_atomic};
 use super::error::VariantError;
 use super::tree_lock::STATE_DIR;
 
@@ -31,12 +31,21 @@ pub struct JournalEntry {
 
 impl Journal {
     /// Saves the original bytes of each target (fsynced), then writes the journal; targets are untouched.
+    /// All or nothing: on failure the journal and saved copies are removed again (no target was touched).
     pub fn save(tree: &Path, targets: &[PathBuf]) -> Result<Journal, VariantError> {
-        let originals = originals_dir(tree);
-        // No journal exists (the caller recovered first), so leftovers are from a crash before the journal.
-        if originals.exists() {
-            fs::remove_dir_all(&originals).map_err(VariantError::io("remove stale", &originals))?;
+        let saved = Journal::save_all(tree, targets);
+        if saved.is_err() {
+            // Best effort: the save error is the one worth reporting, and a leftover is cleaned next time.
+            let _ = fs::remove_file(journal_path(tree));
+            let _ = Journal::discard_leftovers(tree);
         }
+        saved
+    }
+
+    fn save_all(tree: &Path, targets: &[PathBuf]) -> Result<Journal, VariantError> {
+        // No journal exists (the caller recovered first), so leftovers are from a crash before the journal.
+        Journal::discard_leftovers(tree)?;
+        let originals = originals_dir(tree);
         fs::create_dir_all(&originals).map_err(VariantError::io("create", &originals))?;
         let entries = targets
             .iter()
@@ -45,10 +54,8 @@ impl Journal {
             .collect::<Result<Vec<_>, _>>()?;
         sync_dir(&originals).map_err(VariantError::io("fsync", &originals))?;
         let journal = Journal { pid: std::process::id(), entries };
-        let text = serde_json::to_vec_pretty(&journal).map_err(|error| VariantError::Journal {
-            path: journal_path(tree),
-            reason: error.to_string(),
-        })?;
+        let text = serde_json::to_vec_pretty(&journal)
+            .map_err(|error| VariantError::Journal { path: journal_path(tree), reason: error.to_string() })?;
         write_atomic(&journal_path(tree), &text, None).map_err(VariantError::io("write", journal_path(tree)))?;
         Ok(journal)
     }
@@ -75,8 +82,20 @@ impl Journal {
         let journal = journal_path(tree);
         fs::remove_file(&journal).map_err(VariantError::io("remove", &journal))?;
         sync_dir(&tree.join(STATE_DIR)).map_err(VariantError::io("fsync", tree.join(STATE_DIR)))?;
+        Journal::discard_leftovers(tree)
+    }
+
+    /// With no journal on disk: removes saved originals and a half-written journal left by a sweep killed
+    /// before its journal existed (its targets were never touched).
+    pub fn discard_leftovers(tree: &Path) -> Result<(), VariantError> {
         let originals = originals_dir(tree);
-        fs::remove_dir_all(&originals).map_err(VariantError::io("remove", &originals))
+        match fs::remove_dir_all(&originals) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                return Err(VariantError::Io { action: "remove", path: originals, source: error })
+            }
+            _ => {}
+        }
+        remove_stale_temp(&journal_path(tree)).map_err(VariantError::io("remove", temp_path(&journal_path(tree))))
     }
 }
 
@@ -87,15 +106,15 @@ fn save_original(tree: &Path, target: &Path, originals: &Path, index: usize) -> 
     // fs::copy keeps the mode; the restore copies it back with the bytes.
     fs::copy(&source, &saved_path).map_err(VariantError::io("save the original of", &source))?;
     let bytes = fs::read(&saved_path).map_err(VariantError::io("read", &saved_path))?;
-    fs::File::open(&saved_path)
-        .and_then(|file| file.sync_all())
-        .map_err(VariantError::io("fsync", &saved_path))?;
+    fs::File::open(&saved_path).and_then(|file| file.sync_all()).map_err(VariantError::io("fsync", &saved_path))?;
     Ok(JournalEntry { target: target.to_path_buf(), saved, sha256: sha256_hex(&bytes) })
 }
 
 fn restore_entry(tree: &Path, entry: &JournalEntry) -> Result<(), VariantError> {
     let saved = originals_dir(tree).join(&entry.saved);
     let target = tree.join(&entry.target);
+    // A write killed before its rename leaves a temporary sibling; the target itself is still whole.
+    remove_stale_temp(&target).map_err(VariantError::io("remove", temp_path(&target)))?;
     let bytes = fs::read(&saved).map_err(VariantError::io("read the saved original", &saved))?;
     let actual = sha256_hex(&bytes);
     if actual != entry.sha256 {

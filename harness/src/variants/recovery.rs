@@ -45,7 +45,10 @@ pub fn recover_in_place(tree: &Path) -> Result<Option<Recovery>, VariantError> {
 
 /// With the tree's lock held: restores from the journal if one exists.
 pub(super) fn restore_under_lock(tree: &Path) -> Result<Option<Recovery>, VariantError> {
-    let Some(journal) = Journal::load(tree)? else { return Ok(None) };
+    let Some(journal) = Journal::load(tree)? else {
+        Journal::discard_leftovers(tree)?;
+        return Ok(None);
+    };
     journal.restore(tree)?;
     let restored = journal.entries.into_iter().map(|entry| entry.target).collect();
     Ok(Some(Recovery { pid: journal.pid, restored }))

@@ -42,9 +42,7 @@ impl TreeLock {
                 Err((mut file, Errno::EWOULDBLOCK)) => {
                     return Err(VariantError::Locked { tree: tree.to_path_buf(), pid: holder_pid(&mut file) })
                 }
-                Err((_, errno)) => {
-                    return Err(VariantError::Io { action: "lock", path, source: errno.into() })
-                }
+                Err((_, errno)) => return Err(VariantError::Io { action: "lock", path, source: errno.into() }),
             };
             if same_inode(&locked, &path) {
                 write_pid(&mut locked, &path)?;
@@ -73,7 +71,7 @@ fn same_inode(file: &File, path: &Path) -> bool {
 fn write_pid(file: &mut File, path: &Path) -> Result<(), VariantError> {
     file.set_len(0)
         .and_then(|_| file.seek(SeekFrom::Start(0)))
-        .and_then(|_| write!(file, "{}\n", std::process::id()))
+        .and_then(|_| writeln!(file, "{}", std::process::id()))
         .and_then(|_| file.sync_all())
         .map_err(VariantError::io("write the pid into", path))
 }
