@@ -71,7 +71,9 @@ impl EquivalenceCheck {
         let classes = classes
             .into_iter()
             .filter(|(_, _, members)| members.len() >= 2)
-            .map(|(group, value, members)| EquivalenceClass::of(group, value, members, settings, &config.primary, drift))
+            .map(|(group, value, members)| {
+                EquivalenceClass::of(group, value, members, settings, &config.primary, drift)
+            })
             .collect();
         EquivalenceCheck { key: key.to_string(), classes, inconsistent }
     }
@@ -86,7 +88,10 @@ impl EquivalenceClass {
         primary: &str,
         drift: Option<&DriftBound>,
     ) -> EquivalenceClass {
-        let mut stats: Vec<_> = settings.iter().map(|&i| summaries[i].metric(primary).expect("classed settings have the primary")).collect();
+        let mut stats: Vec<_> = settings
+            .iter()
+            .map(|&i| summaries[i].metric(primary).expect("classed settings have the primary"))
+            .collect();
         stats.sort_by(|a, b| a.mean.total_cmp(&b.mean));
         let (lowest, highest) = (stats[0], stats[stats.len() - 1]);
         let mean = stats.iter().map(|s| s.mean).sum::<f64>() / stats.len() as f64;
@@ -150,7 +155,8 @@ mod tests {
         let observations = fixture_slice_sweep();
         let settings = SettingSummary::summarise(&observations);
         let class = check(&observations, false).classes[0].clone();
-        let (serial, forced) = (settings[0].metric("prefill_tokens_per_s").unwrap(), settings[2].metric("prefill_tokens_per_s").unwrap());
+        let (serial, forced) =
+            (settings[0].metric("prefill_tokens_per_s").unwrap(), settings[2].metric("prefill_tokens_per_s").unwrap());
         let expected = serial.combined_ci95(forced) / ((serial.mean + forced.mean) / 2.0);
         assert!((class.bound - expected).abs() < 1e-12);
         assert!(class.agrees());
@@ -159,7 +165,11 @@ mod tests {
     #[test]
     fn disagreement_and_inconsistent_key_are_reported() {
         let path = |rows, slices, rep, tps, used| {
-            fixture_observation(&[("rows", rows), ("slices", slices)], rep, &[("prefill_tokens_per_s", tps), ("overlap_slices", used)])
+            fixture_observation(
+                &[("rows", rows), ("slices", slices)],
+                rep,
+                &[("prefill_tokens_per_s", tps), ("overlap_slices", used)],
+            )
         };
         let observations = [
             path("512", "1", 1, 100.0, 1.0),

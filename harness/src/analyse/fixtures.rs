@@ -43,13 +43,26 @@ pub(crate) fn fixture_slice_sweep() -> Vec<Observation> {
     for rep in 1..=3u32 {
         for (rows, slices, used, prefill, decode) in &reps {
             let i = rep as usize - 1;
-            let metrics = [("prefill_tokens_per_s", prefill[i]), ("decode_tokens_per_s", decode[i]), ("overlap_slices", *used)];
+            let metrics =
+                [("prefill_tokens_per_s", prefill[i]), ("decode_tokens_per_s", decode[i]), ("overlap_slices", *used)];
             observations.push(fixture_observation(&[("rows", rows), ("slices", slices)], rep, &metrics));
         }
     }
-    let warmup = Observation { warmup: true, ..fixture_observation(&[("rows", "512"), ("slices", "1")], 0, &[("prefill_tokens_per_s", 10.0), ("decode_tokens_per_s", 1.0), ("overlap_slices", 1.0)]) };
+    let warmup = Observation {
+        warmup: true,
+        ..fixture_observation(
+            &[("rows", "512"), ("slices", "1")],
+            0,
+            &[("prefill_tokens_per_s", 10.0), ("decode_tokens_per_s", 1.0), ("overlap_slices", 1.0)],
+        )
+    };
     observations.insert(0, warmup);
-    observations.push(fixture_failure(&[("rows", "512"), ("slices", "1")], 4, "failed", "missing metric prefill_tokens_per_s"));
+    observations.push(fixture_failure(
+        &[("rows", "512"), ("slices", "1")],
+        4,
+        "failed",
+        "missing metric prefill_tokens_per_s",
+    ));
     observations.push(fixture_failure(&[("rows", "2048"), ("slices", "4")], 4, "timeout", ""));
     observations.push(fixture_failure(&[("rows", "2048"), ("slices", "4")], 5, "timeout", ""));
     observations

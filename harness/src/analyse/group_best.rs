@@ -42,7 +42,11 @@ impl GroupBest {
     /// Per group (first-seen order), the setting with the best primary mean (ties keep the first);
     /// a rival is a wash when |Δmean| < max(√(h_best² + h_rival²), drift × best mean), h being
     /// Student's t 95% half-widths. Settings without the primary metric take no part.
-    pub fn per_group(settings: &[SettingSummary], config: &AnalysisConfig, drift: Option<&DriftBound>) -> Vec<GroupBest> {
+    pub fn per_group(
+        settings: &[SettingSummary],
+        config: &AnalysisConfig,
+        drift: Option<&DriftBound>,
+    ) -> Vec<GroupBest> {
         let mut groups: Vec<(Vec<(String, String)>, Vec<usize>)> = Vec::new();
         for (index, summary) in settings.iter().enumerate().filter(|(_, s)| s.metric(&config.primary).is_some()) {
             let group = summary.labels_of(&config.group_by);
@@ -65,7 +69,13 @@ impl GroupBest {
         let best = members
             .iter()
             .copied()
-            .reduce(|best, candidate| if config.direction.is_better(primary(candidate).mean, primary(best).mean) { candidate } else { best })
+            .reduce(|best, candidate| {
+                if config.direction.is_better(primary(candidate).mean, primary(best).mean) {
+                    candidate
+                } else {
+                    best
+                }
+            })
             .expect("a group has at least one member");
         let drift_noise = drift.map_or(0.0, |d| d.rel_range * primary(best).mean.abs());
         let rivals = members
@@ -122,7 +132,10 @@ mod tests {
         let settings = SettingSummary::summarise(&fixture_slice_sweep());
         let best = GroupBest::per_group(&settings, &config(Direction::Higher), None);
         let rival = best[1].rivals[0];
-        let expected = settings[3].metric("prefill_tokens_per_s").unwrap().combined_ci95(settings[4].metric("prefill_tokens_per_s").unwrap());
+        let expected = settings[3]
+            .metric("prefill_tokens_per_s")
+            .unwrap()
+            .combined_ci95(settings[4].metric("prefill_tokens_per_s").unwrap());
         assert_eq!(rival.noise, expected);
     }
 

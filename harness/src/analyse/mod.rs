@@ -1,5 +1,6 @@
 //! Statistics over recorded runs: pure functions over plain data, each citing its method.
 
+mod ablation;
 mod analysis_config;
 mod cost_model;
 mod drift_bound;
@@ -15,6 +16,10 @@ mod student_t;
 mod summary_stats;
 mod sweep_analysis;
 
+pub use ablation::{
+    analyse_ablation, variant_name, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, PairInteraction,
+    VariantSummary,
+};
 pub use analysis_config::{AnalysisConfig, Direction};
 pub use cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};
 pub use drift_bound::DriftBound;

@@ -50,10 +50,7 @@ impl SettingSummary {
 
     /// The labels of the given setting columns, in the order asked for (absent columns are skipped).
     pub fn labels_of(&self, columns: &[String]) -> Vec<(String, String)> {
-        columns
-            .iter()
-            .filter_map(|column| self.setting.iter().find(|(key, _)| key == column).cloned())
-            .collect()
+        columns.iter().filter_map(|column| self.setting.iter().find(|(key, _)| key == column).cloned()).collect()
     }
 }
 

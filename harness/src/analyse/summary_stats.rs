@@ -32,10 +32,8 @@ impl SummaryStats {
         let stdev = sample_stdev(values, mean);
         let min = values.iter().copied().fold(f64::INFINITY, f64::min);
         let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let ci95 = (n >= 2)
-            .then(|| two_sided_critical(0.95, (n - 1) as f64))
-            .flatten()
-            .map(|t| t * stdev / (n as f64).sqrt());
+        let ci95 =
+            (n >= 2).then(|| two_sided_critical(0.95, (n - 1) as f64)).flatten().map(|t| t * stdev / (n as f64).sqrt());
         Some(SummaryStats { n, mean, median: median(values), stdev, min, max, ci95, rel_spread: (max - min) / mean })
     }
 

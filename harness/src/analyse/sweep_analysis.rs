@@ -30,8 +30,10 @@ pub fn analyse_sweep(observations: &[Observation], config: &AnalysisConfig) -> S
     let settings = SettingSummary::summarise(observations);
     let drift = config.control.as_deref().and_then(|control| DriftBound::of(observations, control));
     let best = GroupBest::per_group(&settings, config, drift.as_ref());
-    let equivalence =
-        config.equivalence_key.as_deref().map(|key| EquivalenceCheck::of(observations, &settings, config, key, drift.as_ref()));
+    let equivalence = config
+        .equivalence_key
+        .as_deref()
+        .map(|key| EquivalenceCheck::of(observations, &settings, config, key, drift.as_ref()));
     SweepAnalysis { settings, best, drift, equivalence, failures: FailureSummary::of(observations) }
 }
 
