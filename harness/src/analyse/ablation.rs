@@ -286,17 +286,13 @@ impl Design<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::fixtures::{fixture_ablation, fixture_observation};
-
-    fn names(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
-    }
+    use crate::analyse::fixtures::{fixture_ablation, fixture_names, fixture_observation};
 
     fn study() -> AblationAnalysis {
         analyse_ablation(
             &fixture_ablation(),
-            &names(&["broadcast_rows", "rank1_update"]),
-            &names(&["gated_delta", "wall", "prefill_tokens_per_s"]),
+            &fixture_names(&["broadcast_rows", "rank1_update"]),
+            &fixture_names(&["gated_delta", "wall", "prefill_tokens_per_s"]),
             0.05,
         )
     }
@@ -311,7 +307,7 @@ mod tests {
     /// Runs of every variant of `groups` with scope = Σ main effects + the given pair interactions,
     /// three reps with a small spread.
     fn synthetic(groups: &[&str], main: &[f64], pairs: &[((usize, usize), f64)]) -> Vec<Observation> {
-        let groups = names(groups);
+        let groups = fixture_names(groups);
         let mut observations = Vec::new();
         for ablated in design_order(&groups) {
             let on = |i: usize| ablated.contains(&groups[i]);
@@ -329,9 +325,10 @@ mod tests {
     #[test]
     fn variant_names_follow_declaration_order() {
         assert_eq!(variant_name(&[]), "baseline");
-        assert_eq!(variant_name(&names(&["broadcast_rows", "rank1_update"])), "broadcast_rows+rank1_update");
-        let order: Vec<String> = design_order(&names(&["a", "b", "c"])).iter().map(|v| variant_name(v)).collect();
-        assert_eq!(order, names(&["baseline", "a", "b", "c", "a+b", "a+c", "b+c", "a+b+c"]));
+        assert_eq!(variant_name(&fixture_names(&["broadcast_rows", "rank1_update"])), "broadcast_rows+rank1_update");
+        let order: Vec<String> =
+            design_order(&fixture_names(&["a", "b", "c"])).iter().map(|v| variant_name(v)).collect();
+        assert_eq!(order, fixture_names(&["baseline", "a", "b", "c", "a+b", "a+c", "b+c", "a+b+c"]));
     }
 
     #[test]
@@ -368,16 +365,16 @@ mod tests {
     #[test]
     fn two_groups_that_interact_are_named() {
         let observations = synthetic(&["a", "b"], &[-1.0, -1.0], &[((0, 1), 0.5)]);
-        let analysis = analyse_ablation(&observations, &names(&["a", "b"]), &names(&["t"]), 0.05);
+        let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b"]), &fixture_names(&["t"]), 0.05);
         let effects = measured(&analysis);
         assert!((effects.interaction.estimate - 0.5).abs() < 1e-9);
-        assert_eq!(effects.verdict, AdditivityVerdict::NotAdditive { interacting: names(&["a", "b"]) });
+        assert_eq!(effects.verdict, AdditivityVerdict::NotAdditive { interacting: fixture_names(&["a", "b"]) });
     }
 
     #[test]
     fn factorial_localises_the_interacting_pair() {
         let observations = synthetic(&["a", "b", "c"], &[-1.0, -2.0, -0.5], &[((0, 2), 0.4)]);
-        let analysis = analyse_ablation(&observations, &names(&["a", "b", "c"]), &names(&["t"]), 0.05);
+        let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b", "c"]), &fixture_names(&["t"]), 0.05);
         let effects = measured(&analysis);
         let pairs: Vec<(&str, &str, f64)> = effects
             .pairwise
@@ -388,7 +385,7 @@ mod tests {
         // The contrast recovers the planted a×c interaction exactly and nothing for the others.
         assert!((pairs[1].2 - 0.4).abs() < 1e-9 && pairs[0].2.abs() < 1e-9 && pairs[2].2.abs() < 1e-9, "{pairs:?}");
         assert_eq!((pairs[1].0, pairs[1].1), ("a", "c"));
-        assert_eq!(effects.verdict, AdditivityVerdict::NotAdditive { interacting: names(&["a", "c"]) });
+        assert_eq!(effects.verdict, AdditivityVerdict::NotAdditive { interacting: fixture_names(&["a", "c"]) });
     }
 
     #[test]
@@ -398,11 +395,11 @@ mod tests {
             .into_iter()
             .filter(|o| keep.contains(&o.setting_value("variant").unwrap()))
             .collect();
-        let analysis = analyse_ablation(&observations, &names(&["a", "b", "c"]), &names(&["t"]), 0.05);
+        let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b", "c"]), &fixture_names(&["t"]), 0.05);
         let effects = measured(&analysis);
         assert!((effects.interaction.estimate - 0.6).abs() < 1e-9);
         assert!(effects.pairwise.is_empty());
-        assert_eq!(effects.verdict, AdditivityVerdict::NotAdditive { interacting: names(&["a", "b", "c"]) });
+        assert_eq!(effects.verdict, AdditivityVerdict::NotAdditive { interacting: fixture_names(&["a", "b", "c"]) });
     }
 
     #[test]
@@ -418,14 +415,14 @@ mod tests {
                 ));
             }
         }
-        let analysis = analyse_ablation(&observations, &names(&["a", "b"]), &names(&["t"]), 0.05);
+        let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b"]), &fixture_names(&["t"]), 0.05);
         assert_eq!(measured(&analysis).verdict, AdditivityVerdict::Additive);
     }
 
     #[test]
     fn single_group_is_trivially_additive() {
         let observations = synthetic(&["a"], &[-1.0], &[]);
-        let analysis = analyse_ablation(&observations, &names(&["a"]), &names(&["t"]), 0.05);
+        let analysis = analyse_ablation(&observations, &fixture_names(&["a"]), &fixture_names(&["t"]), 0.05);
         let effects = measured(&analysis);
         assert_eq!(effects.interaction.estimate, 0.0);
         assert_eq!(effects.verdict, AdditivityVerdict::Additive);
@@ -437,13 +434,13 @@ mod tests {
             fixture_ablation().into_iter().filter(|o| o.setting_value("variant") != Some("rank1_update")).collect();
         let analysis = analyse_ablation(
             &observations,
-            &names(&["broadcast_rows", "rank1_update"]),
-            &names(&["gated_delta"]),
+            &fixture_names(&["broadcast_rows", "rank1_update"]),
+            &fixture_names(&["gated_delta"]),
             0.05,
         );
-        assert_eq!(analysis.effects, AblationEffects::NotEnoughData { missing: names(&["rank1_update"]) });
+        assert_eq!(analysis.effects, AblationEffects::NotEnoughData { missing: fixture_names(&["rank1_update"]) });
         assert_eq!(analysis.variants.len(), 3);
-        let nothing = analyse_ablation(&[], &names(&["a"]), &names(&["t"]), 0.05);
-        assert_eq!(nothing.effects, AblationEffects::NotEnoughData { missing: names(&["baseline", "a"]) });
+        let nothing = analyse_ablation(&[], &fixture_names(&["a"]), &fixture_names(&["t"]), 0.05);
+        assert_eq!(nothing.effects, AblationEffects::NotEnoughData { missing: fixture_names(&["baseline", "a"]) });
     }
 }

@@ -40,6 +40,16 @@ pub struct AnalysisConfig {
     pub equivalence_key: Option<String>,
 }
 
+impl std::fmt::Display for Direction {
+    /// `higher` / `lower`, as written in a spec and read in "higher is better".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Direction::Higher => "higher",
+            Direction::Lower => "lower",
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +68,10 @@ mod tests {
         assert!(Direction::Higher.is_better(2.0, 1.0));
         assert!(Direction::Lower.is_better(1.0, 2.0));
         assert!(!Direction::Lower.is_better(1.0, 1.0));
+    }
+
+    #[test]
+    fn direction_displays_as_it_is_written() {
+        assert_eq!(format!("{} / {}", Direction::Higher, Direction::Lower), "higher / lower");
     }
 }

@@ -68,6 +68,28 @@ pub(crate) fn fixture_slice_sweep() -> Vec<Observation> {
     observations
 }
 
+/// The slice sweep re-recorded under a second toolkit: 512 rows / slices=4 10% slower, the
+/// 2048-row settings not run, and a new single-rep 4096-row setting.
+pub(crate) fn fixture_slice_sweep_b() -> Vec<Observation> {
+    let mut b: Vec<Observation> = fixture_slice_sweep()
+        .into_iter()
+        .filter(|o| o.setting_value("rows") != Some("2048"))
+        .map(|mut o| {
+            if o.setting_value("rows") == Some("512") && o.setting_value("slices") == Some("4") {
+                o.metrics.entry("prefill_tokens_per_s".into()).and_modify(|v| *v *= 0.9);
+            }
+            o
+        })
+        .collect();
+    b.push(fixture_observation(&[("rows", "4096"), ("slices", "4")], 1, &[("prefill_tokens_per_s", 1265.2)]));
+    b
+}
+
+/// Owned names from literals, as groups and metrics are passed.
+pub(crate) fn fixture_names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
 /// The slice study's gated-delta ablation (section 5.4) as a full 2² factorial, three reps per
 /// variant around the published means: scope seconds, wall seconds, prefill TPS.
 pub(crate) fn fixture_ablation() -> Vec<Observation> {

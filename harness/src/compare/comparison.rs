@@ -57,7 +57,7 @@ fn setting_in<'a>(summaries: &'a [SettingSummary], setting: &[(String, String)])
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::fixtures::{fixture_observation, fixture_slice_sweep};
+    use crate::analyse::fixtures::{fixture_observation, fixture_slice_sweep, fixture_slice_sweep_b};
     use crate::analyse::Direction;
 
     fn config() -> CompareConfig {
@@ -69,25 +69,9 @@ mod tests {
         }
     }
 
-    /// Sweep B: the fixture sweep with 512/slices=4 10% slower and a new 4096-row setting.
-    fn fixture_sweep_b() -> Vec<Observation> {
-        let mut b: Vec<Observation> = fixture_slice_sweep()
-            .into_iter()
-            .filter(|o| o.setting_value("rows") != Some("2048"))
-            .map(|mut o| {
-                if o.setting_value("slices") == Some("4") {
-                    o.metrics.entry("prefill_tokens_per_s".into()).and_modify(|v| *v *= 0.9);
-                }
-                o
-            })
-            .collect();
-        b.push(fixture_observation(&[("rows", "4096"), ("slices", "4")], 1, &[("prefill_tokens_per_s", 1265.2)]));
-        b
-    }
-
     #[test]
     fn join_on_settings_and_flag_the_regression() {
-        let comparison = compare(&fixture_slice_sweep(), &fixture_sweep_b(), &config());
+        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &config());
         assert_eq!(comparison.settings.len(), 5);
         let verdicts: Vec<Verdict> = comparison.settings.iter().map(|s| s.verdict).collect();
         use Verdict::*;
@@ -96,7 +80,7 @@ mod tests {
             vec![NoSignificantChange, Regressed, NoSignificantChange, NoSignificantChange, NoSignificantChange]
         );
         assert_eq!(comparison.only_a.len(), 2);
-        assert_eq!(comparison.only_b, vec![fixture_sweep_b().last().unwrap().setting.clone()]);
+        assert_eq!(comparison.only_b, vec![fixture_slice_sweep_b().last().unwrap().setting.clone()]);
         assert!(comparison.has_significant_regression());
     }
 

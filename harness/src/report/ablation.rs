@@ -86,17 +86,13 @@ fn verdict_phrase(verdict: &AdditivityVerdict, tolerance: f64) -> String {
 mod tests {
     use super::*;
     use crate::analyse::analyse_ablation;
-    use crate::analyse::fixtures::{fixture_ablation, fixture_observation};
-
-    fn names(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
-    }
+    use crate::analyse::fixtures::{fixture_ablation, fixture_names, fixture_observation};
 
     fn fixture_report(observations: &[crate::analyse::Observation]) -> String {
         let analysis = analyse_ablation(
             observations,
-            &names(&["broadcast_rows", "rank1_update"]),
-            &names(&["gated_delta", "wall", "prefill_tokens_per_s"]),
+            &fixture_names(&["broadcast_rows", "rank1_update"]),
+            &fixture_names(&["gated_delta", "wall", "prefill_tokens_per_s"]),
             0.05,
         );
         ablation_markdown(&analysis, "gated_delta ablation at 4433 tokens")
@@ -127,7 +123,7 @@ mod tests {
 
     #[test]
     fn factorial_pairwise_report() {
-        let groups = names(&["a", "b", "c"]);
+        let groups = fixture_names(&["a", "b", "c"]);
         let mut observations = Vec::new();
         for (variant, t) in [
             ("baseline", 10.0),
@@ -143,7 +139,8 @@ mod tests {
                 observations.push(fixture_observation(&[("variant", variant)], rep as u32 + 1, &[("t", t + jitter)]));
             }
         }
-        let report = ablation_markdown(&analyse_ablation(&observations, &groups, &names(&["t"]), 0.05), "three groups");
+        let report =
+            ablation_markdown(&analyse_ablation(&observations, &groups, &fixture_names(&["t"]), 0.05), "three groups");
         insta::assert_snapshot!(report);
     }
 }

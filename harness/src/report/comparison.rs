@@ -4,7 +4,6 @@ use std::fmt::Write;
 
 use super::number_format::{number, p_value, percent};
 use super::setting_columns::SettingColumns;
-use crate::analyse::Direction;
 use crate::compare::{Comparison, SettingComparison, Verdict};
 
 /// Render a comparison: per joined setting n, means, B/A with its 95% CI (delta method on the log
@@ -14,14 +13,11 @@ pub fn compare_markdown(comparison: &Comparison, label_a: &str, label_b: &str, t
     let all_settings =
         comparison.settings.iter().map(|s| &s.setting).chain(&comparison.only_a).chain(&comparison.only_b);
     let columns = SettingColumns::of(all_settings);
-    let better = match config.direction {
-        Direction::Higher => "higher",
-        Direction::Lower => "lower",
-    };
     let mut out = format!(
-        "# {title}\n\nA = {label_a}, B = {label_b}. Metric: {} ({better} is better). A regression is significant at \
+        "# {title}\n\nA = {label_a}, B = {label_b}. Metric: {} ({} is better). A regression is significant at \
          alpha {} (Welch's t-test) and worse by more than {}.\n",
         config.metric,
+        config.direction,
         config.alpha,
         percent(config.threshold)
     );
@@ -81,8 +77,8 @@ fn gate_line(comparison: &Comparison, columns: &SettingColumns) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::fixtures::{fixture_observation, fixture_slice_sweep};
-    use crate::analyse::Observation;
+    use crate::analyse::fixtures::{fixture_slice_sweep, fixture_slice_sweep_b};
+    use crate::analyse::Direction;
     use crate::compare::{compare, CompareConfig};
 
     fn fixture_config() -> CompareConfig {
@@ -94,24 +90,8 @@ mod tests {
         }
     }
 
-    /// The fixture sweep under a second toolkit: 512/slices=4 10% slower, 2048 rows dropped, 4096 added.
-    fn fixture_sweep_b() -> Vec<Observation> {
-        let mut b: Vec<Observation> = fixture_slice_sweep()
-            .into_iter()
-            .filter(|o| o.setting_value("rows") != Some("2048"))
-            .map(|mut o| {
-                if o.setting_value("slices") == Some("4") {
-                    o.metrics.entry("prefill_tokens_per_s".into()).and_modify(|v| *v *= 0.9);
-                }
-                o
-            })
-            .collect();
-        b.push(fixture_observation(&[("rows", "4096"), ("slices", "4")], 1, &[("prefill_tokens_per_s", 1265.2)]));
-        b
-    }
-
     fn fixture_report() -> String {
-        let comparison = compare(&fixture_slice_sweep(), &fixture_sweep_b(), &fixture_config());
+        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &fixture_config());
         compare_markdown(&comparison, "CANN 8", "CANN 9", "Slice sweep, CANN 8 vs 9")
     }
 

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use super::markdown_table::MarkdownTable;
 use super::number_format::{number, percent, with_ci};
 use super::setting_columns::SettingColumns;
-use crate::analyse::{AnalysisConfig, Direction, DriftBound, EquivalenceCheck, FailureSummary, SweepAnalysis};
+use crate::analyse::{AnalysisConfig, DriftBound, EquivalenceCheck, FailureSummary, SweepAnalysis};
 
 /// Render a sweep's analysis as markdown tables in the style of the slice study: per-setting
 /// statistics of the primary metric, the other metrics, the best setting per group with washes,
@@ -13,11 +13,7 @@ use crate::analyse::{AnalysisConfig, Direction, DriftBound, EquivalenceCheck, Fa
 pub fn run_summary_markdown(analysis: &SweepAnalysis, config: &AnalysisConfig, title: &str) -> String {
     let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting));
     let mut out = format!("# {title}\n\n");
-    let better = match config.direction {
-        Direction::Higher => "higher",
-        Direction::Lower => "lower",
-    };
-    writeln!(out, "Primary metric: {} ({better} is better).", config.primary).unwrap();
+    writeln!(out, "Primary metric: {} ({} is better).", config.primary, config.direction).unwrap();
     out.push_str(&columns.fixed_line().unwrap_or_default());
     out.push('\n');
     out.push_str(&settings_table(analysis, config, &columns));
@@ -164,8 +160,8 @@ fn failure_lines(failures: &FailureSummary) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::analyse_sweep;
     use crate::analyse::fixtures::fixture_slice_sweep;
+    use crate::analyse::{analyse_sweep, Direction};
 
     fn fixture_config() -> AnalysisConfig {
         AnalysisConfig {
