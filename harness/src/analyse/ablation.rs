@@ -154,6 +154,11 @@ fn design_order(groups: &[String]) -> Vec<Vec<String>> {
     subsets.into_iter().map(|subset| subset.into_iter().map(|i| groups[i].clone()).collect()).collect()
 }
 
+/// The ablated set of a group ablated alone.
+fn alone(group: &str) -> Vec<String> {
+    vec![group.to_string()]
+}
+
 /// The measured variants of one ablation, queried by which groups they ablate.
 struct Design<'a> {
     groups: &'a [String],
@@ -167,14 +172,10 @@ impl Design<'_> {
         self.variants.iter().find(|v| v.name == name)?.scope()
     }
 
-    fn single(&self, group: &String) -> Vec<String> {
-        vec![group.clone()]
-    }
-
     /// Baseline, each group alone and all together, without a scope measurement.
     fn missing_for_effects(&self) -> Vec<String> {
         let mut needed = vec![vec![]];
-        needed.extend(self.groups.iter().map(|g| self.single(g)));
+        needed.extend(self.groups.iter().map(|g| alone(g)));
         needed.push(self.groups.to_vec());
         needed.dedup();
         needed.iter().filter(|ablated| self.scope_of(ablated).is_none()).map(|a| variant_name(a)).collect()
@@ -206,10 +207,10 @@ impl Design<'_> {
 
     fn additivity(&self, metric: &str) -> Additivity {
         let singles: Vec<(String, LinearContrast)> =
-            self.groups.iter().map(|g| (g.clone(), self.delta(self.single(g)))).collect();
+            self.groups.iter().map(|g| (g.clone(), self.delta(alone(g)))).collect();
         let all = self.delta(self.groups.to_vec());
         let mut weights = vec![(self.groups.to_vec(), 1.0), (vec![], self.groups.len() as f64 - 1.0)];
-        weights.extend(self.groups.iter().map(|g| (self.single(g), -1.0)));
+        weights.extend(self.groups.iter().map(|g| (alone(g), -1.0)));
         let interaction = self.contrast(&weights);
         let pairwise = if self.groups.len() > 2 && self.is_factorial() { self.pairwise(&all) } else { Vec::new() };
         let verdict = self.verdict(&interaction, &all, &pairwise);

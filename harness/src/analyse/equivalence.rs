@@ -3,7 +3,7 @@
 use super::analysis_config::AnalysisConfig;
 use super::drift_bound::DriftBound;
 use super::observation::Observation;
-use super::setting_summary::SettingSummary;
+use super::setting_summary::{Labels, SettingSummary};
 
 /// Settings grouped by the code path they resolve to, and whether each class agrees.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,7 +20,7 @@ pub struct EquivalenceCheck {
 #[derive(Debug, Clone, PartialEq)]
 pub struct EquivalenceClass {
     /// The `group_by` labels: only settings of one group are comparable (same rows, say).
-    pub group: Vec<(String, String)>,
+    pub group: Labels,
     /// The shared key value (a metric's rounded value).
     pub value: String,
     /// Indices into `SweepAnalysis::settings`.
@@ -50,7 +50,7 @@ impl EquivalenceCheck {
         key: &str,
         drift: Option<&DriftBound>,
     ) -> EquivalenceCheck {
-        let mut classes: Vec<(Vec<(String, String)>, String, Vec<usize>)> = Vec::new();
+        let mut classes: Vec<(Labels, String, Vec<usize>)> = Vec::new();
         let mut inconsistent = Vec::new();
         for (index, summary) in settings.iter().enumerate().filter(|(_, s)| s.metric(&config.primary).is_some()) {
             let values = key_values(observations, summary, key);
@@ -81,7 +81,7 @@ impl EquivalenceCheck {
 
 impl EquivalenceClass {
     fn of(
-        group: Vec<(String, String)>,
+        group: Labels,
         value: String,
         settings: Vec<usize>,
         summaries: &[SettingSummary],

@@ -30,7 +30,8 @@ pub(crate) fn fixture_failure(setting: &[(&str, &str)], rep: u32, status: &str, 
 /// engine actually used (slices=8 at 512 rows falls back to the serial path). Each 512/slices=1
 /// setting also has a warmup, and there are failures: one at 512/1, two timeouts at 2048/4.
 pub(crate) fn fixture_slice_sweep() -> Vec<Observation> {
-    let reps: [(&str, &str, f64, [f64; 3], [f64; 3]); 7] = [
+    // (rows, slices, slices used, prefill TPS per rep, decode TPS per rep)
+    let reps = [
         ("512", "1", 1.0, [882.09, 882.55, 862.62], [8.72, 8.81, 8.90]),
         ("512", "4", 4.0, [429.12, 428.61, 436.35], [8.99, 8.75, 8.84]),
         ("512", "8", 1.0, [871.51, 883.83, 883.42], [8.77, 8.93, 8.86]),

@@ -2,13 +2,13 @@
 
 use super::analysis_config::AnalysisConfig;
 use super::drift_bound::DriftBound;
-use super::setting_summary::SettingSummary;
+use super::setting_summary::{Labels, SettingSummary};
 
 /// The winner of one group (one value of the `group_by` columns) and how every other setting fared.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GroupBest {
     /// The `group_by` labels shared by the group (empty when there is no grouping).
-    pub group: Vec<(String, String)>,
+    pub group: Labels,
     /// Index into `SweepAnalysis::settings` of the best mean in the configured direction.
     pub best: usize,
     /// Every other setting of the group that has the primary metric, in setting order.
@@ -47,7 +47,7 @@ impl GroupBest {
         config: &AnalysisConfig,
         drift: Option<&DriftBound>,
     ) -> Vec<GroupBest> {
-        let mut groups: Vec<(Vec<(String, String)>, Vec<usize>)> = Vec::new();
+        let mut groups: Vec<(Labels, Vec<usize>)> = Vec::new();
         for (index, summary) in settings.iter().enumerate().filter(|(_, s)| s.metric(&config.primary).is_some()) {
             let group = summary.labels_of(&config.group_by);
             match groups.iter_mut().find(|(known, _)| *known == group) {
@@ -59,7 +59,7 @@ impl GroupBest {
     }
 
     fn of_group(
-        group: Vec<(String, String)>,
+        group: Labels,
         members: &[usize],
         settings: &[SettingSummary],
         config: &AnalysisConfig,

@@ -28,6 +28,6 @@ pub use failure_summary::FailureSummary;
 pub use group_best::{GroupBest, Rival};
 pub use linear_contrast::LinearContrast;
 pub use observation::Observation;
-pub use setting_summary::SettingSummary;
+pub use setting_summary::{Labels, SettingSummary};
 pub use summary_stats::SummaryStats;
 pub use sweep_analysis::{analyse_sweep, SweepAnalysis};

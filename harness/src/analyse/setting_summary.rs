@@ -5,11 +5,14 @@ use std::collections::BTreeMap;
 use super::observation::Observation;
 use super::summary_stats::SummaryStats;
 
+/// Setting labels as recorded: (column, value) pairs in declaration order.
+pub type Labels = Vec<(String, String)>;
+
 /// One distinct setting vector and what its usable runs measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SettingSummary {
     /// Setting labels exactly as recorded, including `("variant", name)`.
-    pub setting: Vec<(String, String)>,
+    pub setting: Labels,
     /// Every recorded run of this setting: warmups and failures included.
     pub runs: usize,
     /// Runs that count in statistics (`Observation::is_usable`).
@@ -22,7 +25,7 @@ impl SettingSummary {
     /// Group observations by exact setting vector, in first-seen order, and summarise each metric
     /// of the usable runs (descriptive statistics, `SummaryStats::of`).
     pub fn summarise(observations: &[Observation]) -> Vec<SettingSummary> {
-        let mut settings: Vec<Vec<(String, String)>> = Vec::new();
+        let mut settings: Vec<Labels> = Vec::new();
         for observation in observations {
             if !settings.contains(&observation.setting) {
                 settings.push(observation.setting.clone());
@@ -31,7 +34,7 @@ impl SettingSummary {
         settings.into_iter().map(|setting| Self::of_setting(setting, observations)).collect()
     }
 
-    fn of_setting(setting: Vec<(String, String)>, observations: &[Observation]) -> SettingSummary {
+    fn of_setting(setting: Labels, observations: &[Observation]) -> SettingSummary {
         let runs: Vec<&Observation> = observations.iter().filter(|o| o.setting == setting).collect();
         let usable: Vec<&Observation> = runs.iter().copied().filter(|o| o.is_usable()).collect();
         let mut values: BTreeMap<String, Vec<f64>> = BTreeMap::new();
@@ -49,7 +52,7 @@ impl SettingSummary {
     }
 
     /// The labels of the given setting columns, in the order asked for (absent columns are skipped).
-    pub fn labels_of(&self, columns: &[String]) -> Vec<(String, String)> {
+    pub fn labels_of(&self, columns: &[String]) -> Labels {
         columns.iter().filter_map(|column| self.setting.iter().find(|(key, _)| key == column).cloned()).collect()
     }
 }

@@ -2,7 +2,7 @@
 
 use super::compare_config::CompareConfig;
 use super::setting_comparison::{SettingComparison, Verdict};
-use crate::analyse::{Observation, SettingSummary};
+use crate::analyse::{Labels, Observation, SettingSummary};
 
 /// The comparison of sweep B against sweep A.
 #[derive(Debug, Clone, PartialEq)]
@@ -11,8 +11,8 @@ pub struct Comparison {
     /// Settings present in both, in A's first-seen order.
     pub settings: Vec<SettingComparison>,
     /// Settings recorded only in A, then only in B.
-    pub only_a: Vec<Vec<(String, String)>>,
-    pub only_b: Vec<Vec<(String, String)>>,
+    pub only_a: Vec<Labels>,
+    pub only_b: Vec<Labels>,
 }
 
 impl Comparison {

@@ -1,7 +1,7 @@
 //! One setting measured in both sweeps: means, ratio with its interval, Welch test and verdict.
 
 use super::compare_config::CompareConfig;
-use crate::analyse::{Direction, LinearContrast, SummaryStats};
+use crate::analyse::{Direction, Labels, LinearContrast, SummaryStats};
 
 /// The verdict on one setting, B against A.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +27,7 @@ pub struct RatioInterval {
 /// One joined setting.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SettingComparison {
-    pub setting: Vec<(String, String)>,
+    pub setting: Labels,
     pub n_a: usize,
     pub n_b: usize,
     pub mean_a: Option<f64>,
@@ -46,7 +46,7 @@ impl SettingComparison {
     /// on those two terms. Regressed/Improved need p < alpha and a relative change (m_b − m_a)/|m_a|
     /// beyond the threshold in the bad/good direction.
     pub fn of(
-        setting: Vec<(String, String)>,
+        setting: Labels,
         a: Option<&SummaryStats>,
         b: Option<&SummaryStats>,
         config: &CompareConfig,

@@ -1,6 +1,7 @@
 //! Which setting labels get a table column: those that vary; the constant ones are stated once.
 
 use super::markdown_table::MarkdownTable;
+use crate::analyse::Labels;
 
 /// The setting columns of a set of settings, split into those that vary and those fixed throughout.
 #[derive(Debug, Clone, PartialEq)]
@@ -11,8 +12,8 @@ pub struct SettingColumns {
 
 impl SettingColumns {
     /// Columns in first-seen order; a column is fixed when every setting has it with one value.
-    pub fn of<'a>(settings: impl IntoIterator<Item = &'a Vec<(String, String)>>) -> SettingColumns {
-        let settings: Vec<&Vec<(String, String)>> = settings.into_iter().collect();
+    pub fn of<'a>(settings: impl IntoIterator<Item = &'a Labels>) -> SettingColumns {
+        let settings: Vec<&Labels> = settings.into_iter().collect();
         let mut names: Vec<&String> = Vec::new();
         for (name, _) in settings.iter().flat_map(|s| s.iter()) {
             if !names.contains(&name) {
