@@ -35,6 +35,8 @@ pub enum AblationEffects {
     NotEnoughData {
         missing: Vec<String>,
     },
+    /// No metrics were asked for, so there is no scope metric to take effects on.
+    NoScopeMetric,
     Measured(Additivity),
 }
 
@@ -112,15 +114,16 @@ pub fn analyse_ablation(
     metrics: &[String],
     tolerance: f64,
 ) -> AblationAnalysis {
-    let variants: Vec<VariantSummary> = design_order(groups)
+    let variants: Vec<VariantSummary> = measured_variants(observations, groups)
         .into_iter()
         .map(|ablated| VariantSummary::of(observations, ablated, metrics))
         .filter(|v| v.metrics.iter().any(Option::is_some))
         .collect();
     let design = Design { groups, variants: &variants, tolerance };
-    let effects = match design.missing_for_effects() {
-        missing if missing.is_empty() => AblationEffects::Measured(design.additivity(&metrics[0])),
-        missing => AblationEffects::NotEnoughData { missing },
+    let effects = match (metrics.first(), design.missing_for_effects()) {
+        (None, _) => AblationEffects::NoScopeMetric,
+        (Some(scope), missing) if missing.is_empty() => AblationEffects::Measured(design.additivity(scope)),
+        (Some(_), missing) => AblationEffects::NotEnoughData { missing },
     };
     AblationAnalysis { groups: groups.to_vec(), metrics: metrics.to_vec(), tolerance, variants, effects }
 }
@@ -146,12 +149,30 @@ impl VariantSummary {
     }
 }
 
-/// Every subset of the groups: by size, then in declaration order (baseline first, all last).
-fn design_order(groups: &[String]) -> Vec<Vec<String>> {
-    let mut subsets: Vec<Vec<usize>> =
-        (0..1u32 << groups.len()).map(|mask| (0..groups.len()).filter(|i| mask & (1 << i) != 0).collect()).collect();
+/// The ablated sets of the variants recorded, in design order: by size, then declaration order
+/// (baseline first, all groups last). Variant names that are not `baseline` or known groups joined
+/// by `+` in declaration order belong to no design and are left out.
+fn measured_variants(observations: &[Observation], groups: &[String]) -> Vec<Vec<String>> {
+    let mut subsets: Vec<Vec<usize>> = Vec::new();
+    for name in observations.iter().filter_map(|o| o.setting_value("variant")) {
+        match group_indices(name, groups) {
+            Some(subset) if !subsets.contains(&subset) => subsets.push(subset),
+            _ => {}
+        }
+    }
     subsets.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
     subsets.into_iter().map(|subset| subset.into_iter().map(|i| groups[i].clone()).collect()).collect()
+}
+
+/// The declaration indices of the groups a variant name ablates; None for a name `variant_name`
+/// would not produce.
+fn group_indices(name: &str, groups: &[String]) -> Option<Vec<usize>> {
+    if name == "baseline" {
+        return Some(Vec::new());
+    }
+    let indices: Vec<usize> =
+        name.split('+').map(|part| groups.iter().position(|g| g == part)).collect::<Option<_>>()?;
+    indices.windows(2).all(|pair| pair[0] < pair[1]).then_some(indices)
 }
 
 /// The ablated set of a group ablated alone.
@@ -182,7 +203,8 @@ impl Design<'_> {
     }
 
     fn is_factorial(&self) -> bool {
-        design_order(self.groups).iter().all(|ablated| self.scope_of(ablated).is_some())
+        let measured = self.variants.iter().filter(|v| v.scope().is_some()).count();
+        u32::try_from(self.groups.len()).ok().and_then(|k| 1usize.checked_shl(k)) == Some(measured)
     }
 
     /// Σ cᵢ·meanᵢ over variants; weights of the same variant add (with one group, "all" is the single).
@@ -247,12 +269,10 @@ impl Design<'_> {
         let mut pairs = Vec::new();
         for (i, a) in self.groups.iter().enumerate() {
             for b in &self.groups[i + 1..] {
-                let weights: Vec<(Vec<String>, f64)> = design_order(self.groups)
-                    .into_iter()
-                    .map(|v| {
-                        let w = sign(&v, a) * sign(&v, b) * scale;
-                        (v, w)
-                    })
+                let weights: Vec<(Vec<String>, f64)> = self
+                    .variants
+                    .iter()
+                    .map(|v| (v.ablated.clone(), sign(&v.ablated, a) * sign(&v.ablated, b) * scale))
                     .collect();
                 let interaction = self.contrast(&weights);
                 pairs.push(PairInteraction {
@@ -305,12 +325,21 @@ mod tests {
         }
     }
 
+    /// Every subset of the groups, as the ablated group names.
+    fn all_subsets(groups: &[String]) -> Vec<Vec<String>> {
+        (0..1u32 << groups.len())
+            .map(|mask| {
+                groups.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, g)| g.clone()).collect()
+            })
+            .collect()
+    }
+
     /// Runs of every variant of `groups` with scope = Σ main effects + the given pair interactions,
     /// three reps with a small spread.
     fn synthetic(groups: &[&str], main: &[f64], pairs: &[((usize, usize), f64)]) -> Vec<Observation> {
         let groups = fixture_names(groups);
         let mut observations = Vec::new();
-        for ablated in design_order(&groups) {
+        for ablated in all_subsets(&groups) {
             let on = |i: usize| ablated.contains(&groups[i]);
             let value = 10.0
                 + (0..groups.len()).filter(|&i| on(i)).map(|i| main[i]).sum::<f64>()
@@ -327,8 +356,12 @@ mod tests {
     fn variant_names_follow_declaration_order() {
         assert_eq!(variant_name(&[]), "baseline");
         assert_eq!(variant_name(&fixture_names(&["broadcast_rows", "rank1_update"])), "broadcast_rows+rank1_update");
-        let order: Vec<String> =
-            design_order(&fixture_names(&["a", "b", "c"])).iter().map(|v| variant_name(v)).collect();
+        let groups = fixture_names(&["a", "b", "c"]);
+        let mut observations = synthetic(&["a", "b", "c"], &[-1.0, -2.0, -0.5], &[]);
+        observations.reverse();
+        observations.push(fixture_observation(&[("variant", "b+a")], 1, &[("t", 1.0)]));
+        observations.push(fixture_observation(&[("variant", "unknown")], 1, &[("t", 1.0)]));
+        let order: Vec<String> = measured_variants(&observations, &groups).iter().map(|v| variant_name(v)).collect();
         assert_eq!(order, fixture_names(&["baseline", "a", "b", "c", "a+b", "a+c", "b+c", "a+b+c"]));
     }
 
@@ -441,6 +474,8 @@ mod tests {
         );
         assert_eq!(analysis.effects, AblationEffects::NotEnoughData { missing: fixture_names(&["rank1_update"]) });
         assert_eq!(analysis.variants.len(), 3);
+        let no_metric = analyse_ablation(&fixture_ablation(), &fixture_names(&["broadcast_rows"]), &[], 0.05);
+        assert_eq!(no_metric.effects, AblationEffects::NoScopeMetric);
         let nothing = analyse_ablation(&[], &fixture_names(&["a"]), &fixture_names(&["t"]), 0.05);
         assert_eq!(nothing.effects, AblationEffects::NotEnoughData { missing: fixture_names(&["baseline", "a"]) });
     }

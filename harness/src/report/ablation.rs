@@ -10,17 +10,25 @@ use crate::analyse::{AblationAnalysis, AblationEffects, Additivity, AdditivityVe
 /// | other metrics, then the single deltas against the all-groups delta, the interaction with its
 /// 95% CI, the verdict, and for a 2^k factorial every pairwise interaction.
 pub fn ablation_markdown(analysis: &AblationAnalysis, title: &str) -> String {
-    let mut out = format!("# {title}\n\n{}\n", variant_table(analysis));
+    let mut out = format!("# {title}\n\n");
     match &analysis.effects {
-        AblationEffects::NotEnoughData { missing } => {
-            writeln!(out, "Not enough data for effects: no usable {} in {}.", analysis.metrics[0], missing.join(", "))
-                .unwrap()
+        AblationEffects::NoScopeMetric => out.push_str("No metrics were asked for: nothing to report.\n"),
+        AblationEffects::NotEnoughData { missing } => writeln!(
+            out,
+            "{}\nNot enough data for effects: no usable {} in {}.",
+            variant_table(analysis),
+            analysis.metrics[0],
+            missing.join(", ")
+        )
+        .unwrap(),
+        AblationEffects::Measured(additivity) => {
+            write!(out, "{}\n{}", variant_table(analysis), additivity_lines(additivity, analysis.tolerance)).unwrap()
         }
-        AblationEffects::Measured(additivity) => out.push_str(&additivity_lines(additivity, analysis.tolerance)),
     }
     out
 }
 
+/// The per-variant table; only called with at least one metric (the scope metric first).
 fn variant_table(analysis: &AblationAnalysis) -> String {
     let scope = &analysis.metrics[0];
     let mut header = vec!["variant".to_string(), format!("{scope} (mean ± 95% CI)"), "delta".to_string()];
@@ -118,7 +126,14 @@ mod tests {
         let observations: Vec<_> =
             fixture_ablation().into_iter().filter(|o| o.setting_value("variant") != Some("rank1_update")).collect();
         let report = fixture_report(&observations);
+        assert!(report.contains("| baseline "));
         assert!(report.ends_with("Not enough data for effects: no usable gated_delta in rank1_update.\n"), "{report}");
+    }
+
+    #[test]
+    fn no_metric_report() {
+        let analysis = analyse_ablation(&fixture_ablation(), &fixture_names(&["broadcast_rows"]), &[], 0.05);
+        assert_eq!(ablation_markdown(&analysis, "t"), "# t\n\nNo metrics were asked for: nothing to report.\n");
     }
 
     #[test]
