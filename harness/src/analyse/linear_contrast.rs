@@ -84,14 +84,14 @@ mod tests {
         // a: mean 2, s² = 1, n 3; b: mean 5, s² = 4, n 3.
         // se = √(1/3 + 4/3) = 1.2910; t = 3/1.2910 = 2.3238;
         // df = (5/3)² / ((1/3)²/2 + (4/3)²/2) = 2.7778 / 0.9444 = 2.9412;
-        // two-sided p for t = 2.3238 at df 2.9412 ≈ 0.1047 (R: 2*pt(-2.3238, 2.9412)).
+        // two-sided p for t = 2.3238 at df 2.9412 = 0.10448 (numerical integration of the t density).
         let a = stats(&[1.0, 2.0, 3.0]);
         let b = stats(&[3.0, 5.0, 7.0]);
         let d = LinearContrast::difference(&b, &a);
         assert!((d.estimate - 3.0).abs() < 1e-12);
         assert!((d.std_error.unwrap() - 1.290_994).abs() < 1e-5);
         assert!((d.df.unwrap() - 2.941_176).abs() < 1e-5);
-        assert!((d.p_value().unwrap() - 0.1047).abs() < 2e-3, "p = {:?}", d.p_value());
+        assert!((d.p_value().unwrap() - 0.10448).abs() < 1e-4, "p = {:?}", d.p_value());
         assert_eq!(d.ci_contains_zero(), Some(true));
     }
 

@@ -121,20 +121,20 @@ mod tests {
     fn ratio_interval_by_hand() {
         // a: mean 100, s² = 4, n 3; b: mean 90, s² = 1, n 3.
         // se(log ratio) = √(1/(3·8100) + 4/(3·10000)) = √(4.115e-5 + 1.3333e-4) = 0.013210;
-        // df = (1.7449e-4)² / ((4.115e-5)²/2 + (1.3333e-4)²/2) = 3.0447e-8 / 9.735e-9 = 3.1276;
-        // t(0.975, 3.1276) ≈ 3.09 -> half ≈ 0.0408, interval 0.9 · e^±0.0408 = [0.864, 0.937].
+        // df = (1.7449e-4)² / ((4.115e-5)²/2 + (1.3333e-4)²/2) = 3.1272;
+        // t(0.975, 3.1272) = 3.1105 -> half = 0.04109, interval 0.9 · e^±0.04109 = [0.86377, 0.93775].
         let c = compare(&[98.0, 100.0, 102.0], &[89.0, 90.0, 91.0], Direction::Higher);
         let r = c.ratio.unwrap();
         assert!((r.ratio - 0.9).abs() < 1e-12);
-        assert!((r.low - 0.864).abs() < 2e-3 && (r.high - 0.937).abs() < 2e-3, "{r:?}");
+        assert!((r.low - 0.86377).abs() < 1e-4 && (r.high - 0.93775).abs() < 1e-4, "{r:?}");
         assert!((r.low * r.high - 0.81).abs() < 1e-12, "symmetric on the log scale");
     }
 
     #[test]
     fn significant_drop_in_throughput_is_a_regression() {
         let c = compare(&[98.0, 100.0, 102.0], &[89.0, 90.0, 91.0], Direction::Higher);
-        // Welch: t = −10/√(4/3 + 1/3) = −7.746, df = (5/3)²/((4/3)²/2 + (1/3)²/2) = 2.9412, p ≈ 0.0048.
-        assert!((c.p_value.unwrap() - 0.0048).abs() < 5e-4, "{:?}", c.p_value);
+        // Welch: t = −10/√(4/3 + 1/3) = −7.746, df = (5/3)²/((4/3)²/2 + (1/3)²/2) = 2.9412, p = 0.004798.
+        assert!((c.p_value.unwrap() - 0.004798).abs() < 1e-5, "{:?}", c.p_value);
         assert_eq!(c.verdict, Verdict::Regressed);
         assert!((c.relative_change().unwrap() + 0.1).abs() < 1e-12);
         // The same numbers as times: lower is better, so it improved.
