@@ -1,21 +1,77 @@
-//! What the analysis of a sweep is asked: primary metric, direction, grouping, control, equivalence.
+//! What a sweep's analysis is asked: the primary metric, which way is better, how settings group.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-/// Which way is better for a metric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+/// Which way a metric improves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
+    /// Throughput-like: larger is better.
     Higher,
+    /// Time-like: smaller is better.
     Lower,
 }
 
-/// The questions a sweep's declaration asks of its results.
-#[derive(Debug, Clone, PartialEq)]
+impl Direction {
+    /// Whether `candidate` is better than `incumbent` in this direction (ties are not better).
+    pub fn is_better(self, candidate: f64, incumbent: f64) -> bool {
+        match self {
+            Direction::Higher => candidate > incumbent,
+            Direction::Lower => candidate < incumbent,
+        }
+    }
+}
+
+/// The questions `analyse_sweep` answers about one recorded sweep.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct AnalysisConfig {
+    /// The metric settings are ranked by (e.g. `prefill_tokens_per_s`).
     pub primary: String,
     pub direction: Direction,
+    /// Setting columns whose values form the groups a best setting is picked in (e.g. `rows`).
+    #[serde(default)]
     pub group_by: Vec<String>,
+    /// A metric no setting should move (e.g. `decode_tokens_per_s`); its range bounds run-to-run drift.
+    #[serde(default)]
     pub control: Option<String>,
+    /// A setting column or metric naming the code path a setting resolves to (e.g. the metric
+    /// `overlap_slices`); settings of one group that resolve to the same value must agree.
+    #[serde(default)]
     pub equivalence_key: Option<String>,
+}
+
+impl std::fmt::Display for Direction {
+    /// `higher` / `lower`, as written in a spec and read in "higher is better".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Direction::Higher => "higher",
+            Direction::Lower => "lower",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn direction_reads_lowercase() {
+        let config: AnalysisConfig =
+            serde_json::from_str(r#"{"primary": "wall", "direction": "lower", "group_by": ["rows"]}"#).unwrap();
+        assert_eq!(config.direction, Direction::Lower);
+        assert_eq!(config.control, None);
+        assert!(serde_json::from_str::<Direction>(r#""Higher""#).is_err());
+    }
+
+    #[test]
+    fn better_depends_on_direction() {
+        assert!(Direction::Higher.is_better(2.0, 1.0));
+        assert!(Direction::Lower.is_better(1.0, 2.0));
+        assert!(!Direction::Lower.is_better(1.0, 1.0));
+    }
+
+    #[test]
+    fn direction_displays_as_it_is_written() {
+        assert_eq!(format!("{} / {}", Direction::Higher, Direction::Lower), "higher / lower");
+    }
 }

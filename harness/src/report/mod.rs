@@ -1,1 +1,13 @@
-//! report stage.
+//! report stage: markdown tables in the style of the source study, rendered from analysis results.
+
+mod ablation;
+mod comparison;
+mod markdown_table;
+mod number_format;
+mod run_summary;
+mod setting_columns;
+
+pub use ablation::ablation_markdown;
+pub use comparison::compare_markdown;
+pub use markdown_table::MarkdownTable;
+pub use run_summary::run_summary_markdown;

@@ -1,0 +1,482 @@
+//! Ablation effects: each group's delta against the shipped kernel, the joint delta, and additivity.
+
+use super::linear_contrast::LinearContrast;
+use super::observation::Observation;
+use super::summary_stats::SummaryStats;
+
+/// Per-variant statistics of an ablation and, when the design allows, its effects.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AblationAnalysis {
+    /// Ablation groups in declaration order.
+    pub groups: Vec<String>,
+    /// Metrics in the order asked for; the first is the scope timing effects are computed on.
+    pub metrics: Vec<String>,
+    /// Relative tolerance of the additivity test.
+    pub tolerance: f64,
+    /// Variants that have usable runs, in design order: baseline, single groups, pairs, ..., all.
+    pub variants: Vec<VariantSummary>,
+    pub effects: AblationEffects,
+}
+
+/// One variant: the groups it ablates and each metric's statistics over its usable runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VariantSummary {
+    /// `baseline`, or the ablated groups joined by `+` in declaration order.
+    pub name: String,
+    pub ablated: Vec<String>,
+    /// Aligned with `AblationAnalysis::metrics`; None when no usable run reported that metric.
+    pub metrics: Vec<Option<SummaryStats>>,
+}
+
+/// Effects need the baseline, every group alone and all groups together.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AblationEffects {
+    /// Variants the design needs that have no usable measurement of the scope metric.
+    NotEnoughData {
+        missing: Vec<String>,
+    },
+    /// No metrics were asked for, so there is no scope metric to take effects on.
+    NoScopeMetric,
+    Measured(Additivity),
+}
+
+/// Deltas of the scope metric against the baseline and whether they add up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Additivity {
+    pub metric: String,
+    pub baseline_mean: f64,
+    /// Each group ablated alone, minus baseline, in declaration order.
+    pub singles: Vec<(String, LinearContrast)>,
+    /// All groups ablated, minus baseline.
+    pub all: LinearContrast,
+    /// Σ of the single deltas' estimates.
+    pub sum_of_singles: f64,
+    /// all − Σ singles (= all − Σ singleᵢ + (k−1)·baseline as a contrast of means).
+    pub interaction: LinearContrast,
+    /// Two-factor interactions, only for a full 2^k factorial with k > 2 (for k = 2 the single
+    /// pairwise interaction is `interaction` itself).
+    pub pairwise: Vec<PairInteraction>,
+    pub verdict: AdditivityVerdict,
+}
+
+/// A two-factor interaction of a 2^k factorial ablation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairInteraction {
+    pub groups: (String, String),
+    pub interaction: LinearContrast,
+    /// Whether this pair passes the same additivity test as the overall interaction.
+    pub additive: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AdditivityVerdict {
+    Additive,
+    /// The groups that interact: for two groups both; for a factorial those in non-additive pairs;
+    /// otherwise (one-at-a-time design, or only higher-order interaction) every group.
+    NotAdditive {
+        interacting: Vec<String>,
+    },
+}
+
+impl Additivity {
+    /// A delta as a fraction of the baseline mean.
+    pub fn relative(&self, delta: f64) -> f64 {
+        delta / self.baseline_mean
+    }
+
+    /// The interaction as a fraction of the all-groups delta.
+    pub fn relative_interaction(&self) -> f64 {
+        self.interaction.estimate / self.all.estimate.abs()
+    }
+}
+
+/// The variant name for a set of ablated groups: `baseline`, or the names joined by `+`.
+pub fn variant_name(ablated: &[String]) -> String {
+    if ablated.is_empty() {
+        "baseline".to_string()
+    } else {
+        ablated.join("+")
+    }
+}
+
+/// Analyse an ablation. Per variant, descriptive statistics with Student's t 95% intervals of every
+/// metric. On the first metric: each group's delta vs baseline and the all-groups delta as Welch
+/// differences (√(se_a² + se_b²), Welch–Satterthwaite df); the interaction all − Σ singles as a linear
+/// contrast of means with Satterthwaite df; for a full 2^k factorial (k > 2) every two-factor
+/// interaction by the classical factorial contrast (Yates; Montgomery, *Design and Analysis of
+/// Experiments*, ch. 6), averaged over the other groups' levels and scaled to the k = 2 form
+/// y_ab − y_a − y_b + y_(1), i.e. twice the textbook effect. Additive when |interaction| ≤
+/// tolerance · |all-groups delta| or the interaction's 95% interval contains zero.
+/// Only usable runs count; other setting labels than `variant` are ignored (one measurement point).
+pub fn analyse_ablation(
+    observations: &[Observation],
+    groups: &[String],
+    metrics: &[String],
+    tolerance: f64,
+) -> AblationAnalysis {
+    let variants: Vec<VariantSummary> = measured_variants(observations, groups)
+        .into_iter()
+        .map(|ablated| VariantSummary::of(observations, ablated, metrics))
+        .filter(|v| v.metrics.iter().any(Option::is_some))
+        .collect();
+    let design = Design { groups, variants: &variants, tolerance };
+    let effects = match (metrics.first(), design.missing_for_effects()) {
+        (None, _) => AblationEffects::NoScopeMetric,
+        (Some(scope), missing) if missing.is_empty() => AblationEffects::Measured(design.additivity(scope)),
+        (Some(_), missing) => AblationEffects::NotEnoughData { missing },
+    };
+    AblationAnalysis { groups: groups.to_vec(), metrics: metrics.to_vec(), tolerance, variants, effects }
+}
+
+impl VariantSummary {
+    fn of(observations: &[Observation], ablated: Vec<String>, metrics: &[String]) -> VariantSummary {
+        let name = variant_name(&ablated);
+        let runs: Vec<&Observation> = observations
+            .iter()
+            .filter(|o| o.is_usable() && o.setting_value("variant") == Some(name.as_str()))
+            .collect();
+        let metrics = metrics
+            .iter()
+            .map(|metric| {
+                SummaryStats::of(&runs.iter().filter_map(|o| o.metrics.get(metric).copied()).collect::<Vec<_>>())
+            })
+            .collect();
+        VariantSummary { name, ablated, metrics }
+    }
+
+    fn scope(&self) -> Option<&SummaryStats> {
+        self.metrics.first()?.as_ref()
+    }
+}
+
+/// The ablated sets of the variants recorded, in design order: by size, then declaration order
+/// (baseline first, all groups last). Variant names that are not `baseline` or known groups joined
+/// by `+` in declaration order belong to no design and are left out.
+fn measured_variants(observations: &[Observation], groups: &[String]) -> Vec<Vec<String>> {
+    let mut subsets: Vec<Vec<usize>> = Vec::new();
+    for name in observations.iter().filter_map(|o| o.setting_value("variant")) {
+        match group_indices(name, groups) {
+            Some(subset) if !subsets.contains(&subset) => subsets.push(subset),
+            _ => {}
+        }
+    }
+    subsets.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+    subsets.into_iter().map(|subset| subset.into_iter().map(|i| groups[i].clone()).collect()).collect()
+}
+
+/// The declaration indices of the groups a variant name ablates; None for a name `variant_name`
+/// would not produce.
+fn group_indices(name: &str, groups: &[String]) -> Option<Vec<usize>> {
+    if name == "baseline" {
+        return Some(Vec::new());
+    }
+    let indices: Vec<usize> =
+        name.split('+').map(|part| groups.iter().position(|g| g == part)).collect::<Option<_>>()?;
+    indices.windows(2).all(|pair| pair[0] < pair[1]).then_some(indices)
+}
+
+/// The ablated set of a group ablated alone.
+fn alone(group: &str) -> Vec<String> {
+    vec![group.to_string()]
+}
+
+/// The measured variants of one ablation, queried by which groups they ablate.
+struct Design<'a> {
+    groups: &'a [String],
+    variants: &'a [VariantSummary],
+    tolerance: f64,
+}
+
+impl Design<'_> {
+    fn scope_of(&self, ablated: &[String]) -> Option<&SummaryStats> {
+        let name = variant_name(ablated);
+        self.variants.iter().find(|v| v.name == name)?.scope()
+    }
+
+    /// Baseline, each group alone and all together, without a scope measurement.
+    fn missing_for_effects(&self) -> Vec<String> {
+        let mut needed = vec![vec![]];
+        needed.extend(self.groups.iter().map(|g| alone(g)));
+        needed.push(self.groups.to_vec());
+        needed.dedup();
+        needed.iter().filter(|ablated| self.scope_of(ablated).is_none()).map(|a| variant_name(a)).collect()
+    }
+
+    fn is_factorial(&self) -> bool {
+        let measured = self.variants.iter().filter(|v| v.scope().is_some()).count();
+        u32::try_from(self.groups.len()).ok().and_then(|k| 1usize.checked_shl(k)) == Some(measured)
+    }
+
+    /// Σ cᵢ·meanᵢ over variants; weights of the same variant add (with one group, "all" is the single).
+    fn contrast(&self, weights: &[(Vec<String>, f64)]) -> LinearContrast {
+        let mut merged: Vec<(&Vec<String>, f64)> = Vec::new();
+        for (ablated, weight) in weights {
+            match merged.iter_mut().find(|(known, _)| *known == ablated) {
+                Some((_, total)) => *total += weight,
+                None => merged.push((ablated, *weight)),
+            }
+        }
+        let terms: Vec<(f64, &SummaryStats)> = merged
+            .iter()
+            .map(|(ablated, weight)| (*weight, self.scope_of(ablated).expect("effects need every variant they weigh")))
+            .collect();
+        LinearContrast::of(&terms)
+    }
+
+    fn delta(&self, ablated: Vec<String>) -> LinearContrast {
+        self.contrast(&[(ablated, 1.0), (vec![], -1.0)])
+    }
+
+    fn additivity(&self, metric: &str) -> Additivity {
+        let singles: Vec<(String, LinearContrast)> =
+            self.groups.iter().map(|g| (g.clone(), self.delta(alone(g)))).collect();
+        let all = self.delta(self.groups.to_vec());
+        let mut weights = vec![(self.groups.to_vec(), 1.0), (vec![], self.groups.len() as f64 - 1.0)];
+        weights.extend(self.groups.iter().map(|g| (alone(g), -1.0)));
+        let interaction = self.contrast(&weights);
+        let pairwise = if self.groups.len() > 2 && self.is_factorial() { self.pairwise(&all) } else { Vec::new() };
+        let verdict = self.verdict(&interaction, &all, &pairwise);
+        Additivity {
+            metric: metric.to_string(),
+            baseline_mean: self.scope_of(&[]).expect("baseline checked").mean,
+            sum_of_singles: singles.iter().map(|(_, d)| d.estimate).sum(),
+            singles,
+            all,
+            interaction,
+            pairwise,
+            verdict,
+        }
+    }
+
+    /// Additive: |interaction| ≤ tolerance · |all-groups delta|, or its 95% interval contains zero.
+    fn passes(&self, interaction: &LinearContrast, all: &LinearContrast) -> bool {
+        interaction.estimate.abs() <= self.tolerance * all.estimate.abs()
+            || interaction.ci_contains_zero() == Some(true)
+    }
+
+    /// Two-factor interaction contrasts of a 2^k factorial: weight sᵢ·sⱼ / 2^(k−2) per variant,
+    /// s = +1 if the group is ablated and −1 if not.
+    fn pairwise(&self, all: &LinearContrast) -> Vec<PairInteraction> {
+        let k = self.groups.len();
+        let scale = 1.0 / (1u32 << (k - 2)) as f64;
+        let sign = |ablated: &Vec<String>, group: &String| {
+            if ablated.contains(group) {
+                1.0
+            } else {
+                -1.0
+            }
+        };
+        let mut pairs = Vec::new();
+        for (i, a) in self.groups.iter().enumerate() {
+            for b in &self.groups[i + 1..] {
+                let weights: Vec<(Vec<String>, f64)> = self
+                    .variants
+                    .iter()
+                    .map(|v| (v.ablated.clone(), sign(&v.ablated, a) * sign(&v.ablated, b) * scale))
+                    .collect();
+                let interaction = self.contrast(&weights);
+                pairs.push(PairInteraction {
+                    groups: (a.clone(), b.clone()),
+                    additive: self.passes(&interaction, all),
+                    interaction,
+                });
+            }
+        }
+        pairs
+    }
+
+    fn verdict(
+        &self,
+        interaction: &LinearContrast,
+        all: &LinearContrast,
+        pairwise: &[PairInteraction],
+    ) -> AdditivityVerdict {
+        if self.passes(interaction, all) && pairwise.iter().all(|p| p.additive) {
+            return AdditivityVerdict::Additive;
+        }
+        let named: Vec<String> = self
+            .groups
+            .iter()
+            .filter(|g| pairwise.iter().any(|p| !p.additive && (p.groups.0 == **g || p.groups.1 == **g)))
+            .cloned()
+            .collect();
+        AdditivityVerdict::NotAdditive { interacting: if named.is_empty() { self.groups.to_vec() } else { named } }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::fixtures::{fixture_ablation, fixture_names, fixture_observation};
+
+    fn study() -> AblationAnalysis {
+        analyse_ablation(
+            &fixture_ablation(),
+            &fixture_names(&["broadcast_rows", "rank1_update"]),
+            &fixture_names(&["gated_delta", "wall", "prefill_tokens_per_s"]),
+            0.05,
+        )
+    }
+
+    fn measured(analysis: &AblationAnalysis) -> &Additivity {
+        match &analysis.effects {
+            AblationEffects::Measured(additivity) => additivity,
+            other => panic!("expected effects, got {other:?}"),
+        }
+    }
+
+    /// Every subset of the groups, as the ablated group names.
+    fn all_subsets(groups: &[String]) -> Vec<Vec<String>> {
+        (0..1u32 << groups.len())
+            .map(|mask| {
+                groups.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, g)| g.clone()).collect()
+            })
+            .collect()
+    }
+
+    /// Runs of every variant of `groups` with scope = Σ main effects + the given pair interactions,
+    /// three reps with a small spread.
+    fn synthetic(groups: &[&str], main: &[f64], pairs: &[((usize, usize), f64)]) -> Vec<Observation> {
+        let groups = fixture_names(groups);
+        let mut observations = Vec::new();
+        for ablated in all_subsets(&groups) {
+            let on = |i: usize| ablated.contains(&groups[i]);
+            let value = 10.0
+                + (0..groups.len()).filter(|&i| on(i)).map(|i| main[i]).sum::<f64>()
+                + pairs.iter().filter(|((i, j), _)| on(*i) && on(*j)).map(|(_, v)| v).sum::<f64>();
+            for (rep, jitter) in [-0.001, 0.0, 0.001].iter().enumerate() {
+                let name = variant_name(&ablated);
+                observations.push(fixture_observation(&[("variant", &name)], rep as u32 + 1, &[("t", value + jitter)]));
+            }
+        }
+        observations
+    }
+
+    #[test]
+    fn variant_names_follow_declaration_order() {
+        assert_eq!(variant_name(&[]), "baseline");
+        assert_eq!(variant_name(&fixture_names(&["broadcast_rows", "rank1_update"])), "broadcast_rows+rank1_update");
+        let groups = fixture_names(&["a", "b", "c"]);
+        let mut observations = synthetic(&["a", "b", "c"], &[-1.0, -2.0, -0.5], &[]);
+        observations.reverse();
+        observations.push(fixture_observation(&[("variant", "b+a")], 1, &[("t", 1.0)]));
+        observations.push(fixture_observation(&[("variant", "unknown")], 1, &[("t", 1.0)]));
+        let order: Vec<String> = measured_variants(&observations, &groups).iter().map(|v| variant_name(v)).collect();
+        assert_eq!(order, fixture_names(&["baseline", "a", "b", "c", "a+b", "a+c", "b+c", "a+b+c"]));
+    }
+
+    #[test]
+    fn study_deltas_and_interaction() {
+        let analysis = study();
+        assert_eq!(analysis.variants.len(), 4);
+        let effects = measured(&analysis);
+        // Section 5.4: −0.792 (−36.0%), −0.577 (−26.2%), both −1.360 (−61.8%); sum −1.369.
+        let (broadcast, rank1) = (&effects.singles[0].1, &effects.singles[1].1);
+        assert!((broadcast.estimate + 0.7918).abs() < 1e-9);
+        assert!((effects.relative(broadcast.estimate) + 0.3595).abs() < 1e-3);
+        assert!((rank1.estimate + 0.5771).abs() < 1e-9);
+        assert!((effects.all.estimate + 1.3599).abs() < 1e-9);
+        assert!((effects.relative(effects.all.estimate) + 0.6175).abs() < 1e-3);
+        assert!((effects.sum_of_singles + 1.3689).abs() < 1e-9);
+        assert!((effects.interaction.estimate - 0.009).abs() < 1e-9);
+        assert!((effects.relative_interaction() - 0.00662).abs() < 1e-4);
+        // Same rep spread s² = 13e-6 in all four variants: se = √(4·s²/3), Satterthwaite df = 8.
+        assert!((effects.interaction.std_error.unwrap() - (4.0 * 13e-6 / 3.0f64).sqrt()).abs() < 1e-9);
+        assert!((effects.interaction.df.unwrap() - 8.0).abs() < 1e-9);
+        assert!(effects.pairwise.is_empty());
+        assert_eq!(effects.verdict, AdditivityVerdict::Additive);
+    }
+
+    #[test]
+    fn other_metrics_are_summarised_per_variant() {
+        let analysis = study();
+        let both = &analysis.variants[3];
+        assert_eq!(both.name, "broadcast_rows+rank1_update");
+        assert!((both.metrics[1].unwrap().mean - 2.557).abs() < 1e-9);
+        assert!((both.metrics[2].unwrap().mean - 1734.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn two_groups_that_interact_are_named() {
+        let observations = synthetic(&["a", "b"], &[-1.0, -1.0], &[((0, 1), 0.5)]);
+        let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b"]), &fixture_names(&["t"]), 0.05);
+        let effects = measured(&analysis);
+        assert!((effects.interaction.estimate - 0.5).abs() < 1e-9);
+        assert_eq!(effects.verdict, AdditivityVerdict::NotAdditive { interacting: fixture_names(&["a", "b"]) });
+    }
+
+    #[test]
+    fn factorial_localises_the_interacting_pair() {
+        let observations = synthetic(&["a", "b", "c"], &[-1.0, -2.0, -0.5], &[((0, 2), 0.4)]);
+        let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b", "c"]), &fixture_names(&["t"]), 0.05);
+        let effects = measured(&analysis);
+        let pairs: Vec<(&str, &str, f64)> = effects
+            .pairwise
+            .iter()
+            .map(|p| (p.groups.0.as_str(), p.groups.1.as_str(), p.interaction.estimate))
+            .collect();
+        assert_eq!(pairs.len(), 3);
+        // The contrast recovers the planted a×c interaction exactly and nothing for the others.
+        assert!((pairs[1].2 - 0.4).abs() < 1e-9 && pairs[0].2.abs() < 1e-9 && pairs[2].2.abs() < 1e-9, "{pairs:?}");
+        assert_eq!((pairs[1].0, pairs[1].1), ("a", "c"));
+        assert_eq!(effects.verdict, AdditivityVerdict::NotAdditive { interacting: fixture_names(&["a", "c"]) });
+    }
+
+    #[test]
+    fn one_at_a_time_design_cannot_localise() {
+        let keep = ["baseline", "a", "b", "c", "a+b+c"];
+        let observations: Vec<Observation> = synthetic(&["a", "b", "c"], &[-1.0, -2.0, -0.5], &[((0, 1), 0.6)])
+            .into_iter()
+            .filter(|o| keep.contains(&o.setting_value("variant").unwrap()))
+            .collect();
+        let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b", "c"]), &fixture_names(&["t"]), 0.05);
+        let effects = measured(&analysis);
+        assert!((effects.interaction.estimate - 0.6).abs() < 1e-9);
+        assert!(effects.pairwise.is_empty());
+        assert_eq!(effects.verdict, AdditivityVerdict::NotAdditive { interacting: fixture_names(&["a", "b", "c"]) });
+    }
+
+    #[test]
+    fn an_interval_containing_zero_is_additive_even_past_tolerance() {
+        // Interaction 0.05 on an all-groups delta of 0.15 is 33%, but ±0.2 noise swamps it.
+        let mut observations = Vec::new();
+        for (variant, mean) in [("baseline", 1.0), ("a", 0.9), ("b", 0.9), ("a+b", 0.85)] {
+            for (rep, jitter) in [-0.1, 0.0, 0.1].iter().enumerate() {
+                observations.push(fixture_observation(
+                    &[("variant", variant)],
+                    rep as u32 + 1,
+                    &[("t", mean + jitter)],
+                ));
+            }
+        }
+        let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b"]), &fixture_names(&["t"]), 0.05);
+        assert_eq!(measured(&analysis).verdict, AdditivityVerdict::Additive);
+    }
+
+    #[test]
+    fn single_group_is_trivially_additive() {
+        let observations = synthetic(&["a"], &[-1.0], &[]);
+        let analysis = analyse_ablation(&observations, &fixture_names(&["a"]), &fixture_names(&["t"]), 0.05);
+        let effects = measured(&analysis);
+        assert_eq!(effects.interaction.estimate, 0.0);
+        assert_eq!(effects.verdict, AdditivityVerdict::Additive);
+    }
+
+    #[test]
+    fn missing_variants_are_named_not_panicked_on() {
+        let observations: Vec<Observation> =
+            fixture_ablation().into_iter().filter(|o| o.setting_value("variant") != Some("rank1_update")).collect();
+        let analysis = analyse_ablation(
+            &observations,
+            &fixture_names(&["broadcast_rows", "rank1_update"]),
+            &fixture_names(&["gated_delta"]),
+            0.05,
+        );
+        assert_eq!(analysis.effects, AblationEffects::NotEnoughData { missing: fixture_names(&["rank1_update"]) });
+        assert_eq!(analysis.variants.len(), 3);
+        let no_metric = analyse_ablation(&fixture_ablation(), &fixture_names(&["broadcast_rows"]), &[], 0.05);
+        assert_eq!(no_metric.effects, AblationEffects::NoScopeMetric);
+        let nothing = analyse_ablation(&[], &fixture_names(&["a"]), &fixture_names(&["t"]), 0.05);
+        assert_eq!(nothing.effects, AblationEffects::NotEnoughData { missing: fixture_names(&["baseline", "a"]) });
+    }
+}

@@ -1,0 +1,47 @@
+//! Failed runs of a sweep and why they failed.
+
+use super::observation::Observation;
+
+/// How many recorded runs did not finish ok, and the distinct reasons.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailureSummary {
+    /// Every recorded run, warmups included.
+    pub runs: usize,
+    pub failed: usize,
+    /// Reason -> count, in first-seen order; the reason is the recorded error, or the status when
+    /// the run recorded no error (a timeout).
+    pub reasons: Vec<(String, usize)>,
+}
+
+impl FailureSummary {
+    /// Count runs whose status is not `ok` (warmups included: a failing warmup is still a failure).
+    pub fn of(observations: &[Observation]) -> FailureSummary {
+        let mut reasons: Vec<(String, usize)> = Vec::new();
+        for failure in observations.iter().filter(|o| o.status != "ok") {
+            let reason = if failure.error.is_empty() { &failure.status } else { &failure.error };
+            match reasons.iter_mut().find(|(known, _)| known == reason) {
+                Some((_, count)) => *count += 1,
+                None => reasons.push((reason.clone(), 1)),
+            }
+        }
+        let failed = reasons.iter().map(|(_, count)| count).sum();
+        FailureSummary { runs: observations.len(), failed, reasons }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::fixtures::fixture_slice_sweep;
+
+    #[test]
+    fn reasons_are_counted_with_status_standing_in_for_no_error() {
+        let failures = FailureSummary::of(&fixture_slice_sweep());
+        assert_eq!(failures.runs, 25);
+        assert_eq!(failures.failed, 3);
+        assert_eq!(
+            failures.reasons,
+            vec![("missing metric prefill_tokens_per_s".to_string(), 1), ("timeout".to_string(), 2)]
+        );
+    }
+}

@@ -1,0 +1,112 @@
+//! Test fixtures: synthetic observations shaped like the slice study's sweeps and ablation.
+
+use std::collections::BTreeMap;
+
+use super::observation::Observation;
+
+/// One usable run of `setting` (variant `baseline` appended unless given) with the given metrics.
+pub(crate) fn fixture_observation(setting: &[(&str, &str)], rep: u32, metrics: &[(&str, f64)]) -> Observation {
+    let mut labels: Vec<(String, String)> = setting.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    if !labels.iter().any(|(k, _)| k == "variant") {
+        labels.push(("variant".into(), "baseline".into()));
+    }
+    Observation {
+        setting: labels,
+        rep,
+        warmup: false,
+        status: "ok".into(),
+        error: String::new(),
+        metrics: metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect::<BTreeMap<_, _>>(),
+    }
+}
+
+/// A failed run of `setting` with the given reason.
+pub(crate) fn fixture_failure(setting: &[(&str, &str)], rep: u32, status: &str, error: &str) -> Observation {
+    Observation { status: status.into(), error: error.into(), ..fixture_observation(setting, rep, &[]) }
+}
+
+/// The slice study's forced-slice sweep (sections 3 and 3's crossover table): prefill TPS per
+/// (rows, slices), decode TPS as the drift control, and `overlap_slices`, the slice count the
+/// engine actually used (slices=8 at 512 rows falls back to the serial path). Each 512/slices=1
+/// setting also has a warmup, and there are failures: one at 512/1, two timeouts at 2048/4.
+pub(crate) fn fixture_slice_sweep() -> Vec<Observation> {
+    // (rows, slices, slices used, prefill TPS per rep, decode TPS per rep)
+    let reps = [
+        ("512", "1", 1.0, [882.09, 882.55, 862.62], [8.72, 8.81, 8.90]),
+        ("512", "4", 4.0, [429.12, 428.61, 436.35], [8.99, 8.75, 8.84]),
+        ("512", "8", 1.0, [871.51, 883.83, 883.42], [8.77, 8.93, 8.86]),
+        ("1024", "1", 1.0, [1138.1, 1139.9, 1138.3], [8.85, 8.80, 8.96]),
+        ("1024", "2", 2.0, [1141.0, 1139.2, 1140.2], [8.91, 8.88, 8.79]),
+        ("2048", "2", 2.0, [1238.0, 1239.5, 1238.25], [8.93, 8.86, 8.98]),
+        ("2048", "4", 4.0, [1185.0, 1186.6, 1185.83], [8.74, 8.90, 8.83]),
+    ];
+    let mut observations = Vec::new();
+    for rep in 1..=3u32 {
+        for (rows, slices, used, prefill, decode) in &reps {
+            let i = rep as usize - 1;
+            let metrics =
+                [("prefill_tokens_per_s", prefill[i]), ("decode_tokens_per_s", decode[i]), ("overlap_slices", *used)];
+            observations.push(fixture_observation(&[("rows", rows), ("slices", slices)], rep, &metrics));
+        }
+    }
+    let warmup = Observation {
+        warmup: true,
+        ..fixture_observation(
+            &[("rows", "512"), ("slices", "1")],
+            0,
+            &[("prefill_tokens_per_s", 10.0), ("decode_tokens_per_s", 1.0), ("overlap_slices", 1.0)],
+        )
+    };
+    observations.insert(0, warmup);
+    observations.push(fixture_failure(
+        &[("rows", "512"), ("slices", "1")],
+        4,
+        "failed",
+        "missing metric prefill_tokens_per_s",
+    ));
+    observations.push(fixture_failure(&[("rows", "2048"), ("slices", "4")], 4, "timeout", ""));
+    observations.push(fixture_failure(&[("rows", "2048"), ("slices", "4")], 5, "timeout", ""));
+    observations
+}
+
+/// The slice sweep re-recorded under a second toolkit: 512 rows / slices=4 10% slower, the
+/// 2048-row settings not run, and a new single-rep 4096-row setting.
+pub(crate) fn fixture_slice_sweep_b() -> Vec<Observation> {
+    let mut b: Vec<Observation> = fixture_slice_sweep()
+        .into_iter()
+        .filter(|o| o.setting_value("rows") != Some("2048"))
+        .map(|mut o| {
+            if o.setting_value("rows") == Some("512") && o.setting_value("slices") == Some("4") {
+                o.metrics.entry("prefill_tokens_per_s".into()).and_modify(|v| *v *= 0.9);
+            }
+            o
+        })
+        .collect();
+    b.push(fixture_observation(&[("rows", "4096"), ("slices", "4")], 1, &[("prefill_tokens_per_s", 1265.2)]));
+    b
+}
+
+/// Owned names from literals, as groups and metrics are passed.
+pub(crate) fn fixture_names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+/// The slice study's gated-delta ablation (section 5.4) as a full 2² factorial, three reps per
+/// variant around the published means: scope seconds, wall seconds, prefill TPS.
+pub(crate) fn fixture_ablation() -> Vec<Observation> {
+    let variants: [(&str, f64, f64, f64); 4] = [
+        ("baseline", 2.2023, 3.929, 1128.0),
+        ("broadcast_rows", 1.4105, 3.137, 1413.0),
+        ("rank1_update", 1.6252, 3.373, 1314.0),
+        ("broadcast_rows+rank1_update", 0.8424, 2.557, 1734.0),
+    ];
+    let jitter = [-0.004, 0.001, 0.003];
+    let mut observations = Vec::new();
+    for (rep, j) in jitter.iter().enumerate() {
+        for (variant, scope, wall, tps) in &variants {
+            let metrics = [("gated_delta", scope + j), ("wall", wall + j), ("prefill_tokens_per_s", tps * (1.0 - j))];
+            observations.push(fixture_observation(&[("variant", variant)], rep as u32 + 1, &metrics));
+        }
+    }
+    observations
+}

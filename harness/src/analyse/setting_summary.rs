@@ -1,0 +1,87 @@
+//! Per-setting statistics: every metric of one setting's usable runs.
+
+use std::collections::BTreeMap;
+
+use super::observation::Observation;
+use super::summary_stats::SummaryStats;
+
+/// Setting labels as recorded: (column, value) pairs in declaration order.
+pub type Labels = Vec<(String, String)>;
+
+/// One distinct setting vector and what its usable runs measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingSummary {
+    /// Setting labels exactly as recorded, including `("variant", name)`.
+    pub setting: Labels,
+    /// Every recorded run of this setting: warmups and failures included.
+    pub runs: usize,
+    /// Runs that count in statistics (`Observation::is_usable`).
+    pub usable: usize,
+    /// Metric name -> summary over the usable runs that reported it.
+    pub metrics: BTreeMap<String, SummaryStats>,
+}
+
+impl SettingSummary {
+    /// Group observations by exact setting vector, in first-seen order, and summarise each metric
+    /// of the usable runs (descriptive statistics, `SummaryStats::of`).
+    pub fn summarise(observations: &[Observation]) -> Vec<SettingSummary> {
+        let mut settings: Vec<Labels> = Vec::new();
+        for observation in observations {
+            if !settings.contains(&observation.setting) {
+                settings.push(observation.setting.clone());
+            }
+        }
+        settings.into_iter().map(|setting| Self::of_setting(setting, observations)).collect()
+    }
+
+    fn of_setting(setting: Labels, observations: &[Observation]) -> SettingSummary {
+        let runs: Vec<&Observation> = observations.iter().filter(|o| o.setting == setting).collect();
+        let usable: Vec<&Observation> = runs.iter().copied().filter(|o| o.is_usable()).collect();
+        let mut values: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for observation in &usable {
+            for (name, value) in &observation.metrics {
+                values.entry(name.clone()).or_default().push(*value);
+            }
+        }
+        let metrics = values.into_iter().filter_map(|(name, v)| Some((name, SummaryStats::of(&v)?))).collect();
+        SettingSummary { setting, runs: runs.len(), usable: usable.len(), metrics }
+    }
+
+    pub fn metric(&self, name: &str) -> Option<&SummaryStats> {
+        self.metrics.get(name)
+    }
+
+    /// The labels of the given setting columns, in the order asked for (absent columns are skipped).
+    pub fn labels_of(&self, columns: &[String]) -> Labels {
+        columns.iter().filter_map(|column| self.setting.iter().find(|(key, _)| key == column).cloned()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::fixtures::{fixture_observation, fixture_slice_sweep};
+
+    #[test]
+    fn settings_in_first_seen_order_with_usable_runs_only() {
+        let summaries = SettingSummary::summarise(&fixture_slice_sweep());
+        let slices: Vec<_> = summaries.iter().map(|s| s.labels_of(&["rows".into(), "slices".into()])).collect();
+        assert_eq!(slices[0], vec![("rows".into(), "512".into()), ("slices".into(), "1".into())]);
+        assert_eq!(slices[1][1].1, "4");
+        let first = &summaries[0];
+        // Three ok reps plus one warmup and one failure.
+        assert_eq!((first.runs, first.usable), (5, 3));
+        assert!((first.metric("prefill_tokens_per_s").unwrap().mean - 875.753).abs() < 1e-3);
+    }
+
+    #[test]
+    fn metrics_missing_from_some_runs_use_the_runs_that_have_them() {
+        let mut partial = fixture_observation(&[("x", "1")], 2, &[("a", 1.0)]);
+        partial.metrics.remove("a");
+        let runs = [fixture_observation(&[("x", "1")], 1, &[("a", 1.0), ("b", 3.0)]), partial];
+        let summary = &SettingSummary::summarise(&runs)[0];
+        assert_eq!(summary.usable, 2);
+        assert_eq!(summary.metric("a").unwrap().n, 1);
+        assert!(summary.metric("c").is_none());
+    }
+}

@@ -1,0 +1,119 @@
+//! Descriptive statistics of one sample: the numbers every table row is made of.
+
+use super::student_t::two_sided_critical;
+
+/// Location and spread of a sample of repeated measurements.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SummaryStats {
+    pub n: usize,
+    pub mean: f64,
+    pub median: f64,
+    /// Sample standard deviation (n - 1 denominator); 0 for a single value.
+    pub stdev: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Half-width of the two-sided 95% Student's t interval for the mean; None below two values,
+    /// where the spread of the sample says nothing.
+    pub ci95: Option<f64>,
+    /// (max - min) / mean: the range as a fraction of the mean (infinite or NaN when the mean is 0).
+    pub rel_spread: f64,
+}
+
+impl SummaryStats {
+    /// Summarise a sample: mean, median, sample standard deviation, range, and the
+    /// Student's t interval for the mean, two-sided 95% (mean ± t(0.975, n-1) · s / √n).
+    /// None for an empty sample.
+    pub fn of(values: &[f64]) -> Option<Self> {
+        let n = values.len();
+        if n == 0 {
+            return None;
+        }
+        let mean = values.iter().sum::<f64>() / n as f64;
+        let stdev = sample_stdev(values, mean);
+        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let ci95 =
+            (n >= 2).then(|| two_sided_critical(0.95, (n - 1) as f64)).flatten().map(|t| t * stdev / (n as f64).sqrt());
+        Some(SummaryStats { n, mean, median: median(values), stdev, min, max, ci95, rel_spread: (max - min) / mean })
+    }
+
+    /// Standard error of the mean, s / √n.
+    pub fn std_error(&self) -> f64 {
+        self.stdev / (self.n as f64).sqrt()
+    }
+
+    /// The noise two means are compared against: the root sum of squares of their 95% half-widths,
+    /// √(h₁² + h₂²) (independent errors add in quadrature). A missing half-width (one rep) counts as
+    /// zero, so single-rep settings are judged by the drift bound alone.
+    pub fn combined_ci95(&self, other: &SummaryStats) -> f64 {
+        self.ci95.unwrap_or(0.0).hypot(other.ci95.unwrap_or(0.0))
+    }
+}
+
+fn sample_stdev(values: &[f64], mean: f64) -> f64 {
+    if values.len() < 2 {
+        return 0.0;
+    }
+    let squares: f64 = values.iter().map(|v| (v - mean).powi(2)).sum();
+    (squares / (values.len() - 1) as f64).sqrt()
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mid = sorted.len() / 2;
+    if sorted.len() % 2 == 0 {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    } else {
+        sorted[mid]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn study_slices_one_reps() {
+        // Section 3 of the slice study: slices=1 at 512 rows, prefill TPS over three reps.
+        let s = SummaryStats::of(&[882.09, 882.55, 862.62]).unwrap();
+        assert_eq!(s.n, 3);
+        assert!(close(s.mean, 875.753, 1e-3));
+        assert_eq!(s.median, 882.09);
+        assert_eq!((s.min, s.max), (862.62, 882.55));
+        // s = 11.376..., t(0.975, 2) = 4.3027 -> half-width 4.3027 * s / sqrt(3)
+        assert!(close(s.stdev, 11.3765, 1e-3));
+        assert!(close(s.ci95.unwrap(), 4.302_653 * 11.3765 / 3f64.sqrt(), 1e-2));
+        assert!(close(s.rel_spread, 19.93 / 875.753, 1e-6));
+    }
+
+    #[test]
+    fn even_count_median_is_the_midpoint() {
+        assert_eq!(SummaryStats::of(&[4.0, 1.0, 3.0, 2.0]).unwrap().median, 2.5);
+    }
+
+    #[test]
+    fn single_value_has_no_interval() {
+        let s = SummaryStats::of(&[5.0]).unwrap();
+        assert_eq!(s.stdev, 0.0);
+        assert_eq!(s.ci95, None);
+        assert_eq!(s.rel_spread, 0.0);
+    }
+
+    #[test]
+    fn half_widths_combine_in_quadrature() {
+        let a = SummaryStats { ci95: Some(3.0), ..SummaryStats::of(&[1.0]).unwrap() };
+        let b = SummaryStats { ci95: Some(4.0), ..a };
+        assert_eq!(a.combined_ci95(&b), 5.0);
+        assert_eq!(a.combined_ci95(&SummaryStats::of(&[1.0]).unwrap()), 3.0);
+    }
+
+    #[test]
+    fn empty_sample_has_no_summary() {
+        assert!(SummaryStats::of(&[]).is_none());
+    }
+}

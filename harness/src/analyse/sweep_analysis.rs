@@ -1,0 +1,90 @@
+//! The whole analysis of one recorded sweep: per-setting statistics, winners, drift, equivalence, failures.
+
+use super::analysis_config::AnalysisConfig;
+use super::drift_bound::DriftBound;
+use super::equivalence::EquivalenceCheck;
+use super::failure_summary::FailureSummary;
+use super::group_best::GroupBest;
+use super::observation::Observation;
+use super::setting_summary::SettingSummary;
+
+/// Everything `analyse_sweep` concludes about one sweep; plain data the report renders.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepAnalysis {
+    /// Distinct setting vectors in first-seen order; other parts refer to them by index.
+    pub settings: Vec<SettingSummary>,
+    /// One entry per group of `config.group_by` values, in first-seen order.
+    pub best: Vec<GroupBest>,
+    /// Present when `config.control` is set and some usable run reported it.
+    pub drift: Option<DriftBound>,
+    /// Present when `config.equivalence_key` is set.
+    pub equivalence: Option<EquivalenceCheck>,
+    pub failures: FailureSummary,
+}
+
+/// Analyse a sweep: descriptive statistics and Student's t 95% intervals per setting, the best
+/// setting per group with washes inside the noise, the drift bound (relative range of the control
+/// metric), equivalence of settings resolving to one code path, and failed runs with reasons.
+/// Only usable runs (ok, not warmup) enter statistics; every run counts towards failures.
+pub fn analyse_sweep(observations: &[Observation], config: &AnalysisConfig) -> SweepAnalysis {
+    let settings = SettingSummary::summarise(observations);
+    let drift = config.control.as_deref().and_then(|control| DriftBound::of(observations, control));
+    let best = GroupBest::per_group(&settings, config, drift.as_ref());
+    let equivalence = config
+        .equivalence_key
+        .as_deref()
+        .map(|key| EquivalenceCheck::of(observations, &settings, config, key, drift.as_ref()));
+    SweepAnalysis { settings, best, drift, equivalence, failures: FailureSummary::of(observations) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::analysis_config::Direction;
+    use crate::analyse::fixtures::fixture_slice_sweep;
+
+    #[test]
+    fn the_parts_are_wired_to_the_config() {
+        let config = AnalysisConfig {
+            primary: "prefill_tokens_per_s".into(),
+            direction: Direction::Higher,
+            group_by: vec!["rows".into()],
+            control: Some("decode_tokens_per_s".into()),
+            equivalence_key: Some("overlap_slices".into()),
+        };
+        let analysis = analyse_sweep(&fixture_slice_sweep(), &config);
+        assert_eq!(analysis.settings.len(), 7);
+        assert_eq!(analysis.best.len(), 3);
+        assert_eq!(analysis.drift.as_ref().map(|d| d.n), Some(21));
+        assert_eq!(analysis.equivalence.as_ref().map(|e| e.classes.len()), Some(1));
+        assert_eq!(analysis.failures.failed, 3);
+    }
+
+    #[test]
+    fn optional_parts_are_absent_unless_asked() {
+        let config = AnalysisConfig {
+            primary: "prefill_tokens_per_s".into(),
+            direction: Direction::Higher,
+            group_by: vec![],
+            control: None,
+            equivalence_key: None,
+        };
+        let analysis = analyse_sweep(&fixture_slice_sweep(), &config);
+        assert_eq!(analysis.best.len(), 1, "no grouping: one group of everything");
+        assert!(analysis.drift.is_none() && analysis.equivalence.is_none());
+    }
+
+    #[test]
+    fn no_observations_analyse_to_nothing() {
+        let config = AnalysisConfig {
+            primary: "x".into(),
+            direction: Direction::Lower,
+            group_by: vec![],
+            control: Some("y".into()),
+            equivalence_key: None,
+        };
+        let analysis = analyse_sweep(&[], &config);
+        assert!(analysis.settings.is_empty() && analysis.best.is_empty() && analysis.drift.is_none());
+        assert_eq!(analysis.failures.runs, 0);
+    }
+}

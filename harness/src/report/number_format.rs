@@ -1,0 +1,103 @@
+//! How every number in a report is written, so all tables round the same way.
+
+/// Decimals that give about four significant digits, never fewer than one decimal nor more than six.
+fn decimals_for(magnitude: f64) -> usize {
+    if magnitude == 0.0 || !magnitude.is_finite() {
+        return 1;
+    }
+    (3 - magnitude.abs().log10().floor() as i32).clamp(1, 6) as usize
+}
+
+/// About four significant digits: 875.8, 8.720, 0.8424, 1265.2.
+pub fn number(value: f64) -> String {
+    format!("{value:.*}", decimals_for(value))
+}
+
+/// A signed number with a typographic minus, as the study writes deltas: +0.0090, −0.7918.
+pub fn signed(value: f64) -> String {
+    let sign = if value < 0.0 { "−" } else { "+" };
+    format!("{sign}{}", number(value.abs()))
+}
+
+/// A fraction as a percentage with one decimal: 0.0305 -> 3.0%.
+pub fn percent(fraction: f64) -> String {
+    format!("{:.1}%", fraction * 100.0)
+}
+
+/// A signed percentage: −36.0%, +0.7%.
+pub fn signed_percent(fraction: f64) -> String {
+    let sign = if fraction < 0.0 { "−" } else { "+" };
+    format!("{sign}{}", percent(fraction.abs()))
+}
+
+/// `mean ± half-width`, the half-width to two significant digits and the mean to the same decimal
+/// place (the usual rounding of a value to its uncertainty), at least one decimal; `mean` alone
+/// without a half-width.
+pub fn with_ci(mean: f64, half_width: Option<f64>) -> String {
+    match half_width {
+        Some(half) => {
+            let decimals = if half > 0.0 && half.is_finite() {
+                (1 - half.log10().floor() as i32).clamp(1, 6) as usize
+            } else {
+                decimals_for(mean)
+            };
+            format!("{mean:.decimals$} ± {half:.decimals$}")
+        }
+        None => number(mean),
+    }
+}
+
+/// A signed estimate with its half-width: +0.0090 ± 0.0096.
+pub fn signed_with_ci(estimate: f64, half_width: Option<f64>) -> String {
+    let sign = if estimate < 0.0 { "−" } else { "+" };
+    format!("{sign}{}", with_ci(estimate.abs(), half_width))
+}
+
+/// A p-value: three decimals, or `< 0.001`.
+pub fn p_value(p: f64) -> String {
+    if p < 0.001 {
+        "< 0.001".to_string()
+    } else {
+        format!("{p:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn four_significant_digits_with_at_least_one_decimal() {
+        assert_eq!(number(875.753), "875.8");
+        assert_eq!(number(8.72), "8.720");
+        assert_eq!(number(0.84241), "0.8424");
+        assert_eq!(number(1265.23), "1265.2");
+        assert_eq!(number(0.0), "0.0");
+        assert_eq!(number(-0.00001234), "-0.000012");
+    }
+
+    #[test]
+    fn signs_use_the_typographic_minus() {
+        assert_eq!(signed(-0.7918), "−0.7918");
+        assert_eq!(signed(0.009), "+0.009000");
+        assert_eq!(signed_percent(-0.3596), "−36.0%");
+        assert_eq!(percent(0.0305), "3.0%");
+    }
+
+    #[test]
+    fn interval_rounds_the_mean_to_its_uncertainty() {
+        assert_eq!(with_ci(0.009, Some(0.0096)), "0.0090 ± 0.0096");
+        assert_eq!(with_ci(875.753, Some(28.26)), "875.8 ± 28.3");
+        assert_eq!(with_ci(2.2023, Some(0.0049)), "2.2023 ± 0.0049");
+        assert_eq!(with_ci(1128.4, Some(120.0)), "1128.4 ± 120.0");
+        assert_eq!(with_ci(5.0, Some(0.0)), "5.000 ± 0.000");
+        assert_eq!(with_ci(5.0, None), "5.000");
+        assert_eq!(signed_with_ci(-1.36, Some(0.01)), "−1.360 ± 0.010");
+    }
+
+    #[test]
+    fn small_p_values_are_bounded() {
+        assert_eq!(p_value(0.0004), "< 0.001");
+        assert_eq!(p_value(0.0483), "0.048");
+    }
+}

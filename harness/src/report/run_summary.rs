@@ -1,0 +1,207 @@
+//! The markdown summary of one sweep: settings, winners, drift, equivalence, failures.
+
+use std::fmt::Write;
+
+use super::markdown_table::MarkdownTable;
+use super::number_format::{number, percent, with_ci};
+use super::setting_columns::SettingColumns;
+use crate::analyse::{AnalysisConfig, DriftBound, EquivalenceCheck, FailureSummary, SweepAnalysis};
+
+/// Render a sweep's analysis as markdown tables in the style of the slice study: per-setting
+/// statistics of the primary metric, the other metrics, the best setting per group with washes,
+/// the drift bound, equivalence checks (disagreements as WARNING lines) and failed runs.
+pub fn run_summary_markdown(analysis: &SweepAnalysis, config: &AnalysisConfig, title: &str) -> String {
+    let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting));
+    let mut out = format!("# {title}\n\n");
+    writeln!(out, "Primary metric: {} ({} is better).", config.primary, config.direction).unwrap();
+    out.push_str(&columns.fixed_line().unwrap_or_default());
+    out.push('\n');
+    out.push_str(&settings_table(analysis, config, &columns));
+    out.push_str(&other_metrics_table(analysis, config, &columns));
+    out.push_str(&best_table(analysis, config, &columns));
+    if let Some(drift) = &analysis.drift {
+        out.push_str(&drift_line(drift));
+    }
+    if let Some(check) = &analysis.equivalence {
+        out.push_str(&equivalence_lines(check, analysis, &columns));
+    }
+    out.push_str(&failure_lines(&analysis.failures));
+    out
+}
+
+fn settings_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &SettingColumns) -> String {
+    let mut table = columns.table(&["n", "mean ± 95% CI", "median", "min..max", "spread"]);
+    for summary in &analysis.settings {
+        let stats = match summary.metric(&config.primary) {
+            Some(s) => vec![
+                s.n.to_string(),
+                with_ci(s.mean, s.ci95),
+                number(s.median),
+                format!("{}..{}", number(s.min), number(s.max)),
+                percent(s.rel_spread),
+            ],
+            None => vec!["0".into(), "no usable runs".into(), String::new(), String::new(), String::new()],
+        };
+        table.push(columns.cells(&summary.setting).into_iter().chain(stats).collect());
+    }
+    format!("## {}\n\n{}\n", config.primary, table.render())
+}
+
+/// Every metric other than the primary, mean ± 95% CI per setting.
+fn other_metrics_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &SettingColumns) -> String {
+    let mut names: Vec<&String> = analysis.settings.iter().flat_map(|s| s.metrics.keys()).collect();
+    names.sort();
+    names.dedup();
+    names.retain(|name| **name != config.primary);
+    if names.is_empty() {
+        return String::new();
+    }
+    let header: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+    let mut table = columns.table(&header);
+    for summary in &analysis.settings {
+        let cells = names.iter().map(|name| summary.metric(name).map_or(String::new(), |s| with_ci(s.mean, s.ci95)));
+        table.push(columns.cells(&summary.setting).into_iter().chain(cells).collect());
+    }
+    format!("## Other metrics (mean ± 95% CI)\n\n{}\n", table.render())
+}
+
+fn best_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &SettingColumns) -> String {
+    if analysis.best.is_empty() {
+        return String::new();
+    }
+    let rest = columns.without(&config.group_by);
+    let group_columns: Vec<&str> = config.group_by.iter().map(|c| c.as_str()).collect();
+    let mut header = group_columns.clone();
+    header.extend(["best", &config.primary, "wash with", "beaten"]);
+    let mut table = MarkdownTable::new(header.iter().map(|s| s.to_string()).collect());
+    for group in &analysis.best {
+        let best = &analysis.settings[group.best];
+        let stats = best.metric(&config.primary).expect("a best setting has the primary metric");
+        let describe = |washes: bool| {
+            let rivals = group.rivals.iter().filter(|r| r.is_wash() == washes);
+            let parts: Vec<String> = rivals
+                .map(|r| {
+                    format!(
+                        "{} (gap {}, noise {})",
+                        rest.label(&analysis.settings[r.setting].setting),
+                        number(r.gap),
+                        number(r.noise)
+                    )
+                })
+                .collect();
+            if parts.is_empty() {
+                "—".to_string()
+            } else {
+                parts.join(", ")
+            }
+        };
+        let group_cells = config
+            .group_by
+            .iter()
+            .map(|c| group.group.iter().find(|(k, _)| k == c).map_or(String::new(), |(_, v)| v.clone()));
+        let row = group_cells
+            .chain([rest.label(&best.setting), with_ci(stats.mean, stats.ci95), describe(true), describe(false)])
+            .collect();
+        table.push(row);
+    }
+    format!("## Best per group\n\nNoise: the larger of the two 95% CIs combined and the drift bound times the best mean.\n\n{}\n", table.render())
+}
+
+fn drift_line(drift: &DriftBound) -> String {
+    format!(
+        "Drift: {} moved {}..{} ({}) across {} runs: effects larger than this are not drift.\n\n",
+        drift.metric,
+        number(drift.min),
+        number(drift.max),
+        percent(drift.rel_range),
+        drift.n
+    )
+}
+
+fn equivalence_lines(check: &EquivalenceCheck, analysis: &SweepAnalysis, columns: &SettingColumns) -> String {
+    let mut out = format!("## Equivalence ({})\n\n", check.key);
+    for class in &check.classes {
+        let members: Vec<String> =
+            class.settings.iter().map(|&i| columns.label(&analysis.settings[i].setting)).collect();
+        let verdict = if class.agrees() { "agree" } else { "WARNING: disagree" };
+        writeln!(
+            out,
+            "- {verdict}: {} resolve to {}={}; spread {} against a bound of {}.",
+            members.join(", "),
+            check.key,
+            class.value,
+            percent(class.spread),
+            percent(class.bound)
+        )
+        .unwrap();
+    }
+    for &index in &check.inconsistent {
+        let setting = columns.label(&analysis.settings[index].setting);
+        writeln!(out, "- WARNING: {setting} reported more than one {} across its runs.", check.key).unwrap();
+    }
+    if check.classes.is_empty() && check.inconsistent.is_empty() {
+        out.push_str("No two settings resolve to the same value.\n");
+    }
+    out.push('\n');
+    out
+}
+
+fn failure_lines(failures: &FailureSummary) -> String {
+    if failures.failed == 0 {
+        return format!("All {} runs finished ok.\n", failures.runs);
+    }
+    let mut table = MarkdownTable::new(vec!["reason".into(), "runs".into()]);
+    for (reason, count) in &failures.reasons {
+        table.push(vec![reason.clone(), count.to_string()]);
+    }
+    format!("## Failed runs\n\n{} of {} runs failed.\n\n{}", failures.failed, failures.runs, table.render())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::fixtures::fixture_slice_sweep;
+    use crate::analyse::{analyse_sweep, Direction};
+
+    fn fixture_config() -> AnalysisConfig {
+        AnalysisConfig {
+            primary: "prefill_tokens_per_s".into(),
+            direction: Direction::Higher,
+            group_by: vec!["rows".into()],
+            control: Some("decode_tokens_per_s".into()),
+            equivalence_key: Some("overlap_slices".into()),
+        }
+    }
+
+    fn fixture_report() -> String {
+        let config = fixture_config();
+        run_summary_markdown(&analyse_sweep(&fixture_slice_sweep(), &config), &config, "Forced slice sweep")
+    }
+
+    #[test]
+    fn slice_sweep_summary() {
+        insta::assert_snapshot!(fixture_report());
+    }
+
+    #[test]
+    fn numbers_in_the_summary() {
+        let report = fixture_report();
+        assert!(report.contains("| 512  | 1      | 3   | 875.8 ± 28.3"), "{report}");
+        assert!(report.contains("| 512  | slices=8 | 879.6 ± 17.4         | slices=1 (gap 3.833, noise 33.18) | slices=4 (gap 448.2, noise 26.81) |"));
+        assert!(report.contains("decode_tokens_per_s moved 8.720..8.990 (3.0%) across 21 runs"));
+        assert!(
+            report.contains("- agree: rows=512 slices=1, rows=512 slices=8 resolve to overlap_slices=1; spread 0.4%")
+        );
+        assert!(report.contains("3 of 25 runs failed."));
+        assert!(report.contains("Fixed: variant=baseline."));
+    }
+
+    #[test]
+    fn no_failures_and_no_options() {
+        let config = AnalysisConfig { control: None, equivalence_key: None, group_by: vec![], ..fixture_config() };
+        let observations: Vec<_> = fixture_slice_sweep().into_iter().filter(|o| o.status == "ok").collect();
+        let report = run_summary_markdown(&analyse_sweep(&observations, &config), &config, "t");
+        assert!(report.contains("All 22 runs finished ok."));
+        assert!(!report.contains("Drift") && !report.contains("Equivalence"));
+    }
+}

@@ -1,0 +1,100 @@
+//! Which setting labels get a table column: those that vary; the constant ones are stated once.
+
+use super::markdown_table::MarkdownTable;
+use crate::analyse::Labels;
+
+/// The setting columns of a set of settings, split into those that vary and those fixed throughout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingColumns {
+    pub varying: Vec<String>,
+    pub fixed: Vec<(String, String)>,
+}
+
+impl SettingColumns {
+    /// Columns in first-seen order; a column is fixed when every setting has it with one value.
+    pub fn of<'a>(settings: impl IntoIterator<Item = &'a Labels>) -> SettingColumns {
+        let settings: Vec<&Labels> = settings.into_iter().collect();
+        let mut names: Vec<&String> = Vec::new();
+        for (name, _) in settings.iter().flat_map(|s| s.iter()) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        let mut columns = SettingColumns { varying: Vec::new(), fixed: Vec::new() };
+        for name in names {
+            let values: Vec<Option<&String>> = settings.iter().map(|s| value_of(s, name)).collect();
+            match values.first() {
+                Some(Some(first)) if settings.len() > 1 && values.iter().all(|v| *v == Some(*first)) => {
+                    columns.fixed.push((name.clone(), (*first).clone()))
+                }
+                _ => columns.varying.push(name.clone()),
+            }
+        }
+        columns
+    }
+
+    /// The varying columns minus some (e.g. the group columns shown elsewhere in the row).
+    pub fn without(&self, shown: &[String]) -> SettingColumns {
+        let varying = self.varying.iter().filter(|c| !shown.contains(c)).cloned().collect();
+        SettingColumns { varying, fixed: self.fixed.clone() }
+    }
+
+    pub fn header(&self) -> Vec<String> {
+        self.varying.clone()
+    }
+
+    /// One cell per varying column (empty when the setting lacks it).
+    pub fn cells(&self, setting: &[(String, String)]) -> Vec<String> {
+        self.varying.iter().map(|c| value_of(setting, c).cloned().unwrap_or_default()).collect()
+    }
+
+    /// `slices=8 variant=x`: the varying labels as one phrase.
+    pub fn label(&self, setting: &[(String, String)]) -> String {
+        let labels: Vec<String> =
+            self.varying.iter().filter_map(|c| value_of(setting, c).map(|v| format!("{c}={v}"))).collect();
+        labels.join(" ")
+    }
+
+    /// "Fixed: variant=baseline." or nothing.
+    pub fn fixed_line(&self) -> Option<String> {
+        (!self.fixed.is_empty()).then(|| {
+            format!("Fixed: {}.\n", self.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "))
+        })
+    }
+
+    /// A table whose first columns are these setting columns, followed by `rest`.
+    pub fn table(&self, rest: &[&str]) -> MarkdownTable {
+        MarkdownTable::new(self.header().into_iter().chain(rest.iter().map(|s| s.to_string())).collect())
+    }
+}
+
+fn value_of<'a>(setting: &'a [(String, String)], column: &str) -> Option<&'a String> {
+    setting.iter().find(|(k, _)| k == column).map(|(_, v)| v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setting(labels: &[(&str, &str)]) -> Vec<(String, String)> {
+        labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn constant_columns_are_fixed() {
+        let settings = [
+            setting(&[("rows", "512"), ("variant", "baseline")]),
+            setting(&[("rows", "1024"), ("variant", "baseline")]),
+        ];
+        let columns = SettingColumns::of(&settings);
+        assert_eq!(columns.varying, vec!["rows"]);
+        assert_eq!(columns.fixed_line().unwrap(), "Fixed: variant=baseline.\n");
+        assert_eq!(columns.label(&settings[1]), "rows=1024");
+    }
+
+    #[test]
+    fn a_single_setting_shows_all_its_columns() {
+        let settings = [setting(&[("rows", "512")])];
+        assert_eq!(SettingColumns::of(&settings).varying, vec!["rows"]);
+    }
+}
