@@ -7,8 +7,8 @@ use super::session::{limits_text, run_dir_name};
 use crate::plan::Plan;
 use crate::spec::{SpecError, Sweep};
 
-/// Renders the plan as text a user can read and paste from.
-pub fn describe_plan(sweep: &Sweep, plan: &Plan, variants: &[VariantSite], runs_root: &std::path::Path) -> Result<String, SpecError> {
+/// Renders the plan as text a user can read and paste from; `sites[i]` is setting i's build.
+pub fn describe_plan(sweep: &Sweep, plan: &Plan, sites: &[VariantSite], runs_root: &std::path::Path) -> Result<String, SpecError> {
     let mut out = String::new();
     let _ = writeln!(out, "sweep `{}` from {}", sweep.name, sweep.file().display());
     let _ = writeln!(out, "engine: {} ({:?} launcher, {} ranks), {}", sweep.engine.profile_file.display(), sweep.engine.launcher, sweep.engine.ranks, limits_text(sweep));
@@ -20,7 +20,7 @@ pub fn describe_plan(sweep: &Sweep, plan: &Plan, variants: &[VariantSite], runs_
     let _ = writeln!(out, "\nruns:");
     for run in &plan.runs {
         let setting = &plan.settings[run.setting];
-        let variant = variants.iter().find(|v| v.name == setting.variant).unwrap_or(&variants[0]);
+        let variant = &sites[run.setting];
         let run_dir = runs_root.join(run_dir_name(run, &setting.slug()));
         let prepared = prepare_run(sweep, setting, run.rep, variant, &run_dir)?;
         let warmup = if run.warmup { " (warmup)" } else { "" };

@@ -1,6 +1,7 @@
 //! Drives a sweep end to end: plan, build, set up, run every planned run, record as it goes.
 //! (hyperfine's scheduler/executor split: `session` runs, this module decides what to run.)
 
+mod ablation;
 mod dry_run;
 mod prepared_run;
 mod progress;
@@ -12,6 +13,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+pub use ablation::{cache_root, run_ablation, Ablation, AblationOutcome};
 pub use dry_run::describe_plan;
 pub use prepared_run::{prepare_run, PreparedRun, VariantSite};
 pub use progress::Progress;
@@ -78,8 +80,8 @@ pub struct SweepOutcome {
     pub skipped: usize,
 }
 
-/// The plan of a plain sweep: the declared grid on the engine as built in its own tree.
-pub fn plan_sweep(sweep: &Sweep, options: &RunOptions) -> Result<(Plan, VariantSite), RunnerError> {
+/// The plan of a plain sweep, and each setting's build: the engine as built in its own tree.
+pub fn plan_sweep(sweep: &Sweep, options: &RunOptions) -> Result<(Plan, Vec<VariantSite>), RunnerError> {
     let mut plan_options = options.plan.clone();
     if let Some(resume) = &options.resume {
         plan_options.seed = plan_options.seed.or_else(|| recorded_seed(&ResultPaths::for_csv(resume).sidecar));
@@ -91,7 +93,8 @@ pub fn plan_sweep(sweep: &Sweep, options: &RunOptions) -> Result<(Plan, VariantS
         build_dir: sweep.engine.build_dir.clone(),
         hash: String::new(),
     };
-    Ok((plan, site))
+    let sites = vec![site; plan.settings.len()];
+    Ok((plan, sites))
 }
 
 /// Renders every run once with a stand-in run directory, so a template error stops the sweep
@@ -101,9 +104,7 @@ pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<()
     let mut seen = BTreeSet::new();
     for run in &plan.runs {
         if seen.insert(run.setting) {
-            let setting = &plan.settings[run.setting];
-            let site = sites.iter().find(|site| site.name == setting.variant).unwrap_or(&sites[0]);
-            prepare_run(sweep, setting, run.rep, site, stand_in)?;
+            prepare_run(sweep, &plan.settings[run.setting], run.rep, &sites[run.setting], stand_in)?;
         }
     }
     Ok(())
@@ -111,14 +112,15 @@ pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<()
 
 /// Runs a plain sweep (`sweep run`).
 pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Result<SweepOutcome, RunnerError> {
-    let (plan, mut site) = plan_sweep(sweep, options)?;
-    preflight(sweep, &plan, std::slice::from_ref(&site))?;
+    let (plan, mut sites) = plan_sweep(sweep, options)?;
+    preflight(sweep, &plan, &sites)?;
     let paths = result_paths(sweep, options);
     let (writer, done) = open_results(sweep, &paths, options.resume.is_some())?;
     if options.build {
         build_in_tree(sweep, &paths)?;
     }
-    site.hash = program_hash(sweep, &site);
+    let hash = program_hash(sweep, &sites[0]);
+    sites.iter_mut().for_each(|site| site.hash.clone_from(&hash));
     let base_env = base_env(sweep)?;
     write_sidecar(sweep, &plan, options, &paths, &base_env)?;
     let todo: Vec<PlannedRun> = plan.runs.iter().filter(|run| !done.contains(&planned_key(&plan, run))).copied().collect();
@@ -137,7 +139,7 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     if skipped > 0 {
         session.progress.note(&format!("resuming {}: {skipped} runs already recorded, {} to go", paths.csv.display(), todo.len()));
     }
-    session.run_all(&plan, &todo, &site)?;
+    session.run_all(&plan, &todo, &sites)?;
     Ok(SweepOutcome { paths, tally: session.tally, stopped: session.stopped, skipped })
 }
 

@@ -18,6 +18,10 @@ pub enum RunnerError {
     Io { path: PathBuf, error: std::io::Error },
     #[error("setup script {}: {reason}", script.display())]
     Setup { script: PathBuf, reason: String },
+    #[error(transparent)]
+    Variant(#[from] crate::variants::VariantError),
+    #[error(transparent)]
+    BuildSetup(#[from] crate::build::BuildError),
     #[error("build failed: {0}")]
     Build(String),
     #[error("cannot install signal handlers: {0}")]
@@ -34,6 +38,7 @@ impl RunnerError {
         match self {
             RunnerError::Spec(_) | RunnerError::Plan(_) => true,
             RunnerError::Record(error) => error.is_bad_input(),
+            RunnerError::Variant(error) => error.is_bad_input(),
             _ => false,
         }
     }

@@ -44,8 +44,9 @@ pub struct Session<'a> {
 }
 
 impl Session<'_> {
-    /// Runs `runs` of `plan` on `variant`'s build; stops early on a signal or `--fail-fast`.
-    pub fn run_all(&mut self, plan: &Plan, runs: &[PlannedRun], variant: &VariantSite) -> Result<(), RunnerError> {
+    /// Runs `runs` of `plan`, each on its setting's build (`sites[setting]`); stops early on a signal or
+    /// `--fail-fast`.
+    pub fn run_all(&mut self, plan: &Plan, runs: &[PlannedRun], sites: &[VariantSite]) -> Result<(), RunnerError> {
         for run in runs {
             if let Some(signal) = self.events.signals.received() {
                 self.stopped = Some(EarlyStop::Interrupted { signal });
@@ -53,7 +54,7 @@ impl Session<'_> {
             if self.stopped.is_some() {
                 return Ok(());
             }
-            self.run_one(plan, run, variant)?;
+            self.run_one(plan, run, &sites[run.setting])?;
         }
         Ok(())
     }

@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use sweep::exit_code;
-use sweep::runner::{self, RunOptions};
+use sweep::runner::{self, Ablation, RunOptions};
 use sweep::spec;
 
 use crate::args::CheckArgs;
@@ -10,11 +10,17 @@ use crate::args::CheckArgs;
 pub fn check(args: CheckArgs) -> anyhow::Result<u8> {
     for path in &args.specs {
         let sweep = spec::load_sweep(path)?;
-        let (plan, site) = runner::plan_sweep(&sweep, &RunOptions::default())?;
-        runner::preflight(&sweep, &plan, &[site]).with_context(|| format!("{}: templates do not render", path.display()))?;
-        if let Some(ablation) = crate::ablate_command::load_ablation(&sweep)? {
-            ablation.check()?;
-        }
+        let options = RunOptions::default();
+        let (plan, sites) = match Ablation::new(&sweep, None)? {
+            Some(ablation) => {
+                let plan = ablation.plan(&options)?;
+                ablation.check(&plan)?;
+                let sites = ablation.planned_sites(&plan, &runner::cache_root(&options, &sweep));
+                (plan, sites)
+            }
+            None => runner::plan_sweep(&sweep, &options)?,
+        };
+        runner::preflight(&sweep, &plan, &sites).with_context(|| format!("{}: templates do not render", path.display()))?;
         println!("{}: ok ({} settings x {} reps)", path.display(), plan.settings.len(), plan.reps);
     }
     Ok(exit_code::SUCCESS as u8)

@@ -16,9 +16,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
     let options = run_options(&args)?;
     restore_if_interrupted(&sweep.engine.tree)?;
     if args.execution.dry_run {
-        let (plan, site) = runner::plan_sweep(&sweep, &options)?;
+        let (plan, sites) = runner::plan_sweep(&sweep, &options)?;
         let paths = runner::result_paths(&sweep, &options);
-        print!("{}", runner::describe_plan(&sweep, &plan, &[site], &paths.logs.join("runs"))?);
+        print!("{}", runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"))?);
         return Ok(exit_code::SUCCESS as u8);
     }
     let events = RunEvents::install().context("cannot install signal handlers")?;

@@ -1,0 +1,80 @@
+//! `sweep ablate`: render, build and run every kernel variant, restore, and judge additivity.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use sweep::analyse::{self, AdditivityVerdict, AblationEffects};
+use sweep::exit_code;
+use sweep::launch::RunEvents;
+use sweep::plan::PlanOptions;
+use sweep::record::ResultTable;
+use sweep::report;
+use sweep::runner::{self, Ablation, RunOptions};
+use sweep::spec::{self, Isolation};
+
+use crate::args::{AblateArgs, IsolationArg};
+use crate::exit_status::BadInput;
+use crate::restore_command::restore_if_interrupted;
+use crate::run_command::finish_message;
+use crate::summary;
+
+pub fn ablate(args: AblateArgs) -> anyhow::Result<u8> {
+    let path = declaration_path(&args.ablation)?;
+    let sweep = spec::load_sweep(&path)?;
+    restore_if_interrupted(&sweep.engine.tree)?;
+    let isolation = args.isolation.map(|arg| match arg {
+        IsolationArg::Copy => Isolation::Copy,
+        IsolationArg::InPlace => Isolation::InPlace,
+    });
+    let ablation = Ablation::new(&sweep, isolation)?
+        .ok_or_else(|| BadInput(format!("{}: no [ablation] section: `sweep ablate` needs groups and templates", path.display())))?;
+    let options = run_options(&args);
+    if args.execution.dry_run {
+        let plan = ablation.plan(&options)?;
+        ablation.check(&plan)?;
+        let sites = ablation.planned_sites(&plan, &runner::cache_root(&options, &sweep));
+        let paths = runner::result_paths(&sweep, &options);
+        print!("{}", runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"))?);
+        return Ok(exit_code::SUCCESS as u8);
+    }
+    let events = RunEvents::install().context("cannot install signal handlers")?;
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let outcome = runner::run_ablation(&ablation, &options, jobs, &events)?;
+    eprintln!("variant builds: {:.1}s wall ({} distinct, {} jobs at a time)", outcome.build_seconds, outcome.builds.len(), jobs);
+    let table = ResultTable::read(&outcome.runs.paths.csv)?;
+    let mut metrics = vec![sweep.analysis.primary.clone()];
+    metrics.extend(sweep.metric_names().into_iter().filter(|name| *name != sweep.analysis.primary));
+    let analysis = analyse::analyse_ablation(&table.observations, &ablation.decl.groups, &metrics, ablation.decl.tolerance);
+    let text = report::ablation_markdown(&analysis, &format!("{} ({})", sweep.name, outcome.runs.paths.csv.display()));
+    summary::save(&outcome.runs.paths.summary, &text)?;
+    println!("{text}");
+    let code = finish_message(&outcome.runs);
+    let failed_builds = outcome.builds.iter().any(|b| matches!(b.status, sweep::build::BuildStatus::Failed { .. }));
+    let not_additive = matches!(&analysis.effects, AblationEffects::Measured(a) if matches!(a.verdict, AdditivityVerdict::NotAdditive { .. }));
+    if code == exit_code::SUCCESS as u8 && (failed_builds || not_additive) {
+        return Ok(exit_code::CHECK_FAILED as u8);
+    }
+    Ok(code)
+}
+
+/// `gated_delta` means `sweeps/gated_delta.toml`; anything with a `/` or `.toml` is a path.
+fn declaration_path(name: &str) -> anyhow::Result<PathBuf> {
+    let path = if name.contains('/') || name.ends_with(".toml") { PathBuf::from(name) } else { PathBuf::from(format!("sweeps/{name}.toml")) };
+    if !path.is_file() {
+        return Err(BadInput(format!("{}: no such ablation declaration", path.display())).into());
+    }
+    Ok(path)
+}
+
+fn run_options(args: &AblateArgs) -> RunOptions {
+    let execution = &args.execution;
+    RunOptions {
+        plan: PlanOptions { reps: execution.reps, filters: Vec::new(), shard: None, seed: execution.seed },
+        fail_fast: execution.fail_fast,
+        resume: None,
+        out: execution.out.clone(),
+        results_dir: execution.results_dir.clone(),
+        build: true,
+        command_line: std::env::args().collect(),
+    }
+}

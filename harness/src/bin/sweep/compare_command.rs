@@ -1,0 +1,56 @@
+//! `sweep compare A.csv B.csv`: the same sweep under two versions, judged setting by setting.
+
+use sweep::analyse::Direction;
+use sweep::compare::{self, CompareConfig};
+use sweep::exit_code;
+use sweep::record::ResultTable;
+use sweep::report;
+use sweep::runner::ResultPaths;
+
+use crate::args::{CompareArgs, DirectionArg};
+use crate::exit_status::BadInput;
+use crate::summary;
+
+pub fn compare(args: CompareArgs) -> anyhow::Result<u8> {
+    let config = compare_config(&args)?;
+    let a = ResultTable::read(&args.a)?;
+    let b = ResultTable::read(&args.b)?;
+    for (table, path) in [(&a, &args.a), (&b, &args.b)] {
+        if !table.columns.metrics.contains(&config.metric) {
+            return Err(BadInput(format!("{}: no metric `{}` (it has: {})", path.display(), config.metric, table.columns.metrics.join(", "))).into());
+        }
+    }
+    let comparison = compare::compare(&a.observations, &b.observations, &config);
+    let title = format!("{} vs {}", args.a.display(), args.b.display());
+    print!("{}", report::compare_markdown(&comparison, &label(&args.a), &label(&args.b), &title));
+    if comparison.has_significant_regression() {
+        eprintln!("significant regression of `{}` beyond {:.1}% (alpha {})", config.metric, config.threshold * 100.0, config.alpha);
+        return Ok(exit_code::CHECK_FAILED as u8);
+    }
+    Ok(exit_code::SUCCESS as u8)
+}
+
+/// Metric and direction from the flags, else from A's sidecar (the sweep's primary metric).
+fn compare_config(args: &CompareArgs) -> anyhow::Result<CompareConfig> {
+    if !(args.threshold >= 0.0) || !(args.alpha > 0.0 && args.alpha < 1.0) {
+        return Err(BadInput("--threshold must be >= 0 and --alpha in (0, 1)".to_string()).into());
+    }
+    let recorded = summary::recorded_analysis(&ResultPaths::for_csv(&args.a)).ok();
+    let metric = match (&args.metric, &recorded) {
+        (Some(metric), _) => metric.clone(),
+        (None, Some(config)) => config.primary.clone(),
+        (None, None) => return Err(BadInput(format!("{}: no sidecar to read the primary metric from: pass --metric", args.a.display())).into()),
+    };
+    let direction = match (args.direction, &recorded) {
+        (Some(DirectionArg::Higher), _) => Direction::Higher,
+        (Some(DirectionArg::Lower), _) => Direction::Lower,
+        (None, Some(config)) if config.primary == metric => config.direction,
+        (None, _) => return Err(BadInput(format!("which way is better for `{metric}`? pass --direction higher|lower")).into()),
+    };
+    Ok(CompareConfig { metric, direction, threshold: args.threshold, alpha: args.alpha })
+}
+
+/// A short column label: the file stem (e.g. `cann8`).
+fn label(path: &std::path::Path) -> String {
+    path.file_stem().map_or_else(|| path.display().to_string(), |stem| stem.to_string_lossy().into_owned())
+}

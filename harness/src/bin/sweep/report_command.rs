@@ -1,0 +1,16 @@
+//! `sweep report`: the summary of a finished result CSV, written again from the CSV and its sidecar.
+
+use sweep::exit_code;
+use sweep::runner::ResultPaths;
+
+use crate::args::ReportArgs;
+use crate::summary;
+
+pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
+    let paths = ResultPaths::for_csv(&args.csv);
+    let config = summary::recorded_analysis(&paths)?;
+    let text = summary::write_run_summary(&paths, &config, &args.csv.display().to_string())?;
+    println!("{text}");
+    eprintln!("summary: {}", paths.summary.display());
+    Ok(exit_code::SUCCESS as u8)
+}

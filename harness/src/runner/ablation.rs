@@ -1,0 +1,259 @@
+//! `sweep ablate`: every variant of a kernel template rendered, built and run, with the user's sources
+//! never left changed. Copy isolation builds each variant in its own cached copy, in parallel, and
+//! interleaves all variants' runs; in-place isolation renders into the real tree one variant at a time
+//! under a lock and a journal that restores it on every exit path.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::prepared_run::VariantSite;
+use super::progress::Progress;
+use super::runner_error::RunnerError;
+use super::session::{Session, Tally};
+use super::{base_env, open_results, preflight, result_paths, write_sidecar, RunOptions, SweepOutcome};
+use crate::build::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatus};
+use crate::launch::RunEvents;
+use crate::plan::{Plan, PlannedRun, Setting};
+use crate::spec::{AblationDecl, Isolation, Sweep};
+use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget, VariantDef};
+
+/// A sweep with an `[ablation]` section, its templates resolved against the engine tree.
+pub struct Ablation<'a> {
+    pub sweep: &'a Sweep,
+    pub decl: &'a AblationDecl,
+    pub isolation: Isolation,
+    pub targets: Vec<TemplateTarget>,
+    pub variants: Vec<VariantDef>,
+}
+
+/// What an ablation did: its runs, and what happened to each distinct build.
+#[derive(Debug, Clone)]
+pub struct AblationOutcome {
+    pub runs: SweepOutcome,
+    pub builds: Vec<BuildReport>,
+    /// Wall time of the build phase (all variants), for the serial-vs-parallel comparison.
+    pub build_seconds: f64,
+}
+
+impl<'a> Ablation<'a> {
+    /// `None` when the sweep declares no `[ablation]`.
+    pub fn new(sweep: &'a Sweep, isolation: Option<Isolation>) -> Result<Option<Ablation<'a>>, RunnerError> {
+        let Some(decl) = &sweep.decl.ablation else { return Ok(None) };
+        let sweep_dir = sweep.file().parent().unwrap_or(Path::new("."));
+        let targets = decl
+            .templates
+            .iter()
+            .enumerate()
+            .map(|(index, template)| {
+                let path = sweep_dir.join(&template.template);
+                if !path.is_file() {
+                    let key = format!("ablation.templates[{index}].template");
+                    return Err(RunnerError::Spec(sweep.source.error_at(&key, format!("template `{}` does not exist", path.display()))));
+                }
+                let target = variants::resolve_target(&sweep.engine.tree, Path::new(&template.target))?;
+                let relative = target.strip_prefix(sweep.engine.tree.canonicalize().unwrap_or_default()).unwrap_or(&target).to_path_buf();
+                Ok(TemplateTarget { template: std::path::absolute(&path).unwrap_or(path), target: relative })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if decl.groups.is_empty() {
+            return Err(RunnerError::Spec(sweep.source.error_at("ablation.groups", "no groups: name the instruction groups the templates can remove")));
+        }
+        let variants = design_variants(&decl.groups, decl.design);
+        Ok(Some(Ablation { sweep, decl, isolation: isolation.unwrap_or(decl.isolation), targets, variants }))
+    }
+
+    /// Every template names only declared groups and, with nothing ablated, reproduces the shipped source.
+    /// Templates that use sweep params are checked with the first setting's values.
+    pub fn check(&self, plan: &Plan) -> Result<(), RunnerError> {
+        let baseline = plan.settings.iter().find(|s| s.variant == "baseline").unwrap_or(&plan.settings[0]);
+        let nothing_ablated = variants::variant_context(&self.decl.groups, &[], &baseline.context());
+        for target in &self.targets {
+            target.check_groups(&self.decl.groups)?;
+            variants::check_fresh(target, &self.sweep.engine.tree, &nothing_ablated)?;
+        }
+        Ok(())
+    }
+
+    pub fn variant_names(&self) -> Vec<String> {
+        self.variants.iter().map(|variant| variant.name.clone()).collect()
+    }
+
+    /// The sources of one setting: its variant's groups removed, its params substituted.
+    fn render(&self, setting: &Setting) -> Result<Vec<RenderedFile>, RunnerError> {
+        let ablated = &self.variants.iter().find(|v| v.name == setting.variant).expect("planned from these variants").ablated;
+        let context = variants::variant_context(&self.decl.groups, ablated, &setting.context());
+        Ok(variants::render_variant(&self.targets, &context)?)
+    }
+
+    /// The plan: every variant crossed with every param setting.
+    pub fn plan(&self, options: &RunOptions) -> Result<Plan, RunnerError> {
+        Ok(Plan::new(self.sweep, &self.variant_names(), &options.plan)?)
+    }
+
+    /// Sites for `--dry-run`: where each setting's build would live, without copying or building.
+    pub fn planned_sites(&self, plan: &Plan, cache_root: &Path) -> Vec<VariantSite> {
+        plan.settings
+            .iter()
+            .map(|setting| match self.isolation {
+                Isolation::InPlace => self.in_tree_site(setting, String::new()),
+                Isolation::Copy => VariantSite {
+                    name: setting.variant.clone(),
+                    tree: cache_root.join("<key>").join("tree"),
+                    build_dir: cache_root.join("<key>").join("build"),
+                    hash: String::new(),
+                },
+            })
+            .collect()
+    }
+
+    fn in_tree_site(&self, setting: &Setting, hash: String) -> VariantSite {
+        let engine = &self.sweep.engine;
+        VariantSite { name: setting.variant.clone(), tree: engine.tree.clone(), build_dir: engine.build_dir.clone(), hash }
+    }
+
+    fn toolchain_id(&self) -> String {
+        let toolchain = &self.sweep.engine.toolchain;
+        toolchain.iter().map(|(name, argv)| format!("{name}: {}", crate::record::version_line(argv))).collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// Where a sweep's variant builds are cached (kept across invocations, so a rerun rebuilds nothing).
+pub fn cache_root(options: &RunOptions, sweep: &Sweep) -> PathBuf {
+    options.results_dir.join(&sweep.name).join("build-cache")
+}
+
+/// Runs an ablation end to end in its isolation mode.
+pub fn run_ablation(ablation: &Ablation<'_>, options: &RunOptions, jobs: usize, events: &RunEvents) -> Result<AblationOutcome, RunnerError> {
+    let plan = ablation.plan(options)?;
+    ablation.check(&plan)?;
+    match ablation.isolation {
+        Isolation::Copy => run_copies(ablation, &plan, options, jobs, events),
+        Isolation::InPlace => run_in_place(ablation, &plan, options, events),
+    }
+}
+
+/// One build per distinct rendering, keyed by content, so settings that render alike share it.
+struct Builds {
+    keys: Vec<BuildKey>,
+    jobs: Vec<BuildJob>,
+    sites: Vec<VariantSite>,
+}
+
+fn copy_builds(ablation: &Ablation<'_>, plan: &Plan, cache: &BuildCache) -> Result<Builds, RunnerError> {
+    let engine = &ablation.sweep.engine;
+    let toolchain = ablation.toolchain_id();
+    let fingerprint = variants::tree_fingerprint(&engine.tree, &ablation.decl.exclude)?;
+    let mut prepared: HashMap<BuildKey, build::CachedBuild> = HashMap::new();
+    let mut builds = Builds { keys: Vec::new(), jobs: Vec::new(), sites: Vec::new() };
+    for setting in &plan.settings {
+        let files = ablation.render(setting)?;
+        let key = BuildKey::new(&files, &engine.build, &toolchain, &fingerprint);
+        if !prepared.contains_key(&key) {
+            let entry = cache.prepare(&key, &engine.tree, &files, &ablation.decl.exclude)?;
+            let argv = build::render_build_argv(&engine.build, &entry.tree, &entry.build).map_err(|e| RunnerError::Build(e.to_string()))?;
+            builds.jobs.push(BuildJob { variant: setting.variant.clone(), tree: entry.tree.clone(), build_dir: entry.build.clone(), argv, env: Vec::new(), key });
+            prepared.insert(key, entry);
+        }
+        let entry = &prepared[&key];
+        builds.sites.push(VariantSite { name: setting.variant.clone(), tree: entry.tree.clone(), build_dir: entry.build.clone(), hash: key.to_string() });
+        builds.keys.push(key);
+    }
+    Ok(builds)
+}
+
+fn run_copies(ablation: &Ablation<'_>, plan: &Plan, options: &RunOptions, jobs: usize, events: &RunEvents) -> Result<AblationOutcome, RunnerError> {
+    let sweep = ablation.sweep;
+    let cache = BuildCache::new(cache_root(options, sweep));
+    let builds = copy_builds(ablation, plan, &cache)?;
+    preflight(sweep, plan, &builds.sites)?;
+    let started = std::time::Instant::now();
+    let progress = Progress::new(0);
+    let reports = build::build_all(builds.jobs, &cache, jobs, |report| progress.note(&build_line(report)))?;
+    drop(progress);
+    let build_seconds = started.elapsed().as_secs_f64();
+    let failed: Vec<BuildKey> = reports.iter().filter(|r| matches!(r.status, BuildStatus::Failed { .. })).map(|r| r.key).collect();
+    let runnable: Vec<PlannedRun> = plan.runs.iter().filter(|run| !failed.contains(&builds.keys[run.setting])).copied().collect();
+    let mut session = open_session(sweep, plan, options, events, &runnable)?;
+    if !failed.is_empty() && options.fail_fast {
+        session.stopped = Some(super::EarlyStop::FailFast);
+    }
+    session.run_all(plan, &runnable, &builds.sites)?;
+    let runs = SweepOutcome { paths: result_paths(sweep, options), tally: session.tally, stopped: session.stopped, skipped: plan.runs.len() - runnable.len() };
+    Ok(AblationOutcome { runs, builds: reports, build_seconds })
+}
+
+fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, options: &RunOptions, events: &RunEvents) -> Result<AblationOutcome, RunnerError> {
+    let sweep = ablation.sweep;
+    let engine = &sweep.engine;
+    let targets: Vec<PathBuf> = ablation.targets.iter().map(|t| t.target.clone()).collect();
+    let mut in_place = InPlaceSession::begin(&engine.tree, &targets)?;
+    let toolchain = ablation.toolchain_id();
+    let rendered: Vec<Vec<RenderedFile>> = plan.settings.iter().map(|s| ablation.render(s)).collect::<Result<_, _>>()?;
+    let keys: Vec<BuildKey> = rendered.iter().map(|files| BuildKey::new(files, &engine.build, &toolchain, "in-place")).collect();
+    let sites: Vec<VariantSite> = plan.settings.iter().zip(&keys).map(|(s, key)| ablation.in_tree_site(s, key.to_string())).collect();
+    preflight(sweep, plan, &sites)?;
+    let mut session = open_session(sweep, plan, options, events, &plan.runs)?;
+    let mut reports = Vec::new();
+    let mut build_seconds = 0.0;
+    for (first, key) in keys.iter().enumerate().filter(|(i, key)| keys.iter().position(|k| k == *key) == Some(*i)) {
+        if session.stopped.is_some() || events.signals.received().is_some() {
+            break;
+        }
+        in_place.apply(&rendered[first])?;
+        let report = build_in_place(ablation, &plan.settings[first], *key, &session.runs_root)?;
+        session.progress.note(&build_line(&report));
+        if let BuildStatus::Built { seconds } = report.status {
+            build_seconds += seconds;
+            let runs: Vec<PlannedRun> = plan.runs.iter().filter(|run| keys[run.setting] == *key).copied().collect();
+            session.run_all(plan, &runs, &sites)?;
+        } else if options.fail_fast {
+            session.stopped = Some(super::EarlyStop::FailFast);
+        }
+        reports.push(report);
+    }
+    in_place.restore()?;
+    session.progress.note(&format!("restored {} in {}", targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", "), engine.tree.display()));
+    let recorded = session.tally.recorded;
+    let runs = SweepOutcome { paths: result_paths(sweep, options), tally: session.tally, stopped: session.stopped, skipped: plan.runs.len() - recorded.min(plan.runs.len()) };
+    Ok(AblationOutcome { runs, builds: reports, build_seconds })
+}
+
+/// Builds the rendered real tree with the profile's command; the log goes beside the run logs.
+fn build_in_place(ablation: &Ablation<'_>, setting: &Setting, key: BuildKey, runs_root: &Path) -> Result<BuildReport, RunnerError> {
+    let engine = &ablation.sweep.engine;
+    let argv = build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir).map_err(|e| RunnerError::Build(e.to_string()))?;
+    let job = BuildJob { variant: setting.variant.clone(), tree: engine.tree.clone(), build_dir: engine.build_dir.clone(), argv, env: Vec::new(), key };
+    let log = runs_root.with_file_name(format!("build-{}.log", setting.slug()));
+    let status = match build::run_build(&job, &log) {
+        Ok(outcome) => BuildStatus::Built { seconds: outcome.seconds },
+        Err(error) => BuildStatus::Failed { error: error.to_string() },
+    };
+    Ok(BuildReport { variant: setting.variant.clone(), key, status })
+}
+
+/// Opens the CSV and sidecar and starts a session that will run `runs`.
+fn open_session<'a>(sweep: &'a Sweep, plan: &Plan, options: &RunOptions, events: &'a RunEvents, runs: &[PlannedRun]) -> Result<Session<'a>, RunnerError> {
+    let paths = result_paths(sweep, options);
+    let (writer, _) = open_results(sweep, &paths, false)?;
+    let base_env = base_env(sweep)?;
+    write_sidecar(sweep, plan, options, &paths, &base_env)?;
+    Ok(Session {
+        sweep,
+        writer,
+        runs_root: paths.logs.join("runs"),
+        base_env,
+        events,
+        progress: Progress::new(runs.len()),
+        fail_fast: options.fail_fast,
+        tally: Tally::default(),
+        stopped: None,
+    })
+}
+
+fn build_line(report: &BuildReport) -> String {
+    match &report.status {
+        BuildStatus::Built { seconds } => format!("built {} ({}) in {seconds:.1}s", report.variant, report.key),
+        BuildStatus::Cached => format!("cached {} ({}): not rebuilt", report.variant, report.key),
+        BuildStatus::Failed { error } => format!("build of {} FAILED, its runs are skipped: {error}", report.variant),
+    }
+}
