@@ -10,7 +10,7 @@ use super::prepared_run::VariantSite;
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::session::{Session, Tally};
-use super::{base_env, open_results, preflight, result_paths, write_sidecar, RunOptions, SweepOutcome};
+use super::{base_env, open_results, preflight, result_paths, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
 use crate::build::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatus};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlannedRun, Setting};
@@ -126,9 +126,10 @@ pub fn cache_root(options: &RunOptions, sweep: &Sweep) -> PathBuf {
 pub fn run_ablation(ablation: &Ablation<'_>, options: &RunOptions, jobs: usize, events: &RunEvents) -> Result<AblationOutcome, RunnerError> {
     let plan = ablation.plan(options)?;
     ablation.check(&plan)?;
+    let paths = result_paths(ablation.sweep, options);
     match ablation.isolation {
-        Isolation::Copy => run_copies(ablation, &plan, options, jobs, events),
-        Isolation::InPlace => run_in_place(ablation, &plan, options, events),
+        Isolation::Copy => run_copies(ablation, &plan, options, &paths, jobs, events),
+        Isolation::InPlace => run_in_place(ablation, &plan, options, &paths, events),
     }
 }
 
@@ -161,7 +162,7 @@ fn copy_builds(ablation: &Ablation<'_>, plan: &Plan, cache: &BuildCache) -> Resu
     Ok(builds)
 }
 
-fn run_copies(ablation: &Ablation<'_>, plan: &Plan, options: &RunOptions, jobs: usize, events: &RunEvents) -> Result<AblationOutcome, RunnerError> {
+fn run_copies(ablation: &Ablation<'_>, plan: &Plan, options: &RunOptions, paths: &ResultPaths, jobs: usize, events: &RunEvents) -> Result<AblationOutcome, RunnerError> {
     let sweep = ablation.sweep;
     let cache = BuildCache::new(cache_root(options, sweep));
     let builds = copy_builds(ablation, plan, &cache)?;
@@ -173,16 +174,16 @@ fn run_copies(ablation: &Ablation<'_>, plan: &Plan, options: &RunOptions, jobs: 
     let build_seconds = started.elapsed().as_secs_f64();
     let failed: Vec<BuildKey> = reports.iter().filter(|r| matches!(r.status, BuildStatus::Failed { .. })).map(|r| r.key).collect();
     let runnable: Vec<PlannedRun> = plan.runs.iter().filter(|run| !failed.contains(&builds.keys[run.setting])).copied().collect();
-    let mut session = open_session(sweep, plan, options, events, &runnable)?;
+    let mut session = open_session(sweep, plan, options, paths, events, &runnable)?;
     if !failed.is_empty() && options.fail_fast {
         session.stopped = Some(super::EarlyStop::FailFast);
     }
     session.run_all(plan, &runnable, &builds.sites)?;
-    let runs = SweepOutcome { paths: result_paths(sweep, options), tally: session.tally, stopped: session.stopped, skipped: plan.runs.len() - runnable.len() };
+    let runs = SweepOutcome { paths: paths.clone(), tally: session.tally, stopped: session.stopped, skipped: plan.runs.len() - runnable.len() };
     Ok(AblationOutcome { runs, builds: reports, build_seconds })
 }
 
-fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, options: &RunOptions, events: &RunEvents) -> Result<AblationOutcome, RunnerError> {
+fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, options: &RunOptions, paths: &ResultPaths, events: &RunEvents) -> Result<AblationOutcome, RunnerError> {
     let sweep = ablation.sweep;
     let engine = &sweep.engine;
     let targets: Vec<PathBuf> = ablation.targets.iter().map(|t| t.target.clone()).collect();
@@ -192,7 +193,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, options: &RunOptions, even
     let keys: Vec<BuildKey> = rendered.iter().map(|files| BuildKey::new(files, &engine.build, &toolchain, "in-place")).collect();
     let sites: Vec<VariantSite> = plan.settings.iter().zip(&keys).map(|(s, key)| ablation.in_tree_site(s, key.to_string())).collect();
     preflight(sweep, plan, &sites)?;
-    let mut session = open_session(sweep, plan, options, events, &plan.runs)?;
+    let mut session = open_session(sweep, plan, options, paths, events, &plan.runs)?;
     let mut reports = Vec::new();
     let mut build_seconds = 0.0;
     for (first, key) in keys.iter().enumerate().filter(|(i, key)| keys.iter().position(|k| k == *key) == Some(*i)) {
@@ -214,7 +215,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, options: &RunOptions, even
     in_place.restore()?;
     session.progress.note(&format!("restored {} in {}", targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", "), engine.tree.display()));
     let recorded = session.tally.recorded;
-    let runs = SweepOutcome { paths: result_paths(sweep, options), tally: session.tally, stopped: session.stopped, skipped: plan.runs.len() - recorded.min(plan.runs.len()) };
+    let runs = SweepOutcome { paths: paths.clone(), tally: session.tally, stopped: session.stopped, skipped: plan.runs.len() - recorded.min(plan.runs.len()) };
     Ok(AblationOutcome { runs, builds: reports, build_seconds })
 }
 
@@ -232,11 +233,17 @@ fn build_in_place(ablation: &Ablation<'_>, setting: &Setting, key: BuildKey, run
 }
 
 /// Opens the CSV and sidecar and starts a session that will run `runs`.
-fn open_session<'a>(sweep: &'a Sweep, plan: &Plan, options: &RunOptions, events: &'a RunEvents, runs: &[PlannedRun]) -> Result<Session<'a>, RunnerError> {
-    let paths = result_paths(sweep, options);
-    let (writer, _) = open_results(sweep, &paths, false)?;
+fn open_session<'a>(
+    sweep: &'a Sweep,
+    plan: &Plan,
+    options: &RunOptions,
+    paths: &ResultPaths,
+    events: &'a RunEvents,
+    runs: &[PlannedRun],
+) -> Result<Session<'a>, RunnerError> {
+    let (writer, _) = open_results(sweep, paths, false)?;
     let base_env = base_env(sweep)?;
-    write_sidecar(sweep, plan, options, &paths, &base_env)?;
+    write_sidecar(sweep, plan, options, paths, &base_env)?;
     Ok(Session {
         sweep,
         writer,
