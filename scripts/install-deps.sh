@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what sweep needs on a Debian machine, only what is missing: the reference engine's
+# toolchain (g++, make, OpenMPI, OpenBLAS) and a Rust toolchain. Idempotent and quiet when done.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+"$here/../engine/install-deps.sh"
+if ! command -v cargo >/dev/null 2>&1; then
+    echo "install-deps: installing cargo from Debian" >&2
+    SUDO=""
+    [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq cargo
+fi
+# The crates sweep uses need Rust 1.85 or newer (see harness/Cargo.toml rust-version).
+version="$(rustc --version | awk '{print $2}')"
+if [ "$(printf '%s\n' 1.85.0 "$version" | sort -V | head -n1)" != 1.85.0 ]; then
+    echo "install-deps: rustc $version is older than 1.85; install a current toolchain (rustup)" >&2
+    exit 1
+fi
