@@ -34,6 +34,9 @@ fn param(source: &SourceFile, name: &str, value: &toml::Value) -> Result<Param, 
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(repeated) = values.iter().enumerate().find_map(|(i, v)| values[..i].contains(v).then_some(v)) {
+        return Err(source.error_at(&key, format!("`{repeated}` is listed twice: two settings would be one and the same")));
+    }
     Ok(Param { name: name.to_string(), values, is_list })
 }
 

@@ -1,0 +1,221 @@
+//! `sweep run` driven end to end: the reference engine through mpirun, and fixture ranks for
+//! timeouts, failures, interrupts and resume.
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{csv_rows, stderr, stdout, sweep, Workspace};
+
+/// A per-rank profile whose ranks are `rank_fixture.sh` (a fixture, not an engine).
+fn fixture_workspace(timeout: &str) -> Workspace {
+    let workspace = Workspace::new();
+    let fixture = common::repo_root().join("harness/tests/fixtures");
+    workspace.write(
+        "sweeps/engines/fixture.toml",
+        &format!(
+            r#"tree = "{}"
+program = "{{{{tree}}}}/rank_fixture.sh"
+launcher = "per-rank"
+ranks = 2
+timeout = "{timeout}"
+grace = "500ms"
+[result]
+prefix = "fixture_result"
+"#,
+            fixture.display()
+        ),
+    );
+    workspace
+}
+
+fn fixture_sweep(workspace: &Workspace, modes: &str, reps: u32, marker: &str) -> String {
+    workspace.write_sweep(
+        "fixture",
+        &format!(
+            r#"name = "fixture"
+[engine]
+profile = "fixture"
+[params]
+mode = {modes}
+[reps]
+count = {reps}
+seed = 1
+[run]
+args = ["{{{{rank}}}}", "{{{{mode}}}}", "{marker}", "{{{{rep}}}}"]
+[metrics]
+result = ["value"]
+[analysis]
+primary = "value"
+"#
+        ),
+    )
+}
+
+/// Processes whose command line holds `marker`, other than the pgrep itself.
+fn leftover_processes(marker: &str) -> String {
+    let output = Command::new("pgrep").args(["-af", marker]).output().expect("pgrep runs");
+    String::from_utf8_lossy(&output.stdout).lines().filter(|l| !l.contains("pgrep")).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn a_tiny_sweep_on_the_reference_engine_records_every_run_and_summarises() {
+    common::ensure_engine_built();
+    let workspace = Workspace::new();
+    let spec = workspace.write_sweep(
+        "tiny",
+        r#"name = "tiny"
+[engine]
+profile = "reference"
+[params]
+slices = [1, 2]
+rows = 256
+[reps]
+count = 2
+[run]
+args = ["--preset", "tiny", "--rows", "{{rows}}", "--new", "2"]
+[run.env]
+TPE_OVERLAP_SLICES = "{{slices}}"
+[metrics]
+result = ["rows", "overlap_slices", "prefill_tokens_per_s", "decode_tokens_per_s"]
+[[checks]]
+metric = "rows"
+equals = "{{rows}}"
+[analysis]
+primary = "prefill_tokens_per_s"
+group_by = ["rows"]
+control = "decode_tokens_per_s"
+equivalence = "overlap_slices"
+"#,
+    );
+    let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let csv = workspace.result_csv("tiny");
+    let rows = csv_rows(&csv);
+    assert_eq!(rows.len(), 4);
+    assert!(rows.iter().all(|row| row["status"] == "ok" && row["metric.rows"] == "256"), "{rows:?}");
+    assert_eq!(rows.iter().filter(|row| row["param.slices"] == "2").count(), 2);
+    let summary = std::fs::read_to_string(csv.with_extension("summary.md")).unwrap();
+    assert!(summary.contains("prefill_tokens_per_s") && summary.contains("Best per group"), "{summary}");
+    assert!(stdout(&output).contains("Best per group"));
+    let sidecar: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(csv.with_extension("json")).unwrap()).unwrap();
+    assert_eq!(sidecar["sweep"]["name"], "tiny");
+    assert!(sidecar["seed"].is_u64());
+}
+
+#[test]
+fn a_hanging_rank_is_killed_at_the_timeout_and_nothing_is_left_behind() {
+    let workspace = fixture_workspace("1s");
+    let marker = "marker-hang-7f3a";
+    let spec = fixture_sweep(&workspace, r#"["hang1", "ok"]"#, 1, marker);
+    let output = sweep(workspace.path(), &["run", &spec]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let rows = csv_rows(&workspace.result_csv("fixture"));
+    let hung = rows.iter().find(|row| row["param.mode"] == "hang1").unwrap();
+    assert_eq!(hung["status"], "timeout");
+    assert!(hung["error"].starts_with("timed out after 1."), "{}", hung["error"]);
+    assert_eq!(rows.iter().find(|row| row["param.mode"] == "ok").unwrap()["status"], "ok");
+    assert_eq!(leftover_processes(marker), "", "processes survived the timeout");
+}
+
+#[test]
+fn one_failing_rank_fails_its_run_and_the_sweep_goes_on() {
+    let workspace = fixture_workspace("20s");
+    let marker = "marker-fail-91c2";
+    let spec = fixture_sweep(&workspace, r#"["fail1", "ok"]"#, 2, marker);
+    let started = std::time::Instant::now();
+    let output = sweep(workspace.path(), &["run", &spec]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(started.elapsed() < Duration::from_secs(15), "the surviving rank was not stopped");
+    let rows = csv_rows(&workspace.result_csv("fixture"));
+    assert_eq!(rows.len(), 4);
+    for row in rows.iter().filter(|row| row["param.mode"] == "fail1") {
+        assert_eq!(row["status"], "failed");
+        assert!(row["error"].starts_with("rank 1 exited with code 3; logs in "), "{}", row["error"]);
+        assert!(workspace.path().join(&row["log_dir"]).join("rank1.log").is_file());
+    }
+    assert!(rows.iter().filter(|row| row["param.mode"] == "ok").all(|row| row["status"] == "ok"));
+    assert!(stderr(&output).contains("2 of 4 runs failed"));
+    assert_eq!(leftover_processes(marker), "");
+}
+
+#[test]
+fn fail_fast_stops_at_the_first_failed_run() {
+    let workspace = fixture_workspace("20s");
+    let spec = fixture_sweep(&workspace, r#"["fail1"]"#, 3, "marker-ff-11aa");
+    let output = sweep(workspace.path(), &["run", &spec, "--fail-fast"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(csv_rows(&workspace.result_csv("fixture")).len(), 1);
+}
+
+/// Starts `sweep run` in the background and returns once `rows` rows are in its CSV.
+fn spawn_until_rows(workspace: &Workspace, spec: &str, rows: usize) -> std::process::Child {
+    let child = Command::new(common::sweep_bin())
+        .args(["run", spec])
+        .current_dir(workspace.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let written = std::fs::read_dir(workspace.path().join("results/fixture"))
+            .ok()
+            .and_then(|mut entries| entries.find_map(|e| e.ok().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "csv"))))
+            .map_or(0, |csv| csv_rows(&csv).len());
+        if written >= rows {
+            return child;
+        }
+        assert!(std::time::Instant::now() < deadline, "the sweep did not get going");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn sigkill_mid_sweep_then_resume_gives_exactly_settings_times_reps_rows() {
+    let workspace = fixture_workspace("20s");
+    let spec = fixture_sweep(&workspace, r#"["slow", "ok"]"#, 4, "marker-resume-5d0e");
+    let mut child = spawn_until_rows(&workspace, &spec, 3);
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGKILL).unwrap();
+    child.wait().unwrap();
+    let csv = workspace.result_csv("fixture");
+    let before = csv_rows(&csv).len();
+    assert!(before < 8, "the sweep finished before it was killed");
+    let output = sweep(workspace.path(), &["run", &spec, "--resume", csv.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let rows = csv_rows(&csv);
+    let mut pairs: Vec<(String, String)> = rows.iter().map(|row| (row["param.mode"].clone(), row["rep"].clone())).collect();
+    assert_eq!(pairs.len(), 8, "{pairs:?}");
+    pairs.sort();
+    pairs.dedup();
+    assert_eq!(pairs.len(), 8, "duplicate (setting, rep) pairs");
+    assert!(stderr(&output).contains(&format!("{before} runs already recorded")), "{}", stderr(&output));
+}
+
+#[test]
+fn ctrl_c_keeps_finished_rows_kills_the_ranks_and_exits_130() {
+    let workspace = fixture_workspace("20s");
+    let marker = "marker-int-33b1";
+    let spec = fixture_sweep(&workspace, r#"["ok", "fail1"]"#, 20, marker);
+    let child = spawn_until_rows(&workspace, &spec, 2);
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let rows = csv_rows(&workspace.result_csv("fixture"));
+    assert!(rows.len() >= 2 && rows.len() < 40);
+    assert!(rows.iter().all(|row| row["status"] != "interrupted"), "an interrupted run was recorded");
+    assert_eq!(leftover_processes(marker), "");
+}
+
+#[test]
+fn dry_run_prints_every_rank_command_and_writes_nothing() {
+    let workspace = fixture_workspace("20s");
+    let spec = fixture_sweep(&workspace, r#"["ok"]"#, 2, "marker-dry");
+    let output = sweep(workspace.path(), &["run", &spec, "--dry-run"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("1 settings x 2 reps = 2 runs"), "{text}");
+    assert!(text.contains("rank 1: ") && text.contains("rank_fixture.sh 1 ok marker-dry 2"), "{text}");
+    assert!(!workspace.path().join("results").exists());
+}
