@@ -59,7 +59,7 @@ fn additivity_lines(effects: &Additivity, tolerance: f64) -> String {
         signed(effects.all.estimate),
         signed_with_ci(effects.interaction.estimate, effects.interaction.ci95),
         percent(effects.relative_interaction().abs()),
-        verdict_phrase(&effects.verdict, tolerance)
+        verdict_phrase(effects, tolerance)
     );
     if !effects.pairwise.is_empty() {
         let mut table = MarkdownTable::new(vec![
@@ -81,9 +81,16 @@ fn additivity_lines(effects: &Additivity, tolerance: f64) -> String {
     out
 }
 
-fn verdict_phrase(verdict: &AdditivityVerdict, tolerance: f64) -> String {
-    match verdict {
-        AdditivityVerdict::Additive => format!("additive within {}", percent(tolerance)),
+/// Says which test made a verdict "additive": a small interaction, or only an interval too wide to tell.
+fn verdict_phrase(effects: &Additivity, tolerance: f64) -> String {
+    match &effects.verdict {
+        AdditivityVerdict::Additive if effects.relative_interaction().abs() <= tolerance => {
+            format!("additive within {}", percent(tolerance))
+        }
+        AdditivityVerdict::Additive => format!(
+            "not shown non-additive: the interaction exceeds {} but its 95% CI contains zero (too noisy to tell; more reps narrow it)",
+            percent(tolerance)
+        ),
         AdditivityVerdict::NotAdditive { interacting } => {
             format!("NOT additive within {}: {} interact", percent(tolerance), interacting.join(", "))
         }
