@@ -1,6 +1,8 @@
 #include "config.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -31,12 +33,13 @@ bool parse_byte_list(const std::string& text, std::vector<std::size_t>& out) {
     return !out.empty();
 }
 
+// Sets a named preset's model shape. An unknown name changes nothing; the flag pass rejects it.
 void apply_preset(const std::string& name, Config& cfg) {
     if (name == "tiny") {
-        cfg.hidden = 256, cfg.layers = 4, cfg.heads = 4, cfg.key_dim = 64, cfg.value_dim = 64;
+        cfg.hidden = 256, cfg.layers = 4, cfg.heads = 8, cfg.key_dim = 64, cfg.value_dim = 128;
         cfg.intermediate = 512;
-    } else {  // "small"; the caller has checked the name
-        cfg.hidden = 512, cfg.layers = 8, cfg.heads = 8, cfg.key_dim = 128, cfg.value_dim = 128;
+    } else if (name == "small") {
+        cfg.hidden = 512, cfg.layers = 8, cfg.heads = 8, cfg.key_dim = 128, cfg.value_dim = 256;
         cfg.intermediate = 1024;
     }
 }

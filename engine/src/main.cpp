@@ -1,0 +1,129 @@
+// tp-engine: a small tensor-parallel decoder stack, one MPI rank per shard.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <cblas.h>
+#include <mpi.h>
+
+#include "config.h"
+#include "model.h"
+#include "profile.h"
+#include "tp.h"
+
+namespace {
+
+const std::vector<std::size_t> kDefaultBenchBytes = {
+    4, 64, 1024, 16384, 65536, 262144, 1048576, 4194304, 16777216, 33554432};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Weights vary with the element index so a permutation of the output also changes the sum.
+double checksum(const std::vector<float>& x, std::size_t n) {
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) sum += x[i] * (1.0 + static_cast<double>(i % 17) / 16.0);
+    return sum;
+}
+
+// Enough calls that small payloads are timed over many, few that large ones stay short.
+int bench_calls(std::size_t bytes) {
+    const std::size_t calls = (64u << 20) / bytes;
+    return static_cast<int>(std::max<std::size_t>(5, std::min<std::size_t>(200, calls)));
+}
+
+void run_allreduce_bench(const Config& cfg, int rank) {
+    const std::vector<std::size_t>& sizes = cfg.bench_bytes.empty() ? kDefaultBenchBytes : cfg.bench_bytes;
+    for (const std::size_t requested : sizes) {
+        const std::size_t count = std::max<std::size_t>(1, requested / sizeof(float));
+        std::vector<float> buf(count, 1.0f);
+        const int calls = bench_calls(count * sizeof(float));
+        all_reduce_sum(buf.data(), count, MPI_COMM_WORLD);  // warm-up: connection setup
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double start = MPI_Wtime();
+        for (int i = 0; i < calls; ++i) all_reduce_sum(buf.data(), count, MPI_COMM_WORLD);
+        double per_call = (MPI_Wtime() - start) / calls;
+        // The slowest rank is what a TP step waits for.
+        MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &per_call, &per_call, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            std::printf("tpe_allreduce bytes=%zu calls=%d us_per_call=%.3f\n", count * sizeof(float), calls,
+                        per_call * 1e6);
+            std::fflush(stdout);
+        }
+    }
+}
+
+void run_inference(const Config& cfg, int rank, int world, std::chrono::steady_clock::time_point wall_start) {
+    Model model(cfg, cfg.rows, cfg.rows + cfg.new_tokens, MPI_COMM_WORLD);
+    const int h = cfg.hidden;
+    std::vector<float> x = model.prompt(cfg.rows);
+    const int slices = resolve_slices(cfg.rows, cfg.slices);
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double prefill_start = MPI_Wtime();
+    model.forward(x, cfg.rows, slices);
+    const double prefill_seconds = MPI_Wtime() - prefill_start;
+    profile_report("prefill", rank);
+    double sum = checksum(x, x.size());
+
+    // Decode feeds the last final hidden row back as the next input: one row per token, and
+    // always the serial path (one row is far below any slice gate).
+    std::vector<float> row(x.end() - h, x.end());
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double decode_start = MPI_Wtime();
+    for (int t = 0; t < cfg.new_tokens; ++t) {
+        model.forward(row, 1, 1);
+        sum += checksum(row, row.size());
+    }
+    const double decode_seconds = MPI_Wtime() - decode_start;
+    profile_report("decode", rank);
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank != 0) return;
+    std::printf(
+        "tpe_result ranks=%d rows=%d new=%d overlap_slices=%d prefill_seconds=%.6f prefill_tokens_per_s=%.3f "
+        "decode_seconds=%.6f decode_tokens_per_s=%.3f decode_token_count=%d checksum=%.9g wall=%.6f\n",
+        world, cfg.rows, cfg.new_tokens, slices, prefill_seconds, cfg.rows / prefill_seconds, decode_seconds,
+        cfg.new_tokens > 0 ? cfg.new_tokens / decode_seconds : 0.0, cfg.new_tokens, sum,
+        seconds_since(wall_start));
+    std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const auto wall_start = std::chrono::steady_clock::now();
+    MPI_Init(&argc, &argv);
+    int rank = 0;
+    int world = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+
+    // Every rank parses the same argv and environment, so all reach the same verdict and exit
+    // together: no rank is left waiting in a collective for one that gave up.
+    Config cfg;
+    std::string error;
+    if (!parse_config(argc, argv, world, cfg, error) || cfg.help) {
+        const bool failed = !cfg.help || !error.empty();
+        if (rank == 0) {
+            if (failed) std::fprintf(stderr, "tp-engine: %s\n", error.c_str());
+            std::fputs(usage_text(), failed ? stderr : stdout);
+        }
+        MPI_Finalize();
+        return failed ? 2 : 0;
+    }
+    // Ranks are the parallelism; a threaded BLAS would oversubscribe the cores.
+    openblas_set_num_threads(1);
+    profile_enable(cfg.phase_profile);
+
+    if (cfg.allreduce_bench) {
+        run_allreduce_bench(cfg, rank);
+    } else {
+        run_inference(cfg, rank, world, wall_start);
+    }
+    MPI_Finalize();
+    return 0;
+}
