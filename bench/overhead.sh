@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Harness overhead benchmark (prints figures; asserts nothing: this machine is noisy).
+#  1. Trivial command: ms per run that `sweep run` adds over running the same command directly
+#     (hyperfine -N), including the CSV row's fsync. Fixed costs (start, plan, summary) cancel by
+#     differencing two sweep sizes: overhead = (T(2N) - T(N)) / N - direct.
+#  2. Reference engine: prefill tokens/s measured directly vs through `sweep`, interleaved one run
+#     each in the same loop, so the harness's perturbation of the metric is compared under the same
+#     machine conditions. Medians and their ratio.
+# Usage: bench/overhead.sh [trivial-runs=200] [engine-pairs=10]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs="${1:-200}"
+pairs="${2:-10}"
+command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
+cargo build --release -q
+make -s -C engine -j2
+sweep="$PWD/target/release/sweep"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/sweeps/engines"
+
+# --- 1. trivial command -------------------------------------------------------------------------
+cat > "$work/sweeps/engines/echo.toml" <<TOML
+tree = "/"
+program = "/bin/echo"
+launcher = "local"
+ranks = 1
+timeout = "10s"
+[result]
+prefix = "r"
+TOML
+trivial_sweep() { # $1 = reps
+    cat > "$work/sweeps/trivial.toml" <<TOML
+name = "trivial"
+[engine]
+profile = "echo"
+[reps]
+count = $1
+[run]
+args = ["r", "v=1"]
+[metrics]
+result = ["v"]
+[analysis]
+primary = "v"
+TOML
+}
+timed_sweep() { # $1 = reps -> seconds of wall for the whole `sweep run`
+    trivial_sweep "$1"
+    local start end
+    start=$(date +%s.%N)
+    (cd "$work" && "$sweep" run sweeps/trivial.toml --no-build >/dev/null 2>&1)
+    end=$(date +%s.%N)
+    python3 -c "print($end - $start)"
+}
+direct_ms=$(hyperfine -N --runs "$runs" --warmup 20 --export-json "$work/direct.json" '/bin/echo r v=1' >/dev/null 2>&1 &&
+    python3 -c "import json,statistics;r=json.load(open('$work/direct.json'))['results'][0]['times'];print(statistics.median(r)*1000)")
+timed_sweep 20 >/dev/null # warm the page cache
+small=(); large=()
+for _ in 1 2 3; do small+=("$(timed_sweep "$runs")"); large+=("$(timed_sweep $((2 * runs)))"); done
+python3 - "$runs" "$direct_ms" "${small[@]}" "${large[@]}" <<'PY'
+import statistics, sys
+runs, direct = int(sys.argv[1]), float(sys.argv[2])
+small, large = [float(x) for x in sys.argv[3:6]], [float(x) for x in sys.argv[6:9]]
+per_run = (statistics.median(large) - statistics.median(small)) / runs * 1000
+print(f"trivial command (/bin/echo), {runs} vs {2*runs} runs per sweep, 3 sweeps each:")
+print(f"  direct (hyperfine -N, median)        {direct:7.3f} ms/run")
+print(f"  through sweep (marginal, median)     {per_run:7.3f} ms/run")
+print(f"  harness overhead                     {per_run - direct:7.3f} ms/run  (target <= 5 ms, fsync included)")
+PY
+
+# --- 2. reference engine --------------------------------------------------------------------------
+sed "s|tree = \"../../engine\"|tree = \"$PWD/engine\"|" sweeps/engines/reference.toml > "$work/sweeps/engines/reference.toml"
+cat > "$work/sweeps/one.toml" <<TOML
+name = "one"
+[engine]
+profile = "reference"
+[reps]
+count = 1
+[run]
+args = ["--preset", "tiny", "--rows", "1024", "--new", "8"]
+[run.env]
+TPE_OVERLAP_SLICES = "1"
+[metrics]
+result = ["prefill_tokens_per_s"]
+[analysis]
+primary = "prefill_tokens_per_s"
+TOML
+direct=(); through=()
+for i in $(seq "$pairs"); do
+    line=$(OPENBLAS_NUM_THREADS=1 TPE_OVERLAP_SLICES=1 engine/mpirun.sh -n 2 engine/build/tp-engine --preset tiny --rows 1024 --new 8 | grep '^tpe_result')
+    direct+=("$(sed 's/.*prefill_tokens_per_s=\([^ ]*\).*/\1/' <<<"$line")")
+    (cd "$work" && "$sweep" run sweeps/one.toml --no-build --out "$work/one-$i.csv" >/dev/null 2>&1)
+    through+=("$(python3 -c "import csv;print(next(csv.DictReader(open('$work/one-$i.csv')))['metric.prefill_tokens_per_s'])")")
+done
+python3 - "${direct[@]}" "${through[@]}" <<'PY'
+import statistics, sys
+values = [float(x) for x in sys.argv[1:]]
+half = len(values) // 2
+direct, through = values[:half], values[half:]
+md, mt = statistics.median(direct), statistics.median(through)
+print(f"reference engine, tiny preset, 1024 rows, 2 ranks, {half} interleaved pairs:")
+print(f"  direct        median {md:9.1f} prefill tok/s  (min {min(direct):.1f}, max {max(direct):.1f})")
+print(f"  through sweep median {mt:9.1f} prefill tok/s  (min {min(through):.1f}, max {max(through):.1f})")
+print(f"  ratio through/direct {mt / md:.4f}  (target within 1%)")
+PY
