@@ -119,23 +119,13 @@ fn key_values(observations: &[Observation], summary: &SettingSummary, key: &str)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::analysis_config::Direction;
-    use crate::analyse::fixtures::{fixture_observation, fixture_slice_sweep};
+    use crate::analyse::fixtures::{fixture_observation, fixture_slice_config, fixture_slice_sweep};
 
-    fn config() -> AnalysisConfig {
-        AnalysisConfig {
-            primary: "prefill_tokens_per_s".into(),
-            direction: Direction::Higher,
-            group_by: vec!["rows".into()],
-            control: Some("decode_tokens_per_s".into()),
-            equivalence_key: Some("overlap_slices".into()),
-        }
-    }
 
     fn check(observations: &[Observation], drift: bool) -> EquivalenceCheck {
         let settings = SettingSummary::summarise(observations);
         let drift = drift.then(|| DriftBound::of(observations, "decode_tokens_per_s")).flatten();
-        EquivalenceCheck::of(observations, &settings, &config(), "overlap_slices", drift.as_ref())
+        EquivalenceCheck::of(observations, &settings, &fixture_slice_config(), "overlap_slices", drift.as_ref())
     }
 
     #[test]
@@ -188,7 +178,7 @@ mod tests {
     fn a_setting_column_key_reads_labels() {
         let observations = fixture_slice_sweep();
         let settings = SettingSummary::summarise(&observations);
-        let check = EquivalenceCheck::of(&observations, &settings, &config(), "slices", None);
+        let check = EquivalenceCheck::of(&observations, &settings, &fixture_slice_config(), "slices", None);
         assert!(check.classes.is_empty(), "each (rows, slices) is its own class");
     }
 }

@@ -110,3 +110,14 @@ pub(crate) fn fixture_ablation() -> Vec<Observation> {
     }
     observations
 }
+
+/// The analysis questions of the slice study fixture: best slices per row count, decode as control.
+pub(crate) fn fixture_slice_config() -> super::AnalysisConfig {
+    super::AnalysisConfig {
+        primary: "prefill_tokens_per_s".into(),
+        direction: super::Direction::Higher,
+        group_by: vec!["rows".into()],
+        control: Some("decode_tokens_per_s".into()),
+        equivalence_key: Some("overlap_slices".into()),
+    }
+}

@@ -160,21 +160,12 @@ fn failure_lines(failures: &FailureSummary) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::fixtures::fixture_slice_sweep;
-    use crate::analyse::{analyse_sweep, Direction};
+    use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
+    use crate::analyse::analyse_sweep;
 
-    fn fixture_config() -> AnalysisConfig {
-        AnalysisConfig {
-            primary: "prefill_tokens_per_s".into(),
-            direction: Direction::Higher,
-            group_by: vec!["rows".into()],
-            control: Some("decode_tokens_per_s".into()),
-            equivalence_key: Some("overlap_slices".into()),
-        }
-    }
 
     fn fixture_report() -> String {
-        let config = fixture_config();
+        let config = fixture_slice_config();
         run_summary_markdown(&analyse_sweep(&fixture_slice_sweep(), &config), &config, "Forced slice sweep")
     }
 
@@ -198,7 +189,7 @@ mod tests {
 
     #[test]
     fn no_failures_and_no_options() {
-        let config = AnalysisConfig { control: None, equivalence_key: None, group_by: vec![], ..fixture_config() };
+        let config = AnalysisConfig { control: None, equivalence_key: None, group_by: vec![], ..fixture_slice_config() };
         let observations: Vec<_> = fixture_slice_sweep().into_iter().filter(|o| o.status == "ok").collect();
         let report = run_summary_markdown(&analyse_sweep(&observations, &config), &config, "t");
         assert!(report.contains("All 22 runs finished ok."));
