@@ -7,8 +7,15 @@ use serde::{Deserialize, Deserializer};
 /// Deserializes a humantime duration, rejecting zero (a zero timeout would kill every run at once).
 pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
     let text = String::deserialize(deserializer)?;
-    let duration = humantime::parse_duration(&text)
-        .map_err(|error| serde::de::Error::custom(format!("invalid duration `{text}`: {error} (write e.g. \"90s\" or \"10m\")")))?;
+    let duration = humantime::parse_duration(&text).map_err(|error| {
+        // humantime lists every unit in a parenthesised run-on; name the bad unit and show good forms instead.
+        let reason = match error {
+            humantime::DurationError::UnknownUnit { unit, .. } if !unit.is_empty() => format!("unknown unit `{unit}`"),
+            humantime::DurationError::UnknownUnit { .. } => "a unit is missing".to_string(),
+            other => other.to_string(),
+        };
+        serde::de::Error::custom(format!("invalid duration `{text}`: {reason}; write e.g. \"90s\", \"10m\" or \"1h 30m\""))
+    })?;
     if duration.is_zero() {
         return Err(serde::de::Error::custom(format!("invalid duration `{text}`: must be more than zero")));
     }

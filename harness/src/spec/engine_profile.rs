@@ -99,7 +99,7 @@ pub struct EngineOverrides {
 }
 
 impl EngineProfile {
-    /// Applies a sweep's overrides; their paths were already resolved by the caller.
+    /// Applies a sweep's overrides; `tree` is copied as written, the caller resolves it against the sweep's folder.
     pub fn apply(&mut self, overrides: &EngineOverrides) {
         if let Some(tree) = &overrides.tree {
             self.tree.clone_from(tree);

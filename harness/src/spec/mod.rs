@@ -37,6 +37,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;
     validate::checks(&source, &decl.checks, &decl.metrics)?;
     validate::inputs(&source, &decl.inputs)?;
+    validate::run_templates(&source, &decl.run, &params, &decl.inputs, engine.launcher)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
     Ok(Sweep {
         name: decl.name.clone(),
@@ -71,12 +72,13 @@ fn load_engine(sweep: &SourceFile, overrides: &EngineOverrides) -> Result<Engine
     let profile_source = SourceFile::read(&profile_path)?;
     let mut profile: EngineProfile = profile_source.parse()?;
     let profile_dir = parent_dir(&profile_path);
-    profile.tree = absolute(&profile_dir, &profile.tree);
-    if let Some(tree) = &overrides.tree {
-        profile.tree = absolute(&parent_dir(&sweep.path), tree);
-    }
     profile.apply(overrides);
-    validate::engine(&profile_source, sweep, &profile)?;
+    // After `apply`: an overriding tree is relative to the sweep file, the profile's own to the profile.
+    profile.tree = match &overrides.tree {
+        Some(tree) => absolute(&parent_dir(&sweep.path), tree),
+        None => absolute(&profile_dir, &profile.tree),
+    };
+    validate::engine(&profile_source, sweep, &profile, overrides.tree.is_some())?;
     Ok(resolve_engine(profile, profile_path, &profile_dir))
 }
 

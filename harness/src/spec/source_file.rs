@@ -38,7 +38,8 @@ impl SourceFile {
 
     fn toml_error(&self, key: String, error: &toml::de::Error) -> SpecError {
         let line = error.span().map(|span| line_of_offset(&self.text, span.start));
-        SpecError::Invalid { location: self.location(&key, line), message: error.message().trim().to_string() }
+        let (key, message) = plain_words(key, error.message().trim());
+        SpecError::Invalid { location: self.location(&key, line), message }
     }
 
     fn location(&self, key: &str, line: Option<usize>) -> Location {
@@ -105,6 +106,33 @@ fn key_path_of(path: &serde_path_to_error::Path) -> String {
     } else {
         text.replace(".?", "").trim_start_matches('?').to_string()
     }
+}
+
+/// Says serde's "field", "variant" and Rust type names in the words of a declaration; a missing key
+/// joins the key path instead of hiding in the message.
+fn plain_words(key: String, message: &str) -> (String, String) {
+    if let Some(field) = message.strip_prefix("missing field `").and_then(|rest| rest.strip_suffix('`')) {
+        let key = if key.is_empty() { field.to_string() } else { format!("{key}.{field}") };
+        return (key, "missing required key".to_string());
+    }
+    let mut message = message.replace("unknown field `", "unknown key `").replace("unknown variant `", "unknown value `");
+    for (rust, plain) in [
+        ("expected u32", "expected a whole number"),
+        ("expected u64", "expected a whole number"),
+        ("expected usize", "expected a whole number"),
+        ("expected i64", "expected an integer"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected a list"),
+        ("expected a map", "expected a table"),
+    ] {
+        if let Some(prefix) = message.strip_suffix(rust) {
+            message = format!("{prefix}{plain}");
+        }
+    }
+    if let Some(start) = message.find("expected struct ") {
+        message = format!("{}expected a table", &message[..start]);
+    }
+    (key, message)
 }
 
 fn line_of_offset(text: &str, offset: usize) -> usize {

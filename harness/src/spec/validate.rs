@@ -6,7 +6,7 @@ use super::engine_profile::{EngineProfile, LauncherKind};
 use super::param_value::{Param, ParamValue};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::sweep_decl::{AnalysisDecl, CheckDecl, InputDecl, MetricsDecl, RepsDecl};
+use super::sweep_decl::{AnalysisDecl, CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl};
 use super::RESERVED_NAMES;
 
 /// Turns `[params]` into params, refusing empty lists, non-scalars and reserved names.
@@ -30,7 +30,12 @@ fn param(source: &SourceFile, name: &str, value: &toml::Value) -> Result<Param, 
         .iter()
         .map(|item| {
             ParamValue::from_toml(item).ok_or_else(|| {
-                source.error_at(&key, format!("values must be numbers, strings or booleans, not {}", item.type_str()))
+                let kind = match item.type_str() {
+                    "array" => "a list",
+                    "table" => "a table",
+                    other => other,
+                };
+                source.error_at(&key, format!("values must be numbers, strings or booleans, not {kind}"))
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -187,7 +192,8 @@ pub fn analysis(source: &SourceFile, analysis: &AnalysisDecl, metrics: &MetricsD
 }
 
 /// Engine checks that need the profile and the sweep together (overrides may set ranks and launcher).
-pub fn engine(profile_source: &SourceFile, sweep: &SourceFile, profile: &EngineProfile) -> Result<(), SpecError> {
+/// `tree_overridden`: the tree comes from the sweep's `[engine] tree`, so a bad one is the sweep's error.
+pub fn engine(profile_source: &SourceFile, sweep: &SourceFile, profile: &EngineProfile, tree_overridden: bool) -> Result<(), SpecError> {
     if profile.ranks == 0 {
         return Err(profile_source.error_at("ranks", "must be at least 1"));
     }
@@ -198,7 +204,8 @@ pub fn engine(profile_source: &SourceFile, sweep: &SourceFile, profile: &EngineP
         ));
     }
     if !std::path::Path::new(&profile.tree).is_dir() {
-        return Err(profile_source.error_at("tree", format!("engine tree `{}` is not a directory", profile.tree)));
+        let message = format!("engine tree `{}` is not a directory", profile.tree);
+        return Err(if tree_overridden { sweep.error_at("engine.tree", message) } else { profile_source.error_at("tree", message) });
     }
     for (index, argv) in profile.pre_run.iter().enumerate() {
         if argv.is_empty() {
@@ -233,8 +240,60 @@ pub fn profile_metrics(source: &SourceFile, metrics: &MetricsDecl, profile_prefi
     Ok(())
 }
 
+/// Compiles a template; handlebars' own message is a multi-line excerpt listing every token it wanted.
 fn template_syntax(source: &SourceFile, key: &str, text: &str) -> Result<(), SpecError> {
-    crate::template::check_syntax(text).map_err(|error| source.error_at(key, format!("bad template: {error}")))
+    let Err(error) = handlebars::Template::compile(text) else { return Ok(()) };
+    let reason = match error.reason() {
+        handlebars::TemplateErrorReason::InvalidSyntax(_) => "invalid handlebars syntax".to_string(),
+        other => other.to_string(),
+    };
+    let at = error.pos().map_or(String::new(), |(line, column)| format!(" at line {line}, column {column}"));
+    Err(source.error_at(key, format!("bad template `{text}`: {reason}{at}")))
+}
+
+/// `[run]` templates may name params, `inputs.<name>` and the harness's names, and `rank` only under the
+/// per-rank launcher. Plain `{{a}}` / `{{a.b}}` outside blocks are checked here; the rest at preflight.
+pub fn run_templates(source: &SourceFile, run: &RunDecl, params: &[Param], inputs: &[InputDecl], launcher: LauncherKind) -> Result<(), SpecError> {
+    let templates = run.args.iter().enumerate().map(|(i, text)| (format!("run.args[{i}]"), text));
+    for (key, text) in templates.chain(run.env.iter().map(|(name, text)| (format!("run.env.{name}"), text))) {
+        template_syntax(source, &key, text)?;
+        for path in plain_variables(text) {
+            let (first, rest) = path.split_once('.').unwrap_or((path, ""));
+            let unknown = match first {
+                "rank" if launcher != LauncherKind::PerRank => {
+                    let launcher = serde_json::to_value(launcher).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                    let message = format!("`{{{{rank}}}}` has no value under the {launcher} launcher, which starts every rank with one command; only the per-rank launcher renders it");
+                    return Err(source.error_at(&key, message));
+                }
+                "inputs" => !rest.is_empty() && !inputs.iter().any(|input| input.name == rest.split('.').next().unwrap_or(rest)),
+                _ => !RESERVED_NAMES.contains(&first) && !params.iter().any(|param| param.name == first),
+            };
+            if unknown {
+                return Err(source.error_at(&key, format!("unknown template variable `{path}` (not a parameter, input or harness name)")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The variable paths of `{{name}}` expressions in a template without blocks (inside a block `this` moves).
+fn plain_variables(text: &str) -> Vec<&str> {
+    if text.contains("{{#") || text.contains("{{~#") {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("{{") {
+        let escaped = rest[..start].ends_with('\\');
+        let Some(end) = rest[start..].find("}}") else { break };
+        let inner = rest[start + 2..start + end].trim_matches(|c: char| c == '~' || c == '{' || c.is_whitespace());
+        let is_path = inner.split('.').all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+        if !escaped && is_path && inner != "this" && inner != "else" {
+            found.push(inner);
+        }
+        rest = &rest[start + end + 2..];
+    }
+    found
 }
 
 fn one_line(text: &str) -> String {

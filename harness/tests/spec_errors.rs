@@ -1,0 +1,417 @@
+//! Malformed declarations are refused before anything runs: the real `sweep` binary prints one line,
+//! `sweep: error: <file>:<line>: `<key>`: <message>`, and exits 2. Each test pins one whole message.
+
+mod common;
+
+use std::path::Path;
+
+use common::Workspace;
+
+/// A valid sweep on the reference profile; each test breaks one thing in it.
+const BASE: &str = r#"name = "x"
+
+[engine]
+profile = "reference"
+
+[params]
+rows = [512, 1024]
+slices = [1, 2]
+new = 4
+
+[reps]
+count = 3
+
+[run]
+args = ["--rows", "{{rows}}", "--new", "{{new}}"]
+
+[metrics]
+result = ["rows", "prefill_tokens_per_s"]
+
+[analysis]
+primary = "prefill_tokens_per_s"
+"#;
+
+/// `BASE` with `from` replaced by `to` (`from` must occur, so a test cannot silently test nothing).
+fn base_with(from: &str, to: &str) -> String {
+    assert!(BASE.contains(from), "`{from}` is not in the base sweep");
+    BASE.replacen(from, to, 1)
+}
+
+/// `BASE` with `text` appended (new tables go after `[analysis]`).
+fn base_plus(text: &str) -> String {
+    format!("{BASE}{text}")
+}
+
+/// Runs `sweep <args>` in the workspace and asserts exit 2 and exactly one stderr line, `expected`.
+fn assert_rejected(ws: &Workspace, args: &[&str], expected: &str) {
+    let output = common::sweep(ws.path(), args);
+    let stderr = common::stderr(&output);
+    assert_eq!(stderr, format!("{expected}\n"), "stderr of `sweep {}`", args.join(" "));
+    assert_eq!(output.status.code(), Some(2), "exit code of `sweep {}`; stderr: {stderr}", args.join(" "));
+    assert_eq!(common::stdout(&output), "", "nothing on stdout for a rejected declaration");
+}
+
+/// Writes `sweeps/x.toml` and asserts `sweep check sweeps/x.toml` prints `expected` and exits 2.
+fn assert_check_rejects(text: &str, expected: &str) {
+    let ws = Workspace::new();
+    ws.write_sweep("x", text);
+    assert_rejected(&ws, &["check", "sweeps/x.toml"], expected);
+}
+
+/// A copy of the reference profile with one line changed, at `sweeps/engines/<name>.toml`.
+fn write_profile(ws: &Workspace, name: &str, from: &str, to: &str) {
+    let profile = std::fs::read_to_string(ws.path().join("sweeps/engines/reference.toml")).unwrap();
+    assert!(profile.contains(from), "`{from}` is not in the reference profile");
+    ws.write(&format!("sweeps/engines/{name}.toml"), &profile.replacen(from, to, 1));
+}
+
+/// The absolute form the binary prints for a workspace path (its cwd, as the OS reports it).
+fn absolute(ws: &Workspace, relative: &str) -> String {
+    ws.path().canonicalize().unwrap().join(relative).display().to_string()
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|line| line.contains(needle)).unwrap_or_else(|| panic!("`{needle}` not in the text")) + 1
+}
+
+#[test]
+fn the_base_sweep_is_valid() {
+    let ws = Workspace::new();
+    ws.write_sweep("x", BASE);
+    let output = common::sweep(ws.path(), &["check", "sweeps/x.toml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", common::stderr(&output));
+    assert_eq!(common::stdout(&output), "sweeps/x.toml: ok (4 settings x 3 reps)\n");
+}
+
+#[test]
+fn unknown_top_level_key_names_key_and_line() {
+    assert_check_rejects(
+        &base_with("name = \"x\"\n", "name = \"x\"\ncolour = \"red\"\n"),
+        "sweep: error: sweeps/x.toml:2: `colour`: unknown key `colour`, expected one of `name`, `description`, `zip`, \
+         `engine`, `params`, `reps`, `run`, `inputs`, `metrics`, `checks`, `analysis`, `ablation`",
+    );
+}
+
+#[test]
+fn unknown_nested_key_names_key_and_line() {
+    assert_check_rejects(
+        &base_with("count = 3", "cont = 3"),
+        "sweep: error: sweeps/x.toml:12: `reps.cont`: unknown key `cont`, expected one of `count`, `order`, `seed`, `warmup`",
+    );
+}
+
+#[test]
+fn wrong_type_says_what_was_expected_in_plain_words() {
+    assert_check_rejects(
+        &base_with("count = 3", "count = \"3\""),
+        "sweep: error: sweeps/x.toml:12: `reps.count`: invalid type: string \"3\", expected a whole number",
+    );
+}
+
+#[test]
+fn scalar_where_a_table_belongs_says_table_not_the_rust_type() {
+    assert_check_rejects(
+        &base_with("[reps]\ncount = 3\n", "").replace("name = \"x\"\n", "name = \"x\"\nreps = 3\n"),
+        "sweep: error: sweeps/x.toml:2: `reps`: invalid type: integer `3`, expected a table",
+    );
+}
+
+#[test]
+fn missing_required_key_puts_the_key_in_the_key_path() {
+    assert_check_rejects(&base_with("name = \"x\"\n", ""), "sweep: error: sweeps/x.toml:1: `name`: missing required key");
+}
+
+#[test]
+fn missing_nested_required_key_points_at_its_table() {
+    assert_check_rejects(
+        &base_with("primary = \"prefill_tokens_per_s\"\n", ""),
+        "sweep: error: sweeps/x.toml:20: `analysis.primary`: missing required key",
+    );
+}
+
+#[test]
+fn empty_param_list_is_refused() {
+    assert_check_rejects(
+        &base_with("slices = [1, 2]", "slices = []"),
+        "sweep: error: sweeps/x.toml:8: `params.slices`: empty list: a parameter needs at least one value",
+    );
+}
+
+#[test]
+fn param_value_that_is_a_table_is_refused() {
+    assert_check_rejects(
+        &base_with("slices = [1, 2]", "slices = { a = 1 }"),
+        "sweep: error: sweeps/x.toml:8: `params.slices`: values must be numbers, strings or booleans, not a table",
+    );
+}
+
+#[test]
+fn nested_list_param_value_is_refused() {
+    assert_check_rejects(
+        &base_with("slices = [1, 2]", "slices = [[1], [2]]"),
+        "sweep: error: sweeps/x.toml:8: `params.slices`: values must be numbers, strings or booleans, not a list",
+    );
+}
+
+#[test]
+fn reserved_param_name_is_refused() {
+    assert_check_rejects(
+        &base_with("slices = [1, 2]", "rank = [1, 2]"),
+        "sweep: error: sweeps/x.toml:8: `params.rank`: `rank` is reserved for the harness; rename the parameter",
+    );
+}
+
+#[test]
+fn zip_of_an_unknown_param_names_it() {
+    assert_check_rejects(
+        &base_with("name = \"x\"\n", "name = \"x\"\nzip = [[\"rows\", \"colums\"]]\n"),
+        "sweep: error: sweeps/x.toml:2: `zip[0]`: unknown parameter `colums` (not in [params])",
+    );
+}
+
+#[test]
+fn zip_lists_of_different_lengths_give_both_lengths() {
+    let text = base_with("name = \"x\"\n", "name = \"x\"\nzip = [[\"rows\", \"slices\"]]\n").replace("slices = [1, 2]", "slices = [1, 2, 4]");
+    assert_check_rejects(
+        &text,
+        "sweep: error: sweeps/x.toml:2: `zip[0]`: zipped lists differ in length: `rows` has 2 values, `slices` has 3",
+    );
+}
+
+#[test]
+fn unknown_template_variable_in_run_args_names_arg_and_variable() {
+    assert_check_rejects(
+        &base_with("\"{{new}}\"", "\"{{neww}}\""),
+        "sweep: error: sweeps/x.toml:15: `run.args[3]`: unknown template variable `neww` (not a parameter, input or harness name)",
+    );
+}
+
+#[test]
+fn unknown_template_variable_in_run_env_names_the_env_key() {
+    assert_check_rejects(
+        &base_with("[metrics]", "[run.env]\nTPE_OVERLAP_SLICES = \"{{slice}}\"\n\n[metrics]"),
+        "sweep: error: sweeps/x.toml:18: `run.env.TPE_OVERLAP_SLICES`: unknown template variable `slice` (not a parameter, input or harness name)",
+    );
+}
+
+#[test]
+fn template_syntax_error_gives_template_and_column() {
+    assert_check_rejects(
+        &base_with("\"{{new}}\"", "\"{{#if new}}x\""),
+        "sweep: error: sweeps/x.toml:15: `run.args[3]`: bad template `{{#if new}}x`: invalid handlebars syntax at line 1, column 13",
+    );
+}
+
+#[test]
+fn rank_under_the_mpirun_launcher_is_refused_clearly() {
+    assert_check_rejects(
+        &base_with("\"{{new}}\"", "\"{{rank}}\""),
+        "sweep: error: sweeps/x.toml:15: `run.args[3]`: `{{rank}}` has no value under the mpirun launcher, which starts \
+         every rank with one command; only the per-rank launcher renders it",
+    );
+}
+
+#[test]
+fn missing_engine_profile_says_where_it_looked() {
+    assert_check_rejects(
+        &base_with("profile = \"reference\"", "profile = \"nosuch\""),
+        "sweep: error: sweeps/x.toml:4: `engine.profile`: no engine profile `nosuch`: looked for engines/nosuch.toml in sweeps and its parents",
+    );
+}
+
+#[test]
+fn missing_engine_profile_path_names_the_path() {
+    assert_check_rejects(
+        &base_with("profile = \"reference\"", "profile = \"engines/nosuch.toml\""),
+        "sweep: error: sweeps/x.toml:4: `engine.profile`: engine profile `sweeps/engines/nosuch.toml` does not exist",
+    );
+}
+
+#[test]
+fn unknown_launcher_in_a_profile_names_the_profile_file() {
+    let ws = Workspace::new();
+    write_profile(&ws, "bad", "launcher = \"mpirun\"", "launcher = \"mpiexec\"");
+    ws.write_sweep("x", &base_with("profile = \"reference\"", "profile = \"bad\""));
+    assert_rejected(
+        &ws,
+        &["check", "sweeps/x.toml"],
+        "sweep: error: sweeps/engines/bad.toml:10: `launcher`: unknown value `mpiexec`, expected one of `local`, `per-rank`, `mpirun`, `srun`",
+    );
+}
+
+#[test]
+fn unknown_launcher_override_names_the_sweep_key() {
+    assert_check_rejects(
+        &base_with("profile = \"reference\"", "profile = \"reference\"\nlauncher = \"mpiexec\""),
+        "sweep: error: sweeps/x.toml:5: `engine.launcher`: unknown value `mpiexec`, expected one of `local`, `per-rank`, `mpirun`, `srun`",
+    );
+}
+
+#[test]
+fn bad_duration_in_a_profile_names_the_unit() {
+    let ws = Workspace::new();
+    write_profile(&ws, "bad", "timeout = \"120s\"", "timeout = \"5 parsecs\"");
+    ws.write_sweep("x", &base_with("profile = \"reference\"", "profile = \"bad\""));
+    assert_rejected(
+        &ws,
+        &["check", "sweeps/x.toml"],
+        "sweep: error: sweeps/engines/bad.toml:14: `timeout`: invalid duration `5 parsecs`: unknown unit `parsecs`; \
+         write e.g. \"90s\", \"10m\" or \"1h 30m\"",
+    );
+}
+
+#[test]
+fn bad_duration_in_an_engine_override_names_the_sweep_key() {
+    assert_check_rejects(
+        &base_with("profile = \"reference\"", "profile = \"reference\"\ntimeout = \"5 parsecs\""),
+        "sweep: error: sweeps/x.toml:5: `engine.timeout`: invalid duration `5 parsecs`: unknown unit `parsecs`; \
+         write e.g. \"90s\", \"10m\" or \"1h 30m\"",
+    );
+}
+
+#[test]
+fn zero_duration_is_refused() {
+    assert_check_rejects(
+        &base_with("profile = \"reference\"", "profile = \"reference\"\ngrace = \"0s\""),
+        "sweep: error: sweeps/x.toml:5: `engine.grace`: invalid duration `0s`: must be more than zero",
+    );
+}
+
+#[test]
+fn engine_tree_override_that_is_not_a_directory_names_the_sweep_key() {
+    let ws = Workspace::new();
+    ws.write_sweep("x", &base_with("profile = \"reference\"", "profile = \"reference\"\ntree = \"../nosuch\""));
+    let expected = format!(
+        "sweep: error: sweeps/x.toml:5: `engine.tree`: engine tree `{}` is not a directory",
+        absolute(&ws, "nosuch")
+    );
+    assert_rejected(&ws, &["check", "sweeps/x.toml"], &expected);
+}
+
+#[test]
+fn zero_reps_are_refused() {
+    assert_check_rejects(&base_with("count = 3", "count = 0"), "sweep: error: sweeps/x.toml:12: `reps.count`: must be at least 1");
+}
+
+#[test]
+fn primary_naming_an_unknown_metric_is_refused() {
+    assert_check_rejects(
+        &base_with("primary = \"prefill_tokens_per_s\"", "primary = \"tokens_per_s\""),
+        "sweep: error: sweeps/x.toml:21: `analysis.primary`: unknown metric `tokens_per_s`",
+    );
+}
+
+#[test]
+fn group_by_naming_an_unknown_param_names_the_element() {
+    assert_check_rejects(
+        &base_plus("group_by = [\"rows\", \"colums\"]\n"),
+        "sweep: error: sweeps/x.toml:22: `analysis.group_by[1]`: unknown parameter `colums`",
+    );
+}
+
+#[test]
+fn derived_expression_with_an_unknown_name_names_it() {
+    let text = base_plus("\n[metrics.derived]\nms_per_row = \"1000 * prefill_seconds / rows\"\n");
+    let line = line_of(&text, "ms_per_row");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `metrics.derived.ms_per_row`: unknown name `prefill_seconds` in \
+             `1000 * prefill_seconds / rows` (not a metric or parameter)"
+        ),
+    );
+}
+
+#[test]
+fn invalid_regex_is_one_line() {
+    let text = base_plus("\n[metrics.regex.tps]\npattern = \"tps=([0-9\"\n");
+    let line = line_of(&text, "pattern");
+    assert_check_rejects(
+        &text,
+        &format!("sweep: error: sweeps/x.toml:{line}: `metrics.regex.tps.pattern`: invalid regex: regex parse error: tps=([0-9 ^ error: unclosed character class"),
+    );
+}
+
+#[test]
+fn regex_without_a_capture_group_is_refused() {
+    let text = base_plus("\n[metrics.regex.tps]\npattern = \"tps=[0-9.]+\"\n");
+    let line = line_of(&text, "pattern");
+    assert_check_rejects(
+        &text,
+        &format!("sweep: error: sweeps/x.toml:{line}: `metrics.regex.tps.pattern`: the regex has no capture group: wrap the number in ( )"),
+    );
+}
+
+#[test]
+fn check_on_an_unknown_metric_names_the_check() {
+    let text = base_plus("\n[[checks]]\nmetric = \"row\"\nequals = \"{{rows}}\"\n");
+    let line = line_of(&text, "metric = \"row\"");
+    assert_check_rejects(&text, &format!("sweep: error: sweeps/x.toml:{line}: `checks[0].metric`: unknown metric `row`"));
+}
+
+#[test]
+fn filter_on_an_unknown_key_lists_the_params_and_writes_nothing() {
+    let ws = Workspace::new();
+    ws.write_sweep("x", BASE);
+    assert_rejected(
+        &ws,
+        &["run", "sweeps/x.toml", "--filter", "foo=1"],
+        "sweep: error: --filter `foo=1`: `foo` is not a parameter of sweeps/x.toml (parameters: rows, slices, new)",
+    );
+    assert!(!ws.path().join("results").exists(), "a rejected run wrote results/");
+}
+
+#[test]
+fn shard_index_above_count_is_refused() {
+    let ws = Workspace::new();
+    ws.write_sweep("x", BASE);
+    assert_rejected(&ws, &["run", "sweeps/x.toml", "--shard", "3/2"], "sweep: error: --shard `3/2`: expected I/N with 1 <= I <= N");
+    assert!(!ws.path().join("results").exists(), "a rejected run wrote results/");
+}
+
+#[test]
+fn rejected_declaration_under_run_writes_no_results() {
+    let ws = Workspace::new();
+    ws.write_sweep("x", &base_with("count = 3", "count = 0"));
+    assert_rejected(&ws, &["run", "sweeps/x.toml"], "sweep: error: sweeps/x.toml:12: `reps.count`: must be at least 1");
+    assert!(!ws.path().join("results").exists(), "a rejected run wrote results/");
+}
+
+#[test]
+fn ablation_template_that_does_not_exist_is_refused() {
+    let ws = Workspace::new();
+    let text = base_plus(
+        "\n[ablation]\ngroups = [\"g\"]\ntemplates = [{ template = \"nosuch.cpp.hbs\", target = \"kernels/gated_delta.cpp\" }]\n",
+    );
+    ws.write_sweep("x", &text);
+    let line = line_of(&text, "templates = ");
+    assert_rejected(
+        &ws,
+        &["ablate", "sweeps/x.toml"],
+        &format!("sweep: error: sweeps/x.toml:{line}: `ablation.templates[0].template`: template `sweeps/nosuch.cpp.hbs` does not exist"),
+    );
+    assert!(!ws.path().join("results").exists(), "a rejected ablation wrote results/");
+}
+
+/// A stale template, over a small engine tree inside the workspace (`[engine] tree` override), so the
+/// real engine tree is never read for it nor touched.
+#[test]
+fn stale_template_shows_the_first_differing_line() {
+    let ws = Workspace::new();
+    let target = ws.write("tree/kernels/k.cpp", "int a = 1;\nint b = 20;\nint c = 3;\n");
+    ws.write("sweeps/k.cpp.hbs", "int a = 1;\nint b = 2;\n{{#unless ablate.g}}int c = 3;{{/unless}}\n");
+    let text = base_with("profile = \"reference\"", "profile = \"reference\"\ntree = \"../tree\"")
+        + "\n[ablation]\ngroups = [\"g\"]\ntemplates = [{ template = \"k.cpp.hbs\", target = \"kernels/k.cpp\" }]\n";
+    ws.write_sweep("x", &text);
+    let expected = format!(
+        "sweep: error: {}: the template is out of date: rendered with nothing ablated it differs from {} at line 2 \
+         (template says \"int b = 2;\", source says \"int b = 20;\")",
+        absolute(&ws, "sweeps/k.cpp.hbs"),
+        absolute(&ws, "tree/kernels/k.cpp"),
+    );
+    assert_rejected(&ws, &["check", "sweeps/x.toml"], &expected);
+    assert_rejected(&ws, &["ablate", "sweeps/x.toml"], &expected);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "int a = 1;\nint b = 20;\nint c = 3;\n", "the tree was touched");
+    assert!(!ws.path().join("results").exists(), "a rejected ablation wrote results/");
+    assert!(!Path::new(&absolute(&ws, "tree/build")).exists(), "a rejected ablation built something");
+}
