@@ -22,11 +22,13 @@ impl Direction {
     }
 }
 
-/// The questions `analyse_sweep` answers about one recorded sweep.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// The questions `analyse_sweep` answers about one recorded sweep; the `[analysis]` table of a sweep.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct AnalysisConfig {
     /// The metric settings are ranked by (e.g. `prefill_tokens_per_s`).
     pub primary: String,
+    #[serde(default = "higher")]
     pub direction: Direction,
     /// Setting columns whose values form the groups a best setting is picked in (e.g. `rows`).
     #[serde(default)]
@@ -36,8 +38,12 @@ pub struct AnalysisConfig {
     pub control: Option<String>,
     /// A setting column or metric naming the code path a setting resolves to (e.g. the metric
     /// `overlap_slices`); settings of one group that resolve to the same value must agree.
-    #[serde(default)]
+    #[serde(default, rename = "equivalence")]
     pub equivalence_key: Option<String>,
+}
+
+fn higher() -> Direction {
+    Direction::Higher
 }
 
 impl std::fmt::Display for Direction {

@@ -6,7 +6,7 @@ pub enum PlanError {
     MalformedFilter { filter: String },
     #[error("--filter `{filter}`: `{key}` is not a parameter of {file} (parameters: {known})")]
     UnknownFilterKey { filter: String, key: String, file: String, known: String },
-    #[error("--filter {filters}: no setting of {file} matches")]
+    #[error("--filter `{filters}`: no setting of {file} matches")]
     NothingSelected { filters: String, file: String },
     #[error("--shard `{shard}`: expected I/N with 1 <= I <= N")]
     MalformedShard { shard: String },

@@ -18,9 +18,8 @@ pub use param_value::{Param, ParamValue};
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError};
 pub use sweep::Sweep;
-pub use sweep_decl::{AblationDecl, AnalysisDecl, CheckDecl, Isolation, ProfileMetricsDecl, TemplateDecl, InputDecl, MetricsDecl, RegexMetricDecl, RepsDecl, RunDecl, RunOrder, SweepDecl};
+pub use sweep_decl::{AblationDecl, CheckDecl, Isolation, ProfileMetricsDecl, TemplateDecl, InputDecl, MetricsDecl, RegexMetricDecl, RepsDecl, RunDecl, RunOrder, SweepDecl};
 
-use crate::analyse::AnalysisConfig;
 
 /// Names the harness itself puts into every template context; a param may not shadow them.
 pub const RESERVED_NAMES: &[&str] = &["rank", "ranks", "rep", "run_dir", "inputs", "tree", "build_dir", "variant", "ablate"];
@@ -49,21 +48,10 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
         inputs: decl.inputs.clone(),
         metrics: decl.metrics.clone(),
         checks: decl.checks.clone(),
-        analysis: analysis_config(&decl.analysis),
+        analysis: decl.analysis.clone(),
         decl,
         source,
     })
-}
-
-/// The analysis questions of a declaration (also read back from sidecars).
-pub fn analysis_config(decl: &AnalysisDecl) -> AnalysisConfig {
-    AnalysisConfig {
-        primary: decl.primary.clone(),
-        direction: decl.direction,
-        group_by: decl.group_by.clone(),
-        control: decl.control.clone(),
-        equivalence_key: decl.equivalence.clone(),
-    }
 }
 
 /// Finds the profile a sweep names, reads it and applies the sweep's overrides.

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::engine_profile::EngineOverrides;
-use crate::analyse::Direction;
+use crate::analyse::AnalysisConfig;
 use crate::extract::profile_block::BlockSelector;
 use crate::variants::Design;
 
@@ -168,26 +168,6 @@ pub struct CheckDecl {
     pub equals: String,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct AnalysisDecl {
-    pub primary: String,
-    #[serde(default = "default_direction")]
-    pub direction: Direction,
-    #[serde(default)]
-    pub group_by: Vec<String>,
-    /// A metric no setting should move; its relative range bounds run-to-run drift.
-    #[serde(default)]
-    pub control: Option<String>,
-    /// A param or metric naming the code path a setting resolved to (e.g. the slice count actually used).
-    #[serde(default)]
-    pub equivalence: Option<String>,
-}
-
-fn default_direction() -> Direction {
-    Direction::Higher
-}
-
 /// The whole sweep file.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -210,7 +190,7 @@ pub struct SweepDecl {
     pub metrics: MetricsDecl,
     #[serde(default)]
     pub checks: Vec<CheckDecl>,
-    pub analysis: AnalysisDecl,
+    pub analysis: AnalysisConfig,
     #[serde(default)]
     pub ablation: Option<AblationDecl>,
 }

@@ -6,7 +6,7 @@ use super::engine_profile::{EngineProfile, LauncherKind};
 use super::param_value::{Param, ParamValue};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::sweep_decl::{AnalysisDecl, CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl};
+use super::sweep_decl::{CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl};
 use super::RESERVED_NAMES;
 
 /// Turns `[params]` into params, refusing empty lists, non-scalars and reserved names.
@@ -168,7 +168,7 @@ pub fn inputs(source: &SourceFile, inputs: &[InputDecl]) -> Result<(), SpecError
     Ok(())
 }
 
-pub fn analysis(source: &SourceFile, analysis: &AnalysisDecl, metrics: &MetricsDecl, params: &[Param]) -> Result<(), SpecError> {
+pub fn analysis(source: &SourceFile, analysis: &crate::analyse::AnalysisConfig, metrics: &MetricsDecl, params: &[Param]) -> Result<(), SpecError> {
     if !is_metric(metrics, &analysis.primary) {
         return Err(source.error_at("analysis.primary", format!("unknown metric `{}`", analysis.primary)));
     }
@@ -183,7 +183,7 @@ pub fn analysis(source: &SourceFile, analysis: &AnalysisDecl, metrics: &MetricsD
             return Err(source.error_at(&format!("analysis.group_by[{index}]"), format!("unknown parameter `{column}`")));
         }
     }
-    if let Some(key) = &analysis.equivalence {
+    if let Some(key) = &analysis.equivalence_key {
         if !is_param(key) && !is_metric(metrics, key) {
             return Err(source.error_at("analysis.equivalence", format!("`{key}` is neither a parameter nor a metric")));
         }

@@ -1,6 +1,5 @@
 //! `sweep check`: validates declarations, their engine profiles and every template they render.
 
-use anyhow::Context;
 use sweep::exit_code;
 use sweep::runner::{self, Ablation, RunOptions};
 use sweep::spec;
@@ -20,7 +19,7 @@ pub fn check(args: CheckArgs) -> anyhow::Result<u8> {
             }
             None => runner::plan_sweep(&sweep, &options)?,
         };
-        runner::preflight(&sweep, &plan, &sites).with_context(|| format!("{}: templates do not render", path.display()))?;
+        runner::preflight(&sweep, &plan, &sites)?;
         println!("{}: ok ({} settings x {} reps)", path.display(), plan.settings.len(), plan.reps);
     }
     Ok(exit_code::SUCCESS as u8)

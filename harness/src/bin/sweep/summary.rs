@@ -7,14 +7,12 @@ use sweep::analyse::{self, AnalysisConfig};
 use sweep::record::{read_sidecar, ResultTable};
 use sweep::report;
 use sweep::runner::ResultPaths;
-use sweep::spec::AnalysisDecl;
 
 /// The analysis questions recorded in a result's sidecar.
 pub fn recorded_analysis(paths: &ResultPaths) -> anyhow::Result<AnalysisConfig> {
     let sidecar = read_sidecar(&paths.sidecar)?;
-    let decl: AnalysisDecl = serde_json::from_value(sidecar["sweep"]["analysis"].clone())
-        .with_context(|| format!("{}: no `sweep.analysis` in the sidecar", paths.sidecar.display()))?;
-    Ok(sweep::spec::analysis_config(&decl))
+    serde_json::from_value(sidecar["sweep"]["analysis"].clone())
+        .with_context(|| format!("{}: no `sweep.analysis` in the sidecar", paths.sidecar.display()))
 }
 
 /// Analyses the CSV at `paths.csv`, writes the summary file and returns its text.
