@@ -151,7 +151,7 @@ fn fail_fast_stops_at_the_first_failed_run() {
 
 /// Starts `sweep run` in the background and returns once `rows` rows are in its CSV.
 fn spawn_until_rows(workspace: &Workspace, spec: &str, rows: usize) -> std::process::Child {
-    let child = Command::new(common::sweep_bin())
+    let mut child = Command::new(common::sweep_bin())
         .args(["run", spec])
         .current_dir(workspace.path())
         .stdout(Stdio::null())
@@ -167,7 +167,11 @@ fn spawn_until_rows(workspace: &Workspace, spec: &str, rows: usize) -> std::proc
         if written >= rows {
             return child;
         }
-        assert!(std::time::Instant::now() < deadline, "the sweep did not get going");
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("the sweep did not get going");
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
 }

@@ -7,9 +7,9 @@ use super::extract_error::ExtractError;
 /// The last line wins because engines print progress lines before the final result.
 pub fn find_result_line<'a>(log: &'a str, prefix: &str) -> Option<&'a str> {
     log.lines()
+        .rev()
         .map(|line| line.trim_end_matches('\r').trim())
-        .filter(|line| if prefix.is_empty() { line.contains('=') } else { line.split_whitespace().next() == Some(prefix) })
-        .last()
+        .find(|line| if prefix.is_empty() { line.contains('=') } else { line.split_whitespace().next() == Some(prefix) })
 }
 
 /// Splits a result line into `(key, value)` pairs; a repeated key must repeat its value.

@@ -149,13 +149,15 @@ fn copy_builds(ablation: &Ablation<'_>, plan: &Plan, cache: &BuildCache) -> Resu
     for setting in &plan.settings {
         let files = ablation.render(setting)?;
         let key = BuildKey::new(&files, &engine.build, &toolchain, &fingerprint);
-        if !prepared.contains_key(&key) {
-            let entry = cache.prepare(&key, &engine.tree, &files, &ablation.decl.exclude)?;
-            let argv = build::render_build_argv(&engine.build, &entry.tree, &entry.build).map_err(|e| RunnerError::Build(e.to_string()))?;
-            builds.jobs.push(BuildJob { variant: setting.variant.clone(), tree: entry.tree.clone(), build_dir: entry.build.clone(), argv, env: Vec::new(), key });
-            prepared.insert(key, entry);
-        }
-        let entry = &prepared[&key];
+        let entry = match prepared.entry(key) {
+            std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                let entry = cache.prepare(&key, &engine.tree, &files, &ablation.decl.exclude)?;
+                let argv = build::render_build_argv(&engine.build, &entry.tree, &entry.build).map_err(|e| RunnerError::Build(e.to_string()))?;
+                builds.jobs.push(BuildJob { variant: setting.variant.clone(), tree: entry.tree.clone(), build_dir: entry.build.clone(), argv, env: Vec::new(), key });
+                slot.insert(entry)
+            }
+        };
         builds.sites.push(VariantSite { name: setting.variant.clone(), tree: entry.tree.clone(), build_dir: entry.build.clone(), hash: key.to_string() });
         builds.keys.push(key);
     }

@@ -32,7 +32,8 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<u8> {
 
 /// Metric and direction from the flags, else from A's sidecar (the sweep's primary metric).
 fn compare_config(args: &CompareArgs) -> anyhow::Result<CompareConfig> {
-    if !(args.threshold >= 0.0) || !(args.alpha > 0.0 && args.alpha < 1.0) {
+    let valid = args.threshold.is_finite() && args.threshold >= 0.0 && args.alpha > 0.0 && args.alpha < 1.0;
+    if !valid {
         return Err(BadInput("--threshold must be >= 0 and --alpha in (0, 1)".to_string()).into());
     }
     let recorded = summary::recorded_analysis(&ResultPaths::for_csv(&args.a)).ok();

@@ -1,0 +1,553 @@
+//! `sweep ablate` end to end on the reference engine: copy and in-place isolation, the build cache, fault
+//! injection (SIGINT/SIGTERM/SIGKILL at random instants), the tree lock, a variant that does not compile and
+//! a stale template. In-place tests only ever edit a temporary copy of engine/, never the real tree.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use common::{csv_rows, stderr, stdout, sweep_bin, Workspace};
+use nix::sys::signal::{kill, killpg, Signal};
+use nix::unistd::Pid;
+use rand::{Rng, SeedableRng};
+use sha2::{Digest, Sha256};
+
+const KERNEL: &str = "kernels/gated_delta.cpp";
+const STATE_DIR: &str = ".sweep-inplace";
+const VARIANTS: [&str; 4] = ["baseline", "broadcast_rows", "rank1_update", "broadcast_rows+rank1_update"];
+
+fn template_path() -> PathBuf {
+    common::repo_root().join("kernel-variants/gated_delta/gated_delta.cpp.hbs")
+}
+
+fn sha256_file(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    format!("{:x}", Sha256::digest(&bytes))
+}
+
+/// A temporary copy of engine/ without build/ (modes preserved), for in-place ablations to edit.
+fn engine_copy() -> tempfile::TempDir {
+    fn copy_dir(from: &Path, to: &Path, top: bool) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name();
+            if top && (name == "build" || name == STATE_DIR) {
+                continue;
+            }
+            let kind = entry.file_type().unwrap();
+            let (src, dst) = (entry.path(), to.join(&name));
+            if kind.is_dir() {
+                copy_dir(&src, &dst, false);
+            } else if kind.is_symlink() {
+                std::os::unix::fs::symlink(std::fs::read_link(&src).unwrap(), &dst).unwrap();
+            } else {
+                std::fs::copy(&src, &dst).unwrap();
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&common::repo_root().join("engine"), dir.path(), true);
+    dir
+}
+
+/// An ablation declaration over the reference profile with a tiny shape and the gated_delta profile metric.
+struct Decl<'a> {
+    name: &'a str,
+    /// `None`: the profile's tree (the real engine/, only ever for copy isolation).
+    tree: Option<&'a Path>,
+    template: &'a Path,
+    isolation: &'a str,
+    reps: u32,
+    tolerance: f64,
+}
+
+impl Decl<'_> {
+    fn toml(&self) -> String {
+        let tree = self.tree.map_or(String::new(), |tree| format!("tree = \"{}\"\n", tree.display()));
+        format!(
+            r#"name = "{name}"
+description = "ablate.rs integration test"
+
+[engine]
+profile = "reference"
+{tree}
+[params]
+rows = 256
+new = 2
+
+[reps]
+count = {reps}
+order = "interleaved"
+seed = 5404
+
+[run]
+args = ["--preset", "tiny", "--rows", "{{{{rows}}}}", "--new", "{{{{new}}}}"]
+
+[run.env]
+TPE_PHASE_PROFILE = "1"
+TPE_OVERLAP_SLICES = "1"
+
+[metrics]
+result = ["prefill_seconds", "prefill_tokens_per_s", "wall"]
+
+[metrics.profile]
+block = {{ select = "matching", rank = 0, phase = "STACK", result_key = "prefill_seconds", within = 0.05 }}
+phases = {{ gated_delta = "gated_delta", stack = "STACK" }}
+
+[analysis]
+primary = "gated_delta"
+direction = "lower"
+
+[ablation]
+groups = ["broadcast_rows", "rank1_update"]
+design = "factorial"
+isolation = "{isolation}"
+tolerance = {tolerance:?}
+templates = [{{ template = "{template}", target = "{KERNEL}" }}]
+"#,
+            name = self.name,
+            reps = self.reps,
+            isolation = self.isolation,
+            tolerance = self.tolerance,
+            template = self.template.display(),
+        )
+    }
+}
+
+/// A workspace holding one declaration; `results` is where its results (and build cache) go.
+struct Setup {
+    ws: Workspace,
+    decl: String,
+    results: PathBuf,
+}
+
+fn setup(decl: &Decl<'_>) -> Setup {
+    let ws = Workspace::new();
+    let relative = ws.write_sweep(decl.name, &decl.toml());
+    let results = ws.path().join("results");
+    Setup { decl: ws.path().join(relative).display().to_string(), results, ws }
+}
+
+impl Setup {
+    fn ablate(&self, extra: &[&str]) -> Output {
+        let mut args = vec!["ablate", self.decl.as_str(), "--results-dir", self.results.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        common::sweep(self.ws.path(), &args)
+    }
+
+    /// `sweep ablate` as a child in its own process group (so a SIGKILL can take its make along).
+    fn spawn(&self, extra: &[&str]) -> Child {
+        Command::new(sweep_bin())
+            .args(["ablate", self.decl.as_str(), "--results-dir", self.results.to_str().unwrap()])
+            .args(extra)
+            .current_dir(self.ws.path())
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("sweep starts")
+    }
+}
+
+/// The paths `finish_message` prints: `results: CSV  (sidecar S, summary M, logs L)`.
+fn result_paths(err: &str) -> (PathBuf, PathBuf) {
+    let line = err.lines().find(|l| l.starts_with("results: ")).unwrap_or_else(|| panic!("no results line in:\n{err}"));
+    let csv = line["results: ".len()..].split("  (").next().unwrap();
+    let summary = line.split("summary ").nth(1).unwrap().split(", logs").next().unwrap();
+    (PathBuf::from(csv), PathBuf::from(summary))
+}
+
+fn describe(output: &Output) -> String {
+    format!("status {:?}\n--- stdout\n{}\n--- stderr\n{}", output.status, stdout(output), stderr(output))
+}
+
+/// Lines of stderr starting with `prefix` (build lines: `built `, `cached `, `build of `).
+fn lines_starting<'a>(err: &'a str, prefix: &str) -> Vec<&'a str> {
+    err.lines().filter(|l| l.starts_with(prefix)).collect()
+}
+
+/// Every row ok, `reps` rows per variant in `variants` and none of any other, one distinct hash per variant.
+fn assert_rows(csv: &Path, variants: &[&str], reps: usize) -> Vec<BTreeMap<String, String>> {
+    let rows = csv_rows(csv);
+    let mut per_variant: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for row in &rows {
+        assert_eq!(row["status"], "ok", "run not ok: {row:?}");
+        assert!(!row["variant_hash"].is_empty(), "empty variant_hash: {row:?}");
+        assert!(row["metric.gated_delta"].parse::<f64>().is_ok_and(|v| v > 0.0), "no gated_delta metric: {row:?}");
+        per_variant.entry(row["variant"].clone()).or_default().insert(row["variant_hash"].clone());
+    }
+    let got: BTreeSet<&str> = per_variant.keys().map(String::as_str).collect();
+    assert_eq!(got, variants.iter().copied().collect(), "variants in {}", csv.display());
+    for variant in variants {
+        assert_eq!(rows.iter().filter(|r| r["variant"] == *variant).count(), reps, "rows of {variant}");
+        assert_eq!(per_variant[*variant].len(), 1, "{variant} has several hashes: {:?}", per_variant[*variant]);
+    }
+    let hashes: BTreeSet<&String> = per_variant.values().flatten().collect();
+    assert_eq!(hashes.len(), variants.len(), "variant hashes not distinct: {per_variant:?}");
+    rows
+}
+
+/// The tree is the original again and holds no sweep state.
+fn assert_restored(tree: &Path, original: &str, context: &str) {
+    assert_eq!(sha256_file(&tree.join(KERNEL)), original, "{context}: {KERNEL} differs from the original");
+    assert!(!tree.join(STATE_DIR).exists(), "{context}: {STATE_DIR} left in {}", tree.display());
+    let strays: Vec<_> = std::fs::read_dir(tree.join("kernels"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("sweep"))
+        .collect();
+    assert!(strays.is_empty(), "{context}: temporary files left in kernels/: {strays:?}");
+}
+
+/// Every file under `dir` with its mtime.
+fn mtimes(dir: &Path) -> BTreeMap<PathBuf, SystemTime> {
+    let mut all = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                stack.push(entry.path());
+            }
+            all.insert(entry.path(), meta.modified().unwrap());
+        }
+    }
+    all
+}
+
+/// The shipped template with an `#error` in the code that ablating `rank1_update` leaves.
+fn broken_template(ws: &Workspace) -> PathBuf {
+    let text = std::fs::read_to_string(template_path()).unwrap();
+    let anchor = "#include \"gated_delta.h\"\n";
+    assert!(text.contains(anchor));
+    let broken = text.replacen(anchor, &format!("{anchor}{{{{#if ablate.rank1_update}}}}\n#error ablated\n{{{{/if}}}}\n"), 1);
+    ws.write("templates/broken.cpp.hbs", &broken)
+}
+
+#[test]
+fn copy_isolation_runs_every_variant_leaves_the_engine_untouched_and_a_rerun_builds_nothing() {
+    let engine = common::repo_root().join("engine");
+    let before = sha256_file(&engine.join(KERNEL));
+    let template = template_path();
+    let s = setup(&Decl { name: "gd_copy", tree: None, template: &template, isolation: "copy", reps: 2, tolerance: 0.05 });
+
+    let started = Instant::now();
+    let first = s.ablate(&["--jobs", "2"]);
+    let first_seconds = started.elapsed().as_secs_f64();
+    let code = first.status.code();
+    assert!(matches!(code, Some(0 | 1)), "{}", describe(&first));
+    let err = stderr(&first);
+    assert_eq!(lines_starting(&err, "built ").len(), 4, "every variant built once:\n{err}");
+    assert!(lines_starting(&err, "build of ").is_empty(), "a build failed:\n{err}");
+    let (csv, summary) = result_paths(&err);
+    let rows = assert_rows(&csv, &VARIANTS, 2);
+    assert_eq!(rows.len(), 8);
+    assert_eq!(sha256_file(&engine.join(KERNEL)), before, "copy isolation changed the real engine tree");
+    assert!(!engine.join(STATE_DIR).exists());
+
+    let text = std::fs::read_to_string(&summary).unwrap_or_else(|e| panic!("{}: {e}", summary.display()));
+    for variant in VARIANTS {
+        assert!(text.contains(&format!("| {variant} ")), "summary lacks the {variant} row:\n{text}");
+    }
+    assert!(text.contains("| variant "), "summary lacks the table:\n{text}");
+    // Exit 1 here can only be the additivity check (every build and run was ok): the summary must say so.
+    let verdict = text.lines().find(|l| l.contains("with all groups ablated")).unwrap_or_else(|| panic!("no verdict:\n{text}"));
+    if code == Some(1) {
+        assert!(verdict.contains("NOT additive"), "exit 1 without a NOT additive verdict: {verdict}");
+    } else {
+        assert!(!verdict.contains("NOT additive"), "exit 0 with a NOT additive verdict: {verdict}");
+    }
+    assert_eq!(stdout(&first).trim(), text.trim(), "stdout and the summary file differ");
+
+    // Same declaration, same results dir: every build is a cache hit and the compiler never runs.
+    let cache = s.results.join("gd_copy/build-cache");
+    let cache_before = mtimes(&cache);
+    let started = Instant::now();
+    let second = s.ablate(&["--jobs", "2"]);
+    let second_seconds = started.elapsed().as_secs_f64();
+    assert!(matches!(second.status.code(), Some(0 | 1)), "{}", describe(&second));
+    let err2 = stderr(&second);
+    assert_eq!(lines_starting(&err2, "cached ").len(), 4, "every build cached on the rerun:\n{err2}");
+    assert!(lines_starting(&err2, "built ").is_empty(), "the rerun rebuilt something:\n{err2}");
+    assert_eq!(mtimes(&cache), cache_before, "the rerun touched the build cache (a compiler ran)");
+    let (csv2, _) = result_paths(&err2);
+    assert_ne!(csv2, csv);
+    let rows2 = assert_rows(&csv2, &VARIANTS, 2);
+    let hashes = |rows: &[BTreeMap<String, String>]| -> BTreeMap<String, String> {
+        rows.iter().map(|r| (r["variant"].clone(), r["variant_hash"].clone())).collect()
+    };
+    assert_eq!(hashes(&rows2), hashes(&rows), "a cached variant has a different hash");
+    assert_eq!(sha256_file(&engine.join(KERNEL)), before);
+    eprintln!("copy isolation: first {first_seconds:.1}s, cached rerun {second_seconds:.1}s");
+}
+
+#[test]
+fn in_place_ablation_on_a_tree_copy_runs_every_variant_and_restores_the_kernel_byte_for_byte() {
+    let tree = engine_copy();
+    let original = sha256_file(&tree.path().join(KERNEL));
+    let template = template_path();
+    let s = setup(&Decl { name: "gd_inplace", tree: Some(tree.path()), template: &template, isolation: "in-place", reps: 1, tolerance: 1e9 });
+    let output = s.ablate(&[]);
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    let err = stderr(&output);
+    assert_eq!(lines_starting(&err, "built ").len(), 4, "{err}");
+    assert!(err.contains("restored kernels/gated_delta.cpp in"), "{err}");
+    let (csv, summary) = result_paths(&err);
+    assert_rows(&csv, &VARIANTS, 1);
+    assert!(summary.is_file());
+    assert_restored(tree.path(), &original, "after an in-place ablation");
+    // --isolation on the command line overrides the declaration: a copy run leaves no trace in the tree either.
+    let copy = s.ablate(&["--isolation", "copy", "--reps", "1", "--jobs", "2"]);
+    assert_eq!(copy.status.code(), Some(0), "{}", describe(&copy));
+    assert_restored(tree.path(), &original, "after a copy ablation of the tree copy");
+}
+
+#[test]
+fn in_place_ablation_interrupted_at_random_instants_always_leaves_the_original_kernel() {
+    let tree = engine_copy();
+    let kernel = tree.path().join(KERNEL);
+    let original = sha256_file(&kernel);
+    let template = template_path();
+    // Huge tolerance: a finished ablation exits 0, so an exit 1 is a real failure, not additivity noise.
+    let s = setup(&Decl { name: "gd_fault", tree: Some(tree.path()), template: &template, isolation: "in-place", reps: 1, tolerance: 1e9 });
+    let total = Instant::now();
+
+    // One undisturbed ablation builds the engine in the copy and times a whole attempt.
+    let started = Instant::now();
+    let warm = s.ablate(&["--out", s.results.join("warm.csv").to_str().unwrap()]);
+    let full = started.elapsed();
+    assert_eq!(warm.status.code(), Some(0), "{}", describe(&warm));
+    assert_restored(tree.path(), &original, "after the warm-up ablation");
+
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x5eed_ab1a);
+    let signals = [Signal::SIGINT, Signal::SIGTERM, Signal::SIGKILL];
+    let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
+    let mut recovered = 0;
+    for attempt in 0..21usize {
+        let signal = signals[attempt % signals.len()];
+        let delay = Duration::from_millis(rng.random_range(50..=full.as_millis().max(51) as u64));
+        let out = s.results.join(format!("attempt-{attempt:02}.csv"));
+        let child = s.spawn(&["--out", out.to_str().unwrap()]);
+        let pid = Pid::from_raw(child.id() as i32);
+        std::thread::sleep(delay);
+        let finished_before = child_exited(pid);
+        if signal == Signal::SIGKILL {
+            // The whole group: sweep and the make it may be running (ranks have their own groups and end alone).
+            let _ = killpg(pid, Signal::SIGKILL);
+        } else {
+            let _ = kill(pid, signal);
+        }
+        let output = child.wait_with_output().unwrap();
+        let context = format!("attempt {attempt}: {signal} after {delay:?}\n{}", describe(&output));
+        let outcome = classify(&output.status, signal, finished_before, &out, &context);
+        if signal == Signal::SIGKILL {
+            let restore = common::sweep(s.ws.path(), &["restore", tree.path().to_str().unwrap()]);
+            assert_eq!(restore.status.code(), Some(0), "{context}\nrestore: {}", describe(&restore));
+            if stderr(&restore).contains("restored 1 file(s) from an interrupted in-place ablation") {
+                recovered += 1;
+            }
+        }
+        assert_restored(tree.path(), &original, &context);
+        *outcomes.entry(format!("{signal}: {outcome}")).or_default() += 1;
+    }
+    eprintln!("fault injection: attempt ~{full:?}, {outcomes:?}, {recovered} SIGKILL recoveries, total {:?}", total.elapsed());
+    let interrupted: usize = outcomes.iter().filter(|(k, _)| k.ends_with("130")).map(|(_, n)| n).sum();
+    assert!(interrupted >= 5, "too few signals interrupted a live ablation: {outcomes:?}");
+    assert!(recovered >= 1, "no SIGKILL left a journal to recover: {outcomes:?}");
+    // The tree still builds and ablates after all that.
+    let after = s.ablate(&["--out", s.results.join("after.csv").to_str().unwrap()]);
+    assert_eq!(after.status.code(), Some(0), "{}", describe(&after));
+    assert_restored(tree.path(), &original, "after the final ablation");
+}
+
+/// Whether `pid` (our unreaped child) has exited already.
+fn child_exited(pid: Pid) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The state field follows the parenthesised command name.
+    stat.rsplit(')').next().is_none_or(|rest| rest.trim_start().starts_with('Z'))
+}
+
+/// Checks an interrupted attempt's exit and names it: `130`, `done` (finished first) or `killed`.
+fn classify(status: &ExitStatus, signal: Signal, finished_before: bool, csv: &Path, context: &str) -> &'static str {
+    if signal == Signal::SIGKILL {
+        return if status.signal() == Some(Signal::SIGKILL as i32) { "killed" } else { "done" };
+    }
+    match status.code() {
+        Some(130) => "130",
+        Some(0) => {
+            // Success means the whole plan ran: an ablation that stopped early must not claim it.
+            let rows = csv_rows(csv);
+            assert_eq!(rows.len(), VARIANTS.len(), "exit 0 with missing runs: {context}");
+            assert!(finished_before || rows.iter().all(|r| r["status"] == "ok"), "{context}");
+            "done"
+        }
+        // Before the handlers are installed the default action ends sweep; it had not touched the tree yet.
+        None if status.signal() == Some(signal as i32) => "early",
+        _ => panic!("exit is neither 130 nor a finished ablation: {context}"),
+    }
+}
+
+#[test]
+fn second_in_place_ablation_of_a_locked_tree_is_refused_naming_the_holder_pid() {
+    let tree = engine_copy();
+    let original = sha256_file(&tree.path().join(KERNEL));
+    let template = template_path();
+    let s = setup(&Decl { name: "gd_lock", tree: Some(tree.path()), template: &template, isolation: "in-place", reps: 2, tolerance: 1e9 });
+    let holder = s.spawn(&["--out", s.results.join("holder.csv").to_str().unwrap()]);
+    let pid = holder.id();
+    let lock = tree.path().join(STATE_DIR).join("lock");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(&lock).map_or(true, |text| text.trim() != pid.to_string()) {
+        assert!(Instant::now() < deadline, "the first ablation never took the lock");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let second = s.ablate(&["--out", s.results.join("second.csv").to_str().unwrap()]);
+    let still_running = !child_exited(Pid::from_raw(pid as i32));
+    let err = stderr(&second);
+    assert!(matches!(second.status.code(), Some(1 | 2)), "{}", describe(&second));
+    assert!(err.contains(&format!("locked by sweep pid {pid}")), "{}", describe(&second));
+    assert!(!s.results.join("second.csv").exists(), "the refused ablation wrote results");
+    assert!(still_running, "the holder finished before the second ablation was refused: the test proved nothing");
+
+    let first = holder.wait_with_output().unwrap();
+    assert_eq!(first.status.code(), Some(0), "{}", describe(&first));
+    assert_rows(&s.results.join("holder.csv"), &VARIANTS, 2);
+    assert_restored(tree.path(), &original, "after the holder finished");
+}
+
+/// Runs the broken-template ablation and checks what every mode shares: exit 1, both rank1_update variants'
+/// builds reported failed with the compiler's `#error` line, none of their runs recorded.
+fn run_broken(s: &Setup, extra: &[&str]) -> (String, Vec<BTreeMap<String, String>>) {
+    let output = s.ablate(extra);
+    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+    let err = stderr(&output);
+    let failed = lines_starting(&err, "build of ");
+    assert!(!failed.is_empty(), "no failed build reported:\n{err}");
+    assert!(failed.iter().all(|l| l.contains("rank1_update") && l.contains("FAILED, its runs are skipped")), "{err}");
+    assert!(err.contains("error: #error ablated"), "the compiler's error line is not in the report:\n{err}");
+    let (csv, _) = result_paths(&err);
+    let rows = csv_rows(&csv);
+    assert!(rows.iter().all(|r| !r["variant"].contains("rank1_update")), "a broken variant ran: {rows:?}");
+    assert!(rows.iter().all(|r| r["status"] == "ok"), "{rows:?}");
+    (err, rows)
+}
+
+#[test]
+fn variant_that_does_not_compile_is_reported_and_skipped_while_the_others_run() {
+    let engine = common::repo_root().join("engine");
+    let before = sha256_file(&engine.join(KERNEL));
+    let ws = Workspace::new();
+    let template = broken_template(&ws);
+    let decl = Decl { name: "gd_broken", tree: None, template: &template, isolation: "copy", reps: 1, tolerance: 1e9 };
+    let s = Setup { decl: ws.path().join(ws.write_sweep(decl.name, &decl.toml())).display().to_string(), results: ws.path().join("results"), ws };
+
+    // Copy isolation: both rank1_update variants fail to build, baseline and broadcast_rows still run.
+    let (err, rows) = run_broken(&s, &["--jobs", "2"]);
+    assert_eq!(lines_starting(&err, "build of ").len(), 2, "{err}");
+    let ran: BTreeSet<&str> = rows.iter().map(|r| r["variant"].as_str()).collect();
+    assert_eq!(ran, BTreeSet::from(["baseline", "broadcast_rows"]), "{err}");
+    assert_eq!(sha256_file(&engine.join(KERNEL)), before, "copy isolation changed the real engine tree");
+
+    // --fail-fast: a failed build stops everything before the first run.
+    let (err, rows) = run_broken(&s, &["--jobs", "2", "--fail-fast"]);
+    assert!(rows.is_empty(), "runs happened after a failed build with --fail-fast:\n{err}");
+    assert!(err.contains("--fail-fast"), "{err}");
+    assert_eq!(sha256_file(&engine.join(KERNEL)), before);
+}
+
+#[test]
+fn variant_that_does_not_compile_in_place_is_skipped_and_the_tree_restored() {
+    let tree = engine_copy();
+    let original = sha256_file(&tree.path().join(KERNEL));
+    let ws = Workspace::new();
+    let template = broken_template(&ws);
+    let decl = Decl { name: "gd_broken_inplace", tree: Some(tree.path()), template: &template, isolation: "in-place", reps: 1, tolerance: 1e9 };
+    let s = Setup { decl: ws.path().join(ws.write_sweep(decl.name, &decl.toml())).display().to_string(), results: ws.path().join("results"), ws };
+
+    let (err, rows) = run_broken(&s, &["--out", s.results.join("all.csv").to_str().unwrap()]);
+    assert_eq!(lines_starting(&err, "build of ").len(), 2, "{err}");
+    let ran: BTreeSet<&str> = rows.iter().map(|r| r["variant"].as_str()).collect();
+    assert_eq!(ran, BTreeSet::from(["baseline", "broadcast_rows"]), "{err}");
+    assert_restored(tree.path(), &original, "after an in-place ablation with a broken variant");
+
+    // --fail-fast in place: variants are built in order (baseline, broadcast_rows, rank1_update, ...), so the
+    // first two ran; after the failed build nothing else builds or runs.
+    let (err, rows) = run_broken(&s, &["--fail-fast", "--out", s.results.join("fail-fast.csv").to_str().unwrap()]);
+    assert_eq!(lines_starting(&err, "build of ").len(), 1, "a build started after the failed one:\n{err}");
+    let failed_at = err.find("build of ").unwrap();
+    let after: Vec<&str> = err[failed_at..].lines().filter(|l| l.starts_with('[') || l.starts_with("built ")).collect();
+    assert!(after.is_empty(), "runs or builds after the failed build with --fail-fast: {after:?}\n{err}");
+    let ran: BTreeSet<&str> = rows.iter().map(|r| r["variant"].as_str()).collect();
+    assert_eq!(ran, BTreeSet::from(["baseline", "broadcast_rows"]), "{err}");
+    assert_restored(tree.path(), &original, "after an in-place --fail-fast ablation");
+}
+
+#[test]
+fn stale_template_is_refused_with_exit_2_naming_the_first_differing_line_before_any_build() {
+    let kernel = std::fs::read_to_string(common::repo_root().join("engine").join(KERNEL)).unwrap();
+    let line = kernel.lines().position(|l| l.trim() == "fold_rows(work, dk, dv);").expect("a fold_rows call") + 1;
+    let ws = Workspace::new();
+    let text = std::fs::read_to_string(template_path()).unwrap();
+    let stale = text.replacen("        fold_rows(work, dk, dv);\n", "        fold_rows(work, dk, dv);  // edited\n", 1);
+    assert_ne!(stale, text);
+    let template = ws.write("templates/stale.cpp.hbs", &stale);
+    for (isolation, tree) in [("copy", None), ("in-place", Some(engine_copy()))] {
+        let decl = Decl { name: "gd_stale", tree: tree.as_ref().map(|t| t.path()), template: &template, isolation, reps: 1, tolerance: 0.05 };
+        let path = ws.write_sweep(decl.name, &decl.toml());
+        let results = ws.path().join(format!("results-{isolation}"));
+        let output = common::sweep(ws.path(), &["ablate", &path, "--results-dir", results.to_str().unwrap()]);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{isolation}: {}", describe(&output));
+        assert!(err.contains("out of date") && err.contains(&format!("at line {line} ")), "{isolation}: {err}");
+        assert!(err.contains("// edited"), "{isolation}: the differing line is not shown: {err}");
+        assert!(lines_starting(&err, "built ").is_empty() && lines_starting(&err, "cached ").is_empty(), "{err}");
+        assert!(!results.join("gd_stale/build-cache").exists(), "{isolation}: something was prepared for a build");
+        if let Some(tree) = &tree {
+            let original = sha256_file(&common::repo_root().join("engine").join(KERNEL));
+            assert_restored(tree.path(), &original, "after a refused stale in-place ablation");
+            assert!(!tree.path().join("build").exists(), "a stale in-place ablation built the tree");
+        }
+    }
+}
+
+/// Pids in process group `pgid` whose command is `comm`.
+fn group_has(pgid: u32, comm: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().filter_map(Result::ok).any(|entry| {
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let Some((head, rest)) = stat.rsplit_once(')') else { return false };
+        // rest: " state ppid pgrp ..."
+        head.ends_with(&format!("({comm}")) && rest.split_whitespace().nth(2) == Some(pgid.to_string().as_str())
+    })
+}
+
+/// Ctrl-C reaches the whole foreground group, make included, so the build in flight dies of SIGINT. That is
+/// an interruption (exit 130), not a failed variant build (exit 1).
+#[test]
+#[ignore = "harness bug: runner/ablation.rs:200 breaks on a received signal without setting session.stopped, and \
+            build_in_place reports the SIGINT-killed build as FAILED, so Ctrl-C during an in-place build exits 1"]
+fn ctrl_c_during_an_in_place_build_exits_130_not_as_a_failed_build() {
+    let tree = engine_copy();
+    let original = sha256_file(&tree.path().join(KERNEL));
+    let template = template_path();
+    let s = setup(&Decl { name: "gd_ctrl_c", tree: Some(tree.path()), template: &template, isolation: "in-place", reps: 1, tolerance: 1e9 });
+    let child = s.spawn(&[]);
+    let pgid = child.id();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !group_has(pgid, "cc1plus") {
+        assert!(Instant::now() < deadline, "no compiler ever ran in the sweep's group");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    killpg(Pid::from_raw(pgid as i32), Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_restored(tree.path(), &original, "after Ctrl-C during a build");
+    let err = stderr(&output);
+    assert!(lines_starting(&err, "build of ").is_empty(), "the interrupted build is reported as a failed variant:\n{err}");
+    assert_eq!(output.status.code(), Some(130), "{}", describe(&output));
+}
