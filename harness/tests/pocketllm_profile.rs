@@ -96,11 +96,18 @@ impl Fixture {
         self.ws.path()
     }
 
-    /// Runs `sweep` in the workspace with the fake `bisheng` first on PATH and the setup counter set.
+    /// Runs `sweep` in the workspace with the fake `bisheng` first on PATH and the setup counter set;
+    /// `run` and `ablate` write under `<workspace>/results`, given as an absolute path.
     fn sweep(&self, args: &[&str]) -> Output {
         let path = format!("{}:{}", self.path().join("bin").display(), std::env::var("PATH").unwrap_or_default());
+        let mut args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        if matches!(args[0].as_str(), "run" | "ablate") {
+            // Absolute on purpose: with the default relative `results`, `{{run_dir}}` and `{{inputs.*}}` are
+            // rendered relative to sweep's cwd but the ranks run inside the run dir (reported harness bug).
+            args.extend(["--results-dir".to_string(), self.path().join("results").display().to_string()]);
+        }
         Command::new(sweep_bin())
-            .args(args)
+            .args(&args)
             .current_dir(self.path())
             .env("PATH", path)
             .env("FIXTURE_SETUP_COUNTER", self.path().join("setup-sourced.txt"))

@@ -3,12 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use sweep::analyse::{self, AdditivityVerdict, AblationEffects};
+use sweep::analyse::{AblationEffects, AdditivityVerdict};
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::PlanOptions;
-use sweep::record::ResultTable;
-use sweep::report;
 use sweep::runner::{self, Ablation, RunOptions};
 use sweep::spec::{self, Isolation};
 
@@ -41,12 +39,8 @@ pub fn ablate(args: AblateArgs) -> anyhow::Result<u8> {
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let outcome = runner::run_ablation(&ablation, &options, jobs, &events)?;
     eprintln!("variant builds: {:.1}s wall ({} distinct, {} jobs at a time)", outcome.build_seconds, outcome.builds.len(), jobs);
-    let table = ResultTable::read(&outcome.runs.paths.csv)?;
-    let mut metrics = vec![sweep.analysis.primary.clone()];
-    metrics.extend(sweep.metric_names().into_iter().filter(|name| *name != sweep.analysis.primary));
-    let analysis = analyse::analyse_ablation(&table.observations, &ablation.decl.groups, &metrics, ablation.decl.tolerance);
-    let text = report::ablation_markdown(&analysis, &format!("{} ({})", sweep.name, outcome.runs.paths.csv.display()));
-    summary::save(&outcome.runs.paths.summary, &text)?;
+    let title = format!("{} ({})", sweep.name, outcome.runs.paths.csv.display());
+    let (text, analysis) = summary::write_ablation_summary(&outcome.runs.paths, &sweep.analysis, ablation.decl, &title)?;
     println!("{text}");
     let code = finish_message(&outcome.runs);
     let failed_builds = outcome.builds.iter().any(|b| matches!(b.status, sweep::build::BuildStatus::Failed { .. }));

@@ -9,7 +9,11 @@ use crate::summary;
 pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
     let paths = ResultPaths::for_csv(&args.csv);
     let config = summary::recorded_analysis(&paths)?;
-    let text = summary::write_run_summary(&paths, &config, &args.csv.display().to_string())?;
+    let title = args.csv.display().to_string();
+    let text = match summary::recorded_ablation(&paths)? {
+        Some(ablation) => summary::write_ablation_summary(&paths, &config, &ablation, &title)?.0,
+        None => summary::write_run_summary(&paths, &config, &title)?,
+    };
     println!("{text}");
     eprintln!("summary: {}", paths.summary.display());
     Ok(exit_code::SUCCESS as u8)

@@ -7,6 +7,7 @@ use sweep::analyse::{self, AnalysisConfig};
 use sweep::record::{read_sidecar, ResultTable};
 use sweep::report;
 use sweep::runner::ResultPaths;
+use sweep::spec::AblationDecl;
 
 /// The analysis questions recorded in a result's sidecar.
 pub fn recorded_analysis(paths: &ResultPaths) -> anyhow::Result<AnalysisConfig> {
@@ -22,6 +23,35 @@ pub fn write_run_summary(paths: &ResultPaths, config: &AnalysisConfig, title: &s
     let text = report::run_summary_markdown(&analysis, config, title);
     save(&paths.summary, &text)?;
     Ok(text)
+}
+
+/// Analyses an ablation's CSV (primary metric first), writes the summary file and returns the report
+/// with its verdict.
+pub fn write_ablation_summary(
+    paths: &ResultPaths,
+    config: &AnalysisConfig,
+    ablation: &AblationDecl,
+    title: &str,
+) -> anyhow::Result<(String, analyse::AblationAnalysis)> {
+    let table = ResultTable::read(&paths.csv)?;
+    let mut metrics = vec![config.primary.clone()];
+    metrics.extend(table.columns.metrics.iter().filter(|name| **name != config.primary).cloned());
+    let analysis = analyse::analyse_ablation(&table.observations, &ablation.groups, &metrics, ablation.tolerance);
+    let text = report::ablation_markdown(&analysis, title);
+    save(&paths.summary, &text)?;
+    Ok((text, analysis))
+}
+
+/// The `[ablation]` section recorded in a result's sidecar, if the result is an ablation.
+pub fn recorded_ablation(paths: &ResultPaths) -> anyhow::Result<Option<AblationDecl>> {
+    let sidecar = read_sidecar(&paths.sidecar)?;
+    let ablation = &sidecar["sweep"]["ablation"];
+    if ablation.is_null() {
+        return Ok(None);
+    }
+    let decl = serde_json::from_value(ablation.clone())
+        .with_context(|| format!("{}: `sweep.ablation` is not an ablation section", paths.sidecar.display()))?;
+    Ok(Some(decl))
 }
 
 /// Writes a report atomically so a reader never sees half of it.
