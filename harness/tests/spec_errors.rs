@@ -415,3 +415,26 @@ fn stale_template_shows_the_first_differing_line() {
     assert!(!ws.path().join("results").exists(), "a rejected ablation wrote results/");
     assert!(!Path::new(&absolute(&ws, "tree/build")).exists(), "a rejected ablation built something");
 }
+
+#[test]
+fn a_value_listed_twice_is_refused() {
+    assert_check_rejects(
+        &base_with("slices = [1, 2]", "slices = [1, 2, 1]"),
+        "sweep: error: sweeps/x.toml:8: `params.slices`: `1` is listed twice: two settings would be one and the same",
+    );
+}
+
+#[test]
+fn a_zip_point_listed_twice_is_refused_but_a_value_repeated_across_points_is_not() {
+    let distinct = base_with("name = \"x\"\n", "name = \"x\"\nzip = [[\"rows\", \"slices\"]]\n")
+        .replacen("rows = [512, 1024]", "rows = [512, 1024, 2048]", 1)
+        .replacen("slices = [1, 2]", "slices = [1, 2, 2]", 1);
+    let ws = Workspace::new();
+    ws.write_sweep("x", &distinct);
+    let output = common::sweep(ws.path(), &["check", "sweeps/x.toml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", common::stderr(&output));
+    assert_check_rejects(
+        &distinct.replacen("rows = [512, 1024, 2048]", "rows = [512, 1024, 1024]", 1),
+        "sweep: error: sweeps/x.toml:2: `zip[0]`: `rows=1024 slices=2` is listed twice: two settings would be one and the same",
+    );
+}

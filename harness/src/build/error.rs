@@ -19,9 +19,6 @@ pub enum BuildError {
     #[error("variant {variant}: the build failed ({status}), see {log}; last lines:\n{tail}")]
     Failed { variant: String, status: String, log: PathBuf, tail: String },
 
-    #[error("`{command}`: the toolchain version command failed: {reason}")]
-    Toolchain { command: String, reason: String },
-
     #[error("could not start the build thread pool: {0}")]
     Pool(String),
 

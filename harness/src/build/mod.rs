@@ -7,7 +7,6 @@ mod build_job;
 mod build_key;
 mod build_report;
 mod error;
-mod toolchain;
 
 pub use build_argv::render_build_argv;
 pub use build_cache::{BuildCache, CachedBuild};
@@ -15,4 +14,3 @@ pub use build_job::{run_build, BuildJob, BuildOutcome};
 pub use build_key::BuildKey;
 pub use build_report::{build_all, BuildReport, BuildStatus};
 pub use error::BuildError;
-pub use toolchain::toolchain_id;

@@ -2,14 +2,22 @@
 
 use super::extract_error::ExtractError;
 
-/// The tokens of the last line whose first token is `prefix` (any line with a `=` when empty).
+/// The last line whose first token is `prefix` (any line with a `=` when the prefix is empty) and
+/// that carries every key in `keys`; failing that, the last line with the prefix, so the caller can
+/// say which key is missing.
 ///
-/// The last line wins because engines print progress lines before the final result.
-pub fn find_result_line<'a>(log: &'a str, prefix: &str) -> Option<&'a str> {
-    log.lines()
-        .rev()
-        .map(|line| line.trim_end_matches('\r').trim())
-        .find(|line| if prefix.is_empty() { line.contains('=') } else { line.split_whitespace().next() == Some(prefix) })
+/// The last line wins because engines print progress lines before the final result. Requiring the
+/// keys matters for engines whose result line has no prefix of its own (the Ascend engine's starts
+/// with `wall=`): a later `qwen_phase ... seconds=...` line also has `=` but is not the result.
+pub fn find_result_line<'a>(log: &'a str, prefix: &str, keys: &[String]) -> Option<&'a str> {
+    let candidates = || {
+        log.lines()
+            .rev()
+            .map(|line| line.trim_end_matches('\r').trim())
+            .filter(move |line| if prefix.is_empty() { line.contains('=') } else { line.split_whitespace().next() == Some(prefix) })
+    };
+    let has_every_key = |line: &&str| keys.iter().all(|key| line.split_whitespace().any(|token| token.split_once('=').is_some_and(|(k, _)| k == key)));
+    candidates().find(has_every_key).or_else(|| candidates().next())
 }
 
 /// Splits a result line into `(key, value)` pairs; a repeated key must repeat its value.
@@ -52,12 +60,19 @@ mod tests {
 
     #[test]
     fn the_last_result_line_wins_and_crlf_is_stripped() {
-        assert_eq!(find_result_line(LOG, "tpe_result"), Some("tpe_result rows=512 prefill_seconds=0.25 seconds=9"));
+        assert_eq!(find_result_line(LOG, "tpe_result", &[]), Some("tpe_result rows=512 prefill_seconds=0.25 seconds=9"));
+    }
+
+    #[test]
+    fn without_a_prefix_the_result_is_the_last_line_holding_the_keys_not_a_later_phase_line() {
+        let log = "wall=3.95 prefill_seconds=3.9484 decode_seconds=1.2\nqwen_phase tag=decode rank=0 phase=TOTAL seconds=0.06\n";
+        let keys = ["prefill_seconds".to_string()];
+        assert_eq!(find_result_line(log, "", &keys), Some("wall=3.95 prefill_seconds=3.9484 decode_seconds=1.2"));
     }
 
     #[test]
     fn a_key_that_is_a_suffix_of_another_is_matched_exactly() {
-        let pairs = parse_pairs(find_result_line(LOG, "tpe_result").unwrap()).unwrap();
+        let pairs = parse_pairs(find_result_line(LOG, "tpe_result", &[]).unwrap()).unwrap();
         assert_eq!(number(&pairs, "seconds").unwrap(), 9.0);
         assert_eq!(number(&pairs, "prefill_seconds").unwrap(), 0.25);
     }
@@ -84,6 +99,6 @@ mod tests {
 
     #[test]
     fn the_prefix_must_be_the_first_token() {
-        assert_eq!(find_result_line("xtpe_result a=1\nsaid tpe_result b=2\n", "tpe_result"), None);
+        assert_eq!(find_result_line("xtpe_result a=1\nsaid tpe_result b=2\n", "tpe_result", &[]), None);
     }
 }

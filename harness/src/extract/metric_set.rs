@@ -43,7 +43,7 @@ pub fn extract_metrics(
     let result = output.result;
     if !decl.result.is_empty() {
         let log = read(&logs.result_log)?;
-        let line = key_value::find_result_line(&log, &result.prefix)
+        let line = key_value::find_result_line(&log, &result.prefix, &decl.result)
             .ok_or_else(|| ExtractError::NoResultLine { prefix: result.prefix.clone(), log: logs.result_log.clone() })?;
         let pairs = key_value::parse_pairs(line)?;
         for key in &decl.result {

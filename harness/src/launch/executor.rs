@@ -46,6 +46,17 @@ pub enum BaseEnv {
     Exactly(Vec<(String, String)>),
 }
 
+impl BaseEnv {
+    /// What to set on top of an inherited environment to get this one (builds and version probes
+    /// run with it too: on Ascend the compiler only works inside the sourced CANN environment).
+    pub fn overrides(&self) -> &[(String, String)] {
+        match self {
+            BaseEnv::Inherit => &[],
+            BaseEnv::Exactly(vars) => vars,
+        }
+    }
+}
+
 /// Runs `commands` in `cwd` to completion or until they must be stopped.
 ///
 /// `events` is the sweep-wide channel: `sender` feeds it from waiter threads, and the signal watch

@@ -19,11 +19,12 @@ pub struct Provenance {
 }
 
 impl Provenance {
-    pub fn gather(tree: &Path, toolchain: &BTreeMap<String, Vec<String>>) -> Provenance {
+    /// `env` is set on top of ours for the version commands (e.g. a sourced toolchain environment).
+    pub fn gather(tree: &Path, toolchain: &BTreeMap<String, Vec<String>>, env: &[(String, String)]) -> Provenance {
         let host = nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_default();
         let engine_commit = git(tree, &["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".to_string());
         let engine_dirty = git(tree, &["status", "--porcelain", "--untracked-files=no", "."]).is_some_and(|out| !out.is_empty());
-        let toolchain = toolchain.iter().map(|(name, argv)| (name.clone(), version_line(argv))).collect();
+        let toolchain = toolchain.iter().map(|(name, argv)| (name.clone(), version_line(argv, env))).collect();
         Provenance { host, engine_commit, engine_dirty, toolchain }
     }
 }
@@ -34,11 +35,11 @@ fn git(tree: &Path, args: &[&str]) -> Option<String> {
 }
 
 /// The first non-empty line a version command prints (some print to stderr).
-pub fn version_line(argv: &[String]) -> String {
+pub fn version_line(argv: &[String], env: &[(String, String)]) -> String {
     let Some((program, args)) = argv.split_first() else {
         return "unavailable: empty command".to_string();
     };
-    match Command::new(program).args(args).output() {
+    match Command::new(program).args(args).envs(env.iter().map(|(k, v)| (k, v))).output() {
         Ok(output) => {
             let text = [output.stdout, output.stderr].concat();
             String::from_utf8_lossy(&text).lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string()

@@ -12,7 +12,7 @@ use super::runner_error::RunnerError;
 use super::session::{Session, Tally};
 use super::{base_env, open_results, preflight, result_paths, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
 use crate::build::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatus};
-use crate::launch::RunEvents;
+use crate::launch::{BaseEnv, RunEvents};
 use crate::plan::{Plan, PlannedRun, Setting};
 use crate::spec::{AblationDecl, Isolation, Sweep};
 use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget, VariantDef};
@@ -111,9 +111,11 @@ impl<'a> Ablation<'a> {
         VariantSite { name: setting.variant.clone(), tree: engine.tree.clone(), build_dir: engine.build_dir.clone(), hash }
     }
 
-    fn toolchain_id(&self) -> String {
+    /// Every declared toolchain's version line, run in the sweep's base environment.
+    fn toolchain_id(&self, env: &BaseEnv) -> String {
         let toolchain = &self.sweep.engine.toolchain;
-        toolchain.iter().map(|(name, argv)| format!("{name}: {}", crate::record::version_line(argv))).collect::<Vec<_>>().join("\n")
+        let line = |argv: &Vec<String>| crate::record::version_line(argv, env.overrides());
+        toolchain.iter().map(|(name, argv)| format!("{name}: {}", line(argv))).collect::<Vec<_>>().join("\n")
     }
 }
 
@@ -126,11 +128,19 @@ pub fn cache_root(options: &RunOptions, sweep: &Sweep) -> PathBuf {
 pub fn run_ablation(ablation: &Ablation<'_>, options: &RunOptions, jobs: usize, events: &RunEvents) -> Result<AblationOutcome, RunnerError> {
     let plan = ablation.plan(options)?;
     ablation.check(&plan)?;
-    let paths = result_paths(ablation.sweep, options);
+    let context = Context { options, paths: result_paths(ablation.sweep, options), base_env: base_env(ablation.sweep)?, events };
     match ablation.isolation {
-        Isolation::Copy => run_copies(ablation, &plan, options, &paths, jobs, events),
-        Isolation::InPlace => run_in_place(ablation, &plan, options, &paths, events),
+        Isolation::Copy => run_copies(ablation, &plan, &context, jobs),
+        Isolation::InPlace => run_in_place(ablation, &plan, &context),
     }
+}
+
+/// What every stage of one ablation shares.
+struct Context<'a> {
+    options: &'a RunOptions,
+    paths: ResultPaths,
+    base_env: BaseEnv,
+    events: &'a RunEvents,
 }
 
 /// One build per distinct rendering, keyed by content, so settings that render alike share it.
@@ -140,9 +150,9 @@ struct Builds {
     sites: Vec<VariantSite>,
 }
 
-fn copy_builds(ablation: &Ablation<'_>, plan: &Plan, cache: &BuildCache) -> Result<Builds, RunnerError> {
+fn copy_builds(ablation: &Ablation<'_>, plan: &Plan, cache: &BuildCache, base_env: &BaseEnv) -> Result<Builds, RunnerError> {
     let engine = &ablation.sweep.engine;
-    let toolchain = ablation.toolchain_id();
+    let toolchain = ablation.toolchain_id(base_env);
     let fingerprint = variants::tree_fingerprint(&engine.tree, &ablation.decl.exclude)?;
     let mut prepared: HashMap<BuildKey, build::CachedBuild> = HashMap::new();
     let mut builds = Builds { keys: Vec::new(), jobs: Vec::new(), sites: Vec::new() };
@@ -154,7 +164,7 @@ fn copy_builds(ablation: &Ablation<'_>, plan: &Plan, cache: &BuildCache) -> Resu
             std::collections::hash_map::Entry::Vacant(slot) => {
                 let entry = cache.prepare(&key, &engine.tree, &files, &ablation.decl.exclude)?;
                 let argv = build::render_build_argv(&engine.build, &entry.tree, &entry.build).map_err(|e| RunnerError::Build(e.to_string()))?;
-                builds.jobs.push(BuildJob { variant: setting.variant.clone(), tree: entry.tree.clone(), build_dir: entry.build.clone(), argv, env: Vec::new(), key });
+                builds.jobs.push(BuildJob { variant: setting.variant.clone(), tree: entry.tree.clone(), build_dir: entry.build.clone(), argv, env: base_env.overrides().to_vec(), key });
                 slot.insert(entry)
             }
         };
@@ -164,10 +174,11 @@ fn copy_builds(ablation: &Ablation<'_>, plan: &Plan, cache: &BuildCache) -> Resu
     Ok(builds)
 }
 
-fn run_copies(ablation: &Ablation<'_>, plan: &Plan, options: &RunOptions, paths: &ResultPaths, jobs: usize, events: &RunEvents) -> Result<AblationOutcome, RunnerError> {
+fn run_copies(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>, jobs: usize) -> Result<AblationOutcome, RunnerError> {
     let sweep = ablation.sweep;
+    let options = context.options;
     let cache = BuildCache::new(cache_root(options, sweep));
-    let builds = copy_builds(ablation, plan, &cache)?;
+    let builds = copy_builds(ablation, plan, &cache, &context.base_env)?;
     preflight(sweep, plan, &builds.sites)?;
     let started = std::time::Instant::now();
     let progress = Progress::new(0);
@@ -176,26 +187,27 @@ fn run_copies(ablation: &Ablation<'_>, plan: &Plan, options: &RunOptions, paths:
     let build_seconds = started.elapsed().as_secs_f64();
     let failed: Vec<BuildKey> = reports.iter().filter(|r| matches!(r.status, BuildStatus::Failed { .. })).map(|r| r.key).collect();
     let runnable: Vec<PlannedRun> = plan.runs.iter().filter(|run| !failed.contains(&builds.keys[run.setting])).copied().collect();
-    let mut session = open_session(sweep, plan, options, paths, events, &runnable)?;
+    let mut session = open_session(sweep, plan, context, &runnable)?;
     if !failed.is_empty() && options.fail_fast {
         session.stopped = Some(super::EarlyStop::FailFast);
     }
     session.run_all(plan, &runnable, &builds.sites)?;
-    let runs = SweepOutcome { paths: paths.clone(), tally: session.tally, stopped: session.stopped, skipped: plan.runs.len() - runnable.len() };
+    let runs = SweepOutcome { paths: context.paths.clone(), tally: session.tally, stopped: session.stopped, skipped: plan.runs.len() - runnable.len() };
     Ok(AblationOutcome { runs, builds: reports, build_seconds })
 }
 
-fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, options: &RunOptions, paths: &ResultPaths, events: &RunEvents) -> Result<AblationOutcome, RunnerError> {
+fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> Result<AblationOutcome, RunnerError> {
     let sweep = ablation.sweep;
+    let (options, events) = (context.options, context.events);
     let engine = &sweep.engine;
     let targets: Vec<PathBuf> = ablation.targets.iter().map(|t| t.target.clone()).collect();
     let mut in_place = InPlaceSession::begin(&engine.tree, &targets)?;
-    let toolchain = ablation.toolchain_id();
+    let toolchain = ablation.toolchain_id(&context.base_env);
     let rendered: Vec<Vec<RenderedFile>> = plan.settings.iter().map(|s| ablation.render(s)).collect::<Result<_, _>>()?;
     let keys: Vec<BuildKey> = rendered.iter().map(|files| BuildKey::new(files, &engine.build, &toolchain, "in-place")).collect();
     let sites: Vec<VariantSite> = plan.settings.iter().zip(&keys).map(|(s, key)| ablation.in_tree_site(s, key.to_string())).collect();
     preflight(sweep, plan, &sites)?;
-    let mut session = open_session(sweep, plan, options, paths, events, &plan.runs)?;
+    let mut session = open_session(sweep, plan, context, &plan.runs)?;
     let mut reports = Vec::new();
     let mut build_seconds = 0.0;
     for (first, key) in keys.iter().enumerate().filter(|(i, key)| keys.iter().position(|k| k == *key) == Some(*i)) {
@@ -203,7 +215,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, options: &RunOptions, path
             break;
         }
         in_place.apply(&rendered[first])?;
-        let report = build_in_place(ablation, &plan.settings[first], *key, &session.runs_root)?;
+        let report = build_in_place(ablation, &plan.settings[first], *key, &session.runs_root, &context.base_env)?;
         session.progress.note(&build_line(&report));
         if let BuildStatus::Built { seconds } = report.status {
             build_seconds += seconds;
@@ -217,15 +229,15 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, options: &RunOptions, path
     in_place.restore()?;
     session.progress.note(&format!("restored {} in {}", targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", "), engine.tree.display()));
     let recorded = session.tally.recorded;
-    let runs = SweepOutcome { paths: paths.clone(), tally: session.tally, stopped: session.stopped, skipped: plan.runs.len() - recorded.min(plan.runs.len()) };
+    let runs = SweepOutcome { paths: context.paths.clone(), tally: session.tally, stopped: session.stopped, skipped: plan.runs.len() - recorded.min(plan.runs.len()) };
     Ok(AblationOutcome { runs, builds: reports, build_seconds })
 }
 
 /// Builds the rendered real tree with the profile's command; the log goes beside the run logs.
-fn build_in_place(ablation: &Ablation<'_>, setting: &Setting, key: BuildKey, runs_root: &Path) -> Result<BuildReport, RunnerError> {
+fn build_in_place(ablation: &Ablation<'_>, setting: &Setting, key: BuildKey, runs_root: &Path, base_env: &BaseEnv) -> Result<BuildReport, RunnerError> {
     let engine = &ablation.sweep.engine;
     let argv = build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir).map_err(|e| RunnerError::Build(e.to_string()))?;
-    let job = BuildJob { variant: setting.variant.clone(), tree: engine.tree.clone(), build_dir: engine.build_dir.clone(), argv, env: Vec::new(), key };
+    let job = BuildJob { variant: setting.variant.clone(), tree: engine.tree.clone(), build_dir: engine.build_dir.clone(), argv, env: base_env.overrides().to_vec(), key };
     let log = runs_root.with_file_name(format!("build-{}.log", setting.slug()));
     let status = match build::run_build(&job, &log) {
         Ok(outcome) => BuildStatus::Built { seconds: outcome.seconds },
@@ -235,25 +247,18 @@ fn build_in_place(ablation: &Ablation<'_>, setting: &Setting, key: BuildKey, run
 }
 
 /// Opens the CSV and sidecar and starts a session that will run `runs`.
-fn open_session<'a>(
-    sweep: &'a Sweep,
-    plan: &Plan,
-    options: &RunOptions,
-    paths: &ResultPaths,
-    events: &'a RunEvents,
-    runs: &[PlannedRun],
-) -> Result<Session<'a>, RunnerError> {
-    let (writer, _) = open_results(sweep, paths, false)?;
-    let base_env = base_env(sweep)?;
-    write_sidecar(sweep, plan, options, paths, &base_env)?;
+fn open_session<'a>(sweep: &'a Sweep, plan: &Plan, context: &Context<'a>, runs: &[PlannedRun]) -> Result<Session<'a>, RunnerError> {
+    let paths = &context.paths;
+    let (writer, _) = open_results(sweep, paths, false, &context.base_env)?;
+    write_sidecar(sweep, plan, context.options, paths, &context.base_env)?;
     Ok(Session {
         sweep,
         writer,
         runs_root: paths.logs.join("runs"),
-        base_env,
-        events,
+        base_env: context.base_env.clone(),
+        events: context.events,
         progress: Progress::new(runs.len()),
-        fail_fast: options.fail_fast,
+        fail_fast: context.options.fail_fast,
         tally: Tally::default(),
         stopped: None,
     })

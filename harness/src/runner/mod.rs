@@ -53,13 +53,16 @@ pub struct ResultPaths {
 }
 
 impl ResultPaths {
+    /// Absolute, because run directories and inputs are handed to ranks that run elsewhere (their
+    /// working directory is the run directory).
     pub fn for_csv(csv: &Path) -> ResultPaths {
+        let csv = std::path::absolute(csv).unwrap_or_else(|_| csv.to_path_buf());
         let stem = csv.with_extension("");
         ResultPaths {
-            csv: csv.to_path_buf(),
             sidecar: csv.with_extension("json"),
             summary: PathBuf::from(format!("{}.summary.md", stem.display())),
             logs: stem,
+            csv,
         }
     }
 
@@ -115,13 +118,13 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     let (plan, mut sites) = plan_sweep(sweep, options)?;
     preflight(sweep, &plan, &sites)?;
     let paths = result_paths(sweep, options);
-    let (writer, done) = open_results(sweep, &paths, options.resume.is_some())?;
+    let base_env = base_env(sweep)?;
+    let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), &base_env)?;
     if options.build {
-        build_in_tree(sweep, &paths)?;
+        build_in_tree(sweep, &paths, &base_env)?;
     }
     let hash = program_hash(sweep, &sites[0]);
     sites.iter_mut().for_each(|site| site.hash.clone_from(&hash));
-    let base_env = base_env(sweep)?;
     write_sidecar(sweep, &plan, options, &paths, &base_env)?;
     let todo: Vec<PlannedRun> = plan.runs.iter().filter(|run| !done.contains(&planned_key(&plan, run))).copied().collect();
     let skipped = plan.runs.len() - todo.len();
@@ -160,8 +163,13 @@ pub fn columns(sweep: &Sweep) -> Columns {
 }
 
 /// Opens the result CSV (new, or the one being resumed) and lists the runs it already holds.
-pub fn open_results(sweep: &Sweep, paths: &ResultPaths, resume: bool) -> Result<(ResultWriter, BTreeSet<RunKey>), RunnerError> {
-    let provenance = Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain);
+pub fn open_results(
+    sweep: &Sweep,
+    paths: &ResultPaths,
+    resume: bool,
+    base_env: &BaseEnv,
+) -> Result<(ResultWriter, BTreeSet<RunKey>), RunnerError> {
+    let provenance = Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain, base_env.overrides());
     if resume {
         let done = ResultTable::read(&paths.csv)?.recorded_runs();
         Ok((ResultWriter::append(&paths.csv, columns(sweep), provenance)?, done))
@@ -190,7 +198,7 @@ pub fn base_env(sweep: &Sweep) -> Result<BaseEnv, RunnerError> {
 }
 
 /// Runs the profile's build command in the engine's own tree, logging to `<logs>/build.log`.
-fn build_in_tree(sweep: &Sweep, paths: &ResultPaths) -> Result<(), RunnerError> {
+fn build_in_tree(sweep: &Sweep, paths: &ResultPaths, base_env: &BaseEnv) -> Result<(), RunnerError> {
     let engine = &sweep.engine;
     if engine.build.is_empty() {
         return Ok(());
@@ -203,7 +211,7 @@ fn build_in_tree(sweep: &Sweep, paths: &ResultPaths) -> Result<(), RunnerError> 
         build_dir: engine.build_dir.clone(),
         key: crate::build::BuildKey::new(&[], &argv, "", ""),
         argv,
-        env: Vec::new(),
+        env: base_env.overrides().to_vec(),
     };
     eprintln!("building: {}", job.argv.join(" "));
     crate::build::run_build(&job, &paths.logs.join("build.log")).map_err(|error| RunnerError::Build(error.to_string()))?;
@@ -239,7 +247,7 @@ pub fn write_sidecar(sweep: &Sweep, plan: &Plan, options: &RunOptions, paths: &R
         "reps": plan.reps,
         "settings": plan.settings.iter().map(|s| s.label()).collect::<Vec<_>>(),
         "base_environment": environment,
-        "provenance": Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain),
+        "provenance": Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain, base_env.overrides()),
         "sweep_version": env!("CARGO_PKG_VERSION"),
     });
     crate::record::write_sidecar(&paths.sidecar, &sidecar)?;

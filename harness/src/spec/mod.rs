@@ -31,6 +31,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     let engine = load_engine(&source, &decl.engine)?;
     let params = validate::params(&source, &decl.params)?;
     validate::zip_groups(&source, &decl.zip, &params)?;
+    validate::repeated_values(&source, &params, &decl.zip)?;
     validate::reps(&source, &decl.reps)?;
     validate::metrics(&source, &decl.metrics, &params)?;
     validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;

@@ -39,9 +39,6 @@ fn param(source: &SourceFile, name: &str, value: &toml::Value) -> Result<Param, 
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    if let Some(repeated) = values.iter().enumerate().find_map(|(i, v)| values[..i].contains(v).then_some(v)) {
-        return Err(source.error_at(&key, format!("`{repeated}` is listed twice: two settings would be one and the same")));
-    }
     Ok(Param { name: name.to_string(), values, is_list })
 }
 
@@ -78,6 +75,29 @@ pub fn zip_groups(source: &SourceFile, groups: &[Vec<String>], params: &[Param])
         }
     }
     Ok(())
+}
+
+/// No two points of one axis (a lone param's list, or a zip group's tuples) may be equal: two
+/// settings would be one and the same, and their reps would be counted twice.
+pub fn repeated_values(source: &SourceFile, params: &[Param], zip: &[Vec<String>]) -> Result<(), SpecError> {
+    for param in params.iter().filter(|p| !zip.iter().flatten().any(|name| *name == p.name)) {
+        if let Some(repeated) = first_repeat(&param.values.iter().map(|v| vec![v]).collect::<Vec<_>>()) {
+            return Err(source.error_at(&format!("params.{}", param.name), format!("`{}` is listed twice: two settings would be one and the same", repeated[0])));
+        }
+    }
+    for (index, group) in zip.iter().enumerate() {
+        let members: Vec<&Param> = group.iter().filter_map(|name| params.iter().find(|p| &p.name == name)).collect();
+        let points: Vec<Vec<&ParamValue>> = (0..members[0].values.len()).map(|i| members.iter().map(|p| &p.values[i]).collect()).collect();
+        if let Some(repeated) = first_repeat(&points) {
+            let shown: Vec<String> = group.iter().zip(repeated).map(|(name, value)| format!("{name}={value}")).collect();
+            return Err(source.error_at(&format!("zip[{index}]"), format!("`{}` is listed twice: two settings would be one and the same", shown.join(" "))));
+        }
+    }
+    Ok(())
+}
+
+fn first_repeat<'a>(points: &'a [Vec<&'a ParamValue>]) -> Option<&'a Vec<&'a ParamValue>> {
+    points.iter().enumerate().find_map(|(i, point)| points[..i].contains(point).then_some(point))
 }
 
 pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {
