@@ -40,6 +40,28 @@ pub struct AnalysisConfig {
     /// `overlap_slices`); settings of one group that resolve to the same value must agree.
     #[serde(default, rename = "equivalence")]
     pub equivalence_key: Option<String>,
+    /// Fit `y = fixed + per_unit · x` over the settings (e.g. all-reduce time per call against bytes).
+    #[serde(default)]
+    pub fit: Option<FitConfig>,
+    /// Derive the rows-per-slice rule implied by the best setting of each group.
+    #[serde(default)]
+    pub rows_per_slice: Option<RowsPerSliceConfig>,
+}
+
+/// The two columns of a cost fit; each a setting column or a metric (its per-setting mean).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FitConfig {
+    pub x: String,
+    pub y: String,
+}
+
+/// Which columns hold the row count and the slice count (e.g. the effective `overlap_slices`).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RowsPerSliceConfig {
+    pub rows: String,
+    pub slices: String,
 }
 
 fn higher() -> Direction {

@@ -119,5 +119,7 @@ pub(crate) fn fixture_slice_config() -> super::AnalysisConfig {
         group_by: vec!["rows".into()],
         control: Some("decode_tokens_per_s".into()),
         equivalence_key: Some("overlap_slices".into()),
+        fit: None,
+        rows_per_slice: None,
     }
 }

@@ -104,6 +104,8 @@ mod tests {
             group_by: vec!["rows".into()],
             control: None,
             equivalence_key: None,
+            fit: None,
+            rows_per_slice: None,
         }
     }
 

@@ -20,7 +20,7 @@ pub use ablation::{
     analyse_ablation, variant_name, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, PairInteraction,
     VariantSummary,
 };
-pub use analysis_config::{AnalysisConfig, Direction};
+pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig};
 pub use cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};
 pub use drift_bound::DriftBound;
 pub use equivalence::{EquivalenceCheck, EquivalenceClass};

@@ -22,6 +22,12 @@ pub struct SettingSummary {
 }
 
 impl SettingSummary {
+    /// A setting column parsed as a number, else the mean of the metric of that name.
+    pub fn value_of(&self, name: &str) -> Option<f64> {
+        let label = self.setting.iter().find(|(key, _)| key == name).and_then(|(_, value)| value.parse().ok());
+        label.or_else(|| self.metric(name).map(|stats| stats.mean))
+    }
+
     /// Group observations by exact setting vector, in first-seen order, and summarise each metric
     /// of the usable runs (descriptive statistics, `SummaryStats::of`).
     pub fn summarise(observations: &[Observation]) -> Vec<SettingSummary> {

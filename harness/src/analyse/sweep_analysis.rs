@@ -1,6 +1,7 @@
 //! The whole analysis of one recorded sweep: per-setting statistics, winners, drift, equivalence, failures.
 
 use super::analysis_config::AnalysisConfig;
+use super::cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};
 use super::drift_bound::DriftBound;
 use super::equivalence::EquivalenceCheck;
 use super::failure_summary::FailureSummary;
@@ -20,6 +21,10 @@ pub struct SweepAnalysis {
     /// Present when `config.equivalence_key` is set.
     pub equivalence: Option<EquivalenceCheck>,
     pub failures: FailureSummary,
+    /// Present when `config.fit` is set and two settings have distinct x.
+    pub fit: Option<CostFit>,
+    /// Present when `config.rows_per_slice` is set and some group's best setting splits.
+    pub rows_per_slice: Option<f64>,
 }
 
 /// Analyse a sweep: descriptive statistics and Student's t 95% intervals per setting, the best
@@ -34,26 +39,37 @@ pub fn analyse_sweep(observations: &[Observation], config: &AnalysisConfig) -> S
         .equivalence_key
         .as_deref()
         .map(|key| EquivalenceCheck::of(observations, &settings, config, key, drift.as_ref()));
-    SweepAnalysis { settings, best, drift, equivalence, failures: FailureSummary::of(observations) }
+    let fit = config.fit.as_ref().and_then(|fit| {
+        let points: Vec<(f64, f64)> = settings.iter().filter_map(|s| Some((s.value_of(&fit.x)?, s.value_of(&fit.y)?))).collect();
+        fit_fixed_plus_per_unit(&points)
+    });
+    let rows_per_slice = config.rows_per_slice.as_ref().and_then(|rule| {
+        let winners = best.iter().map(|group| &settings[group.best]);
+        let pairs: Vec<(f64, f64)> = winners.filter_map(|s| Some((s.value_of(&rule.rows)?, s.value_of(&rule.slices)?))).collect();
+        rows_per_slice_rule(&pairs)
+    });
+    SweepAnalysis { settings, best, drift, equivalence, failures: FailureSummary::of(observations), fit, rows_per_slice }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::analyse::analysis_config::Direction;
-    use crate::analyse::fixtures::fixture_slice_sweep;
+    use crate::analyse::analysis_config::{FitConfig, RowsPerSliceConfig};
+    use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
 
     #[test]
     fn the_parts_are_wired_to_the_config() {
         let config = AnalysisConfig {
-            primary: "prefill_tokens_per_s".into(),
-            direction: Direction::Higher,
-            group_by: vec!["rows".into()],
-            control: Some("decode_tokens_per_s".into()),
-            equivalence_key: Some("overlap_slices".into()),
+            fit: Some(FitConfig { x: "rows".into(), y: "prefill_tokens_per_s".into() }),
+            rows_per_slice: Some(RowsPerSliceConfig { rows: "rows".into(), slices: "overlap_slices".into() }),
+            ..fixture_slice_config()
         };
         let analysis = analyse_sweep(&fixture_slice_sweep(), &config);
         assert_eq!(analysis.settings.len(), 7);
+        assert_eq!(analysis.fit.as_ref().map(|fit| fit.n), Some(7));
+        // Best: 512 rows -> slices=8 resolving to 1 (no split), 1024 -> 2 (512 rows each), 2048 -> 2 (1024).
+        assert_eq!(analysis.rows_per_slice, Some(512.0));
         assert_eq!(analysis.best.len(), 3);
         assert_eq!(analysis.drift.as_ref().map(|d| d.n), Some(21));
         assert_eq!(analysis.equivalence.as_ref().map(|e| e.classes.len()), Some(1));
@@ -68,6 +84,8 @@ mod tests {
             group_by: vec![],
             control: None,
             equivalence_key: None,
+            fit: None,
+            rows_per_slice: None,
         };
         let analysis = analyse_sweep(&fixture_slice_sweep(), &config);
         assert_eq!(analysis.best.len(), 1, "no grouping: one group of everything");
@@ -82,6 +100,8 @@ mod tests {
             group_by: vec![],
             control: Some("y".into()),
             equivalence_key: None,
+            fit: None,
+            rows_per_slice: None,
         };
         let analysis = analyse_sweep(&[], &config);
         assert!(analysis.settings.is_empty() && analysis.best.is_empty() && analysis.drift.is_none());

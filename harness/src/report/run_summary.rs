@@ -5,7 +5,7 @@ use std::fmt::Write;
 use super::markdown_table::MarkdownTable;
 use super::number_format::{number, percent, with_ci};
 use super::setting_columns::SettingColumns;
-use crate::analyse::{AnalysisConfig, DriftBound, EquivalenceCheck, FailureSummary, SweepAnalysis};
+use crate::analyse::{AnalysisConfig, CostFit, DriftBound, EquivalenceCheck, FailureSummary, SweepAnalysis};
 
 /// Render a sweep's analysis as markdown tables in the style of the slice study: per-setting
 /// statistics of the primary metric, the other metrics, the best setting per group with washes,
@@ -21,6 +21,12 @@ pub fn run_summary_markdown(analysis: &SweepAnalysis, config: &AnalysisConfig, t
     out.push_str(&best_table(analysis, config, &columns));
     if let Some(drift) = &analysis.drift {
         out.push_str(&drift_line(drift));
+    }
+    if let (Some(fit), Some(names)) = (&analysis.fit, &config.fit) {
+        out.push_str(&fit_lines(fit, &names.x, &names.y));
+    }
+    if let (Some(rule), Some(names)) = (analysis.rows_per_slice, &config.rows_per_slice) {
+        writeln!(out, "Rows-per-slice rule implied by the best settings: double `{}` while {} / slices stays >= {}.\n", names.slices, names.rows, number(rule)).unwrap();
     }
     if let Some(check) = &analysis.equivalence {
         out.push_str(&equivalence_lines(check, analysis, &columns));
@@ -115,6 +121,21 @@ fn drift_line(drift: &DriftBound) -> String {
         number(drift.max),
         percent(drift.rel_range),
         drift.n
+    )
+}
+
+/// The fitted line and how well it predicts points it was not fitted to (leave-one-out).
+fn fit_lines(fit: &CostFit, x: &str, y: &str) -> String {
+    let held_out = fit.loo_max_rel_error().map_or_else(
+        || "too few points to hold one out".to_string(),
+        |error| format!("worst leave-one-out prediction error {}", percent(error)),
+    );
+    format!(
+        "Fit ({} settings, ordinary least squares): {y} = {} + {} × {x}; R² = {:.4}; {held_out}.\n\n",
+        fit.n,
+        number(fit.fixed),
+        number(fit.per_unit),
+        fit.r_squared
     )
 }
 

@@ -203,10 +203,23 @@ pub fn analysis(source: &SourceFile, analysis: &crate::analyse::AnalysisConfig, 
             return Err(source.error_at(&format!("analysis.group_by[{index}]"), format!("unknown parameter `{column}`")));
         }
     }
-    if let Some(key) = &analysis.equivalence_key {
-        if !is_param(key) && !is_metric(metrics, key) {
-            return Err(source.error_at("analysis.equivalence", format!("`{key}` is neither a parameter nor a metric")));
+    let named = |key: String, name: &str| {
+        if is_param(name) || is_metric(metrics, name) {
+            Ok(())
+        } else {
+            Err(source.error_at(&key, format!("`{name}` is neither a parameter nor a metric")))
         }
+    };
+    if let Some(fit) = &analysis.fit {
+        named("analysis.fit.x".into(), &fit.x)?;
+        named("analysis.fit.y".into(), &fit.y)?;
+    }
+    if let Some(rule) = &analysis.rows_per_slice {
+        named("analysis.rows_per_slice.rows".into(), &rule.rows)?;
+        named("analysis.rows_per_slice.slices".into(), &rule.slices)?;
+    }
+    if let Some(key) = &analysis.equivalence_key {
+        named("analysis.equivalence".into(), key)?;
     }
     Ok(())
 }
