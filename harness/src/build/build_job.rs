@@ -65,7 +65,7 @@ pub fn run_build(job: &BuildJob, log: &Path) -> Result<BuildOutcome, BuildError>
 }
 
 /// The last `TAIL_LINES` lines of the log, where the compiler's error is.
-fn log_tail(log: &Path) -> Result<String, BuildError> {
+pub fn log_tail(log: &Path) -> Result<String, BuildError> {
     let file = File::open(log).map_err(BuildError::io("read", log))?;
     let mut tail = VecDeque::with_capacity(TAIL_LINES);
     for line in BufReader::new(file).split(b'\n') {

@@ -70,12 +70,28 @@ pub fn execute(
     sender: &Sender<Event>,
     events: &Receiver<Event>,
 ) -> Execution {
+    execute_with(commands, cwd, base_env, limits, (sender, events), &mut |_| {})
+}
+
+/// `execute`, telling `on_spawn` each new process group as it starts (an in-place build records its
+/// group so a later recovery can stop it).
+pub fn execute_with(
+    commands: &[RankCommand],
+    cwd: &Path,
+    base_env: &BaseEnv,
+    limits: Limits,
+    (sender, events): (&Sender<Event>, &Receiver<Event>),
+    on_spawn: &mut dyn FnMut(Pid),
+) -> Execution {
     let started = SystemTime::now();
     let clock = Instant::now();
     let mut groups: Vec<Option<Pid>> = Vec::new();
     for (index, command) in commands.iter().enumerate() {
         match spawn(command, cwd, base_env, index, sender) {
-            Ok(pid) => groups.push(Some(pid)),
+            Ok(pid) => {
+                on_spawn(pid);
+                groups.push(Some(pid));
+            }
             Err(error) => {
                 let reason = StopReason::SpawnFailed { program: command.argv[0].clone(), error: error.to_string() };
                 let mut run = RunningGroups { groups, rank_of: rank_of(commands), events };
@@ -103,6 +119,13 @@ fn spawn(command: &RankCommand, cwd: &Path, base_env: &BaseEnv, index: usize, se
     }
     process.envs(command.env.iter().map(|(k, v)| (k, v)));
     process.process_group(0);
+    // If sweep itself is SIGKILLed, its direct children go too rather than run on unsupervised and
+    // perturb whatever is measured next. (The death signal follows the spawning thread; this one
+    // outlives every run.)
+    // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        process.pre_exec(|| nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from));
+    }
     let mut child = process.spawn()?;
     let pid = Pid::from_raw(child.id() as i32);
     let sender = sender.clone();
@@ -111,6 +134,21 @@ fn spawn(command: &RankCommand, cwd: &Path, base_env: &BaseEnv, index: usize, se
         let _ = sender.send(Event::Exited { index, status });
     });
     Ok(pid)
+}
+
+/// How long the last members of a killed group may take to disappear.
+const GONE_WAIT: Duration = Duration::from_secs(5);
+
+/// Returns once no process is left in any of `groups`, so a run is over only when all of it is: the
+/// next run never shares the machine with the previous one's stragglers. The run is finished, so a
+/// short sleep loop here perturbs no measurement; a group normally is empty at the first check.
+fn wait_until_gone(groups: &[Pid]) {
+    let deadline = Instant::now() + GONE_WAIT;
+    for &group in groups {
+        while killpg(group, None) != Err(nix::errno::Errno::ESRCH) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
 }
 
 /// The process groups of one run; `None` once a group's leader has been reaped.
@@ -162,10 +200,11 @@ impl RunningGroups<'_> {
                 kill_at = Some(Instant::now() + grace);
             }
         }
-        // A leader may have left children in its group (mpirun's daemons, a forked helper).
-        for group in all_groups {
+        // A leader may have left children in its group (mpirun's daemons, a compiler under make).
+        for &group in &all_groups {
             let _ = killpg(group, Signal::SIGKILL);
         }
+        wait_until_gone(&all_groups);
         reason.unwrap_or(StopReason::Succeeded)
     }
 

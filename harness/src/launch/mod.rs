@@ -7,7 +7,7 @@ mod run_events;
 mod signal_watch;
 mod stop_reason;
 
-pub use executor::{execute, BaseEnv, Event, Execution, Limits};
+pub use executor::{execute, execute_with, BaseEnv, Event, Execution, Limits};
 pub use rank_command::RankCommand;
 pub use run_commands::{log_path, program_path, run_commands, run_context, RunSite};
 pub use run_events::RunEvents;

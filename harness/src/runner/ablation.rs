@@ -5,14 +5,15 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::prepared_run::VariantSite;
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::session::{Session, Tally};
 use super::{base_env, open_results, preflight, result_paths, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
-use crate::build::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatus};
-use crate::launch::{BaseEnv, RunEvents};
+use crate::build::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
+use crate::launch::{self, BaseEnv, Limits, RankCommand, RunEvents, StopReason};
 use crate::plan::{Plan, PlannedRun, Setting};
 use crate::spec::{AblationDecl, Isolation, Sweep};
 use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget, VariantDef};
@@ -211,11 +212,17 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     let mut reports = Vec::new();
     let mut build_seconds = 0.0;
     for (first, key) in keys.iter().enumerate().filter(|(i, key)| keys.iter().position(|k| k == *key) == Some(*i)) {
-        if session.stopped.is_some() || events.signals.received().is_some() {
+        if let Some(signal) = events.signals.received() {
+            session.stopped = Some(super::EarlyStop::Interrupted { signal });
+        }
+        if session.stopped.is_some() {
             break;
         }
         in_place.apply(&rendered[first])?;
-        let report = build_in_place(ablation, &plan.settings[first], *key, &session.runs_root, &context.base_env)?;
+        let Some(report) = build_in_place(ablation, &plan.settings[first], *key, &session.runs_root, context)? else {
+            session.stopped = events.signals.received().map(|signal| super::EarlyStop::Interrupted { signal });
+            break;
+        };
         session.progress.note(&build_line(&report));
         if let BuildStatus::Built { seconds } = report.status {
             build_seconds += seconds;
@@ -233,17 +240,38 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     Ok(AblationOutcome { runs, builds: reports, build_seconds })
 }
 
-/// Builds the rendered real tree with the profile's command; the log goes beside the run logs.
-fn build_in_place(ablation: &Ablation<'_>, setting: &Setting, key: BuildKey, runs_root: &Path, base_env: &BaseEnv) -> Result<BuildReport, RunnerError> {
+/// Longest an in-place build may take before it is stopped like a hung run.
+const BUILD_TIMEOUT: Duration = Duration::from_secs(6 * 3600);
+
+/// Builds the rendered real tree with the profile's command, in its own process group recorded in
+/// the tree's state dir, and stoppable by Ctrl-C like a run. `None` when a signal stopped it: that is
+/// an interruption, not a broken variant.
+fn build_in_place(ablation: &Ablation<'_>, setting: &Setting, key: BuildKey, runs_root: &Path, context: &Context<'_>) -> Result<Option<BuildReport>, RunnerError> {
     let engine = &ablation.sweep.engine;
     let argv = build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir).map_err(|e| RunnerError::Build(e.to_string()))?;
-    let job = BuildJob { variant: setting.variant.clone(), tree: engine.tree.clone(), build_dir: engine.build_dir.clone(), argv, env: base_env.overrides().to_vec(), key };
     let log = runs_root.with_file_name(format!("build-{}.log", setting.slug()));
-    let status = match build::run_build(&job, &log) {
-        Ok(outcome) => BuildStatus::Built { seconds: outcome.seconds },
-        Err(error) => BuildStatus::Failed { error: error.to_string() },
+    for dir in [engine.build_dir.as_path(), log.parent().unwrap_or(runs_root)] {
+        std::fs::create_dir_all(dir).map_err(RunnerError::io(dir))?;
+    }
+    let command = RankCommand { rank: None, argv, env: Vec::new(), log: log.clone() };
+    let limits = Limits { timeout: BUILD_TIMEOUT, grace: engine.grace };
+    let events = (&context.events.sender, &context.events.receiver);
+    let mut recorded = Ok(());
+    let execution = launch::execute_with(&[command], &engine.tree, &context.base_env, limits, events, &mut |group| {
+        recorded = variants::record_build_group(&engine.tree, group.as_raw());
+    });
+    recorded?;
+    variants::clear_build_group(&engine.tree)?;
+    let status = match execution.reason {
+        StopReason::Succeeded => BuildStatus::Built { seconds: execution.duration.as_secs_f64() },
+        StopReason::Interrupted { .. } => return Ok(None),
+        reason => {
+            let tail = build::log_tail(&log).unwrap_or_default();
+            let failure = BuildError::Failed { variant: setting.variant.clone(), status: reason.to_string(), log, tail };
+            BuildStatus::Failed { error: failure.to_string() }
+        }
     };
-    Ok(BuildReport { variant: setting.variant.clone(), key, status })
+    Ok(Some(BuildReport { variant: setting.variant.clone(), key, status }))
 }
 
 /// Opens the CSV and sidecar and starts a session that will run `runs`.

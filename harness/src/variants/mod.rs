@@ -1,6 +1,7 @@
 //! Variants: which ablation subsets exist, how their sources are rendered, and how they are isolated
 //! (a private copy of the engine tree, or in place under a lock and a journal that always restores).
 
+mod build_guard;
 mod context;
 mod copy_isolation;
 mod design;
@@ -13,6 +14,7 @@ mod template_target;
 mod tree_lock;
 mod tree_walk;
 
+pub use build_guard::{clear_build_group, record_build_group, stop_orphaned_build};
 pub use context::variant_context;
 pub use copy_isolation::{materialize_copy, tree_fingerprint};
 pub use design::{design_variants, Design, VariantDef};

@@ -45,6 +45,7 @@ pub fn recover_in_place(tree: &Path) -> Result<Option<Recovery>, VariantError> {
 
 /// With the tree's lock held: restores from the journal if one exists.
 pub(super) fn restore_under_lock(tree: &Path) -> Result<Option<Recovery>, VariantError> {
+    super::build_guard::stop_orphaned_build(tree)?;
     let Some(journal) = Journal::load(tree)? else {
         Journal::discard_leftovers(tree)?;
         return Ok(None);

@@ -1,0 +1,72 @@
+//! The process group of an in-place build, recorded in the tree's state dir so that a recovery after
+//! a SIGKILL of `sweep` can stop that build before restoring: an orphaned compiler writing its object
+//! after the restore would leave an ablated binary that `make` then calls current.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+
+use super::error::VariantError;
+use super::tree_lock::STATE_DIR;
+use crate::atomic_file::write_atomic;
+
+const BUILD_GROUP_FILE: &str = "build.pgid";
+/// How long a killed build group may take to disappear before recovery gives up on it.
+const REAP_WAIT: Duration = Duration::from_secs(10);
+
+fn group_file(tree: &Path) -> PathBuf {
+    tree.join(STATE_DIR).join(BUILD_GROUP_FILE)
+}
+
+/// Records that the build running in process group `pgid` is writing into `tree`.
+pub fn record_build_group(tree: &Path, pgid: i32) -> Result<(), VariantError> {
+    let path = group_file(tree);
+    write_atomic(&path, pgid.to_string().as_bytes(), None).map_err(VariantError::io("write", &path))
+}
+
+/// The build finished (or was stopped and reaped): nothing to stop any more.
+pub fn clear_build_group(tree: &Path) -> Result<(), VariantError> {
+    let path = group_file(tree);
+    match std::fs::remove_file(&path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(VariantError::io("remove", &path)(error)),
+        _ => Ok(()),
+    }
+}
+
+/// Kills a recorded build group left by a dead sweep and waits until none of its processes remain.
+pub fn stop_orphaned_build(tree: &Path) -> Result<(), VariantError> {
+    let path = group_file(tree);
+    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(()) };
+    if let Ok(pgid) = text.trim().parse::<i32>() {
+        let group = Pid::from_raw(pgid);
+        let _ = killpg(group, Signal::SIGKILL);
+        let deadline = Instant::now() + REAP_WAIT;
+        // Recovery runs before any measurement, so a short sleep loop here perturbs nothing.
+        while killpg(group, None) != Err(Errno::ESRCH) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    clear_build_group(tree)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+
+    #[test]
+    fn an_orphaned_build_group_is_killed_before_recovery_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(STATE_DIR)).unwrap();
+        let mut child = std::process::Command::new("sleep").arg("30").process_group(0).spawn().unwrap();
+        record_build_group(dir.path(), child.id() as i32).unwrap();
+        let reaper = std::thread::spawn(move || child.wait().unwrap());
+        stop_orphaned_build(dir.path()).unwrap();
+        assert!(!reaper.join().unwrap().success());
+        assert!(!group_file(dir.path()).exists());
+        stop_orphaned_build(dir.path()).unwrap();
+    }
+}
