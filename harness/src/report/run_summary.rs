@@ -26,7 +26,13 @@ pub fn run_summary_markdown(analysis: &SweepAnalysis, config: &AnalysisConfig, t
         out.push_str(&fit_lines(fit, &names.x, &names.y));
     }
     if let (Some(rule), Some(names)) = (analysis.rows_per_slice, &config.rows_per_slice) {
-        writeln!(out, "Rows-per-slice rule implied by the best settings: double `{}` while {} / slices stays >= {}.\n", names.slices, names.rows, number(rule)).unwrap();
+        let resolved = if analysis.best.iter().any(|group| group.washes().next().is_some()) {
+            " Not resolved by this data: some winners are a wash with a rival, so another rule fits as well."
+        } else {
+            ""
+        };
+        let rule = number(rule);
+        writeln!(out, "Rows-per-slice rule implied by the best settings: double `{}` while {} / slices stays >= {rule}.{resolved}\n", names.slices, names.rows).unwrap();
     }
     if let Some(check) = &analysis.equivalence {
         out.push_str(&equivalence_lines(check, analysis, &columns));

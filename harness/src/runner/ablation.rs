@@ -15,6 +15,7 @@ use super::{base_env, open_results, preflight, result_paths, write_sidecar, Resu
 use crate::build::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
 use crate::launch::{self, BaseEnv, Limits, RankCommand, RunEvents, StopReason};
 use crate::plan::{Plan, PlannedRun, Setting};
+use crate::record::Provenance;
 use crate::spec::{AblationDecl, Isolation, Sweep};
 use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget, VariantDef};
 
@@ -112,24 +113,25 @@ impl<'a> Ablation<'a> {
         VariantSite { name: setting.variant.clone(), tree: engine.tree.clone(), build_dir: engine.build_dir.clone(), hash }
     }
 
-    /// Every declared toolchain's version line, run in the sweep's base environment.
-    fn toolchain_id(&self, env: &BaseEnv) -> String {
-        let toolchain = &self.sweep.engine.toolchain;
-        let line = |argv: &Vec<String>| crate::record::version_line(argv, env.overrides());
-        toolchain.iter().map(|(name, argv)| format!("{name}: {}", line(argv))).collect::<Vec<_>>().join("\n")
-    }
+
 }
 
 /// Where a sweep's variant builds are cached (kept across invocations, so a rerun rebuilds nothing).
+///
+/// Absolute: builds run with the variant's copy as their working directory.
 pub fn cache_root(options: &RunOptions, sweep: &Sweep) -> PathBuf {
-    options.results_dir.join(&sweep.name).join("build-cache")
+    let root = options.results_dir.join(&sweep.name).join("build-cache");
+    std::path::absolute(&root).unwrap_or(root)
 }
 
 /// Runs an ablation end to end in its isolation mode.
 pub fn run_ablation(ablation: &Ablation<'_>, options: &RunOptions, jobs: usize, events: &RunEvents) -> Result<AblationOutcome, RunnerError> {
     let plan = ablation.plan(options)?;
     ablation.check(&plan)?;
-    let context = Context { options, paths: result_paths(ablation.sweep, options), base_env: base_env(ablation.sweep)?, events };
+    let base_env = base_env(ablation.sweep)?;
+    let engine = &ablation.sweep.engine;
+    let provenance = Provenance::gather(&engine.tree, &engine.toolchain, base_env.overrides());
+    let context = Context { options, paths: result_paths(ablation.sweep, options), base_env, provenance, events };
     match ablation.isolation {
         Isolation::Copy => run_copies(ablation, &plan, &context, jobs),
         Isolation::InPlace => run_in_place(ablation, &plan, &context),
@@ -141,7 +143,16 @@ struct Context<'a> {
     options: &'a RunOptions,
     paths: ResultPaths,
     base_env: BaseEnv,
+    /// Host, engine commit and toolchain versions, gathered once: the versions also key the build cache.
+    provenance: Provenance,
     events: &'a RunEvents,
+}
+
+impl Context<'_> {
+    /// Every declared toolchain's version line: a compiler upgrade changes every variant's build key.
+    fn toolchain_id(&self) -> String {
+        self.provenance.toolchain.iter().map(|(name, version)| format!("{name}: {version}")).collect::<Vec<_>>().join("\n")
+    }
 }
 
 /// One build per distinct rendering, keyed by content, so settings that render alike share it.
@@ -151,9 +162,10 @@ struct Builds {
     sites: Vec<VariantSite>,
 }
 
-fn copy_builds(ablation: &Ablation<'_>, plan: &Plan, cache: &BuildCache, base_env: &BaseEnv) -> Result<Builds, RunnerError> {
+fn copy_builds(ablation: &Ablation<'_>, plan: &Plan, cache: &BuildCache, context: &Context<'_>) -> Result<Builds, RunnerError> {
     let engine = &ablation.sweep.engine;
-    let toolchain = ablation.toolchain_id(base_env);
+    let toolchain = context.toolchain_id();
+    let base_env = &context.base_env;
     let fingerprint = variants::tree_fingerprint(&engine.tree, &ablation.decl.exclude)?;
     let mut prepared: HashMap<BuildKey, build::CachedBuild> = HashMap::new();
     let mut builds = Builds { keys: Vec::new(), jobs: Vec::new(), sites: Vec::new() };
@@ -179,7 +191,7 @@ fn run_copies(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>, jobs:
     let sweep = ablation.sweep;
     let options = context.options;
     let cache = BuildCache::new(cache_root(options, sweep));
-    let builds = copy_builds(ablation, plan, &cache, &context.base_env)?;
+    let builds = copy_builds(ablation, plan, &cache, context)?;
     preflight(sweep, plan, &builds.sites)?;
     let started = std::time::Instant::now();
     let progress = Progress::new(0);
@@ -203,7 +215,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     let engine = &sweep.engine;
     let targets: Vec<PathBuf> = ablation.targets.iter().map(|t| t.target.clone()).collect();
     let mut in_place = InPlaceSession::begin(&engine.tree, &targets)?;
-    let toolchain = ablation.toolchain_id(&context.base_env);
+    let toolchain = context.toolchain_id();
     let rendered: Vec<Vec<RenderedFile>> = plan.settings.iter().map(|s| ablation.render(s)).collect::<Result<_, _>>()?;
     let keys: Vec<BuildKey> = rendered.iter().map(|files| BuildKey::new(files, &engine.build, &toolchain, "in-place")).collect();
     let sites: Vec<VariantSite> = plan.settings.iter().zip(&keys).map(|(s, key)| ablation.in_tree_site(s, key.to_string())).collect();
@@ -277,8 +289,8 @@ fn build_in_place(ablation: &Ablation<'_>, setting: &Setting, key: BuildKey, run
 /// Opens the CSV and sidecar and starts a session that will run `runs`.
 fn open_session<'a>(sweep: &'a Sweep, plan: &Plan, context: &Context<'a>, runs: &[PlannedRun]) -> Result<Session<'a>, RunnerError> {
     let paths = &context.paths;
-    let (writer, _) = open_results(sweep, paths, false, &context.base_env)?;
-    write_sidecar(sweep, plan, context.options, paths, &context.base_env)?;
+    let (writer, _) = open_results(sweep, paths, false, context.provenance.clone())?;
+    write_sidecar(sweep, plan, context.options, paths, (&context.base_env, &context.provenance))?;
     Ok(Session {
         sweep,
         writer,

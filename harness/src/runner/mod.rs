@@ -66,10 +66,14 @@ impl ResultPaths {
         }
     }
 
-    /// A new `<results_dir>/<sweep>/<UTC stamp>.csv`.
+    /// A new `<results_dir>/<sweep>/<UTC stamp>.csv`; a second sweep started within the same second
+    /// gets `<stamp>-2.csv` (and so on) instead of failing on the first one's file.
     pub fn fresh(results_dir: &Path, sweep: &str) -> ResultPaths {
         let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace([':', '-'], "");
-        ResultPaths::for_csv(&results_dir.join(sweep).join(format!("{stamp}.csv")))
+        let dir = results_dir.join(sweep);
+        let taken = |name: &str| dir.join(format!("{name}.csv")).exists() || dir.join(name).exists();
+        let name = (1..).map(|n| if n == 1 { stamp.clone() } else { format!("{stamp}-{n}") }).find(|name| !taken(name)).expect("unbounded");
+        ResultPaths::for_csv(&dir.join(format!("{name}.csv")))
     }
 }
 
@@ -119,13 +123,14 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     preflight(sweep, &plan, &sites)?;
     let paths = result_paths(sweep, options);
     let base_env = base_env(sweep)?;
-    let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), &base_env)?;
+    let provenance = Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain, base_env.overrides());
+    let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), provenance.clone())?;
     if options.build {
         build_in_tree(sweep, &paths, &base_env)?;
     }
     let hash = program_hash(sweep, &sites[0]);
     sites.iter_mut().for_each(|site| site.hash.clone_from(&hash));
-    write_sidecar(sweep, &plan, options, &paths, &base_env)?;
+    write_sidecar(sweep, &plan, options, &paths, (&base_env, &provenance))?;
     let todo: Vec<PlannedRun> = plan.runs.iter().filter(|run| !done.contains(&planned_key(&plan, run))).copied().collect();
     let skipped = plan.runs.len() - todo.len();
     let mut session = Session {
@@ -167,9 +172,8 @@ pub fn open_results(
     sweep: &Sweep,
     paths: &ResultPaths,
     resume: bool,
-    base_env: &BaseEnv,
+    provenance: Provenance,
 ) -> Result<(ResultWriter, BTreeSet<RunKey>), RunnerError> {
-    let provenance = Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain, base_env.overrides());
     if resume {
         let done = ResultTable::read(&paths.csv)?.recorded_runs();
         Ok((ResultWriter::append(&paths.csv, columns(sweep), provenance)?, done))
@@ -233,7 +237,13 @@ fn recorded_seed(sidecar: &Path) -> Option<u64> {
 }
 
 /// The sidecar: resolved declaration and engine, command line, run environment, seed, versions.
-pub fn write_sidecar(sweep: &Sweep, plan: &Plan, options: &RunOptions, paths: &ResultPaths, base_env: &BaseEnv) -> Result<(), RunnerError> {
+pub fn write_sidecar(
+    sweep: &Sweep,
+    plan: &Plan,
+    options: &RunOptions,
+    paths: &ResultPaths,
+    (base_env, provenance): (&BaseEnv, &Provenance),
+) -> Result<(), RunnerError> {
     let environment = match base_env {
         BaseEnv::Inherit => serde_json::Value::String("inherited".into()),
         BaseEnv::Exactly(vars) => vars.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect(),
@@ -247,7 +257,7 @@ pub fn write_sidecar(sweep: &Sweep, plan: &Plan, options: &RunOptions, paths: &R
         "reps": plan.reps,
         "settings": plan.settings.iter().map(|s| s.label()).collect::<Vec<_>>(),
         "base_environment": environment,
-        "provenance": Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain, base_env.overrides()),
+        "provenance": provenance,
         "sweep_version": env!("CARGO_PKG_VERSION"),
     });
     crate::record::write_sidecar(&paths.sidecar, &sidecar)?;
