@@ -223,3 +223,24 @@ fn dry_run_prints_every_rank_command_and_writes_nothing() {
     assert!(text.contains("rank 1: ") && text.contains("rank_fixture.sh 1 ok marker-dry 2"), "{text}");
     assert!(!workspace.path().join("results").exists());
 }
+
+#[test]
+fn ctrl_c_during_the_build_is_an_interruption_and_stops_the_build() {
+    let workspace = fixture_workspace("20s");
+    let profile = workspace.path().join("sweeps/engines/fixture.toml");
+    let text = std::fs::read_to_string(&profile).unwrap();
+    std::fs::write(&profile, text.replacen("launcher =", "build = [\"sleep\", \"31.5\"]\nlauncher =", 1)).unwrap();
+    let spec = fixture_sweep(&workspace, r#"["ok"]"#, 1, "marker-build-int");
+    let child = Command::new(common::sweep_bin()).args(["run", &spec]).current_dir(workspace.path()).stderr(Stdio::piped()).spawn().unwrap();
+    let started = std::time::Instant::now();
+    while leftover_processes("sleep 31.5").is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(30), "the build never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(started.elapsed() < Duration::from_secs(20), "sweep waited for the build to finish");
+    assert_eq!(leftover_processes("sleep 31.5"), "", "the build outlived the sweep");
+    assert!(csv_rows(&workspace.result_csv("fixture")).is_empty());
+}

@@ -93,7 +93,8 @@ pub fn execute_with(
                 groups.push(Some(pid));
             }
             Err(error) => {
-                let reason = StopReason::SpawnFailed { program: command.argv[0].clone(), error: error.to_string() };
+                let program = command.argv.first().cloned().unwrap_or_default();
+                let reason = StopReason::SpawnFailed { program, error: error.to_string() };
                 let mut run = RunningGroups { groups, rank_of: rank_of(commands), events };
                 run.terminate(limits.grace);
                 return Execution { reason, started, duration: clock.elapsed() };
@@ -111,9 +112,12 @@ fn rank_of(commands: &[RankCommand]) -> Vec<Option<u32>> {
 
 /// Starts one process as the leader of a new process group, with a thread that reports its exit.
 fn spawn(command: &RankCommand, cwd: &Path, base_env: &BaseEnv, index: usize, sender: &Sender<Event>) -> std::io::Result<Pid> {
+    let Some((program, args)) = command.argv.split_first() else {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command"));
+    };
     let log = File::create(&command.log)?;
-    let mut process = Command::new(&command.argv[0]);
-    process.args(&command.argv[1..]).current_dir(cwd).stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log);
+    let mut process = Command::new(program);
+    process.args(args).current_dir(cwd).stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log);
     if let BaseEnv::Exactly(vars) = base_env {
         process.env_clear().envs(vars.iter().map(|(k, v)| (k, v)));
     }

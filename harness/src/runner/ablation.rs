@@ -5,15 +5,15 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use super::prepared_run::VariantSite;
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::session::{Session, Tally};
 use super::{base_env, open_results, preflight, result_paths, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
-use crate::build::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
-use crate::launch::{self, BaseEnv, Limits, RankCommand, RunEvents, StopReason};
+use super::engine_build::{build_engine_tree, BuildEnd};
+use crate::build::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatus};
+use crate::launch::{BaseEnv, RunEvents};
 use crate::plan::{Plan, PlannedRun, Setting};
 use crate::record::Provenance;
 use crate::spec::{AblationDecl, Isolation, Sweep};
@@ -252,36 +252,22 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     Ok(AblationOutcome { runs, builds: reports, build_seconds })
 }
 
-/// Longest an in-place build may take before it is stopped like a hung run.
-const BUILD_TIMEOUT: Duration = Duration::from_secs(6 * 3600);
-
-/// Builds the rendered real tree with the profile's command, in its own process group recorded in
-/// the tree's state dir, and stoppable by Ctrl-C like a run. `None` when a signal stopped it: that is
-/// an interruption, not a broken variant.
+/// Builds the rendered real tree, its process group recorded in the tree's state dir so a recovery
+/// after a SIGKILL of sweep can stop it. `None` when a signal stopped it: an interruption, not a
+/// broken variant.
 fn build_in_place(ablation: &Ablation<'_>, setting: &Setting, key: BuildKey, runs_root: &Path, context: &Context<'_>) -> Result<Option<BuildReport>, RunnerError> {
     let engine = &ablation.sweep.engine;
-    let argv = build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir).map_err(|e| RunnerError::Build(e.to_string()))?;
     let log = runs_root.with_file_name(format!("build-{}.log", setting.slug()));
-    for dir in [engine.build_dir.as_path(), log.parent().unwrap_or(runs_root)] {
-        std::fs::create_dir_all(dir).map_err(RunnerError::io(dir))?;
-    }
-    let command = RankCommand { rank: None, argv, env: Vec::new(), log: log.clone() };
-    let limits = Limits { timeout: BUILD_TIMEOUT, grace: engine.grace };
-    let events = (&context.events.sender, &context.events.receiver);
     let mut recorded = Ok(());
-    let execution = launch::execute_with(&[command], &engine.tree, &context.base_env, limits, events, &mut |group| {
+    let end = build_engine_tree(engine, &setting.variant, &log, (&context.base_env, context.events), &mut |group| {
         recorded = variants::record_build_group(&engine.tree, group.as_raw());
-    });
+    })?;
     recorded?;
     variants::clear_build_group(&engine.tree)?;
-    let status = match execution.reason {
-        StopReason::Succeeded => BuildStatus::Built { seconds: execution.duration.as_secs_f64() },
-        StopReason::Interrupted { .. } => return Ok(None),
-        reason => {
-            let tail = build::log_tail(&log).unwrap_or_default();
-            let failure = BuildError::Failed { variant: setting.variant.clone(), status: reason.to_string(), log, tail };
-            BuildStatus::Failed { error: failure.to_string() }
-        }
+    let status = match end {
+        BuildEnd::Built { seconds } => BuildStatus::Built { seconds },
+        BuildEnd::Failed(error) => BuildStatus::Failed { error },
+        BuildEnd::Interrupted => return Ok(None),
     };
     Ok(Some(BuildReport { variant: setting.variant.clone(), key, status }))
 }

@@ -3,6 +3,7 @@
 
 mod ablation;
 mod dry_run;
+mod engine_build;
 mod prepared_run;
 mod progress;
 mod runner_error;
@@ -22,7 +23,7 @@ pub use session::{run_dir_name, EarlyStop, Session, Tally};
 pub use setup_env::capture_setup_env;
 
 use crate::launch::{BaseEnv, RunEvents};
-use crate::plan::{Plan, PlanOptions, PlannedRun};
+use crate::plan::{Plan, PlanOptions, PlannedRun, DEFAULT_VARIANT};
 use crate::record::{run_key, Columns, Provenance, ResultTable, ResultWriter, RunKey};
 use crate::spec::Sweep;
 
@@ -93,9 +94,9 @@ pub fn plan_sweep(sweep: &Sweep, options: &RunOptions) -> Result<(Plan, Vec<Vari
     if let Some(resume) = &options.resume {
         plan_options.seed = plan_options.seed.or_else(|| recorded_seed(&ResultPaths::for_csv(resume).sidecar));
     }
-    let plan = Plan::new(sweep, &[crate::plan::DEFAULT_VARIANT.to_string()], &plan_options)?;
+    let plan = Plan::new(sweep, &[DEFAULT_VARIANT.to_string()], &plan_options)?;
     let site = VariantSite {
-        name: crate::plan::DEFAULT_VARIANT.to_string(),
+        name: DEFAULT_VARIANT.to_string(),
         tree: sweep.engine.tree.clone(),
         build_dir: sweep.engine.build_dir.clone(),
         hash: String::new(),
@@ -125,8 +126,17 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     let base_env = base_env(sweep)?;
     let provenance = Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain, base_env.overrides());
     let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), provenance.clone())?;
-    if options.build {
-        build_in_tree(sweep, &paths, &base_env)?;
+    if options.build && !sweep.engine.build.is_empty() {
+        let log = paths.logs.join("build.log");
+        eprintln!("building {} (log {})", sweep.engine.tree.display(), log.display());
+        match engine_build::build_engine_tree(&sweep.engine, DEFAULT_VARIANT, &log, (&base_env, events), &mut |_| {})? {
+            engine_build::BuildEnd::Built { .. } => {}
+            engine_build::BuildEnd::Failed(error) => return Err(RunnerError::Build(error)),
+            engine_build::BuildEnd::Interrupted => {
+                let stopped = events.signals.received().map(|signal| EarlyStop::Interrupted { signal });
+                return Ok(SweepOutcome { paths, tally: Tally::default(), stopped, skipped: 0 });
+            }
+        }
     }
     let hash = program_hash(sweep, &sites[0]);
     sites.iter_mut().for_each(|site| site.hash.clone_from(&hash));
@@ -199,27 +209,6 @@ pub fn base_env(sweep: &Sweep) -> Result<BaseEnv, RunnerError> {
         Some(script) => Ok(BaseEnv::Exactly(capture_setup_env(script, &sweep.engine.tree)?)),
         None => Ok(BaseEnv::Inherit),
     }
-}
-
-/// Runs the profile's build command in the engine's own tree, logging to `<logs>/build.log`.
-fn build_in_tree(sweep: &Sweep, paths: &ResultPaths, base_env: &BaseEnv) -> Result<(), RunnerError> {
-    let engine = &sweep.engine;
-    if engine.build.is_empty() {
-        return Ok(());
-    }
-    let argv = crate::build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir)
-        .map_err(|error| RunnerError::Build(error.to_string()))?;
-    let job = crate::build::BuildJob {
-        variant: crate::plan::DEFAULT_VARIANT.to_string(),
-        tree: engine.tree.clone(),
-        build_dir: engine.build_dir.clone(),
-        key: crate::build::BuildKey::new(&[], &argv, "", ""),
-        argv,
-        env: base_env.overrides().to_vec(),
-    };
-    eprintln!("building: {}", job.argv.join(" "));
-    crate::build::run_build(&job, &paths.logs.join("build.log")).map_err(|error| RunnerError::Build(error.to_string()))?;
-    Ok(())
 }
 
 /// A short content hash of the engine binary, so rows say exactly which build produced them.
