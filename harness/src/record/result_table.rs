@@ -26,6 +26,10 @@ impl ResultTable {
         let mut observations = Vec::new();
         for record in reader.records() {
             let record = record.map_err(|error| csv_error(path, error))?;
+            // Shards of one sweep merge by concatenation (`cat a.csv b.csv`): later headers are not runs.
+            if record.iter().eq(header.iter().map(String::as_str)) {
+                continue;
+            }
             let line = record.position().map_or(0, |p| p.line());
             let row: BTreeMap<&str, &str> = header.iter().map(String::as_str).zip(record.iter()).collect();
             observations.push(observation(&row, &columns).map_err(|reason| RecordError::BadRow { path: path.to_path_buf(), line, reason })?);
@@ -122,6 +126,22 @@ mod tests {
         assert!(second.metrics.is_empty());
         assert_eq!(second.error, "rank 1 exited with code 3, see log line two");
         assert_eq!(table.recorded_runs().len(), 2);
+    }
+
+    #[test]
+    fn shards_concatenated_with_their_headers_read_as_one_sweep() {
+        let dir = tempfile::tempdir().unwrap();
+        let metrics: BTreeMap<String, f64> = [("tps".to_string(), 1.0), ("wall".to_string(), 2.0)].into();
+        let mut shards = String::new();
+        for (shard, rep) in [(1, 1), (2, 2)] {
+            let path = dir.path().join(format!("shard{shard}.csv"));
+            ResultWriter::create(&path, columns(), Provenance::default()).unwrap().write(&row(&metrics, rep, "ok", "")).unwrap();
+            shards.push_str(&std::fs::read_to_string(&path).unwrap());
+        }
+        let merged = dir.path().join("merged.csv");
+        std::fs::write(&merged, shards).unwrap();
+        let table = ResultTable::read(&merged).unwrap();
+        assert_eq!(table.observations.iter().map(|o| o.rep).collect::<Vec<_>>(), [1, 2]);
     }
 
     #[test]
