@@ -4,10 +4,12 @@ mod ablation;
 mod comparison;
 mod markdown_table;
 mod number_format;
+mod plot;
 mod run_summary;
 mod setting_columns;
 
 pub use ablation::ablation_markdown;
 pub use comparison::compare_markdown;
 pub use markdown_table::MarkdownTable;
+pub use plot::{ablation_plot_svg, sweep_plot_svg};
 pub use run_summary::run_summary_markdown;

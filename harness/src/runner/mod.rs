@@ -43,12 +43,15 @@ pub struct RunOptions {
     pub command_line: Vec<String>,
 }
 
-/// Where a sweep's files go: `<stem>.csv`, `<stem>.json`, `<stem>.summary.md`, `<stem>/runs/...`.
+/// Where a sweep's files go: `<stem>.csv`, `<stem>.json`, `<stem>.summary.md`, `<stem>.svg`,
+/// `<stem>/runs/...`.
 #[derive(Debug, Clone)]
 pub struct ResultPaths {
     pub csv: PathBuf,
     pub sidecar: PathBuf,
     pub summary: PathBuf,
+    /// The SVG plot beside the summary (written when the analysis has something to plot).
+    pub plot: PathBuf,
     /// Run directories and build logs.
     pub logs: PathBuf,
 }
@@ -62,6 +65,7 @@ impl ResultPaths {
         ResultPaths {
             sidecar: csv.with_extension("json"),
             summary: PathBuf::from(format!("{}.summary.md", stem.display())),
+            plot: PathBuf::from(format!("{}.svg", stem.display())),
             logs: stem,
             csv,
         }

@@ -51,7 +51,11 @@ fn run_options(args: &RunArgs) -> anyhow::Result<RunOptions> {
 /// Says where everything is and picks the exit code: 130 interrupted, 1 if a run failed.
 pub fn finish_message(outcome: &SweepOutcome) -> u8 {
     let paths = &outcome.paths;
-    eprintln!("results: {}  (sidecar {}, summary {}, logs {})", paths.csv.display(), paths.sidecar.display(), paths.summary.display(), paths.logs.display());
+    eprintln!("results: {}", paths.csv.display());
+    eprintln!("  summary {}, sidecar {}, logs {}", paths.summary.display(), paths.sidecar.display(), paths.logs.display());
+    if paths.plot.is_file() {
+        eprintln!("  plot {}", paths.plot.display());
+    }
     match outcome.stopped {
         Some(EarlyStop::Interrupted { signal }) => {
             eprintln!("interrupted by signal {signal}: {} finished runs are kept; `--resume {}` completes the sweep", outcome.tally.recorded, paths.csv.display());

@@ -22,6 +22,9 @@ pub fn write_run_summary(paths: &ResultPaths, config: &AnalysisConfig, title: &s
     let analysis = analyse::analyse_sweep(&table.observations, config);
     let text = report::run_summary_markdown(&analysis, config, title);
     save(&paths.summary, &text)?;
+    if let Some(svg) = report::sweep_plot_svg(&analysis, config) {
+        save(&paths.plot, &svg)?;
+    }
     Ok(text)
 }
 
@@ -39,6 +42,9 @@ pub fn write_ablation_summary(
     let analysis = analyse::analyse_ablation(&table.observations, &ablation.groups, &metrics, ablation.tolerance);
     let text = report::ablation_markdown(&analysis, title);
     save(&paths.summary, &text)?;
+    if let Some(svg) = report::ablation_plot_svg(&analysis) {
+        save(&paths.plot, &svg)?;
+    }
     Ok((text, analysis))
 }
 
