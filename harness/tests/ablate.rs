@@ -155,11 +155,11 @@ impl Setup {
     }
 }
 
-/// The paths `finish_message` prints: `results: CSV  (sidecar S, summary M, logs L)`.
+/// The paths `finish_message` prints: `results: CSV` then `  summary M, sidecar S, logs L`.
 fn result_paths(err: &str) -> (PathBuf, PathBuf) {
-    let line = err.lines().find(|l| l.starts_with("results: ")).unwrap_or_else(|| panic!("no results line in:\n{err}"));
-    let csv = line["results: ".len()..].split("  (").next().unwrap();
-    let summary = line.split("summary ").nth(1).unwrap().split(", logs").next().unwrap();
+    let line = |prefix: &str| err.lines().find_map(|l| l.strip_prefix(prefix)).unwrap_or_else(|| panic!("no `{prefix}` line in:\n{err}"));
+    let csv = line("results: ");
+    let summary = line("  summary ").split(", sidecar").next().unwrap();
     (PathBuf::from(csv), PathBuf::from(summary))
 }
 
