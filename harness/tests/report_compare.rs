@@ -7,13 +7,18 @@ use std::path::PathBuf;
 
 use common::{stderr, stdout, sweep, Workspace};
 
-/// Runs a 2-setting, 4-rep fixture sweep whose value is `value_template` (over `rep`) and returns its CSV.
+/// Runs a 2-setting, 4-rep fixture sweep whose value is `value_template` (over `rep`) and returns its CSV;
+/// the profile's `fixture` toolchain reports version `1`.
 fn fixture_result(workspace: &Workspace, name: &str, value_template: &str) -> PathBuf {
+    fixture_result_with(workspace, name, value_template, "1")
+}
+
+fn fixture_result_with(workspace: &Workspace, name: &str, value_template: &str, version: &str) -> PathBuf {
     let fixture = common::repo_root().join("harness/tests/fixtures");
     workspace.write(
         "sweeps/engines/fixture.toml",
         &format!(
-            "tree = \"{}\"\nprogram = \"{{{{tree}}}}/rank_fixture.sh\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\n[result]\nprefix = \"fixture_result\"\n",
+            "tree = \"{}\"\nprogram = \"{{{{tree}}}}/rank_fixture.sh\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\n[result]\nprefix = \"fixture_result\"\n[toolchain]\nfixture = [\"echo\", \"fixture-toolkit {version}\"]\n",
             fixture.display()
         ),
     );
@@ -51,8 +56,9 @@ fn compare_flags_a_significant_regression_with_exit_1_and_an_improvement_with_ex
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert!(stdout(&output).contains("| REGRESSED |"), "{}", stdout(&output));
     assert!(stderr(&output).contains("significant regression of `value`"), "{}", stderr(&output));
-    let output = sweep(workspace.path(), &["compare", worse.to_str().unwrap(), base.to_str().unwrap()]);
+    let output = sweep(workspace.path(), &["compare", worse.to_str().unwrap(), base.to_str().unwrap(), "--labels", "CANN 8,CANN 9"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("A = CANN 8, B = CANN 9."), "{}", stdout(&output));
 }
 
 #[test]
@@ -66,4 +72,14 @@ fn compare_refuses_an_unknown_metric_and_a_file_that_is_not_a_result() {
     let output = sweep(workspace.path(), &["compare", a.to_str().unwrap(), bogus.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("not a sweep result CSV: no `variant` column"), "{}", stderr(&output));
+}
+
+#[test]
+fn compare_labels_its_columns_with_the_toolchain_version_that_differs() {
+    let workspace = Workspace::new();
+    let old = fixture_result_with(&workspace, "old", "{{rep}}", "8.0");
+    let new = fixture_result_with(&workspace, "new", "{{rep}}", "9.0");
+    let output = sweep(workspace.path(), &["compare", old.to_str().unwrap(), new.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("A = fixture: fixture-toolkit 8.0, B = fixture: fixture-toolkit 9.0."), "{}", stdout(&output));
 }

@@ -115,6 +115,9 @@ pub struct CompareArgs {
     /// Significance level of the Welch test.
     #[arg(long, default_value_t = 0.05)]
     pub alpha: f64,
+    /// Column labels `A,B` (default: the toolchain version that differs between the two, else file names).
+    #[arg(long, value_name = "A,B")]
+    pub labels: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -1,9 +1,12 @@
 //! `sweep compare A.csv B.csv`: the same sweep under two versions, judged setting by setting.
 
+use std::collections::BTreeMap;
+use std::path::Path;
+
 use sweep::analyse::Direction;
 use sweep::compare::{self, CompareConfig};
 use sweep::exit_code;
-use sweep::record::ResultTable;
+use sweep::record::{read_sidecar, ResultTable};
 use sweep::report;
 use sweep::runner::ResultPaths;
 
@@ -22,7 +25,8 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<u8> {
     }
     let comparison = compare::compare(&a.observations, &b.observations, &config);
     let title = format!("{} vs {}", args.a.display(), args.b.display());
-    print!("{}", report::compare_markdown(&comparison, &label(&args.a), &label(&args.b), &title));
+    let (label_a, label_b) = labels(&args);
+    print!("{}", report::compare_markdown(&comparison, &label_a, &label_b, &title));
     if comparison.has_significant_regression() {
         eprintln!("significant regression of `{}` beyond {:.1}% (alpha {})", config.metric, config.threshold * 100.0, config.alpha);
         return Ok(exit_code::CHECK_FAILED as u8);
@@ -51,7 +55,22 @@ fn compare_config(args: &CompareArgs) -> anyhow::Result<CompareConfig> {
     Ok(CompareConfig { metric, direction, threshold: args.threshold, alpha: args.alpha })
 }
 
-/// A short column label: the file stem (e.g. `cann8`).
-fn label(path: &std::path::Path) -> String {
+/// Column labels: `--labels`, else the first toolchain whose recorded version differs between the
+/// two sidecars (the usual reason to compare, e.g. `cann: 8.0.0` vs `cann: 9.0.0`), else file stems.
+fn labels(args: &CompareArgs) -> (String, String) {
+    if let Some((a, b)) = args.labels.as_deref().and_then(|labels| labels.split_once(',')) {
+        return (a.to_string(), b.to_string());
+    }
+    let toolchain = |csv: &Path| {
+        let sidecar = read_sidecar(&ResultPaths::for_csv(csv).sidecar).ok()?;
+        serde_json::from_value::<BTreeMap<String, String>>(sidecar["provenance"]["toolchain"].clone()).ok()
+    };
+    let differing = toolchain(&args.a).zip(toolchain(&args.b)).and_then(|(a, b)| {
+        a.iter().find_map(|(name, version)| b.get(name).filter(|other| *other != version).map(|other| (format!("{name}: {version}"), format!("{name}: {other}"))))
+    });
+    differing.unwrap_or_else(|| (stem(&args.a), stem(&args.b)))
+}
+
+fn stem(path: &Path) -> String {
     path.file_stem().map_or_else(|| path.display().to_string(), |stem| stem.to_string_lossy().into_owned())
 }
