@@ -150,6 +150,8 @@ fn fail_fast_stops_at_the_first_failed_run() {
 }
 
 /// Starts `sweep run` in the background and returns once `rows` rows are in its CSV.
+// The child is handed to the caller, who signals and waits for it; clippy cannot see that.
+#[allow(clippy::zombie_processes)]
 fn spawn_until_rows(workspace: &Workspace, spec: &str, rows: usize) -> std::process::Child {
     let mut child = Command::new(common::sweep_bin())
         .args(["run", spec])
