@@ -25,11 +25,15 @@ pub fn render(template: &str, context: &impl Serialize) -> Result<String, Templa
     })
 }
 
-/// Checks that `template` parses, without rendering it.
+/// Checks that `template` parses, without rendering it; the error says what and where, on one line.
 pub fn check_syntax(template: &str) -> Result<(), TemplateError> {
-    handlebars::Template::compile(template)
-        .map(|_| ())
-        .map_err(|error| TemplateError(one_line(&error.to_string())))
+    let Err(error) = handlebars::Template::compile(template) else { return Ok(()) };
+    let reason = match error.reason() {
+        handlebars::TemplateErrorReason::InvalidSyntax(_) => "invalid handlebars syntax".to_string(),
+        other => other.to_string(),
+    };
+    let at = error.pos().map_or(String::new(), |(line, column)| format!(" at line {line}, column {column}"));
+    Err(TemplateError(format!("{reason}{at}")))
 }
 
 /// Handlebars errors span several lines (with a source excerpt); the CLI wants one sentence.

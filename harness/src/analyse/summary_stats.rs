@@ -37,11 +37,6 @@ impl SummaryStats {
         Some(SummaryStats { n, mean, median: median(values), stdev, min, max, ci95, rel_spread: (max - min) / mean })
     }
 
-    /// Standard error of the mean, s / √n.
-    pub fn std_error(&self) -> f64 {
-        self.stdev / (self.n as f64).sqrt()
-    }
-
     /// The noise two means are compared against: the root sum of squares of their 95% half-widths,
     /// √(h₁² + h₂²) (independent errors add in quadrature). A missing half-width (one rep) counts as
     /// zero, so single-rep settings are judged by the drift bound alone.

@@ -10,6 +10,6 @@ mod sidecar;
 pub use columns::Columns;
 pub use provenance::{version_line, Provenance};
 pub use record_error::RecordError;
-pub use result_table::{run_key, ResultTable, RunKey};
+pub use result_table::{ResultTable, RunKey};
 pub use result_writer::{ResultWriter, RunRow};
 pub use sidecar::{read_sidecar, write_sidecar};

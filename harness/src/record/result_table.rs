@@ -44,7 +44,7 @@ impl ResultTable {
 }
 
 /// The resume key of an observation read from a CSV.
-pub fn run_key(observation: &Observation) -> RunKey {
+fn run_key(observation: &Observation) -> RunKey {
     let params = observation.setting.iter().filter(|(name, _)| name != "variant").map(|(_, v)| v.clone()).collect();
     let variant = observation.setting_value("variant").unwrap_or_default().to_string();
     (params, variant, observation.rep, observation.warmup)

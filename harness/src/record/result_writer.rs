@@ -58,10 +58,6 @@ impl ResultWriter {
         Ok(ResultWriter { path: path.to_path_buf(), columns, provenance, csv })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     pub fn write(&mut self, row: &RunRow<'_>) -> Result<(), RecordError> {
         let mut record: Vec<String> = row.param_values.clone();
         record.extend([

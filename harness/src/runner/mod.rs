@@ -24,7 +24,7 @@ pub use setup_env::capture_setup_env;
 
 use crate::launch::{BaseEnv, RunEvents};
 use crate::plan::{Plan, PlanOptions, PlannedRun, DEFAULT_VARIANT};
-use crate::record::{run_key, Columns, Provenance, ResultTable, ResultWriter, RunKey};
+use crate::record::{Columns, Provenance, ResultTable, ResultWriter, RunKey};
 use crate::spec::Sweep;
 
 /// How `sweep run` was asked to run, already checked.
@@ -202,10 +202,6 @@ pub fn planned_key(plan: &Plan, run: &PlannedRun) -> RunKey {
     (setting.value_texts(), setting.variant.clone(), run.rep, run.warmup)
 }
 
-/// Re-keys an observation read back, for callers comparing against `planned_key`.
-pub fn observed_key(observation: &crate::analyse::Observation) -> RunKey {
-    run_key(observation)
-}
 
 /// The environment ranks start from: captured from the setup script, or inherited.
 pub fn base_env(sweep: &Sweep) -> Result<BaseEnv, RunnerError> {

@@ -34,13 +34,3 @@ pub enum SpecError {
     #[error("{location}: {message}")]
     Invalid { location: Location, message: String },
 }
-
-impl SpecError {
-    /// The location of an `Invalid` error, for tests and callers that re-point it.
-    pub fn location(&self) -> Option<&Location> {
-        match self {
-            SpecError::Invalid { location, .. } => Some(location),
-            SpecError::Unreadable { .. } => None,
-        }
-    }
-}

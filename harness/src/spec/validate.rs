@@ -275,13 +275,7 @@ pub fn profile_metrics(source: &SourceFile, metrics: &MetricsDecl, profile_prefi
 
 /// Compiles a template; handlebars' own message is a multi-line excerpt listing every token it wanted.
 fn template_syntax(source: &SourceFile, key: &str, text: &str) -> Result<(), SpecError> {
-    let Err(error) = handlebars::Template::compile(text) else { return Ok(()) };
-    let reason = match error.reason() {
-        handlebars::TemplateErrorReason::InvalidSyntax(_) => "invalid handlebars syntax".to_string(),
-        other => other.to_string(),
-    };
-    let at = error.pos().map_or(String::new(), |(line, column)| format!(" at line {line}, column {column}"));
-    Err(source.error_at(key, format!("bad template `{text}`: {reason}{at}")))
+    crate::template::check_syntax(text).map_err(|error| source.error_at(key, format!("bad template `{text}`: {error}")))
 }
 
 /// `[run]` templates may name params, `inputs.<name>` and the harness's names, and `rank` only under the

@@ -70,11 +70,6 @@ impl InPlaceSession {
             }
         }
     }
-
-    /// The canonical engine tree this session edits.
-    pub fn tree(&self) -> &Path {
-        &self.tree
-    }
 }
 
 impl Drop for InPlaceSession {
