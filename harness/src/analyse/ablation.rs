@@ -79,6 +79,11 @@ pub enum AdditivityVerdict {
 }
 
 impl Additivity {
+    /// A delta as a fraction of the baseline mean.
+    pub fn relative(&self, delta: f64) -> f64 {
+        delta / self.baseline_mean
+    }
+
     /// The interaction as a fraction of the all-groups delta.
     pub fn relative_interaction(&self) -> f64 {
         self.interaction.estimate / self.all.estimate.abs()
