@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::prepared_run::VariantSite;
 use super::progress::Progress;
 use super::runner_error::RunnerError;
-use super::session::{Session, Tally};
+use super::session::Session;
 use super::{base_env, open_results, preflight, result_paths, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
 use super::engine_build::{build_engine_tree, BuildEnd};
 use crate::build::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatus};
@@ -277,17 +277,7 @@ fn open_session<'a>(sweep: &'a Sweep, plan: &Plan, context: &Context<'a>, runs: 
     let paths = &context.paths;
     let (writer, _) = open_results(sweep, paths, false, context.provenance.clone())?;
     write_sidecar(sweep, plan, context.options, paths, (&context.base_env, &context.provenance))?;
-    Ok(Session {
-        sweep,
-        writer,
-        runs_root: paths.logs.join("runs"),
-        base_env: context.base_env.clone(),
-        events: context.events,
-        progress: Progress::new(runs.len()),
-        fail_fast: context.options.fail_fast,
-        tally: Tally::default(),
-        stopped: None,
-    })
+    Ok(Session::new(sweep, writer, paths, (context.base_env.clone(), context.events), runs.len(), context.options.fail_fast))
 }
 
 fn build_line(report: &BuildReport) -> String {

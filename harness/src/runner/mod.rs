@@ -147,17 +147,7 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     write_sidecar(sweep, &plan, options, &paths, (&base_env, &provenance))?;
     let todo: Vec<PlannedRun> = plan.runs.iter().filter(|run| !done.contains(&planned_key(&plan, run))).copied().collect();
     let skipped = plan.runs.len() - todo.len();
-    let mut session = Session {
-        sweep,
-        writer,
-        runs_root: paths.logs.join("runs"),
-        base_env,
-        events,
-        progress: Progress::new(todo.len()),
-        fail_fast: options.fail_fast,
-        tally: Tally::default(),
-        stopped: None,
-    };
+    let mut session = Session::new(sweep, writer, &paths, (base_env, events), todo.len(), options.fail_fast);
     if skipped > 0 {
         session.progress.note(&format!("resuming {}: {skipped} runs already recorded, {} to go", paths.csv.display(), todo.len()));
     }

@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
 use super::progress::Progress;
 use super::runner_error::RunnerError;
+use super::ResultPaths;
 use crate::extract::{self, RunLogs};
 use crate::launch::{self, BaseEnv, Execution, Limits, RunEvents, StopReason};
-use crate::plan::{Plan, PlannedRun};
+use crate::plan::{Plan, PlannedRun, Setting};
 use crate::record::{ResultWriter, RunRow};
 use crate::spec::Sweep;
 
@@ -43,7 +44,29 @@ pub struct Session<'a> {
     pub stopped: Option<EarlyStop>,
 }
 
-impl Session<'_> {
+impl<'a> Session<'a> {
+    /// A session that will record `runs` runs into `writer`, with run directories under `<logs>/runs`.
+    pub fn new(
+        sweep: &'a Sweep,
+        writer: ResultWriter,
+        paths: &ResultPaths,
+        (base_env, events): (BaseEnv, &'a RunEvents),
+        runs: usize,
+        fail_fast: bool,
+    ) -> Session<'a> {
+        Session {
+            sweep,
+            writer,
+            runs_root: paths.logs.join("runs"),
+            base_env,
+            events,
+            progress: Progress::new(runs),
+            fail_fast,
+            tally: Tally::default(),
+            stopped: None,
+        }
+    }
+
     /// Runs `runs` of `plan`, each on its setting's build (`sites[setting]`); stops early on a signal or
     /// `--fail-fast`.
     pub fn run_all(&mut self, plan: &Plan, runs: &[PlannedRun], sites: &[VariantSite]) -> Result<(), RunnerError> {
@@ -74,14 +97,7 @@ impl Session<'_> {
             self.progress.note(&format!("interrupted during run {} ({}); it is not recorded", run.order, setting.label()));
             return Ok(());
         }
-        let (metrics, error) = match execution.reason {
-            StopReason::Succeeded => match self.extract(&prepared, setting) {
-                Ok(metrics) => (metrics, String::new()),
-                Err(error) => (BTreeMap::new(), error.to_string()),
-            },
-            ref reason => (BTreeMap::new(), format!("{reason}; logs in {}", run_dir.display())),
-        };
-        let status = if error.is_empty() { "ok" } else if execution.reason.status() == "ok" { "failed" } else { execution.reason.status() };
+        let (metrics, status, error) = self.outcome(&execution, &prepared, setting);
         self.writer.write(&RunRow {
             param_values: setting.value_texts(),
             variant: &variant.name,
@@ -97,9 +113,8 @@ impl Session<'_> {
             log_dir: &run_dir,
         })?;
         self.tally.recorded += 1;
-        let label = format!("{}{} rep {}{}", setting.label(), if setting.label().is_empty() { "" } else { "," }, run.rep, if run.warmup { " (warmup)" } else { "" });
         let detail = if error.is_empty() { primary_detail(&self.sweep.analysis.primary, &metrics) } else { format!(": {error}") };
-        self.progress.finished(&label, status, execution.duration, &detail);
+        self.progress.finished(&progress_label(setting, run), status, execution.duration, &detail);
         if status != "ok" {
             self.tally.failed += 1;
             if self.fail_fast {
@@ -107,6 +122,18 @@ impl Session<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The metrics, status and error of a finished run: a run that exited cleanly can still fail on
+    /// a missing metric or a check; one that did not records why, and where its logs are.
+    fn outcome(&self, execution: &Execution, prepared: &PreparedRun, setting: &Setting) -> (BTreeMap<String, f64>, &'static str, String) {
+        match &execution.reason {
+            StopReason::Succeeded => match self.extract(prepared, setting) {
+                Ok(metrics) => (metrics, "ok", String::new()),
+                Err(error) => (BTreeMap::new(), "failed", error.to_string()),
+            },
+            reason => (BTreeMap::new(), reason.status(), format!("{reason}; logs in {}", prepared.run_dir.display())),
+        }
     }
 
     /// Pre-run commands, then the ranks, all under the run's timeout.
@@ -123,7 +150,7 @@ impl Session<'_> {
         launch::execute(&prepared.commands, &prepared.run_dir, &self.base_env, limits, &events.sender, &events.receiver)
     }
 
-    fn extract(&self, prepared: &PreparedRun, setting: &crate::plan::Setting) -> Result<BTreeMap<String, f64>, extract::ExtractError> {
+    fn extract(&self, prepared: &PreparedRun, setting: &Setting) -> Result<BTreeMap<String, f64>, extract::ExtractError> {
         let engine = &self.sweep.engine;
         let rank_logs: Vec<PathBuf> = prepared.commands.iter().map(|command| command.log.clone()).collect();
         let result_log = prepared
@@ -143,6 +170,14 @@ impl Session<'_> {
 pub fn run_dir_name(run: &PlannedRun, slug: &str) -> String {
     let warmup = if run.warmup { "-warmup" } else { "" };
     format!("{:04}-{slug}-rep{}{warmup}", run.order, run.rep)
+}
+
+/// `slices=4 rows=512, rep 2 (warmup)` for progress lines.
+fn progress_label(setting: &Setting, run: &PlannedRun) -> String {
+    let label = setting.label();
+    let separator = if label.is_empty() { "" } else { "," };
+    let warmup = if run.warmup { " (warmup)" } else { "" };
+    format!("{label}{separator} rep {}{warmup}", run.rep)
 }
 
 fn primary_detail(primary: &str, metrics: &BTreeMap<String, f64>) -> String {
