@@ -17,3 +17,15 @@ if [ "$(printf '%s\n' 1.85.0 "$version" | sort -V | head -n1)" != 1.85.0 ]; then
     echo "install-deps: rustc $version is older than 1.85; install a current toolchain (rustup)" >&2
     exit 1
 fi
+# The style gate in scripts/test.sh needs rustfmt and clippy.
+for component in rustfmt clippy; do
+    probe=fmt; [ "$component" = clippy ] && probe=clippy
+    if ! cargo "$probe" --version >/dev/null 2>&1; then
+        if command -v rustup >/dev/null 2>&1; then
+            rustup component add "$component"
+        else
+            echo "install-deps: cargo $probe is missing; install the $component component" >&2
+            exit 1
+        fi
+    fi
+done

@@ -20,7 +20,9 @@ fn registry() -> Handlebars<'static> {
 /// Renders `template` against `context` in strict mode without escaping.
 pub fn render(template: &str, context: &impl Serialize) -> Result<String, TemplateError> {
     registry().render_template(template, context).map_err(|error| match error.reason() {
-        handlebars::RenderErrorReason::MissingVariable(Some(name)) => TemplateError(format!("unknown template variable `{name}`")),
+        handlebars::RenderErrorReason::MissingVariable(Some(name)) => {
+            TemplateError(format!("unknown template variable `{name}`"))
+        }
         _ => TemplateError(one_line(&error.to_string())),
     })
 }

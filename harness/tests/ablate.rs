@@ -157,7 +157,9 @@ impl Setup {
 
 /// The paths `finish_message` prints: `results: CSV` then `  summary M, sidecar S, logs L`.
 fn result_paths(err: &str) -> (PathBuf, PathBuf) {
-    let line = |prefix: &str| err.lines().find_map(|l| l.strip_prefix(prefix)).unwrap_or_else(|| panic!("no `{prefix}` line in:\n{err}"));
+    let line = |prefix: &str| {
+        err.lines().find_map(|l| l.strip_prefix(prefix)).unwrap_or_else(|| panic!("no `{prefix}` line in:\n{err}"))
+    };
     let csv = line("results: ");
     let summary = line("  summary ").split(", sidecar").next().unwrap();
     (PathBuf::from(csv), PathBuf::from(summary))
@@ -227,7 +229,8 @@ fn broken_template(ws: &Workspace) -> PathBuf {
     let text = std::fs::read_to_string(template_path()).unwrap();
     let anchor = "#include \"gated_delta.h\"\n";
     assert!(text.contains(anchor));
-    let broken = text.replacen(anchor, &format!("{anchor}{{{{#if ablate.rank1_update}}}}\n#error ablated\n{{{{/if}}}}\n"), 1);
+    let broken =
+        text.replacen(anchor, &format!("{anchor}{{{{#if ablate.rank1_update}}}}\n#error ablated\n{{{{/if}}}}\n"), 1);
     ws.write("templates/broken.cpp.hbs", &broken)
 }
 
@@ -236,7 +239,8 @@ fn copy_isolation_runs_every_variant_leaves_the_engine_untouched_and_a_rerun_bui
     let engine = common::repo_root().join("engine");
     let before = sha256_file(&engine.join(KERNEL));
     let template = template_path();
-    let s = setup(&Decl { name: "gd_copy", tree: None, template: &template, isolation: "copy", reps: 2, tolerance: 0.05 });
+    let s =
+        setup(&Decl { name: "gd_copy", tree: None, template: &template, isolation: "copy", reps: 2, tolerance: 0.05 });
 
     let started = Instant::now();
     let first = s.ablate(&["--jobs", "2"]);
@@ -258,7 +262,8 @@ fn copy_isolation_runs_every_variant_leaves_the_engine_untouched_and_a_rerun_bui
     }
     assert!(text.contains("| variant "), "summary lacks the table:\n{text}");
     // Exit 1 here can only be the additivity check (every build and run was ok): the summary must say so.
-    let verdict = text.lines().find(|l| l.contains("with all groups ablated")).unwrap_or_else(|| panic!("no verdict:\n{text}"));
+    let verdict =
+        text.lines().find(|l| l.contains("with all groups ablated")).unwrap_or_else(|| panic!("no verdict:\n{text}"));
     if code == Some(1) {
         assert!(verdict.contains("NOT additive"), "exit 1 without a NOT additive verdict: {verdict}");
     } else {
@@ -293,7 +298,14 @@ fn in_place_ablation_on_a_tree_copy_runs_every_variant_and_restores_the_kernel_b
     let tree = engine_copy();
     let original = sha256_file(&tree.path().join(KERNEL));
     let template = template_path();
-    let s = setup(&Decl { name: "gd_inplace", tree: Some(tree.path()), template: &template, isolation: "in-place", reps: 1, tolerance: 1e9 });
+    let s = setup(&Decl {
+        name: "gd_inplace",
+        tree: Some(tree.path()),
+        template: &template,
+        isolation: "in-place",
+        reps: 1,
+        tolerance: 1e9,
+    });
     let output = s.ablate(&[]);
     assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
     let err = stderr(&output);
@@ -316,7 +328,14 @@ fn in_place_ablation_interrupted_at_random_instants_always_leaves_the_original_k
     let original = sha256_file(&kernel);
     let template = template_path();
     // Huge tolerance: a finished ablation exits 0, so an exit 1 is a real failure, not additivity noise.
-    let s = setup(&Decl { name: "gd_fault", tree: Some(tree.path()), template: &template, isolation: "in-place", reps: 1, tolerance: 1e9 });
+    let s = setup(&Decl {
+        name: "gd_fault",
+        tree: Some(tree.path()),
+        template: &template,
+        isolation: "in-place",
+        reps: 1,
+        tolerance: 1e9,
+    });
     let total = Instant::now();
 
     // One undisturbed ablation builds the engine in the copy; a second one (kernel rebuilds only, like every
@@ -361,7 +380,10 @@ fn in_place_ablation_interrupted_at_random_instants_always_leaves_the_original_k
         assert_restored(tree.path(), &original, &context);
         *outcomes.entry(format!("{signal}: {outcome}")).or_default() += 1;
     }
-    eprintln!("fault injection: attempt ~{full:?}, {outcomes:?}, {recovered} SIGKILL recoveries, total {:?}", total.elapsed());
+    eprintln!(
+        "fault injection: attempt ~{full:?}, {outcomes:?}, {recovered} SIGKILL recoveries, total {:?}",
+        total.elapsed()
+    );
     let interrupted: usize = outcomes.iter().filter(|(k, _)| k.ends_with("130")).map(|(_, n)| n).sum();
     assert!(interrupted >= 5, "too few signals interrupted a live ablation: {outcomes:?}");
     assert!(recovered >= 1, "no SIGKILL left a journal to recover: {outcomes:?}");
@@ -391,7 +413,11 @@ fn classify(status: &ExitStatus, signal: Signal, finished_before: bool, csv: &Pa
             assert!(rows.iter().all(|r| r["status"] == "ok"), "{context}");
             // Regression: a signal between one variant's last run and the next build used to end the
             // loop without marking the session interrupted, so sweep exited 0 with variants missing.
-            assert_eq!(rows.len(), VARIANTS.len(), "exit 0 with runs missing (finished before the signal: {finished_before}): {context}");
+            assert_eq!(
+                rows.len(),
+                VARIANTS.len(),
+                "exit 0 with runs missing (finished before the signal: {finished_before}): {context}"
+            );
             "done"
         }
         // Before the handlers are installed the default action ends sweep; it had not touched the tree yet.
@@ -405,7 +431,14 @@ fn second_in_place_ablation_of_a_locked_tree_is_refused_naming_the_holder_pid() 
     let tree = engine_copy();
     let original = sha256_file(&tree.path().join(KERNEL));
     let template = template_path();
-    let s = setup(&Decl { name: "gd_lock", tree: Some(tree.path()), template: &template, isolation: "in-place", reps: 2, tolerance: 1e9 });
+    let s = setup(&Decl {
+        name: "gd_lock",
+        tree: Some(tree.path()),
+        template: &template,
+        isolation: "in-place",
+        reps: 2,
+        tolerance: 1e9,
+    });
     let holder = s.spawn(&["--out", s.results.join("holder.csv").to_str().unwrap()]);
     let pid = holder.id();
     let lock = tree.path().join(STATE_DIR).join("lock");
@@ -452,7 +485,11 @@ fn variant_that_does_not_compile_is_reported_and_skipped_while_the_others_run() 
     let ws = Workspace::new();
     let template = broken_template(&ws);
     let decl = Decl { name: "gd_broken", tree: None, template: &template, isolation: "copy", reps: 1, tolerance: 1e9 };
-    let s = Setup { decl: ws.path().join(ws.write_sweep(decl.name, &decl.toml())).display().to_string(), results: ws.path().join("results"), ws };
+    let s = Setup {
+        decl: ws.path().join(ws.write_sweep(decl.name, &decl.toml())).display().to_string(),
+        results: ws.path().join("results"),
+        ws,
+    };
 
     // Copy isolation: both rank1_update variants fail to build, baseline and broadcast_rows still run.
     let (err, rows) = run_broken(&s, &["--jobs", "2"]);
@@ -474,8 +511,19 @@ fn variant_that_does_not_compile_in_place_is_skipped_and_the_tree_restored() {
     let original = sha256_file(&tree.path().join(KERNEL));
     let ws = Workspace::new();
     let template = broken_template(&ws);
-    let decl = Decl { name: "gd_broken_inplace", tree: Some(tree.path()), template: &template, isolation: "in-place", reps: 1, tolerance: 1e9 };
-    let s = Setup { decl: ws.path().join(ws.write_sweep(decl.name, &decl.toml())).display().to_string(), results: ws.path().join("results"), ws };
+    let decl = Decl {
+        name: "gd_broken_inplace",
+        tree: Some(tree.path()),
+        template: &template,
+        isolation: "in-place",
+        reps: 1,
+        tolerance: 1e9,
+    };
+    let s = Setup {
+        decl: ws.path().join(ws.write_sweep(decl.name, &decl.toml())).display().to_string(),
+        results: ws.path().join("results"),
+        ws,
+    };
 
     let (err, rows) = run_broken(&s, &["--out", s.results.join("all.csv").to_str().unwrap()]);
     assert_eq!(lines_starting(&err, "build of ").len(), 2, "{err}");
@@ -505,7 +553,14 @@ fn stale_template_is_refused_with_exit_2_naming_the_first_differing_line_before_
     assert_ne!(stale, text);
     let template = ws.write("templates/stale.cpp.hbs", &stale);
     for (isolation, tree) in [("copy", None), ("in-place", Some(engine_copy()))] {
-        let decl = Decl { name: "gd_stale", tree: tree.as_ref().map(|t| t.path()), template: &template, isolation, reps: 1, tolerance: 0.05 };
+        let decl = Decl {
+            name: "gd_stale",
+            tree: tree.as_ref().map(|t| t.path()),
+            template: &template,
+            isolation,
+            reps: 1,
+            tolerance: 0.05,
+        };
         let path = ws.write_sweep(decl.name, &decl.toml());
         let results = ws.path().join(format!("results-{isolation}"));
         let output = common::sweep(ws.path(), &["ablate", &path, "--results-dir", results.to_str().unwrap()]);
@@ -541,7 +596,14 @@ fn ctrl_c_during_an_in_place_build_exits_130_not_as_a_failed_build() {
     let tree = engine_copy();
     let original = sha256_file(&tree.path().join(KERNEL));
     let template = template_path();
-    let s = setup(&Decl { name: "gd_ctrl_c", tree: Some(tree.path()), template: &template, isolation: "in-place", reps: 1, tolerance: 1e9 });
+    let s = setup(&Decl {
+        name: "gd_ctrl_c",
+        tree: Some(tree.path()),
+        template: &template,
+        isolation: "in-place",
+        reps: 1,
+        tolerance: 1e9,
+    });
     let child = s.spawn(&[]);
     let pgid = child.id();
     let group_file = tree.path().join(".sweep-inplace/build.pgid");
@@ -558,7 +620,10 @@ fn ctrl_c_during_an_in_place_build_exits_130_not_as_a_failed_build() {
     let output = child.wait_with_output().unwrap();
     assert_restored(tree.path(), &original, "after Ctrl-C during a build");
     let err = stderr(&output);
-    assert!(lines_starting(&err, "build of ").is_empty(), "the interrupted build is reported as a failed variant:\n{err}");
+    assert!(
+        lines_starting(&err, "build of ").is_empty(),
+        "the interrupted build is reported as a failed variant:\n{err}"
+    );
     assert_eq!(output.status.code(), Some(130), "{}", describe(&output));
     assert!(!group_has(build_group, "cc1plus") && !group_has(build_group, "make"), "the build outlived the sweep");
 }

@@ -51,7 +51,11 @@ fn set(root: &mut toml::Value, path: &[&str], value: toml::Value) {
     let (last, parents) = path.split_last().unwrap();
     let mut table = root.as_table_mut().unwrap();
     for key in parents {
-        table = table.entry(key.to_string()).or_insert_with(|| toml::Value::Table(Default::default())).as_table_mut().unwrap();
+        table = table
+            .entry(key.to_string())
+            .or_insert_with(|| toml::Value::Table(Default::default()))
+            .as_table_mut()
+            .unwrap();
     }
     table.insert(last.to_string(), value);
 }
@@ -77,7 +81,10 @@ impl Fixture {
         copy_tree(&fixture_root().join("cpp_engine"), &root.join("cpp_engine"));
         make_executable(&root.join("cpp_engine/build.sh"));
         copy_tree(&fixture_root().join("kernel-variants"), &root.join("fixture-variants"));
-        copy_tree(&repo_root().join("kernel-variants/pocketllm_gated_delta"), &root.join("kernel-variants/pocketllm_gated_delta"));
+        copy_tree(
+            &repo_root().join("kernel-variants/pocketllm_gated_delta"),
+            &root.join("kernel-variants/pocketllm_gated_delta"),
+        );
         copy_tree(&repo_root().join("sweeps/pocketllm"), &root.join("sweeps/pocketllm"));
         fs::create_dir_all(root.join("bin")).unwrap();
         fs::copy(fixture_root().join("bin/bisheng"), root.join("bin/bisheng")).unwrap();
@@ -210,7 +217,8 @@ fn shipped_sweeps_check_against_the_fixture_tree_and_the_stub_template_is_refuse
 
 fn fixture_templates() -> toml::Value {
     let mut template = toml::Table::new();
-    template.insert("template".into(), toml::Value::String("../../fixture-variants/qwen_gated_delta_f16.cpp.hbs".into()));
+    template
+        .insert("template".into(), toml::Value::String("../../fixture-variants/qwen_gated_delta_f16.cpp.hbs".into()));
     template.insert("target".into(), toml::Value::String("backends/ascend/kernels/qwen_gated_delta_f16.cpp".into()));
     toml::Value::Array(vec![toml::Value::Table(template)])
 }
@@ -233,7 +241,8 @@ fn slices_sweep_runs_four_ranks_per_run_with_a_fresh_rendezvous_file_each() {
     for row in &rows {
         assert_eq!(row["status"], "ok", "{row:?}");
         assert_eq!(row["toolchain.bisheng"], FAKE_BISHENG);
-        let (slices, prompt, new) = (number(row, "param.slices"), number(row, "param.rows") as usize, number(row, "param.new"));
+        let (slices, prompt, new) =
+            (number(row, "param.slices"), number(row, "param.rows") as usize, number(row, "param.new"));
         let run_dir = PathBuf::from(&row["log_dir"]);
         // The prompt file: exactly `rows` ids of the study's pattern.
         let tokens: Vec<i64> = read(&run_dir.join("ids.txt")).split(',').map(|t| t.parse().unwrap()).collect();
@@ -246,10 +255,16 @@ fn slices_sweep_runs_four_ranks_per_run_with_a_fresh_rendezvous_file_each() {
         for rank in 0..4 {
             let log = read(&run_dir.join(format!("rank{rank}.log")));
             assert!(log.contains(&format!("FIXTURE rank={rank} world=4 device={rank}")), "{log}");
-            assert!(log.contains(&format!("fixture: ASCEND_TOOLKIT_HOME={FIXTURE_TOOLKIT}")), "setup env missing:\n{log}");
+            assert!(
+                log.contains(&format!("fixture: ASCEND_TOOLKIT_HOME={FIXTURE_TOOLKIT}")),
+                "setup env missing:\n{log}"
+            );
             assert!(log.contains("HCCL_WHITELIST_DISABLE=1 POCKETLLM_CPP_NCCL_ID_WAIT_ATTEMPTS=12000"), "{log}");
             assert!(log.contains(&format!("fixture: prompt tokens={prompt}")), "{log}");
-            assert!(log.contains(&format!("comm_overlap_slices={slices} (forced by QWEN_COMM_OVERLAP_SLICES)")), "{log}");
+            assert!(
+                log.contains(&format!("comm_overlap_slices={slices} (forced by QWEN_COMM_OVERLAP_SLICES)")),
+                "{log}"
+            );
             assert!(log.contains(&format!("hccl comm ready id={}", ids.last().unwrap())), "{log}");
         }
         assert!(!run_dir.join("rank4.log").exists());
@@ -338,7 +353,13 @@ fn a_stale_rendezvous_file_hangs_the_ranks_until_the_run_timeout() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|a| if a.as_str() == Some("{{run_dir}}/hccl.id") { toml::Value::String(stale.display().to_string()) } else { a.clone() })
+            .map(|a| {
+                if a.as_str() == Some("{{run_dir}}/hccl.id") {
+                    toml::Value::String(stale.display().to_string())
+                } else {
+                    a.clone()
+                }
+            })
             .collect();
         set(sweep, &["run", "args"], toml::Value::Array(args));
     });
@@ -367,7 +388,11 @@ fn empty_result_prefix_is_not_fooled_by_a_qwen_phase_line_after_the_result() {
     assert_exit(&output, 0);
     let rows = csv_rows(&fixture.ws.result_csv("pocketllm_gated_delta"));
     assert_eq!(rows[0]["status"], "ok", "{:?}", rows[0]);
-    assert!((number(&rows[0], "metric.gated_delta") - fixture_gated_delta(100.0, 2.0, 1.0)).abs() < 2e-6, "{:?}", rows[0]);
+    assert!(
+        (number(&rows[0], "metric.gated_delta") - fixture_gated_delta(100.0, 2.0, 1.0)).abs() < 2e-6,
+        "{:?}",
+        rows[0]
+    );
 }
 
 #[test]
@@ -377,7 +402,8 @@ fn fixture_engine_refuses_unknown_flags_and_its_build_fails_on_error_directives(
     let build_dir = tree.join("build-ascend");
     let built = Command::new("sh").arg(tree.join("build.sh")).arg(&build_dir).output().unwrap();
     assert_exit(&built, 0);
-    let engine = Command::new(build_dir.join("pocketllm_engine")).args(["--ckpt", "x", "--prompt", "hi"]).output().unwrap();
+    let engine =
+        Command::new(build_dir.join("pocketllm_engine")).args(["--ckpt", "x", "--prompt", "hi"]).output().unwrap();
     assert_exit(&engine, 2);
     assert!(stderr(&engine).contains("unknown flag `--prompt`"), "{}", stderr(&engine));
 
@@ -388,5 +414,9 @@ fn fixture_engine_refuses_unknown_flags_and_its_build_fails_on_error_directives(
     let failed = Command::new("sh").arg(tree.join("build.sh")).arg(&build_dir).output().unwrap();
     assert_exit(&failed, 1);
     let line = text.lines().count();
-    assert!(stderr(&failed).contains(&format!("qwen_gated_delta_f16.cpp:{line}:2: error: #error")), "{}", stderr(&failed));
+    assert!(
+        stderr(&failed).contains(&format!("qwen_gated_delta_f16.cpp:{line}:2: error: #error")),
+        "{}",
+        stderr(&failed)
+    );
 }

@@ -56,7 +56,10 @@ fn compare_flags_a_significant_regression_with_exit_1_and_an_improvement_with_ex
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert!(stdout(&output).contains("| REGRESSED |"), "{}", stdout(&output));
     assert!(stderr(&output).contains("significant regression of `value`"), "{}", stderr(&output));
-    let output = sweep(workspace.path(), &["compare", worse.to_str().unwrap(), base.to_str().unwrap(), "--labels", "CANN 8,CANN 9"]);
+    let output = sweep(
+        workspace.path(),
+        &["compare", worse.to_str().unwrap(), base.to_str().unwrap(), "--labels", "CANN 8,CANN 9"],
+    );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(stdout(&output).contains("A = CANN 8, B = CANN 9."), "{}", stdout(&output));
 }
@@ -65,7 +68,10 @@ fn compare_flags_a_significant_regression_with_exit_1_and_an_improvement_with_ex
 fn compare_refuses_an_unknown_metric_and_a_file_that_is_not_a_result() {
     let workspace = Workspace::new();
     let a = fixture_result(&workspace, "a", "{{rep}}");
-    let output = sweep(workspace.path(), &["compare", a.to_str().unwrap(), a.to_str().unwrap(), "--metric", "nope", "--direction", "lower"]);
+    let output = sweep(
+        workspace.path(),
+        &["compare", a.to_str().unwrap(), a.to_str().unwrap(), "--metric", "nope", "--direction", "lower"],
+    );
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("no metric `nope` (it has: value, seconds)"), "{}", stderr(&output));
     let bogus = workspace.write("bogus.csv", "x,y\n1,2\n");
@@ -81,5 +87,9 @@ fn compare_labels_its_columns_with_the_toolchain_version_that_differs() {
     let new = fixture_result_with(&workspace, "new", "{{rep}}", "9.0");
     let output = sweep(workspace.path(), &["compare", old.to_str().unwrap(), new.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert!(stdout(&output).contains("A = fixture: fixture-toolkit 8.0, B = fixture: fixture-toolkit 9.0."), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("A = fixture: fixture-toolkit 8.0, B = fixture: fixture-toolkit 9.0."),
+        "{}",
+        stdout(&output)
+    );
 }

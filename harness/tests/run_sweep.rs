@@ -99,7 +99,8 @@ equivalence = "overlap_slices"
     let summary = std::fs::read_to_string(csv.with_extension("summary.md")).unwrap();
     assert!(summary.contains("prefill_tokens_per_s") && summary.contains("Best per group"), "{summary}");
     assert!(stdout(&output).contains("Best per group"));
-    let sidecar: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(csv.with_extension("json")).unwrap()).unwrap();
+    let sidecar: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(csv.with_extension("json")).unwrap()).unwrap();
     assert_eq!(sidecar["sweep"]["name"], "tiny");
     assert!(sidecar["seed"].is_u64());
 }
@@ -164,7 +165,9 @@ fn spawn_until_rows(workspace: &Workspace, spec: &str, rows: usize) -> std::proc
     loop {
         let written = std::fs::read_dir(workspace.path().join("results/fixture"))
             .ok()
-            .and_then(|mut entries| entries.find_map(|e| e.ok().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "csv"))))
+            .and_then(|mut entries| {
+                entries.find_map(|e| e.ok().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "csv")))
+            })
             .map_or(0, |csv| csv_rows(&csv).len());
         if written >= rows {
             return child;
@@ -191,7 +194,8 @@ fn sigkill_mid_sweep_then_resume_gives_exactly_settings_times_reps_rows() {
     let output = sweep(workspace.path(), &["run", &spec, "--resume", csv.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let rows = csv_rows(&csv);
-    let mut pairs: Vec<(String, String)> = rows.iter().map(|row| (row["param.mode"].clone(), row["rep"].clone())).collect();
+    let mut pairs: Vec<(String, String)> =
+        rows.iter().map(|row| (row["param.mode"].clone(), row["rep"].clone())).collect();
     assert_eq!(pairs.len(), 8, "{pairs:?}");
     pairs.sort();
     pairs.dedup();
@@ -233,7 +237,12 @@ fn ctrl_c_during_the_build_is_an_interruption_and_stops_the_build() {
     let text = std::fs::read_to_string(&profile).unwrap();
     std::fs::write(&profile, text.replacen("launcher =", "build = [\"sleep\", \"31.5\"]\nlauncher =", 1)).unwrap();
     let spec = fixture_sweep(&workspace, r#"["ok"]"#, 1, "marker-build-int");
-    let child = Command::new(common::sweep_bin()).args(["run", &spec]).current_dir(workspace.path()).stderr(Stdio::piped()).spawn().unwrap();
+    let child = Command::new(common::sweep_bin())
+        .args(["run", &spec])
+        .current_dir(workspace.path())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let started = std::time::Instant::now();
     while leftover_processes("sleep 31.5").is_empty() {
         assert!(started.elapsed() < Duration::from_secs(30), "the build never started");

@@ -118,7 +118,10 @@ fn scalar_where_a_table_belongs_says_table_not_the_rust_type() {
 
 #[test]
 fn missing_required_key_puts_the_key_in_the_key_path() {
-    assert_check_rejects(&base_with("name = \"x\"\n", ""), "sweep: error: sweeps/x.toml:1: `name`: missing required key");
+    assert_check_rejects(
+        &base_with("name = \"x\"\n", ""),
+        "sweep: error: sweeps/x.toml:1: `name`: missing required key",
+    );
 }
 
 #[test]
@@ -171,7 +174,8 @@ fn zip_of_an_unknown_param_names_it() {
 
 #[test]
 fn zip_lists_of_different_lengths_give_both_lengths() {
-    let text = base_with("name = \"x\"\n", "name = \"x\"\nzip = [[\"rows\", \"slices\"]]\n").replace("slices = [1, 2]", "slices = [1, 2, 4]");
+    let text = base_with("name = \"x\"\n", "name = \"x\"\nzip = [[\"rows\", \"slices\"]]\n")
+        .replace("slices = [1, 2]", "slices = [1, 2, 4]");
     assert_check_rejects(
         &text,
         "sweep: error: sweeps/x.toml:2: `zip[0]`: zipped lists differ in length: `rows` has 2 values, `slices` has 3",
@@ -290,7 +294,10 @@ fn engine_tree_override_that_is_not_a_directory_names_the_sweep_key() {
 
 #[test]
 fn zero_reps_are_refused() {
-    assert_check_rejects(&base_with("count = 3", "count = 0"), "sweep: error: sweeps/x.toml:12: `reps.count`: must be at least 1");
+    assert_check_rejects(
+        &base_with("count = 3", "count = 0"),
+        "sweep: error: sweeps/x.toml:12: `reps.count`: must be at least 1",
+    );
 }
 
 #[test]
@@ -346,7 +353,10 @@ fn regex_without_a_capture_group_is_refused() {
 fn check_on_an_unknown_metric_names_the_check() {
     let text = base_plus("\n[[checks]]\nmetric = \"row\"\nequals = \"{{rows}}\"\n");
     let line = line_of(&text, "metric = \"row\"");
-    assert_check_rejects(&text, &format!("sweep: error: sweeps/x.toml:{line}: `checks[0].metric`: unknown metric `row`"));
+    assert_check_rejects(
+        &text,
+        &format!("sweep: error: sweeps/x.toml:{line}: `checks[0].metric`: unknown metric `row`"),
+    );
 }
 
 #[test]
@@ -365,7 +375,11 @@ fn filter_on_an_unknown_key_lists_the_params_and_writes_nothing() {
 fn shard_index_above_count_is_refused() {
     let ws = Workspace::new();
     ws.write_sweep("x", BASE);
-    assert_rejected(&ws, &["run", "sweeps/x.toml", "--shard", "3/2"], "sweep: error: --shard `3/2`: expected I/N with 1 <= I <= N");
+    assert_rejected(
+        &ws,
+        &["run", "sweeps/x.toml", "--shard", "3/2"],
+        "sweep: error: --shard `3/2`: expected I/N with 1 <= I <= N",
+    );
     assert!(!ws.path().join("results").exists(), "a rejected run wrote results/");
 }
 
@@ -411,7 +425,11 @@ fn stale_template_shows_the_first_differing_line() {
     );
     assert_rejected(&ws, &["check", "sweeps/x.toml"], &expected);
     assert_rejected(&ws, &["ablate", "sweeps/x.toml"], &expected);
-    assert_eq!(std::fs::read_to_string(&target).unwrap(), "int a = 1;\nint b = 20;\nint c = 3;\n", "the tree was touched");
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "int a = 1;\nint b = 20;\nint c = 3;\n",
+        "the tree was touched"
+    );
     assert!(!ws.path().join("results").exists(), "a rejected ablation wrote results/");
     assert!(!Path::new(&absolute(&ws, "tree/build")).exists(), "a rejected ablation built something");
 }

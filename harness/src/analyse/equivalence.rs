@@ -121,7 +121,6 @@ mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_config, fixture_slice_sweep};
 
-
     fn check(observations: &[Observation], drift: bool) -> EquivalenceCheck {
         let settings = SettingSummary::summarise(observations);
         let drift = drift.then(|| DriftBound::of(observations, "decode_tokens_per_s")).flatten();

@@ -40,15 +40,25 @@ pub fn analyse_sweep(observations: &[Observation], config: &AnalysisConfig) -> S
         .as_deref()
         .map(|key| EquivalenceCheck::of(observations, &settings, config, key, drift.as_ref()));
     let fit = config.fit.as_ref().and_then(|fit| {
-        let points: Vec<(f64, f64)> = settings.iter().filter_map(|s| Some((s.value_of(&fit.x)?, s.value_of(&fit.y)?))).collect();
+        let points: Vec<(f64, f64)> =
+            settings.iter().filter_map(|s| Some((s.value_of(&fit.x)?, s.value_of(&fit.y)?))).collect();
         fit_fixed_plus_per_unit(&points)
     });
     let rows_per_slice = config.rows_per_slice.as_ref().and_then(|rule| {
         let winners = best.iter().map(|group| &settings[group.best]);
-        let pairs: Vec<(f64, f64)> = winners.filter_map(|s| Some((s.value_of(&rule.rows)?, s.value_of(&rule.slices)?))).collect();
+        let pairs: Vec<(f64, f64)> =
+            winners.filter_map(|s| Some((s.value_of(&rule.rows)?, s.value_of(&rule.slices)?))).collect();
         rows_per_slice_rule(&pairs)
     });
-    SweepAnalysis { settings, best, drift, equivalence, failures: FailureSummary::of(observations), fit, rows_per_slice }
+    SweepAnalysis {
+        settings,
+        best,
+        drift,
+        equivalence,
+        failures: FailureSummary::of(observations),
+        fit,
+        rows_per_slice,
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@ use crate::template::{self, TemplateError};
 
 /// Renders each argv element; the result is run directly, never through a shell.
 pub fn render_build_argv(argv: &[String], tree: &Path, build_dir: &Path) -> Result<Vec<String>, TemplateError> {
-    let context = serde_json::json!({ "tree": tree.display().to_string(), "build_dir": build_dir.display().to_string() });
+    let context =
+        serde_json::json!({ "tree": tree.display().to_string(), "build_dir": build_dir.display().to_string() });
     argv.iter().map(|part| template::render(part, &context)).collect()
 }
 

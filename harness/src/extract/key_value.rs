@@ -11,12 +11,17 @@ use super::extract_error::ExtractError;
 /// with `wall=`): a later `qwen_phase ... seconds=...` line also has `=` but is not the result.
 pub fn find_result_line<'a>(log: &'a str, prefix: &str, keys: &[String]) -> Option<&'a str> {
     let candidates = || {
-        log.lines()
-            .rev()
-            .map(|line| line.trim_end_matches('\r').trim())
-            .filter(move |line| if prefix.is_empty() { line.contains('=') } else { line.split_whitespace().next() == Some(prefix) })
+        log.lines().rev().map(|line| line.trim_end_matches('\r').trim()).filter(move |line| {
+            if prefix.is_empty() {
+                line.contains('=')
+            } else {
+                line.split_whitespace().next() == Some(prefix)
+            }
+        })
     };
-    let has_every_key = |line: &&str| keys.iter().all(|key| line.split_whitespace().any(|token| token.split_once('=').is_some_and(|(k, _)| k == key)));
+    let has_every_key = |line: &&str| {
+        keys.iter().all(|key| line.split_whitespace().any(|token| token.split_once('=').is_some_and(|(k, _)| k == key)))
+    };
     candidates().find(has_every_key).or_else(|| candidates().next())
 }
 
@@ -60,7 +65,10 @@ mod tests {
 
     #[test]
     fn the_last_result_line_wins_and_crlf_is_stripped() {
-        assert_eq!(find_result_line(LOG, "tpe_result", &[]), Some("tpe_result rows=512 prefill_seconds=0.25 seconds=9"));
+        assert_eq!(
+            find_result_line(LOG, "tpe_result", &[]),
+            Some("tpe_result rows=512 prefill_seconds=0.25 seconds=9")
+        );
     }
 
     #[test]

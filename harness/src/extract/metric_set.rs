@@ -43,8 +43,9 @@ pub fn extract_metrics(
     let result = output.result;
     if !decl.result.is_empty() {
         let log = read(&logs.result_log)?;
-        let line = key_value::find_result_line(&log, &result.prefix, &decl.result)
-            .ok_or_else(|| ExtractError::NoResultLine { prefix: result.prefix.clone(), log: logs.result_log.clone() })?;
+        let line = key_value::find_result_line(&log, &result.prefix, &decl.result).ok_or_else(|| {
+            ExtractError::NoResultLine { prefix: result.prefix.clone(), log: logs.result_log.clone() }
+        })?;
         let pairs = key_value::parse_pairs(line)?;
         for key in &decl.result {
             metrics.insert(key.clone(), key_value::number(&pairs, key)?);
@@ -62,7 +63,12 @@ pub fn extract_metrics(
 }
 
 /// Phase seconds from the one block the selector picks (never a flat grep across blocks).
-fn profile_metrics(decl: &ProfileMetricsDecl, prefix: &str, logs: &RunLogs, metrics: &mut BTreeMap<String, f64>) -> Result<(), ExtractError> {
+fn profile_metrics(
+    decl: &ProfileMetricsDecl,
+    prefix: &str,
+    logs: &RunLogs,
+    metrics: &mut BTreeMap<String, f64>,
+) -> Result<(), ExtractError> {
     let rank = match &decl.block {
         BlockSelector::ByTag { rank, .. } | BlockSelector::Matching { rank, .. } => *rank,
     };
@@ -127,7 +133,11 @@ fn derive(
     Ok(())
 }
 
-fn evaluate(expression: &str, params: &serde_json::Map<String, Value>, metrics: &BTreeMap<String, f64>) -> Result<f64, String> {
+fn evaluate(
+    expression: &str,
+    params: &serde_json::Map<String, Value>,
+    metrics: &BTreeMap<String, f64>,
+) -> Result<f64, String> {
     use evalexpr::{ContextWithMutableVariables, HashMapContext, Value as ExprValue};
     let mut context = HashMapContext::<evalexpr::DefaultNumericTypes>::new();
     let numeric_params = params.iter().filter_map(|(name, value)| value.as_f64().map(|v| (name, v)));
@@ -138,7 +148,11 @@ fn evaluate(expression: &str, params: &serde_json::Map<String, Value>, metrics: 
 }
 
 /// Applies `[[checks]]`: each metric must equal its rendered expectation (a number).
-pub fn apply_checks(checks: &[CheckDecl], metrics: &BTreeMap<String, f64>, context: &Value) -> Result<(), ExtractError> {
+pub fn apply_checks(
+    checks: &[CheckDecl],
+    metrics: &BTreeMap<String, f64>,
+    context: &Value,
+) -> Result<(), ExtractError> {
     for check in checks {
         let expected = crate::template::render(&check.equals, context).unwrap_or_else(|error| error.to_string());
         let actual = metrics[&check.metric];
@@ -181,8 +195,16 @@ mod tests {
         let (_dir, logs) = logs_with("tpe_phase phase=STACK seconds=0.48\ntpe_result rows=512 prefill_seconds=0.5\n");
         let decl = MetricsDecl {
             result: vec!["rows".into(), "prefill_seconds".into()],
-            regex: [("stack".to_string(), RegexMetricDecl { pattern: r"phase=STACK seconds=(\S+)".into(), rank: None })].into(),
-            derived: [("ms_per_row".to_string(), "1000 * prefill_seconds / rows".to_string()), ("twice".to_string(), "2 * ms_per_row".to_string())].into(),
+            regex: [(
+                "stack".to_string(),
+                RegexMetricDecl { pattern: r"phase=STACK seconds=(\S+)".into(), rank: None },
+            )]
+            .into(),
+            derived: [
+                ("ms_per_row".to_string(), "1000 * prefill_seconds / rows".to_string()),
+                ("twice".to_string(), "2 * ms_per_row".to_string()),
+            ]
+            .into(),
             profile: None,
         };
         let params = json!({"rows": 512}).as_object().unwrap().clone();
@@ -195,7 +217,11 @@ mod tests {
     #[test]
     fn a_derived_division_by_zero_fails_the_run_instead_of_recording_inf() {
         let (_dir, logs) = logs_with("tpe_result t=0\n");
-        let decl = MetricsDecl { result: vec!["t".into()], derived: [("rate".to_string(), "1.0 / t".to_string())].into(), ..Default::default() };
+        let decl = MetricsDecl {
+            result: vec!["t".into()],
+            derived: [("rate".to_string(), "1.0 / t".to_string())].into(),
+            ..Default::default()
+        };
         let error = extract_metrics(&decl, output(&result_line()), &logs, &Default::default()).unwrap_err();
         assert!(matches!(error, ExtractError::NotANumber { .. } | ExtractError::Derived { .. }), "{error}");
     }

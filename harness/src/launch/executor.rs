@@ -111,7 +111,13 @@ fn rank_of(commands: &[RankCommand]) -> Vec<Option<u32>> {
 }
 
 /// Starts one process as the leader of a new process group, with a thread that reports its exit.
-fn spawn(command: &RankCommand, cwd: &Path, base_env: &BaseEnv, index: usize, sender: &Sender<Event>) -> std::io::Result<Pid> {
+fn spawn(
+    command: &RankCommand,
+    cwd: &Path,
+    base_env: &BaseEnv,
+    index: usize,
+    sender: &Sender<Event>,
+) -> std::io::Result<Pid> {
     let Some((program, args)) = command.argv.split_first() else {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command"));
     };
@@ -247,7 +253,12 @@ mod tests {
     use std::sync::mpsc::channel;
 
     fn sh(script: &str, log: &Path) -> RankCommand {
-        RankCommand { rank: Some(0), argv: vec!["sh".into(), "-c".into(), script.into()], env: vec![], log: log.to_path_buf() }
+        RankCommand {
+            rank: Some(0),
+            argv: vec!["sh".into(), "-c".into(), script.into()],
+            env: vec![],
+            log: log.to_path_buf(),
+        }
     }
 
     fn run(commands: &[RankCommand], timeout_ms: u64) -> Execution {
@@ -288,7 +299,12 @@ mod tests {
     #[test]
     fn a_missing_program_is_a_spawn_failure() {
         let dir = tempfile::tempdir().unwrap();
-        let command = RankCommand { rank: None, argv: vec!["/nonexistent/engine".into()], env: vec![], log: dir.path().join("x.log") };
+        let command = RankCommand {
+            rank: None,
+            argv: vec!["/nonexistent/engine".into()],
+            env: vec![],
+            log: dir.path().join("x.log"),
+        };
         assert!(matches!(run(&[command], 1000).reason, StopReason::SpawnFailed { .. }));
     }
 }

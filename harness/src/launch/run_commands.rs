@@ -42,7 +42,8 @@ pub fn run_context(params: Map<String, Value>, engine: &Engine, site: &RunSite<'
 
 /// The engine binary for a tree and build dir (`program` is a template over them).
 pub fn program_path(engine: &Engine, tree: &Path, build_dir: &Path) -> Result<String, template::TemplateError> {
-    let context = serde_json::json!({ "tree": tree.display().to_string(), "build_dir": build_dir.display().to_string() });
+    let context =
+        serde_json::json!({ "tree": tree.display().to_string(), "build_dir": build_dir.display().to_string() });
     template::render(&engine.program, &context)
 }
 
@@ -54,13 +55,19 @@ pub fn run_commands(
     params: &Map<String, Value>,
     site: &RunSite<'_>,
 ) -> Result<Vec<RankCommand>, SpecError> {
-    let program = program_path(engine, site.tree, site.build_dir).map_err(|error| profile_error(engine, "program", error))?;
+    let program =
+        program_path(engine, site.tree, site.build_dir).map_err(|error| profile_error(engine, "program", error))?;
     match engine.launcher {
         LauncherKind::PerRank => (0..engine.ranks)
             .map(|rank| {
                 let context = run_context(params.clone(), engine, site, Some(rank));
                 let argv = [program.clone()].into_iter().chain(render_args(sweep, &run.args, &context)?).collect();
-                Ok(RankCommand { rank: Some(rank), argv, env: render_env(sweep, engine, run, &context)?, log: log_path(site, Some(rank)) })
+                Ok(RankCommand {
+                    rank: Some(rank),
+                    argv,
+                    env: render_env(sweep, engine, run, &context)?,
+                    log: log_path(site, Some(rank)),
+                })
             })
             .collect(),
         kind => {
@@ -68,7 +75,12 @@ pub fn run_commands(
             let mut argv = launcher_prefix(engine, kind, site)?;
             argv.push(program);
             argv.extend(render_args(sweep, &run.args, &context)?);
-            Ok(vec![RankCommand { rank: None, argv, env: render_env(sweep, engine, run, &context)?, log: log_path(site, None) }])
+            Ok(vec![RankCommand {
+                rank: None,
+                argv,
+                env: render_env(sweep, engine, run, &context)?,
+                log: log_path(site, None),
+            }])
         }
     }
 }
@@ -101,18 +113,28 @@ fn render_args(sweep: &SourceFile, args: &[String], context: &Value) -> Result<V
     args.iter()
         .enumerate()
         .map(|(index, arg)| {
-            template::render(arg, context).map_err(|error| sweep.error_at(&format!("run.args[{index}]"), error.to_string()))
+            template::render(arg, context)
+                .map_err(|error| sweep.error_at(&format!("run.args[{index}]"), error.to_string()))
         })
         .collect()
 }
 
 /// Profile env first, then the sweep's `[run.env]` (which wins), all rendered.
-fn render_env(sweep: &SourceFile, engine: &Engine, run: &RunDecl, context: &Value) -> Result<Vec<(String, String)>, SpecError> {
+fn render_env(
+    sweep: &SourceFile,
+    engine: &Engine,
+    run: &RunDecl,
+    context: &Value,
+) -> Result<Vec<(String, String)>, SpecError> {
     let profile = engine.env.iter().map(|(name, value)| {
-        template::render(value, context).map(|v| (name.clone(), v)).map_err(|error| profile_error(engine, &format!("env.{name}"), error))
+        template::render(value, context)
+            .map(|v| (name.clone(), v))
+            .map_err(|error| profile_error(engine, &format!("env.{name}"), error))
     });
     let declared = run.env.iter().map(|(name, value)| {
-        template::render(value, context).map(|v| (name.clone(), v)).map_err(|error| sweep.error_at(&format!("run.env.{name}"), error.to_string()))
+        template::render(value, context)
+            .map(|v| (name.clone(), v))
+            .map_err(|error| sweep.error_at(&format!("run.env.{name}"), error.to_string()))
     });
     let mut env: Vec<(String, String)> = Vec::new();
     for pair in profile.chain(declared) {
@@ -124,7 +146,10 @@ fn render_env(sweep: &SourceFile, engine: &Engine, run: &RunDecl, context: &Valu
 }
 
 fn profile_error(engine: &Engine, key: &str, error: template::TemplateError) -> SpecError {
-    let source = SourceFile { path: engine.profile_file.clone(), text: std::fs::read_to_string(&engine.profile_file).unwrap_or_default() };
+    let source = SourceFile {
+        path: engine.profile_file.clone(),
+        text: std::fs::read_to_string(&engine.profile_file).unwrap_or_default(),
+    };
     source.error_at(key, error.to_string())
 }
 

@@ -41,7 +41,9 @@ impl fmt::Display for StopReason {
             StopReason::Succeeded => write!(f, "succeeded"),
             StopReason::Failed { rank, code } => write!(f, "{} exited with code {code}", who(rank)),
             StopReason::Signalled { rank, signal } => write!(f, "{} was killed by signal {signal}", who(rank)),
-            StopReason::TimedOut { after_seconds } => write!(f, "timed out after {after_seconds:.1}s; every rank was killed"),
+            StopReason::TimedOut { after_seconds } => {
+                write!(f, "timed out after {after_seconds:.1}s; every rank was killed")
+            }
             StopReason::Interrupted { signal } => write!(f, "interrupted by signal {signal}"),
             StopReason::SpawnFailed { program, error } => write!(f, "could not start `{program}`: {error}"),
         }

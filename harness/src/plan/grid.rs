@@ -34,7 +34,9 @@ fn axes<'a>(params: &'a [Param], zip: &'a [Vec<String>]) -> Vec<Axis<'a>> {
         match zip.iter().find(|group| group.contains(&param.name)) {
             Some(group) if group[0] != param.name => {} // joined the axis of the group's first member
             Some(group) => axes.push(zip_axis(params, group)),
-            None => axes.push(Axis { names: vec![&param.name], points: param.values.iter().map(|v| vec![v]).collect() }),
+            None => {
+                axes.push(Axis { names: vec![&param.name], points: param.values.iter().map(|v| vec![v]).collect() })
+            }
         }
     }
     axes
@@ -67,10 +69,7 @@ mod tests {
     }
 
     fn render(settings: &[Vec<(String, ParamValue)>]) -> Vec<String> {
-        settings
-            .iter()
-            .map(|s| s.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "))
-            .collect()
+        settings.iter().map(|s| s.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")).collect()
     }
 
     #[test]
@@ -78,7 +77,14 @@ mod tests {
         let settings = expand(&[list("slices", &[1, 4]), list("rows", &[512, 1024, 2048])], &[]);
         assert_eq!(
             render(&settings),
-            ["slices=1 rows=512", "slices=1 rows=1024", "slices=1 rows=2048", "slices=4 rows=512", "slices=4 rows=1024", "slices=4 rows=2048"]
+            [
+                "slices=1 rows=512",
+                "slices=1 rows=1024",
+                "slices=1 rows=2048",
+                "slices=4 rows=512",
+                "slices=4 rows=1024",
+                "slices=4 rows=2048"
+            ]
         );
     }
 
@@ -88,7 +94,12 @@ mod tests {
         let settings = expand(&params, &[vec!["rows".into(), "new".into()]]);
         assert_eq!(
             render(&settings),
-            ["rows=512 slices=1 new=128", "rows=512 slices=4 new=128", "rows=4096 slices=1 new=32", "rows=4096 slices=4 new=32"]
+            [
+                "rows=512 slices=1 new=128",
+                "rows=512 slices=4 new=128",
+                "rows=4096 slices=1 new=32",
+                "rows=4096 slices=4 new=32"
+            ]
         );
     }
 

@@ -54,7 +54,10 @@ impl Plan {
             .filter(|setting| matches_filters(setting, &filters))
             .collect();
         if settings.is_empty() {
-            return Err(PlanError::NothingSelected { filters: options.filters.join(" "), file: sweep.file().display().to_string() });
+            return Err(PlanError::NothingSelected {
+                filters: options.filters.join(" "),
+                file: sweep.file().display().to_string(),
+            });
         }
         let seed = options.seed.or(sweep.reps.seed).unwrap_or_else(rand::random);
         let mut runs = schedule::schedule(settings.len(), reps, sweep.reps.warmup, sweep.reps.order, seed);
@@ -80,7 +83,8 @@ fn parse_filters(sweep: &Sweep, filters: &[String]) -> Result<Vec<(String, Strin
     filters
         .iter()
         .map(|filter| {
-            let (key, value) = filter.split_once('=').ok_or_else(|| PlanError::MalformedFilter { filter: filter.clone() })?;
+            let (key, value) =
+                filter.split_once('=').ok_or_else(|| PlanError::MalformedFilter { filter: filter.clone() })?;
             if !sweep.params.iter().any(|param| param.name == key) {
                 return Err(PlanError::UnknownFilterKey {
                     filter: filter.clone(),
@@ -95,9 +99,7 @@ fn parse_filters(sweep: &Sweep, filters: &[String]) -> Result<Vec<(String, Strin
 }
 
 fn matches_filters(setting: &Setting, filters: &[(String, String)]) -> bool {
-    filters
-        .iter()
-        .all(|(key, value)| setting.values.iter().any(|(name, v)| name == key && v.to_string() == *value))
+    filters.iter().all(|(key, value)| setting.values.iter().any(|(name, v)| name == key && v.to_string() == *value))
 }
 
 #[cfg(test)]

@@ -20,7 +20,8 @@ pub struct Columns {
 
 impl Columns {
     pub fn header(&self) -> Vec<String> {
-        let prefixed = |prefix: &str, names: &[String]| names.iter().map(|n| format!("{prefix}{n}")).collect::<Vec<_>>();
+        let prefixed =
+            |prefix: &str, names: &[String]| names.iter().map(|n| format!("{prefix}{n}")).collect::<Vec<_>>();
         let mut header = prefixed(PARAM_PREFIX, &self.params);
         header.extend(RUN_COLUMNS.iter().map(|c| c.to_string()));
         header.extend(prefixed(METRIC_PREFIX, &self.metrics));
@@ -48,7 +49,8 @@ mod tests {
 
     #[test]
     fn header_round_trips() {
-        let columns = Columns { params: vec!["status".into()], metrics: vec!["wall".into()], toolchains: vec!["mpicxx".into()] };
+        let columns =
+            Columns { params: vec!["status".into()], metrics: vec!["wall".into()], toolchains: vec!["mpicxx".into()] };
         let header = columns.header();
         assert_eq!(header[0], "param.status");
         assert_eq!(Columns::from_header(&header).unwrap(), columns);

@@ -23,7 +23,8 @@ impl Provenance {
     pub fn gather(tree: &Path, toolchain: &BTreeMap<String, Vec<String>>, env: &[(String, String)]) -> Provenance {
         let host = nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_default();
         let engine_commit = git(tree, &["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".to_string());
-        let engine_dirty = git(tree, &["status", "--porcelain", "--untracked-files=no", "."]).is_some_and(|out| !out.is_empty());
+        let engine_dirty =
+            git(tree, &["status", "--porcelain", "--untracked-files=no", "."]).is_some_and(|out| !out.is_empty());
         let toolchain = toolchain.iter().map(|(name, argv)| (name.clone(), version_line(argv, env))).collect();
         Provenance { host, engine_commit, engine_dirty, toolchain }
     }

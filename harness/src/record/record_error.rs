@@ -17,7 +17,10 @@ pub enum RecordError {
 impl RecordError {
     /// Whether the file given to us is at fault (exit 2) rather than the machine (exit 1).
     pub fn is_bad_input(&self) -> bool {
-        matches!(self, RecordError::NotAResultCsv { .. } | RecordError::BadRow { .. } | RecordError::ResumeMismatch { .. })
+        matches!(
+            self,
+            RecordError::NotAResultCsv { .. } | RecordError::BadRow { .. } | RecordError::ResumeMismatch { .. }
+        )
     }
 
     pub fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> RecordError + '_ {

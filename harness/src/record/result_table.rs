@@ -20,9 +20,12 @@ pub struct ResultTable {
 
 impl ResultTable {
     pub fn read(path: &Path) -> Result<ResultTable, RecordError> {
-        let mut reader = csv::ReaderBuilder::new().flexible(false).from_path(path).map_err(|error| csv_error(path, error))?;
-        let header: Vec<String> = reader.headers().map_err(|error| csv_error(path, error))?.iter().map(str::to_string).collect();
-        let columns = Columns::from_header(&header).map_err(|reason| RecordError::NotAResultCsv { path: path.to_path_buf(), reason })?;
+        let mut reader =
+            csv::ReaderBuilder::new().flexible(false).from_path(path).map_err(|error| csv_error(path, error))?;
+        let header: Vec<String> =
+            reader.headers().map_err(|error| csv_error(path, error))?.iter().map(str::to_string).collect();
+        let columns = Columns::from_header(&header)
+            .map_err(|reason| RecordError::NotAResultCsv { path: path.to_path_buf(), reason })?;
         let mut observations = Vec::new();
         for record in reader.records() {
             let record = record.map_err(|error| csv_error(path, error))?;
@@ -32,7 +35,11 @@ impl ResultTable {
             }
             let line = record.position().map_or(0, |p| p.line());
             let row: BTreeMap<&str, &str> = header.iter().map(String::as_str).zip(record.iter()).collect();
-            observations.push(observation(&row, &columns).map_err(|reason| RecordError::BadRow { path: path.to_path_buf(), line, reason })?);
+            observations.push(observation(&row, &columns).map_err(|reason| RecordError::BadRow {
+                path: path.to_path_buf(),
+                line,
+                reason,
+            })?);
         }
         Ok(ResultTable { path: path.to_path_buf(), columns, observations })
     }
@@ -51,8 +58,11 @@ fn run_key(observation: &Observation) -> RunKey {
 }
 
 fn observation(row: &BTreeMap<&str, &str>, columns: &Columns) -> Result<Observation, String> {
-    let mut setting: Vec<(String, String)> =
-        columns.params.iter().map(|name| (name.clone(), row[format!("{PARAM_PREFIX}{name}").as_str()].to_string())).collect();
+    let mut setting: Vec<(String, String)> = columns
+        .params
+        .iter()
+        .map(|name| (name.clone(), row[format!("{PARAM_PREFIX}{name}").as_str()].to_string()))
+        .collect();
     setting.push(("variant".to_string(), row["variant"].to_string()));
     let mut metrics = BTreeMap::new();
     for name in &columns.metrics {
@@ -74,7 +84,9 @@ fn observation(row: &BTreeMap<&str, &str>, columns: &Columns) -> Result<Observat
 
 fn csv_error(path: &Path, error: csv::Error) -> RecordError {
     match error.position() {
-        Some(position) => RecordError::BadRow { path: path.to_path_buf(), line: position.line(), reason: error.to_string() },
+        Some(position) => {
+            RecordError::BadRow { path: path.to_path_buf(), line: position.line(), reason: error.to_string() }
+        }
         None => RecordError::NotAResultCsv { path: path.to_path_buf(), reason: error.to_string() },
     }
 }
@@ -86,7 +98,11 @@ mod tests {
     use super::*;
 
     fn columns() -> Columns {
-        Columns { params: vec!["slices".into(), "rows".into()], metrics: vec!["tps".into(), "wall".into()], toolchains: vec!["cc".into()] }
+        Columns {
+            params: vec!["slices".into(), "rows".into()],
+            metrics: vec!["tps".into(), "wall".into()],
+            toolchains: vec!["cc".into()],
+        }
     }
 
     fn row<'a>(metrics: &'a BTreeMap<String, f64>, rep: u32, status: &'a str, error: &str) -> RunRow<'a> {
@@ -119,7 +135,14 @@ mod tests {
         assert_eq!(table.columns, columns());
         assert_eq!(table.observations.len(), 2);
         let first = &table.observations[0];
-        assert_eq!(first.setting, [("slices".to_string(), "4".to_string()), ("rows".into(), "512".into()), ("variant".into(), "default".into())]);
+        assert_eq!(
+            first.setting,
+            [
+                ("slices".to_string(), "4".to_string()),
+                ("rows".into(), "512".into()),
+                ("variant".into(), "default".into())
+            ]
+        );
         assert_eq!(first.metrics, full);
         assert!(first.is_usable());
         let second = &table.observations[1];
@@ -135,7 +158,10 @@ mod tests {
         let mut shards = String::new();
         for (shard, rep) in [(1, 1), (2, 2)] {
             let path = dir.path().join(format!("shard{shard}.csv"));
-            ResultWriter::create(&path, columns(), Provenance::default()).unwrap().write(&row(&metrics, rep, "ok", "")).unwrap();
+            ResultWriter::create(&path, columns(), Provenance::default())
+                .unwrap()
+                .write(&row(&metrics, rep, "ok", ""))
+                .unwrap();
             shards.push_str(&std::fs::read_to_string(&path).unwrap());
         }
         let merged = dir.path().join("merged.csv");
@@ -151,7 +177,10 @@ mod tests {
         ResultWriter::create(&path, columns(), Provenance::default()).unwrap();
         let mut other = columns();
         other.params.pop();
-        assert!(matches!(ResultWriter::append(&path, other, Provenance::default()), Err(RecordError::ResumeMismatch { .. })));
+        assert!(matches!(
+            ResultWriter::append(&path, other, Provenance::default()),
+            Err(RecordError::ResumeMismatch { .. })
+        ));
         assert!(ResultWriter::append(&path, columns(), Provenance::default()).is_ok());
     }
 

@@ -41,7 +41,8 @@ impl ResultWriter {
             std::fs::create_dir_all(parent).map_err(RecordError::io(parent))?;
         }
         let file = OpenOptions::new().write(true).create_new(true).open(path).map_err(RecordError::io(path))?;
-        let mut writer = ResultWriter { path: path.to_path_buf(), csv: csv::Writer::from_writer(file), columns, provenance };
+        let mut writer =
+            ResultWriter { path: path.to_path_buf(), csv: csv::Writer::from_writer(file), columns, provenance };
         let header = writer.columns.header();
         writer.write_record(&header)?;
         Ok(writer)
@@ -51,7 +52,10 @@ impl ResultWriter {
     pub fn append(path: &Path, columns: Columns, provenance: Provenance) -> Result<ResultWriter, RecordError> {
         let existing = ResultTable::read(path)?;
         if existing.columns != columns {
-            return Err(RecordError::ResumeMismatch { path: path.to_path_buf(), reason: describe_difference(&existing.columns, &columns) });
+            return Err(RecordError::ResumeMismatch {
+                path: path.to_path_buf(),
+                reason: describe_difference(&existing.columns, &columns),
+            });
         }
         let file = OpenOptions::new().append(true).open(path).map_err(RecordError::io(path))?;
         let csv = csv::WriterBuilder::new().has_headers(false).from_writer(file);
@@ -70,20 +74,26 @@ impl ResultWriter {
             row.started_at.clone(),
             format!("{:.6}", row.duration_s),
         ]);
-        record.extend(self.columns.metrics.iter().map(|name| row.metrics.get(name).map_or(String::new(), |v| v.to_string())));
+        record.extend(
+            self.columns.metrics.iter().map(|name| row.metrics.get(name).map_or(String::new(), |v| v.to_string())),
+        );
         record.extend([
             self.provenance.host.clone(),
             self.provenance.engine_commit.clone(),
             self.provenance.engine_dirty.to_string(),
             row.variant_hash.to_string(),
         ]);
-        record.extend(self.columns.toolchains.iter().map(|name| self.provenance.toolchain.get(name).cloned().unwrap_or_default()));
+        record.extend(
+            self.columns.toolchains.iter().map(|name| self.provenance.toolchain.get(name).cloned().unwrap_or_default()),
+        );
         record.push(row.log_dir.display().to_string());
         self.write_record(&record)
     }
 
     fn write_record(&mut self, record: &[String]) -> Result<(), RecordError> {
-        self.csv.write_record(record).map_err(|error| RecordError::Io { path: self.path.clone(), error: error.into() })?;
+        self.csv
+            .write_record(record)
+            .map_err(|error| RecordError::Io { path: self.path.clone(), error: error.into() })?;
         self.csv.flush().map_err(RecordError::io(&self.path))?;
         self.csv.get_ref().sync_data().map_err(RecordError::io(&self.path))
     }

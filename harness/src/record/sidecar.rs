@@ -13,5 +13,8 @@ pub fn write_sidecar(path: &Path, value: &serde_json::Value) -> Result<(), Recor
 /// Reads a sidecar back (for `report`, `compare` and `--resume`).
 pub fn read_sidecar(path: &Path) -> Result<serde_json::Value, RecordError> {
     let text = std::fs::read_to_string(path).map_err(RecordError::io(path))?;
-    serde_json::from_str(&text).map_err(|error| RecordError::NotAResultCsv { path: path.to_path_buf(), reason: format!("its sidecar is not JSON: {error}") })
+    serde_json::from_str(&text).map_err(|error| RecordError::NotAResultCsv {
+        path: path.to_path_buf(),
+        reason: format!("its sidecar is not JSON: {error}"),
+    })
 }

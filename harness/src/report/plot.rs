@@ -16,7 +16,8 @@ type Point = (f64, f64, f64);
 /// varying columns. None when there is no such column or fewer than two x values.
 pub fn sweep_plot_svg(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Option<String> {
     let [x_name] = config.group_by.as_slice() else { return None };
-    let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting)).without(std::slice::from_ref(x_name));
+    let columns =
+        SettingColumns::of(analysis.settings.iter().map(|s| &s.setting)).without(std::slice::from_ref(x_name));
     let mut series: Vec<(String, Vec<Point>)> = Vec::new();
     for setting in &analysis.settings {
         let (Some(x), Some(stats)) = (setting.value_of(x_name), setting.metric(&config.primary)) else { continue };
@@ -31,7 +32,8 @@ pub fn sweep_plot_svg(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Opti
     // Legend in value order (slices=1, 2, 4, 8), not in the shuffled order the runs happened in.
     series.sort_by(|a, b| legend_key(&a.0).partial_cmp(&legend_key(&b.0)).unwrap_or(std::cmp::Ordering::Equal));
     let points: Vec<Point> = series.iter().flat_map(|(_, p)| p.iter().copied()).collect();
-    let (x_range, y_range) = (span(points.iter().map(|p| p.0))?, span(points.iter().flat_map(|p| [p.1 - p.2, p.1 + p.2]))?);
+    let (x_range, y_range) =
+        (span(points.iter().map(|p| p.0))?, span(points.iter().flat_map(|p| [p.1 - p.2, p.1 + p.2]))?);
     if x_range.0 == x_range.1 {
         return None;
     }
@@ -50,7 +52,9 @@ pub fn sweep_plot_svg(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Opti
                 .draw_series(LineSeries::new(points.iter().map(|p| (p.0, p.1)), color.stroke_width(2)))?
                 .label(if label.is_empty() { "all".to_string() } else { label.clone() })
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
-            chart.draw_series(points.iter().map(|p| ErrorBar::new_vertical(p.0, p.1 - p.2, p.1, p.1 + p.2, color.filled(), 8)))?;
+            chart.draw_series(
+                points.iter().map(|p| ErrorBar::new_vertical(p.0, p.1 - p.2, p.1, p.1 + p.2, color.filled(), 8)),
+            )?;
         }
         chart.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw()?;
         Ok(())
@@ -81,9 +85,18 @@ pub fn ablation_plot_svg(analysis: &AblationAnalysis) -> Option<String> {
             SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => names.get(*i as usize).cloned().unwrap_or_default(),
             SegmentValue::Last => String::new(),
         };
-        chart.configure_mesh().disable_x_mesh().x_labels(bars.len()).x_label_formatter(&label).y_desc(metric.as_str()).draw()?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(bars.len())
+            .x_label_formatter(&label)
+            .y_desc(metric.as_str())
+            .draw()?;
         chart.draw_series(bars.iter().enumerate().map(|(i, b)| {
-            let mut bar = Rectangle::new([(SegmentValue::Exact(i as i32), 0.0), (SegmentValue::Exact(i as i32 + 1), b.1)], Palette99::pick(i).filled());
+            let mut bar = Rectangle::new(
+                [(SegmentValue::Exact(i as i32), 0.0), (SegmentValue::Exact(i as i32 + 1), b.1)],
+                Palette99::pick(i).filled(),
+            );
             bar.set_margin(0, 0, 30, 30);
             bar
         }))?;
@@ -110,11 +123,16 @@ fn render(draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, plotters::coord::Shift>
 
 /// A series label's values as numbers where they parse (`slices=8 mode=a` -> [8, NaN]), for sorting.
 fn legend_key(label: &str) -> Vec<f64> {
-    label.split_whitespace().map(|part| part.split_once('=').map_or(part, |(_, v)| v).parse().unwrap_or(f64::NAN)).collect()
+    label
+        .split_whitespace()
+        .map(|part| part.split_once('=').map_or(part, |(_, v)| v).parse().unwrap_or(f64::NAN))
+        .collect()
 }
 
 fn span(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
-    values.filter(|v| v.is_finite()).fold(None, |acc, v| Some(acc.map_or((v, v), |(lo, hi): (f64, f64)| (lo.min(v), hi.max(v)))))
+    values
+        .filter(|v| v.is_finite())
+        .fold(None, |acc, v| Some(acc.map_or((v, v), |(lo, hi): (f64, f64)| (lo.min(v), hi.max(v)))))
 }
 
 /// A little room above and below so error bars are not clipped.
@@ -134,7 +152,8 @@ mod tests {
         let config = fixture_slice_config();
         let svg = sweep_plot_svg(&analyse_sweep(&fixture_slice_sweep(), &config), &config).unwrap();
         assert!(svg.starts_with("<svg"), "{}", &svg[..80]);
-        let positions: Vec<usize> = ["slices=1", "slices=2", "slices=4"].iter().map(|label| svg.find(label).expect("in the legend")).collect();
+        let positions: Vec<usize> =
+            ["slices=1", "slices=2", "slices=4"].iter().map(|label| svg.find(label).expect("in the legend")).collect();
         assert!(positions.windows(2).all(|pair| pair[0] < pair[1]), "legend not in value order");
         assert!(svg.contains("prefill_tokens_per_s vs rows"));
     }

@@ -187,9 +187,8 @@ fn failure_lines(failures: &FailureSummary) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
     use crate::analyse::analyse_sweep;
-
+    use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
 
     fn fixture_report() -> String {
         let config = fixture_slice_config();
@@ -216,7 +215,8 @@ mod tests {
 
     #[test]
     fn no_failures_and_no_options() {
-        let config = AnalysisConfig { control: None, equivalence_key: None, group_by: vec![], ..fixture_slice_config() };
+        let config =
+            AnalysisConfig { control: None, equivalence_key: None, group_by: vec![], ..fixture_slice_config() };
         let observations: Vec<_> = fixture_slice_sweep().into_iter().filter(|o| o.status == "ok").collect();
         let report = run_summary_markdown(&analyse_sweep(&observations, &config), &config, "t");
         assert!(report.contains("All 22 runs finished ok."));

@@ -6,12 +6,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::engine_build::{build_engine_tree, BuildEnd};
 use super::prepared_run::VariantSite;
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::session::Session;
 use super::{base_env, open_results, preflight, result_paths, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
-use super::engine_build::{build_engine_tree, BuildEnd};
 use crate::build::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatus};
 use crate::launch::{BaseEnv, RunEvents};
 use crate::plan::{Plan, PlannedRun, Setting};
@@ -50,15 +50,24 @@ impl<'a> Ablation<'a> {
                 let path = sweep_dir.join(&template.template);
                 if !path.is_file() {
                     let key = format!("ablation.templates[{index}].template");
-                    return Err(RunnerError::Spec(sweep.source.error_at(&key, format!("template `{}` does not exist", path.display()))));
+                    return Err(RunnerError::Spec(
+                        sweep.source.error_at(&key, format!("template `{}` does not exist", path.display())),
+                    ));
                 }
                 let target = variants::resolve_target(&sweep.engine.tree, Path::new(&template.target))?;
-                let relative = target.strip_prefix(sweep.engine.tree.canonicalize().unwrap_or_default()).unwrap_or(&target).to_path_buf();
+                let relative = target
+                    .strip_prefix(sweep.engine.tree.canonicalize().unwrap_or_default())
+                    .unwrap_or(&target)
+                    .to_path_buf();
                 Ok(TemplateTarget { template: std::path::absolute(&path).unwrap_or(path), target: relative })
             })
             .collect::<Result<Vec<_>, _>>()?;
         if decl.groups.is_empty() {
-            return Err(RunnerError::Spec(sweep.source.error_at("ablation.groups", "no groups: name the instruction groups the templates can remove")));
+            return Err(RunnerError::Spec(
+                sweep
+                    .source
+                    .error_at("ablation.groups", "no groups: name the instruction groups the templates can remove"),
+            ));
         }
         let variants = design_variants(&decl.groups, decl.design);
         Ok(Some(Ablation { sweep, decl, isolation: isolation.unwrap_or(decl.isolation), targets, variants }))
@@ -82,7 +91,8 @@ impl<'a> Ablation<'a> {
 
     /// The sources of one setting: its variant's groups removed, its params substituted.
     fn render(&self, setting: &Setting) -> Result<Vec<RenderedFile>, RunnerError> {
-        let ablated = &self.variants.iter().find(|v| v.name == setting.variant).expect("planned from these variants").ablated;
+        let ablated =
+            &self.variants.iter().find(|v| v.name == setting.variant).expect("planned from these variants").ablated;
         let context = variants::variant_context(&self.decl.groups, ablated, &setting.context());
         Ok(variants::render_variant(&self.targets, &context)?)
     }
@@ -110,10 +120,13 @@ impl<'a> Ablation<'a> {
 
     fn in_tree_site(&self, setting: &Setting, hash: String) -> VariantSite {
         let engine = &self.sweep.engine;
-        VariantSite { name: setting.variant.clone(), tree: engine.tree.clone(), build_dir: engine.build_dir.clone(), hash }
+        VariantSite {
+            name: setting.variant.clone(),
+            tree: engine.tree.clone(),
+            build_dir: engine.build_dir.clone(),
+            hash,
+        }
     }
-
-
 }
 
 /// Where a sweep's variant builds are cached (kept across invocations, so a rerun rebuilds nothing).
@@ -125,7 +138,12 @@ pub fn cache_root(options: &RunOptions, sweep: &Sweep) -> PathBuf {
 }
 
 /// Runs an ablation end to end in its isolation mode.
-pub fn run_ablation(ablation: &Ablation<'_>, options: &RunOptions, jobs: usize, events: &RunEvents) -> Result<AblationOutcome, RunnerError> {
+pub fn run_ablation(
+    ablation: &Ablation<'_>,
+    options: &RunOptions,
+    jobs: usize,
+    events: &RunEvents,
+) -> Result<AblationOutcome, RunnerError> {
     let plan = ablation.plan(options)?;
     ablation.check(&plan)?;
     let base_env = base_env(ablation.sweep)?;
@@ -151,7 +169,12 @@ struct Context<'a> {
 impl Context<'_> {
     /// Every declared toolchain's version line: a compiler upgrade changes every variant's build key.
     fn toolchain_id(&self) -> String {
-        self.provenance.toolchain.iter().map(|(name, version)| format!("{name}: {version}")).collect::<Vec<_>>().join("\n")
+        self.provenance
+            .toolchain
+            .iter()
+            .map(|(name, version)| format!("{name}: {version}"))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
@@ -162,7 +185,12 @@ struct Builds {
     sites: Vec<VariantSite>,
 }
 
-fn copy_builds(ablation: &Ablation<'_>, plan: &Plan, cache: &BuildCache, context: &Context<'_>) -> Result<Builds, RunnerError> {
+fn copy_builds(
+    ablation: &Ablation<'_>,
+    plan: &Plan,
+    cache: &BuildCache,
+    context: &Context<'_>,
+) -> Result<Builds, RunnerError> {
     let engine = &ablation.sweep.engine;
     let toolchain = context.toolchain_id();
     let base_env = &context.base_env;
@@ -176,18 +204,36 @@ fn copy_builds(ablation: &Ablation<'_>, plan: &Plan, cache: &BuildCache, context
             std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
             std::collections::hash_map::Entry::Vacant(slot) => {
                 let entry = cache.prepare(&key, &engine.tree, &files, &ablation.decl.exclude)?;
-                let argv = build::render_build_argv(&engine.build, &entry.tree, &entry.build).map_err(|e| RunnerError::Build(e.to_string()))?;
-                builds.jobs.push(BuildJob { variant: setting.variant.clone(), tree: entry.tree.clone(), build_dir: entry.build.clone(), argv, env: base_env.overrides().to_vec(), key });
+                let argv = build::render_build_argv(&engine.build, &entry.tree, &entry.build)
+                    .map_err(|e| RunnerError::Build(e.to_string()))?;
+                builds.jobs.push(BuildJob {
+                    variant: setting.variant.clone(),
+                    tree: entry.tree.clone(),
+                    build_dir: entry.build.clone(),
+                    argv,
+                    env: base_env.overrides().to_vec(),
+                    key,
+                });
                 slot.insert(entry)
             }
         };
-        builds.sites.push(VariantSite { name: setting.variant.clone(), tree: entry.tree.clone(), build_dir: entry.build.clone(), hash: key.to_string() });
+        builds.sites.push(VariantSite {
+            name: setting.variant.clone(),
+            tree: entry.tree.clone(),
+            build_dir: entry.build.clone(),
+            hash: key.to_string(),
+        });
         builds.keys.push(key);
     }
     Ok(builds)
 }
 
-fn run_copies(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>, jobs: usize) -> Result<AblationOutcome, RunnerError> {
+fn run_copies(
+    ablation: &Ablation<'_>,
+    plan: &Plan,
+    context: &Context<'_>,
+    jobs: usize,
+) -> Result<AblationOutcome, RunnerError> {
     let sweep = ablation.sweep;
     let options = context.options;
     let cache = BuildCache::new(cache_root(options, sweep));
@@ -198,14 +244,21 @@ fn run_copies(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>, jobs:
     let reports = build::build_all(builds.jobs, &cache, jobs, |report| progress.note(&build_line(report)))?;
     drop(progress);
     let build_seconds = started.elapsed().as_secs_f64();
-    let failed: Vec<BuildKey> = reports.iter().filter(|r| matches!(r.status, BuildStatus::Failed { .. })).map(|r| r.key).collect();
-    let runnable: Vec<PlannedRun> = plan.runs.iter().filter(|run| !failed.contains(&builds.keys[run.setting])).copied().collect();
+    let failed: Vec<BuildKey> =
+        reports.iter().filter(|r| matches!(r.status, BuildStatus::Failed { .. })).map(|r| r.key).collect();
+    let runnable: Vec<PlannedRun> =
+        plan.runs.iter().filter(|run| !failed.contains(&builds.keys[run.setting])).copied().collect();
     let mut session = open_session(sweep, plan, context, &runnable)?;
     if !failed.is_empty() && options.fail_fast {
         session.stopped = Some(super::EarlyStop::FailFast);
     }
     session.run_all(plan, &runnable, &builds.sites)?;
-    let runs = SweepOutcome { paths: context.paths.clone(), tally: session.tally, stopped: session.stopped, skipped: plan.runs.len() - runnable.len() };
+    let runs = SweepOutcome {
+        paths: context.paths.clone(),
+        tally: session.tally,
+        stopped: session.stopped,
+        skipped: plan.runs.len() - runnable.len(),
+    };
     Ok(AblationOutcome { runs, builds: reports, build_seconds })
 }
 
@@ -216,9 +269,12 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     let targets: Vec<PathBuf> = ablation.targets.iter().map(|t| t.target.clone()).collect();
     let mut in_place = InPlaceSession::begin(&engine.tree, &targets)?;
     let toolchain = context.toolchain_id();
-    let rendered: Vec<Vec<RenderedFile>> = plan.settings.iter().map(|s| ablation.render(s)).collect::<Result<_, _>>()?;
-    let keys: Vec<BuildKey> = rendered.iter().map(|files| BuildKey::new(files, &engine.build, &toolchain, "in-place")).collect();
-    let sites: Vec<VariantSite> = plan.settings.iter().zip(&keys).map(|(s, key)| ablation.in_tree_site(s, key.to_string())).collect();
+    let rendered: Vec<Vec<RenderedFile>> =
+        plan.settings.iter().map(|s| ablation.render(s)).collect::<Result<_, _>>()?;
+    let keys: Vec<BuildKey> =
+        rendered.iter().map(|files| BuildKey::new(files, &engine.build, &toolchain, "in-place")).collect();
+    let sites: Vec<VariantSite> =
+        plan.settings.iter().zip(&keys).map(|(s, key)| ablation.in_tree_site(s, key.to_string())).collect();
     preflight(sweep, plan, &sites)?;
     let mut session = open_session(sweep, plan, context, &plan.runs)?;
     let mut reports = Vec::new();
@@ -246,16 +302,31 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
         reports.push(report);
     }
     in_place.restore()?;
-    session.progress.note(&format!("restored {} in {}", targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", "), engine.tree.display()));
+    session.progress.note(&format!(
+        "restored {} in {}",
+        targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", "),
+        engine.tree.display()
+    ));
     let recorded = session.tally.recorded;
-    let runs = SweepOutcome { paths: context.paths.clone(), tally: session.tally, stopped: session.stopped, skipped: plan.runs.len() - recorded.min(plan.runs.len()) };
+    let runs = SweepOutcome {
+        paths: context.paths.clone(),
+        tally: session.tally,
+        stopped: session.stopped,
+        skipped: plan.runs.len() - recorded.min(plan.runs.len()),
+    };
     Ok(AblationOutcome { runs, builds: reports, build_seconds })
 }
 
 /// Builds the rendered real tree, its process group recorded in the tree's state dir so a recovery
 /// after a SIGKILL of sweep can stop it. `None` when a signal stopped it: an interruption, not a
 /// broken variant.
-fn build_in_place(ablation: &Ablation<'_>, setting: &Setting, key: BuildKey, runs_root: &Path, context: &Context<'_>) -> Result<Option<BuildReport>, RunnerError> {
+fn build_in_place(
+    ablation: &Ablation<'_>,
+    setting: &Setting,
+    key: BuildKey,
+    runs_root: &Path,
+    context: &Context<'_>,
+) -> Result<Option<BuildReport>, RunnerError> {
     let engine = &ablation.sweep.engine;
     let log = runs_root.with_file_name(format!("build-{}.log", setting.slug()));
     let mut recorded = Ok(());
@@ -273,11 +344,23 @@ fn build_in_place(ablation: &Ablation<'_>, setting: &Setting, key: BuildKey, run
 }
 
 /// Opens the CSV and sidecar and starts a session that will run `runs`.
-fn open_session<'a>(sweep: &'a Sweep, plan: &Plan, context: &Context<'a>, runs: &[PlannedRun]) -> Result<Session<'a>, RunnerError> {
+fn open_session<'a>(
+    sweep: &'a Sweep,
+    plan: &Plan,
+    context: &Context<'a>,
+    runs: &[PlannedRun],
+) -> Result<Session<'a>, RunnerError> {
     let paths = &context.paths;
     let (writer, _) = open_results(sweep, paths, false, context.provenance.clone())?;
     write_sidecar(sweep, plan, context.options, paths, (&context.base_env, &context.provenance))?;
-    Ok(Session::new(sweep, writer, paths, (context.base_env.clone(), context.events), runs.len(), context.options.fail_fast))
+    Ok(Session::new(
+        sweep,
+        writer,
+        paths,
+        (context.base_env.clone(), context.events),
+        runs.len(),
+        context.options.fail_fast,
+    ))
 }
 
 fn build_line(report: &BuildReport) -> String {

@@ -8,11 +8,31 @@ use crate::plan::Plan;
 use crate::spec::{SpecError, Sweep};
 
 /// Renders the plan as text a user can read and paste from; `sites[i]` is setting i's build.
-pub fn describe_plan(sweep: &Sweep, plan: &Plan, sites: &[VariantSite], runs_root: &std::path::Path) -> Result<String, SpecError> {
+pub fn describe_plan(
+    sweep: &Sweep,
+    plan: &Plan,
+    sites: &[VariantSite],
+    runs_root: &std::path::Path,
+) -> Result<String, SpecError> {
     let mut out = String::new();
     let _ = writeln!(out, "sweep `{}` from {}", sweep.name, sweep.file().display());
-    let _ = writeln!(out, "engine: {} ({:?} launcher, {} ranks), {}", sweep.engine.profile_file.display(), sweep.engine.launcher, sweep.engine.ranks, limits_text(sweep));
-    let _ = writeln!(out, "{} settings x {} reps = {} runs, order {:?}, seed {}", plan.settings.len(), plan.reps, plan.runs.len(), sweep.reps.order, plan.seed);
+    let _ = writeln!(
+        out,
+        "engine: {} ({:?} launcher, {} ranks), {}",
+        sweep.engine.profile_file.display(),
+        sweep.engine.launcher,
+        sweep.engine.ranks,
+        limits_text(sweep)
+    );
+    let _ = writeln!(
+        out,
+        "{} settings x {} reps = {} runs, order {:?}, seed {}",
+        plan.settings.len(),
+        plan.reps,
+        plan.runs.len(),
+        sweep.reps.order,
+        plan.seed
+    );
     let _ = writeln!(out, "\nsettings:");
     for (index, setting) in plan.settings.iter().enumerate() {
         let _ = writeln!(out, "  [{}] {}", index + 1, setting.label());
@@ -24,7 +44,14 @@ pub fn describe_plan(sweep: &Sweep, plan: &Plan, sites: &[VariantSite], runs_roo
         let run_dir = runs_root.join(run_dir_name(run, &setting.slug()));
         let prepared = prepare_run(sweep, setting, run.rep, variant, &run_dir)?;
         let warmup = if run.warmup { " (warmup)" } else { "" };
-        let _ = writeln!(out, "  {:>4}. setting [{}] rep {}{warmup}  in {}", run.order, run.setting + 1, run.rep, run_dir.display());
+        let _ = writeln!(
+            out,
+            "  {:>4}. setting [{}] rep {}{warmup}  in {}",
+            run.order,
+            run.setting + 1,
+            run.rep,
+            run_dir.display()
+        );
         for (path, text) in &prepared.inputs {
             let _ = writeln!(out, "        input {} ({} bytes)", path.display(), text.len());
         }

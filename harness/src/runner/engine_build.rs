@@ -17,7 +17,9 @@ const BUILD_TIMEOUT: Duration = Duration::from_secs(6 * 3600);
 /// How a build ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BuildEnd {
-    Built { seconds: f64 },
+    Built {
+        seconds: f64,
+    },
     /// The whole sentence, ending with the tail of the compiler's output.
     Failed(String),
     /// A signal asked sweep to stop while it built.
@@ -33,19 +35,29 @@ pub fn build_engine_tree(
     (base_env, events): (&BaseEnv, &RunEvents),
     on_spawn: &mut dyn FnMut(Pid),
 ) -> Result<BuildEnd, RunnerError> {
-    let argv = build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir).map_err(|e| RunnerError::Build(e.to_string()))?;
+    let argv = build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir)
+        .map_err(|e| RunnerError::Build(e.to_string()))?;
     for dir in [engine.build_dir.as_path(), log.parent().unwrap_or(Path::new("."))] {
         std::fs::create_dir_all(dir).map_err(RunnerError::io(dir))?;
     }
     let command = RankCommand { rank: None, argv, env: Vec::new(), log: log.to_path_buf() };
     let limits = Limits { timeout: BUILD_TIMEOUT, grace: engine.grace };
-    let execution = launch::execute_with(&[command], &engine.tree, base_env, limits, (&events.sender, &events.receiver), on_spawn);
+    let execution =
+        launch::execute_with(&[command], &engine.tree, base_env, limits, (&events.sender, &events.receiver), on_spawn);
     Ok(match execution.reason {
         StopReason::Succeeded => BuildEnd::Built { seconds: execution.duration.as_secs_f64() },
         StopReason::Interrupted { .. } => BuildEnd::Interrupted,
         reason => {
             let tail = build::log_tail(log).unwrap_or_default();
-            BuildEnd::Failed(BuildError::Failed { variant: variant.to_string(), status: reason.to_string(), log: log.to_path_buf(), tail }.to_string())
+            BuildEnd::Failed(
+                BuildError::Failed {
+                    variant: variant.to_string(),
+                    status: reason.to_string(),
+                    log: log.to_path_buf(),
+                    tail,
+                }
+                .to_string(),
+            )
         }
     })
 }

@@ -77,7 +77,10 @@ impl ResultPaths {
         let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace([':', '-'], "");
         let dir = results_dir.join(sweep);
         let taken = |name: &str| dir.join(format!("{name}.csv")).exists() || dir.join(name).exists();
-        let name = (1..).map(|n| if n == 1 { stamp.clone() } else { format!("{stamp}-{n}") }).find(|name| !taken(name)).expect("unbounded");
+        let name = (1..)
+            .map(|n| if n == 1 { stamp.clone() } else { format!("{stamp}-{n}") })
+            .find(|name| !taken(name))
+            .expect("unbounded");
         ResultPaths::for_csv(&dir.join(format!("{name}.csv")))
     }
 }
@@ -145,11 +148,16 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     let hash = program_hash(sweep, &sites[0]);
     sites.iter_mut().for_each(|site| site.hash.clone_from(&hash));
     write_sidecar(sweep, &plan, options, &paths, (&base_env, &provenance))?;
-    let todo: Vec<PlannedRun> = plan.runs.iter().filter(|run| !done.contains(&planned_key(&plan, run))).copied().collect();
+    let todo: Vec<PlannedRun> =
+        plan.runs.iter().filter(|run| !done.contains(&planned_key(&plan, run))).copied().collect();
     let skipped = plan.runs.len() - todo.len();
     let mut session = Session::new(sweep, writer, &paths, (base_env, events), todo.len(), options.fail_fast);
     if skipped > 0 {
-        session.progress.note(&format!("resuming {}: {skipped} runs already recorded, {} to go", paths.csv.display(), todo.len()));
+        session.progress.note(&format!(
+            "resuming {}: {skipped} runs already recorded, {} to go",
+            paths.csv.display(),
+            todo.len()
+        ));
     }
     session.run_all(&plan, &todo, &sites)?;
     Ok(SweepOutcome { paths, tally: session.tally, stopped: session.stopped, skipped })
@@ -191,7 +199,6 @@ pub fn planned_key(plan: &Plan, run: &PlannedRun) -> RunKey {
     let setting = &plan.settings[run.setting];
     (setting.value_texts(), setting.variant.clone(), run.rep, run.warmup)
 }
-
 
 /// The environment ranks start from: captured from the setup script, or inherited.
 pub fn base_env(sweep: &Sweep) -> Result<BaseEnv, RunnerError> {

@@ -31,12 +31,26 @@ pub struct PreparedRun {
     pub context: Value,
 }
 
-pub fn prepare_run(sweep: &Sweep, setting: &Setting, rep: u32, variant: &VariantSite, run_dir: &Path) -> Result<PreparedRun, SpecError> {
+pub fn prepare_run(
+    sweep: &Sweep,
+    setting: &Setting,
+    rep: u32,
+    variant: &VariantSite,
+    run_dir: &Path,
+) -> Result<PreparedRun, SpecError> {
     let params = setting.context();
-    let mut site = RunSite { run_dir, tree: &variant.tree, build_dir: &variant.build_dir, rep, variant: &variant.name, inputs: Map::new() };
+    let mut site = RunSite {
+        run_dir,
+        tree: &variant.tree,
+        build_dir: &variant.build_dir,
+        rep,
+        variant: &variant.name,
+        inputs: Map::new(),
+    };
     let bare_context = launch::run_context(params.clone(), &sweep.engine, &site, None);
     let inputs = render_inputs(sweep, &bare_context, run_dir)?;
-    site.inputs = inputs.iter().map(|(name, path, _)| (name.clone(), Value::String(path.display().to_string()))).collect();
+    site.inputs =
+        inputs.iter().map(|(name, path, _)| (name.clone(), Value::String(path.display().to_string()))).collect();
     let context = launch::run_context(params.clone(), &sweep.engine, &site, None);
     Ok(PreparedRun {
         run_dir: run_dir.to_path_buf(),
@@ -55,11 +69,11 @@ fn render_inputs(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<(
         .enumerate()
         .map(|(index, input)| {
             let key = format!("inputs[{index}].count");
-            let text = template::render(&input.count, context).map_err(|error| sweep.source.error_at(&key, error.to_string()))?;
-            let count: usize = text
-                .trim()
-                .parse()
-                .map_err(|_| sweep.source.error_at(&key, format!("`{}` rendered to `{text}`, not a whole number", input.count)))?;
+            let text = template::render(&input.count, context)
+                .map_err(|error| sweep.source.error_at(&key, error.to_string()))?;
+            let count: usize = text.trim().parse().map_err(|_| {
+                sweep.source.error_at(&key, format!("`{}` rendered to `{text}`, not a whole number", input.count))
+            })?;
             let values: Vec<String> = input.pattern.iter().cycle().take(count).map(i64::to_string).collect();
             Ok((input.name.clone(), run_dir.join(&input.file), values.join(&input.separator)))
         })
@@ -74,14 +88,12 @@ fn render_pre_run(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<
         .iter()
         .enumerate()
         .map(|(index, argv)| {
-            let argv = argv
-                .iter()
-                .map(|part| template::render(part, context))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|error| match profile() {
+            let argv = argv.iter().map(|part| template::render(part, context)).collect::<Result<Vec<_>, _>>().map_err(
+                |error| match profile() {
                     Ok(source) => source.error_at(&format!("pre_run[{index}]"), error.to_string()),
                     Err(read_error) => read_error,
-                })?;
+                },
+            )?;
             Ok(RankCommand { rank: None, argv, env: Vec::new(), log: run_dir.join(format!("pre_run{index}.log")) })
         })
         .collect()

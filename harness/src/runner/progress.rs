@@ -34,7 +34,8 @@ impl Progress {
 
     pub fn finished(&mut self, label: &str, status: &str, duration: Duration, detail: &str) {
         self.done += 1;
-        let line = format!("[{}/{}] {label}: {status} in {:.2}s{}", self.done, self.total, duration.as_secs_f64(), detail);
+        let line =
+            format!("[{}/{}] {label}: {status} in {:.2}s{}", self.done, self.total, duration.as_secs_f64(), detail);
         match &self.bar {
             Some(bar) => {
                 bar.println(line);

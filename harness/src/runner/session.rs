@@ -94,7 +94,11 @@ impl<'a> Session<'a> {
         let execution = self.execute(&prepared);
         if let StopReason::Interrupted { signal } = execution.reason {
             self.stopped = Some(EarlyStop::Interrupted { signal });
-            self.progress.note(&format!("interrupted during run {} ({}); it is not recorded", run.order, setting.label()));
+            self.progress.note(&format!(
+                "interrupted during run {} ({}); it is not recorded",
+                run.order,
+                setting.label()
+            ));
             return Ok(());
         }
         let (metrics, status, error) = self.outcome(&execution, &prepared, setting);
@@ -113,7 +117,11 @@ impl<'a> Session<'a> {
             log_dir: &run_dir,
         })?;
         self.tally.recorded += 1;
-        let detail = if error.is_empty() { primary_detail(&self.sweep.analysis.primary, &metrics) } else { format!(": {error}") };
+        let detail = if error.is_empty() {
+            primary_detail(&self.sweep.analysis.primary, &metrics)
+        } else {
+            format!(": {error}")
+        };
         self.progress.finished(&progress_label(setting, run), status, execution.duration, &detail);
         if status != "ok" {
             self.tally.failed += 1;
@@ -126,7 +134,12 @@ impl<'a> Session<'a> {
 
     /// The metrics, status and error of a finished run: a run that exited cleanly can still fail on
     /// a missing metric or a check; one that did not records why, and where its logs are.
-    fn outcome(&self, execution: &Execution, prepared: &PreparedRun, setting: &Setting) -> (BTreeMap<String, f64>, &'static str, String) {
+    fn outcome(
+        &self,
+        execution: &Execution,
+        prepared: &PreparedRun,
+        setting: &Setting,
+    ) -> (BTreeMap<String, f64>, &'static str, String) {
         match &execution.reason {
             StopReason::Succeeded => match self.extract(prepared, setting) {
                 Ok(metrics) => (metrics, "ok", String::new()),
@@ -141,8 +154,14 @@ impl<'a> Session<'a> {
         let limits = Limits { timeout: self.sweep.engine.timeout, grace: self.sweep.engine.grace };
         let events = self.events;
         for command in &prepared.pre_run {
-            let execution =
-                launch::execute(std::slice::from_ref(command), &prepared.run_dir, &self.base_env, limits, &events.sender, &events.receiver);
+            let execution = launch::execute(
+                std::slice::from_ref(command),
+                &prepared.run_dir,
+                &self.base_env,
+                limits,
+                &events.sender,
+                &events.receiver,
+            );
             if execution.reason != StopReason::Succeeded {
                 return execution;
             }
@@ -150,7 +169,11 @@ impl<'a> Session<'a> {
         launch::execute(&prepared.commands, &prepared.run_dir, &self.base_env, limits, &events.sender, &events.receiver)
     }
 
-    fn extract(&self, prepared: &PreparedRun, setting: &Setting) -> Result<BTreeMap<String, f64>, extract::ExtractError> {
+    fn extract(
+        &self,
+        prepared: &PreparedRun,
+        setting: &Setting,
+    ) -> Result<BTreeMap<String, f64>, extract::ExtractError> {
         let engine = &self.sweep.engine;
         let rank_logs: Vec<PathBuf> = prepared.commands.iter().map(|command| command.log.clone()).collect();
         let result_log = prepared

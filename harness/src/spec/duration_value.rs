@@ -14,7 +14,9 @@ pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duratio
             humantime::DurationError::UnknownUnit { .. } => "a unit is missing".to_string(),
             other => other.to_string(),
         };
-        serde::de::Error::custom(format!("invalid duration `{text}`: {reason}; write e.g. \"90s\", \"10m\" or \"1h 30m\""))
+        serde::de::Error::custom(format!(
+            "invalid duration `{text}`: {reason}; write e.g. \"90s\", \"10m\" or \"1h 30m\""
+        ))
     })?;
     if duration.is_zero() {
         return Err(serde::de::Error::custom(format!("invalid duration `{text}`: must be more than zero")));

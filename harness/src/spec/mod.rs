@@ -18,11 +18,14 @@ pub use param_value::{Param, ParamValue};
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError};
 pub use sweep::Sweep;
-pub use sweep_decl::{AblationDecl, CheckDecl, Isolation, ProfileMetricsDecl, TemplateDecl, InputDecl, MetricsDecl, RegexMetricDecl, RepsDecl, RunDecl, RunOrder, SweepDecl};
-
+pub use sweep_decl::{
+    AblationDecl, CheckDecl, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl, RegexMetricDecl, RepsDecl, RunDecl,
+    RunOrder, SweepDecl, TemplateDecl,
+};
 
 /// Names the harness itself puts into every template context; a param may not shadow them.
-pub const RESERVED_NAMES: &[&str] = &["rank", "ranks", "rep", "run_dir", "inputs", "tree", "build_dir", "variant", "ablate"];
+pub const RESERVED_NAMES: &[&str] =
+    &["rank", "ranks", "rep", "run_dir", "inputs", "tree", "build_dir", "variant", "ablate"];
 
 /// Reads, parses and checks a sweep declaration and its engine profile.
 pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
@@ -119,16 +122,12 @@ fn find_profile(sweep: &SourceFile, name: &str) -> Result<PathBuf, SpecError> {
         };
     }
     let file = format!("engines/{name}.toml");
-    sweep_dir
-        .ancestors()
-        .map(|dir| dir.join(&file))
-        .find(|candidate| candidate.is_file())
-        .ok_or_else(|| {
-            sweep.error_at(
-                "engine.profile",
-                format!("no engine profile `{name}`: looked for {file} in {} and its parents", sweep_dir.display()),
-            )
-        })
+    sweep_dir.ancestors().map(|dir| dir.join(&file)).find(|candidate| candidate.is_file()).ok_or_else(|| {
+        sweep.error_at(
+            "engine.profile",
+            format!("no engine profile `{name}`: looked for {file} in {} and its parents", sweep_dir.display()),
+        )
+    })
 }
 
 fn parent_dir(path: &Path) -> PathBuf {

@@ -23,8 +23,8 @@ impl SourceFile {
 
     /// Deserializes the whole file; a type or unknown-key error names the key path and its line.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, SpecError> {
-        let deserializer = toml::Deserializer::parse(&self.text)
-            .map_err(|error| self.toml_error(String::new(), &error))?;
+        let deserializer =
+            toml::Deserializer::parse(&self.text).map_err(|error| self.toml_error(String::new(), &error))?;
         serde_path_to_error::deserialize(deserializer).map_err(|error| {
             let key = key_path_of(error.path());
             self.toml_error(key, error.inner())
@@ -115,7 +115,8 @@ fn plain_words(key: String, message: &str) -> (String, String) {
         let key = if key.is_empty() { field.to_string() } else { format!("{key}.{field}") };
         return (key, "missing required key".to_string());
     }
-    let mut message = message.replace("unknown field `", "unknown key `").replace("unknown variant `", "unknown value `");
+    let mut message =
+        message.replace("unknown field `", "unknown key `").replace("unknown variant `", "unknown value `");
     for (rust, plain) in [
         ("expected u32", "expected a whole number"),
         ("expected u64", "expected a whole number"),
@@ -149,7 +150,8 @@ mod tests {
 
     #[test]
     fn finds_the_line_of_nested_keys_and_array_elements() {
-        let file = source("name = \"x\"\n\n[reps]\ncount = 3\n\n[[checks]]\nmetric = \"a\"\n\n[[checks]]\nmetric = \"b\"\n");
+        let file =
+            source("name = \"x\"\n\n[reps]\ncount = 3\n\n[[checks]]\nmetric = \"a\"\n\n[[checks]]\nmetric = \"b\"\n");
         assert_eq!(file.line_of_key("reps.count"), Some(4));
         assert_eq!(file.line_of_key("checks[1].metric"), Some(10));
         assert_eq!(file.line_of_key("name"), Some(1));

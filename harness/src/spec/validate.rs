@@ -67,7 +67,10 @@ pub fn zip_groups(source: &SourceFile, groups: &[Vec<String>], params: &[Param])
                 Some((first, len)) if len != param.values.len() => {
                     return Err(source.error_at(
                         &key,
-                        format!("zipped lists differ in length: `{first}` has {len} values, `{name}` has {}", param.values.len()),
+                        format!(
+                            "zipped lists differ in length: `{first}` has {len} values, `{name}` has {}",
+                            param.values.len()
+                        ),
                     ))
                 }
                 Some(_) => {}
@@ -82,15 +85,23 @@ pub fn zip_groups(source: &SourceFile, groups: &[Vec<String>], params: &[Param])
 pub fn repeated_values(source: &SourceFile, params: &[Param], zip: &[Vec<String>]) -> Result<(), SpecError> {
     for param in params.iter().filter(|p| !zip.iter().flatten().any(|name| *name == p.name)) {
         if let Some(repeated) = first_repeat(&param.values.iter().map(|v| vec![v]).collect::<Vec<_>>()) {
-            return Err(source.error_at(&format!("params.{}", param.name), format!("`{}` is listed twice: two settings would be one and the same", repeated[0])));
+            return Err(source.error_at(
+                &format!("params.{}", param.name),
+                format!("`{}` is listed twice: two settings would be one and the same", repeated[0]),
+            ));
         }
     }
     for (index, group) in zip.iter().enumerate() {
         let members: Vec<&Param> = group.iter().filter_map(|name| params.iter().find(|p| &p.name == name)).collect();
-        let points: Vec<Vec<&ParamValue>> = (0..members[0].values.len()).map(|i| members.iter().map(|p| &p.values[i]).collect()).collect();
+        let points: Vec<Vec<&ParamValue>> =
+            (0..members[0].values.len()).map(|i| members.iter().map(|p| &p.values[i]).collect()).collect();
         if let Some(repeated) = first_repeat(&points) {
-            let shown: Vec<String> = group.iter().zip(repeated).map(|(name, value)| format!("{name}={value}")).collect();
-            return Err(source.error_at(&format!("zip[{index}]"), format!("`{}` is listed twice: two settings would be one and the same", shown.join(" "))));
+            let shown: Vec<String> =
+                group.iter().zip(repeated).map(|(name, value)| format!("{name}={value}")).collect();
+            return Err(source.error_at(
+                &format!("zip[{index}]"),
+                format!("`{}` is listed twice: two settings would be one and the same", shown.join(" ")),
+            ));
         }
     }
     Ok(())
@@ -116,7 +127,12 @@ pub fn metrics(source: &SourceFile, metrics: &MetricsDecl, params: &[Param]) -> 
         .enumerate()
         .map(|(i, name)| (format!("metrics.result[{i}]"), name))
         .chain(metrics.regex.keys().map(|name| (format!("metrics.regex.{name}"), name)))
-        .chain(metrics.profile.iter().flat_map(|p| p.phases.keys().map(|name| (format!("metrics.profile.phases.{name}"), name))))
+        .chain(
+            metrics
+                .profile
+                .iter()
+                .flat_map(|p| p.phases.keys().map(|name| (format!("metrics.profile.phases.{name}"), name))),
+        )
         .chain(metrics.derived.keys().map(|name| (format!("metrics.derived.{name}"), name)));
     for (key, name) in declared {
         if !names.insert(name.as_str()) {
@@ -155,7 +171,8 @@ fn derived_metric(source: &SourceFile, name: &str, expression: &str, known: &BTr
             return Err(source.error_at(&key, format!("`{name}` is defined in terms of itself")));
         }
         if !known.contains(variable) {
-            return Err(source.error_at(&key, format!("unknown name `{variable}` in `{expression}` (not a metric or parameter)")));
+            return Err(source
+                .error_at(&key, format!("unknown name `{variable}` in `{expression}` (not a metric or parameter)")));
         }
     }
     Ok(())
@@ -164,7 +181,9 @@ fn derived_metric(source: &SourceFile, name: &str, expression: &str, known: &BTr
 pub fn checks(source: &SourceFile, checks: &[CheckDecl], metrics: &MetricsDecl) -> Result<(), SpecError> {
     for (index, check) in checks.iter().enumerate() {
         if !is_metric(metrics, &check.metric) {
-            return Err(source.error_at(&format!("checks[{index}].metric"), format!("unknown metric `{}`", check.metric)));
+            return Err(
+                source.error_at(&format!("checks[{index}].metric"), format!("unknown metric `{}`", check.metric))
+            );
         }
         template_syntax(source, &format!("checks[{index}].equals"), &check.equals)?;
     }
@@ -175,20 +194,31 @@ pub fn inputs(source: &SourceFile, inputs: &[InputDecl]) -> Result<(), SpecError
     let mut names = BTreeSet::new();
     for (index, input) in inputs.iter().enumerate() {
         if !names.insert(input.name.as_str()) {
-            return Err(source.error_at(&format!("inputs[{index}].name"), format!("input `{}` is declared twice", input.name)));
+            return Err(
+                source.error_at(&format!("inputs[{index}].name"), format!("input `{}` is declared twice", input.name))
+            );
         }
         if input.pattern.is_empty() {
-            return Err(source.error_at(&format!("inputs[{index}].pattern"), "empty list: the pattern needs at least one value"));
+            return Err(source
+                .error_at(&format!("inputs[{index}].pattern"), "empty list: the pattern needs at least one value"));
         }
         if input.file.contains('/') {
-            return Err(source.error_at(&format!("inputs[{index}].file"), "a file name, not a path: inputs live in the run directory"));
+            return Err(source.error_at(
+                &format!("inputs[{index}].file"),
+                "a file name, not a path: inputs live in the run directory",
+            ));
         }
         template_syntax(source, &format!("inputs[{index}].count"), &input.count)?;
     }
     Ok(())
 }
 
-pub fn analysis(source: &SourceFile, analysis: &crate::analyse::AnalysisConfig, metrics: &MetricsDecl, params: &[Param]) -> Result<(), SpecError> {
+pub fn analysis(
+    source: &SourceFile,
+    analysis: &crate::analyse::AnalysisConfig,
+    metrics: &MetricsDecl,
+    params: &[Param],
+) -> Result<(), SpecError> {
     if !is_metric(metrics, &analysis.primary) {
         return Err(source.error_at("analysis.primary", format!("unknown metric `{}`", analysis.primary)));
     }
@@ -200,7 +230,9 @@ pub fn analysis(source: &SourceFile, analysis: &crate::analyse::AnalysisConfig, 
     let is_param = |name: &str| params.iter().any(|param| param.name == name);
     for (index, column) in analysis.group_by.iter().enumerate() {
         if !is_param(column) {
-            return Err(source.error_at(&format!("analysis.group_by[{index}]"), format!("unknown parameter `{column}`")));
+            return Err(
+                source.error_at(&format!("analysis.group_by[{index}]"), format!("unknown parameter `{column}`"))
+            );
         }
     }
     let named = |key: String, name: &str| {
@@ -226,19 +258,31 @@ pub fn analysis(source: &SourceFile, analysis: &crate::analyse::AnalysisConfig, 
 
 /// Engine checks that need the profile and the sweep together (overrides may set ranks and launcher).
 /// `tree_overridden`: the tree comes from the sweep's `[engine] tree`, so a bad one is the sweep's error.
-pub fn engine(profile_source: &SourceFile, sweep: &SourceFile, profile: &EngineProfile, tree_overridden: bool) -> Result<(), SpecError> {
+pub fn engine(
+    profile_source: &SourceFile,
+    sweep: &SourceFile,
+    profile: &EngineProfile,
+    tree_overridden: bool,
+) -> Result<(), SpecError> {
     if profile.ranks == 0 {
         return Err(profile_source.error_at("ranks", "must be at least 1"));
     }
     if profile.launcher == LauncherKind::Local && profile.ranks != 1 {
         return Err(sweep.error_at(
             "engine.ranks",
-            format!("the local launcher starts one process but ranks = {}; use per-rank, mpirun or srun", profile.ranks),
+            format!(
+                "the local launcher starts one process but ranks = {}; use per-rank, mpirun or srun",
+                profile.ranks
+            ),
         ));
     }
     if !std::path::Path::new(&profile.tree).is_dir() {
         let message = format!("engine tree `{}` is not a directory", profile.tree);
-        return Err(if tree_overridden { sweep.error_at("engine.tree", message) } else { profile_source.error_at("tree", message) });
+        return Err(if tree_overridden {
+            sweep.error_at("engine.tree", message)
+        } else {
+            profile_source.error_at("tree", message)
+        });
     }
     for (index, argv) in profile.pre_run.iter().enumerate() {
         if argv.is_empty() {
@@ -257,17 +301,27 @@ fn is_metric(metrics: &MetricsDecl, name: &str) -> bool {
 }
 
 /// Profile metrics need the engine's profile prefix and, to match a block, the result key they match.
-pub fn profile_metrics(source: &SourceFile, metrics: &MetricsDecl, profile_prefix: Option<&str>) -> Result<(), SpecError> {
+pub fn profile_metrics(
+    source: &SourceFile,
+    metrics: &MetricsDecl,
+    profile_prefix: Option<&str>,
+) -> Result<(), SpecError> {
     let Some(profile) = &metrics.profile else { return Ok(()) };
     if profile_prefix.is_none() {
-        return Err(source.error_at("metrics.profile", "the engine profile sets no `profile_prefix`, so phase-profile lines cannot be found"));
+        return Err(source.error_at(
+            "metrics.profile",
+            "the engine profile sets no `profile_prefix`, so phase-profile lines cannot be found",
+        ));
     }
     if profile.phases.is_empty() {
         return Err(source.error_at("metrics.profile.phases", "no phases: map metric names to phase names"));
     }
     if let crate::extract::profile_block::BlockSelector::Matching { result_key, .. } = &profile.block {
         if !metrics.result.contains(result_key) {
-            return Err(source.error_at("metrics.profile.block", format!("`{result_key}` must also be listed in metrics.result to match blocks against it")));
+            return Err(source.error_at(
+                "metrics.profile.block",
+                format!("`{result_key}` must also be listed in metrics.result to match blocks against it"),
+            ));
         }
     }
     Ok(())
@@ -280,7 +334,13 @@ fn template_syntax(source: &SourceFile, key: &str, text: &str) -> Result<(), Spe
 
 /// `[run]` templates may name params, `inputs.<name>` and the harness's names, and `rank` only under the
 /// per-rank launcher. Plain `{{a}}` / `{{a.b}}` outside blocks are checked here; the rest at preflight.
-pub fn run_templates(source: &SourceFile, run: &RunDecl, params: &[Param], inputs: &[InputDecl], launcher: LauncherKind) -> Result<(), SpecError> {
+pub fn run_templates(
+    source: &SourceFile,
+    run: &RunDecl,
+    params: &[Param],
+    inputs: &[InputDecl],
+    launcher: LauncherKind,
+) -> Result<(), SpecError> {
     let templates = run.args.iter().enumerate().map(|(i, text)| (format!("run.args[{i}]"), text));
     for (key, text) in templates.chain(run.env.iter().map(|(name, text)| (format!("run.env.{name}"), text))) {
         template_syntax(source, &key, text)?;
@@ -288,15 +348,23 @@ pub fn run_templates(source: &SourceFile, run: &RunDecl, params: &[Param], input
             let (first, rest) = path.split_once('.').unwrap_or((path, ""));
             let unknown = match first {
                 "rank" if launcher != LauncherKind::PerRank => {
-                    let launcher = serde_json::to_value(launcher).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                    let launcher = serde_json::to_value(launcher)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default();
                     let message = format!("`{{{{rank}}}}` has no value under the {launcher} launcher, which starts every rank with one command; only the per-rank launcher renders it");
                     return Err(source.error_at(&key, message));
                 }
-                "inputs" => !rest.is_empty() && !inputs.iter().any(|input| input.name == rest.split('.').next().unwrap_or(rest)),
+                "inputs" => {
+                    !rest.is_empty() && !inputs.iter().any(|input| input.name == rest.split('.').next().unwrap_or(rest))
+                }
                 _ => !RESERVED_NAMES.contains(&first) && !params.iter().any(|param| param.name == first),
             };
             if unknown {
-                return Err(source.error_at(&key, format!("unknown template variable `{path}` (not a parameter, input or harness name)")));
+                return Err(source.error_at(
+                    &key,
+                    format!("unknown template variable `{path}` (not a parameter, input or harness name)"),
+                ));
             }
         }
     }
@@ -314,7 +382,9 @@ fn plain_variables(text: &str) -> Vec<&str> {
         let escaped = rest[..start].ends_with('\\');
         let Some(end) = rest[start..].find("}}") else { break };
         let inner = rest[start + 2..start + end].trim_matches(|c: char| c == '~' || c == '{' || c.is_whitespace());
-        let is_path = inner.split('.').all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+        let is_path = inner
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
         if !escaped && is_path && inner != "this" && inner != "else" {
             found.push(inner);
         }

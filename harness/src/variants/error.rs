@@ -48,7 +48,10 @@ impl VariantError {
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            VariantError::Template { .. } | VariantError::UnknownGroup { .. } | VariantError::OutsideTree { .. } | VariantError::Stale { .. }
+            VariantError::Template { .. }
+                | VariantError::UnknownGroup { .. }
+                | VariantError::OutsideTree { .. }
+                | VariantError::Stale { .. }
         )
     }
 }

@@ -2,13 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::atomic_file::write_atomic;
 use super::error::VariantError;
 use super::journal::Journal;
 use super::recovery::restore_under_lock;
 use super::rendered_file::RenderedFile;
 use super::template_target::resolve_target;
 use super::tree_lock::TreeLock;
+use crate::atomic_file::write_atomic;
 
 /// A live in-place ablation of one tree. Restores the originals on `restore`, or on drop (error paths and
 /// panics); after a SIGKILL, `recover_in_place` finds the journal and restores instead.

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::atomic_file::{remove_stale_temp, sync_dir, temp_path, write_atomic};
 use super::error::VariantError;
 use super::tree_lock::STATE_DIR;
+use crate::atomic_file::{remove_stale_temp, sync_dir, temp_path, write_atomic};
 
 const JOURNAL_FILE: &str = "journal.json";
 const ORIGINALS_DIR: &str = "originals";

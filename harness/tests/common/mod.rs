@@ -20,7 +20,12 @@ pub fn repo_root() -> PathBuf {
 pub fn ensure_engine_built() {
     static BUILD: Once = Once::new();
     BUILD.call_once(|| {
-        let status = Command::new("make").args(["-s", "-C"]).arg(repo_root().join("engine")).arg("-j2").status().expect("make runs");
+        let status = Command::new("make")
+            .args(["-s", "-C"])
+            .arg(repo_root().join("engine"))
+            .arg("-j2")
+            .status()
+            .expect("make runs");
         assert!(status.success(), "building the reference engine failed; run engine/install-deps.sh");
     });
 }

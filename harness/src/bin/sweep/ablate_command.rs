@@ -24,8 +24,9 @@ pub fn ablate(args: AblateArgs) -> anyhow::Result<u8> {
         IsolationArg::Copy => Isolation::Copy,
         IsolationArg::InPlace => Isolation::InPlace,
     });
-    let ablation = Ablation::new(&sweep, isolation)?
-        .ok_or_else(|| BadInput(format!("{}: no [ablation] section: `sweep ablate` needs groups and templates", path.display())))?;
+    let ablation = Ablation::new(&sweep, isolation)?.ok_or_else(|| {
+        BadInput(format!("{}: no [ablation] section: `sweep ablate` needs groups and templates", path.display()))
+    })?;
     let options = run_options(&args);
     if args.execution.dry_run {
         let plan = ablation.plan(&options)?;
@@ -38,9 +39,15 @@ pub fn ablate(args: AblateArgs) -> anyhow::Result<u8> {
     let events = RunEvents::install().context("cannot install signal handlers")?;
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let outcome = runner::run_ablation(&ablation, &options, jobs, &events)?;
-    eprintln!("variant builds: {:.1}s wall ({} distinct, {} jobs at a time)", outcome.build_seconds, outcome.builds.len(), jobs);
+    eprintln!(
+        "variant builds: {:.1}s wall ({} distinct, {} jobs at a time)",
+        outcome.build_seconds,
+        outcome.builds.len(),
+        jobs
+    );
     let title = format!("{} ({})", sweep.name, outcome.runs.paths.csv.display());
-    let (text, analysis) = summary::write_ablation_summary(&outcome.runs.paths, &sweep.analysis, ablation.decl, &title)?;
+    let (text, analysis) =
+        summary::write_ablation_summary(&outcome.runs.paths, &sweep.analysis, ablation.decl, &title)?;
     println!("{text}");
     let code = finish_message(&outcome.runs);
     let failed_builds = outcome.builds.iter().any(|b| matches!(b.status, sweep::build::BuildStatus::Failed { .. }));
@@ -53,7 +60,11 @@ pub fn ablate(args: AblateArgs) -> anyhow::Result<u8> {
 
 /// `gated_delta` means `sweeps/gated_delta.toml`; anything with a `/` or `.toml` is a path.
 fn declaration_path(name: &str) -> anyhow::Result<PathBuf> {
-    let path = if name.contains('/') || name.ends_with(".toml") { PathBuf::from(name) } else { PathBuf::from(format!("sweeps/{name}.toml")) };
+    let path = if name.contains('/') || name.ends_with(".toml") {
+        PathBuf::from(name)
+    } else {
+        PathBuf::from(format!("sweeps/{name}.toml"))
+    };
     if !path.is_file() {
         return Err(BadInput(format!("{}: no such ablation declaration", path.display())).into());
     }

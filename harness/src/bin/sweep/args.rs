@@ -6,7 +6,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "sweep", version, about = "Declared parameter sweeps and kernel ablations of tensor-parallel inference engines")]
+#[command(
+    name = "sweep",
+    version,
+    about = "Declared parameter sweeps and kernel ablations of tensor-parallel inference engines"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

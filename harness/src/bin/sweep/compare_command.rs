@@ -20,7 +20,13 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<u8> {
     let b = ResultTable::read(&args.b)?;
     for (table, path) in [(&a, &args.a), (&b, &args.b)] {
         if !table.columns.metrics.contains(&config.metric) {
-            return Err(BadInput(format!("{}: no metric `{}` (it has: {})", path.display(), config.metric, table.columns.metrics.join(", "))).into());
+            return Err(BadInput(format!(
+                "{}: no metric `{}` (it has: {})",
+                path.display(),
+                config.metric,
+                table.columns.metrics.join(", ")
+            ))
+            .into());
         }
     }
     let comparison = compare::compare(&a.observations, &b.observations, &config);
@@ -28,7 +34,12 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<u8> {
     let (label_a, label_b) = labels(&args);
     print!("{}", report::compare_markdown(&comparison, &label_a, &label_b, &title));
     if comparison.has_significant_regression() {
-        eprintln!("significant regression of `{}` beyond {:.1}% (alpha {})", config.metric, config.threshold * 100.0, config.alpha);
+        eprintln!(
+            "significant regression of `{}` beyond {:.1}% (alpha {})",
+            config.metric,
+            config.threshold * 100.0,
+            config.alpha
+        );
         return Ok(exit_code::CHECK_FAILED as u8);
     }
     Ok(exit_code::SUCCESS as u8)
@@ -44,13 +55,21 @@ fn compare_config(args: &CompareArgs) -> anyhow::Result<CompareConfig> {
     let metric = match (&args.metric, &recorded) {
         (Some(metric), _) => metric.clone(),
         (None, Some(config)) => config.primary.clone(),
-        (None, None) => return Err(BadInput(format!("{}: no sidecar to read the primary metric from: pass --metric", args.a.display())).into()),
+        (None, None) => {
+            return Err(BadInput(format!(
+                "{}: no sidecar to read the primary metric from: pass --metric",
+                args.a.display()
+            ))
+            .into())
+        }
     };
     let direction = match (args.direction, &recorded) {
         (Some(DirectionArg::Higher), _) => Direction::Higher,
         (Some(DirectionArg::Lower), _) => Direction::Lower,
         (None, Some(config)) if config.primary == metric => config.direction,
-        (None, _) => return Err(BadInput(format!("which way is better for `{metric}`? pass --direction higher|lower")).into()),
+        (None, _) => {
+            return Err(BadInput(format!("which way is better for `{metric}`? pass --direction higher|lower")).into())
+        }
     };
     Ok(CompareConfig { metric, direction, threshold: args.threshold, alpha: args.alpha })
 }
@@ -66,7 +85,11 @@ fn labels(args: &CompareArgs) -> (String, String) {
         serde_json::from_value::<BTreeMap<String, String>>(sidecar["provenance"]["toolchain"].clone()).ok()
     };
     let differing = toolchain(&args.a).zip(toolchain(&args.b)).and_then(|(a, b)| {
-        a.iter().find_map(|(name, version)| b.get(name).filter(|other| *other != version).map(|other| (format!("{name}: {version}"), format!("{name}: {other}"))))
+        a.iter().find_map(|(name, version)| {
+            b.get(name)
+                .filter(|other| *other != version)
+                .map(|other| (format!("{name}: {version}"), format!("{name}: {other}")))
+        })
     });
     differing.unwrap_or_else(|| (stem(&args.a), stem(&args.b)))
 }

@@ -52,13 +52,22 @@ fn run_options(args: &RunArgs) -> anyhow::Result<RunOptions> {
 pub fn finish_message(outcome: &SweepOutcome) -> u8 {
     let paths = &outcome.paths;
     eprintln!("results: {}", paths.csv.display());
-    eprintln!("  summary {}, sidecar {}, logs {}", paths.summary.display(), paths.sidecar.display(), paths.logs.display());
+    eprintln!(
+        "  summary {}, sidecar {}, logs {}",
+        paths.summary.display(),
+        paths.sidecar.display(),
+        paths.logs.display()
+    );
     if paths.plot.is_file() {
         eprintln!("  plot {}", paths.plot.display());
     }
     match outcome.stopped {
         Some(EarlyStop::Interrupted { signal }) => {
-            eprintln!("interrupted by signal {signal}: {} finished runs are kept; `--resume {}` completes the sweep", outcome.tally.recorded, paths.csv.display());
+            eprintln!(
+                "interrupted by signal {signal}: {} finished runs are kept; `--resume {}` completes the sweep",
+                outcome.tally.recorded,
+                paths.csv.display()
+            );
             exit_code::INTERRUPTED as u8
         }
         Some(EarlyStop::FailFast) => {

@@ -62,5 +62,6 @@ pub fn recorded_ablation(paths: &ResultPaths) -> anyhow::Result<Option<AblationD
 
 /// Writes a report atomically so a reader never sees half of it.
 pub fn save(path: &Path, text: &str) -> anyhow::Result<()> {
-    sweep::atomic_file::write_atomic(path, text.as_bytes(), None).with_context(|| format!("cannot write {}", path.display()))
+    sweep::atomic_file::write_atomic(path, text.as_bytes(), None)
+        .with_context(|| format!("cannot write {}", path.display()))
 }
