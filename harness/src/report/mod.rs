@@ -7,6 +7,7 @@ mod number_format;
 mod plot;
 mod run_summary;
 mod setting_columns;
+mod verdict_lines;
 
 pub use ablation::ablation_markdown;
 pub use comparison::compare_markdown;

@@ -12,7 +12,10 @@ pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
     let title = args.csv.display().to_string();
     let text = match summary::recorded_ablation(&paths)? {
         Some(ablation) => summary::write_ablation_summary(&paths, &config, &ablation, &title)?.0,
-        None => summary::write_run_summary(&paths, &config, &title)?,
+        None => {
+            let blocks = summary::recorded_rounds_are_blocks(&paths)?;
+            summary::write_run_summary(&paths, &config, blocks, &title)?
+        }
     };
     println!("{text}");
     eprintln!("summary: {}", paths.summary.display());

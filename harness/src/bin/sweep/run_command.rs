@@ -24,7 +24,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
     let events = RunEvents::install().context("cannot install signal handlers")?;
     let outcome = runner::run_sweep(&sweep, &options, &events)?;
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
-    let text = summary::write_run_summary(&outcome.paths, &sweep.analysis, &title)?;
+    let blocks = sweep.reps.order == spec::RunOrder::Interleaved;
+    let text = summary::write_run_summary(&outcome.paths, &sweep.analysis, blocks, &title)?;
     println!("{text}");
     Ok(finish_message(&outcome))
 }

@@ -16,10 +16,22 @@ pub fn recorded_analysis(paths: &ResultPaths) -> anyhow::Result<AnalysisConfig> 
         .with_context(|| format!("{}: no `sweep.analysis` in the sidecar", paths.sidecar.display()))
 }
 
+/// Whether the recorded sweep ran in interleaved rounds (so rounds are blocks of its analysis).
+pub fn recorded_rounds_are_blocks(paths: &ResultPaths) -> anyhow::Result<bool> {
+    let sidecar = read_sidecar(&paths.sidecar)?;
+    let order = sidecar["sweep"]["reps"]["order"].as_str().unwrap_or("interleaved");
+    Ok(order == "interleaved")
+}
+
 /// Analyses the CSV at `paths.csv`, writes the summary file and returns its text.
-pub fn write_run_summary(paths: &ResultPaths, config: &AnalysisConfig, title: &str) -> anyhow::Result<String> {
+pub fn write_run_summary(
+    paths: &ResultPaths,
+    config: &AnalysisConfig,
+    rounds_are_blocks: bool,
+    title: &str,
+) -> anyhow::Result<String> {
     let table = ResultTable::read(&paths.csv)?;
-    let analysis = analyse::analyse_sweep(&table.observations, config);
+    let analysis = analyse::analyse_sweep(&table.observations, config, rounds_are_blocks);
     let text = report::run_summary_markdown(&analysis, config, title);
     save(&paths.summary, &text)?;
     if let Some(svg) = report::sweep_plot_svg(&analysis, config) {
