@@ -131,10 +131,8 @@ pub fn analyse_ablation(
 impl VariantSummary {
     fn of(observations: &[Observation], ablated: Vec<String>, metrics: &[String]) -> VariantSummary {
         let name = variant_name(&ablated);
-        let runs: Vec<&Observation> = observations
-            .iter()
-            .filter(|o| o.is_usable() && o.setting_value("variant") == Some(name.as_str()))
-            .collect();
+        let runs: Vec<&Observation> =
+            observations.iter().filter(|o| o.is_usable() && o.variant() == Some(name.as_str())).collect();
         let metrics = metrics
             .iter()
             .map(|metric| {
@@ -154,7 +152,7 @@ impl VariantSummary {
 /// by `+` in declaration order belong to no design and are left out.
 fn measured_variants(observations: &[Observation], groups: &[String]) -> Vec<Vec<String>> {
     let mut subsets: Vec<Vec<usize>> = Vec::new();
-    for name in observations.iter().filter_map(|o| o.setting_value("variant")) {
+    for name in observations.iter().filter_map(|o| o.variant()) {
         match group_indices(name, groups) {
             Some(subset) if !subsets.contains(&subset) => subsets.push(subset),
             _ => {}
@@ -427,7 +425,7 @@ mod tests {
         let keep = ["baseline", "a", "b", "c", "a+b+c"];
         let observations: Vec<Observation> = synthetic(&["a", "b", "c"], &[-1.0, -2.0, -0.5], &[((0, 1), 0.6)])
             .into_iter()
-            .filter(|o| keep.contains(&o.setting_value("variant").unwrap()))
+            .filter(|o| keep.contains(&o.variant().unwrap()))
             .collect();
         let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b", "c"]), &fixture_names(&["t"]), 0.05);
         let effects = measured(&analysis);
@@ -465,7 +463,7 @@ mod tests {
     #[test]
     fn missing_variants_are_named_not_panicked_on() {
         let observations: Vec<Observation> =
-            fixture_ablation().into_iter().filter(|o| o.setting_value("variant") != Some("rank1_update")).collect();
+            fixture_ablation().into_iter().filter(|o| o.variant() != Some("rank1_update")).collect();
         let analysis = analyse_ablation(
             &observations,
             &fixture_names(&["broadcast_rows", "rank1_update"]),

@@ -109,8 +109,8 @@ mod tests {
         }
     }
 
-    fn slices(settings: &[SettingSummary], index: usize) -> &str {
-        &settings[index].setting[1].1
+    fn slices(settings: &[SettingSummary], index: usize) -> String {
+        settings[index].setting[1].1.to_string()
     }
 
     #[test]
@@ -119,8 +119,9 @@ mod tests {
         let settings = SettingSummary::summarise(&observations);
         let drift = DriftBound::of(&observations, "decode_tokens_per_s");
         let best = GroupBest::per_group(&settings, &config(Direction::Higher), drift.as_ref());
-        let winners: Vec<_> = best.iter().map(|g| (g.group[0].1.as_str(), slices(&settings, g.best))).collect();
-        assert_eq!(winners, vec![("512", "8"), ("1024", "2"), ("2048", "2")]);
+        let winners: Vec<_> = best.iter().map(|g| (g.group[0].1.to_string(), slices(&settings, g.best))).collect();
+        let texts: Vec<_> = winners.iter().map(|(rows, slices)| (rows.as_str(), slices.as_str())).collect();
+        assert_eq!(texts, vec![("512", "8"), ("1024", "2"), ("2048", "2")]);
         // 512: slices=1 (875.8) is a wash with slices=8 (879.6); slices=4 (431.4) is not.
         let washes_512: Vec<_> = best[0].washes().map(|i| slices(&settings, i)).collect();
         assert_eq!(washes_512, vec!["1"]);

@@ -131,7 +131,7 @@ mod tests {
     #[test]
     fn missing_variant_report() {
         let observations: Vec<_> =
-            fixture_ablation().into_iter().filter(|o| o.setting_value("variant") != Some("rank1_update")).collect();
+            fixture_ablation().into_iter().filter(|o| o.variant() != Some("rank1_update")).collect();
         let report = fixture_report(&observations);
         assert!(report.contains("| baseline "));
         assert!(report.ends_with("Not enough data for effects: no usable gated_delta in rank1_update.\n"), "{report}");

@@ -110,7 +110,7 @@ fn best_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &Setti
         let group_cells = config
             .group_by
             .iter()
-            .map(|c| group.group.iter().find(|(k, _)| k == c).map_or(String::new(), |(_, v)| v.clone()));
+            .map(|c| group.group.iter().find(|(k, _)| k == c).map_or(String::new(), |(_, v)| v.to_string()));
         let row = group_cells
             .chain([rest.label(&best.setting), with_ci(stats.mean, stats.ci95), describe(true), describe(false)])
             .collect();
@@ -217,7 +217,8 @@ mod tests {
     fn no_failures_and_no_options() {
         let config =
             AnalysisConfig { control: None, equivalence_key: None, group_by: vec![], ..fixture_slice_config() };
-        let observations: Vec<_> = fixture_slice_sweep().into_iter().filter(|o| o.status == "ok").collect();
+        let observations: Vec<_> =
+            fixture_slice_sweep().into_iter().filter(|o| o.status == crate::launch::RunStatus::Ok).collect();
         let report = run_summary_markdown(&analyse_sweep(&observations, &config), &config, "t");
         assert!(report.contains("All 22 runs finished ok."));
         assert!(!report.contains("Drift") && !report.contains("Equivalence"));

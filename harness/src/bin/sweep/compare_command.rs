@@ -1,12 +1,11 @@
 //! `sweep compare A.csv B.csv`: the same sweep under two versions, judged setting by setting.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use sweep::analyse::Direction;
 use sweep::compare::{self, CompareConfig};
 use sweep::exit_code;
-use sweep::record::{read_sidecar, ResultTable};
+use sweep::record::{ResultTable, Sidecar};
 use sweep::report;
 use sweep::runner::ResultPaths;
 
@@ -80,10 +79,8 @@ fn labels(args: &CompareArgs) -> (String, String) {
     if let Some((a, b)) = args.labels.as_deref().and_then(|labels| labels.split_once(',')) {
         return (a.to_string(), b.to_string());
     }
-    let toolchain = |csv: &Path| {
-        let sidecar = read_sidecar(&ResultPaths::for_csv(csv).sidecar).ok()?;
-        serde_json::from_value::<BTreeMap<String, String>>(sidecar["provenance"]["toolchain"].clone()).ok()
-    };
+    let toolchain =
+        |csv: &Path| Sidecar::read(&ResultPaths::for_csv(csv).sidecar).ok().map(|sidecar| sidecar.provenance.toolchain);
     let differing = toolchain(&args.a).zip(toolchain(&args.b)).and_then(|(a, b)| {
         a.iter().find_map(|(name, version)| {
             b.get(name)

@@ -4,16 +4,14 @@ use std::path::Path;
 
 use anyhow::Context;
 use sweep::analyse::{self, AnalysisConfig};
-use sweep::record::{read_sidecar, ResultTable};
+use sweep::record::{ResultTable, Sidecar};
 use sweep::report;
 use sweep::runner::ResultPaths;
 use sweep::spec::AblationDecl;
 
 /// The analysis questions recorded in a result's sidecar.
 pub fn recorded_analysis(paths: &ResultPaths) -> anyhow::Result<AnalysisConfig> {
-    let sidecar = read_sidecar(&paths.sidecar)?;
-    serde_json::from_value(sidecar["sweep"]["analysis"].clone())
-        .with_context(|| format!("{}: no `sweep.analysis` in the sidecar", paths.sidecar.display()))
+    Ok(Sidecar::read(&paths.sidecar)?.sweep.analysis)
 }
 
 /// Analyses the CSV at `paths.csv`, writes the summary file and returns its text.
@@ -50,14 +48,7 @@ pub fn write_ablation_summary(
 
 /// The `[ablation]` section recorded in a result's sidecar, if the result is an ablation.
 pub fn recorded_ablation(paths: &ResultPaths) -> anyhow::Result<Option<AblationDecl>> {
-    let sidecar = read_sidecar(&paths.sidecar)?;
-    let ablation = &sidecar["sweep"]["ablation"];
-    if ablation.is_null() {
-        return Ok(None);
-    }
-    let decl = serde_json::from_value(ablation.clone())
-        .with_context(|| format!("{}: `sweep.ablation` is not an ablation section", paths.sidecar.display()))?;
-    Ok(Some(decl))
+    Ok(Sidecar::read(&paths.sidecar)?.sweep.ablation)
 }
 
 /// Writes a report atomically so a reader never sees half of it.
