@@ -17,8 +17,7 @@ mod summary_stats;
 mod sweep_analysis;
 
 pub use ablation::{
-    analyse_ablation, variant_name, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, PairInteraction,
-    VariantSummary,
+    analyse_ablation, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, PairInteraction, VariantSummary,
 };
 pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig};
 pub use cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};

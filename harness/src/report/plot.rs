@@ -68,7 +68,7 @@ pub fn ablation_plot_svg(analysis: &AblationAnalysis) -> Option<String> {
     let bars: Vec<(String, f64, f64)> = analysis
         .variants
         .iter()
-        .filter_map(|v| v.metrics.first()?.as_ref().map(|s| (v.name.clone(), s.mean, s.ci95.unwrap_or(0.0))))
+        .filter_map(|v| v.metrics.first()?.as_ref().map(|s| (v.variant.to_string(), s.mean, s.ci95.unwrap_or(0.0))))
         .collect();
     let top = bars.iter().map(|b| b.1 + b.2).fold(f64::NAN, f64::max);
     if bars.is_empty() || !top.is_finite() {

@@ -16,8 +16,8 @@ use crate::build::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatu
 use crate::launch::{BaseEnv, RunEvents};
 use crate::plan::{Plan, PlannedRun, Setting};
 use crate::record::Provenance;
-use crate::spec::{AblationDecl, Isolation, Sweep};
-use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget, VariantDef};
+use crate::spec::{AblationDecl, Isolation, Sweep, VariantName};
+use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget};
 
 /// A sweep with an `[ablation]` section, its templates resolved against the engine tree.
 pub struct Ablation<'a> {
@@ -25,7 +25,7 @@ pub struct Ablation<'a> {
     pub decl: &'a AblationDecl,
     pub isolation: Isolation,
     pub targets: Vec<TemplateTarget>,
-    pub variants: Vec<VariantDef>,
+    pub variants: Vec<VariantName>,
 }
 
 /// What an ablation did: its runs, and what happened to each distinct build.
@@ -86,13 +86,14 @@ impl<'a> Ablation<'a> {
     }
 
     pub fn variant_names(&self) -> Vec<String> {
-        self.variants.iter().map(|variant| variant.name.clone()).collect()
+        self.variants.iter().map(VariantName::to_string).collect()
     }
 
     /// The sources of one setting: its variant's groups removed, its params substituted.
     fn render(&self, setting: &Setting) -> Result<Vec<RenderedFile>, RunnerError> {
-        let ablated =
-            &self.variants.iter().find(|v| v.name == setting.variant).expect("planned from these variants").ablated;
+        let variant =
+            self.variants.iter().find(|v| v.to_string() == setting.variant).expect("planned from these variants");
+        let ablated = variant.ablated();
         let context = variants::variant_context(&self.decl.groups, ablated, &setting.context());
         Ok(variants::render_variant(&self.targets, &context)?)
     }
