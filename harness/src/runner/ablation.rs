@@ -76,7 +76,7 @@ impl<'a> Ablation<'a> {
     /// Every template names only declared groups and, with nothing ablated, reproduces the shipped source.
     /// Templates that use sweep params are checked with the first setting's values.
     pub fn check(&self, plan: &Plan) -> Result<(), RunnerError> {
-        let baseline = plan.settings.iter().find(|s| s.variant == "baseline").unwrap_or(&plan.settings[0]);
+        let baseline = plan.settings.iter().find(|s| s.variant == VariantName::BASELINE).unwrap_or(&plan.settings[0]);
         let nothing_ablated = variants::variant_context(&self.decl.groups, &[], &baseline.context());
         for target in &self.targets {
             target.check_groups(&self.decl.groups)?;
@@ -206,7 +206,7 @@ fn copy_builds(
             std::collections::hash_map::Entry::Vacant(slot) => {
                 let entry = cache.prepare(&key, &engine.tree, &files, &ablation.decl.exclude)?;
                 let argv = build::render_build_argv(&engine.build, &entry.tree, &entry.build)
-                    .map_err(|e| RunnerError::Build(e.to_string()))?;
+                    .map_err(RunnerError::BuildCommand)?;
                 builds.jobs.push(BuildJob {
                     variant: setting.variant.clone(),
                     tree: entry.tree.clone(),
@@ -338,7 +338,7 @@ fn build_in_place(
     variants::clear_build_group(&engine.tree)?;
     let status = match end {
         BuildEnd::Built { seconds } => BuildStatus::Built { seconds },
-        BuildEnd::Failed(error) => BuildStatus::Failed { error },
+        BuildEnd::Failed(error) => BuildStatus::Failed { error: error.to_string() },
         BuildEnd::Interrupted => return Ok(None),
     };
     Ok(Some(BuildReport { variant: setting.variant.clone(), key, status }))

@@ -10,22 +10,21 @@ use sweep::report;
 use sweep::runner::ResultPaths;
 
 use crate::args::{CompareArgs, DirectionArg};
-use crate::exit_status::BadInput;
+use crate::exit_status::CommandError;
 use crate::summary;
 
-pub fn compare(args: CompareArgs) -> anyhow::Result<u8> {
+pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
     let config = compare_config(&args)?;
     let a = ResultTable::read(&args.a)?;
     let b = ResultTable::read(&args.b)?;
     for (table, path) in [(&a, &args.a), (&b, &args.b)] {
         if !table.columns.metrics.contains(&config.metric) {
-            return Err(BadInput(format!(
+            return Err(CommandError::BadInput(format!(
                 "{}: no metric `{}` (it has: {})",
                 path.display(),
                 config.metric,
                 table.columns.metrics.join(", ")
-            ))
-            .into());
+            )));
         }
     }
     let comparison = compare::compare(&a.observations, &b.observations, &config);
@@ -45,21 +44,20 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<u8> {
 }
 
 /// Metric and direction from the flags, else from A's sidecar (the sweep's primary metric).
-fn compare_config(args: &CompareArgs) -> anyhow::Result<CompareConfig> {
+fn compare_config(args: &CompareArgs) -> Result<CompareConfig, CommandError> {
     let valid = args.threshold.is_finite() && args.threshold >= 0.0 && args.alpha > 0.0 && args.alpha < 1.0;
     if !valid {
-        return Err(BadInput("--threshold must be >= 0 and --alpha in (0, 1)".to_string()).into());
+        return Err(CommandError::BadInput("--threshold must be >= 0 and --alpha in (0, 1)".to_string()));
     }
     let recorded = summary::recorded_analysis(&ResultPaths::for_csv(&args.a)).ok();
     let metric = match (&args.metric, &recorded) {
         (Some(metric), _) => metric.clone(),
         (None, Some(config)) => config.primary.clone(),
         (None, None) => {
-            return Err(BadInput(format!(
+            return Err(CommandError::BadInput(format!(
                 "{}: no sidecar to read the primary metric from: pass --metric",
                 args.a.display()
-            ))
-            .into())
+            )))
         }
     };
     let direction = match (args.direction, &recorded) {
@@ -67,7 +65,9 @@ fn compare_config(args: &CompareArgs) -> anyhow::Result<CompareConfig> {
         (Some(DirectionArg::Lower), _) => Direction::Lower,
         (None, Some(config)) if config.primary == metric => config.direction,
         (None, _) => {
-            return Err(BadInput(format!("which way is better for `{metric}`? pass --direction higher|lower")).into())
+            return Err(CommandError::BadInput(format!(
+                "which way is better for `{metric}`? pass --direction higher|lower"
+            )))
         }
     };
     Ok(CompareConfig { metric, direction, threshold: args.threshold, alpha: args.alpha })

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use anyhow::Context;
+use crate::exit_status::CommandError;
 use sweep::analyse::{self, AnalysisConfig};
 use sweep::record::{ResultTable, Sidecar};
 use sweep::report;
@@ -10,12 +10,12 @@ use sweep::runner::ResultPaths;
 use sweep::spec::AblationDecl;
 
 /// The analysis questions recorded in a result's sidecar.
-pub fn recorded_analysis(paths: &ResultPaths) -> anyhow::Result<AnalysisConfig> {
+pub fn recorded_analysis(paths: &ResultPaths) -> Result<AnalysisConfig, CommandError> {
     Ok(Sidecar::read(&paths.sidecar)?.sweep.analysis)
 }
 
 /// Analyses the CSV at `paths.csv`, writes the summary file and returns its text.
-pub fn write_run_summary(paths: &ResultPaths, config: &AnalysisConfig, title: &str) -> anyhow::Result<String> {
+pub fn write_run_summary(paths: &ResultPaths, config: &AnalysisConfig, title: &str) -> Result<String, CommandError> {
     let table = ResultTable::read(&paths.csv)?;
     let analysis = analyse::analyse_sweep(&table.observations, config);
     let text = report::run_summary_markdown(&analysis, config, title);
@@ -33,7 +33,7 @@ pub fn write_ablation_summary(
     config: &AnalysisConfig,
     ablation: &AblationDecl,
     title: &str,
-) -> anyhow::Result<(String, analyse::AblationAnalysis)> {
+) -> Result<(String, analyse::AblationAnalysis), CommandError> {
     let table = ResultTable::read(&paths.csv)?;
     let mut metrics = vec![config.primary.clone()];
     metrics.extend(table.columns.metrics.iter().filter(|name| **name != config.primary).cloned());
@@ -47,12 +47,12 @@ pub fn write_ablation_summary(
 }
 
 /// The `[ablation]` section recorded in a result's sidecar, if the result is an ablation.
-pub fn recorded_ablation(paths: &ResultPaths) -> anyhow::Result<Option<AblationDecl>> {
+pub fn recorded_ablation(paths: &ResultPaths) -> Result<Option<AblationDecl>, CommandError> {
     Ok(Sidecar::read(&paths.sidecar)?.sweep.ablation)
 }
 
 /// Writes a report atomically so a reader never sees half of it.
-pub fn save(path: &Path, text: &str) -> anyhow::Result<()> {
+pub fn save(path: &Path, text: &str) -> Result<(), CommandError> {
     sweep::atomic_file::write_atomic(path, text.as_bytes(), None)
-        .with_context(|| format!("cannot write {}", path.display()))
+        .map_err(|source| CommandError::Write { path: path.to_path_buf(), source })
 }
