@@ -4,23 +4,36 @@
 use std::fs::{self, File, Permissions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Writes `bytes` to `path` via a temporary file in the same directory, fsync and rename, then fsyncs the
 /// directory so the rename itself survives a power cut. `permissions` defaults to the existing file's.
 pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
+    write_via(&temp_path(path), path, bytes, permissions)
+}
+
+/// `write_atomic` for a file that writers not serialised by a lock may write at once (the sidecar of a
+/// shared results directory): each stages in its own temporary file, named after the process and a counter.
+pub fn write_atomic_unique(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let unique = format!(".{name}.{}.{}.sweep-tmp", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
+    write_via(&parent_of(path).join(unique), path, bytes, None)
+}
+
+fn write_via(tmp: &Path, path: &Path, bytes: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
     let dir = parent_of(path);
-    let tmp = temp_path(path);
     let permissions = match permissions {
         Some(p) => Some(p),
         None => fs::metadata(path).ok().map(|m| m.permissions()),
     };
-    let mut file = File::create(&tmp)?;
+    let mut file = File::create(tmp)?;
     file.write_all(bytes)?;
     if let Some(permissions) = permissions {
         file.set_permissions(permissions)?;
     }
     file.sync_all()?;
-    fs::rename(&tmp, path)?;
+    fs::rename(tmp, path)?;
     sync_dir(dir)
 }
 
@@ -67,6 +80,18 @@ mod tests {
         assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o755);
         let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "temporary file left behind");
+    }
+
+    #[test]
+    fn unique_writes_stage_under_distinct_names_and_leave_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        fs::write(temp_path(&path), "another writer's").unwrap();
+        write_atomic_unique(&path, b"first").unwrap();
+        write_atomic_unique(&path, b"second").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"second");
+        assert_eq!(fs::read(temp_path(&path)).unwrap(), b"another writer's", "shared staging name used");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     #[test]

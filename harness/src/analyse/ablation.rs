@@ -3,6 +3,7 @@
 use super::linear_contrast::LinearContrast;
 use super::observation::Observation;
 use super::summary_stats::SummaryStats;
+use crate::spec::VariantName;
 
 /// Per-variant statistics of an ablation and, when the design allows, its effects.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,9 +22,7 @@ pub struct AblationAnalysis {
 /// One variant: the groups it ablates and each metric's statistics over its usable runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariantSummary {
-    /// `baseline`, or the ablated groups joined by `+` in declaration order.
-    pub name: String,
-    pub ablated: Vec<String>,
+    pub variant: VariantName,
     /// Aligned with `AblationAnalysis::metrics`; None when no usable run reported that metric.
     pub metrics: Vec<Option<SummaryStats>>,
 }
@@ -90,15 +89,6 @@ impl Additivity {
     }
 }
 
-/// The variant name for a set of ablated groups: `baseline`, or the names joined by `+`.
-pub fn variant_name(ablated: &[String]) -> String {
-    if ablated.is_empty() {
-        "baseline".to_string()
-    } else {
-        ablated.join("+")
-    }
-}
-
 /// Analyse an ablation. Per variant, descriptive statistics with Student's t 95% intervals of every
 /// metric. On the first metric: each group's delta vs baseline and the all-groups delta as Welch
 /// differences (√(se_a² + se_b²), Welch–Satterthwaite df); the interaction all − Σ singles as a linear
@@ -116,7 +106,7 @@ pub fn analyse_ablation(
 ) -> AblationAnalysis {
     let variants: Vec<VariantSummary> = measured_variants(observations, groups)
         .into_iter()
-        .map(|ablated| VariantSummary::of(observations, ablated, metrics))
+        .map(|variant| VariantSummary::of(observations, variant, metrics))
         .filter(|v| v.metrics.iter().any(Option::is_some))
         .collect();
     let design = Design { groups, variants: &variants, tolerance };
@@ -129,19 +119,17 @@ pub fn analyse_ablation(
 }
 
 impl VariantSummary {
-    fn of(observations: &[Observation], ablated: Vec<String>, metrics: &[String]) -> VariantSummary {
-        let name = variant_name(&ablated);
-        let runs: Vec<&Observation> = observations
-            .iter()
-            .filter(|o| o.is_usable() && o.setting_value("variant") == Some(name.as_str()))
-            .collect();
+    fn of(observations: &[Observation], variant: VariantName, metrics: &[String]) -> VariantSummary {
+        let name = variant.to_string();
+        let runs: Vec<&Observation> =
+            observations.iter().filter(|o| o.is_usable() && o.variant() == Some(name.as_str())).collect();
         let metrics = metrics
             .iter()
             .map(|metric| {
                 SummaryStats::of(&runs.iter().filter_map(|o| o.metrics.get(metric).copied()).collect::<Vec<_>>())
             })
             .collect();
-        VariantSummary { name, ablated, metrics }
+        VariantSummary { variant, metrics }
     }
 
     fn scope(&self) -> Option<&SummaryStats> {
@@ -149,30 +137,19 @@ impl VariantSummary {
     }
 }
 
-/// The ablated sets of the variants recorded, in design order: by size, then declaration order
-/// (baseline first, all groups last). Variant names that are not `baseline` or known groups joined
-/// by `+` in declaration order belong to no design and are left out.
-fn measured_variants(observations: &[Observation], groups: &[String]) -> Vec<Vec<String>> {
-    let mut subsets: Vec<Vec<usize>> = Vec::new();
-    for name in observations.iter().filter_map(|o| o.setting_value("variant")) {
-        match group_indices(name, groups) {
-            Some(subset) if !subsets.contains(&subset) => subsets.push(subset),
+/// The variants recorded, in design order: by size, then declaration order (baseline first, all
+/// groups last). Names that are not `baseline` or known groups joined by `+` in declaration order
+/// belong to no design and are left out.
+fn measured_variants(observations: &[Observation], groups: &[String]) -> Vec<VariantName> {
+    let mut variants: Vec<VariantName> = Vec::new();
+    for name in observations.iter().filter_map(|o| o.variant()) {
+        match VariantName::parse(name, groups) {
+            Some(variant) if !variants.contains(&variant) => variants.push(variant),
             _ => {}
         }
     }
-    subsets.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
-    subsets.into_iter().map(|subset| subset.into_iter().map(|i| groups[i].clone()).collect()).collect()
-}
-
-/// The declaration indices of the groups a variant name ablates; None for a name `variant_name`
-/// would not produce.
-fn group_indices(name: &str, groups: &[String]) -> Option<Vec<usize>> {
-    if name == "baseline" {
-        return Some(Vec::new());
-    }
-    let indices: Vec<usize> =
-        name.split('+').map(|part| groups.iter().position(|g| g == part)).collect::<Option<_>>()?;
-    indices.windows(2).all(|pair| pair[0] < pair[1]).then_some(indices)
+    variants.sort_by_cached_key(|variant| (variant.ablated().len(), variant.group_indices(groups)));
+    variants
 }
 
 /// The ablated set of a group ablated alone.
@@ -189,8 +166,7 @@ struct Design<'a> {
 
 impl Design<'_> {
     fn scope_of(&self, ablated: &[String]) -> Option<&SummaryStats> {
-        let name = variant_name(ablated);
-        self.variants.iter().find(|v| v.name == name)?.scope()
+        self.variants.iter().find(|v| v.variant.ablated() == ablated)?.scope()
     }
 
     /// Baseline, each group alone and all together, without a scope measurement.
@@ -199,7 +175,11 @@ impl Design<'_> {
         needed.extend(self.groups.iter().map(|g| alone(g)));
         needed.push(self.groups.to_vec());
         needed.dedup();
-        needed.iter().filter(|ablated| self.scope_of(ablated).is_none()).map(|a| variant_name(a)).collect()
+        needed
+            .iter()
+            .filter(|ablated| self.scope_of(ablated).is_none())
+            .map(|a| VariantName::ablating(a.clone()).to_string())
+            .collect()
     }
 
     fn is_factorial(&self) -> bool {
@@ -259,7 +239,7 @@ impl Design<'_> {
     fn pairwise(&self, all: &LinearContrast) -> Vec<PairInteraction> {
         let k = self.groups.len();
         let scale = 1.0 / (1u32 << (k - 2)) as f64;
-        let sign = |ablated: &Vec<String>, group: &String| {
+        let sign = |ablated: &[String], group: &String| {
             if ablated.contains(group) {
                 1.0
             } else {
@@ -272,7 +252,12 @@ impl Design<'_> {
                 let weights: Vec<(Vec<String>, f64)> = self
                     .variants
                     .iter()
-                    .map(|v| (v.ablated.clone(), sign(&v.ablated, a) * sign(&v.ablated, b) * scale))
+                    .map(|v| {
+                        (
+                            v.variant.ablated().to_vec(),
+                            sign(v.variant.ablated(), a) * sign(v.variant.ablated(), b) * scale,
+                        )
+                    })
                     .collect();
                 let interaction = self.contrast(&weights);
                 pairs.push(PairInteraction {
@@ -345,7 +330,7 @@ mod tests {
                 + (0..groups.len()).filter(|&i| on(i)).map(|i| main[i]).sum::<f64>()
                 + pairs.iter().filter(|((i, j), _)| on(*i) && on(*j)).map(|(_, v)| v).sum::<f64>();
             for (rep, jitter) in [-0.001, 0.0, 0.001].iter().enumerate() {
-                let name = variant_name(&ablated);
+                let name = VariantName::ablating(ablated.clone()).to_string();
                 observations.push(fixture_observation(&[("variant", &name)], rep as u32 + 1, &[("t", value + jitter)]));
             }
         }
@@ -354,14 +339,12 @@ mod tests {
 
     #[test]
     fn variant_names_follow_declaration_order() {
-        assert_eq!(variant_name(&[]), "baseline");
-        assert_eq!(variant_name(&fixture_names(&["broadcast_rows", "rank1_update"])), "broadcast_rows+rank1_update");
         let groups = fixture_names(&["a", "b", "c"]);
         let mut observations = synthetic(&["a", "b", "c"], &[-1.0, -2.0, -0.5], &[]);
         observations.reverse();
         observations.push(fixture_observation(&[("variant", "b+a")], 1, &[("t", 1.0)]));
         observations.push(fixture_observation(&[("variant", "unknown")], 1, &[("t", 1.0)]));
-        let order: Vec<String> = measured_variants(&observations, &groups).iter().map(|v| variant_name(v)).collect();
+        let order: Vec<String> = measured_variants(&observations, &groups).iter().map(VariantName::to_string).collect();
         assert_eq!(order, fixture_names(&["baseline", "a", "b", "c", "a+b", "a+c", "b+c", "a+b+c"]));
     }
 
@@ -391,7 +374,7 @@ mod tests {
     fn other_metrics_are_summarised_per_variant() {
         let analysis = study();
         let both = &analysis.variants[3];
-        assert_eq!(both.name, "broadcast_rows+rank1_update");
+        assert_eq!(both.variant.to_string(), "broadcast_rows+rank1_update");
         assert!((both.metrics[1].unwrap().mean - 2.557).abs() < 1e-9);
         assert!((both.metrics[2].unwrap().mean - 1734.0).abs() < 1e-9);
     }
@@ -427,7 +410,7 @@ mod tests {
         let keep = ["baseline", "a", "b", "c", "a+b+c"];
         let observations: Vec<Observation> = synthetic(&["a", "b", "c"], &[-1.0, -2.0, -0.5], &[((0, 1), 0.6)])
             .into_iter()
-            .filter(|o| keep.contains(&o.setting_value("variant").unwrap()))
+            .filter(|o| keep.contains(&o.variant().unwrap()))
             .collect();
         let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b", "c"]), &fixture_names(&["t"]), 0.05);
         let effects = measured(&analysis);
@@ -465,7 +448,7 @@ mod tests {
     #[test]
     fn missing_variants_are_named_not_panicked_on() {
         let observations: Vec<Observation> =
-            fixture_ablation().into_iter().filter(|o| o.setting_value("variant") != Some("rank1_update")).collect();
+            fixture_ablation().into_iter().filter(|o| o.variant() != Some("rank1_update")).collect();
         let analysis = analyse_ablation(
             &observations,
             &fixture_names(&["broadcast_rows", "rank1_update"]),

@@ -106,7 +106,7 @@ impl EquivalenceClass {
 /// The distinct key values of a setting: its label, or the rounded metric of each usable run.
 fn key_values(observations: &[Observation], summary: &SettingSummary, key: &str) -> Vec<String> {
     if let Some((_, label)) = summary.setting.iter().find(|(column, _)| column == key) {
-        return vec![label.clone()];
+        return vec![label.to_string()];
     }
     let mut values: Vec<String> = Vec::new();
     let runs = observations.iter().filter(|o| o.is_usable() && o.setting == summary.setting);
@@ -134,7 +134,10 @@ mod tests {
         let check = check(&fixture_slice_sweep(), true);
         assert_eq!(check.classes.len(), 1);
         let class = &check.classes[0];
-        assert_eq!((class.group[0].1.as_str(), class.value.as_str(), class.settings.clone()), ("512", "1", vec![0, 2]));
+        assert_eq!(
+            (&*class.group[0].1.to_string(), class.value.as_str(), class.settings.clone()),
+            ("512", "1", vec![0, 2])
+        );
         // 875.75 vs 879.59: 0.44% apart, inside the 3.05% drift.
         assert!((class.spread - 0.00437).abs() < 1e-4, "{}", class.spread);
         assert!(class.agrees());

@@ -1,6 +1,7 @@
 //! Failed runs of a sweep and why they failed.
 
 use super::observation::Observation;
+use crate::launch::RunStatus;
 
 /// How many recorded runs did not finish ok, and the distinct reasons.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,11 +18,11 @@ impl FailureSummary {
     /// Count runs whose status is not `ok` (warmups included: a failing warmup is still a failure).
     pub fn of(observations: &[Observation]) -> FailureSummary {
         let mut reasons: Vec<(String, usize)> = Vec::new();
-        for failure in observations.iter().filter(|o| o.status != "ok") {
-            let reason = if failure.error.is_empty() { &failure.status } else { &failure.error };
+        for failure in observations.iter().filter(|o| o.status != RunStatus::Ok) {
+            let reason = if failure.error.is_empty() { failure.status.as_str() } else { &failure.error };
             match reasons.iter_mut().find(|(known, _)| known == reason) {
                 Some((_, count)) => *count += 1,
-                None => reasons.push((reason.clone(), 1)),
+                None => reasons.push((reason.to_string(), 1)),
             }
         }
         let failed = reasons.iter().map(|(_, count)| count).sum();

@@ -3,26 +3,35 @@
 use std::collections::BTreeMap;
 
 use super::observation::Observation;
+use crate::launch::RunStatus;
+use crate::spec::ParamValue;
 
-/// One usable run of `setting` (variant `baseline` appended unless given) with the given metrics.
+/// One usable run of `setting` (values typed as a CSV without a sidecar reads them; variant
+/// `baseline` appended unless given) with the given metrics.
 pub(crate) fn fixture_observation(setting: &[(&str, &str)], rep: u32, metrics: &[(&str, f64)]) -> Observation {
-    let mut labels: Vec<(String, String)> = setting.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let mut labels: Vec<(String, ParamValue)> = setting
+        .iter()
+        .map(|(k, v)| {
+            let value = if *k == "variant" { ParamValue::Text(v.to_string()) } else { ParamValue::infer(v) };
+            (k.to_string(), value)
+        })
+        .collect();
     if !labels.iter().any(|(k, _)| k == "variant") {
-        labels.push(("variant".into(), "baseline".into()));
+        labels.push(("variant".into(), ParamValue::Text("baseline".into())));
     }
     Observation {
         setting: labels,
         rep,
         warmup: false,
-        status: "ok".into(),
+        status: RunStatus::Ok,
         error: String::new(),
         metrics: metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect::<BTreeMap<_, _>>(),
     }
 }
 
 /// A failed run of `setting` with the given reason.
-pub(crate) fn fixture_failure(setting: &[(&str, &str)], rep: u32, status: &str, error: &str) -> Observation {
-    Observation { status: status.into(), error: error.into(), ..fixture_observation(setting, rep, &[]) }
+pub(crate) fn fixture_failure(setting: &[(&str, &str)], rep: u32, status: RunStatus, error: &str) -> Observation {
+    Observation { status, error: error.into(), ..fixture_observation(setting, rep, &[]) }
 }
 
 /// The slice study's forced-slice sweep (sections 3 and 3's crossover table): prefill TPS per
@@ -61,11 +70,11 @@ pub(crate) fn fixture_slice_sweep() -> Vec<Observation> {
     observations.push(fixture_failure(
         &[("rows", "512"), ("slices", "1")],
         4,
-        "failed",
+        RunStatus::Failed,
         "missing metric prefill_tokens_per_s",
     ));
-    observations.push(fixture_failure(&[("rows", "2048"), ("slices", "4")], 4, "timeout", ""));
-    observations.push(fixture_failure(&[("rows", "2048"), ("slices", "4")], 5, "timeout", ""));
+    observations.push(fixture_failure(&[("rows", "2048"), ("slices", "4")], 4, RunStatus::Timeout, ""));
+    observations.push(fixture_failure(&[("rows", "2048"), ("slices", "4")], 5, RunStatus::Timeout, ""));
     observations
 }
 
@@ -74,9 +83,11 @@ pub(crate) fn fixture_slice_sweep() -> Vec<Observation> {
 pub(crate) fn fixture_slice_sweep_b() -> Vec<Observation> {
     let mut b: Vec<Observation> = fixture_slice_sweep()
         .into_iter()
-        .filter(|o| o.setting_value("rows") != Some("2048"))
+        .filter(|o| o.setting_value("rows") != Some(&ParamValue::Int(2048)))
         .map(|mut o| {
-            if o.setting_value("rows") == Some("512") && o.setting_value("slices") == Some("4") {
+            if o.setting_value("rows") == Some(&ParamValue::Int(512))
+                && o.setting_value("slices") == Some(&ParamValue::Int(4))
+            {
                 o.metrics.entry("prefill_tokens_per_s".into()).and_modify(|v| *v *= 0.9);
             }
             o

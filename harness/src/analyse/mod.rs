@@ -26,8 +26,7 @@ mod sweep_analysis;
 mod verdicts;
 
 pub use ablation::{
-    analyse_ablation, variant_name, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, PairInteraction,
-    VariantSummary,
+    analyse_ablation, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, PairInteraction, VariantSummary,
 };
 pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
 pub use comparison_method::ComparisonMethod;

@@ -4,9 +4,10 @@ use std::collections::BTreeMap;
 
 use super::observation::Observation;
 use super::summary_stats::SummaryStats;
+use crate::spec::ParamValue;
 
-/// Setting labels as recorded: (column, value) pairs in declaration order.
-pub type Labels = Vec<(String, String)>;
+/// Setting labels as recorded: (column, typed value) pairs in declaration order.
+pub type Labels = Vec<(String, ParamValue)>;
 
 /// One distinct setting vector and what its usable runs measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,9 +23,9 @@ pub struct SettingSummary {
 }
 
 impl SettingSummary {
-    /// A setting column parsed as a number, else the mean of the metric of that name.
+    /// A numeric setting column, else the mean of the metric of that name.
     pub fn value_of(&self, name: &str) -> Option<f64> {
-        let label = self.setting.iter().find(|(key, _)| key == name).and_then(|(_, value)| value.parse().ok());
+        let label = self.setting.iter().find(|(key, _)| key == name).and_then(|(_, value)| value.as_f64());
         label.or_else(|| self.metric(name).map(|stats| stats.mean))
     }
 
@@ -72,8 +73,8 @@ mod tests {
     fn settings_in_first_seen_order_with_usable_runs_only() {
         let summaries = SettingSummary::summarise(&fixture_slice_sweep());
         let slices: Vec<_> = summaries.iter().map(|s| s.labels_of(&["rows".into(), "slices".into()])).collect();
-        assert_eq!(slices[0], vec![("rows".into(), "512".into()), ("slices".into(), "1".into())]);
-        assert_eq!(slices[1][1].1, "4");
+        assert_eq!(slices[0], vec![("rows".into(), ParamValue::Int(512)), ("slices".into(), ParamValue::Int(1))]);
+        assert_eq!(slices[1][1].1, ParamValue::Int(4));
         let first = &summaries[0];
         // Three ok reps plus one warmup and one failure.
         assert_eq!((first.runs, first.usable), (5, 3));

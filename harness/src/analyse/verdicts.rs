@@ -357,7 +357,7 @@ mod tests {
 
     fn slices(observations: &[Observation], verdicts: &Verdicts, group: usize) -> String {
         let settings = SettingSummary::summarise(observations);
-        settings[verdicts.groups[group].best].setting[1].1.clone()
+        settings[verdicts.groups[group].best].setting[1].1.to_string()
     }
 
     /// (resolved clear groups, wrong bests, true ties reported resolved) over 200 seeded sweeps.
@@ -404,7 +404,8 @@ mod tests {
                     config.control = control.then_some(config.control).flatten();
                     let settings = SettingSummary::summarise(&observations);
                     let verdicts = Verdicts::decide(&observations, &settings, &config, true);
-                    let tie = verdicts.groups[1].rivals.iter().find(|r| settings[r.setting].setting[1].1 != "1");
+                    let tie =
+                        verdicts.groups[1].rivals.iter().find(|r| settings[r.setting].setting[1].1.to_string() != "1");
                     tie.and_then(|r| r.comparison).is_some_and(|c| c.p_value() < 0.05)
                 })
                 .count();

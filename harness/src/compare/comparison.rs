@@ -3,6 +3,7 @@
 use super::compare_config::CompareConfig;
 use super::setting_comparison::{SettingComparison, Verdict};
 use crate::analyse::{Labels, Observation, SettingSummary};
+use crate::spec::ParamValue;
 
 /// The comparison of sweep B against sweep A.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,7 +51,7 @@ pub fn compare(a: &[Observation], b: &[Observation], config: &CompareConfig) -> 
     }
 }
 
-fn setting_in<'a>(summaries: &'a [SettingSummary], setting: &[(String, String)]) -> Option<&'a SettingSummary> {
+fn setting_in<'a>(summaries: &'a [SettingSummary], setting: &[(String, ParamValue)]) -> Option<&'a SettingSummary> {
     summaries.iter().find(|s| s.setting == setting)
 }
 

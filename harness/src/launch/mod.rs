@@ -4,6 +4,7 @@ mod executor;
 mod rank_command;
 mod run_commands;
 mod run_events;
+mod run_status;
 mod signal_watch;
 mod stop_reason;
 
@@ -11,5 +12,6 @@ pub use executor::{execute, execute_with, BaseEnv, Event, Execution, Limits};
 pub use rank_command::RankCommand;
 pub use run_commands::{log_path, program_path, run_commands, run_context, RunSite};
 pub use run_events::RunEvents;
+pub use run_status::{RunStatus, UnknownRunStatus};
 pub use signal_watch::SignalWatch;
 pub use stop_reason::StopReason;

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use super::run_status::RunStatus;
+
 /// How a run ended. Anything but `Succeeded` makes the run `failed`, `timeout` or `interrupted`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StopReason {
@@ -21,12 +23,14 @@ pub enum StopReason {
 
 impl StopReason {
     /// The CSV `status` column.
-    pub fn status(&self) -> &'static str {
+    pub fn status(&self) -> RunStatus {
         match self {
-            StopReason::Succeeded => "ok",
-            StopReason::TimedOut { .. } => "timeout",
-            StopReason::Interrupted { .. } => "interrupted",
-            StopReason::Failed { .. } | StopReason::Signalled { .. } | StopReason::SpawnFailed { .. } => "failed",
+            StopReason::Succeeded => RunStatus::Ok,
+            StopReason::TimedOut { .. } => RunStatus::Timeout,
+            StopReason::Interrupted { .. } => RunStatus::Interrupted,
+            StopReason::Failed { .. } | StopReason::Signalled { .. } | StopReason::SpawnFailed { .. } => {
+                RunStatus::Failed
+            }
         }
     }
 }

@@ -98,13 +98,30 @@ fn parse_filters(sweep: &Sweep, filters: &[String]) -> Result<Vec<(String, Strin
         .collect()
 }
 
+/// Whether every filter's value, read as the type of the setting's value, equals it (`slices=8.0`
+/// selects the float 8 and the int 8 is selected by `slices=8` only).
 fn matches_filters(setting: &Setting, filters: &[(String, String)]) -> bool {
-    filters.iter().all(|(key, value)| setting.values.iter().any(|(name, v)| name == key && v.to_string() == *value))
+    filters.iter().all(|(key, text)| {
+        setting.values.iter().any(|(name, value)| name == key && value.parse_like(text).as_ref() == Some(value))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::ParamValue;
+
+    #[test]
+    fn filters_match_typed_values() {
+        let setting = |value: ParamValue| Setting { values: vec![("slices".into(), value)], variant: "default".into() };
+        let filter = |text: &str| vec![("slices".to_string(), text.to_string())];
+        assert!(matches_filters(&setting(ParamValue::Float(8.0)), &filter("8.0")));
+        assert!(matches_filters(&setting(ParamValue::Float(8.0)), &filter("8")));
+        assert!(matches_filters(&setting(ParamValue::Int(8)), &filter("8")));
+        assert!(!matches_filters(&setting(ParamValue::Int(8)), &filter("8.0")));
+        assert!(matches_filters(&setting(ParamValue::Text("8.0".into())), &filter("8.0")));
+        assert!(!matches_filters(&setting(ParamValue::Text("8.0".into())), &filter("8")));
+    }
 
     #[test]
     fn shard_parses_and_refuses_out_of_range() {

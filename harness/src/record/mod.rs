@@ -5,11 +5,13 @@ mod provenance;
 mod record_error;
 mod result_table;
 mod result_writer;
+mod run_key;
 mod sidecar;
 
 pub use columns::Columns;
 pub use provenance::{version_line, Provenance};
 pub use record_error::RecordError;
-pub use result_table::{ResultTable, RunKey};
+pub use result_table::ResultTable;
 pub use result_writer::{ResultWriter, RunRow};
-pub use sidecar::{read_sidecar, write_sidecar};
+pub use run_key::RunKey;
+pub use sidecar::{Inherited, RecordedDecl, RecordedEnvironment, Sidecar, SIDECAR_SCHEMA_VERSION};

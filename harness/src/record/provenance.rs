@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Recorded once per sweep, written with every row.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Provenance {
     pub host: String,
     /// `git rev-parse HEAD` of the engine tree, or `unknown` outside git.

@@ -8,6 +8,8 @@ pub enum RecordError {
     Io { path: PathBuf, error: std::io::Error },
     #[error("{}: not a sweep result CSV: {reason}", path.display())]
     NotAResultCsv { path: PathBuf, reason: String },
+    #[error("{}: {reason}", path.display())]
+    BadSidecar { path: PathBuf, reason: String },
     #[error("{}:{line}: {reason}", path.display())]
     BadRow { path: PathBuf, line: u64, reason: String },
     #[error("{}: its columns differ from this sweep's ({reason}); resume a CSV of the same sweep", path.display())]
@@ -19,7 +21,10 @@ impl RecordError {
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            RecordError::NotAResultCsv { .. } | RecordError::BadRow { .. } | RecordError::ResumeMismatch { .. }
+            RecordError::NotAResultCsv { .. }
+                | RecordError::BadSidecar { .. }
+                | RecordError::BadRow { .. }
+                | RecordError::ResumeMismatch { .. }
         )
     }
 

@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 
 use super::columns::{Columns, METRIC_PREFIX, PARAM_PREFIX};
 use super::record_error::RecordError;
+use super::run_key::RunKey;
+use super::sidecar::Sidecar;
 use crate::analyse::Observation;
-
-/// Identifies a run for `--resume`: its param values, variant, rep and whether it was a warmup.
-pub type RunKey = (Vec<String>, String, u32, bool);
+use crate::launch::UnknownRunStatus;
+use crate::spec::{Param, ParamValue};
 
 /// A whole result CSV.
 #[derive(Debug, Clone)]
@@ -19,7 +20,14 @@ pub struct ResultTable {
 }
 
 impl ResultTable {
+    /// Reads a CSV, its param columns typed by the params its sidecar declares (inferred without one).
     pub fn read(path: &Path) -> Result<ResultTable, RecordError> {
+        let declared = Sidecar::beside(path)?.map(|sidecar| sidecar.params).unwrap_or_default();
+        ResultTable::read_typed(path, &declared)
+    }
+
+    /// Reads a CSV whose param columns hold values of `declared` (a param not declared is inferred).
+    pub fn read_typed(path: &Path, declared: &[Param]) -> Result<ResultTable, RecordError> {
         let mut reader =
             csv::ReaderBuilder::new().flexible(false).from_path(path).map_err(|error| csv_error(path, error))?;
         let header: Vec<String> =
@@ -35,7 +43,7 @@ impl ResultTable {
             }
             let line = record.position().map_or(0, |p| p.line());
             let row: BTreeMap<&str, &str> = header.iter().map(String::as_str).zip(record.iter()).collect();
-            observations.push(observation(&row, &columns).map_err(|reason| RecordError::BadRow {
+            observations.push(observation(&row, &columns, declared).map_err(|reason| RecordError::BadRow {
                 path: path.to_path_buf(),
                 line,
                 reason,
@@ -52,18 +60,22 @@ impl ResultTable {
 
 /// The resume key of an observation read from a CSV.
 fn run_key(observation: &Observation) -> RunKey {
-    let params = observation.setting.iter().filter(|(name, _)| name != "variant").map(|(_, v)| v.clone()).collect();
-    let variant = observation.setting_value("variant").unwrap_or_default().to_string();
-    (params, variant, observation.rep, observation.warmup)
+    let params = observation.setting.iter().filter(|(name, _)| name != "variant").map(|(_, v)| v.to_string()).collect();
+    let variant = observation.variant().unwrap_or_default().to_string();
+    RunKey { params, variant, rep: observation.rep, warmup: observation.warmup }
 }
 
-fn observation(row: &BTreeMap<&str, &str>, columns: &Columns) -> Result<Observation, String> {
-    let mut setting: Vec<(String, String)> = columns
+fn observation(row: &BTreeMap<&str, &str>, columns: &Columns, declared: &[Param]) -> Result<Observation, String> {
+    let values_of = |name: &str| declared.iter().find(|param| param.name == name).map_or(&[][..], |p| &p.values[..]);
+    let mut setting: Vec<(String, ParamValue)> = columns
         .params
         .iter()
-        .map(|name| (name.clone(), row[format!("{PARAM_PREFIX}{name}").as_str()].to_string()))
+        .map(|name| {
+            let text = row[format!("{PARAM_PREFIX}{name}").as_str()];
+            (name.clone(), ParamValue::typed_by(values_of(name), text))
+        })
         .collect();
-    setting.push(("variant".to_string(), row["variant"].to_string()));
+    setting.push(("variant".to_string(), ParamValue::Text(row["variant"].to_string())));
     let mut metrics = BTreeMap::new();
     for name in &columns.metrics {
         let text = row[format!("{METRIC_PREFIX}{name}").as_str()];
@@ -76,7 +88,7 @@ fn observation(row: &BTreeMap<&str, &str>, columns: &Columns) -> Result<Observat
         setting,
         rep: row["rep"].parse().map_err(|_| format!("rep `{}` is not a number", row["rep"]))?,
         warmup: row["warmup"] == "true",
-        status: row["status"].to_string(),
+        status: row["status"].parse().map_err(|error: UnknownRunStatus| error.to_string())?,
         error: row["error"].to_string(),
         metrics,
     })
@@ -96,6 +108,7 @@ mod tests {
     use super::super::provenance::Provenance;
     use super::super::result_writer::{ResultWriter, RunRow};
     use super::*;
+    use crate::launch::RunStatus;
 
     fn columns() -> Columns {
         Columns {
@@ -105,7 +118,7 @@ mod tests {
         }
     }
 
-    fn row<'a>(metrics: &'a BTreeMap<String, f64>, rep: u32, status: &'a str, error: &str) -> RunRow<'a> {
+    fn row<'a>(metrics: &'a BTreeMap<String, f64>, rep: u32, status: RunStatus, error: &str) -> RunRow<'a> {
         RunRow {
             param_values: vec!["4".into(), "512".into()],
             variant: "default",
@@ -128,9 +141,9 @@ mod tests {
         let path = dir.path().join("r.csv");
         let mut writer = ResultWriter::create(&path, columns(), Provenance::default()).unwrap();
         let full: BTreeMap<String, f64> = [("tps".to_string(), 431.4), ("wall".to_string(), 1.25)].into();
-        writer.write(&row(&full, 1, "ok", "")).unwrap();
+        writer.write(&row(&full, 1, RunStatus::Ok, "")).unwrap();
         let empty = BTreeMap::new();
-        writer.write(&row(&empty, 2, "failed", "rank 1 exited with code 3, see log\nline two")).unwrap();
+        writer.write(&row(&empty, 2, RunStatus::Failed, "rank 1 exited with code 3, see log\nline two")).unwrap();
         let table = ResultTable::read(&path).unwrap();
         assert_eq!(table.columns, columns());
         assert_eq!(table.observations.len(), 2);
@@ -138,14 +151,15 @@ mod tests {
         assert_eq!(
             first.setting,
             [
-                ("slices".to_string(), "4".to_string()),
-                ("rows".into(), "512".into()),
-                ("variant".into(), "default".into())
+                ("slices".to_string(), ParamValue::Int(4)),
+                ("rows".into(), ParamValue::Int(512)),
+                ("variant".into(), ParamValue::Text("default".into()))
             ]
         );
         assert_eq!(first.metrics, full);
         assert!(first.is_usable());
         let second = &table.observations[1];
+        assert_eq!(second.status, RunStatus::Failed);
         assert!(second.metrics.is_empty());
         assert_eq!(second.error, "rank 1 exited with code 3, see log line two");
         assert_eq!(table.recorded_runs().len(), 2);
@@ -160,7 +174,7 @@ mod tests {
             let path = dir.path().join(format!("shard{shard}.csv"));
             ResultWriter::create(&path, columns(), Provenance::default())
                 .unwrap()
-                .write(&row(&metrics, rep, "ok", ""))
+                .write(&row(&metrics, rep, RunStatus::Ok, ""))
                 .unwrap();
             shards.push_str(&std::fs::read_to_string(&path).unwrap());
         }
@@ -191,6 +205,66 @@ mod tests {
         std::fs::write(&path, "precious").unwrap();
         assert!(ResultWriter::create(&path, columns(), Provenance::default()).is_err());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "precious");
+    }
+
+    /// Three settings whose `mode` prints `1` each time: an int, a float and a text.
+    fn write_lookalike_settings(path: &Path) {
+        let columns = Columns { params: vec!["mode".into()], metrics: vec![], toolchains: vec![] };
+        let mut writer = ResultWriter::create(path, columns, Provenance::default()).unwrap();
+        let none = BTreeMap::new();
+        for (rep, variant) in [(1, "a"), (2, "b"), (3, "c")] {
+            writer
+                .write(&RunRow { param_values: vec!["1".into()], variant, ..row(&none, rep, RunStatus::Ok, "") })
+                .unwrap();
+        }
+    }
+
+    #[test]
+    fn param_columns_read_back_typed_by_the_declaration_and_group_by_type() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        write_lookalike_settings(&path);
+        let lookalikes = [ParamValue::Int(1), ParamValue::Float(1.0), ParamValue::Text("1".into())];
+        let mut observations = Vec::new();
+        for value in &lookalikes {
+            let declared = [Param { name: "mode".into(), values: vec![value.clone()], is_list: false }];
+            let mut read = ResultTable::read_typed(&path, &declared).unwrap().observations.remove(0);
+            assert_eq!(&read.setting[0].1, value);
+            read.setting.truncate(1);
+            observations.push(read);
+        }
+        let summaries = crate::analyse::SettingSummary::summarise(&observations);
+        assert_eq!(summaries.len(), 3, "1, 1.0 and \"1\" are three settings");
+        assert!(summaries.iter().all(|s| s.setting[0].1.to_string() == "1"), "labels print as written");
+    }
+
+    #[test]
+    fn without_a_sidecar_param_columns_are_inferred_and_a_sidecar_types_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        write_lookalike_settings(&path);
+        assert_eq!(ResultTable::read(&path).unwrap().observations[0].setting[0].1, ParamValue::Int(1));
+        let mut sidecar: Sidecar = serde_json::from_value(serde_json::json!({
+            "sweep": { "analysis": { "primary": "tps" } }, "declaration_file": "s.toml", "engine": {},
+            "command_line": [], "seed": 1, "reps": 1, "settings": [], "base_environment": "inherited",
+            "provenance": { "host": "", "engine_commit": "", "engine_dirty": false, "toolchain": {} },
+            "sweep_version": "0"
+        }))
+        .unwrap();
+        sidecar.params = vec![Param { name: "mode".into(), values: vec![ParamValue::Float(1.0)], is_list: false }];
+        sidecar.write(&dir.path().join("r.json")).unwrap();
+        assert_eq!(ResultTable::read(&path).unwrap().observations[0].setting[0].1, ParamValue::Float(1.0));
+    }
+
+    #[test]
+    fn an_unknown_status_is_a_bad_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        write_lookalike_settings(&path);
+        let text = std::fs::read_to_string(&path).unwrap().replace(",ok,", ",fine,");
+        std::fs::write(&path, text).unwrap();
+        let error = ResultTable::read(&path).unwrap_err().to_string();
+        assert!(error.ends_with(":2: status `fine` is not one of ok, failed, timeout, interrupted"), "{error}");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::columns::Columns;
 use super::provenance::Provenance;
 use super::record_error::RecordError;
 use super::result_table::ResultTable;
+use crate::launch::RunStatus;
 
 /// Everything one row says about one run.
 #[derive(Debug, Clone)]
@@ -18,7 +19,7 @@ pub struct RunRow<'a> {
     pub rep: u32,
     pub warmup: bool,
     pub order: usize,
-    pub status: &'a str,
+    pub status: RunStatus,
     pub error: String,
     pub started_at: String,
     pub duration_s: f64,

@@ -1,20 +1,216 @@
 //! The JSON sidecar beside a result CSV: resolved declaration, command line, environment, versions.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::provenance::Provenance;
 use super::record_error::RecordError;
+use crate::analyse::AnalysisConfig;
+use crate::launch::BaseEnv;
+use crate::spec::{AblationDecl, Param, RepsDecl, SweepDecl};
 
-/// Writes `value` as pretty JSON atomically: a crash leaves no half-written sidecar.
-pub fn write_sidecar(path: &Path, value: &serde_json::Value) -> Result<(), RecordError> {
-    let text = serde_json::to_string_pretty(value).expect("JSON values serialize");
-    crate::atomic_file::write_atomic(path, text.as_bytes(), None).map_err(RecordError::io(path))
+/// The schema this version writes. 0 is a sidecar written before the schema was versioned: the same
+/// fields, without `params` (its CSV's param columns are then typed by inference).
+pub const SIDECAR_SCHEMA_VERSION: u32 = 1;
+
+/// What a result CSV needs to be reported, compared and resumed, and what a person needs to rerun it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Sidecar {
+    #[serde(default)]
+    pub schema_version: u32,
+    /// The declaration as written.
+    pub sweep: RecordedDecl,
+    pub declaration_file: PathBuf,
+    /// The resolved engine, for people; nothing reads it back.
+    pub engine: Value,
+    pub command_line: Vec<String>,
+    /// The seed the run order was drawn with; a resume carries on with it.
+    pub seed: u64,
+    pub reps: u32,
+    /// Setting labels in plan order.
+    pub settings: Vec<String>,
+    /// The swept params and their typed values, which type the CSV's param columns (schema 1).
+    #[serde(default)]
+    pub params: Vec<Param>,
+    pub base_environment: RecordedEnvironment,
+    pub provenance: Provenance,
+    /// The `sweep` version that wrote the file.
+    pub sweep_version: String,
 }
 
-/// Reads a sidecar back (for `report`, `compare` and `--resume`).
-pub fn read_sidecar(path: &Path) -> Result<serde_json::Value, RecordError> {
-    let text = std::fs::read_to_string(path).map_err(RecordError::io(path))?;
-    serde_json::from_str(&text).map_err(|error| RecordError::NotAResultCsv {
-        path: path.to_path_buf(),
-        reason: format!("its sidecar is not JSON: {error}"),
-    })
+/// The declaration as written: the tables `report` and `compare` read back, typed; the rest as JSON.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RecordedDecl {
+    pub analysis: AnalysisConfig,
+    /// Repetitions and their order: whether rounds are blocks of the analysis, and a race's limits.
+    #[serde(default)]
+    pub reps: RepsDecl,
+    #[serde(default)]
+    pub ablation: Option<AblationDecl>,
+    #[serde(flatten)]
+    pub rest: Map<String, Value>,
+}
+
+impl RecordedDecl {
+    pub fn of(decl: &SweepDecl) -> RecordedDecl {
+        let mut rest = match serde_json::to_value(decl) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        rest.remove("analysis");
+        rest.remove("ablation");
+        rest.remove("reps");
+        RecordedDecl { analysis: decl.analysis.clone(), reps: decl.reps.clone(), ablation: decl.ablation.clone(), rest }
+    }
+}
+
+/// The environment ranks started from: `"inherited"`, or the variables a setup script left.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RecordedEnvironment {
+    Inherited(Inherited),
+    Exactly(BTreeMap<String, String>),
+}
+
+/// Spelled `"inherited"` in the sidecar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Inherited {
+    Inherited,
+}
+
+impl RecordedEnvironment {
+    pub fn of(base_env: &BaseEnv) -> RecordedEnvironment {
+        match base_env {
+            BaseEnv::Inherit => RecordedEnvironment::Inherited(Inherited::Inherited),
+            BaseEnv::Exactly(vars) => RecordedEnvironment::Exactly(vars.iter().cloned().collect()),
+        }
+    }
+}
+
+impl Sidecar {
+    /// Writes the sidecar as pretty JSON atomically: a crash leaves no half-written sidecar, and two
+    /// writers never share a temporary file.
+    pub fn write(&self, path: &Path) -> Result<(), RecordError> {
+        let text = serde_json::to_string_pretty(self).expect("a sidecar serializes");
+        crate::atomic_file::write_atomic_unique(path, text.as_bytes()).map_err(RecordError::io(path))
+    }
+
+    /// Reads a sidecar of this schema version or an older one (for `report`, `compare` and `--resume`).
+    pub fn read(path: &Path) -> Result<Sidecar, RecordError> {
+        let bad = |reason: String| RecordError::BadSidecar { path: path.to_path_buf(), reason };
+        let text = std::fs::read_to_string(path).map_err(RecordError::io(path))?;
+        let value: Value = serde_json::from_str(&text).map_err(|error| bad(format!("not JSON: {error}")))?;
+        let version = match value.get("schema_version") {
+            None => 0,
+            Some(version) => {
+                version.as_u64().ok_or_else(|| bad(format!("`schema_version` is {version}, not a number")))?
+            }
+        };
+        if version > u64::from(SIDECAR_SCHEMA_VERSION) {
+            return Err(bad(format!(
+                "schema version {version} is newer than this sweep reads (up to {SIDECAR_SCHEMA_VERSION}); \
+                 use the sweep version that wrote it"
+            )));
+        }
+        serde_json::from_value(value)
+            .map_err(|error| bad(format!("not a valid sidecar of schema version {version}: {error}")))
+    }
+
+    /// The sidecar beside a result CSV, if there is one.
+    pub fn beside(csv: &Path) -> Result<Option<Sidecar>, RecordError> {
+        let path = csv.with_extension("json");
+        if path.exists() {
+            Sidecar::read(&path).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::ParamValue;
+
+    /// A sidecar as `sweep` wrote it before the schema was versioned.
+    const VERSION_0: &str = r#"{
+      "sweep": { "name": "slices", "engine": { "profile": "reference" }, "params": { "slices": [1, 2] },
+                 "metrics": { "result": ["tps"] }, "analysis": { "primary": "tps" }, "ablation": null },
+      "declaration_file": "/s/slices.toml",
+      "engine": { "tree": "/e" },
+      "command_line": ["sweep", "run", "slices.toml"],
+      "seed": 42,
+      "reps": 3,
+      "settings": ["slices=1", "slices=2"],
+      "base_environment": "inherited",
+      "provenance": { "host": "h", "engine_commit": "abc", "engine_dirty": false, "toolchain": { "cc": "cc 1" } },
+      "sweep_version": "0.1.0"
+    }"#;
+
+    fn sidecar() -> Sidecar {
+        let mut sidecar: Sidecar = serde_json::from_str(VERSION_0).unwrap();
+        sidecar.schema_version = SIDECAR_SCHEMA_VERSION;
+        sidecar.params = vec![Param {
+            name: "slices".into(),
+            values: vec![ParamValue::Int(1), ParamValue::Float(2.0)],
+            is_list: true,
+        }];
+        sidecar.base_environment = RecordedEnvironment::Exactly([("PATH".to_string(), "/bin".to_string())].into());
+        sidecar
+    }
+
+    #[test]
+    fn a_sidecar_round_trips_with_its_types() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        sidecar().write(&path).unwrap();
+        let read = Sidecar::read(&path).unwrap();
+        assert_eq!(read.schema_version, SIDECAR_SCHEMA_VERSION);
+        assert_eq!(read.params, sidecar().params);
+        assert_eq!(read.base_environment, sidecar().base_environment);
+        assert_eq!(read.seed, 42);
+        assert_eq!(read.sweep.analysis.primary, "tps");
+        assert_eq!(read.sweep.rest["params"]["slices"], serde_json::json!([1, 2]));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "temporary file left behind");
+    }
+
+    #[test]
+    fn a_sidecar_written_before_schema_versions_reads_as_version_0() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        std::fs::write(&path, VERSION_0).unwrap();
+        let read = Sidecar::read(&path).unwrap();
+        assert_eq!(read.schema_version, 0);
+        assert!(read.params.is_empty());
+        assert_eq!(read.base_environment, RecordedEnvironment::Inherited(Inherited::Inherited));
+        assert_eq!(read.provenance.toolchain["cc"], "cc 1");
+        assert!(read.sweep.ablation.is_none());
+    }
+
+    #[test]
+    fn a_newer_schema_version_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        let mut value: Value = serde_json::from_str(VERSION_0).unwrap();
+        value["schema_version"] = Value::from(SIDECAR_SCHEMA_VERSION + 1);
+        std::fs::write(&path, value.to_string()).unwrap();
+        let error = Sidecar::read(&path).unwrap_err();
+        assert!(error.is_bad_input());
+        assert!(error.to_string().contains("schema version 2 is newer than this sweep reads (up to 1)"), "{error}");
+    }
+
+    #[test]
+    fn a_sidecar_missing_a_field_names_its_schema_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        let mut value: Value = serde_json::from_str(VERSION_0).unwrap();
+        value.as_object_mut().unwrap().remove("seed");
+        std::fs::write(&path, value.to_string()).unwrap();
+        let error = Sidecar::read(&path).unwrap_err().to_string();
+        assert!(error.contains("not a valid sidecar of schema version 0: missing field `seed`"), "{error}");
+    }
 }

@@ -34,17 +34,17 @@ fn variant_table(analysis: &AblationAnalysis) -> String {
     let mut header = vec!["variant".to_string(), format!("{scope} (mean ± 95% CI)"), "delta".to_string()];
     header.extend(analysis.metrics[1..].iter().cloned());
     let mut table = MarkdownTable::new(header);
-    let baseline = analysis.variants.iter().find(|v| v.ablated.is_empty()).and_then(|v| v.metrics[0]);
+    let baseline = analysis.variants.iter().find(|v| v.variant.ablated().is_empty()).and_then(|v| v.metrics[0]);
     for variant in &analysis.variants {
         let cell =
             |stats: &Option<crate::analyse::SummaryStats>| stats.map_or(String::new(), |s| with_ci(s.mean, s.ci95));
-        let delta = match (variant.ablated.is_empty(), variant.metrics[0], baseline) {
+        let delta = match (variant.variant.ablated().is_empty(), variant.metrics[0], baseline) {
             (false, Some(v), Some(b)) => {
                 format!("{} ({})", signed(v.mean - b.mean), signed_percent((v.mean - b.mean) / b.mean))
             }
             _ => "—".to_string(),
         };
-        let row = [variant.name.clone(), cell(&variant.metrics[0]), delta]
+        let row = [variant.variant.to_string(), cell(&variant.metrics[0]), delta]
             .into_iter()
             .chain(variant.metrics[1..].iter().map(cell));
         table.push(row.collect());
@@ -131,7 +131,7 @@ mod tests {
     #[test]
     fn missing_variant_report() {
         let observations: Vec<_> =
-            fixture_ablation().into_iter().filter(|o| o.setting_value("variant") != Some("rank1_update")).collect();
+            fixture_ablation().into_iter().filter(|o| o.variant() != Some("rank1_update")).collect();
         let report = fixture_report(&observations);
         assert!(report.contains("| baseline "));
         assert!(report.ends_with("Not enough data for effects: no usable gated_delta in rank1_update.\n"), "{report}");

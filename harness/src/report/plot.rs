@@ -18,20 +18,21 @@ pub fn sweep_plot_svg(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Opti
     let [x_name] = config.group_by.as_slice() else { return None };
     let columns =
         SettingColumns::of(analysis.settings.iter().map(|s| &s.setting)).without(std::slice::from_ref(x_name));
-    let mut series: Vec<(String, Vec<Point>)> = Vec::new();
+    // (label, the label's values as numbers for ordering the legend, points)
+    let mut series: Vec<(String, Vec<f64>, Vec<Point>)> = Vec::new();
     for setting in &analysis.settings {
         let (Some(x), Some(stats)) = (setting.value_of(x_name), setting.metric(&config.primary)) else { continue };
         let label = columns.label(&setting.setting);
         let point = (x, stats.mean, stats.ci95.unwrap_or(0.0));
-        match series.iter_mut().find(|(name, _)| *name == label) {
-            Some((_, points)) => points.push(point),
-            None => series.push((label, vec![point])),
+        match series.iter_mut().find(|(name, _, _)| *name == label) {
+            Some((_, _, points)) => points.push(point),
+            None => series.push((label, columns.numbers(&setting.setting), vec![point])),
         }
     }
-    series.iter_mut().for_each(|(_, points)| points.sort_by(|a, b| a.0.total_cmp(&b.0)));
+    series.iter_mut().for_each(|(_, _, points)| points.sort_by(|a, b| a.0.total_cmp(&b.0)));
     // Legend in value order (slices=1, 2, 4, 8), not in the shuffled order the runs happened in.
-    series.sort_by(|a, b| legend_key(&a.0).partial_cmp(&legend_key(&b.0)).unwrap_or(std::cmp::Ordering::Equal));
-    let points: Vec<Point> = series.iter().flat_map(|(_, p)| p.iter().copied()).collect();
+    series.sort_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
+    let points: Vec<Point> = series.iter().flat_map(|(_, _, p)| p.iter().copied()).collect();
     let (x_range, y_range) =
         (span(points.iter().map(|p| p.0))?, span(points.iter().flat_map(|p| [p.1 - p.2, p.1 + p.2]))?);
     if x_range.0 == x_range.1 {
@@ -46,7 +47,7 @@ pub fn sweep_plot_svg(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Opti
             .y_label_area_size(70)
             .build_cartesian_2d(x_range.0..x_range.1, padded(y_range))?;
         chart.configure_mesh().x_desc(x_name.as_str()).y_desc(config.primary.as_str()).draw()?;
-        for (index, (label, points)) in series.iter().enumerate() {
+        for (index, (label, _, points)) in series.iter().enumerate() {
             let color = Palette99::pick(index).to_rgba();
             chart
                 .draw_series(LineSeries::new(points.iter().map(|p| (p.0, p.1)), color.stroke_width(2)))?
@@ -67,7 +68,7 @@ pub fn ablation_plot_svg(analysis: &AblationAnalysis) -> Option<String> {
     let bars: Vec<(String, f64, f64)> = analysis
         .variants
         .iter()
-        .filter_map(|v| v.metrics.first()?.as_ref().map(|s| (v.name.clone(), s.mean, s.ci95.unwrap_or(0.0))))
+        .filter_map(|v| v.metrics.first()?.as_ref().map(|s| (v.variant.to_string(), s.mean, s.ci95.unwrap_or(0.0))))
         .collect();
     let top = bars.iter().map(|b| b.1 + b.2).fold(f64::NAN, f64::max);
     if bars.is_empty() || !top.is_finite() {
@@ -119,14 +120,6 @@ fn render(draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, plotters::coord::Shift>
         root.present().ok()?;
     }
     Some(svg)
-}
-
-/// A series label's values as numbers where they parse (`slices=8 mode=a` -> [8, NaN]), for sorting.
-fn legend_key(label: &str) -> Vec<f64> {
-    label
-        .split_whitespace()
-        .map(|part| part.split_once('=').map_or(part, |(_, v)| v).parse().unwrap_or(f64::NAN))
-        .collect()
 }
 
 fn span(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {

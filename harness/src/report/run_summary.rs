@@ -183,7 +183,8 @@ mod tests {
     fn no_failures_and_no_options() {
         let config =
             AnalysisConfig { control: None, equivalence_key: None, group_by: vec![], ..fixture_slice_config() };
-        let observations: Vec<_> = fixture_slice_sweep().into_iter().filter(|o| o.status == "ok").collect();
+        let observations: Vec<_> =
+            fixture_slice_sweep().into_iter().filter(|o| o.status == crate::launch::RunStatus::Ok).collect();
         let report = run_summary_markdown(&analyse_sweep(&observations, &config, true), &config, "t");
         assert!(report.contains("All 22 runs finished ok."));
         assert!(!report.contains("Drift") && !report.contains("Equivalence"));

@@ -2,12 +2,13 @@
 
 use super::markdown_table::MarkdownTable;
 use crate::analyse::Labels;
+use crate::spec::ParamValue;
 
 /// The setting columns of a set of settings, split into those that vary and those fixed throughout.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SettingColumns {
     pub varying: Vec<String>,
-    pub fixed: Vec<(String, String)>,
+    pub fixed: Vec<(String, ParamValue)>,
 }
 
 impl SettingColumns {
@@ -22,7 +23,7 @@ impl SettingColumns {
         }
         let mut columns = SettingColumns { varying: Vec::new(), fixed: Vec::new() };
         for name in names {
-            let values: Vec<Option<&String>> = settings.iter().map(|s| value_of(s, name)).collect();
+            let values: Vec<Option<&ParamValue>> = settings.iter().map(|s| value_of(s, name)).collect();
             match values.first() {
                 Some(Some(first)) if settings.len() > 1 && values.iter().all(|v| *v == Some(*first)) => {
                     columns.fixed.push((name.clone(), (*first).clone()))
@@ -44,15 +45,20 @@ impl SettingColumns {
     }
 
     /// One cell per varying column (empty when the setting lacks it).
-    pub fn cells(&self, setting: &[(String, String)]) -> Vec<String> {
-        self.varying.iter().map(|c| value_of(setting, c).cloned().unwrap_or_default()).collect()
+    pub fn cells(&self, setting: &[(String, ParamValue)]) -> Vec<String> {
+        self.varying.iter().map(|c| value_of(setting, c).map(ParamValue::to_string).unwrap_or_default()).collect()
     }
 
     /// `slices=8 variant=x`: the varying labels as one phrase.
-    pub fn label(&self, setting: &[(String, String)]) -> String {
+    pub fn label(&self, setting: &[(String, ParamValue)]) -> String {
         let labels: Vec<String> =
             self.varying.iter().filter_map(|c| value_of(setting, c).map(|v| format!("{c}={v}"))).collect();
         labels.join(" ")
+    }
+
+    /// The varying values as numbers (`slices=8 mode=a` -> [8, NaN]), for ordering settings by value.
+    pub fn numbers(&self, setting: &[(String, ParamValue)]) -> Vec<f64> {
+        self.varying.iter().map(|c| value_of(setting, c).and_then(ParamValue::as_f64).unwrap_or(f64::NAN)).collect()
     }
 
     /// "Fixed: variant=baseline." or nothing.
@@ -68,7 +74,7 @@ impl SettingColumns {
     }
 }
 
-fn value_of<'a>(setting: &'a [(String, String)], column: &str) -> Option<&'a String> {
+fn value_of<'a>(setting: &'a [(String, ParamValue)], column: &str) -> Option<&'a ParamValue> {
     setting.iter().find(|(k, _)| k == column).map(|(_, v)| v)
 }
 
@@ -76,8 +82,8 @@ fn value_of<'a>(setting: &'a [(String, String)], column: &str) -> Option<&'a Str
 mod tests {
     use super::*;
 
-    fn setting(labels: &[(&str, &str)]) -> Vec<(String, String)> {
-        labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    fn setting(labels: &[(&str, &str)]) -> Vec<(String, ParamValue)> {
+        labels.iter().map(|(k, v)| (k.to_string(), ParamValue::infer(v))).collect()
     }
 
     #[test]

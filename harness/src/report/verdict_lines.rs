@@ -180,7 +180,7 @@ pub fn best_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &S
         let group_cells = config
             .group_by
             .iter()
-            .map(|c| group.group.iter().find(|(k, _)| k == c).map_or(String::new(), |(_, v)| v.clone()));
+            .map(|c| group.group.iter().find(|(k, _)| k == c).map_or(String::new(), |(_, v)| v.to_string()));
         let outcome = match group.outcome {
             GroupOutcome::Resolved => "resolved",
             GroupOutcome::Tied => "tied",

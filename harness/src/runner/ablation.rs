@@ -16,8 +16,8 @@ use crate::build::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatu
 use crate::launch::{BaseEnv, RunEvents};
 use crate::plan::{Plan, PlannedRun, Setting};
 use crate::record::Provenance;
-use crate::spec::{AblationDecl, Isolation, Sweep};
-use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget, VariantDef};
+use crate::spec::{AblationDecl, Isolation, Sweep, VariantName};
+use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget};
 
 /// A sweep with an `[ablation]` section, its templates resolved against the engine tree.
 pub struct Ablation<'a> {
@@ -25,7 +25,7 @@ pub struct Ablation<'a> {
     pub decl: &'a AblationDecl,
     pub isolation: Isolation,
     pub targets: Vec<TemplateTarget>,
-    pub variants: Vec<VariantDef>,
+    pub variants: Vec<VariantName>,
 }
 
 /// What an ablation did: its runs, and what happened to each distinct build.
@@ -76,7 +76,7 @@ impl<'a> Ablation<'a> {
     /// Every template names only declared groups and, with nothing ablated, reproduces the shipped source.
     /// Templates that use sweep params are checked with the first setting's values.
     pub fn check(&self, plan: &Plan) -> Result<(), RunnerError> {
-        let baseline = plan.settings.iter().find(|s| s.variant == "baseline").unwrap_or(&plan.settings[0]);
+        let baseline = plan.settings.iter().find(|s| s.variant == VariantName::BASELINE).unwrap_or(&plan.settings[0]);
         let nothing_ablated = variants::variant_context(&self.decl.groups, &[], &baseline.context());
         for target in &self.targets {
             target.check_groups(&self.decl.groups)?;
@@ -86,13 +86,14 @@ impl<'a> Ablation<'a> {
     }
 
     pub fn variant_names(&self) -> Vec<String> {
-        self.variants.iter().map(|variant| variant.name.clone()).collect()
+        self.variants.iter().map(VariantName::to_string).collect()
     }
 
     /// The sources of one setting: its variant's groups removed, its params substituted.
     fn render(&self, setting: &Setting) -> Result<Vec<RenderedFile>, RunnerError> {
-        let ablated =
-            &self.variants.iter().find(|v| v.name == setting.variant).expect("planned from these variants").ablated;
+        let variant =
+            self.variants.iter().find(|v| v.to_string() == setting.variant).expect("planned from these variants");
+        let ablated = variant.ablated();
         let context = variants::variant_context(&self.decl.groups, ablated, &setting.context());
         Ok(variants::render_variant(&self.targets, &context)?)
     }
@@ -205,7 +206,7 @@ fn copy_builds(
             std::collections::hash_map::Entry::Vacant(slot) => {
                 let entry = cache.prepare(&key, &engine.tree, &files, &ablation.decl.exclude)?;
                 let argv = build::render_build_argv(&engine.build, &entry.tree, &entry.build)
-                    .map_err(|e| RunnerError::Build(e.to_string()))?;
+                    .map_err(RunnerError::BuildCommand)?;
                 builds.jobs.push(BuildJob {
                     variant: setting.variant.clone(),
                     tree: entry.tree.clone(),
@@ -337,7 +338,7 @@ fn build_in_place(
     variants::clear_build_group(&engine.tree)?;
     let status = match end {
         BuildEnd::Built { seconds } => BuildStatus::Built { seconds },
-        BuildEnd::Failed(error) => BuildStatus::Failed { error },
+        BuildEnd::Failed(error) => BuildStatus::Failed { error: error.to_string() },
         BuildEnd::Interrupted => return Ok(None),
     };
     Ok(Some(BuildReport { variant: setting.variant.clone(), key, status }))

@@ -15,13 +15,13 @@ use crate::spec::Engine;
 const BUILD_TIMEOUT: Duration = Duration::from_secs(6 * 3600);
 
 /// How a build ended.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum BuildEnd {
     Built {
         seconds: f64,
     },
-    /// The whole sentence, ending with the tail of the compiler's output.
-    Failed(String),
+    /// Why, ending with the tail of the compiler's output.
+    Failed(BuildError),
     /// A signal asked sweep to stop while it built.
     Interrupted,
 }
@@ -35,8 +35,8 @@ pub fn build_engine_tree(
     (base_env, events): (&BaseEnv, &RunEvents),
     on_spawn: &mut dyn FnMut(Pid),
 ) -> Result<BuildEnd, RunnerError> {
-    let argv = build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir)
-        .map_err(|e| RunnerError::Build(e.to_string()))?;
+    let argv =
+        build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir).map_err(RunnerError::BuildCommand)?;
     for dir in [engine.build_dir.as_path(), log.parent().unwrap_or(Path::new("."))] {
         std::fs::create_dir_all(dir).map_err(RunnerError::io(dir))?;
     }
@@ -49,15 +49,12 @@ pub fn build_engine_tree(
         StopReason::Interrupted { .. } => BuildEnd::Interrupted,
         reason => {
             let tail = build::log_tail(log).unwrap_or_default();
-            BuildEnd::Failed(
-                BuildError::Failed {
-                    variant: variant.to_string(),
-                    status: reason.to_string(),
-                    log: log.to_path_buf(),
-                    tail,
-                }
-                .to_string(),
-            )
+            BuildEnd::Failed(BuildError::Failed {
+                variant: variant.to_string(),
+                status: reason.to_string(),
+                log: log.to_path_buf(),
+                tail,
+            })
         }
     })
 }

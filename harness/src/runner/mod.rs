@@ -24,7 +24,10 @@ pub use setup_env::capture_setup_env;
 
 use crate::launch::{BaseEnv, RunEvents};
 use crate::plan::{Plan, PlanOptions, PlannedRun, DEFAULT_VARIANT};
-use crate::record::{Columns, Provenance, ResultTable, ResultWriter, RunKey};
+use crate::record::{
+    Columns, Provenance, RecordedDecl, RecordedEnvironment, ResultTable, ResultWriter, RunKey, Sidecar,
+    SIDECAR_SCHEMA_VERSION,
+};
 use crate::spec::Sweep;
 
 /// How `sweep run` was asked to run, already checked.
@@ -197,7 +200,7 @@ pub fn open_results(
 /// The resume key a planned run will have once recorded.
 pub fn planned_key(plan: &Plan, run: &PlannedRun) -> RunKey {
     let setting = &plan.settings[run.setting];
-    (setting.value_texts(), setting.variant.clone(), run.rep, run.warmup)
+    RunKey { params: setting.value_texts(), variant: setting.variant.clone(), rep: run.rep, warmup: run.warmup }
 }
 
 /// The environment ranks start from: captured from the setup script, or inherited.
@@ -219,7 +222,7 @@ fn program_hash(sweep: &Sweep, site: &VariantSite) -> String {
 
 /// The seed a resumed sweep was planned with, so its order carries on unchanged.
 fn recorded_seed(sidecar: &Path) -> Option<u64> {
-    crate::record::read_sidecar(sidecar).ok()?.get("seed")?.as_u64()
+    Sidecar::read(sidecar).ok().map(|sidecar| sidecar.seed)
 }
 
 /// The sidecar: resolved declaration and engine, command line, run environment, seed, versions.
@@ -230,22 +233,20 @@ pub fn write_sidecar(
     paths: &ResultPaths,
     (base_env, provenance): (&BaseEnv, &Provenance),
 ) -> Result<(), RunnerError> {
-    let environment = match base_env {
-        BaseEnv::Inherit => serde_json::Value::String("inherited".into()),
-        BaseEnv::Exactly(vars) => vars.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect(),
+    let sidecar = Sidecar {
+        schema_version: SIDECAR_SCHEMA_VERSION,
+        sweep: RecordedDecl::of(&sweep.decl),
+        declaration_file: sweep.file().clone(),
+        engine: serde_json::to_value(&sweep.engine).unwrap_or_default(),
+        command_line: options.command_line.clone(),
+        seed: plan.seed,
+        reps: plan.reps,
+        settings: plan.settings.iter().map(|s| s.label()).collect(),
+        params: sweep.params.clone(),
+        base_environment: RecordedEnvironment::of(base_env),
+        provenance: provenance.clone(),
+        sweep_version: env!("CARGO_PKG_VERSION").to_string(),
     };
-    let sidecar = serde_json::json!({
-        "sweep": sweep.decl,
-        "declaration_file": sweep.file(),
-        "engine": sweep.engine,
-        "command_line": options.command_line,
-        "seed": plan.seed,
-        "reps": plan.reps,
-        "settings": plan.settings.iter().map(|s| s.label()).collect::<Vec<_>>(),
-        "base_environment": environment,
-        "provenance": provenance,
-        "sweep_version": env!("CARGO_PKG_VERSION"),
-    });
-    crate::record::write_sidecar(&paths.sidecar, &sidecar)?;
+    sidecar.write(&paths.sidecar)?;
     Ok(())
 }

@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::launch::RunStatus;
+
 /// Reports each finished run; the ETA comes from finished runs' durations (indicatif's rate).
 pub struct Progress {
     bar: Option<ProgressBar>,
@@ -32,7 +34,7 @@ impl Progress {
         }
     }
 
-    pub fn finished(&mut self, label: &str, status: &str, duration: Duration, detail: &str) {
+    pub fn finished(&mut self, label: &str, status: RunStatus, duration: Duration, detail: &str) {
         self.done += 1;
         let line =
             format!("[{}/{}] {label}: {status} in {:.2}s{}", self.done, self.total, duration.as_secs_f64(), detail);

@@ -21,11 +21,9 @@ pub enum RunnerError {
     #[error(transparent)]
     Variant(#[from] crate::variants::VariantError),
     #[error(transparent)]
-    BuildSetup(#[from] crate::build::BuildError),
-    #[error("build failed: {0}")]
-    Build(String),
-    #[error("cannot install signal handlers: {0}")]
-    Signals(std::io::Error),
+    Build(#[from] crate::build::BuildError),
+    #[error("the profile's build command did not render")]
+    BuildCommand(#[from] crate::template::TemplateError),
 }
 
 impl RunnerError {

@@ -9,7 +9,7 @@ use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::ResultPaths;
 use crate::extract::{self, RunLogs};
-use crate::launch::{self, BaseEnv, Execution, Limits, RunEvents, StopReason};
+use crate::launch::{self, BaseEnv, Execution, Limits, RunEvents, RunStatus, StopReason};
 use crate::plan::{Plan, PlannedRun, Setting};
 use crate::record::{ResultWriter, RunRow};
 use crate::spec::Sweep;
@@ -123,7 +123,7 @@ impl<'a> Session<'a> {
             format!(": {error}")
         };
         self.progress.finished(&progress_label(setting, run), status, execution.duration, &detail);
-        if status != "ok" {
+        if status != RunStatus::Ok {
             self.tally.failed += 1;
             if self.fail_fast {
                 self.stopped = Some(EarlyStop::FailFast);
@@ -139,11 +139,11 @@ impl<'a> Session<'a> {
         execution: &Execution,
         prepared: &PreparedRun,
         setting: &Setting,
-    ) -> (BTreeMap<String, f64>, &'static str, String) {
+    ) -> (BTreeMap<String, f64>, RunStatus, String) {
         match &execution.reason {
             StopReason::Succeeded => match self.extract(prepared, setting) {
-                Ok(metrics) => (metrics, "ok", String::new()),
-                Err(error) => (BTreeMap::new(), "failed", error.to_string()),
+                Ok(metrics) => (metrics, RunStatus::Ok, String::new()),
+                Err(error) => (BTreeMap::new(), RunStatus::Failed, error.to_string()),
             },
             reason => (BTreeMap::new(), reason.status(), format!("{reason}; logs in {}", prepared.run_dir.display())),
         }

@@ -9,6 +9,7 @@ mod spec_error;
 mod sweep;
 mod sweep_decl;
 mod validate;
+mod variant_name;
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +23,7 @@ pub use sweep_decl::{
     AblationDecl, CheckDecl, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl, RegexMetricDecl, RepsDecl, RunDecl,
     RunOrder, SweepDecl, TemplateDecl,
 };
+pub use variant_name::VariantName;
 
 /// Names the harness itself puts into every template context; a param may not shadow them.
 pub const RESERVED_NAMES: &[&str] =

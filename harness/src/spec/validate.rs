@@ -107,8 +107,10 @@ pub fn repeated_values(source: &SourceFile, params: &[Param], zip: &[Vec<String>
     Ok(())
 }
 
+/// The first point that prints like an earlier one: the CSV could not tell them apart (`1` and `1.0`).
 fn first_repeat<'a>(points: &'a [Vec<&'a ParamValue>]) -> Option<&'a Vec<&'a ParamValue>> {
-    points.iter().enumerate().find_map(|(i, point)| points[..i].contains(point).then_some(point))
+    let texts: Vec<Vec<String>> = points.iter().map(|point| point.iter().map(|v| v.to_string()).collect()).collect();
+    points.iter().enumerate().find_map(|(i, point)| texts[..i].contains(&texts[i]).then_some(point))
 }
 
 pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::spec::VariantName;
+
 /// How the ablation groups expand into variants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -13,23 +15,8 @@ pub enum Design {
     OneAtATime,
 }
 
-/// One variant: its name and the groups it ablates, in declaration order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VariantDef {
-    pub name: String,
-    pub ablated: Vec<String>,
-}
-
-impl VariantDef {
-    /// `baseline` for nothing ablated, else the ablated groups joined by `+`.
-    fn from_groups(ablated: Vec<String>) -> Self {
-        let name = if ablated.is_empty() { "baseline".to_string() } else { ablated.join("+") };
-        VariantDef { name, ablated }
-    }
-}
-
 /// Expands `groups` into variants: baseline first, then by subset size, then declaration order.
-pub fn design_variants(groups: &[String], design: Design) -> Vec<VariantDef> {
+pub fn design_variants(groups: &[String], design: Design) -> Vec<VariantName> {
     let mut subsets = match design {
         Design::Factorial => all_subsets(groups.len()),
         Design::OneAtATime => one_at_a_time_subsets(groups.len()),
@@ -38,7 +25,7 @@ pub fn design_variants(groups: &[String], design: Design) -> Vec<VariantDef> {
     subsets.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
     subsets
         .into_iter()
-        .map(|subset| VariantDef::from_groups(subset.into_iter().map(|i| groups[i].clone()).collect()))
+        .map(|subset| VariantName::ablating(subset.into_iter().map(|i| groups[i].clone()).collect()))
         .collect()
 }
 
@@ -64,16 +51,16 @@ mod tests {
         names.iter().map(|n| n.to_string()).collect()
     }
 
-    fn names(variants: &[VariantDef]) -> Vec<&str> {
-        variants.iter().map(|v| v.name.as_str()).collect()
+    fn names(variants: &[VariantName]) -> Vec<String> {
+        variants.iter().map(VariantName::to_string).collect()
     }
 
     #[test]
     fn factorial_of_two_groups_is_four_variants_baseline_first() {
         let variants = design_variants(&groups(&["broadcast_rows", "rank1_update"]), Design::Factorial);
         assert_eq!(names(&variants), ["baseline", "broadcast_rows", "rank1_update", "broadcast_rows+rank1_update"]);
-        assert_eq!(variants[3].ablated, groups(&["broadcast_rows", "rank1_update"]));
-        assert!(variants[0].ablated.is_empty());
+        assert_eq!(variants[3].ablated(), groups(&["broadcast_rows", "rank1_update"]));
+        assert!(variants[0].ablated().is_empty());
     }
 
     #[test]

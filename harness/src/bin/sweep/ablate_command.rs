@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use sweep::analyse::{AblationEffects, AdditivityVerdict};
 use sweep::exit_code;
 use sweep::launch::RunEvents;
@@ -11,12 +10,12 @@ use sweep::runner::{self, Ablation, RunOptions};
 use sweep::spec::{self, Isolation};
 
 use crate::args::{AblateArgs, IsolationArg};
-use crate::exit_status::BadInput;
+use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
 use crate::run_command::finish_message;
 use crate::summary;
 
-pub fn ablate(args: AblateArgs) -> anyhow::Result<u8> {
+pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     let path = declaration_path(&args.ablation)?;
     let sweep = spec::load_sweep(&path)?;
     restore_if_interrupted(&sweep.engine.tree)?;
@@ -25,7 +24,10 @@ pub fn ablate(args: AblateArgs) -> anyhow::Result<u8> {
         IsolationArg::InPlace => Isolation::InPlace,
     });
     let ablation = Ablation::new(&sweep, isolation)?.ok_or_else(|| {
-        BadInput(format!("{}: no [ablation] section: `sweep ablate` needs groups and templates", path.display()))
+        CommandError::BadInput(format!(
+            "{}: no [ablation] section: `sweep ablate` needs groups and templates",
+            path.display()
+        ))
     })?;
     let options = run_options(&args);
     if args.execution.dry_run {
@@ -36,7 +38,7 @@ pub fn ablate(args: AblateArgs) -> anyhow::Result<u8> {
         print!("{}", runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"))?);
         return Ok(exit_code::SUCCESS as u8);
     }
-    let events = RunEvents::install().context("cannot install signal handlers")?;
+    let events = RunEvents::install().map_err(CommandError::Signals)?;
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let outcome = runner::run_ablation(&ablation, &options, jobs, &events)?;
     eprintln!(
@@ -59,14 +61,14 @@ pub fn ablate(args: AblateArgs) -> anyhow::Result<u8> {
 }
 
 /// `gated_delta` means `sweeps/gated_delta.toml`; anything with a `/` or `.toml` is a path.
-fn declaration_path(name: &str) -> anyhow::Result<PathBuf> {
+fn declaration_path(name: &str) -> Result<PathBuf, CommandError> {
     let path = if name.contains('/') || name.ends_with(".toml") {
         PathBuf::from(name)
     } else {
         PathBuf::from(format!("sweeps/{name}.toml"))
     };
     if !path.is_file() {
-        return Err(BadInput(format!("{}: no such ablation declaration", path.display())).into());
+        return Err(CommandError::BadInput(format!("{}: no such ablation declaration", path.display())));
     }
     Ok(path)
 }

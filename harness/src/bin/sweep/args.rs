@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::exit_status::CommandError;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "sweep",
@@ -144,7 +146,7 @@ pub struct RestoreArgs {
 }
 
 /// Runs the chosen command; the exit code comes back as `Ok` when the command itself decided it.
-pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
+pub fn dispatch(cli: Cli) -> Result<u8, CommandError> {
     match cli.command {
         Command::Run(args) => crate::run_command::run(args),
         Command::Ablate(args) => crate::ablate_command::ablate(args),

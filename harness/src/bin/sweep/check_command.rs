@@ -5,8 +5,9 @@ use sweep::runner::{self, Ablation, RunOptions};
 use sweep::spec;
 
 use crate::args::CheckArgs;
+use crate::exit_status::CommandError;
 
-pub fn check(args: CheckArgs) -> anyhow::Result<u8> {
+pub fn check(args: CheckArgs) -> Result<u8, CommandError> {
     for path in &args.specs {
         let sweep = spec::load_sweep(path)?;
         let options = RunOptions::default();

@@ -1,32 +1,30 @@
 //! `sweep compare A.csv B.csv`: the same sweep under two versions, judged setting by setting.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use sweep::analyse::Direction;
 use sweep::compare::{self, CompareConfig};
 use sweep::exit_code;
-use sweep::record::{read_sidecar, ResultTable};
+use sweep::record::{ResultTable, Sidecar};
 use sweep::report;
 use sweep::runner::ResultPaths;
 
 use crate::args::{CompareArgs, DirectionArg};
-use crate::exit_status::BadInput;
+use crate::exit_status::CommandError;
 use crate::summary;
 
-pub fn compare(args: CompareArgs) -> anyhow::Result<u8> {
+pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
     let config = compare_config(&args)?;
     let a = ResultTable::read(&args.a)?;
     let b = ResultTable::read(&args.b)?;
     for (table, path) in [(&a, &args.a), (&b, &args.b)] {
         if !table.columns.metrics.contains(&config.metric) {
-            return Err(BadInput(format!(
+            return Err(CommandError::BadInput(format!(
                 "{}: no metric `{}` (it has: {})",
                 path.display(),
                 config.metric,
                 table.columns.metrics.join(", ")
-            ))
-            .into());
+            )));
         }
     }
     let comparison = compare::compare(&a.observations, &b.observations, &config);
@@ -46,21 +44,20 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<u8> {
 }
 
 /// Metric and direction from the flags, else from A's sidecar (the sweep's primary metric).
-fn compare_config(args: &CompareArgs) -> anyhow::Result<CompareConfig> {
+fn compare_config(args: &CompareArgs) -> Result<CompareConfig, CommandError> {
     let valid = args.threshold.is_finite() && args.threshold >= 0.0 && args.alpha > 0.0 && args.alpha < 1.0;
     if !valid {
-        return Err(BadInput("--threshold must be >= 0 and --alpha in (0, 1)".to_string()).into());
+        return Err(CommandError::BadInput("--threshold must be >= 0 and --alpha in (0, 1)".to_string()));
     }
     let recorded = summary::recorded_analysis(&ResultPaths::for_csv(&args.a)).ok();
     let metric = match (&args.metric, &recorded) {
         (Some(metric), _) => metric.clone(),
         (None, Some(config)) => config.primary.clone(),
         (None, None) => {
-            return Err(BadInput(format!(
+            return Err(CommandError::BadInput(format!(
                 "{}: no sidecar to read the primary metric from: pass --metric",
                 args.a.display()
-            ))
-            .into())
+            )))
         }
     };
     let direction = match (args.direction, &recorded) {
@@ -68,7 +65,9 @@ fn compare_config(args: &CompareArgs) -> anyhow::Result<CompareConfig> {
         (Some(DirectionArg::Lower), _) => Direction::Lower,
         (None, Some(config)) if config.primary == metric => config.direction,
         (None, _) => {
-            return Err(BadInput(format!("which way is better for `{metric}`? pass --direction higher|lower")).into())
+            return Err(CommandError::BadInput(format!(
+                "which way is better for `{metric}`? pass --direction higher|lower"
+            )))
         }
     };
     Ok(CompareConfig { metric, direction, threshold: args.threshold, alpha: args.alpha })
@@ -80,10 +79,8 @@ fn labels(args: &CompareArgs) -> (String, String) {
     if let Some((a, b)) = args.labels.as_deref().and_then(|labels| labels.split_once(',')) {
         return (a.to_string(), b.to_string());
     }
-    let toolchain = |csv: &Path| {
-        let sidecar = read_sidecar(&ResultPaths::for_csv(csv).sidecar).ok()?;
-        serde_json::from_value::<BTreeMap<String, String>>(sidecar["provenance"]["toolchain"].clone()).ok()
-    };
+    let toolchain =
+        |csv: &Path| Sidecar::read(&ResultPaths::for_csv(csv).sidecar).ok().map(|sidecar| sidecar.provenance.toolchain);
     let differing = toolchain(&args.a).zip(toolchain(&args.b)).and_then(|(a, b)| {
         a.iter().find_map(|(name, version)| {
             b.get(name)

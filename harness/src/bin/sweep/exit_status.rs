@@ -1,33 +1,67 @@
-//! Maps a command's outcome to the documented exit codes (`sweep::exit_code`).
+//! `CommandError`: why a command stopped, and the one mapping to the documented exit codes
+//! (`sweep::exit_code`), made at the binary's boundary (as nextest's `ExpectedError` and just's
+//! `Error::code()` do).
 
+use std::error::Error;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use sweep::exit_code;
 
-/// Prints an error as one line and picks its code: bad input is 2, anything else that stopped us is 1.
-pub fn finish(outcome: anyhow::Result<u8>) -> ExitCode {
+/// Every error a command returns; each library error keeps its `source()` chain.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error(transparent)]
+    Spec(#[from] sweep::spec::SpecError),
+    #[error(transparent)]
+    Plan(#[from] sweep::plan::PlanError),
+    #[error(transparent)]
+    Runner(#[from] sweep::runner::RunnerError),
+    #[error(transparent)]
+    Record(#[from] sweep::record::RecordError),
+    #[error(transparent)]
+    Variant(#[from] sweep::variants::VariantError),
+    /// A command-line or file problem found by the binary itself.
+    #[error("{0}")]
+    BadInput(String),
+    #[error("cannot install signal handlers")]
+    Signals(#[source] std::io::Error),
+    #[error("cannot write {}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+}
+
+impl CommandError {
+    /// Bad input is 2; anything else that stopped a command is 1.
+    pub fn exit_code(&self) -> u8 {
+        let bad_input = match self {
+            CommandError::Spec(_) | CommandError::Plan(_) | CommandError::BadInput(_) => true,
+            CommandError::Runner(error) => error.is_bad_input(),
+            CommandError::Record(error) => error.is_bad_input(),
+            CommandError::Variant(error) => error.is_bad_input(),
+            CommandError::Signals(_) | CommandError::Write { .. } => false,
+        };
+        (if bad_input { exit_code::BAD_INPUT } else { exit_code::CHECK_FAILED }) as u8
+    }
+}
+
+/// Prints an error as one line, its causes after colons, and exits with its code.
+pub fn finish(outcome: Result<u8, CommandError>) -> ExitCode {
     match outcome {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
-            eprintln!("sweep: error: {error:#}");
-            ExitCode::from(if is_bad_input(&error) { exit_code::BAD_INPUT } else { exit_code::CHECK_FAILED } as u8)
+            eprintln!("sweep: error: {}", one_line(&error));
+            ExitCode::from(error.exit_code())
         }
     }
 }
 
-fn is_bad_input(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause.is::<sweep::spec::SpecError>()
-            || cause.is::<sweep::plan::PlanError>()
-            || cause.is::<sweep::template::TemplateError>()
-            || cause.downcast_ref::<sweep::runner::RunnerError>().is_some_and(|e| e.is_bad_input())
-            || cause.downcast_ref::<sweep::record::RecordError>().is_some_and(|e| e.is_bad_input())
-            || cause.downcast_ref::<sweep::variants::VariantError>().is_some_and(|e| e.is_bad_input())
-            || cause.is::<BadInput>()
-    })
+/// `error: cause: cause of the cause`.
+fn one_line(error: &dyn Error) -> String {
+    let mut line = error.to_string();
+    let mut cause = error.source();
+    while let Some(error) = cause {
+        line.push_str(&format!(": {error}"));
+        cause = error.source();
+    }
+    line
 }
-
-/// A command-line or file problem found by the binary itself.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct BadInput(pub String);

@@ -4,9 +4,10 @@ use sweep::exit_code;
 use sweep::runner::ResultPaths;
 
 use crate::args::ReportArgs;
+use crate::exit_status::CommandError;
 use crate::summary;
 
-pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
+pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
     let paths = ResultPaths::for_csv(&args.csv);
     let config = summary::recorded_analysis(&paths)?;
     let title = args.csv.display().to_string();

@@ -7,8 +7,9 @@ use sweep::exit_code;
 use sweep::variants::recover_in_place;
 
 use crate::args::RestoreArgs;
+use crate::exit_status::CommandError;
 
-pub fn restore(args: RestoreArgs) -> anyhow::Result<u8> {
+pub fn restore(args: RestoreArgs) -> Result<u8, CommandError> {
     if !restore_if_interrupted(&args.tree)? {
         eprintln!("{}: nothing to restore", args.tree.display());
     }
@@ -16,7 +17,7 @@ pub fn restore(args: RestoreArgs) -> anyhow::Result<u8> {
 }
 
 /// Restores `tree` from a journal left by a killed in-place ablation; says so when it did.
-pub fn restore_if_interrupted(tree: &Path) -> anyhow::Result<bool> {
+pub fn restore_if_interrupted(tree: &Path) -> Result<bool, CommandError> {
     match recover_in_place(tree)? {
         Some(recovery) => {
             eprintln!("{recovery}");

@@ -1,6 +1,5 @@
 //! `sweep run`: a declared sweep from plan to summary.
 
-use anyhow::Context;
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::{parse_shard, PlanOptions};
@@ -8,10 +7,11 @@ use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome};
 use sweep::spec;
 
 use crate::args::RunArgs;
+use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
 use crate::summary;
 
-pub fn run(args: RunArgs) -> anyhow::Result<u8> {
+pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     let sweep = spec::load_sweep(&args.spec)?;
     let options = run_options(&args)?;
     restore_if_interrupted(&sweep.engine.tree)?;
@@ -21,7 +21,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
         print!("{}", runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"))?);
         return Ok(exit_code::SUCCESS as u8);
     }
-    let events = RunEvents::install().context("cannot install signal handlers")?;
+    let events = RunEvents::install().map_err(CommandError::Signals)?;
     let outcome = runner::run_sweep(&sweep, &options, &events)?;
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
     let blocks = sweep.reps.order == spec::RunOrder::Interleaved;
@@ -31,7 +31,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
 }
 
 /// The checked form of the command line.
-fn run_options(args: &RunArgs) -> anyhow::Result<RunOptions> {
+fn run_options(args: &RunArgs) -> Result<RunOptions, CommandError> {
     let execution = &args.execution;
     Ok(RunOptions {
         plan: PlanOptions {

@@ -2,25 +2,21 @@
 
 use std::path::Path;
 
-use anyhow::Context;
+use crate::exit_status::CommandError;
 use sweep::analyse::{self, AnalysisConfig};
-use sweep::record::{read_sidecar, ResultTable};
+use sweep::record::{ResultTable, Sidecar};
 use sweep::report;
 use sweep::runner::ResultPaths;
 use sweep::spec::AblationDecl;
 
 /// The analysis questions recorded in a result's sidecar.
-pub fn recorded_analysis(paths: &ResultPaths) -> anyhow::Result<AnalysisConfig> {
-    let sidecar = read_sidecar(&paths.sidecar)?;
-    serde_json::from_value(sidecar["sweep"]["analysis"].clone())
-        .with_context(|| format!("{}: no `sweep.analysis` in the sidecar", paths.sidecar.display()))
+pub fn recorded_analysis(paths: &ResultPaths) -> Result<AnalysisConfig, CommandError> {
+    Ok(Sidecar::read(&paths.sidecar)?.sweep.analysis)
 }
 
 /// Whether the recorded sweep ran in interleaved rounds (so rounds are blocks of its analysis).
-pub fn recorded_rounds_are_blocks(paths: &ResultPaths) -> anyhow::Result<bool> {
-    let sidecar = read_sidecar(&paths.sidecar)?;
-    let order = sidecar["sweep"]["reps"]["order"].as_str().unwrap_or("interleaved");
-    Ok(order == "interleaved")
+pub fn recorded_rounds_are_blocks(paths: &ResultPaths) -> Result<bool, CommandError> {
+    Ok(Sidecar::read(&paths.sidecar)?.sweep.reps.order == sweep::spec::RunOrder::Interleaved)
 }
 
 /// Analyses the CSV at `paths.csv`, writes the summary file and returns its text.
@@ -29,7 +25,7 @@ pub fn write_run_summary(
     config: &AnalysisConfig,
     rounds_are_blocks: bool,
     title: &str,
-) -> anyhow::Result<String> {
+) -> Result<String, CommandError> {
     let table = ResultTable::read(&paths.csv)?;
     let analysis = analyse::analyse_sweep(&table.observations, config, rounds_are_blocks);
     let text = report::run_summary_markdown(&analysis, config, title);
@@ -47,7 +43,7 @@ pub fn write_ablation_summary(
     config: &AnalysisConfig,
     ablation: &AblationDecl,
     title: &str,
-) -> anyhow::Result<(String, analyse::AblationAnalysis)> {
+) -> Result<(String, analyse::AblationAnalysis), CommandError> {
     let table = ResultTable::read(&paths.csv)?;
     let mut metrics = vec![config.primary.clone()];
     metrics.extend(table.columns.metrics.iter().filter(|name| **name != config.primary).cloned());
@@ -61,19 +57,12 @@ pub fn write_ablation_summary(
 }
 
 /// The `[ablation]` section recorded in a result's sidecar, if the result is an ablation.
-pub fn recorded_ablation(paths: &ResultPaths) -> anyhow::Result<Option<AblationDecl>> {
-    let sidecar = read_sidecar(&paths.sidecar)?;
-    let ablation = &sidecar["sweep"]["ablation"];
-    if ablation.is_null() {
-        return Ok(None);
-    }
-    let decl = serde_json::from_value(ablation.clone())
-        .with_context(|| format!("{}: `sweep.ablation` is not an ablation section", paths.sidecar.display()))?;
-    Ok(Some(decl))
+pub fn recorded_ablation(paths: &ResultPaths) -> Result<Option<AblationDecl>, CommandError> {
+    Ok(Sidecar::read(&paths.sidecar)?.sweep.ablation)
 }
 
 /// Writes a report atomically so a reader never sees half of it.
-pub fn save(path: &Path, text: &str) -> anyhow::Result<()> {
+pub fn save(path: &Path, text: &str) -> Result<(), CommandError> {
     sweep::atomic_file::write_atomic(path, text.as_bytes(), None)
-        .with_context(|| format!("cannot write {}", path.display()))
+        .map_err(|source| CommandError::Write { path: path.to_path_buf(), source })
 }
