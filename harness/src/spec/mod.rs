@@ -21,7 +21,7 @@ pub use spec_error::{Location, SpecError};
 pub use sweep::Sweep;
 pub use sweep_decl::{
     AblationDecl, CheckDecl, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl, RegexMetricDecl, RepsDecl, RunDecl,
-    RunOrder, SweepDecl, TemplateDecl,
+    RunOrder, SweepDecl, TemplateDecl, Until, DEFAULT_RACE_MIN,
 };
 pub use variant_name::VariantName;
 

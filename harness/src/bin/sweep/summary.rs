@@ -30,6 +30,8 @@ pub fn write_run_summary(
     let analysis = analyse::analyse_sweep(&table.observations, config, rounds_are_blocks);
     let text = report::run_summary_markdown(&analysis, config, title);
     save(&paths.summary, &text)?;
+    let json = serde_json::to_string_pretty(&report::analysis_json(&analysis, config)).expect("JSON values serialize");
+    save(&paths.analysis, &json)?;
     if let Some(svg) = report::sweep_plot_svg(&analysis, config) {
         save(&paths.plot, &svg)?;
     }
