@@ -127,6 +127,7 @@ struct Bench {
     decisions: PathBuf,
     work: tempfile::TempDir,
     sweeps: usize,
+    noise: f64,
     truth: Vec<GroupTruth>,
 }
 
@@ -154,6 +155,13 @@ fn run() -> Result<(), String> {
         bench.sweeps
     );
     print_truth(&bench.truth);
+    println!(
+        "Clear: the best beats every rival by more than {CLEAR_MARGIN_IN_NOISE}x the per-run noise ({:.1}%). Right: a clear group \
+         resolved with its true best, or a true tie reported tied with every true best in its tied set. Wrong: no true \
+         best among the named best and the rivals tied with it. wash-where-clear: a clear group not resolved. \
+         clear-where-wash: a truly tied setting called beaten.",
+        CLEAR_MARGIN_IN_NOISE * bench.noise * 100.0
+    );
     let mut results: BTreeMap<&str, ScenarioResult> = BTreeMap::new();
     for scenario in SCENARIOS.iter().filter(|scenario| wanted(scenario.id)) {
         let result = bench.run_scenario(scenario)?;
@@ -188,6 +196,7 @@ impl Bench {
             decisions: manifest_dir.join("../bench/decisions"),
             work,
             sweeps,
+            noise,
             truth,
         })
     }
@@ -407,7 +416,8 @@ fn print_scenario(scenario: &Scenario, result: &ScenarioResult, truth: &[GroupTr
     print_targets(scenario, result, truth, totals, fixed5);
 }
 
-/// Right, wrong, wash-where-clear, clear-where-wash, undecided.
+/// Counts indexed by `Outcome as usize`, i.e. in its declaration order: right, wrong, wash-where-clear,
+/// clear-where-wash, undecided (the table's columns).
 fn count_outcomes(outcomes: impl Iterator<Item = Outcome>) -> [usize; 5] {
     let mut counts = [0; 5];
     for outcome in outcomes {
