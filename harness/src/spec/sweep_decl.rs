@@ -70,7 +70,15 @@ impl RepsDecl {
 
 impl Default for RepsDecl {
     fn default() -> Self {
-        RepsDecl { count: default_reps(), order: RunOrder::default(), seed: None, warmup: 0, until: None, min: None, max: None }
+        RepsDecl {
+            count: default_reps(),
+            order: RunOrder::default(),
+            seed: None,
+            warmup: 0,
+            until: None,
+            min: None,
+            max: None,
+        }
     }
 }
 

@@ -126,7 +126,9 @@ pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {
         return Ok(());
     }
     if reps.order != RunOrder::Interleaved {
-        return Err(source.error_at("reps.until", "a race needs `order = \"interleaved\"`: it decides after each round"));
+        return Err(
+            source.error_at("reps.until", "a race needs `order = \"interleaved\"`: it decides after each round")
+        );
     }
     if let Some((min, max)) = reps.race() {
         if min < 2 {

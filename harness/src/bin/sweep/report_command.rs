@@ -18,7 +18,13 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
             summary::write_run_summary(&paths, &config, blocks, &title)?
         }
     };
-    println!("{text}");
+    if args.json && paths.analysis.is_file() {
+        let json = std::fs::read_to_string(&paths.analysis)
+            .map_err(|error| CommandError::BadInput(format!("cannot read {}: {error}", paths.analysis.display())))?;
+        println!("{json}");
+    } else {
+        println!("{text}");
+    }
     eprintln!("summary: {}", paths.summary.display());
     Ok(exit_code::SUCCESS as u8)
 }
