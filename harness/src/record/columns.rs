@@ -5,6 +5,9 @@
 pub const RUN_COLUMNS: &[&str] = &["variant", "rep", "warmup", "order", "status", "error", "started_at", "duration_s"];
 /// Fixed provenance columns, after the metrics.
 pub const PROVENANCE_COLUMNS: &[&str] = &["host", "engine_commit", "engine_dirty", "variant_hash"];
+/// Which Slurm job and array task ran the row, after the provenance columns; CSVs written before
+/// they existed lack them and still read.
+pub const SLURM_COLUMNS: &[&str] = &["slurm_job_id", "slurm_array_task_id"];
 
 pub const PARAM_PREFIX: &str = "param.";
 pub const METRIC_PREFIX: &str = "metric.";
@@ -16,6 +19,8 @@ pub struct Columns {
     pub params: Vec<String>,
     pub metrics: Vec<String>,
     pub toolchains: Vec<String>,
+    /// Whether the CSV has the `SLURM_COLUMNS` (every CSV written now does).
+    pub slurm: bool,
 }
 
 impl Columns {
@@ -26,6 +31,9 @@ impl Columns {
         header.extend(RUN_COLUMNS.iter().map(|c| c.to_string()));
         header.extend(prefixed(METRIC_PREFIX, &self.metrics));
         header.extend(PROVENANCE_COLUMNS.iter().map(|c| c.to_string()));
+        if self.slurm {
+            header.extend(SLURM_COLUMNS.iter().map(|c| c.to_string()));
+        }
         header.extend(prefixed(TOOLCHAIN_PREFIX, &self.toolchains));
         header.push("log_dir".to_string());
         header
@@ -39,7 +47,13 @@ impl Columns {
             }
         }
         let with = |prefix: &str| header.iter().filter_map(|c| c.strip_prefix(prefix)).map(str::to_string).collect();
-        Ok(Columns { params: with(PARAM_PREFIX), metrics: with(METRIC_PREFIX), toolchains: with(TOOLCHAIN_PREFIX) })
+        let slurm = SLURM_COLUMNS.iter().all(|name| header.iter().any(|column| column == name));
+        Ok(Columns {
+            params: with(PARAM_PREFIX),
+            metrics: with(METRIC_PREFIX),
+            toolchains: with(TOOLCHAIN_PREFIX),
+            slurm,
+        })
     }
 }
 
@@ -49,10 +63,17 @@ mod tests {
 
     #[test]
     fn header_round_trips() {
-        let columns =
-            Columns { params: vec!["status".into()], metrics: vec!["wall".into()], toolchains: vec!["mpicxx".into()] };
-        let header = columns.header();
-        assert_eq!(header[0], "param.status");
-        assert_eq!(Columns::from_header(&header).unwrap(), columns);
+        for slurm in [true, false] {
+            let columns = Columns {
+                params: vec!["status".into()],
+                metrics: vec!["wall".into()],
+                toolchains: vec!["mpicxx".into()],
+                slurm,
+            };
+            let header = columns.header();
+            assert_eq!(header[0], "param.status");
+            assert_eq!(header.iter().any(|column| column == "slurm_job_id"), slurm);
+            assert_eq!(Columns::from_header(&header).unwrap(), columns);
+        }
     }
 }

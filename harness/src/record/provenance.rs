@@ -1,4 +1,4 @@
-//! Where a result came from: host, engine commit and dirtiness, toolchain versions.
+//! Where a result came from: host and Slurm job, engine commit and dirtiness, toolchain versions.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,6 +16,12 @@ pub struct Provenance {
     pub engine_dirty: bool,
     /// Toolchain name -> first line of its version command (`unavailable: ...` when it cannot run).
     pub toolchain: BTreeMap<String, String>,
+    /// The Slurm job the sweep ran in (the array's id for an array task), empty outside Slurm.
+    #[serde(default)]
+    pub slurm_job_id: String,
+    /// The array task (`sweep submit` runs shard i as task i), empty outside an array job.
+    #[serde(default)]
+    pub slurm_array_task_id: String,
 }
 
 impl Provenance {
@@ -26,8 +32,16 @@ impl Provenance {
         let engine_dirty =
             git(tree, &["status", "--porcelain", "--untracked-files=no", "."]).is_some_and(|out| !out.is_empty());
         let toolchain = toolchain.iter().map(|(name, argv)| (name.clone(), version_line(argv, env))).collect();
-        Provenance { host, engine_commit, engine_dirty, toolchain }
+        let (slurm_job_id, slurm_array_task_id) = slurm_placement(|name| std::env::var(name).ok());
+        Provenance { host, engine_commit, engine_dirty, toolchain, slurm_job_id, slurm_array_task_id }
     }
+}
+
+/// `(job id, array task id)` from the variables Slurm sets in a job. An array task has its own
+/// `SLURM_JOB_ID`; the array's id (what `sbatch` printed) with the task id names it for people.
+fn slurm_placement(var: impl Fn(&str) -> Option<String>) -> (String, String) {
+    let job = var("SLURM_ARRAY_JOB_ID").or_else(|| var("SLURM_JOB_ID")).unwrap_or_default();
+    (job, var("SLURM_ARRAY_TASK_ID").unwrap_or_default())
 }
 
 fn git(tree: &Path, args: &[&str]) -> Option<String> {
@@ -46,5 +60,22 @@ pub fn version_line(argv: &[String], env: &[(String, String)]) -> String {
             String::from_utf8_lossy(&text).lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string()
         }
         Err(error) => format!("unavailable: {error}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| pairs.iter().find(|(key, _)| *key == name).map(|(_, value)| value.to_string())
+    }
+
+    #[test]
+    fn an_array_task_is_recorded_by_the_array_job_id_and_its_task_id() {
+        let array = [("SLURM_JOB_ID", "41"), ("SLURM_ARRAY_JOB_ID", "40"), ("SLURM_ARRAY_TASK_ID", "2")];
+        assert_eq!(slurm_placement(vars(&array)), ("40".to_string(), "2".to_string()));
+        assert_eq!(slurm_placement(vars(&[("SLURM_JOB_ID", "7")])), ("7".to_string(), String::new()));
+        assert_eq!(slurm_placement(vars(&[])), (String::new(), String::new()));
     }
 }

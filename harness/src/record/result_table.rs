@@ -115,6 +115,7 @@ mod tests {
             params: vec!["slices".into(), "rows".into()],
             metrics: vec!["tps".into(), "wall".into()],
             toolchains: vec!["cc".into()],
+            slurm: true,
         }
     }
 
@@ -185,6 +186,26 @@ mod tests {
     }
 
     #[test]
+    fn resuming_a_csv_written_before_the_slurm_columns_keeps_its_layout() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        let old = Columns { slurm: false, ..columns() };
+        let metrics: BTreeMap<String, f64> = [("tps".to_string(), 1.0)].into();
+        ResultWriter::create(&path, old.clone(), Provenance::default())
+            .unwrap()
+            .write(&row(&metrics, 1, RunStatus::Ok, ""))
+            .unwrap();
+        let provenance = Provenance { slurm_job_id: "40".into(), ..Provenance::default() };
+        ResultWriter::append(&path, columns(), provenance)
+            .unwrap()
+            .write(&row(&metrics, 2, RunStatus::Ok, ""))
+            .unwrap();
+        let table = ResultTable::read(&path).unwrap();
+        assert_eq!(table.columns, old);
+        assert_eq!(table.observations.len(), 2);
+    }
+
+    #[test]
     fn appending_refuses_a_csv_of_another_sweep() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.csv");
@@ -209,7 +230,7 @@ mod tests {
 
     /// Three settings whose `mode` prints `1` each time: an int, a float and a text.
     fn write_lookalike_settings(path: &Path) {
-        let columns = Columns { params: vec!["mode".into()], metrics: vec![], toolchains: vec![] };
+        let columns = Columns { params: vec!["mode".into()], metrics: vec![], toolchains: vec![], slurm: true };
         let mut writer = ResultWriter::create(path, columns, Provenance::default()).unwrap();
         let none = BTreeMap::new();
         for (rep, variant) in [(1, "a"), (2, "b"), (3, "c")] {

@@ -49,9 +49,11 @@ impl ResultWriter {
         Ok(writer)
     }
 
-    /// Reopens a partial CSV of the same sweep to complete it.
-    pub fn append(path: &Path, columns: Columns, provenance: Provenance) -> Result<ResultWriter, RecordError> {
+    /// Reopens a partial CSV of the same sweep to complete it, in its own layout (a CSV written before
+    /// the Slurm columns gets rows without them).
+    pub fn append(path: &Path, mut columns: Columns, provenance: Provenance) -> Result<ResultWriter, RecordError> {
         let existing = ResultTable::read(path)?;
+        columns.slurm = existing.columns.slurm;
         if existing.columns != columns {
             return Err(RecordError::ResumeMismatch {
                 path: path.to_path_buf(),
@@ -84,6 +86,9 @@ impl ResultWriter {
             self.provenance.engine_dirty.to_string(),
             row.variant_hash.to_string(),
         ]);
+        if self.columns.slurm {
+            record.extend([self.provenance.slurm_job_id.clone(), self.provenance.slurm_array_task_id.clone()]);
+        }
         record.extend(
             self.columns.toolchains.iter().map(|name| self.provenance.toolchain.get(name).cloned().unwrap_or_default()),
         );

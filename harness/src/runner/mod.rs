@@ -189,6 +189,7 @@ pub fn columns(sweep: &Sweep) -> Columns {
         params: sweep.params.iter().map(|param| param.name.clone()).collect(),
         metrics: sweep.metric_names(),
         toolchains: sweep.engine.toolchain.keys().cloned().collect(),
+        slurm: true,
     }
 }
 
