@@ -1,6 +1,7 @@
 //! Writes results as they happen (CSV row per run, fsynced; JSON sidecar) and reads them back.
 
 mod columns;
+mod merged_shards;
 mod provenance;
 mod record_error;
 mod result_table;
@@ -9,6 +10,7 @@ mod run_key;
 mod sidecar;
 
 pub use columns::Columns;
+pub use merged_shards::MergedShards;
 pub use provenance::{version_line, Provenance};
 pub use record_error::RecordError;
 pub use result_table::ResultTable;

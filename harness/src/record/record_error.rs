@@ -14,6 +14,8 @@ pub enum RecordError {
     BadRow { path: PathBuf, line: u64, reason: String },
     #[error("{}: its columns differ from this sweep's ({reason}); resume a CSV of the same sweep", path.display())]
     ResumeMismatch { path: PathBuf, reason: String },
+    #[error("{}: not a shard of the same sweep: {reason}", path.display())]
+    ShardMismatch { path: PathBuf, reason: String },
 }
 
 impl RecordError {
@@ -25,6 +27,7 @@ impl RecordError {
                 | RecordError::BadSidecar { .. }
                 | RecordError::BadRow { .. }
                 | RecordError::ResumeMismatch { .. }
+                | RecordError::ShardMismatch { .. }
         )
     }
 

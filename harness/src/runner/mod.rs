@@ -10,6 +10,7 @@ mod race;
 mod runner_error;
 mod session;
 mod setup_env;
+mod shard_folder;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ pub use race::Race;
 pub use runner_error::RunnerError;
 pub use session::{run_dir_name, EarlyStop, Session, Tally};
 pub use setup_env::capture_setup_env;
+pub use shard_folder::{claim_shard_folder, shard_folder};
 
 use crate::launch::{BaseEnv, RunEvents};
 use crate::plan::{Plan, PlanOptions, PlannedRun, DEFAULT_VARIANT};
@@ -84,7 +86,7 @@ impl ResultPaths {
     /// A new `<results_dir>/<sweep>/<UTC stamp>.csv`; a second sweep started within the same second
     /// gets `<stamp>-2.csv` (and so on) instead of failing on the first one's file.
     pub fn fresh(results_dir: &Path, sweep: &str) -> ResultPaths {
-        let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace([':', '-'], "");
+        let stamp = utc_stamp();
         let dir = results_dir.join(sweep);
         let taken = |name: &str| dir.join(format!("{name}.csv")).exists() || dir.join(name).exists();
         let name = (1..)
@@ -93,6 +95,10 @@ impl ResultPaths {
             .expect("unbounded");
         ResultPaths::for_csv(&dir.join(format!("{name}.csv")))
     }
+}
+
+fn utc_stamp() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace([':', '-'], "")
 }
 
 /// What a finished (or stopped) sweep left behind.

@@ -32,6 +32,10 @@ pub enum Command {
     Check(CheckArgs),
     /// Restore an engine tree left rendered by an interrupted in-place ablation.
     Restore(RestoreArgs),
+    /// Submit a sweep as a Slurm array job: task i runs shard i/N.
+    Submit(SubmitArgs),
+    /// Merge the shard CSVs of one sweep into one CSV with its sidecar.
+    Merge(MergeArgs),
 }
 
 /// Options shared by `run` and `ablate`.
@@ -135,11 +139,46 @@ pub struct CompareArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A result CSV written by `sweep run` or `sweep ablate` (its JSON sidecar must sit beside it).
+    /// A result CSV written by `sweep run` or `sweep ablate` (its JSON sidecar must sit beside it), or a
+    /// folder of shards (`sweep submit`), merged first into <folder>/merged.csv.
     pub csv: PathBuf,
     /// Print the machine-readable analysis (`<stem>.analysis.json`) instead of the markdown summary.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    /// The sweep declaration (TOML).
+    pub spec: PathBuf,
+    /// Array tasks: task i runs `sweep run SPEC --shard i/N`.
+    #[arg(long, value_name = "N")]
+    pub shards: u32,
+    /// One more sbatch option for the script, e.g. `--sbatch-arg=--partition=gpu` (repeatable).
+    #[arg(long = "sbatch-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub sbatch_args: Vec<String>,
+    /// Print the script instead of submitting it.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Override the declared number of reps.
+    #[arg(long)]
+    pub reps: Option<u32>,
+    /// Override the declared shuffle seed (else the declared one, else one drawn now for every shard).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Where result folders go: shards write <results-dir>/<sweep>/<stamp>/shard-<i>.csv.
+    #[arg(long, default_value = "results")]
+    pub results_dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// A folder of `shard-<i>.csv` files (as `sweep submit` leaves), or the shard CSVs themselves.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The merged CSV (default for a folder: <folder>/merged.csv); its sidecar goes beside it.
+    #[arg(long, value_name = "CSV")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -164,5 +203,7 @@ pub fn dispatch(cli: Cli) -> Result<u8, CommandError> {
         Command::Report(args) => crate::report_command::report(args),
         Command::Check(args) => crate::check_command::check(args),
         Command::Restore(args) => crate::restore_command::restore(args),
+        Command::Submit(args) => crate::submit_command::submit(args),
+        Command::Merge(args) => crate::merge_command::merge(args),
     }
 }

@@ -21,6 +21,8 @@ pub enum CommandError {
     Record(#[from] sweep::record::RecordError),
     #[error(transparent)]
     Variant(#[from] sweep::variants::VariantError),
+    #[error(transparent)]
+    Slurm(#[from] sweep::launch::SlurmError),
     /// A command-line or file problem found by the binary itself.
     #[error("{0}")]
     BadInput(String),
@@ -38,7 +40,7 @@ impl CommandError {
             CommandError::Runner(error) => error.is_bad_input(),
             CommandError::Record(error) => error.is_bad_input(),
             CommandError::Variant(error) => error.is_bad_input(),
-            CommandError::Signals(_) | CommandError::Write { .. } => false,
+            CommandError::Signals(_) | CommandError::Write { .. } | CommandError::Slurm(_) => false,
         };
         (if bad_input { exit_code::BAD_INPUT } else { exit_code::CHECK_FAILED }) as u8
     }

@@ -5,9 +5,11 @@ mod args;
 mod check_command;
 mod compare_command;
 mod exit_status;
+mod merge_command;
 mod report_command;
 mod restore_command;
 mod run_command;
+mod submit_command;
 mod summary;
 
 use clap::Parser;

@@ -8,9 +8,10 @@ use crate::exit_status::CommandError;
 use crate::summary;
 
 pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
-    let paths = ResultPaths::for_csv(&args.csv);
+    let csv = if args.csv.is_dir() { crate::merge_command::merge_dir(&args.csv)? } else { args.csv };
+    let paths = ResultPaths::for_csv(&csv);
     let config = summary::recorded_analysis(&paths)?;
-    let title = args.csv.display().to_string();
+    let title = csv.display().to_string();
     let text = match summary::recorded_ablation(&paths)? {
         Some(ablation) => summary::write_ablation_summary(&paths, &config, &ablation, &title)?.0,
         None => {

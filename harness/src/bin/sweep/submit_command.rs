@@ -1,0 +1,93 @@
+//! `sweep submit`: a sweep as a Slurm array job. Task i runs `sweep run SPEC --shard i/N` into
+//! `<results-dir>/<sweep>/<stamp>/shard-i.csv`; `sweep merge` on that folder joins the shards.
+
+use std::path::{Path, PathBuf};
+
+use sweep::exit_code;
+use sweep::launch::{self, ArrayJob, RunEvents};
+use sweep::plan::PlanOptions;
+use sweep::runner::{self, RunOptions};
+use sweep::spec::{self, Sweep};
+
+use crate::args::SubmitArgs;
+use crate::exit_status::CommandError;
+
+pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
+    let sweep = spec::load_sweep(&args.spec)?;
+    let seed = args.seed.or(sweep.reps.seed).unwrap_or_else(rand::random);
+    check_shardable(&args, &sweep, seed)?;
+    let absolute = |path: &Path| std::path::absolute(path).map_err(|error| write_error(path, error));
+    let results_dir = absolute(&args.results_dir)?;
+    let results = if args.dry_run {
+        runner::shard_folder(&results_dir, &sweep.name)
+    } else {
+        runner::claim_shard_folder(&results_dir, &sweep.name).map_err(|error| write_error(&results_dir, error))?
+    };
+    let job = ArrayJob {
+        name: format!("sweep-{}", sweep.name),
+        tasks: args.shards,
+        workdir: absolute(Path::new("."))?,
+        results: results.clone(),
+        run_argv: run_argv(&args, &absolute(&args.spec)?, seed)?,
+        sbatch_args: args.sbatch_args.clone(),
+    };
+    if args.dry_run {
+        print!("{}", job.script());
+        return Ok(exit_code::SUCCESS as u8);
+    }
+    let script = results.join("submit.sbatch");
+    std::fs::write(&script, job.script()).map_err(|error| write_error(&script, error))?;
+    let events = RunEvents::install().map_err(CommandError::Signals)?;
+    let job_id = launch::sbatch(&script, &results.join("sbatch.log"), &events)?;
+    println!("{job_id}");
+    eprintln!("submitted array job {job_id}: {} tasks writing {}/shard-<i>.csv", args.shards, results.display());
+    eprintln!("when every task has ended: sweep merge {}", results.display());
+    Ok(exit_code::SUCCESS as u8)
+}
+
+/// Refuses what shards cannot run: a race (its rounds depend on each other), more shards than reps (a
+/// shard with no rep), an unbuilt engine (tasks run `--no-build`: N tasks must not build one tree at
+/// once), and any template error, which would otherwise fail every task.
+fn check_shardable(args: &SubmitArgs, sweep: &Sweep, seed: u64) -> Result<(), CommandError> {
+    let file = args.spec.display();
+    if sweep.reps.race().is_some() {
+        return Err(CommandError::BadInput(format!("{file}: a race (`[reps] until`) cannot be split into shards")));
+    }
+    let reps = args.reps.unwrap_or(sweep.reps.count);
+    if args.shards == 0 || args.shards > reps {
+        return Err(CommandError::BadInput(format!(
+            "--shards {}: each shard runs every setting's reps i, i+N, ...: give 1 to {reps} (the reps)",
+            args.shards
+        )));
+    }
+    let options = RunOptions {
+        plan: PlanOptions { reps: args.reps, seed: Some(seed), ..PlanOptions::default() },
+        ..RunOptions::default()
+    };
+    let (plan, sites) = runner::plan_sweep(sweep, &options)?;
+    runner::preflight(sweep, &plan, &sites)?;
+    let program = launch::program_path(&sweep.engine, &sweep.engine.tree, &sweep.engine.build_dir)
+        .map_err(|error| CommandError::BadInput(format!("{file}: engine program: {error}")))?;
+    if !Path::new(&program).is_file() {
+        return Err(CommandError::BadInput(format!(
+            "{program}: the engine is not built; the array tasks run with --no-build, so build it first \
+             (`sweep run {file} --reps 1`, or the profile's build command)"
+        )));
+    }
+    Ok(())
+}
+
+/// `sweep run SPEC` with what every shard must share: the seed (one order), the reps, no build.
+fn run_argv(args: &SubmitArgs, spec: &Path, seed: u64) -> Result<Vec<String>, CommandError> {
+    let exe = std::env::current_exe().map_err(|error| write_error(Path::new("sweep"), error))?;
+    let mut argv = vec![exe.display().to_string(), "run".into(), spec.display().to_string()];
+    argv.extend(["--seed".to_string(), seed.to_string(), "--no-build".to_string()]);
+    if let Some(reps) = args.reps {
+        argv.extend(["--reps".to_string(), reps.to_string()]);
+    }
+    Ok(argv)
+}
+
+fn write_error(path: &Path, source: std::io::Error) -> CommandError {
+    CommandError::Write { path: PathBuf::from(path), source }
+}

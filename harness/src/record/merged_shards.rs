@@ -1,0 +1,251 @@
+//! `MergedShards`: the shard CSVs of one sweep (`--shard i/n`, e.g. the tasks of a `sweep submit`
+//! array job) checked against each other and joined into one result CSV with one sidecar.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::columns::{Columns, PARAM_PREFIX};
+use super::record_error::RecordError;
+use super::sidecar::Sidecar;
+
+/// Every row of every shard, once, and the sidecar the merged CSV gets.
+#[derive(Debug, Clone)]
+pub struct MergedShards {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    /// The first shard's sidecar: the same declaration as every other shard's.
+    pub sidecar: Sidecar,
+    /// `(setting label, rep)` the declaration plans and no shard recorded, in plan order.
+    pub missing: Vec<(String, u32)>,
+}
+
+/// One (setting, rep) as a row says it: param texts, variant, rep, warmup.
+type RowKey = (Vec<String>, String, u32, bool);
+/// A data row and the line it is on.
+type NumberedRow = (u64, Vec<String>);
+
+impl MergedShards {
+    /// Reads `shards` (each with its sidecar beside it). Refuses shards of different declarations
+    /// or layouts and a (setting, rep) recorded twice; warmup rows (every shard runs its own) are kept.
+    pub fn read(shards: &[PathBuf]) -> Result<MergedShards, RecordError> {
+        let first = shards.first().ok_or_else(|| RecordError::ShardMismatch {
+            path: PathBuf::from("."),
+            reason: "no shard CSVs to merge".to_string(),
+        })?;
+        let sidecar = shard_sidecar(first)?;
+        let fingerprint = declaration_fingerprint(&sidecar);
+        let (header, _) = read_rows(first)?;
+        let mut rows = Vec::new();
+        let mut seen: BTreeMap<RowKey, PathBuf> = BTreeMap::new();
+        for path in shards {
+            if declaration_fingerprint(&shard_sidecar(path)?) != fingerprint {
+                return Err(mismatch(path, format!("its sidecar declares another sweep than {}'s", first.display())));
+            }
+            let (shard_header, shard_rows) = read_rows(path)?;
+            if shard_header != header {
+                return Err(mismatch(path, format!("its columns differ from {}'s", first.display())));
+            }
+            for (line, row) in shard_rows {
+                let key = row_key(&header, &row);
+                if !key.3 {
+                    if let Some(earlier) = seen.insert(key.clone(), path.clone()) {
+                        return Err(RecordError::BadRow {
+                            path: path.clone(),
+                            line,
+                            reason: format!("{} rep {} is also recorded in {}", label(&key), key.2, earlier.display()),
+                        });
+                    }
+                }
+                rows.push(row);
+            }
+        }
+        let missing = missing_runs(&sidecar, &seen);
+        Ok(MergedShards { header, rows, sidecar, missing })
+    }
+
+    /// Writes the merged CSV and its sidecar (`command_line` saying how it was merged), each atomically.
+    pub fn write(&self, csv: &Path, command_line: Vec<String>) -> Result<(), RecordError> {
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        for record in std::iter::once(&self.header).chain(&self.rows) {
+            writer
+                .write_record(record)
+                .map_err(|error| RecordError::Io { path: csv.to_path_buf(), error: error.into() })?;
+        }
+        let bytes = writer
+            .into_inner()
+            .map_err(|error| RecordError::Io { path: csv.to_path_buf(), error: error.into_error() })?;
+        crate::atomic_file::write_atomic(csv, &bytes, None).map_err(RecordError::io(csv))?;
+        let sidecar = Sidecar { command_line, ..self.sidecar.clone() };
+        sidecar.write(&csv.with_extension("json"))
+    }
+}
+
+fn mismatch(path: &Path, reason: String) -> RecordError {
+    RecordError::ShardMismatch { path: path.to_path_buf(), reason }
+}
+
+fn shard_sidecar(csv: &Path) -> Result<Sidecar, RecordError> {
+    Sidecar::beside(csv)?
+        .ok_or_else(|| mismatch(csv, "no sidecar beside it to tell which sweep it is a shard of".into()))
+}
+
+/// What makes two shards parts of one sweep: the declaration as written, the engine as resolved (minus
+/// the paths, which differ between checkouts on different hosts), the planned settings and reps.
+fn declaration_fingerprint(sidecar: &Sidecar) -> String {
+    let mut engine = sidecar.engine.clone();
+    if let Value::Object(fields) = &mut engine {
+        for path_field in ["profile_file", "tree", "build_dir", "setup"] {
+            fields.remove(path_field);
+        }
+    }
+    let identity = serde_json::json!({
+        "sweep": sidecar.sweep,
+        "engine": engine,
+        "settings": sidecar.settings,
+        "reps": sidecar.reps,
+        "params": sidecar.params,
+    });
+    crate::variants::sha256_hex(identity.to_string().as_bytes())
+}
+
+/// The header and the data rows (with their line numbers) of one CSV; repeated headers are skipped.
+fn read_rows(path: &Path) -> Result<(Vec<String>, Vec<NumberedRow>), RecordError> {
+    let bad = |error: csv::Error| RecordError::NotAResultCsv { path: path.to_path_buf(), reason: error.to_string() };
+    let mut reader = csv::ReaderBuilder::new().flexible(false).from_path(path).map_err(bad)?;
+    let header: Vec<String> = reader.headers().map_err(bad)?.iter().map(str::to_string).collect();
+    Columns::from_header(&header).map_err(|reason| RecordError::NotAResultCsv { path: path.to_path_buf(), reason })?;
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(bad)?;
+        if record.iter().eq(header.iter().map(String::as_str)) {
+            continue;
+        }
+        rows.push((record.position().map_or(0, |p| p.line()), record.iter().map(str::to_string).collect()));
+    }
+    Ok((header, rows))
+}
+
+fn row_key(header: &[String], row: &[String]) -> RowKey {
+    let cell = |name: &str| header.iter().position(|column| column == name).map_or("", |index| &row[index]);
+    let params = header
+        .iter()
+        .zip(row)
+        .filter_map(|(column, value)| column.strip_prefix(PARAM_PREFIX).map(|name| format!("{name}={value}")))
+        .collect();
+    (params, cell("variant").to_string(), cell("rep").parse().unwrap_or(0), cell("warmup") == "true")
+}
+
+/// The setting label a row's key has: what `Setting::label` printed into the sidecar.
+fn label(key: &RowKey) -> String {
+    let mut parts = key.0.clone();
+    if key.1 != crate::plan::DEFAULT_VARIANT {
+        parts.push(format!("variant={}", key.1));
+    }
+    parts.join(" ")
+}
+
+fn missing_runs(sidecar: &Sidecar, seen: &BTreeMap<RowKey, PathBuf>) -> Vec<(String, u32)> {
+    let recorded: std::collections::BTreeSet<(String, u32)> = seen.keys().map(|key| (label(key), key.2)).collect();
+    sidecar
+        .settings
+        .iter()
+        .flat_map(|setting| (1..=sidecar.reps).map(move |rep| (setting.clone(), rep)))
+        .filter(|run| !recorded.contains(run))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::provenance::Provenance;
+    use super::super::result_writer::{ResultWriter, RunRow};
+    use super::*;
+    use crate::launch::RunStatus;
+
+    const SIDECAR: &str = r#"{
+      "schema_version": 1,
+      "sweep": { "name": "s", "analysis": { "primary": "tps" } },
+      "declaration_file": "/s/s.toml",
+      "engine": { "tree": "/host-a/engine", "ranks": 2 },
+      "command_line": ["sweep", "run", "s.toml"],
+      "seed": 1,
+      "reps": 2,
+      "settings": ["slices=1", "slices=2"],
+      "base_environment": "inherited",
+      "provenance": { "host": "a", "engine_commit": "abc", "engine_dirty": false, "toolchain": {} },
+      "sweep_version": "0.1.0"
+    }"#;
+
+    /// Writes a shard CSV holding `runs` (slices, rep) and a sidecar edited by `edit`.
+    fn shard(dir: &Path, name: &str, runs: &[(u32, u32)], edit: impl Fn(&mut Value)) -> PathBuf {
+        let path = dir.join(format!("{name}.csv"));
+        let columns =
+            Columns { params: vec!["slices".into()], metrics: vec!["tps".into()], toolchains: vec![], slurm: true };
+        let mut writer = ResultWriter::create(&path, columns, Provenance::default()).unwrap();
+        let metrics: BTreeMap<String, f64> = [("tps".to_string(), 1.0)].into();
+        for &(slices, rep) in runs {
+            writer
+                .write(&RunRow {
+                    param_values: vec![slices.to_string()],
+                    variant: "default",
+                    rep,
+                    warmup: false,
+                    order: 0,
+                    status: RunStatus::Ok,
+                    error: String::new(),
+                    started_at: String::new(),
+                    duration_s: 1.0,
+                    metrics: &metrics,
+                    variant_hash: "",
+                    log_dir: Path::new("runs"),
+                })
+                .unwrap();
+        }
+        let mut sidecar: Value = serde_json::from_str(SIDECAR).unwrap();
+        edit(&mut sidecar);
+        std::fs::write(path.with_extension("json"), sidecar.to_string()).unwrap();
+        path
+    }
+
+    #[test]
+    fn shards_of_one_sweep_merge_into_a_csv_that_reads_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = shard(dir.path(), "shard-1", &[(1, 1), (2, 1)], |_| {});
+        let two = shard(dir.path(), "shard-2", &[(2, 2), (1, 2)], |s| s["engine"]["tree"] = "/host-b/engine".into());
+        let merged = MergedShards::read(&[one, two]).unwrap();
+        assert!(merged.missing.is_empty(), "{:?}", merged.missing);
+        let out = dir.path().join("merged.csv");
+        merged.write(&out, vec!["sweep".into(), "merge".into()]).unwrap();
+        let table = super::super::ResultTable::read(&out).unwrap();
+        assert_eq!(table.observations.len(), 4);
+        assert_eq!(Sidecar::read(&out.with_extension("json")).unwrap().command_line, ["sweep", "merge"]);
+    }
+
+    #[test]
+    fn a_run_missing_from_every_shard_is_reported_by_setting_and_rep() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = shard(dir.path(), "shard-1", &[(1, 1), (2, 1)], |_| {});
+        let two = shard(dir.path(), "shard-2", &[(2, 2)], |_| {});
+        assert_eq!(MergedShards::read(&[one, two]).unwrap().missing, [("slices=1".to_string(), 2)]);
+    }
+
+    #[test]
+    fn a_setting_and_rep_recorded_by_two_shards_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = shard(dir.path(), "shard-1", &[(1, 1)], |_| {});
+        let two = shard(dir.path(), "shard-2", &[(2, 2), (1, 1)], |_| {});
+        let error = MergedShards::read(&[one, two]).unwrap_err().to_string();
+        assert!(error.contains("shard-2.csv:3: slices=1 rep 1 is also recorded in"), "{error}");
+    }
+
+    #[test]
+    fn a_shard_of_another_declaration_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = shard(dir.path(), "shard-1", &[(1, 1)], |_| {});
+        let two = shard(dir.path(), "shard-2", &[(1, 2)], |s| s["engine"]["ranks"] = 4.into());
+        let error = MergedShards::read(&[one, two]).unwrap_err();
+        assert!(error.is_bad_input());
+        assert!(error.to_string().contains("shard-2.csv: not a shard of the same sweep"), "{error}");
+    }
+}
