@@ -1,0 +1,220 @@
+//! The reference engine under a real Slurm (scripts/slurm-local.sh start): a sweep through `srun`, a
+//! timeout and a Ctrl-C that must cancel the job step, and a `sweep submit` array job merged back.
+//! Each test skips, saying why, where `sinfo` does not answer.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{ensure_engine_built, repo_root, stderr, stdout, sweep, sweep_bin, Workspace};
+
+/// Longest an array job of the tiny sweep may take from submission to its end.
+const JOB_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Whether a Slurm controller answers; prints the reason to skip when none does.
+fn slurm_runs() -> bool {
+    match Command::new("sinfo").args(["-h", "-o", "%t"]).output() {
+        Ok(output) if output.status.success() => true,
+        Ok(output) => {
+            eprintln!("SKIP: sinfo fails ({}); start one with scripts/slurm-local.sh start", stderr(&output).trim());
+            false
+        }
+        Err(error) => {
+            eprintln!("SKIP: no sinfo ({error}); scripts/slurm-local.sh start installs and starts Slurm");
+            false
+        }
+    }
+}
+
+/// A workspace with the `reference-slurm` profile pointing at the real engine tree.
+fn slurm_workspace() -> Workspace {
+    ensure_engine_built();
+    let workspace = Workspace::new();
+    let profile = std::fs::read_to_string(repo_root().join("sweeps/engines/reference-slurm.toml")).unwrap();
+    let tree = repo_root().join("engine");
+    let profile = profile.replace("tree = \"../../engine\"", &format!("tree = \"{}\"", tree.display()));
+    workspace.write("sweeps/engines/reference-slurm.toml", &profile);
+    workspace
+}
+
+/// 2 settings x 2 reps of the tiny preset; `engine` adds `[engine]` keys, `new` is the decode length.
+fn tiny_sweep(workspace: &Workspace, engine: &str, new: u32) -> String {
+    workspace.write_sweep(
+        "tiny",
+        &format!(
+            r#"name = "tiny"
+[engine]
+profile = "reference-slurm"
+{engine}
+[params]
+slices = [1, 2]
+[reps]
+count = 2
+seed = 5
+[run]
+args = ["--preset", "tiny", "--new", "{new}"]
+[run.env]
+TPE_OVERLAP_SLICES = "{{{{slices}}}}"
+[metrics]
+result = ["prefill_tokens_per_s", "overlap_slices"]
+[analysis]
+primary = "prefill_tokens_per_s"
+direction = "higher"
+"#
+        ),
+    )
+}
+
+fn read_rows(csv: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_path(csv).unwrap();
+    let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_string).collect();
+    reader.records().map(|r| header.iter().cloned().zip(r.unwrap().iter().map(str::to_string)).collect()).collect()
+}
+
+fn only_csv_under(dir: &Path) -> PathBuf {
+    let csvs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "csv"))
+        .collect();
+    assert_eq!(csvs.len(), 1, "{csvs:?}");
+    csvs[0].clone()
+}
+
+#[test]
+fn a_sweep_runs_every_rank_through_srun() {
+    if !slurm_runs() {
+        return;
+    }
+    let workspace = slurm_workspace();
+    let spec = tiny_sweep(&workspace, "", 2);
+    let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let rows = read_rows(&only_csv_under(&workspace.path().join("results/tiny")));
+    assert_eq!(rows.len(), 4);
+    for row in &rows {
+        assert_eq!(row["status"], "ok", "{row:?}");
+        assert_eq!(row["metric.overlap_slices"], row["param.slices"], "{row:?}");
+        let log = std::fs::read_to_string(Path::new(&row["log_dir"]).join("output.log")).unwrap();
+        assert!(log.contains("tpe_result ranks=2 "), "not two MPI ranks under srun: {log}");
+    }
+}
+
+/// Processes whose working directory is under `dir`: the engine's ranks (srun starts them in the run
+/// directory, as children of slurmstepd, outside sweep's process groups).
+fn ranks_under(dir: &Path) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).unwrap_or_default();
+            comm.trim() == "tp-engine" && cwd.starts_with(dir)
+        })
+        .collect()
+}
+
+/// Starts a sweep whose runs decode for minutes, and returns it with its ranks once both are up.
+fn start_long_sweep(workspace: &Workspace, engine: &str) -> (std::process::Child, Vec<i32>) {
+    let spec = tiny_sweep(workspace, engine, 1_000_000);
+    let mut child = Command::new(sweep_bin())
+        .args(["run", &spec, "--no-build", "--filter", "slices=1", "--reps", "1"])
+        .current_dir(workspace.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut ranks = ranks_under(workspace.path());
+    while ranks.len() != 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+        ranks = ranks_under(workspace.path());
+    }
+    if ranks.len() != 2 {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the two ranks never started: {ranks:?}");
+    }
+    (child, ranks)
+}
+
+fn assert_gone(ranks: &[i32]) {
+    let alive: Vec<&i32> = ranks.iter().filter(|pid| Path::new(&format!("/proc/{pid}")).exists()).collect();
+    assert!(alive.is_empty(), "ranks {alive:?} outlived the sweep: the job step was not cancelled");
+}
+
+#[test]
+fn a_timeout_cancels_the_job_step_and_no_rank_is_left() {
+    if !slurm_runs() {
+        return;
+    }
+    let workspace = slurm_workspace();
+    let (child, ranks) = start_long_sweep(&workspace, "timeout = \"3s\"");
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_gone(&ranks);
+    let rows = read_rows(&only_csv_under(&workspace.path().join("results/tiny")));
+    assert_eq!(rows[0]["status"], "timeout", "{rows:?}");
+}
+
+#[test]
+fn ctrl_c_cancels_the_job_step_and_no_rank_is_left() {
+    if !slurm_runs() {
+        return;
+    }
+    let workspace = slurm_workspace();
+    let (child, ranks) = start_long_sweep(&workspace, "");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    assert_gone(&ranks);
+}
+
+/// Polls squeue (once a second) until the job has left the queue.
+fn wait_for_job(job: &str) {
+    let deadline = Instant::now() + JOB_TIMEOUT;
+    loop {
+        let output = Command::new("squeue").args(["-h", "-j", job]).output().unwrap();
+        if output.status.success() && stdout(&output).trim().is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "job {job} still queued after {JOB_TIMEOUT:?}: {}", stdout(&output));
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+#[test]
+fn a_submitted_array_job_of_two_shards_merges_into_every_run_once() {
+    if !slurm_runs() {
+        return;
+    }
+    let workspace = slurm_workspace();
+    let spec = tiny_sweep(&workspace, "", 2);
+    let output = sweep(workspace.path(), &["submit", &spec, "--shards", "2", "--sbatch-arg=--time=00:10:00"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let job = stdout(&output).trim().to_string();
+    assert!(job.chars().all(|c| c.is_ascii_digit()) && !job.is_empty(), "not a job id: {job:?}");
+    wait_for_job(&job);
+    let folders: Vec<PathBuf> =
+        std::fs::read_dir(workspace.path().join("results/tiny")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    let folder = folders[0].to_str().unwrap();
+    let merge = sweep(workspace.path(), &["merge", folder]);
+    assert!(merge.status.success(), "{}", stderr(&merge));
+    let rows = read_rows(&Path::new(folder).join("merged.csv"));
+    let mut runs: Vec<(String, String)> = rows.iter().map(|r| (r["param.slices"].clone(), r["rep"].clone())).collect();
+    runs.sort();
+    assert_eq!(runs, [("1", "1"), ("1", "2"), ("2", "1"), ("2", "2")].map(|(s, r)| (s.to_string(), r.to_string())));
+    for row in &rows {
+        assert_eq!(row["status"], "ok", "{row:?}");
+        assert_eq!(row["slurm_job_id"], job, "{row:?}");
+        // Shard i runs rep i, in array task i.
+        assert_eq!(row["slurm_array_task_id"], row["rep"], "{row:?}");
+        assert!(!row["host"].is_empty());
+    }
+    let report = sweep(workspace.path(), &["report", folder]);
+    assert!(report.status.success(), "{}", stderr(&report));
+    assert!(stdout(&report).contains("All 4 runs finished ok"), "{}", stdout(&report));
+}
