@@ -9,6 +9,7 @@
 # Everything it writes lives under $SWEEP_SLURM_DIR (default /var/tmp/sweep-slurm): slurm.conf, state,
 # spool, logs, pid files. /etc/slurm/slurm.conf becomes a symlink to that slurm.conf so srun, sbatch and
 # sinfo find it without SLURM_CONF; a slurm.conf that is not ours is never touched (start refuses).
+# Exit status 3: Slurm is not installed and cannot be here (not root, or no apt-get).
 set -euo pipefail
 
 DIR="${SWEEP_SLURM_DIR:-/var/tmp/sweep-slurm}"
@@ -22,6 +23,7 @@ SLURMD_PID="$DIR/slurmd.pid"
 READY_TIMEOUT=60
 
 die() { echo "slurm-local: $*" >&2; exit 1; }
+cannot_install() { echo "slurm-local: $*" >&2; exit 3; }
 say() { echo "slurm-local: $*" >&2; }
 
 running() { # pid file -> true when the process it names is alive
@@ -33,8 +35,8 @@ install_if_missing() {
         && command -v srun >/dev/null; then
         return
     fi
-    [[ $(id -u) == 0 ]] || die "slurm-wlm and munge are not installed and installing them needs root"
-    command -v apt-get >/dev/null || die "slurm-wlm and munge are not installed and there is no apt-get"
+    [[ $(id -u) == 0 ]] || cannot_install "slurm-wlm and munge are not installed and installing them needs root"
+    command -v apt-get >/dev/null || cannot_install "slurm-wlm and munge are not installed and there is no apt-get"
     say "installing slurm-wlm and munge"
     apt-get update -qq >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
@@ -123,8 +125,8 @@ node_idle() {
 }
 
 start() {
-    [[ $(id -u) == 0 ]] || die "start needs root (slurmctld and slurmd run as root here)"
     install_if_missing
+    [[ $(id -u) == 0 ]] || die "start needs root (slurmctld and slurmd run as root here)"
     mkdir -p "$DIR"
     write_conf
     link_system_conf
