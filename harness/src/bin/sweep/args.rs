@@ -73,7 +73,7 @@ pub struct RunArgs {
     /// Only settings whose parameter KEY has VALUE (repeatable; all must match).
     #[arg(long = "filter", value_name = "KEY=VALUE")]
     pub filters: Vec<String>,
-    /// Run only reps I, I+N, ... (1-based) so N machines share a sweep; shards merge by concatenation.
+    /// Run only reps I, I+N, ... (1-based) so N machines share a sweep; `sweep merge` joins the shards.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
     /// Do not run the engine profile's build command first.
