@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{ensure_engine_built, repo_root, stderr, stdout, sweep, sweep_bin, Workspace};
+use common::{csv_rows, ensure_engine_built, repo_root, stderr, stdout, sweep, sweep_bin, Workspace};
 
 /// Longest an array job of the tiny sweep may take from submission to its end.
 const JOB_TIMEOUT: Duration = Duration::from_secs(300);
@@ -28,15 +28,19 @@ fn slurm_runs() -> bool {
     }
 }
 
-/// A workspace with the `reference-slurm` profile pointing at the real engine tree.
-fn slurm_workspace() -> Workspace {
+/// A workspace with the `reference-slurm` profile pointing at the real engine tree; `None` (the test
+/// skips) when no Slurm controller answers.
+fn slurm_workspace() -> Option<Workspace> {
+    if !slurm_runs() {
+        return None;
+    }
     ensure_engine_built();
     let workspace = Workspace::new();
     let profile = std::fs::read_to_string(repo_root().join("sweeps/engines/reference-slurm.toml")).unwrap();
     let tree = repo_root().join("engine");
     let profile = profile.replace("tree = \"../../engine\"", &format!("tree = \"{}\"", tree.display()));
     workspace.write("sweeps/engines/reference-slurm.toml", &profile);
-    workspace
+    Some(workspace)
 }
 
 /// 2 settings x 2 reps of the tiny preset; `engine` adds `[engine]` keys, `new` is the decode length.
@@ -67,32 +71,13 @@ direction = "higher"
     )
 }
 
-fn read_rows(csv: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
-    let mut reader = csv::Reader::from_path(csv).unwrap();
-    let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_string).collect();
-    reader.records().map(|r| header.iter().cloned().zip(r.unwrap().iter().map(str::to_string)).collect()).collect()
-}
-
-fn only_csv_under(dir: &Path) -> PathBuf {
-    let csvs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "csv"))
-        .collect();
-    assert_eq!(csvs.len(), 1, "{csvs:?}");
-    csvs[0].clone()
-}
-
 #[test]
 fn a_sweep_runs_every_rank_through_srun() {
-    if !slurm_runs() {
-        return;
-    }
-    let workspace = slurm_workspace();
+    let Some(workspace) = slurm_workspace() else { return };
     let spec = tiny_sweep(&workspace, "", 2);
     let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
     assert!(output.status.success(), "{}", stderr(&output));
-    let rows = read_rows(&only_csv_under(&workspace.path().join("results/tiny")));
+    let rows = csv_rows(&workspace.result_csv("tiny"));
     assert_eq!(rows.len(), 4);
     for row in &rows {
         assert_eq!(row["status"], "ok", "{row:?}");
@@ -147,24 +132,18 @@ fn assert_gone(ranks: &[i32]) {
 
 #[test]
 fn a_timeout_cancels_the_job_step_and_no_rank_is_left() {
-    if !slurm_runs() {
-        return;
-    }
-    let workspace = slurm_workspace();
+    let Some(workspace) = slurm_workspace() else { return };
     let (child, ranks) = start_long_sweep(&workspace, "timeout = \"3s\"");
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(1));
     assert_gone(&ranks);
-    let rows = read_rows(&only_csv_under(&workspace.path().join("results/tiny")));
+    let rows = csv_rows(&workspace.result_csv("tiny"));
     assert_eq!(rows[0]["status"], "timeout", "{rows:?}");
 }
 
 #[test]
 fn ctrl_c_cancels_the_job_step_and_no_rank_is_left() {
-    if !slurm_runs() {
-        return;
-    }
-    let workspace = slurm_workspace();
+    let Some(workspace) = slurm_workspace() else { return };
     let (child, ranks) = start_long_sweep(&workspace, "");
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
     let output = child.wait_with_output().unwrap();
@@ -187,10 +166,7 @@ fn wait_for_job(job: &str) {
 
 #[test]
 fn a_submitted_array_job_of_two_shards_merges_into_every_run_once() {
-    if !slurm_runs() {
-        return;
-    }
-    let workspace = slurm_workspace();
+    let Some(workspace) = slurm_workspace() else { return };
     let spec = tiny_sweep(&workspace, "", 2);
     let output = sweep(workspace.path(), &["submit", &spec, "--shards", "2", "--sbatch-arg=--time=00:10:00"]);
     assert!(output.status.success(), "{}", stderr(&output));
@@ -203,7 +179,7 @@ fn a_submitted_array_job_of_two_shards_merges_into_every_run_once() {
     let folder = folders[0].to_str().unwrap();
     let merge = sweep(workspace.path(), &["merge", folder]);
     assert!(merge.status.success(), "{}", stderr(&merge));
-    let rows = read_rows(&Path::new(folder).join("merged.csv"));
+    let rows = csv_rows(&Path::new(folder).join("merged.csv"));
     let mut runs: Vec<(String, String)> = rows.iter().map(|r| (r["param.slices"].clone(), r["rep"].clone())).collect();
     runs.sort();
     assert_eq!(runs, [("1", "1"), ("1", "2"), ("2", "1"), ("2", "2")].map(|(s, r)| (s.to_string(), r.to_string())));
