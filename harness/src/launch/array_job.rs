@@ -16,7 +16,7 @@ pub struct ArrayJob {
     pub results: PathBuf,
     /// `sweep run SPEC` and the options every shard shares; `--shard` and `--out` are added per task.
     pub run_argv: Vec<String>,
-    /// Extra `#SBATCH` options, one argument each (partition, account, time limit, ...).
+    /// Extra sbatch arguments, in order (partition, account, time limit, ...), on one `#SBATCH` line.
     pub sbatch_args: Vec<String>,
 }
 
@@ -29,19 +29,23 @@ impl ArrayJob {
     /// The batch script. Its options are `#SBATCH` lines, so the file alone resubmits the same job.
     pub fn script(&self) -> String {
         let results = self.results.display().to_string();
-        let mut options = vec![
+        let options = [
             format!("--job-name={}", self.name),
             format!("--array=1-{}", self.tasks),
             format!("--chdir={}", self.workdir.display()),
             format!("--output={results}/slurm-%A_%a.out"),
         ];
-        options.extend(self.sbatch_args.iter().cloned());
         let mut script = String::from(
             "#!/bin/bash\n# Written by `sweep submit`: array task i runs shard i of the sweep; when every task has \
              ended,\n# `sweep merge` on this folder joins the shards into one result.\n",
         );
         for option in options {
             script.push_str(&format!("#SBATCH {}\n", shell_quote(&option)));
+        }
+        // The user's options on one line, as sbatch parses it, so `-p` and `gpu` may be given apart.
+        if !self.sbatch_args.is_empty() {
+            let user = self.sbatch_args.iter().map(|arg| shell_quote(arg)).collect::<Vec<_>>().join(" ");
+            script.push_str(&format!("#SBATCH {user}\n"));
         }
         let run = self.run_argv.iter().map(|arg| shell_quote(arg)).collect::<Vec<_>>().join(" ");
         let shard_csv = Path::new(&results).join("shard-").display().to_string();
@@ -70,15 +74,14 @@ mod tests {
     }
 
     #[test]
-    fn the_script_runs_shard_i_of_n_in_task_i_with_every_option_as_an_sbatch_line() {
+    fn the_script_runs_shard_i_of_n_in_task_i_with_the_users_options_on_one_sbatch_line() {
         let script = job().script();
         assert!(script.starts_with("#!/bin/bash\n"), "{script}");
         for line in [
             "#SBATCH --array=1-3\n",
             "#SBATCH --chdir=/home/u/repo\n",
             "#SBATCH --output=/home/u/repo/results/slices/20261130T120000Z/slurm-%A_%a.out\n",
-            "#SBATCH --partition=gpu\n",
-            "#SBATCH '--comment=two words'\n",
+            "#SBATCH --partition=gpu '--comment=two words'\n",
             "exec /opt/sweep run /home/u/repo/sweeps/slices.toml --shard \"${SLURM_ARRAY_TASK_ID}/3\" \
              --out /home/u/repo/results/slices/20261130T120000Z/shard-\"${SLURM_ARRAY_TASK_ID}.csv\"\n",
         ] {

@@ -154,7 +154,7 @@ pub struct SubmitArgs {
     /// Array tasks: task i runs `sweep run SPEC --shard i/N`.
     #[arg(long, value_name = "N")]
     pub shards: u32,
-    /// One more sbatch option for the script, e.g. `--sbatch-arg=--partition=gpu` (repeatable).
+    /// One more sbatch argument for the script, e.g. `--sbatch-arg=--partition=gpu` (repeatable, in order).
     #[arg(long = "sbatch-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub sbatch_args: Vec<String>,
     /// Print the script instead of submitting it.
