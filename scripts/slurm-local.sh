@@ -9,7 +9,7 @@
 # Everything it writes lives under $SWEEP_SLURM_DIR (default /var/tmp/sweep-slurm): slurm.conf, state,
 # spool, logs, pid files. /etc/slurm/slurm.conf becomes a symlink to that slurm.conf so srun, sbatch and
 # sinfo find it without SLURM_CONF; a slurm.conf that is not ours is never touched (start refuses).
-# Exit status 3: Slurm is not installed and cannot be here (not root, or no apt-get).
+# Exit status 3: Slurm cannot be installed or started here (not root, or no apt-get).
 set -euo pipefail
 
 DIR="${SWEEP_SLURM_DIR:-/var/tmp/sweep-slurm}"
@@ -126,7 +126,7 @@ node_idle() {
 
 start() {
     install_if_missing
-    [[ $(id -u) == 0 ]] || die "start needs root (slurmctld and slurmd run as root here)"
+    [[ $(id -u) == 0 ]] || cannot_install "start needs root (slurmctld and slurmd run as root here)"
     mkdir -p "$DIR"
     write_conf
     link_system_conf

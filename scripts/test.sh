@@ -13,7 +13,7 @@ else
     scripts/slurm-local.sh start || slurm_status=$?
     case $slurm_status in
         0) trap 'scripts/slurm-local.sh stop' EXIT ;;
-        3) echo "SKIP Slurm tests: Slurm is not installed and cannot be installed here (see above)" ;;
+        3) echo "SKIP Slurm tests: Slurm cannot be installed or started here (reason above)" ;;
         *) exit "$slurm_status" ;;
     esac
 fi
