@@ -1,6 +1,8 @@
 //! The reference engine under a real Slurm (scripts/slurm-local.sh start): a sweep through `srun`, a
 //! timeout and a Ctrl-C that must cancel the job step, and a `sweep submit` array job merged back.
-//! Each test skips, saying why, where `sinfo` does not answer.
+//! Each of those skips, saying why, where `sinfo` does not answer. Shards without Slurm (`--shard`
+//! runs merged and reported, a repeated run refused, a missing one reported) and `sweep submit
+//! --dry-run` run everywhere.
 
 mod common;
 
@@ -43,14 +45,15 @@ fn slurm_workspace() -> Option<Workspace> {
     Some(workspace)
 }
 
-/// 2 settings x 2 reps of the tiny preset; `engine` adds `[engine]` keys, `new` is the decode length.
-fn tiny_sweep(workspace: &Workspace, engine: &str, new: u32) -> String {
+/// 2 settings x 2 reps of the tiny preset on `profile`; `engine` adds `[engine]` keys, `new` is the
+/// decode length.
+fn tiny_sweep(workspace: &Workspace, profile: &str, engine: &str, new: u32) -> String {
     workspace.write_sweep(
         "tiny",
         &format!(
             r#"name = "tiny"
 [engine]
-profile = "reference-slurm"
+profile = "{profile}"
 {engine}
 [params]
 slices = [1, 2]
@@ -71,10 +74,17 @@ direction = "higher"
     )
 }
 
+/// The rows of the tiny sweep hold each of its 2 settings x 2 reps exactly once.
+fn assert_every_setting_and_rep_once(rows: &[std::collections::BTreeMap<String, String>]) {
+    let mut runs: Vec<(String, String)> = rows.iter().map(|r| (r["param.slices"].clone(), r["rep"].clone())).collect();
+    runs.sort();
+    assert_eq!(runs, [("1", "1"), ("1", "2"), ("2", "1"), ("2", "2")].map(|(s, r)| (s.to_string(), r.to_string())));
+}
+
 #[test]
 fn a_sweep_runs_every_rank_through_srun() {
     let Some(workspace) = slurm_workspace() else { return };
-    let spec = tiny_sweep(&workspace, "", 2);
+    let spec = tiny_sweep(&workspace, "reference-slurm", "", 2);
     let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let rows = csv_rows(&workspace.result_csv("tiny"));
@@ -103,7 +113,7 @@ fn ranks_under(dir: &Path) -> Vec<i32> {
 
 /// Starts a sweep whose runs decode for minutes, and returns it with its ranks once both are up.
 fn start_long_sweep(workspace: &Workspace, engine: &str) -> (std::process::Child, Vec<i32>) {
-    let spec = tiny_sweep(workspace, engine, 1_000_000);
+    let spec = tiny_sweep(workspace, "reference-slurm", engine, 1_000_000);
     let mut child = Command::new(sweep_bin())
         .args(["run", &spec, "--no-build", "--filter", "slices=1", "--reps", "1"])
         .current_dir(workspace.path())
@@ -167,7 +177,7 @@ fn wait_for_job(job: &str) {
 #[test]
 fn a_submitted_array_job_of_two_shards_merges_into_every_run_once() {
     let Some(workspace) = slurm_workspace() else { return };
-    let spec = tiny_sweep(&workspace, "", 2);
+    let spec = tiny_sweep(&workspace, "reference-slurm", "", 2);
     let output = sweep(workspace.path(), &["submit", &spec, "--shards", "2", "--sbatch-arg=--time=00:10:00"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let job = stdout(&output).trim().to_string();
@@ -180,9 +190,7 @@ fn a_submitted_array_job_of_two_shards_merges_into_every_run_once() {
     let merge = sweep(workspace.path(), &["merge", folder]);
     assert!(merge.status.success(), "{}", stderr(&merge));
     let rows = csv_rows(&Path::new(folder).join("merged.csv"));
-    let mut runs: Vec<(String, String)> = rows.iter().map(|r| (r["param.slices"].clone(), r["rep"].clone())).collect();
-    runs.sort();
-    assert_eq!(runs, [("1", "1"), ("1", "2"), ("2", "1"), ("2", "2")].map(|(s, r)| (s.to_string(), r.to_string())));
+    assert_every_setting_and_rep_once(&rows);
     for row in &rows {
         assert_eq!(row["status"], "ok", "{row:?}");
         assert_eq!(row["slurm_job_id"], job, "{row:?}");
@@ -193,4 +201,60 @@ fn a_submitted_array_job_of_two_shards_merges_into_every_run_once() {
     let report = sweep(workspace.path(), &["report", folder]);
     assert!(report.status.success(), "{}", stderr(&report));
     assert!(stdout(&report).contains("All 4 runs finished ok"), "{}", stdout(&report));
+}
+
+/// Runs shard `shard` of 2 into `folder/shard-<name>.csv`.
+fn run_local_shard(workspace: &Workspace, spec: &str, shard: u32, name: &str) {
+    let out = format!("results/tiny/s/shard-{name}.csv");
+    let output = sweep(workspace.path(), &["run", spec, "--no-build", "--shard", &format!("{shard}/2"), "--out", &out]);
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+#[test]
+fn two_shards_merge_into_every_run_once_and_report() {
+    ensure_engine_built();
+    let workspace = Workspace::new();
+    let spec = tiny_sweep(&workspace, "reference", "", 2);
+    run_local_shard(&workspace, &spec, 1, "1");
+    let partial = sweep(workspace.path(), &["merge", "results/tiny/s"]);
+    assert_eq!(partial.status.code(), Some(1), "{}", stderr(&partial));
+    assert!(stderr(&partial).contains("missing: slices=2 rep 2"), "{}", stderr(&partial));
+    run_local_shard(&workspace, &spec, 2, "2");
+    let report = sweep(workspace.path(), &["report", "results/tiny/s"]);
+    assert!(report.status.success(), "{}", stderr(&report));
+    assert!(stdout(&report).contains("All 4 runs finished ok"), "{}", stdout(&report));
+    assert_every_setting_and_rep_once(&csv_rows(&workspace.path().join("results/tiny/s/merged.csv")));
+}
+
+#[test]
+fn a_run_recorded_by_two_shards_is_refused_naming_the_file_and_line() {
+    ensure_engine_built();
+    let workspace = Workspace::new();
+    let spec = tiny_sweep(&workspace, "reference", "", 2);
+    run_local_shard(&workspace, &spec, 1, "1");
+    run_local_shard(&workspace, &spec, 1, "3");
+    let output = sweep(workspace.path(), &["merge", "results/tiny/s"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("shard-3.csv:2: slices="), "{}", stderr(&output));
+    assert!(stderr(&output).contains("is also recorded in"), "{}", stderr(&output));
+    assert!(!Path::new(&workspace.path().join("results/tiny/s/merged.csv")).exists());
+}
+
+#[test]
+fn submit_dry_run_prints_the_array_script_and_claims_nothing() {
+    ensure_engine_built();
+    let workspace = Workspace::new();
+    let spec = tiny_sweep(&workspace, "reference", "", 2);
+    let output = sweep(
+        workspace.path(),
+        &["submit", &spec, "--shards", "2", "--dry-run", "--sbatch-arg=-p", "--sbatch-arg=gpu"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let script = stdout(&output);
+    for expected in ["#SBATCH --array=1-2\n", "#SBATCH -p gpu\n", " run ", "--seed 5 --no-build", "/2\" --out "] {
+        assert!(script.contains(expected), "no {expected:?} in\n{script}");
+    }
+    assert!(!workspace.path().join("results").exists(), "a dry run claimed a results folder");
+    let too_many = sweep(workspace.path(), &["submit", &spec, "--shards", "3", "--dry-run"]);
+    assert_eq!(too_many.status.code(), Some(2), "{}", stderr(&too_many));
 }
