@@ -1,6 +1,7 @@
 //! Statistics over recorded runs: pure functions over plain data, each citing its method.
 
 mod ablation;
+mod adjusted_samples;
 mod analysis_config;
 mod comparison_method;
 mod control_adjustment;
@@ -28,6 +29,7 @@ mod verdicts;
 pub use ablation::{
     analyse_ablation, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, PairInteraction, VariantSummary,
 };
+pub use adjusted_samples::AdjustedSamples;
 pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
 pub use comparison_method::ComparisonMethod;
 pub use control_adjustment::ControlAdjustment;
@@ -42,6 +44,7 @@ pub use observation::Observation;
 pub use ratio_interval::RatioInterval;
 pub use rival_comparison::RivalComparison;
 pub use round_model::RoundModel;
+pub use run_sample::RunSample;
 pub use scale::Scale;
 pub use setting_summary::{Labels, SettingSummary};
 pub use summary_stats::SummaryStats;
