@@ -1,7 +1,7 @@
 //! The drift bound: how far a control metric that no setting should move wandered across a sweep.
 
-use super::observation::Observation;
 use super::summary_stats::SummaryStats;
+use crate::record::Observation;
 
 /// The range of a control metric over every usable run of a sweep.
 ///

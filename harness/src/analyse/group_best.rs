@@ -1,8 +1,8 @@
 //! The best setting of each group, and the rivals too close to it to call.
 
-use super::analysis_config::AnalysisConfig;
 use super::drift_bound::DriftBound;
 use super::setting_summary::{Labels, SettingSummary};
+use crate::spec::AnalysisConfig;
 
 /// The winner of one group (one value of the `group_by` columns) and how every other setting fared.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,8 +94,8 @@ impl GroupBest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::analysis_config::Direction;
     use crate::analyse::fixtures::fixture_slice_sweep;
+    use crate::spec::Direction;
 
     fn config(direction: Direction) -> AnalysisConfig {
         AnalysisConfig {

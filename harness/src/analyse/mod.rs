@@ -1,7 +1,6 @@
 //! Statistics over recorded runs: pure functions over plain data, each citing its method.
 
 mod ablation;
-mod analysis_config;
 mod cost_model;
 mod drift_bound;
 mod equivalence;
@@ -10,7 +9,6 @@ mod failure_summary;
 pub(crate) mod fixtures;
 mod group_best;
 mod linear_contrast;
-mod observation;
 mod setting_summary;
 mod student_t;
 mod summary_stats;
@@ -19,14 +17,16 @@ mod sweep_analysis;
 pub use ablation::{
     analyse_ablation, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, PairInteraction, VariantSummary,
 };
-pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig};
+// Declared in `spec` (a sweep's `[analysis]` table); re-exported beside the analysis that answers it.
+pub use crate::spec::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig};
+// Read from a result CSV by `record`; re-exported as the unit every analysis works on.
+pub use crate::record::Observation;
 pub use cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};
 pub use drift_bound::DriftBound;
 pub use equivalence::{EquivalenceCheck, EquivalenceClass};
 pub use failure_summary::FailureSummary;
 pub use group_best::{GroupBest, Rival};
 pub use linear_contrast::LinearContrast;
-pub use observation::Observation;
 pub use setting_summary::{Labels, SettingSummary};
 pub use summary_stats::SummaryStats;
 pub use sweep_analysis::{analyse_sweep, SweepAnalysis};

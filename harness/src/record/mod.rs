@@ -1,16 +1,20 @@
 //! Writes results as they happen (CSV row per run, fsynced; JSON sidecar) and reads them back.
 
 mod columns;
+mod observation;
 mod provenance;
 mod record_error;
+mod result_paths;
 mod result_table;
 mod result_writer;
 mod run_key;
 mod sidecar;
 
 pub use columns::Columns;
+pub use observation::Observation;
 pub use provenance::{version_line, Provenance};
 pub use record_error::RecordError;
+pub use result_paths::ResultPaths;
 pub use result_table::ResultTable;
 pub use result_writer::{ResultWriter, RunRow};
 pub use run_key::RunKey;

@@ -8,9 +8,9 @@ use serde_json::{Map, Value};
 
 use super::provenance::Provenance;
 use super::record_error::RecordError;
-use crate::analyse::AnalysisConfig;
+use super::result_paths::ResultPaths;
 use crate::launch::BaseEnv;
-use crate::spec::{AblationDecl, Param, SweepDecl};
+use crate::spec::{AblationDecl, AnalysisConfig, Param, SweepDecl};
 
 /// The schema this version writes. 0 is a sidecar written before the schema was versioned: the same
 /// fields, without `params` (its CSV's param columns are then typed by inference).
@@ -118,7 +118,7 @@ impl Sidecar {
 
     /// The sidecar beside a result CSV, if there is one.
     pub fn beside(csv: &Path) -> Result<Option<Sidecar>, RecordError> {
-        let path = csv.with_extension("json");
+        let path = ResultPaths::for_csv(csv).sidecar;
         if path.exists() {
             Sidecar::read(&path).map(Some)
         } else {

@@ -1,5 +1,8 @@
 //! Parses and validates sweep declarations and engine profiles; every error names file, key and line.
 
+mod analysis_config;
+mod block_selector;
+mod design;
 mod duration_value;
 mod engine;
 mod engine_profile;
@@ -13,6 +16,9 @@ mod variant_name;
 
 use std::path::{Path, PathBuf};
 
+pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig};
+pub use block_selector::BlockSelector;
+pub use design::Design;
 pub use engine::Engine;
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
 pub use param_value::{Param, ParamValue};
