@@ -4,24 +4,28 @@
 mod ablation;
 mod dry_run;
 mod engine_build;
+mod origin;
 mod prepared_run;
 mod progress;
 mod runner_error;
 mod session;
 mod setup_env;
+mod spawning;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 pub use ablation::{cache_root, run_ablation, Ablation, AblationOutcome};
 pub use dry_run::describe_plan;
+pub use origin::Origin;
 pub use prepared_run::{prepare_run, PreparedRun, VariantSite};
 pub use progress::Progress;
 pub use runner_error::RunnerError;
 pub use session::{run_dir_name, EarlyStop, Session, Tally};
 pub use setup_env::capture_setup_env;
+pub use spawning::Spawning;
 
-use crate::launch::{BaseEnv, RunEvents};
+use crate::launch::RunEvents;
 use crate::plan::{Plan, PlanOptions, PlannedRun, DEFAULT_VARIANT};
 use crate::record::{
     Columns, Provenance, RecordedDecl, RecordedEnvironment, ResultPaths, ResultTable, ResultWriter, RunKey, Sidecar,
@@ -90,13 +94,13 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     let (plan, mut sites) = plan_sweep(sweep, options)?;
     preflight(sweep, &plan, &sites)?;
     let paths = result_paths(sweep, options);
-    let base_env = base_env(sweep)?;
-    let provenance = Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain, base_env.overrides());
-    let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), provenance.clone())?;
+    let origin = Origin::gather(sweep)?;
+    let spawning = Spawning { base_env: &origin.base_env, events };
+    let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), origin.provenance.clone())?;
     if options.build && !sweep.engine.build.is_empty() {
         let log = paths.logs.join("build.log");
         eprintln!("building {} (log {})", sweep.engine.tree.display(), log.display());
-        match engine_build::build_engine_tree(&sweep.engine, DEFAULT_VARIANT, &log, (&base_env, events), &mut |_| {})? {
+        match engine_build::build_engine_tree(&sweep.engine, DEFAULT_VARIANT, &log, spawning, &mut |_| {})? {
             engine_build::BuildEnd::Built { .. } => {}
             engine_build::BuildEnd::Failed(error) => return Err(RunnerError::Build(error)),
             engine_build::BuildEnd::Interrupted => {
@@ -107,11 +111,11 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     }
     let hash = program_hash(sweep, &sites[0]);
     sites.iter_mut().for_each(|site| site.hash.clone_from(&hash));
-    write_sidecar(sweep, &plan, options, &paths, (&base_env, &provenance))?;
+    write_sidecar(sweep, &plan, options, &paths, &origin)?;
     let todo: Vec<PlannedRun> =
         plan.runs.iter().filter(|run| !done.contains(&planned_key(&plan, run))).copied().collect();
     let skipped = plan.runs.len() - todo.len();
-    let mut session = Session::new(sweep, writer, &paths, (base_env, events), todo.len(), options.fail_fast);
+    let mut session = Session::new(sweep, writer, &paths, spawning, todo.len(), options.fail_fast);
     if skipped > 0 {
         session.progress.note(&format!(
             "resuming {}: {skipped} runs already recorded, {} to go",
@@ -160,14 +164,6 @@ pub fn planned_key(plan: &Plan, run: &PlannedRun) -> RunKey {
     RunKey { params: setting.value_texts(), variant: setting.variant.clone(), rep: run.rep, warmup: run.warmup }
 }
 
-/// The environment ranks start from: captured from the setup script, or inherited.
-pub fn base_env(sweep: &Sweep) -> Result<BaseEnv, RunnerError> {
-    match &sweep.engine.setup {
-        Some(script) => Ok(BaseEnv::Exactly(capture_setup_env(script, &sweep.engine.tree)?)),
-        None => Ok(BaseEnv::Inherit),
-    }
-}
-
 /// A short content hash of the engine binary, so rows say exactly which build produced them.
 fn program_hash(sweep: &Sweep, site: &VariantSite) -> String {
     crate::launch::program_path(&sweep.engine, &site.tree, &site.build_dir)
@@ -188,7 +184,7 @@ pub fn write_sidecar(
     plan: &Plan,
     options: &RunOptions,
     paths: &ResultPaths,
-    (base_env, provenance): (&BaseEnv, &Provenance),
+    origin: &Origin,
 ) -> Result<(), RunnerError> {
     let sidecar = Sidecar {
         schema_version: SIDECAR_SCHEMA_VERSION,
@@ -200,8 +196,8 @@ pub fn write_sidecar(
         reps: plan.reps,
         settings: plan.settings.iter().map(|s| s.label()).collect(),
         params: sweep.params.clone(),
-        base_environment: RecordedEnvironment::of(base_env),
-        provenance: provenance.clone(),
+        base_environment: RecordedEnvironment::of(&origin.base_env),
+        provenance: origin.provenance.clone(),
         sweep_version: env!("CARGO_PKG_VERSION").to_string(),
     };
     sidecar.write(&paths.sidecar)?;

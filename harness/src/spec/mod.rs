@@ -79,10 +79,10 @@ fn load_engine(sweep: &SourceFile, overrides: &EngineOverrides) -> Result<Engine
         None => absolute(&profile_dir, &profile.tree),
     };
     validate::engine(&profile_source, sweep, &profile, overrides.tree.is_some())?;
-    Ok(resolve_engine(profile, profile_path, &profile_dir))
+    Ok(resolve_engine(profile, profile_source, &profile_dir))
 }
 
-fn resolve_engine(profile: EngineProfile, profile_file: PathBuf, profile_dir: &Path) -> Engine {
+fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_dir: &Path) -> Engine {
     let tree = PathBuf::from(&profile.tree);
     let launcher_command = if profile.launcher_command.is_empty() {
         default_launcher_command(profile.launcher)
@@ -90,7 +90,7 @@ fn resolve_engine(profile: EngineProfile, profile_file: PathBuf, profile_dir: &P
         profile.launcher_command
     };
     Engine {
-        profile_file,
+        profile: profile_source,
         build_dir: tree.join(&profile.build_dir),
         tree,
         program: profile.program,
