@@ -465,3 +465,14 @@ fn a_zip_point_listed_twice_is_refused_but_a_value_repeated_across_points_is_not
         "sweep: error: sweeps/x.toml:2: `zip[0]`: `rows=1024 slices=2` is listed twice: two settings would be one and the same",
     );
 }
+
+/// The message of an unreadable declaration ended with its cause twice (`(os error 2): No such file ...`).
+#[test]
+fn an_unreadable_declaration_names_its_cause_once() {
+    let ws = Workspace::new();
+    assert_rejected(
+        &ws,
+        &["check", "sweeps/missing.toml"],
+        "sweep: error: sweeps/missing.toml: cannot read: No such file or directory (os error 2)",
+    );
+}

@@ -1,8 +1,8 @@
 //! Ablation effects: each group's delta against the shipped kernel, the joint delta, and additivity.
 
 use super::linear_contrast::LinearContrast;
-use super::observation::Observation;
 use super::summary_stats::SummaryStats;
+use crate::record::Observation;
 use crate::spec::VariantName;
 
 /// Per-variant statistics of an ablation and, when the design allows, its effects.

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use super::observation::Observation;
 use super::summary_stats::SummaryStats;
+use crate::record::Observation;
 use crate::spec::ParamValue;
 
 /// Setting labels as recorded: (column, typed value) pairs in declaration order.

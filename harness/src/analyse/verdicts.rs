@@ -4,17 +4,17 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::adjusted_samples::AdjustedSamples;
-use super::analysis_config::{AnalysisConfig, Direction};
 use super::comparison_method::ComparisonMethod;
 use super::control_adjustment::ControlAdjustment;
 use super::group_verdict::{GroupVerdict, Rival};
 use super::holm::holm_adjust;
-use super::observation::Observation;
 use super::rival_comparison::RivalComparison;
 use super::round_model::RoundModel;
 use super::run_sample::RunSample;
 use super::scale::Scale;
 use super::setting_summary::{Labels, SettingSummary};
+use crate::record::Observation;
+use crate::spec::{AnalysisConfig, Direction};
 
 /// Every group's verdict and what they rest on.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    #[error("{}: {error}", path.display())]
-    Io { path: PathBuf, error: std::io::Error },
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
     #[error("{}: not a sweep result CSV: {reason}", path.display())]
     NotAResultCsv { path: PathBuf, reason: String },
     #[error("{}: {reason}", path.display())]
@@ -29,6 +29,6 @@ impl RecordError {
     }
 
     pub fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> RecordError + '_ {
-        move |error| RecordError::Io { path: path.to_path_buf(), error }
+        move |source| RecordError::Io { path: path.to_path_buf(), source }
     }
 }

@@ -4,10 +4,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::columns::{Columns, METRIC_PREFIX, PARAM_PREFIX};
+use super::observation::Observation;
 use super::record_error::RecordError;
 use super::run_key::RunKey;
 use super::sidecar::Sidecar;
-use crate::analyse::Observation;
 use crate::launch::UnknownRunStatus;
 use crate::spec::{Param, ParamValue};
 
@@ -220,7 +220,7 @@ mod tests {
     }
 
     #[test]
-    fn param_columns_read_back_typed_by_the_declaration_and_group_by_type() {
+    fn param_columns_read_back_typed_by_the_declaration_and_compare_by_type() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.csv");
         write_lookalike_settings(&path);
@@ -233,9 +233,9 @@ mod tests {
             read.setting.truncate(1);
             observations.push(read);
         }
-        let summaries = crate::analyse::SettingSummary::summarise(&observations);
-        assert_eq!(summaries.len(), 3, "1, 1.0 and \"1\" are three settings");
-        assert!(summaries.iter().all(|s| s.setting[0].1.to_string() == "1"), "labels print as written");
+        let settings: Vec<_> = observations.iter().map(|o| &o.setting).collect();
+        assert!(settings[0] != settings[1] && settings[1] != settings[2] && settings[0] != settings[2]);
+        assert!(settings.iter().all(|s| s[0].1.to_string() == "1"), "labels print as written");
     }
 
     #[test]

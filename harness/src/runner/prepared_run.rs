@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::launch::{self, RankCommand, RunSite};
 use crate::plan::Setting;
-use crate::spec::{SourceFile, SpecError, Sweep};
+use crate::spec::{SpecError, Sweep};
 use crate::template;
 
 /// One variant's build of the engine: where its tree and binary are, and its content hash.
@@ -81,19 +81,17 @@ fn render_inputs(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<(
 }
 
 fn render_pre_run(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<RankCommand>, SpecError> {
-    let profile = || SourceFile::read(&sweep.engine.profile_file);
     sweep
         .engine
         .pre_run
         .iter()
         .enumerate()
         .map(|(index, argv)| {
-            let argv = argv.iter().map(|part| template::render(part, context)).collect::<Result<Vec<_>, _>>().map_err(
-                |error| match profile() {
-                    Ok(source) => source.error_at(&format!("pre_run[{index}]"), error.to_string()),
-                    Err(read_error) => read_error,
-                },
-            )?;
+            let argv = argv
+                .iter()
+                .map(|part| template::render(part, context))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|error| sweep.engine.profile.error_at(&format!("pre_run[{index}]"), error.to_string()))?;
             Ok(RankCommand { rank: None, argv, env: Vec::new(), log: run_dir.join(format!("pre_run{index}.log")) })
         })
         .collect()

@@ -1,5 +1,8 @@
 //! Parses and validates sweep declarations and engine profiles; every error names file, key and line.
 
+mod analysis_config;
+mod block_selector;
+mod design;
 mod duration_value;
 mod engine;
 mod engine_profile;
@@ -13,6 +16,9 @@ mod variant_name;
 
 use std::path::{Path, PathBuf};
 
+pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
+pub use block_selector::BlockSelector;
+pub use design::Design;
 pub use engine::Engine;
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
 pub use param_value::{Param, ParamValue};
@@ -73,10 +79,10 @@ fn load_engine(sweep: &SourceFile, overrides: &EngineOverrides) -> Result<Engine
         None => absolute(&profile_dir, &profile.tree),
     };
     validate::engine(&profile_source, sweep, &profile, overrides.tree.is_some())?;
-    Ok(resolve_engine(profile, profile_path, &profile_dir))
+    Ok(resolve_engine(profile, profile_source, &profile_dir))
 }
 
-fn resolve_engine(profile: EngineProfile, profile_file: PathBuf, profile_dir: &Path) -> Engine {
+fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_dir: &Path) -> Engine {
     let tree = PathBuf::from(&profile.tree);
     let launcher_command = if profile.launcher_command.is_empty() {
         default_launcher_command(profile.launcher)
@@ -84,7 +90,7 @@ fn resolve_engine(profile: EngineProfile, profile_file: PathBuf, profile_dir: &P
         profile.launcher_command
     };
     Engine {
-        profile_file,
+        profile: profile_source,
         build_dir: tree.join(&profile.build_dir),
         tree,
         program: profile.program,

@@ -241,7 +241,7 @@ pub fn inputs(source: &SourceFile, inputs: &[InputDecl]) -> Result<(), SpecError
 
 pub fn analysis(
     source: &SourceFile,
-    analysis: &crate::analyse::AnalysisConfig,
+    analysis: &super::analysis_config::AnalysisConfig,
     metrics: &MetricsDecl,
     params: &[Param],
 ) -> Result<(), SpecError> {
@@ -348,7 +348,7 @@ pub fn profile_metrics(
     if profile.phases.is_empty() {
         return Err(source.error_at("metrics.profile.phases", "no phases: map metric names to phase names"));
     }
-    if let crate::extract::profile_block::BlockSelector::Matching { result_key, .. } = &profile.block {
+    if let super::block_selector::BlockSelector::Matching { result_key, .. } = &profile.block {
         if !metrics.result.contains(result_key) {
             return Err(source.error_at(
                 "metrics.profile.block",

@@ -66,7 +66,8 @@ pub struct RunArgs {
     /// Complete a partial CSV of this sweep: runs already recorded are skipped.
     #[arg(long, value_name = "CSV", conflicts_with = "out")]
     pub resume: Option<PathBuf>,
-    /// Only settings whose parameter KEY has VALUE (repeatable; all must match).
+    /// Only settings whose parameter KEY has VALUE, read as that parameter's type (`8` selects 8 and 8.0)
+    /// (repeatable; all must match).
     #[arg(long = "filter", value_name = "KEY=VALUE")]
     pub filters: Vec<String>,
     /// Run only reps I, I+N, ... (1-based) so N machines share a sweep; shards merge by concatenation.

@@ -5,9 +5,8 @@ use std::path::Path;
 use sweep::analyse::Direction;
 use sweep::compare::{self, CompareConfig};
 use sweep::exit_code;
-use sweep::record::{ResultTable, Sidecar};
+use sweep::record::{ResultPaths, ResultTable, Sidecar};
 use sweep::report;
-use sweep::runner::ResultPaths;
 
 use crate::args::{CompareArgs, DirectionArg};
 use crate::exit_status::CommandError;

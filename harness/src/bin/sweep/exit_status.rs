@@ -55,12 +55,16 @@ pub fn finish(outcome: Result<u8, CommandError>) -> ExitCode {
     }
 }
 
-/// `error: cause: cause of the cause`.
+/// `error: cause: cause of the cause`. A cause the error's own message already ends with (a
+/// message written as `...: {source}`) is not repeated.
 fn one_line(error: &dyn Error) -> String {
     let mut line = error.to_string();
     let mut cause = error.source();
     while let Some(error) = cause {
-        line.push_str(&format!(": {error}"));
+        let text = error.to_string();
+        if !line.ends_with(&text) {
+            line.push_str(&format!(": {text}"));
+        }
         cause = error.source();
     }
     line

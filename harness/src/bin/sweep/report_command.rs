@@ -1,7 +1,7 @@
 //! `sweep report`: the summary of a finished result CSV, written again from the CSV and its sidecar.
 
 use sweep::exit_code;
-use sweep::runner::ResultPaths;
+use sweep::record::ResultPaths;
 
 use crate::args::ReportArgs;
 use crate::exit_status::CommandError;

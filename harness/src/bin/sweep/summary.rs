@@ -4,9 +4,8 @@ use std::path::Path;
 
 use crate::exit_status::CommandError;
 use sweep::analyse::{self, AnalysisConfig};
-use sweep::record::{ResultTable, Sidecar};
+use sweep::record::{ResultPaths, ResultTable, Sidecar};
 use sweep::report;
-use sweep::runner::ResultPaths;
 use sweep::spec::AblationDecl;
 
 /// The analysis questions recorded in a result's sidecar.
