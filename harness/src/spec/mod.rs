@@ -27,10 +27,17 @@ pub use sweep_decl::{
 pub const RESERVED_NAMES: &[&str] =
     &["rank", "ranks", "rep", "run_dir", "inputs", "tree", "build_dir", "variant", "ablate"];
 
+/// Most reps (and warmup rounds) a sweep may declare: beyond this a typo, not a measurement plan.
+pub const MAX_REPS: u32 = 10_000;
+
+/// Most ranks a run may start.
+pub const MAX_RANKS: u32 = 4096;
+
 /// Reads, parses and checks a sweep declaration and its engine profile.
 pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     let source = SourceFile::read(path)?;
     let decl: SweepDecl = source.parse()?;
+    validate::name(&source, &decl.name)?;
     let engine = load_engine(&source, &decl.engine)?;
     let params = validate::params(&source, &decl.params)?;
     validate::zip_groups(&source, &decl.zip, &params)?;
@@ -42,6 +49,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::inputs(&source, &decl.inputs)?;
     validate::run_templates(&source, &decl.run, &params, &decl.inputs, engine.launcher)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
+    validate::ablation(&source, decl.ablation.as_ref())?;
     Ok(Sweep {
         name: decl.name.clone(),
         engine,
@@ -70,7 +78,7 @@ fn load_engine(sweep: &SourceFile, overrides: &EngineOverrides) -> Result<Engine
         Some(tree) => absolute(&parent_dir(&sweep.path), tree),
         None => absolute(&profile_dir, &profile.tree),
     };
-    validate::engine(&profile_source, sweep, &profile, overrides.tree.is_some())?;
+    validate::engine(&profile_source, sweep, &profile, overrides)?;
     Ok(resolve_engine(profile, profile_path, &profile_dir))
 }
 
