@@ -149,7 +149,8 @@ pub fn run_ablation(
     let base_env = base_env(ablation.sweep)?;
     let engine = &ablation.sweep.engine;
     let provenance = Provenance::gather(&engine.tree, &engine.toolchain, base_env.overrides());
-    let context = Context { options, paths: result_paths(ablation.sweep, options), base_env, provenance, events };
+    let paths = result_paths(ablation.sweep, options, false)?;
+    let context = Context { options, paths, base_env, provenance, events };
     match ablation.isolation {
         Isolation::Copy => run_copies(ablation, &plan, &context, jobs),
         Isolation::InPlace => run_in_place(ablation, &plan, &context),

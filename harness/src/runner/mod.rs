@@ -71,18 +71,51 @@ impl ResultPaths {
         }
     }
 
-    /// A new `<results_dir>/<sweep>/<UTC stamp>.csv`; a second sweep started within the same second
-    /// gets `<stamp>-2.csv` (and so on) instead of failing on the first one's file.
-    pub fn fresh(results_dir: &Path, sweep: &str) -> ResultPaths {
-        let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace([':', '-'], "");
-        let dir = results_dir.join(sweep);
-        let taken = |name: &str| dir.join(format!("{name}.csv")).exists() || dir.join(name).exists();
-        let name = (1..)
-            .map(|n| if n == 1 { stamp.clone() } else { format!("{stamp}-{n}") })
-            .find(|name| !taken(name))
-            .expect("unbounded");
-        ResultPaths::for_csv(&dir.join(format!("{name}.csv")))
+    /// Claims a new `<results_dir>/<sweep>/<UTC stamp>.csv` by creating its log folder: `create_dir` fails
+    /// when the folder exists, so of two sweeps started within the same second only one gets the stamp and
+    /// the other takes `<stamp>-2.csv` (and so on) instead of failing on the first one's files.
+    pub fn fresh(results_dir: &Path, sweep: &str) -> std::io::Result<ResultPaths> {
+        ResultPaths::claim(results_dir, sweep, &utc_stamp())
     }
+
+    fn claim(results_dir: &Path, sweep: &str, stamp: &str) -> std::io::Result<ResultPaths> {
+        std::fs::create_dir_all(results_dir.join(sweep))?;
+        for n in 1.. {
+            let paths = ResultPaths::stamped(results_dir, sweep, stamp, n);
+            if paths.csv.exists() {
+                continue;
+            }
+            match std::fs::create_dir(&paths.logs) {
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                claimed => return claimed.map(|()| paths),
+            }
+        }
+        unreachable!("the suffixes are unbounded")
+    }
+
+    /// `<results_dir>/<sweep>/<stamp>.csv`, or `<stamp>-<n>.csv` for n > 1.
+    fn stamped(results_dir: &Path, sweep: &str, stamp: &str, n: u32) -> ResultPaths {
+        let name = if n == 1 { stamp.to_string() } else { format!("{stamp}-{n}") };
+        ResultPaths::for_csv(&results_dir.join(sweep).join(format!("{name}.csv")))
+    }
+
+    /// Every file a sweep writing `self.csv` would create beside it (`X.csv`, `X.json`, `X.summary.md`,
+    /// `X.svg`, `X.analysis.json`, `X/`).
+    pub fn outputs(&self) -> Vec<PathBuf> {
+        let analysis = PathBuf::from(format!("{}.analysis.json", self.logs.display()));
+        vec![
+            self.csv.clone(),
+            self.sidecar.clone(),
+            self.summary.clone(),
+            self.plot.clone(),
+            analysis,
+            self.logs.clone(),
+        ]
+    }
+}
+
+fn utc_stamp() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace([':', '-'], "")
 }
 
 /// What a finished (or stopped) sweep left behind.
@@ -129,7 +162,7 @@ pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<()
 pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Result<SweepOutcome, RunnerError> {
     let (plan, mut sites) = plan_sweep(sweep, options)?;
     preflight(sweep, &plan, &sites)?;
-    let paths = result_paths(sweep, options);
+    let paths = result_paths(sweep, options, false)?;
     let base_env = base_env(sweep)?;
     let provenance = Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain, base_env.overrides());
     let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), provenance.clone())?;
@@ -163,10 +196,14 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     Ok(SweepOutcome { paths, tally: session.tally, stopped: session.stopped, skipped })
 }
 
-pub fn result_paths(sweep: &Sweep, options: &RunOptions) -> ResultPaths {
+/// Where a sweep's results go; a fresh stamp is claimed on disk, except for a dry run (which writes nothing).
+pub fn result_paths(sweep: &Sweep, options: &RunOptions, dry_run: bool) -> Result<ResultPaths, RunnerError> {
     match (&options.resume, &options.out) {
-        (Some(csv), _) | (None, Some(csv)) => ResultPaths::for_csv(csv),
-        (None, None) => ResultPaths::fresh(&options.results_dir, &sweep.name),
+        (Some(csv), _) | (None, Some(csv)) => Ok(ResultPaths::for_csv(csv)),
+        (None, None) if dry_run => Ok(ResultPaths::stamped(&options.results_dir, &sweep.name, &utc_stamp(), 1)),
+        (None, None) => {
+            ResultPaths::fresh(&options.results_dir, &sweep.name).map_err(RunnerError::io(&options.results_dir))
+        }
     }
 }
 
@@ -187,6 +224,14 @@ pub fn open_results(
     provenance: Provenance,
 ) -> Result<(ResultWriter, BTreeSet<RunKey>), RunnerError> {
     if resume {
+        if let Some(torn) = crate::record::cut_torn_row(&paths.csv)? {
+            eprintln!(
+                "{}:{}: the last row was cut off (no line end): dropped, its run will run again; its bytes are in {}",
+                paths.csv.display(),
+                torn.line,
+                torn.kept.display()
+            );
+        }
         let done = ResultTable::read(&paths.csv)?.recorded_runs();
         Ok((ResultWriter::append(&paths.csv, columns(sweep), provenance)?, done))
     } else {
@@ -248,4 +293,23 @@ pub fn write_sidecar(
     });
     crate::record::write_sidecar(&paths.sidecar, &sidecar)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_sweep_in_the_same_second_gets_a_suffix() {
+        let dir = tempfile::tempdir().unwrap();
+        let stamp = "20261130T101500Z";
+        let first = ResultPaths::claim(dir.path(), "x", stamp).unwrap();
+        let second = ResultPaths::claim(dir.path(), "x", stamp).unwrap();
+        assert_eq!(first.csv, dir.path().join("x/20261130T101500Z.csv"));
+        assert_eq!(second.csv, dir.path().join("x/20261130T101500Z-2.csv"));
+        assert!(first.logs.is_dir() && second.logs.is_dir(), "each claim creates its log folder");
+        std::fs::write(dir.path().join("x/20261130T101500Z-3.csv"), "").unwrap();
+        let third = ResultPaths::claim(dir.path(), "x", stamp).unwrap();
+        assert_eq!(third.csv, dir.path().join("x/20261130T101500Z-4.csv"), "a CSV without its folder is taken too");
+    }
 }

@@ -13,7 +13,7 @@ use sweep::spec::{self, Isolation};
 use crate::args::{AblateArgs, IsolationArg};
 use crate::exit_status::BadInput;
 use crate::restore_command::restore_if_interrupted;
-use crate::run_command::finish_message;
+use crate::run_command::{checked_out, finish_message};
 use crate::summary;
 
 pub fn ablate(args: AblateArgs) -> anyhow::Result<u8> {
@@ -27,12 +27,12 @@ pub fn ablate(args: AblateArgs) -> anyhow::Result<u8> {
     let ablation = Ablation::new(&sweep, isolation)?.ok_or_else(|| {
         BadInput(format!("{}: no [ablation] section: `sweep ablate` needs groups and templates", path.display()))
     })?;
-    let options = run_options(&args);
+    let options = run_options(&args)?;
     if args.execution.dry_run {
         let plan = ablation.plan(&options)?;
         ablation.check(&plan)?;
         let sites = ablation.planned_sites(&plan, &runner::cache_root(&options, &sweep));
-        let paths = runner::result_paths(&sweep, &options);
+        let paths = runner::result_paths(&sweep, &options, true)?;
         print!("{}", runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"))?);
         return Ok(exit_code::SUCCESS as u8);
     }
@@ -71,15 +71,15 @@ fn declaration_path(name: &str) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-fn run_options(args: &AblateArgs) -> RunOptions {
+fn run_options(args: &AblateArgs) -> anyhow::Result<RunOptions> {
     let execution = &args.execution;
-    RunOptions {
+    Ok(RunOptions {
         plan: PlanOptions { reps: execution.reps, filters: Vec::new(), shard: None, seed: execution.seed },
         fail_fast: execution.fail_fast,
         resume: None,
-        out: execution.out.clone(),
+        out: checked_out(execution.out.as_deref())?,
         results_dir: execution.results_dir.clone(),
         build: true,
         command_line: std::env::args().collect(),
-    }
+    })
 }

@@ -1,13 +1,16 @@
 //! `sweep run`: a declared sweep from plan to summary.
 
+use std::path::{Path, PathBuf};
+
 use anyhow::Context;
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::{parse_shard, PlanOptions};
-use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome};
+use sweep::runner::{self, EarlyStop, ResultPaths, RunOptions, SweepOutcome};
 use sweep::spec;
 
 use crate::args::RunArgs;
+use crate::exit_status::BadInput;
 use crate::restore_command::restore_if_interrupted;
 use crate::summary;
 
@@ -17,7 +20,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<u8> {
     restore_if_interrupted(&sweep.engine.tree)?;
     if args.execution.dry_run {
         let (plan, sites) = runner::plan_sweep(&sweep, &options)?;
-        let paths = runner::result_paths(&sweep, &options);
+        let paths = runner::result_paths(&sweep, &options, true)?;
         print!("{}", runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"))?);
         return Ok(exit_code::SUCCESS as u8);
     }
@@ -41,11 +44,29 @@ fn run_options(args: &RunArgs) -> anyhow::Result<RunOptions> {
         },
         fail_fast: execution.fail_fast,
         resume: args.resume.clone(),
-        out: execution.out.clone(),
+        out: checked_out(execution.out.as_deref())?,
         results_dir: execution.results_dir.clone(),
         build: !args.no_build,
         command_line: std::env::args().collect(),
     })
+}
+
+/// `--out X.csv` must name a new CSV whose siblings do not exist either: a sweep never overwrites a user's file.
+pub fn checked_out(out: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
+    let Some(csv) = out else { return Ok(None) };
+    if csv.extension().is_none_or(|extension| extension != "csv") {
+        return Err(BadInput(format!("--out {}: the result file must end in `.csv`", csv.display())).into());
+    }
+    if let Some(existing) = ResultPaths::for_csv(csv).outputs().into_iter().find(|path| path.symlink_metadata().is_ok())
+    {
+        return Err(BadInput(format!(
+            "--out {}: {} already exists; a sweep never overwrites files, choose another name",
+            csv.display(),
+            existing.display()
+        ))
+        .into());
+    }
+    Ok(Some(csv.to_path_buf()))
 }
 
 /// Says where everything is and picks the exit code: 130 interrupted, 1 if a run failed.
