@@ -6,6 +6,7 @@ mod record_error;
 mod result_table;
 mod result_writer;
 mod sidecar;
+mod torn_row;
 
 pub use columns::Columns;
 pub use provenance::{version_line, Provenance};
@@ -13,3 +14,4 @@ pub use record_error::RecordError;
 pub use result_table::{ResultTable, RunKey};
 pub use result_writer::{ResultWriter, RunRow};
 pub use sidecar::{read_sidecar, write_sidecar};
+pub use torn_row::{cut_torn_row, TornRow};

@@ -10,6 +10,16 @@ pub enum RecordError {
     NotAResultCsv { path: PathBuf, reason: String },
     #[error("{}:{line}: {reason}", path.display())]
     BadRow { path: PathBuf, line: u64, reason: String },
+    #[error("{}:{line}:{column}: {reason}", path.display())]
+    BadValue { path: PathBuf, line: u64, column: usize, reason: String },
+    #[error(
+        "{}:{line}: the last row has no line end: a run was cut off while being recorded; `sweep run --resume` \
+         drops it and runs it again",
+        path.display()
+    )]
+    TornRow { path: PathBuf, line: usize },
+    #[error("{}: no runs recorded (the CSV holds only its header)", path.display())]
+    NoRuns { path: PathBuf },
     #[error("{}: its columns differ from this sweep's ({reason}); resume a CSV of the same sweep", path.display())]
     ResumeMismatch { path: PathBuf, reason: String },
 }
@@ -19,7 +29,12 @@ impl RecordError {
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            RecordError::NotAResultCsv { .. } | RecordError::BadRow { .. } | RecordError::ResumeMismatch { .. }
+            RecordError::NotAResultCsv { .. }
+                | RecordError::BadRow { .. }
+                | RecordError::BadValue { .. }
+                | RecordError::TornRow { .. }
+                | RecordError::NoRuns { .. }
+                | RecordError::ResumeMismatch { .. }
         )
     }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 use sweep::analyse::Direction;
 use sweep::compare::{self, CompareConfig};
 use sweep::exit_code;
-use sweep::record::{read_sidecar, ResultTable};
+use sweep::record::read_sidecar;
 use sweep::report;
 use sweep::runner::ResultPaths;
 
@@ -15,9 +15,9 @@ use crate::exit_status::BadInput;
 use crate::summary;
 
 pub fn compare(args: CompareArgs) -> anyhow::Result<u8> {
+    let a = summary::read_finished(&args.a)?;
+    let b = summary::read_finished(&args.b)?;
     let config = compare_config(&args)?;
-    let a = ResultTable::read(&args.a)?;
-    let b = ResultTable::read(&args.b)?;
     for (table, path) in [(&a, &args.a), (&b, &args.b)] {
         if !table.columns.metrics.contains(&config.metric) {
             return Err(BadInput(format!(

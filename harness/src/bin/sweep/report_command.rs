@@ -7,6 +7,7 @@ use crate::args::ReportArgs;
 use crate::summary;
 
 pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
+    summary::read_finished(&args.csv)?;
     let paths = ResultPaths::for_csv(&args.csv);
     let config = summary::recorded_analysis(&paths)?;
     let title = args.csv.display().to_string();

@@ -65,3 +65,12 @@ pub fn save(path: &Path, text: &str) -> anyhow::Result<()> {
     sweep::atomic_file::write_atomic(path, text.as_bytes(), None)
         .with_context(|| format!("cannot write {}", path.display()))
 }
+
+/// A finished result CSV for `report` and `compare`: a missing, torn or empty one is bad input (exit 2)
+/// named by the CSV itself, not by the sidecar beside it.
+pub fn read_finished(csv: &Path) -> anyhow::Result<ResultTable> {
+    if !csv.is_file() {
+        return Err(crate::exit_status::BadInput(format!("{}: no such result CSV", csv.display())).into());
+    }
+    Ok(ResultTable::read_runs(csv)?)
+}
