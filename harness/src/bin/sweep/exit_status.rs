@@ -9,10 +9,26 @@ pub fn finish(outcome: anyhow::Result<u8>) -> ExitCode {
     match outcome {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
-            eprintln!("sweep: error: {error:#}");
+            eprintln!("sweep: error: {}", one_line(&error));
             ExitCode::from(if is_bad_input(&error) { exit_code::BAD_INPUT } else { exit_code::CHECK_FAILED } as u8)
         }
     }
+}
+
+/// The error and its causes joined by `: `, leaving out a cause whose text the message already holds (an
+/// error that prints its source, such as `could not read: {source}`, would otherwise say it twice).
+fn one_line(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&cause);
+        }
+    }
+    text
 }
 
 fn is_bad_input(error: &anyhow::Error) -> bool {
