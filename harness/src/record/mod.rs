@@ -1,6 +1,8 @@
 //! Writes results as they happen (CSV row per run, fsynced; JSON sidecar) and reads them back.
 
 mod columns;
+#[cfg(test)]
+mod fuzz_tests;
 mod provenance;
 mod record_error;
 mod result_table;

@@ -3,6 +3,8 @@
 mod duration_value;
 mod engine;
 mod engine_profile;
+#[cfg(test)]
+mod fuzz_tests;
 mod param_value;
 mod source_file;
 mod spec_error;
