@@ -498,7 +498,7 @@ fn ranks_beyond_the_limit_in_a_profile_name_the_profile() {
 }
 
 #[test]
-fn a_tolerance_that_is_not_a_fraction_is_refused() {
+fn a_tolerance_that_is_not_a_finite_positive_share_is_refused() {
     for (tolerance, shown) in [("nan", "NaN"), ("-1.0", "-1"), ("0.0", "0"), ("inf", "inf")] {
         let text = base_plus(&format!(
             "\n[ablation]\ngroups = [\"g\"]\ntolerance = {tolerance}\ntemplates = [{{ template = \"k.cpp.hbs\", target = \"kernels/k.cpp\" }}]\n"
@@ -506,7 +506,10 @@ fn a_tolerance_that_is_not_a_fraction_is_refused() {
         let line = line_of(&text, "tolerance = ");
         assert_check_rejects(
             &text,
-            &format!("sweep: error: sweeps/x.toml:{line}: `ablation.tolerance`: {shown} is not a fraction in (0, 1]"),
+            &format!(
+                "sweep: error: sweeps/x.toml:{line}: `ablation.tolerance`: {shown} is not a finite share above 0 of \
+                 the all-groups delta (e.g. 0.05)"
+            ),
         );
     }
 }
