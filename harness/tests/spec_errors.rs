@@ -655,3 +655,72 @@ fn a_target_with_dot_dot_that_stays_inside_the_tree_is_accepted() {
     let output = common::sweep(ws.path(), &["check", "sweeps/x.toml"]);
     assert_eq!(output.status.code(), Some(0), "{}", common::stderr(&output));
 }
+
+#[test]
+fn a_grid_too_large_to_plan_is_refused_at_load() {
+    let values: Vec<String> = (1..=400).map(|n| n.to_string()).collect();
+    assert_check_rejects(
+        &base_with("slices = [1, 2]", &format!("slices = [{}]", values.join(", "))).replacen(
+            "rows = [512, 1024]",
+            &format!("rows = [{}]", values.join(", ")),
+            1,
+        ),
+        "sweep: error: sweeps/x.toml:6: `params`: more than the 100000 settings a sweep may plan",
+    );
+}
+
+#[test]
+fn more_runs_than_a_sweep_may_plan_are_refused_at_load_and_from_the_command_line() {
+    let values: Vec<String> = (1..=51).map(|n| n.to_string()).collect();
+    let text = base_with("slices = [1, 2]", &format!("slices = [{}]", values.join(", ")));
+    assert_check_rejects(
+        &text.replacen("count = 3", "count = 10000", 1),
+        "sweep: error: sweeps/x.toml:12: `reps.count`: 102 settings x 10000 rounds = 1020000 runs: more than the \
+         1000000 a sweep may plan",
+    );
+    let ws = Workspace::new();
+    ws.write_sweep("x", &text);
+    assert_rejected(
+        &ws,
+        &["run", "sweeps/x.toml", "--reps", "10000", "--dry-run"],
+        "sweep: error: --reps 10000: 102 settings x 10000 rounds = 1020000 runs, more than the 1000000 a sweep may plan",
+    );
+}
+
+#[test]
+fn more_ablation_groups_than_a_factorial_design_can_build_are_refused() {
+    let groups: Vec<String> = (1..=13).map(|n| format!("\"g{n}\"")).collect();
+    let text = base_plus(&format!(
+        "\n[ablation]\ngroups = [{}]\ntemplates = [{{ template = \"k.cpp.hbs\", target = \"kernels/k.cpp\" }}]\n",
+        groups.join(", ")
+    ));
+    let line = line_of(&text, "groups = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `ablation.groups`: 13 groups: at most 12 (a factorial design builds \
+             2^k variants)"
+        ),
+    );
+}
+
+#[test]
+fn an_input_count_too_large_to_generate_is_refused_before_any_run() {
+    let text = base_with("rows = [512, 1024]", "rows = [512, 100000000]").replacen(
+        "[metrics]",
+        "[[inputs]]\nname = \"ids\"\nfile = \"ids.txt\"\npattern = [1, 2]\ncount = \"{{rows}}\"\n\n[metrics]",
+        1,
+    );
+    let line = line_of(&text, "count = \"{{rows}}\"");
+    let ws = Workspace::new();
+    ws.write_sweep("x", &text);
+    assert_rejected(
+        &ws,
+        &["run", "sweeps/x.toml"],
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `inputs[0].count`: `{{{{rows}}}}` rendered to `100000000`, not a whole \
+             number up to 16777216"
+        ),
+    );
+    assert!(!ws.path().join("results").exists(), "a rejected run wrote results/");
+}

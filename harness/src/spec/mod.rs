@@ -35,6 +35,15 @@ pub const MAX_REPS: u32 = 10_000;
 /// Most ranks a run may start.
 pub const MAX_RANKS: u32 = 4096;
 
+/// Most settings (grid points times ablation variants) a sweep may plan.
+pub const MAX_SETTINGS: u64 = 100_000;
+
+/// Most runs (settings times reps and warmup rounds) a sweep may plan.
+pub const MAX_RUNS: u64 = 1_000_000;
+
+/// Most ablation groups: a factorial design builds 2^k variants.
+pub const MAX_ABLATION_GROUPS: usize = 12;
+
 /// Reads, parses and checks a sweep declaration and its engine profile.
 pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     let source = SourceFile::read(path)?;
@@ -52,6 +61,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::run_templates(&source, &decl.run, &params, &decl.inputs, engine.launcher)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
     validate::ablation(&source, decl.ablation.as_ref())?;
+    validate::plan_size(&source, &params, &decl.zip, &decl.reps, decl.ablation.as_ref())?;
     Ok(Sweep {
         name: decl.name.clone(),
         engine,

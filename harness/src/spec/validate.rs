@@ -8,7 +8,7 @@ use super::param_value::{Param, ParamValue};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::{AblationDecl, CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl};
-use super::{MAX_RANKS, MAX_REPS, RESERVED_NAMES};
+use super::{MAX_ABLATION_GROUPS, MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
 
 /// Turns `[params]` into params, refusing empty lists, non-scalars and reserved names.
 pub fn params(source: &SourceFile, table: &toml::Table) -> Result<Vec<Param>, SpecError> {
@@ -190,7 +190,17 @@ pub fn name(source: &SourceFile, name: &str) -> Result<(), SpecError> {
 /// The additivity tolerance is a share of the all-groups delta. Above 1 is allowed: it is how a smoke
 /// test says "never judge additivity" on noisy tiny shapes.
 pub fn ablation(source: &SourceFile, ablation: Option<&AblationDecl>) -> Result<(), SpecError> {
-    let Some(tolerance) = ablation.map(|decl| decl.tolerance) else { return Ok(()) };
+    let Some(decl) = ablation else { return Ok(()) };
+    if decl.groups.len() > MAX_ABLATION_GROUPS {
+        return Err(source.error_at(
+            "ablation.groups",
+            format!(
+                "{} groups: at most {MAX_ABLATION_GROUPS} (a factorial design builds 2^k variants)",
+                decl.groups.len()
+            ),
+        ));
+    }
+    let tolerance = decl.tolerance;
     if !(tolerance.is_finite() && tolerance > 0.0) {
         return Err(source.error_at(
             "ablation.tolerance",
@@ -198,6 +208,47 @@ pub fn ablation(source: &SourceFile, ablation: Option<&AblationDecl>) -> Result<
         ));
     }
     Ok(())
+}
+
+/// The settings (grid points times ablation variants) and their runs must fit in memory and in a lifetime
+/// of runs: a param with thousands of values, or thousands of reps over a large grid, is refused here
+/// rather than aborting on allocation while planning.
+pub fn plan_size(
+    source: &SourceFile,
+    params: &[Param],
+    zip: &[Vec<String>],
+    reps: &RepsDecl,
+    ablation: Option<&AblationDecl>,
+) -> Result<(), SpecError> {
+    let zipped = |param: &&Param| zip.iter().flatten().any(|name| *name == param.name);
+    let lone = params.iter().filter(|param| !zipped(param)).map(|param| param.values.len() as u64);
+    let groups = zip.iter().filter_map(|group| params.iter().find(|param| param.name == group[0]));
+    let mut axes = lone.chain(groups.map(|param| param.values.len() as u64)).chain(ablation.map(variant_count));
+    let settings = axes
+        .try_fold(1u64, u64::checked_mul)
+        .filter(|&n| n <= MAX_SETTINGS)
+        .ok_or_else(|| source.error_at("params", format!("more than the {MAX_SETTINGS} settings a sweep may plan")))?;
+    let rounds = u64::from(reps.count) + u64::from(reps.warmup);
+    if settings * rounds > MAX_RUNS {
+        return Err(source.error_at(
+            "reps.count",
+            format!(
+                "{settings} settings x {rounds} rounds = {} runs: more than the {MAX_RUNS} a sweep may plan",
+                settings * rounds
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// How many variants an ablation builds (see `variants::design_variants`); groups are already bounded.
+fn variant_count(ablation: &AblationDecl) -> u64 {
+    let groups = ablation.groups.len() as u64;
+    match ablation.design {
+        crate::variants::Design::Factorial => 1 << groups,
+        crate::variants::Design::OneAtATime if groups <= 1 => 2,
+        crate::variants::Design::OneAtATime => groups + 2,
+    }
 }
 
 /// Metric names are unique, regexes compile with a capture, derived expressions parse over known names.
