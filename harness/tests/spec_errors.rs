@@ -665,7 +665,7 @@ fn a_grid_too_large_to_plan_is_refused_at_load() {
             &format!("rows = [{}]", values.join(", ")),
             1,
         ),
-        "sweep: error: sweeps/x.toml:6: `params`: more than the 100000 settings a sweep may plan",
+        "sweep: error: sweeps/x.toml:6: `params`: 160000 settings: more than the 100000 a sweep may plan",
     );
 }
 

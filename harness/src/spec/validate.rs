@@ -224,10 +224,11 @@ pub fn plan_size(
     let lone = params.iter().filter(|param| !zipped(param)).map(|param| param.values.len() as u64);
     let groups = zip.iter().filter_map(|group| params.iter().find(|param| param.name == group[0]));
     let mut axes = lone.chain(groups.map(|param| param.values.len() as u64)).chain(ablation.map(variant_count));
-    let settings = axes
-        .try_fold(1u64, u64::checked_mul)
-        .filter(|&n| n <= MAX_SETTINGS)
-        .ok_or_else(|| source.error_at("params", format!("more than the {MAX_SETTINGS} settings a sweep may plan")))?;
+    let settings = axes.try_fold(1u64, u64::checked_mul);
+    let settings = settings.filter(|&n| n <= MAX_SETTINGS).ok_or_else(|| {
+        let count = settings.map_or("billions of".to_string(), |n| n.to_string());
+        source.error_at("params", format!("{count} settings: more than the {MAX_SETTINGS} a sweep may plan"))
+    })?;
     let rounds = u64::from(reps.count) + u64::from(reps.warmup);
     if settings * rounds > MAX_RUNS {
         return Err(source.error_at(
