@@ -82,7 +82,8 @@ fn within(args: &CompareArgs, csv: &Path, labels: Option<(String, String)>) -> R
             table.columns.params.join(", ")
         )));
     }
-    let values = by_values(&table, by);
+    let sidecar = Sidecar::read(&ResultPaths::for_csv(csv).sidecar)?;
+    let values = by_values(&table, &sidecar, by);
     let [a, b] = values.as_slice() else {
         return Err(CommandError::BadInput(format!(
             "{}: --by {by} needs exactly two values to compare, the sweep has {}: {}",
@@ -91,7 +92,6 @@ fn within(args: &CompareArgs, csv: &Path, labels: Option<(String, String)>) -> R
             values.join(", ")
         )));
     };
-    let sidecar = Sidecar::read(&ResultPaths::for_csv(csv).sidecar)?;
     let recorded = [Some(sidecar.sweep.analysis.clone()), Some(sidecar.sweep.analysis.clone())];
     let config = compare_config(args, &recorded, [(&table, csv), (&table, csv)])?;
     let blocks = sidecar.sweep.reps.order == RunOrder::Interleaved;
@@ -100,10 +100,13 @@ fn within(args: &CompareArgs, csv: &Path, labels: Option<(String, String)>) -> R
     Ok((comparison, labels, format!("{} by {by}", csv.display())))
 }
 
-/// The distinct values of a parameter in first-seen order.
-fn by_values(table: &ResultTable, by: &str) -> Vec<String> {
+/// The values of a parameter that have runs, in declared order (else first-seen order).
+fn by_values(table: &ResultTable, sidecar: &Sidecar, by: &str) -> Vec<String> {
+    let declared = sidecar.params.iter().filter(|p| p.name == by).flat_map(|p| p.values.iter().map(|v| v.to_string()));
+    let recorded = table.observations.iter().filter_map(|o| o.setting_value(by)).map(|v| v.to_string());
+    let present: Vec<String> = recorded.clone().collect();
     let mut values: Vec<String> = Vec::new();
-    for value in table.observations.iter().filter_map(|o| o.setting_value(by)).map(|v| v.to_string()) {
+    for value in declared.filter(|v| present.contains(v)).chain(recorded) {
         if !values.contains(&value) {
             values.push(value);
         }
