@@ -151,7 +151,8 @@ fn compare_within_one_sweep_pairs_the_two_values_of_a_parameter() {
     let workspace = Workspace::new();
     let csv = fixture_result(&workspace, "both", "{{rep}}");
     let output = sweep(workspace.path(), &["compare", "--within", csv.to_str().unwrap(), "--by", "mode", "--json"]);
-    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect(&stderr(&output));
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&output)).unwrap_or_else(|_| panic!("{}", stderr(&output)));
     assert_eq!((json["a"].as_str(), json["b"].as_str()), (Some("mode=ok"), Some("mode=slow")));
     assert_eq!(json["method"], "paired");
     assert_eq!(json["settings"].as_array().unwrap().len(), 1);
