@@ -25,7 +25,8 @@ mod sweep_analysis;
 mod verdicts;
 
 pub use ablation::{
-    analyse_ablation, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, PairInteraction, VariantSummary,
+    analyse_ablation, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, Interaction, PairInteraction,
+    VariantSummary,
 };
 pub use adjusted_samples::AdjustedSamples;
 pub use comparison_method::ComparisonMethod;

@@ -48,8 +48,9 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         jobs
     );
     let title = format!("{} ({})", sweep.name, outcome.runs.paths.csv.display());
+    let blocks = ablation.isolation == Isolation::Copy && sweep.reps.order == spec::RunOrder::Interleaved;
     let (text, analysis) =
-        summary::write_ablation_summary(&outcome.runs.paths, &sweep.analysis, ablation.decl, &title)?;
+        summary::write_ablation_summary(&outcome.runs.paths, &sweep.analysis, ablation.decl, blocks, &title)?;
     println!("{text}");
     let code = finish_message(&outcome.runs);
     let failed_builds = outcome.builds.iter().any(|b| matches!(b.status, sweep::build::BuildStatus::Failed { .. }));

@@ -38,17 +38,24 @@ pub fn write_run_summary(
 }
 
 /// Analyses an ablation's CSV (primary metric first), writes the summary file and returns the report
-/// with its verdict.
+/// with its verdict. `rounds_are_blocks` when variants ran interleaved (copy isolation, interleaved order).
 pub fn write_ablation_summary(
     paths: &ResultPaths,
     config: &AnalysisConfig,
     ablation: &AblationDecl,
+    rounds_are_blocks: bool,
     title: &str,
 ) -> Result<(String, analyse::AblationAnalysis), CommandError> {
     let table = ResultTable::read(&paths.csv)?;
     let mut metrics = vec![config.primary.clone()];
     metrics.extend(table.columns.metrics.iter().filter(|name| **name != config.primary).cloned());
-    let analysis = analyse::analyse_ablation(&table.observations, &ablation.groups, &metrics, ablation.tolerance);
+    let analysis = analyse::analyse_ablation(
+        &table.observations,
+        &ablation.groups,
+        &metrics,
+        ablation.tolerance,
+        rounds_are_blocks,
+    );
     let text = report::ablation_markdown(&analysis, title);
     save(&paths.summary, &text)?;
     if let Some(svg) = report::ablation_plot_svg(&analysis) {
