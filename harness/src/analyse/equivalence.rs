@@ -27,8 +27,9 @@ pub struct EquivalenceClass {
     pub settings: Vec<usize>,
     /// (max − min) / mean of the settings' primary means.
     pub spread: f64,
-    /// What the spread must stay within: the drift bound's relative range, or without one the
-    /// combined 95% half-widths of the two extreme settings relative to the class mean.
+    /// What the spread must stay within: the combined 95% half-widths of the two extreme settings
+    /// relative to the class mean, widened to the control's drift (2√2 × its within-setting relative
+    /// sd: two single runs' 95% range) when that is larger.
     pub bound: f64,
 }
 
@@ -40,8 +41,8 @@ impl EquivalenceClass {
 
 impl EquivalenceCheck {
     /// Class settings by (group labels, key value) and compare the relative range of their primary
-    /// means with the drift bound (an empirical range test), or when there is none with the root sum
-    /// of squares of the extremes' Student's t 95% half-widths. The key is read from the setting
+    /// means with the root sum of squares of the extremes' Student's t 95% half-widths, or the drift
+    /// the control metric shows when that is larger. The key is read from the setting
     /// labels when it is a column, otherwise from each usable run's metric rounded to an integer.
     pub fn of(
         observations: &[Observation],
@@ -96,7 +97,8 @@ impl EquivalenceClass {
         let (lowest, highest) = (stats[0], stats[stats.len() - 1]);
         let mean = stats.iter().map(|s| s.mean).sum::<f64>() / stats.len() as f64;
         let spread = (highest.mean - lowest.mean) / mean;
-        let bound = drift.map_or_else(|| lowest.combined_ci95(highest) / mean, |d| d.rel_range);
+        let drift_bound = drift.map_or(0.0, |d| 2.0 * std::f64::consts::SQRT_2 * d.rel_sd);
+        let bound = (lowest.combined_ci95(highest) / mean).max(drift_bound);
         EquivalenceClass { group, value, settings, spread, bound }
     }
 }

@@ -132,5 +132,7 @@ pub(crate) fn fixture_slice_config() -> super::AnalysisConfig {
         equivalence_key: Some("overlap_slices".into()),
         fit: None,
         rows_per_slice: None,
+        alpha: 0.05,
+        negligible: None,
     }
 }

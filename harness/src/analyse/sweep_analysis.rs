@@ -4,8 +4,8 @@ use super::cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};
 use super::drift_bound::DriftBound;
 use super::equivalence::EquivalenceCheck;
 use super::failure_summary::FailureSummary;
-use super::group_best::GroupBest;
 use super::setting_summary::SettingSummary;
+use super::verdicts::Verdicts;
 use crate::record::Observation;
 use crate::spec::AnalysisConfig;
 
@@ -14,9 +14,10 @@ use crate::spec::AnalysisConfig;
 pub struct SweepAnalysis {
     /// Distinct setting vectors in first-seen order; other parts refer to them by index.
     pub settings: Vec<SettingSummary>,
-    /// One entry per group of `config.group_by` values, in first-seen order.
-    pub best: Vec<GroupBest>,
-    /// Present when `config.control` is set and some usable run reported it.
+    /// The best setting of each group of `config.group_by` values (first-seen order) and its verdict.
+    pub verdicts: Verdicts,
+    /// The control metric's within-setting spread, when `config.control` is set and some setting has
+    /// two usable runs reporting it.
     pub drift: Option<DriftBound>,
     /// Present when `config.equivalence_key` is set.
     pub equivalence: Option<EquivalenceCheck>,
@@ -27,14 +28,15 @@ pub struct SweepAnalysis {
     pub rows_per_slice: Option<f64>,
 }
 
-/// Analyse a sweep: descriptive statistics and Student's t 95% intervals per setting, the best
-/// setting per group with washes inside the noise, the drift bound (relative range of the control
-/// metric), equivalence of settings resolving to one code path, and failed runs with reasons.
-/// Only usable runs (ok, not warmup) enter statistics; every run counts towards failures.
-pub fn analyse_sweep(observations: &[Observation], config: &AnalysisConfig) -> SweepAnalysis {
+/// Analyse a sweep: descriptive statistics and Student's t 95% intervals per setting, the verdict of
+/// each group (`Verdicts::decide`: paired within rounds when `rounds_are_blocks`, i.e. the order was
+/// interleaved), the control metric's within-setting drift, equivalence of settings resolving to one
+/// code path, and failed runs with reasons. Only usable runs (ok, not warmup) enter statistics; every
+/// run counts towards failures.
+pub fn analyse_sweep(observations: &[Observation], config: &AnalysisConfig, rounds_are_blocks: bool) -> SweepAnalysis {
     let settings = SettingSummary::summarise(observations);
     let drift = config.control.as_deref().and_then(|control| DriftBound::of(observations, control));
-    let best = GroupBest::per_group(&settings, config, drift.as_ref());
+    let verdicts = Verdicts::decide(observations, &settings, config, rounds_are_blocks);
     let equivalence = config
         .equivalence_key
         .as_deref()
@@ -45,14 +47,14 @@ pub fn analyse_sweep(observations: &[Observation], config: &AnalysisConfig) -> S
         fit_fixed_plus_per_unit(&points)
     });
     let rows_per_slice = config.rows_per_slice.as_ref().and_then(|rule| {
-        let winners = best.iter().map(|group| &settings[group.best]);
+        let winners = verdicts.groups.iter().map(|group| &settings[group.best]);
         let pairs: Vec<(f64, f64)> =
             winners.filter_map(|s| Some((s.value_of(&rule.rows)?, s.value_of(&rule.slices)?))).collect();
         rows_per_slice_rule(&pairs)
     });
     SweepAnalysis {
         settings,
-        best,
+        verdicts,
         drift,
         equivalence,
         failures: FailureSummary::of(observations),
@@ -75,12 +77,12 @@ mod tests {
             rows_per_slice: Some(RowsPerSliceConfig { rows: "rows".into(), slices: "overlap_slices".into() }),
             ..fixture_slice_config()
         };
-        let analysis = analyse_sweep(&fixture_slice_sweep(), &config);
+        let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true);
         assert_eq!(analysis.settings.len(), 7);
         assert_eq!(analysis.fit.as_ref().map(|fit| fit.n), Some(7));
         // Best: 512 rows -> slices=8 resolving to 1 (no split), 1024 -> 2 (512 rows each), 2048 -> 2 (1024).
         assert_eq!(analysis.rows_per_slice, Some(512.0));
-        assert_eq!(analysis.best.len(), 3);
+        assert_eq!(analysis.verdicts.groups.len(), 3);
         assert_eq!(analysis.drift.as_ref().map(|d| d.n), Some(21));
         assert_eq!(analysis.equivalence.as_ref().map(|e| e.classes.len()), Some(1));
         assert_eq!(analysis.failures.failed, 3);
@@ -96,9 +98,11 @@ mod tests {
             equivalence_key: None,
             fit: None,
             rows_per_slice: None,
+            alpha: 0.05,
+            negligible: None,
         };
-        let analysis = analyse_sweep(&fixture_slice_sweep(), &config);
-        assert_eq!(analysis.best.len(), 1, "no grouping: one group of everything");
+        let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true);
+        assert_eq!(analysis.verdicts.groups.len(), 1, "no grouping: one group of everything");
         assert!(analysis.drift.is_none() && analysis.equivalence.is_none());
     }
 
@@ -112,9 +116,11 @@ mod tests {
             equivalence_key: None,
             fit: None,
             rows_per_slice: None,
+            alpha: 0.05,
+            negligible: None,
         };
-        let analysis = analyse_sweep(&[], &config);
-        assert!(analysis.settings.is_empty() && analysis.best.is_empty() && analysis.drift.is_none());
+        let analysis = analyse_sweep(&[], &config, true);
+        assert!(analysis.settings.is_empty() && analysis.verdicts.groups.is_empty() && analysis.drift.is_none());
         assert_eq!(analysis.failures.runs, 0);
     }
 }

@@ -38,6 +38,13 @@ impl Setting {
             .collect()
     }
 
+    /// Param values then `("variant", name)`: the setting as a recorded run reads back.
+    pub fn labels(&self) -> Vec<(String, ParamValue)> {
+        let mut labels = self.values.clone();
+        labels.push(("variant".to_string(), ParamValue::Text(self.variant.clone())));
+        labels
+    }
+
     /// The value columns as text, in order, as the CSV writes them.
     pub fn value_texts(&self) -> Vec<String> {
         self.values.iter().map(|(_, value)| value.to_string()).collect()

@@ -3,12 +3,15 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::spec::{AblationDecl, AnalysisConfig, SweepDecl};
+use crate::spec::{AblationDecl, AnalysisConfig, RepsDecl, SweepDecl};
 
 /// The declaration as written: the tables `report` and `compare` read back, typed; the rest as JSON.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RecordedDecl {
     pub analysis: AnalysisConfig,
+    /// Repetitions and their order: whether rounds are blocks of the analysis, and a race's limits.
+    #[serde(default)]
+    pub reps: RepsDecl,
     #[serde(default)]
     pub ablation: Option<AblationDecl>,
     #[serde(flatten)]
@@ -23,6 +26,7 @@ impl RecordedDecl {
         };
         rest.remove("analysis");
         rest.remove("ablation");
-        RecordedDecl { analysis: decl.analysis.clone(), ablation: decl.ablation.clone(), rest }
+        rest.remove("reps");
+        RecordedDecl { analysis: decl.analysis.clone(), reps: decl.reps.clone(), ablation: decl.ablation.clone(), rest }
     }
 }

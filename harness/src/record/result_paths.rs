@@ -13,6 +13,8 @@ pub struct ResultPaths {
     pub summary: PathBuf,
     /// The SVG plot beside the summary (written when the analysis has something to plot).
     pub plot: PathBuf,
+    /// `<stem>.analysis.json`: the verdicts as data.
+    pub analysis: PathBuf,
     /// Run directories and build logs.
     pub logs: PathBuf,
 }
@@ -27,6 +29,7 @@ impl ResultPaths {
             sidecar: csv.with_extension("json"),
             summary: PathBuf::from(format!("{}.summary.md", stem.display())),
             plot: PathBuf::from(format!("{}.svg", stem.display())),
+            analysis: PathBuf::from(format!("{}.analysis.json", stem.display())),
             logs: stem,
             csv,
         }

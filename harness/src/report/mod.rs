@@ -1,14 +1,17 @@
 //! report stage: markdown tables in the style of the source study, rendered from analysis results.
 
 mod ablation;
+mod analysis_json;
 mod comparison;
 mod markdown_table;
 mod number_format;
 mod plot;
 mod run_summary;
 mod setting_columns;
+mod verdict_lines;
 
 pub use ablation::ablation_markdown;
+pub use analysis_json::{analysis_json, setting_object, ANALYSIS_SCHEMA_VERSION};
 pub use comparison::compare_markdown;
 pub use markdown_table::MarkdownTable;
 pub use plot::{ablation_plot_svg, sweep_plot_svg};

@@ -5,7 +5,10 @@ use std::fmt::Write;
 use super::markdown_table::MarkdownTable;
 use super::number_format::{number, percent, with_ci};
 use super::setting_columns::SettingColumns;
-use crate::analyse::{AnalysisConfig, CostFit, DriftBound, EquivalenceCheck, FailureSummary, SweepAnalysis};
+use super::verdict_lines::{best_table, verdict_section};
+use crate::analyse::{
+    AnalysisConfig, CostFit, DriftBound, EquivalenceCheck, FailureSummary, GroupOutcome, SweepAnalysis,
+};
 
 /// Render a sweep's analysis as markdown tables in the style of the slice study: per-setting
 /// statistics of the primary metric, the other metrics, the best setting per group with washes,
@@ -16,6 +19,7 @@ pub fn run_summary_markdown(analysis: &SweepAnalysis, config: &AnalysisConfig, t
     writeln!(out, "Primary metric: {} ({} is better).", config.primary, config.direction).unwrap();
     out.push_str(&columns.fixed_line().unwrap_or_default());
     out.push('\n');
+    out.push_str(&verdict_section(analysis, config, &columns));
     out.push_str(&settings_table(analysis, config, &columns));
     out.push_str(&other_metrics_table(analysis, config, &columns));
     out.push_str(&best_table(analysis, config, &columns));
@@ -26,8 +30,8 @@ pub fn run_summary_markdown(analysis: &SweepAnalysis, config: &AnalysisConfig, t
         out.push_str(&fit_lines(fit, &names.x, &names.y));
     }
     if let (Some(rule), Some(names)) = (analysis.rows_per_slice, &config.rows_per_slice) {
-        let resolved = if analysis.best.iter().any(|group| group.washes().next().is_some()) {
-            " Not resolved by this data: some winners are a wash with a rival, so another rule fits as well."
+        let resolved = if analysis.verdicts.groups.iter().any(|group| group.outcome != GroupOutcome::Resolved) {
+            " Not resolved by this data: some groups are not resolved, so another rule fits as well."
         } else {
             ""
         };
@@ -77,56 +81,15 @@ fn other_metrics_table(analysis: &SweepAnalysis, config: &AnalysisConfig, column
     format!("## Other metrics (mean ± 95% CI)\n\n{}\n", table.render())
 }
 
-fn best_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &SettingColumns) -> String {
-    if analysis.best.is_empty() {
-        return String::new();
-    }
-    let rest = columns.without(&config.group_by);
-    let group_columns: Vec<&str> = config.group_by.iter().map(|c| c.as_str()).collect();
-    let mut header = group_columns.clone();
-    header.extend(["best", &config.primary, "wash with", "beaten"]);
-    let mut table = MarkdownTable::new(header.iter().map(|s| s.to_string()).collect());
-    for group in &analysis.best {
-        let best = &analysis.settings[group.best];
-        let stats = best.metric(&config.primary).expect("a best setting has the primary metric");
-        let describe = |washes: bool| {
-            let rivals = group.rivals.iter().filter(|r| r.is_wash() == washes);
-            let parts: Vec<String> = rivals
-                .map(|r| {
-                    format!(
-                        "{} (gap {}, noise {})",
-                        rest.label(&analysis.settings[r.setting].setting),
-                        number(r.gap),
-                        number(r.noise)
-                    )
-                })
-                .collect();
-            if parts.is_empty() {
-                "—".to_string()
-            } else {
-                parts.join(", ")
-            }
-        };
-        let group_cells = config
-            .group_by
-            .iter()
-            .map(|c| group.group.iter().find(|(k, _)| k == c).map_or(String::new(), |(_, v)| v.to_string()));
-        let row = group_cells
-            .chain([rest.label(&best.setting), with_ci(stats.mean, stats.ci95), describe(true), describe(false)])
-            .collect();
-        table.push(row);
-    }
-    format!("## Best per group\n\nNoise: the larger of the two 95% CIs combined and the drift bound times the best mean.\n\n{}\n", table.render())
-}
-
 fn drift_line(drift: &DriftBound) -> String {
+    let warning = if drift.is_large() { "WARNING: the machine drifted a lot; " } else { "" };
     format!(
-        "Drift: {} moved {}..{} ({}) across {} runs: effects larger than this are not drift.\n\n",
+        "Drift: {warning}{} varied by {} (pooled within-setting relative sd over {} runs; the widest setting \
+         spanned {} of its mean).\n\n",
         drift.metric,
-        number(drift.min),
-        number(drift.max),
-        percent(drift.rel_range),
-        drift.n
+        percent(drift.rel_sd),
+        drift.n,
+        percent(drift.max_rel_range)
     )
 }
 
@@ -192,7 +155,7 @@ mod tests {
 
     fn fixture_report() -> String {
         let config = fixture_slice_config();
-        run_summary_markdown(&analyse_sweep(&fixture_slice_sweep(), &config), &config, "Forced slice sweep")
+        run_summary_markdown(&analyse_sweep(&fixture_slice_sweep(), &config, true), &config, "Forced slice sweep")
     }
 
     #[test]
@@ -204,8 +167,11 @@ mod tests {
     fn numbers_in_the_summary() {
         let report = fixture_report();
         assert!(report.contains("| 512  | 1      | 3   | 875.8 ± 28.3"), "{report}");
-        assert!(report.contains("| 512  | slices=8 | 879.6 ± 17.4         | slices=1 (gap 3.833, noise 33.18) | slices=4 (gap 448.2, noise 26.81) |"));
-        assert!(report.contains("decode_tokens_per_s moved 8.720..8.990 (3.0%) across 21 runs"));
+        assert!(report.contains(
+            "| 512  | slices=8 | 879.6 ± 17.4         | tied     | slices=4 0.4904 [0.4765, 0.5048] | slices=1 0.9951 [0.9525, 1.040] |"
+        ));
+        assert!(report.contains("- rows=2048: resolved: slices=2 is best (1238.6 prefill_tokens_per_s)"), "{report}");
+        assert!(report.contains("decode_tokens_per_s varied by 1.0% (pooled within-setting relative sd over 21 runs"));
         assert!(
             report.contains("- agree: rows=512 slices=1, rows=512 slices=8 resolve to overlap_slices=1; spread 0.4%")
         );
@@ -219,7 +185,7 @@ mod tests {
             AnalysisConfig { control: None, equivalence_key: None, group_by: vec![], ..fixture_slice_config() };
         let observations: Vec<_> =
             fixture_slice_sweep().into_iter().filter(|o| o.status == crate::launch::RunStatus::Ok).collect();
-        let report = run_summary_markdown(&analyse_sweep(&observations, &config), &config, "t");
+        let report = run_summary_markdown(&analyse_sweep(&observations, &config, true), &config, "t");
         assert!(report.contains("All 22 runs finished ok."));
         assert!(!report.contains("Drift") && !report.contains("Equivalence"));
     }

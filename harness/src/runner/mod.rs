@@ -7,6 +7,7 @@ mod engine_build;
 mod origin;
 mod prepared_run;
 mod progress;
+mod race;
 mod runner_error;
 mod session;
 mod setup_env;
@@ -20,6 +21,7 @@ pub use dry_run::describe_plan;
 pub use origin::Origin;
 pub use prepared_run::{prepare_run, PreparedRun, VariantSite};
 pub use progress::Progress;
+pub use race::Race;
 pub use runner_error::RunnerError;
 pub use session::{run_dir_name, EarlyStop, Session, Tally};
 pub use setup_env::capture_setup_env;
@@ -47,6 +49,8 @@ pub struct RunOptions {
     pub build: bool,
     /// The command line, for the sidecar.
     pub command_line: Vec<String>,
+    /// Run round by round until every group is decided (`[reps] until = "decided"`, `--until-decided`).
+    pub race: Option<Race>,
 }
 
 /// What a finished (or stopped) sweep left behind.
@@ -123,7 +127,10 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
             todo.len()
         ));
     }
-    session.run_all(&plan, &todo, &sites)?;
+    match options.race {
+        Some(race) => session.run_race(&plan, &todo, &sites, race, &paths.csv)?,
+        None => session.run_all(&plan, &todo, &sites)?,
+    }
     Ok(SweepOutcome { paths, tally: session.tally, stopped: session.stopped, skipped })
 }
 

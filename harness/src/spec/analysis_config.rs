@@ -33,7 +33,8 @@ pub struct AnalysisConfig {
     /// Setting columns whose values form the groups a best setting is picked in (e.g. `rows`).
     #[serde(default)]
     pub group_by: Vec<String>,
-    /// A metric no setting should move (e.g. `decode_tokens_per_s`); its range bounds run-to-run drift.
+    /// A metric no setting should move (e.g. `decode_tokens_per_s`): a per-run probe of machine speed,
+    /// used as a covariate that removes drift from the primary metric.
     #[serde(default)]
     pub control: Option<String>,
     /// A setting column or metric naming the code path a setting resolves to (e.g. the metric
@@ -46,6 +47,20 @@ pub struct AnalysisConfig {
     /// Derive the rows-per-slice rule implied by the best setting of each group.
     #[serde(default)]
     pub rows_per_slice: Option<RowsPerSliceConfig>,
+    /// Family-wise error rate of the verdicts (Holm-corrected over every comparison made).
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    /// A relative difference too small to matter (e.g. 0.01 for 1%): a rival shown to be within it of
+    /// the best is a practical tie, and a race stops running it.
+    #[serde(default)]
+    pub negligible: Option<f64>,
+}
+
+/// The conventional 5% family-wise error rate.
+pub const DEFAULT_ALPHA: f64 = 0.05;
+
+fn default_alpha() -> f64 {
+    DEFAULT_ALPHA
 }
 
 /// The two columns of a cost fit; each a setting column or a metric (its per-setting mean).

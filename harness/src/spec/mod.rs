@@ -16,7 +16,7 @@ mod variant_name;
 
 use std::path::{Path, PathBuf};
 
-pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig};
+pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
 pub use block_selector::BlockSelector;
 pub use design::Design;
 pub use engine::Engine;
@@ -27,7 +27,7 @@ pub use spec_error::{Location, SpecError};
 pub use sweep::Sweep;
 pub use sweep_decl::{
     AblationDecl, CheckDecl, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl, RegexMetricDecl, RepsDecl, RunDecl,
-    RunOrder, SweepDecl, TemplateDecl,
+    RunOrder, SweepDecl, TemplateDecl, Until, DEFAULT_RACE_MIN,
 };
 pub use variant_name::VariantName;
 

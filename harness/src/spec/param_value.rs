@@ -76,6 +76,22 @@ impl ParamValue {
     }
 }
 
+/// Non-finite floats are refused at load, so equality is reflexive for every value a sweep holds.
+impl Eq for ParamValue {}
+
+/// Consistent with `==`: a float hashes by its bits, with −0.0 as 0.0 (they compare equal).
+impl std::hash::Hash for ParamValue {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        match self {
+            ParamValue::Int(i) => i.hash(state),
+            ParamValue::Float(x) => (if *x == 0.0 { 0.0f64 } else { *x }).to_bits().hash(state),
+            ParamValue::Bool(b) => b.hash(state),
+            ParamValue::Text(t) => t.hash(state),
+        }
+    }
+}
+
 impl fmt::Display for ParamValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

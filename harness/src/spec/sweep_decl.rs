@@ -35,11 +35,50 @@ pub struct RepsDecl {
     /// Warmup rounds run first, recorded with `warmup=true`, never analysed.
     #[serde(default)]
     pub warmup: u32,
+    /// `"decided"`: race. After each round from `min` on, settings that are beaten in their group (or
+    /// practical ties) stop being run; the sweep ends when every group is decided, or at `max` rounds.
+    #[serde(default)]
+    pub until: Option<Until>,
+    /// Rounds every setting runs before a race may drop any (default 3).
+    #[serde(default)]
+    pub min: Option<u32>,
+    /// Rounds a race runs at most (default: `count`, at least `min`).
+    #[serde(default)]
+    pub max: Option<u32>,
+}
+
+/// When a racing sweep stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Until {
+    /// Every group resolved or tied.
+    Decided,
+}
+
+/// Rounds a race runs before dropping anything, unless `[reps] min` says otherwise.
+pub const DEFAULT_RACE_MIN: u32 = 3;
+
+impl RepsDecl {
+    /// `(min, max)` rounds of the race this declares, if it races.
+    pub fn race(&self) -> Option<(u32, u32)> {
+        self.until.map(|_| {
+            let min = self.min.unwrap_or(DEFAULT_RACE_MIN);
+            (min, self.max.unwrap_or(self.count).max(min))
+        })
+    }
 }
 
 impl Default for RepsDecl {
     fn default() -> Self {
-        RepsDecl { count: default_reps(), order: RunOrder::default(), seed: None, warmup: 0 }
+        RepsDecl {
+            count: default_reps(),
+            order: RunOrder::default(),
+            seed: None,
+            warmup: 0,
+            until: None,
+            min: None,
+            max: None,
+        }
     }
 }
 

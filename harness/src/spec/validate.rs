@@ -6,7 +6,7 @@ use super::engine_profile::{EngineProfile, LauncherKind};
 use super::param_value::{Param, ParamValue};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::sweep_decl::{CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl};
+use super::sweep_decl::{CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder};
 use super::RESERVED_NAMES;
 
 /// Turns `[params]` into params, refusing empty lists, non-scalars and reserved names.
@@ -117,6 +117,30 @@ pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {
     if reps.count == 0 {
         return Err(source.error_at("reps.count", "must be at least 1"));
     }
+    if reps.until.is_none() {
+        for (key, value) in [("reps.min", reps.min), ("reps.max", reps.max)] {
+            if value.is_some() {
+                return Err(source.error_at(key, "only means something with `until = \"decided\"`"));
+            }
+        }
+        return Ok(());
+    }
+    if reps.order != RunOrder::Interleaved {
+        return Err(
+            source.error_at("reps.until", "a race needs `order = \"interleaved\"`: it decides after each round")
+        );
+    }
+    if let Some((min, max)) = reps.race() {
+        if min < 2 {
+            return Err(source.error_at("reps.min", "must be at least 2: one round cannot show a difference"));
+        }
+        if reps.max.is_some_and(|max| max < min) {
+            return Err(source.error_at("reps.max", format!("must be at least reps.min ({min})")));
+        }
+        if max > 10_000 {
+            return Err(source.error_at("reps.max", "must be at most 10000"));
+        }
+    }
     Ok(())
 }
 
@@ -223,6 +247,12 @@ pub fn analysis(
 ) -> Result<(), SpecError> {
     if !is_metric(metrics, &analysis.primary) {
         return Err(source.error_at("analysis.primary", format!("unknown metric `{}`", analysis.primary)));
+    }
+    if !(analysis.alpha > 0.0 && analysis.alpha < 0.5) {
+        return Err(source.error_at("analysis.alpha", "must be between 0 and 0.5 (e.g. 0.05)"));
+    }
+    if analysis.negligible.is_some_and(|share| !(share > 0.0 && share < 1.0)) {
+        return Err(source.error_at("analysis.negligible", "must be a share between 0 and 1 (e.g. 0.01 for 1%)"));
     }
     if let Some(control) = &analysis.control {
         if !is_metric(metrics, control) {

@@ -76,6 +76,7 @@ fn declaration_path(name: &str) -> Result<PathBuf, CommandError> {
 fn run_options(args: &AblateArgs) -> RunOptions {
     let execution = &args.execution;
     RunOptions {
+        race: None,
         plan: PlanOptions { reps: execution.reps, filters: Vec::new(), shard: None, seed: execution.seed },
         fail_fast: execution.fail_fast,
         resume: None,

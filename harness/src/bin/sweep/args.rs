@@ -76,6 +76,13 @@ pub struct RunArgs {
     /// Do not run the engine profile's build command first.
     #[arg(long)]
     pub no_build: bool,
+    /// Race: after each round from the third on, stop running settings already beaten in their group
+    /// (or shown to be negligibly different); end when every group is decided.
+    #[arg(long)]
+    pub until_decided: bool,
+    /// The most rounds a race may run (default: the declaration's `[reps] max`, else `count`).
+    #[arg(long, value_name = "N")]
+    pub max_reps: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -131,6 +138,9 @@ pub struct CompareArgs {
 pub struct ReportArgs {
     /// A result CSV written by `sweep run` or `sweep ablate` (its JSON sidecar must sit beside it).
     pub csv: PathBuf,
+    /// Print the machine-readable analysis (`<stem>.analysis.json`) instead of the markdown summary.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

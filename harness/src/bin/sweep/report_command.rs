@@ -13,9 +13,18 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
     let title = args.csv.display().to_string();
     let text = match summary::recorded_ablation(&paths)? {
         Some(ablation) => summary::write_ablation_summary(&paths, &config, &ablation, &title)?.0,
-        None => summary::write_run_summary(&paths, &config, &title)?,
+        None => {
+            let blocks = summary::recorded_rounds_are_blocks(&paths)?;
+            summary::write_run_summary(&paths, &config, blocks, &title)?
+        }
     };
-    println!("{text}");
+    if args.json && paths.analysis.is_file() {
+        let json = std::fs::read_to_string(&paths.analysis)
+            .map_err(|error| CommandError::BadInput(format!("cannot read {}: {error}", paths.analysis.display())))?;
+        println!("{json}");
+    } else {
+        println!("{text}");
+    }
     eprintln!("summary: {}", paths.summary.display());
     Ok(exit_code::SUCCESS as u8)
 }

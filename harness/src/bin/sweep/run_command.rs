@@ -3,7 +3,7 @@
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::{parse_shard, PlanOptions};
-use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome};
+use sweep::runner::{self, EarlyStop, Race, RunOptions, SweepOutcome};
 use sweep::spec;
 
 use crate::args::RunArgs;
@@ -13,7 +13,7 @@ use crate::summary;
 
 pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     let sweep = spec::load_sweep(&args.spec)?;
-    let options = run_options(&args)?;
+    let options = run_options(&args, &sweep)?;
     restore_if_interrupted(&sweep.engine.tree)?;
     if args.execution.dry_run {
         let (plan, sites) = runner::plan_sweep(&sweep, &options)?;
@@ -24,17 +24,19 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     let events = RunEvents::install().map_err(CommandError::Signals)?;
     let outcome = runner::run_sweep(&sweep, &options, &events)?;
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
-    let text = summary::write_run_summary(&outcome.paths, &sweep.analysis, &title)?;
+    let blocks = sweep.reps.order == spec::RunOrder::Interleaved;
+    let text = summary::write_run_summary(&outcome.paths, &sweep.analysis, blocks, &title)?;
     println!("{text}");
     Ok(finish_message(&outcome))
 }
 
 /// The checked form of the command line.
-fn run_options(args: &RunArgs) -> Result<RunOptions, CommandError> {
+fn run_options(args: &RunArgs, sweep: &spec::Sweep) -> Result<RunOptions, CommandError> {
     let execution = &args.execution;
+    let race = race(args, sweep)?;
     Ok(RunOptions {
         plan: PlanOptions {
-            reps: execution.reps,
+            reps: race.map(|race| race.max).or(execution.reps),
             filters: args.filters.clone(),
             shard: args.shard.as_deref().map(parse_shard).transpose()?,
             seed: execution.seed,
@@ -45,7 +47,31 @@ fn run_options(args: &RunArgs) -> Result<RunOptions, CommandError> {
         results_dir: execution.results_dir.clone(),
         build: !args.no_build,
         command_line: std::env::args().collect(),
+        race,
     })
+}
+
+/// The race the declaration and `--until-decided` / `--max-reps` ask for, if any.
+fn race(args: &RunArgs, sweep: &spec::Sweep) -> Result<Option<Race>, CommandError> {
+    let declared = sweep.reps.race();
+    if !args.until_decided && declared.is_none() {
+        if args.max_reps.is_some() {
+            return Err(CommandError::BadInput("--max-reps only applies to a race: add --until-decided".into()));
+        }
+        return Ok(None);
+    }
+    if sweep.reps.order != spec::RunOrder::Interleaved {
+        return Err(CommandError::BadInput(format!(
+            "{}: a race (--until-decided) needs `[reps] order = \"interleaved\"`",
+            args.spec.display()
+        )));
+    }
+    let (min, declared_max) = declared.unwrap_or((spec::DEFAULT_RACE_MIN, sweep.reps.count));
+    let max = args.max_reps.or(args.execution.reps).unwrap_or(declared_max);
+    if max < min {
+        return Err(CommandError::BadInput(format!("--max-reps {max} is below the race's minimum of {min} rounds")));
+    }
+    Ok(Some(Race { min, max }))
 }
 
 /// Says where everything is and picks the exit code: 130 interrupted, 1 if a run failed.

@@ -13,12 +13,24 @@ pub fn recorded_analysis(paths: &ResultPaths) -> Result<AnalysisConfig, CommandE
     Ok(Sidecar::read(&paths.sidecar)?.sweep.analysis)
 }
 
+/// Whether the recorded sweep ran in interleaved rounds (so rounds are blocks of its analysis).
+pub fn recorded_rounds_are_blocks(paths: &ResultPaths) -> Result<bool, CommandError> {
+    Ok(Sidecar::read(&paths.sidecar)?.sweep.reps.order == sweep::spec::RunOrder::Interleaved)
+}
+
 /// Analyses the CSV at `paths.csv`, writes the summary file and returns its text.
-pub fn write_run_summary(paths: &ResultPaths, config: &AnalysisConfig, title: &str) -> Result<String, CommandError> {
+pub fn write_run_summary(
+    paths: &ResultPaths,
+    config: &AnalysisConfig,
+    rounds_are_blocks: bool,
+    title: &str,
+) -> Result<String, CommandError> {
     let table = ResultTable::read(&paths.csv)?;
-    let analysis = analyse::analyse_sweep(&table.observations, config);
+    let analysis = analyse::analyse_sweep(&table.observations, config, rounds_are_blocks);
     let text = report::run_summary_markdown(&analysis, config, title);
     save(&paths.summary, &text)?;
+    let json = serde_json::to_string_pretty(&report::analysis_json(&analysis, config)).expect("JSON values serialize");
+    save(&paths.analysis, &json)?;
     if let Some(svg) = report::sweep_plot_svg(&analysis, config) {
         save(&paths.plot, &svg)?;
     }

@@ -1,0 +1,125 @@
+//! The verdict on one group of settings: which is best, and whether the data can tell it from its rivals.
+
+use serde::Serialize;
+
+use super::ratio_interval::RatioInterval;
+use super::rival_comparison::RivalComparison;
+use super::setting_summary::Labels;
+
+/// What the data say about a group as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum GroupOutcome {
+    /// The best setting beats every rival (family-wise corrected).
+    #[serde(rename = "resolved")]
+    Resolved,
+    /// Some rivals cannot be separated from the best.
+    #[serde(rename = "tied")]
+    Tied,
+    /// No test was possible (one rep, or no degrees of freedom).
+    #[serde(rename = "cannot tell")]
+    CannotTell,
+}
+
+/// A rival of a group's best setting and how it fared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rival {
+    /// Index into `SweepAnalysis::settings`.
+    pub setting: usize,
+    /// None when no test was possible.
+    pub comparison: Option<RivalComparison>,
+    /// rival / best on the metric's own scale, with its 95% interval (not multiplicity-adjusted).
+    pub ratio: Option<RatioInterval>,
+    /// Holm-adjusted p-value of "no difference".
+    pub p_adjusted: Option<f64>,
+    /// Worse than the best, family-wise significant.
+    pub beaten: bool,
+    /// Within the declared negligible margin of the best (two one-sided tests): a practical tie.
+    pub equivalent: bool,
+}
+
+impl Rival {
+    /// Out of the race: nothing more to learn about it.
+    pub fn is_decided(&self) -> bool {
+        self.beaten || self.equivalent
+    }
+}
+
+/// One group of settings (one value of the `group_by` columns).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupVerdict {
+    /// The `group_by` labels shared by the group (empty without grouping).
+    pub group: Labels,
+    /// Index into `SweepAnalysis::settings` of the best (control-adjusted) mean.
+    pub best: usize,
+    /// Every other setting of the group, in setting order.
+    pub rivals: Vec<Rival>,
+    pub outcome: GroupOutcome,
+}
+
+impl GroupVerdict {
+    pub fn new(group: Labels, best: usize, rivals: Vec<Rival>) -> GroupVerdict {
+        let outcome = if rivals.iter().any(|r| r.comparison.is_none()) {
+            GroupOutcome::CannotTell
+        } else if rivals.iter().all(|r| r.beaten) {
+            GroupOutcome::Resolved
+        } else {
+            GroupOutcome::Tied
+        };
+        GroupVerdict { group, best, rivals, outcome }
+    }
+
+    /// Every rival is beaten or a practical tie: more runs would not change the answer.
+    pub fn is_decided(&self) -> bool {
+        self.outcome != GroupOutcome::CannotTell && self.rivals.iter().all(Rival::is_decided)
+    }
+
+    /// Rivals the best could not be told from.
+    pub fn tied(&self) -> impl Iterator<Item = &Rival> {
+        self.rivals.iter().filter(|r| !r.beaten)
+    }
+
+    /// Settings still worth running in a race: the best and every rival not yet decided, unless the
+    /// whole group is decided.
+    pub fn racing(&self) -> Vec<usize> {
+        if self.is_decided() {
+            return Vec::new();
+        }
+        std::iter::once(self.best).chain(self.rivals.iter().filter(|r| !r.is_decided()).map(|r| r.setting)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::comparison_method::ComparisonMethod;
+
+    fn rival(setting: usize, beaten: bool, equivalent: bool) -> Rival {
+        let comparison =
+            RivalComparison { estimate: -0.1, std_error: 0.01, df: 10.0, runs: 3, method: ComparisonMethod::Pooled };
+        Rival { setting, comparison: Some(comparison), ratio: None, p_adjusted: None, beaten, equivalent }
+    }
+
+    #[test]
+    fn resolved_only_when_every_rival_is_beaten() {
+        assert_eq!(GroupVerdict::new(vec![], 0, vec![rival(1, true, false)]).outcome, GroupOutcome::Resolved);
+        let tied = GroupVerdict::new(vec![], 0, vec![rival(1, true, false), rival(2, false, false)]);
+        assert_eq!(tied.outcome, GroupOutcome::Tied);
+        assert_eq!(tied.tied().map(|r| r.setting).collect::<Vec<_>>(), [2]);
+        assert_eq!(tied.racing(), [0, 2]);
+    }
+
+    #[test]
+    fn a_practical_tie_decides_the_group_without_resolving_it() {
+        let group = GroupVerdict::new(vec![], 0, vec![rival(1, true, false), rival(2, false, true)]);
+        assert_eq!(group.outcome, GroupOutcome::Tied);
+        assert!(group.is_decided() && group.racing().is_empty());
+    }
+
+    #[test]
+    fn an_untestable_rival_means_cannot_tell() {
+        let untested = Rival { comparison: None, ..rival(1, false, false) };
+        let group = GroupVerdict::new(vec![], 0, vec![untested]);
+        assert_eq!(group.outcome, GroupOutcome::CannotTell);
+        assert!(!group.is_decided());
+    }
+}

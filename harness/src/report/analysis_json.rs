@@ -1,0 +1,98 @@
+//! `<stamp>.analysis.json`: every verdict of a sweep as machine-readable data, param values typed.
+
+use serde_json::{json, Map, Value};
+
+use crate::analyse::{AnalysisConfig, GroupVerdict, Labels, Rival, SweepAnalysis};
+use crate::plan::DEFAULT_VARIANT;
+
+/// Version of the layout below; bump it when a field changes meaning.
+pub const ANALYSIS_SCHEMA_VERSION: u32 = 1;
+
+/// The analysis as JSON: top-level `runs` (engine runs recorded), `alpha`, `method` (`paired` or
+/// `welch`), and per group its labels, verdict (`resolved`, `tied`, `cannot tell`), best setting and
+/// rivals with their verdict (`beaten` or `tied`), ratio rival / best with its 95% interval, and the
+/// Holm-adjusted p-value.
+pub fn analysis_json(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Value {
+    let verdicts = &analysis.verdicts;
+    let setting = |index: usize| setting_object(&analysis.settings[index].setting);
+    let groups: Vec<Value> = verdicts.groups.iter().map(|group| group_json(group, &setting)).collect();
+    json!({
+        "schema_version": ANALYSIS_SCHEMA_VERSION,
+        "primary": config.primary,
+        "direction": config.direction,
+        "alpha": verdicts.alpha,
+        "negligible": verdicts.negligible,
+        "runs": analysis.failures.runs,
+        "method": verdicts.method().design(),
+        "tests": verdicts.tests,
+        "control": verdicts.adjustment.as_ref().map(|a| json!({
+            "metric": a.metric, "slope": a.slope, "variance_removed": a.variance_removed,
+        })),
+        "pooled_df": verdicts.model.as_ref().filter(|m| m.is_homogeneous()).map(|m| m.df),
+        "groups": groups,
+    })
+}
+
+fn group_json(group: &GroupVerdict, setting: &dyn Fn(usize) -> Value) -> Value {
+    let rivals: Vec<Value> = group.rivals.iter().map(|rival| rival_json(rival, setting)).collect();
+    json!({
+        "group": setting_object(&group.group),
+        "verdict": group.outcome,
+        "decided": group.is_decided(),
+        "best": setting(group.best),
+        "method": group.rivals.iter().find_map(|r| r.comparison).map(|c| c.method.design()),
+        "rivals": rivals,
+    })
+}
+
+fn rival_json(rival: &Rival, setting: &dyn Fn(usize) -> Value) -> Value {
+    json!({
+        "setting": setting(rival.setting),
+        "verdict": if rival.beaten { "beaten" } else { "tied" },
+        "equivalent": rival.equivalent,
+        "ratio": rival.ratio.map(|r| r.ratio),
+        "low": rival.ratio.map(|r| r.low),
+        "high": rival.ratio.map(|r| r.high),
+        "p_adjusted": rival.p_adjusted,
+        "method": rival.comparison.map(|c| c.method.design()),
+    })
+}
+
+/// `{"rows": 512, "slices": 1}`: param -> typed value; the variant only when it is not the default.
+pub fn setting_object(labels: &Labels) -> Value {
+    let map: Map<String, Value> = labels
+        .iter()
+        .filter(|(name, value)| !(name == "variant" && value.as_text() == Some(DEFAULT_VARIANT)))
+        .map(|(name, value)| (name.clone(), serde_json::to_value(value).unwrap_or(Value::Null)))
+        .collect();
+    Value::Object(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::analyse_sweep;
+    use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
+
+    #[test]
+    fn verdicts_with_typed_settings() {
+        let config = fixture_slice_config();
+        let json = analysis_json(&analyse_sweep(&fixture_slice_sweep(), &config, true), &config);
+        assert_eq!(json["schema_version"], 1);
+        assert_eq!(json["runs"], 25);
+        assert_eq!(json["alpha"], 0.05);
+        assert_eq!(json["method"], "paired");
+        let groups = json["groups"].as_array().unwrap();
+        assert_eq!(groups.len(), 3);
+        assert_eq!(groups[2]["group"]["rows"], 2048, "numbers stay numbers: {}", groups[2]["group"]);
+        assert_eq!(groups[2]["verdict"], "resolved");
+        assert_eq!(groups[2]["best"]["slices"], 2);
+        let rival = &groups[2]["rivals"][0];
+        assert_eq!((rival["verdict"].as_str(), rival["setting"]["slices"].as_i64()), (Some("beaten"), Some(4)));
+        let (low, ratio, high) =
+            (rival["low"].as_f64().unwrap(), rival["ratio"].as_f64().unwrap(), rival["high"].as_f64().unwrap());
+        assert!(low < ratio && ratio < high && high < 1.0);
+        assert_eq!(groups[0]["verdict"], "tied");
+        assert!(rival["p_adjusted"].as_f64().unwrap() < 0.05);
+    }
+}

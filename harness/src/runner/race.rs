@@ -1,0 +1,78 @@
+//! Racing: run round by round, and after each round stop running the settings the data have decided.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::prepared_run::VariantSite;
+use super::runner_error::RunnerError;
+use super::session::Session;
+use crate::analyse::{SettingSummary, Verdicts};
+use crate::plan::{Plan, PlannedRun};
+use crate::record::ResultTable;
+
+/// The rounds a race may take: every setting runs `min`, none more than `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Race {
+    pub min: u32,
+    pub max: u32,
+}
+
+impl Session<'_> {
+    /// Runs `todo` round by round (warmups first). From round `min` on, the recorded CSV is analysed
+    /// after every round (F-Race's idea, Birattari et al. 2002, with rounds as blocks and the Holm-
+    /// corrected verdicts of `Verdicts::decide`): settings beaten in their group, or shown to be
+    /// within the negligible margin of its best, are not run again, and the race ends when every
+    /// group is decided. A resumed race re-reads the CSV, so it carries on where it stopped.
+    pub fn run_race(
+        &mut self,
+        plan: &Plan,
+        todo: &[PlannedRun],
+        sites: &[VariantSite],
+        race: Race,
+        csv: &Path,
+    ) -> Result<(), RunnerError> {
+        let warmups: Vec<PlannedRun> = todo.iter().filter(|run| run.warmup).copied().collect();
+        self.run_all(plan, &warmups, sites)?;
+        let mut racing: Option<BTreeSet<usize>> = None;
+        for round in 1..=race.max {
+            if self.stopped.is_some() {
+                return Ok(());
+            }
+            let runs: Vec<PlannedRun> = todo
+                .iter()
+                .filter(|run| !run.warmup && run.rep == round)
+                .filter(|run| racing.as_ref().is_none_or(|set| set.contains(&run.setting)))
+                .copied()
+                .collect();
+            self.run_all(plan, &runs, sites)?;
+            if round >= race.min && round < race.max && self.stopped.is_none() {
+                let still = self.still_racing(plan, csv)?;
+                self.progress.note(&format!(
+                    "race after round {round}: {} of {} settings still racing",
+                    still.len(),
+                    plan.settings.len()
+                ));
+                if still.is_empty() {
+                    self.progress.note("every group is decided: the race ends here");
+                    return Ok(());
+                }
+                racing = Some(still);
+            }
+        }
+        Ok(())
+    }
+
+    /// Plan indices of the settings whose groups are not yet decided (the best and undecided rivals).
+    fn still_racing(&self, plan: &Plan, csv: &Path) -> Result<BTreeSet<usize>, RunnerError> {
+        let table = ResultTable::read(csv)?;
+        let settings = SettingSummary::summarise(&table.observations);
+        let verdicts = Verdicts::decide(&table.observations, &settings, &self.sweep.analysis, true);
+        let racing_labels: Vec<_> = verdicts.racing().into_iter().map(|index| &settings[index].setting).collect();
+        let undecided_or_unmeasured = plan.settings.iter().enumerate().filter(|(_, setting)| {
+            let labels = setting.labels();
+            let measured = settings.iter().any(|s| s.setting == labels);
+            !measured || racing_labels.contains(&&labels)
+        });
+        Ok(undecided_or_unmeasured.map(|(index, _)| index).collect())
+    }
+}
