@@ -96,7 +96,7 @@ fn unknown_top_level_key_names_key_and_line() {
 fn unknown_nested_key_names_key_and_line() {
     assert_check_rejects(
         &base_with("count = 3", "cont = 3"),
-        "sweep: error: sweeps/x.toml:12: `reps.cont`: unknown key `cont`, expected one of `count`, `order`, `seed`, `warmup`",
+        "sweep: error: sweeps/x.toml:12: `reps.cont`: unknown key `cont`, expected one of `count`, `order`, `seed`, `warmup`, `until`, `min`, `max`",
     );
 }
 
