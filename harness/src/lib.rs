@@ -12,6 +12,8 @@ pub mod compare;
 pub mod exit_code;
 pub mod extract;
 pub mod launch;
+#[cfg(test)]
+mod mutation;
 pub mod plan;
 pub mod record;
 pub mod report;

@@ -1,6 +1,8 @@
 //! Writes results as they happen (CSV row per run, fsynced; JSON sidecar) and reads them back.
 
 mod columns;
+#[cfg(test)]
+mod fuzz_tests;
 mod observation;
 mod provenance;
 mod record_error;
@@ -11,6 +13,7 @@ mod result_table;
 mod result_writer;
 mod run_key;
 mod sidecar;
+mod torn_row;
 
 pub use columns::Columns;
 pub use observation::Observation;
@@ -18,8 +21,9 @@ pub use provenance::{version_line, Provenance};
 pub use record_error::RecordError;
 pub use recorded_decl::RecordedDecl;
 pub use recorded_environment::{Inherited, RecordedEnvironment};
-pub use result_paths::ResultPaths;
+pub use result_paths::{utc_stamp, ResultPaths};
 pub use result_table::ResultTable;
 pub use result_writer::{ResultWriter, RunRow};
 pub use run_key::RunKey;
 pub use sidecar::{Sidecar, SIDECAR_SCHEMA_VERSION};
+pub use torn_row::{cut_torn_row, TornRow};

@@ -12,6 +12,16 @@ pub enum RecordError {
     BadSidecar { path: PathBuf, reason: String },
     #[error("{}:{line}: {reason}", path.display())]
     BadRow { path: PathBuf, line: u64, reason: String },
+    #[error("{}:{line}:{column}: {reason}", path.display())]
+    BadValue { path: PathBuf, line: u64, column: usize, reason: String },
+    #[error(
+        "{}:{line}: the last row has no line end: a run was cut off while being recorded; `sweep run --resume` \
+         drops it and runs it again",
+        path.display()
+    )]
+    TornRow { path: PathBuf, line: usize },
+    #[error("{}: no runs recorded (the CSV holds only its header)", path.display())]
+    NoRuns { path: PathBuf },
     #[error("{}: its columns differ from this sweep's ({reason}); resume a CSV of the same sweep", path.display())]
     ResumeMismatch { path: PathBuf, reason: String },
 }
@@ -24,6 +34,9 @@ impl RecordError {
             RecordError::NotAResultCsv { .. }
                 | RecordError::BadSidecar { .. }
                 | RecordError::BadRow { .. }
+                | RecordError::BadValue { .. }
+                | RecordError::TornRow { .. }
+                | RecordError::NoRuns { .. }
                 | RecordError::ResumeMismatch { .. }
         )
     }

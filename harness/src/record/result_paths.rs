@@ -35,16 +35,68 @@ impl ResultPaths {
         }
     }
 
-    /// A new `<results_dir>/<sweep>/<UTC stamp>.csv`; a second sweep started within the same second
-    /// gets `<stamp>-2.csv` (and so on) instead of failing on the first one's file.
-    pub fn fresh(results_dir: &Path, sweep: &str) -> ResultPaths {
-        let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace([':', '-'], "");
-        let dir = results_dir.join(sweep);
-        let taken = |name: &str| dir.join(format!("{name}.csv")).exists() || dir.join(name).exists();
-        let name = (1..)
-            .map(|n| if n == 1 { stamp.clone() } else { format!("{stamp}-{n}") })
-            .find(|name| !taken(name))
-            .expect("unbounded");
-        ResultPaths::for_csv(&dir.join(format!("{name}.csv")))
+    /// Claims a new `<results_dir>/<sweep>/<UTC stamp>.csv` by creating its log folder: `create_dir` fails
+    /// when the folder exists, so of two sweeps started within the same second only one gets the stamp and
+    /// the other takes `<stamp>-2.csv` (and so on) instead of failing on the first one's files.
+    pub fn fresh(results_dir: &Path, sweep: &str) -> std::io::Result<ResultPaths> {
+        ResultPaths::claim(results_dir, sweep, &utc_stamp())
+    }
+
+    fn claim(results_dir: &Path, sweep: &str, stamp: &str) -> std::io::Result<ResultPaths> {
+        std::fs::create_dir_all(results_dir.join(sweep))?;
+        for n in 1.. {
+            let paths = ResultPaths::stamped(results_dir, sweep, stamp, n);
+            if paths.csv.exists() {
+                continue;
+            }
+            match std::fs::create_dir(&paths.logs) {
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                claimed => return claimed.map(|()| paths),
+            }
+        }
+        unreachable!("the suffixes are unbounded")
+    }
+
+    /// `<results_dir>/<sweep>/<stamp>.csv`, or `<stamp>-<n>.csv` for n > 1.
+    pub fn stamped(results_dir: &Path, sweep: &str, stamp: &str, n: u32) -> ResultPaths {
+        let name = if n == 1 { stamp.to_string() } else { format!("{stamp}-{n}") };
+        ResultPaths::for_csv(&results_dir.join(sweep).join(format!("{name}.csv")))
+    }
+
+    /// Every file a sweep writing `self.csv` would create beside it (`X.csv`, `X.json`, `X.summary.md`,
+    /// `X.svg`, `X.analysis.json`, `X/`).
+    pub fn outputs(&self) -> Vec<PathBuf> {
+        vec![
+            self.csv.clone(),
+            self.sidecar.clone(),
+            self.summary.clone(),
+            self.plot.clone(),
+            self.analysis.clone(),
+            self.logs.clone(),
+        ]
+    }
+}
+
+/// The current UTC time as a file-name stamp: `20261130T102922Z`.
+pub fn utc_stamp() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace([':', '-'], "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_sweep_in_the_same_second_gets_a_suffix() {
+        let dir = tempfile::tempdir().unwrap();
+        let stamp = "20261130T101500Z";
+        let first = ResultPaths::claim(dir.path(), "x", stamp).unwrap();
+        let second = ResultPaths::claim(dir.path(), "x", stamp).unwrap();
+        assert_eq!(first.csv, dir.path().join("x/20261130T101500Z.csv"));
+        assert_eq!(second.csv, dir.path().join("x/20261130T101500Z-2.csv"));
+        assert!(first.logs.is_dir() && second.logs.is_dir(), "each claim creates its log folder");
+        std::fs::write(dir.path().join("x/20261130T101500Z-3.csv"), "").unwrap();
+        let third = ResultPaths::claim(dir.path(), "x", stamp).unwrap();
+        assert_eq!(third.csv, dir.path().join("x/20261130T101500Z-4.csv"), "a CSV without its folder is taken too");
     }
 }

@@ -149,7 +149,8 @@ pub fn run_ablation(
     let plan = ablation.plan(options)?;
     ablation.check(&plan)?;
     let origin = Origin::gather(ablation.sweep)?;
-    let context = Context { options, paths: result_paths(ablation.sweep, options), origin, events };
+    let paths = result_paths(ablation.sweep, options, false)?;
+    let context = Context { options, paths, origin, events };
     match ablation.isolation {
         Isolation::Copy => run_copies(ablation, &plan, &context, jobs),
         Isolation::InPlace => run_in_place(ablation, &plan, &context),

@@ -30,8 +30,8 @@ pub use spawning::Spawning;
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlanOptions, PlannedRun, DEFAULT_VARIANT};
 use crate::record::{
-    Columns, Provenance, RecordedDecl, RecordedEnvironment, ResultPaths, ResultTable, ResultWriter, RunKey, Sidecar,
-    SIDECAR_SCHEMA_VERSION,
+    utc_stamp, Columns, Provenance, RecordedDecl, RecordedEnvironment, ResultPaths, ResultTable, ResultWriter, RunKey,
+    Sidecar, SIDECAR_SCHEMA_VERSION,
 };
 use crate::spec::Sweep;
 
@@ -97,7 +97,7 @@ pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<()
 pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Result<SweepOutcome, RunnerError> {
     let (plan, mut sites) = plan_sweep(sweep, options)?;
     preflight(sweep, &plan, &sites)?;
-    let paths = result_paths(sweep, options);
+    let paths = result_paths(sweep, options, false)?;
     let origin = Origin::gather(sweep)?;
     let spawning = Spawning { base_env: &origin.base_env, events };
     let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), origin.provenance.clone())?;
@@ -134,10 +134,14 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     Ok(SweepOutcome { paths, tally: session.tally, stopped: session.stopped, skipped })
 }
 
-pub fn result_paths(sweep: &Sweep, options: &RunOptions) -> ResultPaths {
+/// Where a sweep's results go; a fresh stamp is claimed on disk, except for a dry run (which writes nothing).
+pub fn result_paths(sweep: &Sweep, options: &RunOptions, dry_run: bool) -> Result<ResultPaths, RunnerError> {
     match (&options.resume, &options.out) {
-        (Some(csv), _) | (None, Some(csv)) => ResultPaths::for_csv(csv),
-        (None, None) => ResultPaths::fresh(&options.results_dir, &sweep.name),
+        (Some(csv), _) | (None, Some(csv)) => Ok(ResultPaths::for_csv(csv)),
+        (None, None) if dry_run => Ok(ResultPaths::stamped(&options.results_dir, &sweep.name, &utc_stamp(), 1)),
+        (None, None) => {
+            ResultPaths::fresh(&options.results_dir, &sweep.name).map_err(RunnerError::io(&options.results_dir))
+        }
     }
 }
 
@@ -158,6 +162,14 @@ pub fn open_results(
     provenance: Provenance,
 ) -> Result<(ResultWriter, BTreeSet<RunKey>), RunnerError> {
     if resume {
+        if let Some(torn) = crate::record::cut_torn_row(&paths.csv)? {
+            eprintln!(
+                "{}:{}: the last row was cut off (no line end): dropped, its run will run again; its bytes are in {}",
+                paths.csv.display(),
+                torn.line,
+                torn.kept.display()
+            );
+        }
         let done = ResultTable::read(&paths.csv)?.recorded_runs();
         Ok((ResultWriter::append(&paths.csv, columns(sweep), provenance)?, done))
     } else {

@@ -6,6 +6,8 @@ mod design;
 mod duration_value;
 mod engine;
 mod engine_profile;
+#[cfg(test)]
+mod fuzz_tests;
 mod param_value;
 mod source_file;
 mod spec_error;
@@ -35,10 +37,26 @@ pub use variant_name::VariantName;
 pub const RESERVED_NAMES: &[&str] =
     &["rank", "ranks", "rep", "run_dir", "inputs", "tree", "build_dir", "variant", "ablate"];
 
+/// Most reps (and warmup rounds) a sweep may declare: beyond this a typo, not a measurement plan.
+pub const MAX_REPS: u32 = 10_000;
+
+/// Most ranks a run may start.
+pub const MAX_RANKS: u32 = 4096;
+
+/// Most settings (grid points times ablation variants) a sweep may plan.
+pub const MAX_SETTINGS: u64 = 100_000;
+
+/// Most runs (settings times reps and warmup rounds) a sweep may plan.
+pub const MAX_RUNS: u64 = 1_000_000;
+
+/// Most ablation groups: a factorial design builds 2^k variants.
+pub const MAX_ABLATION_GROUPS: usize = 12;
+
 /// Reads, parses and checks a sweep declaration and its engine profile.
 pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     let source = SourceFile::read(path)?;
     let decl: SweepDecl = source.parse()?;
+    validate::name(&source, &decl.name)?;
     let engine = load_engine(&source, &decl.engine)?;
     let params = validate::params(&source, &decl.params)?;
     validate::zip_groups(&source, &decl.zip, &params)?;
@@ -50,6 +68,8 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::inputs(&source, &decl.inputs)?;
     validate::run_templates(&source, &decl.run, &params, &decl.inputs, engine.launcher)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
+    validate::ablation(&source, decl.ablation.as_ref())?;
+    validate::plan_size(&source, &params, &decl.zip, &decl.reps, decl.ablation.as_ref())?;
     Ok(Sweep {
         name: decl.name.clone(),
         engine,
@@ -78,7 +98,7 @@ fn load_engine(sweep: &SourceFile, overrides: &EngineOverrides) -> Result<Engine
         Some(tree) => absolute(&parent_dir(&sweep.path), tree),
         None => absolute(&profile_dir, &profile.tree),
     };
-    validate::engine(&profile_source, sweep, &profile, overrides.tree.is_some())?;
+    validate::engine(&profile_source, sweep, &profile, overrides)?;
     Ok(resolve_engine(profile, profile_source, &profile_dir))
 }
 

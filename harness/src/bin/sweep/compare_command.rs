@@ -5,7 +5,7 @@ use std::path::Path;
 use sweep::analyse::Direction;
 use sweep::compare::{self, CompareConfig};
 use sweep::exit_code;
-use sweep::record::{ResultPaths, ResultTable, Sidecar};
+use sweep::record::{ResultPaths, Sidecar};
 use sweep::report;
 
 use crate::args::{CompareArgs, DirectionArg};
@@ -13,9 +13,9 @@ use crate::exit_status::CommandError;
 use crate::summary;
 
 pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
+    let a = summary::read_finished(&args.a)?;
+    let b = summary::read_finished(&args.b)?;
     let config = compare_config(&args)?;
-    let a = ResultTable::read(&args.a)?;
-    let b = ResultTable::read(&args.b)?;
     for (table, path) in [(&a, &args.a), (&b, &args.b)] {
         if !table.columns.metrics.contains(&config.metric) {
             return Err(CommandError::BadInput(format!(

@@ -55,14 +55,14 @@ pub fn finish(outcome: Result<u8, CommandError>) -> ExitCode {
     }
 }
 
-/// `error: cause: cause of the cause`. A cause the error's own message already ends with (a
-/// message written as `...: {source}`) is not repeated.
+/// The error and its causes joined by `: `, leaving out a cause whose text the message already holds (an
+/// error that prints its source, such as `could not read: {source}`, would otherwise say it twice).
 fn one_line(error: &dyn Error) -> String {
     let mut line = error.to_string();
     let mut cause = error.source();
     while let Some(error) = cause {
         let text = error.to_string();
-        if !line.ends_with(&text) {
+        if !line.contains(&text) {
             line.push_str(&format!(": {text}"));
         }
         cause = error.source();

@@ -8,6 +8,7 @@ use crate::exit_status::CommandError;
 use crate::summary;
 
 pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
+    summary::read_finished(&args.csv)?;
     let paths = ResultPaths::for_csv(&args.csv);
     let config = summary::recorded_analysis(&paths)?;
     let title = args.csv.display().to_string();

@@ -67,3 +67,12 @@ pub fn save(path: &Path, text: &str) -> Result<(), CommandError> {
     sweep::atomic_file::write_atomic(path, text.as_bytes(), None)
         .map_err(|source| CommandError::Write { path: path.to_path_buf(), source })
 }
+
+/// A finished result CSV for `report` and `compare`: a missing, torn or empty one is bad input (exit 2)
+/// named by the CSV itself, not by the sidecar beside it.
+pub fn read_finished(csv: &Path) -> Result<ResultTable, CommandError> {
+    if !csv.is_file() {
+        return Err(CommandError::BadInput(format!("{}: no such result CSV", csv.display())));
+    }
+    Ok(ResultTable::read_runs(csv)?)
+}
