@@ -442,15 +442,6 @@ fn a_value_listed_twice_is_refused() {
     );
 }
 
-/// `[1, 1.0]` passed check as two settings, but the CSV wrote both as `1` and the summary merged them.
-#[test]
-fn values_that_print_alike_are_refused_like_a_value_listed_twice() {
-    assert_check_rejects(
-        &base_with("slices = [1, 2]", "slices = [1, 1.0]"),
-        "sweep: error: sweeps/x.toml:8: `params.slices`: `1` is listed twice: two settings would be one and the same",
-    );
-}
-
 #[test]
 fn a_zip_point_listed_twice_is_refused_but_a_value_repeated_across_points_is_not() {
     let distinct = base_with("name = \"x\"\n", "name = \"x\"\nzip = [[\"rows\", \"slices\"]]\n")
