@@ -82,6 +82,26 @@ mod tests {
     }
 
     #[test]
+    fn settings_that_print_alike_but_differ_in_type_are_summarised_apart() {
+        let lookalikes = [ParamValue::Int(1), ParamValue::Float(1.0), ParamValue::Text("1".into())];
+        let runs: Vec<Observation> = lookalikes
+            .iter()
+            .flat_map(|value| {
+                (1..=2).map(|rep| {
+                    let mut run = fixture_observation(&[], rep, &[("a", 1.0)]);
+                    run.setting.insert(0, ("mode".into(), value.clone()));
+                    run
+                })
+            })
+            .collect();
+        let summaries = SettingSummary::summarise(&runs);
+        assert_eq!(summaries.iter().map(|s| s.setting[0].1.clone()).collect::<Vec<_>>(), lookalikes);
+        assert!(summaries.iter().all(|s| s.usable == 2));
+        assert_eq!(summaries[1].value_of("mode"), Some(1.0));
+        assert_eq!(summaries[2].value_of("mode"), None, "text is not a number");
+    }
+
+    #[test]
     fn metrics_missing_from_some_runs_use_the_runs_that_have_them() {
         let mut partial = fixture_observation(&[("x", "1")], 2, &[("a", 1.0)]);
         partial.metrics.remove("a");
