@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
+
+#include "model.h"
 
 namespace {
 
@@ -65,6 +68,59 @@ bool parse_env(Config& cfg, std::string& error) {
            env_int("TPE_OVERLAP_CEILING", cfg.slices.ceiling, error);
 }
 
+// One product of shape values the engine allocates (as floats) or passes as an int count.
+struct ShapeProduct {
+    const char* what;
+    std::vector<std::size_t> factors;
+    std::size_t limit;
+    const char* limit_name;
+};
+
+// Fails with one sentence when `p`'s product overflows size_t or exceeds its limit.
+bool check_product(const ShapeProduct& p, std::string& error) {
+    std::size_t product = 1;
+    bool overflow = false;
+    std::string shown;
+    for (const std::size_t factor : p.factors) {
+        overflow = overflow || __builtin_mul_overflow(product, factor, &product);
+        shown += (shown.empty() ? "" : " x ") + std::to_string(factor);
+    }
+    if (!overflow && product <= p.limit) return true;
+    error = std::string("shape too large: ") + p.what + " = " + shown + " exceeds " + p.limit_name;
+    return false;
+}
+
+// Every size the model allocates and every count it hands to MPI, checked before anything is
+// allocated: a product that wraps would allocate too little and write past it.
+bool check_shape(const Config& cfg, int world, std::string& error) {
+    constexpr std::size_t kInt = INT_MAX;
+    constexpr std::size_t kFloats = SIZE_MAX / sizeof(float);
+    const std::size_t local_heads = cfg.heads / world;
+    const std::size_t head_cols = 2 * static_cast<std::size_t>(cfg.key_dim) + cfg.value_dim + kGateCols;
+    const std::size_t local_inter = cfg.intermediate / world;
+    const std::size_t positions = static_cast<std::size_t>(cfg.rows) + cfg.new_tokens;
+    const std::size_t rows = cfg.rows;
+    const std::size_t hidden = cfg.hidden;
+    const ShapeProduct products[] = {
+        {"rows x hidden (an MPI all-reduce count)", {rows, hidden}, kInt, "INT_MAX"},
+        {"per-rank heads x head columns", {local_heads, head_cols}, kInt, "INT_MAX"},
+        {"rows x per-rank heads x head columns", {rows, local_heads, head_cols}, kFloats, "the address space"},
+        {"hidden x per-rank heads x head columns", {hidden, local_heads, head_cols}, kFloats, "the address space"},
+        {"hidden x 2 x per-rank intermediate", {hidden, 2, local_inter}, kFloats, "the address space"},
+        {"rows x 2 x per-rank intermediate", {rows, 2, local_inter}, kFloats, "the address space"},
+        {"per-rank heads x positions x key/value width",
+         {local_heads, positions, static_cast<std::size_t>(std::max(cfg.key_dim, cfg.value_dim))}, kFloats,
+         "the address space"},
+        {"per-rank heads x key width x value width",
+         {local_heads, static_cast<std::size_t>(cfg.key_dim), static_cast<std::size_t>(cfg.value_dim)}, kFloats,
+         "the address space"},
+    };
+    for (const ShapeProduct& p : products) {
+        if (!check_product(p, error)) return false;
+    }
+    return true;
+}
+
 bool validate(const Config& cfg, int world, std::string& error) {
     if (cfg.pattern.empty() || cfg.pattern.find_first_not_of("LF") != std::string::npos) {
         error = "--pattern must be a non-empty string of 'L' and 'F'";
@@ -75,7 +131,7 @@ bool validate(const Config& cfg, int world, std::string& error) {
         error = "--intermediate " + std::to_string(cfg.intermediate) + " is not divisible by " +
                 std::to_string(world) + " ranks";
     }
-    return error.empty();
+    return error.empty() && check_shape(cfg, world, error);
 }
 
 }  // namespace

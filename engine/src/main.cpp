@@ -97,6 +97,9 @@ void run_inference(const Config& cfg, int rank, int world, std::chrono::steady_c
 int main(int argc, char** argv) {
     const auto wall_start = std::chrono::steady_clock::now();
     MPI_Init(&argc, &argv);
+    // Stated, not left to the default: any failed MPI call aborts the whole job with MPI's message,
+    // so no rank carries on (or waits forever in a collective) after a peer's call failed.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     int rank = 0;
     int world = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 
 #include <cblas.h>
 
@@ -15,9 +16,6 @@ namespace {
 
 constexpr float kNormEps = 1e-6f;
 constexpr std::uint64_t kEmbeddingTensor = 1ULL << 40;
-// The gated-delta in-projection carries two scalars per head and token after q, k and v:
-// the write strength (beta) and the decay gate.
-constexpr int kGateCols = 2;
 // Scales the softplus of the decay gate so decays stay in about (0.87, 1): a state that
 // remembers for tens of tokens, like a trained model's.
 constexpr float kDecayRate = 0.1f;
@@ -70,7 +68,7 @@ void masked_softmax(float* row, int valid, int cols) {
 }  // namespace
 
 Model::Model(const Config& cfg, int max_rows, int max_positions, MPI_Comm comm)
-    : cfg_(cfg), comm_(comm), max_positions_(max_positions) {
+    : cfg_(cfg), comm_(comm), max_rows_(max_rows), max_positions_(max_positions) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &world_);
@@ -252,7 +250,20 @@ void Model::mlp_block(Layer& layer, std::vector<float>& x, int rows, int slices)
     add_residual(x.data(), partial_.data(), static_cast<std::size_t>(rows) * h);
 }
 
+// Always on (not an assert that NDEBUG removes): past these bounds forward writes outside the
+// scratch buffers and the KV cache, which are sized once in the constructor.
+void Model::check_forward_bounds(const std::vector<float>& x, int rows) const {
+    const bool rows_ok = rows >= 1 && rows <= max_rows_;
+    const bool positions_ok = rows_ok && position_ <= max_positions_ - rows;
+    const bool input_ok = x.size() >= static_cast<std::size_t>(rows) * cfg_.hidden;
+    if (rows_ok && positions_ok && input_ok) return;
+    std::fprintf(stderr, "tp-engine: forward called with %d rows at position %d (max rows %d, max positions %d, "
+                 "input %zu floats)\n", rows, position_, max_rows_, max_positions_, x.size());
+    MPI_Abort(comm_, 3);
+}
+
 void Model::forward(std::vector<float>& x, int rows, int slices) {
+    check_forward_bounds(x, rows);
     StackScope stack;
     for (Layer& layer : layers_) {
         attention_block(layer, x, rows, slices);

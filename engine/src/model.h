@@ -7,6 +7,10 @@
 
 #include "config.h"
 
+// The gated-delta in-projection carries two scalars per head and token after q, k and v:
+// the write strength (beta) and the decay gate.
+constexpr int kGateCols = 2;
+
 class Model {
 public:
     // `max_rows` bounds the rows of one forward call; `max_positions` bounds prompt plus decoded
@@ -15,7 +19,8 @@ public:
 
     // Runs `rows` rows through the stack at the next positions. x is [rows x hidden], the same
     // on every rank, and is replaced by the final normalised hidden state. `slices` is the
-    // overlap slice count of the row-parallel projections (1 = serial). rows <= max_rows.
+    // overlap slice count of the row-parallel projections (1 = serial). 1 <= rows <= max_rows and
+    // the positions so far plus rows <= max_positions, checked: a violation aborts the job.
     void forward(std::vector<float>& x, int rows, int slices);
 
     // Embeddings of `rows` prompt rows: a fixed 10-token pattern repeated, like the study's prompt.
@@ -40,12 +45,14 @@ private:
     void mlp_block(Layer& layer, std::vector<float>& x, int rows, int slices);
     void gated_delta(Layer& layer, int rows);
     void full_attention(Layer& layer, int rows);
+    void check_forward_bounds(const std::vector<float>& x, int rows) const;
 
     Config cfg_;
     MPI_Comm comm_;
     int world_;
     int local_heads_;
     int local_inter_;
+    int max_rows_;
     int max_positions_;
     int position_ = 0;  // rows already processed
     std::vector<Layer> layers_;

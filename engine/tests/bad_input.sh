@@ -40,4 +40,9 @@ expect_usage_error 0 --pattern LXF
 expect_usage_error 0 --rows=512
 expect_usage_error 0 --allreduce-bench --bytes 8,,16
 TPE_OVERLAP_SLICES=two expect_usage_error 0 --preset tiny
+# Shape products are checked before anything is allocated: an MPI count or an int width above
+# INT_MAX (and any size_t overflow) is bad input, not a wrapped allocation.
+expect_usage_error 0 --rows 16777216 --hidden 16777216
+expect_usage_error 0 --heads 65536 --key-dim 16384 --value-dim 16384
+expect_usage_error 2 --rows 65536 --hidden 65536
 [ "$failures" = 0 ]

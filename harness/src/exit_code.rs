@@ -1,4 +1,4 @@
-//! Documented process exit codes of the `sweep` binary (DESIGN.md, "The command line").
+//! Documented process exit codes of the `sweep` binary (README.md, "Exit codes").
 
 /// Everything ran and every check passed.
 pub const SUCCESS: i32 = 0;

@@ -1,8 +1,9 @@
 //! `sweep`: declared parameter sweeps and kernel ablations of tensor-parallel inference engines.
 //!
-//! One module per pipeline stage; data flows one way:
-//! `spec -> plan -> variants -> build -> launch -> extract -> record -> analyse -> report`,
-//! with `compare` joining two recorded sweeps.
+//! One module per pipeline stage; data flows one way, and a stage imports only from the stages before it:
+//! `spec -> plan -> variants -> build -> launch -> extract -> record -> analyse -> compare -> report`.
+//! `runner` drives the stages; `template`, `atomic_file` and `exit_code` are shared helpers.
+//! See docs/ARCHITECTURE.md.
 
 pub mod analyse;
 pub mod atomic_file;
@@ -11,6 +12,8 @@ pub mod compare;
 pub mod exit_code;
 pub mod extract;
 pub mod launch;
+#[cfg(test)]
+mod mutation;
 pub mod plan;
 pub mod record;
 pub mod report;

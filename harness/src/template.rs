@@ -18,7 +18,10 @@ fn registry() -> Handlebars<'static> {
 }
 
 /// Renders `template` against `context` in strict mode without escaping.
+/// A syntax error is reported as `check_syntax` does (line and column, one line), not as handlebars'
+/// excerpt of the whole template located in `"Unnamed"`.
 pub fn render(template: &str, context: &impl Serialize) -> Result<String, TemplateError> {
+    check_syntax(template)?;
     registry().render_template(template, context).map_err(|error| match error.reason() {
         handlebars::RenderErrorReason::MissingVariable(Some(name)) => {
             TemplateError(format!("unknown template variable `{name}`"))
@@ -58,6 +61,13 @@ mod tests {
     fn cpp_angle_brackets_are_not_html_escaped() {
         let text = render("std::vector<float> v; // {{n}} & more", &json!({"n": 1})).unwrap();
         assert_eq!(text, "std::vector<float> v; // 1 & more");
+    }
+
+    #[test]
+    fn a_syntax_error_names_its_line_on_one_short_line() {
+        let template = format!("{}{{{{#if x}}}}\nint a;\n", "int b;\n".repeat(88));
+        let error = render(&template, &json!({"x": true})).unwrap_err().to_string();
+        assert_eq!(error, "invalid handlebars syntax at line 91, column 1");
     }
 
     #[test]

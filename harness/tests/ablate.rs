@@ -51,14 +51,14 @@ fn engine_copy() -> tempfile::TempDir {
         }
     }
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&common::repo_root().join("engine"), dir.path(), true);
+    copy_dir(common::engine_tree(), dir.path(), true);
     dir
 }
 
 /// An ablation declaration over the reference profile with a tiny shape and the gated_delta profile metric.
 struct Decl<'a> {
     name: &'a str,
-    /// `None`: the profile's tree (the real engine/, only ever for copy isolation).
+    /// `None`: the profile's tree (`common::engine_tree()`, only ever for copy isolation).
     tree: Option<&'a Path>,
     template: &'a Path,
     isolation: &'a str,
@@ -236,7 +236,7 @@ fn broken_template(ws: &Workspace) -> PathBuf {
 
 #[test]
 fn copy_isolation_runs_every_variant_leaves_the_engine_untouched_and_a_rerun_builds_nothing() {
-    let engine = common::repo_root().join("engine");
+    let engine = common::engine_tree();
     let before = sha256_file(&engine.join(KERNEL));
     let template = template_path();
     let s =
@@ -480,7 +480,7 @@ fn run_broken(s: &Setup, extra: &[&str]) -> (String, Vec<BTreeMap<String, String
 
 #[test]
 fn variant_that_does_not_compile_is_reported_and_skipped_while_the_others_run() {
-    let engine = common::repo_root().join("engine");
+    let engine = common::engine_tree();
     let before = sha256_file(&engine.join(KERNEL));
     let ws = Workspace::new();
     let template = broken_template(&ws);
@@ -545,7 +545,7 @@ fn variant_that_does_not_compile_in_place_is_skipped_and_the_tree_restored() {
 
 #[test]
 fn stale_template_is_refused_with_exit_2_naming_the_first_differing_line_before_any_build() {
-    let kernel = std::fs::read_to_string(common::repo_root().join("engine").join(KERNEL)).unwrap();
+    let kernel = std::fs::read_to_string(common::engine_tree().join(KERNEL)).unwrap();
     let line = kernel.lines().position(|l| l.trim() == "fold_rows(work, dk, dv);").expect("a fold_rows call") + 1;
     let ws = Workspace::new();
     let text = std::fs::read_to_string(template_path()).unwrap();
@@ -571,7 +571,7 @@ fn stale_template_is_refused_with_exit_2_naming_the_first_differing_line_before_
         assert!(lines_starting(&err, "built ").is_empty() && lines_starting(&err, "cached ").is_empty(), "{err}");
         assert!(!results.join("gd_stale/build-cache").exists(), "{isolation}: something was prepared for a build");
         if let Some(tree) = &tree {
-            let original = sha256_file(&common::repo_root().join("engine").join(KERNEL));
+            let original = sha256_file(&common::engine_tree().join(KERNEL));
             assert_restored(tree.path(), &original, "after a refused stale in-place ablation");
             assert!(!tree.path().join("build").exists(), "a stale in-place ablation built the tree");
         }

@@ -93,3 +93,82 @@ fn compare_labels_its_columns_with_the_toolchain_version_that_differs() {
         stdout(&output)
     );
 }
+
+/// Two CSVs that share no setting passed with exit 0 ("no significant regression" over nothing).
+#[test]
+fn compare_of_sweeps_with_no_common_setting_is_bad_input() {
+    let workspace = Workspace::new();
+    let a = fixture_result(&workspace, "a", "{{rep}}");
+    let other = workspace.write_sweep(
+        "other",
+        "name = \"other\"\n[engine]\nprofile = \"fixture\"\n[params]\nmode = [\"fast\"]\n[reps]\ncount = 2\n[run]\nargs = [\"0\", \"{{mode}}\", \"m\", \"{{rep}}\"]\n[metrics]\nresult = [\"value\", \"seconds\"]\n[analysis]\nprimary = \"value\"\n",
+    );
+    assert_eq!(sweep(workspace.path(), &["run", &other]).status.code(), Some(0));
+    let b = workspace.result_csv("other");
+    let output = sweep(workspace.path(), &["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("no setting is in both A and B: nothing to compare"), "{}", stderr(&output));
+}
+
+#[test]
+fn compare_json_carries_holm_adjusted_verdicts_with_typed_settings() {
+    let workspace = Workspace::new();
+    let base = fixture_result(&workspace, "base", "{{rep}}0");
+    let worse = fixture_result(&workspace, "worse", "{{rep}}");
+    let output = sweep(workspace.path(), &["compare", base.to_str().unwrap(), worse.to_str().unwrap(), "--json"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let settings = json["settings"].as_array().unwrap();
+    assert_eq!(settings.len(), 2);
+    let ok = settings.iter().find(|s| s["setting"]["mode"] == "ok").expect("the setting mode=ok");
+    assert_eq!(ok["verdict"], "regressed");
+    assert!((ok["ratio"].as_f64().unwrap() - 0.1).abs() < 1e-9);
+    assert!(ok["p_adjusted"].as_f64().unwrap() >= ok["p"].as_f64().unwrap());
+    assert_eq!((json["tests"].as_u64(), json["method"].as_str()), (Some(2), Some("welch")));
+}
+
+#[test]
+fn compare_refuses_labels_that_are_not_two_and_an_ambiguous_threshold() {
+    let workspace = Workspace::new();
+    let a = fixture_result(&workspace, "a", "{{rep}}");
+    let a = a.to_str().unwrap();
+    for labels in ["one", "a,b,c", "a,", ",b"] {
+        let output = sweep(workspace.path(), &["compare", a, a, "--labels", labels]);
+        assert_eq!(output.status.code(), Some(2), "--labels {labels}: {}", stderr(&output));
+        assert!(stderr(&output).contains("give exactly two non-empty labels"), "{}", stderr(&output));
+    }
+    let output = sweep(workspace.path(), &["compare", a, a, "--threshold", "5"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("ambiguous: write a fraction (0.05) or a percentage (5%)"), "{}", stderr(&output));
+    let output = sweep(workspace.path(), &["compare", a, a, "--threshold", "5%"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("worse by more than 5.0%"), "{}", stdout(&output));
+}
+
+/// Two versions interleaved in one sweep share rounds: `--within --by` pairs them.
+#[test]
+fn compare_within_one_sweep_pairs_the_two_values_of_a_parameter() {
+    let workspace = Workspace::new();
+    let csv = fixture_result(&workspace, "both", "{{rep}}");
+    let output = sweep(workspace.path(), &["compare", "--within", csv.to_str().unwrap(), "--by", "mode", "--json"]);
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&output)).unwrap_or_else(|_| panic!("{}", stderr(&output)));
+    assert_eq!((json["a"].as_str(), json["b"].as_str()), (Some("mode=ok"), Some("mode=slow")));
+    assert_eq!(json["method"], "paired");
+    assert_eq!(json["settings"].as_array().unwrap().len(), 1);
+    let output = sweep(workspace.path(), &["compare", "--within", csv.to_str().unwrap(), "--by", "nope"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--by nope: no such parameter (it has: mode)"), "{}", stderr(&output));
+}
+
+#[test]
+fn report_json_prints_the_verdicts_with_typed_settings() {
+    let workspace = Workspace::new();
+    let csv = fixture_result(&workspace, "a", "{{rep}}");
+    let output = sweep(workspace.path(), &["report", "--json", csv.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(json["runs"], 8);
+    assert_eq!(json["groups"][0]["best"]["mode"].as_str().map(|m| m == "ok" || m == "slow"), Some(true));
+    assert!(csv.with_extension("analysis.json").is_file());
+}

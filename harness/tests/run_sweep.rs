@@ -255,3 +255,43 @@ fn ctrl_c_during_the_build_is_an_interruption_and_stops_the_build() {
     assert_eq!(leftover_processes("sleep 31.5"), "", "the build outlived the sweep");
     assert!(csv_rows(&workspace.result_csv("fixture")).is_empty());
 }
+
+/// A sweep killed while writing a row leaves a last row without a line end: `report` refuses it, and
+/// `--resume` cuts it off (keeping its bytes in `<stem>.torn`) and runs that run again.
+#[test]
+fn torn_last_row_is_dropped_on_resume_and_its_bytes_kept() {
+    let workspace = fixture_workspace("20s");
+    let spec = fixture_sweep(&workspace, r#"["ok"]"#, 2, "marker-torn-6b1f");
+    let output = sweep(workspace.path(), &["run", &spec]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let csv = workspace.result_csv("fixture");
+    let whole = std::fs::read_to_string(&csv).unwrap();
+    let torn = &whole[..whole.len() - 10];
+    std::fs::write(&csv, torn).unwrap();
+    let csv_arg = csv.to_str().unwrap();
+    let report = sweep(workspace.path(), &["report", csv_arg]);
+    assert_eq!(report.status.code(), Some(2), "{}", stderr(&report));
+    assert_eq!(
+        stderr(&report),
+        format!(
+            "sweep: error: {csv_arg}:3: the last row has no line end: a run was cut off while being recorded; \
+             `sweep run --resume` drops it and runs it again\n"
+        )
+    );
+    let output = sweep(workspace.path(), &["run", &spec, "--resume", csv_arg]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let kept = csv.with_extension("torn");
+    assert!(
+        stderr(&output).contains(&format!(
+            "{csv_arg}:3: the last row was cut off (no line end): dropped, its run will run again; its bytes are in {}",
+            kept.display()
+        )),
+        "{}",
+        stderr(&output)
+    );
+    let cut_row = &torn[torn.rfind('\n').unwrap() + 1..];
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), format!("{cut_row}\n"));
+    let reps: Vec<String> = csv_rows(&csv).iter().map(|row| row["rep"].clone()).collect();
+    assert_eq!(reps.len(), 2, "{reps:?}");
+    assert_ne!(reps[0], reps[1], "the cut run ran again, the whole one did not");
+}

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{csv_rows, ensure_engine_built, repo_root, stderr, stdout, sweep, sweep_bin, Workspace};
+use common::{csv_rows, engine_tree, ensure_engine_built, repo_root, stderr, stdout, sweep, sweep_bin, Workspace};
 
 /// Longest an array job of the tiny sweep may take from submission to its end.
 const JOB_TIMEOUT: Duration = Duration::from_secs(300);
@@ -30,7 +30,7 @@ fn slurm_runs() -> bool {
     }
 }
 
-/// A workspace with the `reference-slurm` profile pointing at the real engine tree; `None` (the test
+/// A workspace with the `reference-slurm` profile pointing at this test binary's engine copy; `None` (the test
 /// skips) when no Slurm controller answers.
 fn slurm_workspace() -> Option<Workspace> {
     if !slurm_runs() {
@@ -39,8 +39,7 @@ fn slurm_workspace() -> Option<Workspace> {
     ensure_engine_built();
     let workspace = Workspace::new();
     let profile = std::fs::read_to_string(repo_root().join("sweeps/engines/reference-slurm.toml")).unwrap();
-    let tree = repo_root().join("engine");
-    let profile = profile.replace("tree = \"../../engine\"", &format!("tree = \"{}\"", tree.display()));
+    let profile = profile.replace("tree = \"../../engine\"", &format!("tree = \"{}\"", engine_tree().display()));
     workspace.write("sweeps/engines/reference-slurm.toml", &profile);
     Some(workspace)
 }

@@ -96,7 +96,7 @@ fn unknown_top_level_key_names_key_and_line() {
 fn unknown_nested_key_names_key_and_line() {
     assert_check_rejects(
         &base_with("count = 3", "cont = 3"),
-        "sweep: error: sweeps/x.toml:12: `reps.cont`: unknown key `cont`, expected one of `count`, `order`, `seed`, `warmup`",
+        "sweep: error: sweeps/x.toml:12: `reps.cont`: unknown key `cont`, expected one of `count`, `order`, `seed`, `warmup`, `until`, `min`, `max`",
     );
 }
 
@@ -442,15 +442,6 @@ fn a_value_listed_twice_is_refused() {
     );
 }
 
-/// `[1, 1.0]` passed check as two settings, but the CSV wrote both as `1` and the summary merged them.
-#[test]
-fn values_that_print_alike_are_refused_like_a_value_listed_twice() {
-    assert_check_rejects(
-        &base_with("slices = [1, 2]", "slices = [1, 1.0]"),
-        "sweep: error: sweeps/x.toml:8: `params.slices`: `1` is listed twice: two settings would be one and the same",
-    );
-}
-
 #[test]
 fn a_zip_point_listed_twice_is_refused_but_a_value_repeated_across_points_is_not() {
     let distinct = base_with("name = \"x\"\n", "name = \"x\"\nzip = [[\"rows\", \"slices\"]]\n")
@@ -464,4 +455,273 @@ fn a_zip_point_listed_twice_is_refused_but_a_value_repeated_across_points_is_not
         &distinct.replacen("rows = [512, 1024, 2048]", "rows = [512, 1024, 1024]", 1),
         "sweep: error: sweeps/x.toml:2: `zip[0]`: `rows=1024 slices=2` is listed twice: two settings would be one and the same",
     );
+}
+
+#[test]
+fn reps_beyond_the_limit_are_refused_before_allocating_them() {
+    assert_check_rejects(
+        &base_with("count = 3", "count = 4294967295"),
+        "sweep: error: sweeps/x.toml:12: `reps.count`: 4294967295 is more than the 10000 reps a sweep may have",
+    );
+    assert_check_rejects(
+        &base_with("count = 3", "count = 3\nwarmup = 4294967295"),
+        "sweep: error: sweeps/x.toml:13: `reps.warmup`: 4294967295 is more than the 10000 reps a sweep may have",
+    );
+}
+
+#[test]
+fn a_timeout_too_long_for_the_clock_is_refused_at_load_not_a_panic_mid_run() {
+    assert_check_rejects(
+        &base_with("profile = \"reference\"", "profile = \"reference\"\ntimeout = \"300000000000y\""),
+        "sweep: error: sweeps/x.toml:5: `engine.timeout`: invalid duration `300000000000y`: must be at most 30 days",
+    );
+}
+
+#[test]
+fn zero_ranks_in_a_sweep_are_reported_against_the_sweep_file_not_the_profile() {
+    assert_check_rejects(
+        &base_with("profile = \"reference\"", "profile = \"reference\"\nranks = 0"),
+        "sweep: error: sweeps/x.toml:5: `engine.ranks`: 0 ranks: must be between 1 and 4096",
+    );
+}
+
+#[test]
+fn ranks_beyond_the_limit_in_a_profile_name_the_profile() {
+    let ws = Workspace::new();
+    write_profile(&ws, "bad", "ranks = 2", "ranks = 4294967295");
+    ws.write_sweep("x", &base_with("profile = \"reference\"", "profile = \"bad\""));
+    assert_rejected(
+        &ws,
+        &["check", "sweeps/x.toml"],
+        "sweep: error: sweeps/engines/bad.toml:12: `ranks`: 4294967295 ranks: must be between 1 and 4096",
+    );
+}
+
+#[test]
+fn a_tolerance_that_is_not_a_finite_positive_share_is_refused() {
+    for (tolerance, shown) in [("nan", "NaN"), ("-1.0", "-1"), ("0.0", "0"), ("inf", "inf")] {
+        let text = base_plus(&format!(
+            "\n[ablation]\ngroups = [\"g\"]\ntolerance = {tolerance}\ntemplates = [{{ template = \"k.cpp.hbs\", target = \"kernels/k.cpp\" }}]\n"
+        ));
+        let line = line_of(&text, "tolerance = ");
+        assert_check_rejects(
+            &text,
+            &format!(
+                "sweep: error: sweeps/x.toml:{line}: `ablation.tolerance`: {shown} is not a finite share above 0 of \
+                 the all-groups delta (e.g. 0.05)"
+            ),
+        );
+    }
+}
+
+/// `[1, 1.0]` passed check as two settings, but the CSV wrote both as `1` and the summary merged them.
+#[test]
+fn values_that_print_alike_are_refused_as_one_setting() {
+    for (list, message) in [
+        ("[32, 32.0]", "`32` and `32.0` both print as `32`: two settings would share one CSV identity"),
+        ("[1, 1.0]", "`1` and `1.0` both print as `1`: two settings would share one CSV identity"),
+        ("[\"a\", \"a\"]", "`a` is listed twice: two settings would be one and the same"),
+    ] {
+        assert_check_rejects(
+            &base_with("slices = [1, 2]", &format!("slices = {list}")),
+            &format!("sweep: error: sweeps/x.toml:8: `params.slices`: {message}"),
+        );
+    }
+}
+
+#[test]
+fn mixed_type_lists_are_refused() {
+    for (list, message) in [
+        ("[512, \"1024\"]", "`512` is a number but `\"1024\"` is a string"),
+        ("[32, \"32\"]", "`32` is a number but `\"32\"` is a string"),
+        ("[1, true]", "`1` is a number but `true` is a boolean"),
+    ] {
+        assert_check_rejects(
+            &base_with("slices = [1, 2]", &format!("slices = {list}")),
+            &format!(
+                "sweep: error: sweeps/x.toml:8: `params.slices`: mixed value types: {message}; write every value of \
+                 a parameter as one type"
+            ),
+        );
+    }
+}
+
+#[test]
+fn non_finite_param_values_are_refused() {
+    for (list, shown) in [("[nan, nan]", "NaN"), ("[1.0, inf]", "inf"), ("-inf", "-inf")] {
+        assert_check_rejects(
+            &base_with("slices = [1, 2]", &format!("slices = {list}")),
+            &format!("sweep: error: sweeps/x.toml:8: `params.slices`: `{shown}` is not a finite number"),
+        );
+    }
+}
+
+#[test]
+fn a_sweep_name_that_is_a_path_is_refused() {
+    for name in ["../../X", "/tmp/X", "a/b", "..", ""] {
+        assert_check_rejects(
+            &base_with("name = \"x\"", &format!("name = \"{name}\"")),
+            &format!(
+                "sweep: error: sweeps/x.toml:1: `name`: `{name}` is not a plain file name (no `/`, `.` or `..`): it \
+                 names the sweep's results folder"
+            ),
+        );
+    }
+}
+
+#[test]
+fn out_refuses_to_overwrite_any_sibling_it_would_write() {
+    let ws = Workspace::new();
+    ws.write_sweep("x", BASE);
+    let siblings = ["victim/data.json", "victim/data.summary.md", "victim/data.svg", "victim/data.analysis.json"];
+    for sibling in siblings.into_iter().chain(["victim/data"]) {
+        let path = ws.path().join(sibling);
+        if sibling.ends_with("data") {
+            std::fs::create_dir_all(&path).unwrap();
+        } else {
+            ws.write(sibling, "precious");
+        }
+        let expected = format!(
+            "sweep: error: --out victim/data.csv: {} already exists; a sweep never overwrites files, choose another name",
+            absolute(&ws, sibling)
+        );
+        assert_rejected(&ws, &["run", "sweeps/x.toml", "--out", "victim/data.csv"], &expected);
+        assert!(!ws.path().join("victim/data.csv").exists(), "a refused run wrote its CSV");
+        if path.is_file() {
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), "precious");
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
+}
+
+#[test]
+fn out_without_a_csv_extension_is_refused() {
+    let ws = Workspace::new();
+    ws.write_sweep("x", BASE);
+    assert_rejected(
+        &ws,
+        &["run", "sweeps/x.toml", "--out", "noext"],
+        "sweep: error: --out noext: the result file must end in `.csv`",
+    );
+    assert!(!ws.path().join("noext").exists(), "a refused run wrote something");
+}
+
+#[test]
+fn an_os_error_is_printed_once() {
+    let ws = Workspace::new();
+    assert_rejected(
+        &ws,
+        &["check", "sweeps/nosuch.toml"],
+        "sweep: error: sweeps/nosuch.toml: cannot read: No such file or directory (os error 2)",
+    );
+}
+
+#[test]
+fn report_and_compare_of_a_missing_csv_name_the_csv_and_exit_2() {
+    let ws = Workspace::new();
+    assert_rejected(&ws, &["report", "nosuch.csv"], "sweep: error: nosuch.csv: no such result CSV");
+    ws.write("a.csv", "x");
+    assert_rejected(
+        &ws,
+        &["compare", "a.csv", "nosuch.csv"],
+        "sweep: error: a.csv: not a sweep result CSV: no `variant` column",
+    );
+}
+
+/// A kernel template with a syntax error deep inside: one short line naming the template file and line.
+#[test]
+fn a_kernel_template_syntax_error_names_the_template_file_and_line() {
+    let ws = Workspace::new();
+    ws.write("tree/kernels/k.cpp", "int a = 1;\n");
+    ws.write("sweeps/k.cpp.hbs", &format!("{}{{{{#if ablate.g}}}}\nint a = 1;\n", "// x\n".repeat(89)));
+    let text = base_with("profile = \"reference\"", "profile = \"reference\"\ntree = \"../tree\"")
+        + "\n[ablation]\ngroups = [\"g\"]\ntemplates = [{ template = \"k.cpp.hbs\", target = \"kernels/../kernels/k.cpp\" }]\n";
+    ws.write_sweep("x", &text);
+    let expected = format!(
+        "sweep: error: {}: the template did not render: invalid handlebars syntax at line 92, column 1",
+        absolute(&ws, "sweeps/k.cpp.hbs")
+    );
+    assert_rejected(&ws, &["check", "sweeps/x.toml"], &expected);
+}
+
+/// `kernels/../kernels/k.cpp` stays inside the tree, so it is the same target as `kernels/k.cpp`.
+#[test]
+fn a_target_with_dot_dot_that_stays_inside_the_tree_is_accepted() {
+    let ws = Workspace::new();
+    ws.write("tree/kernels/k.cpp", "int a = 1;\nint c = 3;\n");
+    ws.write("sweeps/k.cpp.hbs", "int a = 1;\n{{#unless ablate.g}}int c = 3;{{/unless}}\n");
+    let text = base_with("profile = \"reference\"", "profile = \"reference\"\ntree = \"../tree\"")
+        + "\n[ablation]\ngroups = [\"g\"]\ntemplates = [{ template = \"k.cpp.hbs\", target = \"kernels/../kernels/k.cpp\" }]\n";
+    ws.write_sweep("x", &text);
+    let output = common::sweep(ws.path(), &["check", "sweeps/x.toml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", common::stderr(&output));
+}
+
+#[test]
+fn a_grid_too_large_to_plan_is_refused_at_load() {
+    let values: Vec<String> = (1..=400).map(|n| n.to_string()).collect();
+    assert_check_rejects(
+        &base_with("slices = [1, 2]", &format!("slices = [{}]", values.join(", "))).replacen(
+            "rows = [512, 1024]",
+            &format!("rows = [{}]", values.join(", ")),
+            1,
+        ),
+        "sweep: error: sweeps/x.toml:6: `params`: 160000 settings: more than the 100000 a sweep may plan",
+    );
+}
+
+#[test]
+fn more_runs_than_a_sweep_may_plan_are_refused_at_load_and_from_the_command_line() {
+    let values: Vec<String> = (1..=51).map(|n| n.to_string()).collect();
+    let text = base_with("slices = [1, 2]", &format!("slices = [{}]", values.join(", ")));
+    assert_check_rejects(
+        &text.replacen("count = 3", "count = 10000", 1),
+        "sweep: error: sweeps/x.toml:12: `reps.count`: 102 settings x 10000 rounds = 1020000 runs: more than the \
+         1000000 a sweep may plan",
+    );
+    let ws = Workspace::new();
+    ws.write_sweep("x", &text);
+    assert_rejected(
+        &ws,
+        &["run", "sweeps/x.toml", "--reps", "10000", "--dry-run"],
+        "sweep: error: --reps 10000: 102 settings x 10000 rounds = 1020000 runs, more than the 1000000 a sweep may plan",
+    );
+}
+
+#[test]
+fn more_ablation_groups_than_a_factorial_design_can_build_are_refused() {
+    let groups: Vec<String> = (1..=13).map(|n| format!("\"g{n}\"")).collect();
+    let text = base_plus(&format!(
+        "\n[ablation]\ngroups = [{}]\ntemplates = [{{ template = \"k.cpp.hbs\", target = \"kernels/k.cpp\" }}]\n",
+        groups.join(", ")
+    ));
+    let line = line_of(&text, "groups = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `ablation.groups`: 13 groups: at most 12 (a factorial design builds \
+             2^k variants)"
+        ),
+    );
+}
+
+#[test]
+fn an_input_count_too_large_to_generate_is_refused_before_any_run() {
+    let text = base_with("rows = [512, 1024]", "rows = [512, 100000000]").replacen(
+        "[metrics]",
+        "[[inputs]]\nname = \"ids\"\nfile = \"ids.txt\"\npattern = [1, 2]\ncount = \"{{rows}}\"\n\n[metrics]",
+        1,
+    );
+    let line = line_of(&text, "count = \"{{rows}}\"");
+    let ws = Workspace::new();
+    ws.write_sweep("x", &text);
+    assert_rejected(
+        &ws,
+        &["run", "sweeps/x.toml"],
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `inputs[0].count`: `{{{{rows}}}}` rendered to `100000000`, not a whole \
+             number up to 16777216"
+        ),
+    );
+    assert!(!ws.path().join("results").exists(), "a rejected run wrote results/");
 }

@@ -1,8 +1,10 @@
 //! Ablation effects: each group's delta against the shipped kernel, the joint delta, and additivity.
 
+use std::collections::BTreeMap;
+
 use super::linear_contrast::LinearContrast;
-use super::observation::Observation;
 use super::summary_stats::SummaryStats;
+use crate::record::Observation;
 use crate::spec::VariantName;
 
 /// Per-variant statistics of an ablation and, when the design allows, its effects.
@@ -63,18 +65,30 @@ pub struct Additivity {
 pub struct PairInteraction {
     pub groups: (String, String),
     pub interaction: LinearContrast,
-    /// Whether this pair passes the same additivity test as the overall interaction.
-    pub additive: bool,
+    /// This pair judged by the same test as the overall interaction.
+    pub judged: Interaction,
+}
+
+/// One interaction judged against the tolerance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interaction {
+    /// Its whole 95% interval lies within ± tolerance × |all-groups delta|.
+    Within,
+    /// Its interval excludes zero and its estimate is beyond the tolerance.
+    Beyond,
+    /// Neither: the interval is too wide, or there is none (one rep).
+    Unclear,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum AdditivityVerdict {
+    /// Every interaction is shown to be within the tolerance.
     Additive,
     /// The groups that interact: for two groups both; for a factorial those in non-additive pairs;
     /// otherwise (one-at-a-time design, or only higher-order interaction) every group.
-    NotAdditive {
-        interacting: Vec<String>,
-    },
+    NotAdditive { interacting: Vec<String> },
+    /// The data cannot tell: an interval too wide for the tolerance, or one rep (no interval at all).
+    CannotTell,
 }
 
 impl Additivity {
@@ -90,26 +104,30 @@ impl Additivity {
 }
 
 /// Analyse an ablation. Per variant, descriptive statistics with Student's t 95% intervals of every
-/// metric. On the first metric: each group's delta vs baseline and the all-groups delta as Welch
-/// differences (√(se_a² + se_b²), Welch–Satterthwaite df); the interaction all − Σ singles as a linear
-/// contrast of means with Satterthwaite df; for a full 2^k factorial (k > 2) every two-factor
-/// interaction by the classical factorial contrast (Yates; Montgomery, *Design and Analysis of
-/// Experiments*, ch. 6), averaged over the other groups' levels and scaled to the k = 2 form
-/// y_ab − y_a − y_b + y_(1), i.e. twice the textbook effect. Additive when |interaction| ≤
-/// tolerance · |all-groups delta| or the interaction's 95% interval contains zero.
+/// metric. On the first metric: each group's delta vs baseline, the all-groups delta, the interaction
+/// all − Σ singles and, for a full 2^k factorial (k > 2), every two-factor interaction by the classical
+/// factorial contrast (Yates; Montgomery, *Design and Analysis of Experiments*, ch. 6), averaged over
+/// the other groups' levels and scaled to the k = 2 form y_ab − y_a − y_b + y_(1). Each is a linear
+/// contrast of the variants' means: when `rounds_are_blocks` (an interleaved ablation), evaluated
+/// within every round the variants share and tested by the paired t statistic on the per-round
+/// values; otherwise as independent means with Welch–Satterthwaite df. An interaction is within the
+/// tolerance when its whole 95% interval lies inside ± tolerance · |all-groups delta|, beyond it when
+/// the interval excludes zero and the estimate exceeds it, unclear otherwise.
 /// Only usable runs count; other setting labels than `variant` are ignored (one measurement point).
 pub fn analyse_ablation(
     observations: &[Observation],
     groups: &[String],
     metrics: &[String],
     tolerance: f64,
+    rounds_are_blocks: bool,
 ) -> AblationAnalysis {
     let variants: Vec<VariantSummary> = measured_variants(observations, groups)
         .into_iter()
         .map(|variant| VariantSummary::of(observations, variant, metrics))
         .filter(|v| v.metrics.iter().any(Option::is_some))
         .collect();
-    let design = Design { groups, variants: &variants, tolerance };
+    let rounds = rounds_are_blocks.then(|| variants.iter().map(|v| scope_rounds(observations, v, metrics)).collect());
+    let design = Design { groups, variants: &variants, tolerance, rounds };
     let effects = match (metrics.first(), design.missing_for_effects()) {
         (None, _) => AblationEffects::NoScopeMetric,
         (Some(scope), missing) if missing.is_empty() => AblationEffects::Measured(design.additivity(scope)),
@@ -152,6 +170,20 @@ fn measured_variants(observations: &[Observation], groups: &[String]) -> Vec<Var
     variants
 }
 
+/// A variant's scope metric per round (a round's repeats averaged).
+fn scope_rounds(observations: &[Observation], variant: &VariantSummary, metrics: &[String]) -> BTreeMap<u32, f64> {
+    let name = variant.variant.to_string();
+    let mut sums: BTreeMap<u32, (f64, f64)> = BTreeMap::new();
+    let scope = metrics.first().map(String::as_str).unwrap_or_default();
+    for observation in observations.iter().filter(|o| o.is_usable() && o.variant() == Some(name.as_str())) {
+        if let Some(value) = observation.metrics.get(scope) {
+            let entry = sums.entry(observation.rep).or_default();
+            *entry = (entry.0 + value, entry.1 + 1.0);
+        }
+    }
+    sums.into_iter().map(|(round, (sum, n))| (round, sum / n)).collect()
+}
+
 /// The ablated set of a group ablated alone.
 fn alone(group: &str) -> Vec<String> {
     vec![group.to_string()]
@@ -162,6 +194,8 @@ struct Design<'a> {
     groups: &'a [String],
     variants: &'a [VariantSummary],
     tolerance: f64,
+    /// Per variant (aligned with `variants`), its scope metric per round, when rounds are blocks.
+    rounds: Option<Vec<BTreeMap<u32, f64>>>,
 }
 
 impl Design<'_> {
@@ -196,11 +230,34 @@ impl Design<'_> {
                 None => merged.push((ablated, *weight)),
             }
         }
+        if let Some(paired) = self.within_rounds(&merged) {
+            return paired;
+        }
         let terms: Vec<(f64, &SummaryStats)> = merged
             .iter()
             .map(|(ablated, weight)| (*weight, self.scope_of(ablated).expect("effects need every variant they weigh")))
             .collect();
         LinearContrast::of(&terms)
+    }
+
+    /// The contrast evaluated in every round all its variants ran in, when rounds are blocks and at
+    /// least two rounds are shared.
+    fn within_rounds(&self, weights: &[(&Vec<String>, f64)]) -> Option<LinearContrast> {
+        let rounds = self.rounds.as_ref()?;
+        let series: Vec<(&BTreeMap<u32, f64>, f64)> = weights
+            .iter()
+            .map(|(ablated, weight)| {
+                let index = self.variants.iter().position(|v| v.variant.ablated() == ablated.as_slice())?;
+                Some((&rounds[index], *weight))
+            })
+            .collect::<Option<_>>()?;
+        let shared: Vec<u32> =
+            series[0].0.keys().copied().filter(|round| series.iter().all(|(s, _)| s.contains_key(round))).collect();
+        (shared.len() >= 2).then(|| {
+            let values: Vec<f64> =
+                shared.iter().map(|round| series.iter().map(|(s, weight)| weight * s[round]).sum()).collect();
+            LinearContrast::of_rounds(&values)
+        })
     }
 
     fn delta(&self, ablated: Vec<String>) -> LinearContrast {
@@ -228,10 +285,17 @@ impl Design<'_> {
         }
     }
 
-    /// Additive: |interaction| ≤ tolerance · |all-groups delta|, or its 95% interval contains zero.
-    fn passes(&self, interaction: &LinearContrast, all: &LinearContrast) -> bool {
-        interaction.estimate.abs() <= self.tolerance * all.estimate.abs()
-            || interaction.ci_contains_zero() == Some(true)
+    /// Within: the 95% interval lies inside ± tolerance · |all-groups delta|; beyond: the interval
+    /// excludes zero and the estimate exceeds that margin; unclear otherwise (or without an interval).
+    fn judge(&self, interaction: &LinearContrast, all: &LinearContrast) -> Interaction {
+        let margin = self.tolerance * all.estimate.abs();
+        match interaction.ci95 {
+            Some(half) if interaction.estimate.abs() + half <= margin => Interaction::Within,
+            Some(half) if interaction.estimate.abs() > margin && interaction.estimate.abs() > half => {
+                Interaction::Beyond
+            }
+            _ => Interaction::Unclear,
+        }
     }
 
     /// Two-factor interaction contrasts of a 2^k factorial: weight sᵢ·sⱼ / 2^(k−2) per variant,
@@ -262,7 +326,7 @@ impl Design<'_> {
                 let interaction = self.contrast(&weights);
                 pairs.push(PairInteraction {
                     groups: (a.clone(), b.clone()),
-                    additive: self.passes(&interaction, all),
+                    judged: self.judge(&interaction, all),
                     interaction,
                 });
             }
@@ -276,13 +340,16 @@ impl Design<'_> {
         all: &LinearContrast,
         pairwise: &[PairInteraction],
     ) -> AdditivityVerdict {
-        if self.passes(interaction, all) && pairwise.iter().all(|p| p.additive) {
-            return AdditivityVerdict::Additive;
+        let overall = self.judge(interaction, all);
+        let beyond = |p: &&PairInteraction| p.judged == Interaction::Beyond;
+        if overall != Interaction::Beyond && !pairwise.iter().any(|p| beyond(&p)) {
+            let all_within = overall == Interaction::Within && pairwise.iter().all(|p| p.judged == Interaction::Within);
+            return if all_within { AdditivityVerdict::Additive } else { AdditivityVerdict::CannotTell };
         }
         let named: Vec<String> = self
             .groups
             .iter()
-            .filter(|g| pairwise.iter().any(|p| !p.additive && (p.groups.0 == **g || p.groups.1 == **g)))
+            .filter(|g| pairwise.iter().filter(beyond).any(|p| p.groups.0 == **g || p.groups.1 == **g))
             .cloned()
             .collect();
         AdditivityVerdict::NotAdditive { interacting: if named.is_empty() { self.groups.to_vec() } else { named } }
@@ -300,6 +367,7 @@ mod tests {
             &fixture_names(&["broadcast_rows", "rank1_update"]),
             &fixture_names(&["gated_delta", "wall", "prefill_tokens_per_s"]),
             0.05,
+            false,
         )
     }
 
@@ -382,7 +450,8 @@ mod tests {
     #[test]
     fn two_groups_that_interact_are_named() {
         let observations = synthetic(&["a", "b"], &[-1.0, -1.0], &[((0, 1), 0.5)]);
-        let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b"]), &fixture_names(&["t"]), 0.05);
+        let analysis =
+            analyse_ablation(&observations, &fixture_names(&["a", "b"]), &fixture_names(&["t"]), 0.05, false);
         let effects = measured(&analysis);
         assert!((effects.interaction.estimate - 0.5).abs() < 1e-9);
         assert_eq!(effects.verdict, AdditivityVerdict::NotAdditive { interacting: fixture_names(&["a", "b"]) });
@@ -391,7 +460,8 @@ mod tests {
     #[test]
     fn factorial_localises_the_interacting_pair() {
         let observations = synthetic(&["a", "b", "c"], &[-1.0, -2.0, -0.5], &[((0, 2), 0.4)]);
-        let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b", "c"]), &fixture_names(&["t"]), 0.05);
+        let analysis =
+            analyse_ablation(&observations, &fixture_names(&["a", "b", "c"]), &fixture_names(&["t"]), 0.05, false);
         let effects = measured(&analysis);
         let pairs: Vec<(&str, &str, f64)> = effects
             .pairwise
@@ -412,7 +482,8 @@ mod tests {
             .into_iter()
             .filter(|o| keep.contains(&o.variant().unwrap()))
             .collect();
-        let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b", "c"]), &fixture_names(&["t"]), 0.05);
+        let analysis =
+            analyse_ablation(&observations, &fixture_names(&["a", "b", "c"]), &fixture_names(&["t"]), 0.05, false);
         let effects = measured(&analysis);
         assert!((effects.interaction.estimate - 0.6).abs() < 1e-9);
         assert!(effects.pairwise.is_empty());
@@ -420,7 +491,8 @@ mod tests {
     }
 
     #[test]
-    fn an_interval_containing_zero_is_additive_even_past_tolerance() {
+    /// "not shown non-additive" was printed (and exit 0) for an interaction of 33% whose interval held zero.
+    fn an_interval_too_wide_for_the_tolerance_cannot_tell() {
         // Interaction 0.05 on an all-groups delta of 0.15 is 33%, but ±0.2 noise swamps it.
         let mut observations = Vec::new();
         for (variant, mean) in [("baseline", 1.0), ("a", 0.9), ("b", 0.9), ("a+b", 0.85)] {
@@ -432,14 +504,45 @@ mod tests {
                 ));
             }
         }
-        let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b"]), &fixture_names(&["t"]), 0.05);
-        assert_eq!(measured(&analysis).verdict, AdditivityVerdict::Additive);
+        let analysis =
+            analyse_ablation(&observations, &fixture_names(&["a", "b"]), &fixture_names(&["t"]), 0.05, false);
+        assert_eq!(measured(&analysis).verdict, AdditivityVerdict::CannotTell);
+    }
+
+    #[test]
+    fn one_rep_cannot_tell_instead_of_claiming_non_additivity() {
+        let observations: Vec<Observation> =
+            synthetic(&["a", "b"], &[-1.0, -1.0], &[((0, 1), 0.5)]).into_iter().filter(|o| o.rep == 1).collect();
+        let analysis = analyse_ablation(&observations, &fixture_names(&["a", "b"]), &fixture_names(&["t"]), 0.05, true);
+        assert_eq!(measured(&analysis).verdict, AdditivityVerdict::CannotTell);
+    }
+
+    /// A drift shared by every variant of a round (rounds 0.8x .. 1.25x) swamps the unpaired
+    /// interaction test; within rounds the same data show the groups additive.
+    #[test]
+    fn rounds_as_blocks_remove_a_drift_shared_by_the_round() {
+        let mut observations = Vec::new();
+        for (rep, speed) in [(1u32, 1.0), (2, 1.25), (3, 0.8), (4, 1.1)] {
+            for (variant, mean) in [("baseline", 2.2), ("a", 1.41), ("b", 1.625), ("a+b", 0.835)] {
+                let jitter = 1.0 + 0.002 * f64::from(rep % 2) - 0.001;
+                observations.push(fixture_observation(&[("variant", variant)], rep, &[("t", mean * speed * jitter)]));
+            }
+        }
+        let groups = fixture_names(&["a", "b"]);
+        let welch = analyse_ablation(&observations, &groups, &fixture_names(&["t"]), 0.05, false);
+        let paired = analyse_ablation(&observations, &groups, &fixture_names(&["t"]), 0.05, true);
+        assert_eq!(measured(&welch).verdict, AdditivityVerdict::CannotTell);
+        let effects = measured(&paired);
+        assert_eq!(effects.interaction.df, Some(3.0), "paired over the 4 shared rounds");
+        assert!(effects.interaction.ci95.unwrap() < measured(&welch).interaction.ci95.unwrap());
+        assert!(effects.singles.iter().all(|(_, d)| d.ci_contains_zero() == Some(false)));
+        assert_eq!(effects.verdict, AdditivityVerdict::Additive);
     }
 
     #[test]
     fn single_group_is_trivially_additive() {
         let observations = synthetic(&["a"], &[-1.0], &[]);
-        let analysis = analyse_ablation(&observations, &fixture_names(&["a"]), &fixture_names(&["t"]), 0.05);
+        let analysis = analyse_ablation(&observations, &fixture_names(&["a"]), &fixture_names(&["t"]), 0.05, false);
         let effects = measured(&analysis);
         assert_eq!(effects.interaction.estimate, 0.0);
         assert_eq!(effects.verdict, AdditivityVerdict::Additive);
@@ -454,12 +557,13 @@ mod tests {
             &fixture_names(&["broadcast_rows", "rank1_update"]),
             &fixture_names(&["gated_delta"]),
             0.05,
+            false,
         );
         assert_eq!(analysis.effects, AblationEffects::NotEnoughData { missing: fixture_names(&["rank1_update"]) });
         assert_eq!(analysis.variants.len(), 3);
-        let no_metric = analyse_ablation(&fixture_ablation(), &fixture_names(&["broadcast_rows"]), &[], 0.05);
+        let no_metric = analyse_ablation(&fixture_ablation(), &fixture_names(&["broadcast_rows"]), &[], 0.05, false);
         assert_eq!(no_metric.effects, AblationEffects::NoScopeMetric);
-        let nothing = analyse_ablation(&[], &fixture_names(&["a"]), &fixture_names(&["t"]), 0.05);
+        let nothing = analyse_ablation(&[], &fixture_names(&["a"]), &fixture_names(&["t"]), 0.05, false);
         assert_eq!(nothing.effects, AblationEffects::NotEnoughData { missing: fixture_names(&["baseline", "a"]) });
     }
 }

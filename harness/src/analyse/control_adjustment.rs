@@ -54,7 +54,8 @@ impl ControlAdjustment {
         for (sample, control) in samples.iter_mut().zip(controls) {
             sample.value -= slope * (control - group_control[&group_of[sample.setting]]);
         }
-        let residual_ss = value_ss - cross * cross / control_ss;
+        // Rounding can leave a perfectly explained series a hair below zero.
+        let residual_ss = (value_ss - cross * cross / control_ss).max(0.0);
         let residual_df = residual_df(samples, by_round);
         Some(ControlAdjustment {
             metric: metric.to_string(),

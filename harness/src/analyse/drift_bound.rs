@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use super::observation::Observation;
 use super::setting_summary::Labels;
+use crate::record::Observation;
 
 /// The control metric's spread *within* settings: run-to-run movement of the machine, with the control's
 /// legitimate differences between settings (decode throughput moves with the prompt length) left out.

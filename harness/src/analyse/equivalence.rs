@@ -1,9 +1,9 @@
 //! Equivalence checks: settings that resolve to the same code path must measure the same.
 
-use super::analysis_config::AnalysisConfig;
 use super::drift_bound::DriftBound;
-use super::observation::Observation;
 use super::setting_summary::{Labels, SettingSummary};
+use crate::record::Observation;
+use crate::spec::AnalysisConfig;
 
 /// Settings grouped by the code path they resolve to, and whether each class agrees.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,7 +1,7 @@
 //! Failed runs of a sweep and why they failed.
 
-use super::observation::Observation;
 use crate::launch::RunStatus;
+use crate::record::Observation;
 
 /// How many recorded runs did not finish ok, and the distinct reasons.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use super::observation::Observation;
 use crate::launch::RunStatus;
+use crate::record::Observation;
 use crate::spec::ParamValue;
 
 /// One usable run of `setting` (values typed as a CSV without a sidecar reads them; variant

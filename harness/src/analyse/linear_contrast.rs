@@ -39,6 +39,25 @@ impl LinearContrast {
         LinearContrast { estimate, std_error: Some(std_error), df: Some(df), ci95 }
     }
 
+    /// A contrast evaluated within each round of an interleaved sweep (rounds are blocks): the mean of
+    /// the per-round values, with the paired t statistic's standard error s/√m on m − 1 df (Student
+    /// 1908). Needs two rounds for an interval.
+    pub fn of_rounds(values: &[f64]) -> Self {
+        let Some(stats) = SummaryStats::of(values) else {
+            return LinearContrast { estimate: f64::NAN, std_error: None, df: None, ci95: None };
+        };
+        if stats.n < 2 {
+            return LinearContrast { estimate: stats.mean, std_error: None, df: None, ci95: None };
+        }
+        let std_error = stats.stdev / (stats.n as f64).sqrt();
+        LinearContrast {
+            estimate: stats.mean,
+            std_error: Some(std_error),
+            df: Some((stats.n - 1) as f64),
+            ci95: stats.ci95,
+        }
+    }
+
     /// mean(b) − mean(a): Welch's unequal-variance two-sample difference.
     pub fn difference(b: &SummaryStats, a: &SummaryStats) -> Self {
         Self::of(&[(1.0, b), (-1.0, a)])

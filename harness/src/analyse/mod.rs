@@ -1,7 +1,7 @@
 //! Statistics over recorded runs: pure functions over plain data, each citing its method.
 
 mod ablation;
-mod analysis_config;
+mod adjusted_samples;
 mod comparison_method;
 mod control_adjustment;
 mod cost_model;
@@ -13,7 +13,6 @@ pub(crate) mod fixtures;
 mod group_verdict;
 mod holm;
 mod linear_contrast;
-mod observation;
 mod ratio_interval;
 mod rival_comparison;
 mod round_model;
@@ -26,11 +25,16 @@ mod sweep_analysis;
 mod verdicts;
 
 pub use ablation::{
-    analyse_ablation, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, PairInteraction, VariantSummary,
+    analyse_ablation, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, Interaction, PairInteraction,
+    VariantSummary,
 };
-pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
+pub use adjusted_samples::AdjustedSamples;
 pub use comparison_method::ComparisonMethod;
 pub use control_adjustment::ControlAdjustment;
+// Declared in `spec` (a sweep's `[analysis]` table); re-exported beside the analysis that answers it.
+pub use crate::spec::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig};
+// Read from a result CSV by `record`; re-exported as the unit every analysis works on.
+pub use crate::record::Observation;
 pub use cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};
 pub use drift_bound::DriftBound;
 pub use equivalence::{EquivalenceCheck, EquivalenceClass};
@@ -38,10 +42,10 @@ pub use failure_summary::FailureSummary;
 pub use group_verdict::{GroupOutcome, GroupVerdict, Rival};
 pub use holm::holm_adjust;
 pub use linear_contrast::LinearContrast;
-pub use observation::Observation;
 pub use ratio_interval::RatioInterval;
 pub use rival_comparison::RivalComparison;
 pub use round_model::RoundModel;
+pub use run_sample::RunSample;
 pub use scale::Scale;
 pub use setting_summary::{Labels, SettingSummary};
 pub use summary_stats::SummaryStats;

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use super::observation::Observation;
 use super::summary_stats::SummaryStats;
+use crate::record::Observation;
 use crate::spec::ParamValue;
 
 /// Setting labels as recorded: (column, typed value) pairs in declaration order.
@@ -79,6 +79,26 @@ mod tests {
         // Three ok reps plus one warmup and one failure.
         assert_eq!((first.runs, first.usable), (5, 3));
         assert!((first.metric("prefill_tokens_per_s").unwrap().mean - 875.753).abs() < 1e-3);
+    }
+
+    #[test]
+    fn settings_that_print_alike_but_differ_in_type_are_summarised_apart() {
+        let lookalikes = [ParamValue::Int(1), ParamValue::Float(1.0), ParamValue::Text("1".into())];
+        let runs: Vec<Observation> = lookalikes
+            .iter()
+            .flat_map(|value| {
+                (1..=2).map(|rep| {
+                    let mut run = fixture_observation(&[], rep, &[("a", 1.0)]);
+                    run.setting.insert(0, ("mode".into(), value.clone()));
+                    run
+                })
+            })
+            .collect();
+        let summaries = SettingSummary::summarise(&runs);
+        assert_eq!(summaries.iter().map(|s| s.setting[0].1.clone()).collect::<Vec<_>>(), lookalikes);
+        assert!(summaries.iter().all(|s| s.usable == 2));
+        assert_eq!(summaries[1].value_of("mode"), Some(1.0));
+        assert_eq!(summaries[2].value_of("mode"), None, "text is not a number");
     }
 
     #[test]

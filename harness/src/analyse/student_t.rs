@@ -12,6 +12,9 @@ pub fn two_sided_critical(confidence: f64, df: f64) -> Option<f64> {
 /// The two-sided p-value P(|T| >= |t|) of a t statistic with `df` degrees of freedom.
 /// None when `df` is not positive.
 pub fn two_sided_p_value(t: f64, df: f64) -> Option<f64> {
+    if t.is_nan() {
+        return None;
+    }
     let dist = StudentsT::new(0.0, 1.0, df).ok()?;
     Some(2.0 * dist.sf(t.abs()))
 }

@@ -1,13 +1,13 @@
 //! The whole analysis of one recorded sweep: per-setting statistics, winners, drift, equivalence, failures.
 
-use super::analysis_config::AnalysisConfig;
 use super::cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};
 use super::drift_bound::DriftBound;
 use super::equivalence::EquivalenceCheck;
 use super::failure_summary::FailureSummary;
-use super::observation::Observation;
 use super::setting_summary::SettingSummary;
 use super::verdicts::Verdicts;
+use crate::record::Observation;
+use crate::spec::AnalysisConfig;
 
 /// Everything `analyse_sweep` concludes about one sweep; plain data the report renders.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,9 +66,9 @@ pub fn analyse_sweep(observations: &[Observation], config: &AnalysisConfig, roun
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::analysis_config::Direction;
-    use crate::analyse::analysis_config::{FitConfig, RowsPerSliceConfig};
     use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
+    use crate::spec::Direction;
+    use crate::spec::{FitConfig, RowsPerSliceConfig};
 
     #[test]
     fn the_parts_are_wired_to_the_config() {

@@ -3,18 +3,18 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::analysis_config::{AnalysisConfig, Direction};
+use super::adjusted_samples::AdjustedSamples;
 use super::comparison_method::ComparisonMethod;
 use super::control_adjustment::ControlAdjustment;
 use super::group_verdict::{GroupVerdict, Rival};
 use super::holm::holm_adjust;
-use super::observation::Observation;
-use super::ratio_interval::RatioInterval;
 use super::rival_comparison::RivalComparison;
 use super::round_model::RoundModel;
 use super::run_sample::RunSample;
 use super::scale::Scale;
 use super::setting_summary::{Labels, SettingSummary};
+use crate::record::Observation;
+use crate::spec::{AnalysisConfig, Direction};
 
 /// Every group's verdict and what they rest on.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,7 +40,7 @@ impl Verdicts {
     /// 2. the control metric as a covariate (`ControlAdjustment`, CUPED) when declared;
     /// 3. the best setting is the best adjusted mean; each rival is compared with it within rounds
     ///    when `rounds_are_blocks` (paired; pooled residual variance of the round model when the
-    ///    settings' variances are homogeneous), else by Welch's test;
+    ///    settings' variances are homogeneous), else by Welch's test (`AdjustedSamples::compare`);
     /// 4. Holm's correction over all comparisons of the sweep; a rival is beaten when its adjusted
     ///    p-value is below alpha, and a practical tie when two one-sided tests put it within
     ///    `negligible` of the best.
@@ -55,33 +55,31 @@ impl Verdicts {
         for (index, (_, members)) in groups.iter().enumerate() {
             members.iter().for_each(|&m| group_of[m] = index);
         }
-        let (mut samples, scale) = run_samples(observations, settings, config, &group_of);
-        let adjustment = config
-            .control
-            .as_deref()
-            .and_then(|control| ControlAdjustment::fit_and_apply(control, &mut samples, &group_of, rounds_are_blocks));
-        let covariates = usize::from(adjustment.is_some());
-        let model = rounds_are_blocks.then(|| RoundModel::fit(&samples, covariates)).flatten();
-        let pooled = model.as_ref().filter(|m| m.is_homogeneous());
-        let by_setting = SettingRuns::collect(&samples, settings.len());
-        let slope_variance = adjustment.as_ref().map_or(0.0, |a| a.slope_variance);
-        let design = Design { rounds_are_blocks, pooled, slope_variance };
-        let comparisons: Vec<Vec<(usize, Option<RivalComparison>)>> =
-            groups.iter().map(|(_, members)| design.compare_group(members, &by_setting, config.direction)).collect();
+        let samples = run_samples(observations, settings, config, &group_of);
+        let control = config.control.as_deref();
+        let adjusted = AdjustedSamples::new(samples, settings.len(), &group_of, control, rounds_are_blocks);
+        let direction = config.direction;
+        let bests: Vec<usize> = groups.iter().map(|(_, members)| best_of(members, &adjusted, direction)).collect();
+        let comparisons: Vec<Vec<(usize, Option<RivalComparison>)>> = groups
+            .iter()
+            .zip(&bests)
+            .map(|((_, members), &best)| {
+                members.iter().filter(|&&m| m != best).map(|&m| (m, adjusted.compare(m, best))).collect()
+            })
+            .collect();
         let p_values: Vec<f64> = comparisons.iter().flatten().filter_map(|(_, c)| c.map(|c| c.p_value())).collect();
-        let mut adjusted = holm_adjust(&p_values).into_iter();
-        let judge = Judge { config, scale, direction: config.direction };
+        let mut holm = holm_adjust(&p_values).into_iter();
+        let judge = Judge { config, adjusted: &adjusted };
         let groups = groups
             .into_iter()
             .zip(comparisons)
-            .map(|((labels, members), rivals)| {
-                let best = best_of(&members, &by_setting, config.direction);
+            .zip(bests)
+            .map(|(((labels, _), rivals), best)| {
                 let best_mean = settings[best].metric(&config.primary).map_or(1.0, |s| s.mean);
                 let rivals = rivals
                     .into_iter()
-                    .filter(|(setting, _)| *setting != best)
                     .map(|(setting, comparison)| {
-                        let p_adjusted = comparison.map(|_| adjusted.next().expect("one adjusted p per test"));
+                        let p_adjusted = comparison.map(|_| holm.next().expect("one adjusted p per test"));
                         judge.rival(setting, comparison, p_adjusted, best_mean)
                     })
                     .collect();
@@ -91,11 +89,11 @@ impl Verdicts {
         Verdicts {
             alpha: config.alpha,
             negligible: config.negligible,
-            scale,
+            scale: adjusted.scale,
             paired: rounds_are_blocks,
-            adjustment,
-            model,
             tests: p_values.len(),
+            adjustment: adjusted.adjustment,
+            model: adjusted.model,
             groups,
         }
     }
@@ -123,8 +121,7 @@ impl Verdicts {
 /// Turns a comparison into a rival's verdict.
 struct Judge<'a> {
     config: &'a AnalysisConfig,
-    scale: Scale,
-    direction: Direction,
+    adjusted: &'a AdjustedSamples,
 }
 
 impl Judge<'_> {
@@ -135,20 +132,13 @@ impl Judge<'_> {
         p_adjusted: Option<f64>,
         best_mean: f64,
     ) -> Rival {
-        let losing_side = comparison.is_some_and(|c| self.direction.is_better(0.0, c.estimate));
+        let losing_side = comparison.is_some_and(|c| self.config.direction.is_better(0.0, c.estimate));
         let beaten = losing_side && p_adjusted.is_some_and(|p| p < self.config.alpha);
         let equivalent = match (comparison, self.config.negligible) {
-            (Some(c), Some(share)) => c.is_within(self.scale.margin(share, best_mean), self.config.alpha),
+            (Some(c), Some(share)) => c.is_within(self.adjusted.scale.margin(share, best_mean), self.config.alpha),
             _ => false,
         };
-        let ratio = comparison.map(|c| {
-            let half = c.half_width(0.95);
-            RatioInterval {
-                ratio: self.scale.ratio(c.estimate, best_mean),
-                low: self.scale.ratio(c.estimate - half, best_mean),
-                high: self.scale.ratio(c.estimate + half, best_mean),
-            }
-        });
+        let ratio = comparison.map(|c| self.adjusted.ratio(&c, best_mean));
         Rival { setting, comparison, ratio, p_adjusted, beaten, equivalent }
     }
 }
@@ -166,142 +156,41 @@ fn group_members(settings: &[SettingSummary], primary: &str, group_by: &[String]
     groups
 }
 
-/// The usable runs of grouped settings as samples on the chosen scale.
+/// The usable runs of grouped settings as raw samples (primary and control as measured).
 fn run_samples(
     observations: &[Observation],
     settings: &[SettingSummary],
     config: &AnalysisConfig,
     group_of: &[usize],
-) -> (Vec<RunSample>, Scale) {
+) -> Vec<RunSample> {
     let index: HashMap<&Labels, usize> = settings.iter().enumerate().map(|(i, s)| (&s.setting, i)).collect();
-    let usable: Vec<(usize, &Observation, f64)> = observations
+    observations
         .iter()
         .filter(|o| o.is_usable())
         .filter_map(|o| {
             let setting = *index.get(&o.setting)?;
             let value = *o.metrics.get(&config.primary)?;
-            (group_of[setting] != usize::MAX).then_some((setting, o, value))
+            let control = config.control.as_deref().and_then(|c| o.metrics.get(c)).copied();
+            (group_of[setting] != usize::MAX).then_some(RunSample { setting, round: o.rep, value, control })
         })
-        .collect();
-    let scale = Scale::for_values(usable.iter().map(|(_, _, value)| *value));
-    let control_values = || usable.iter().filter_map(|(_, o, _)| o.metrics.get(config.control.as_deref()?).copied());
-    let control_scale = Scale::for_values(control_values());
-    let samples = usable
-        .iter()
-        .map(|(setting, observation, value)| RunSample {
-            setting: *setting,
-            round: observation.rep,
-            value: scale.transform(*value),
-            control: config
-                .control
-                .as_deref()
-                .and_then(|c| observation.metrics.get(c))
-                .map(|c| control_scale.transform(*c)),
-        })
-        .collect();
-    (samples, scale)
+        .collect()
 }
 
-/// Each setting's samples, per round (a setting run twice in a round counts as its mean) and all,
-/// with the control values beside them.
-struct SettingRuns {
-    rounds: Vec<BTreeMap<u32, (f64, f64)>>,
-    values: Vec<Vec<(f64, f64)>>,
-}
-
-impl SettingRuns {
-    fn collect(samples: &[RunSample], settings: usize) -> SettingRuns {
-        let mut values = vec![Vec::new(); settings];
-        let mut sums: Vec<BTreeMap<u32, (f64, f64, f64)>> = vec![BTreeMap::new(); settings];
-        for sample in samples {
-            let control = sample.control.unwrap_or(0.0);
-            values[sample.setting].push((sample.value, control));
-            let entry = sums[sample.setting].entry(sample.round).or_default();
-            *entry = (entry.0 + sample.value, entry.1 + control, entry.2 + 1.0);
-        }
-        let rounds = sums
-            .into_iter()
-            .map(|s| s.into_iter().map(|(round, (value, control, n))| (round, (value / n, control / n))).collect())
-            .collect();
-        SettingRuns { rounds, values }
-    }
-
-    fn mean(&self, setting: usize) -> f64 {
-        let values = &self.values[setting];
-        values.iter().map(|(v, _)| v).sum::<f64>() / values.len() as f64
-    }
-
-    fn round_values(&self, setting: usize, part: fn(&(f64, f64)) -> f64) -> BTreeMap<u32, f64> {
-        self.rounds[setting].iter().map(|(round, pair)| (*round, part(pair))).collect()
-    }
-
-    fn all_values(&self, setting: usize, part: fn(&(f64, f64)) -> f64) -> Vec<f64> {
-        self.values[setting].iter().map(part).collect()
-    }
-}
-
-/// The member with the best mean on the analysis scale (ties keep the first).
-fn best_of(members: &[usize], runs: &SettingRuns, direction: Direction) -> usize {
+/// The member with the best adjusted mean (ties keep the first).
+fn best_of(members: &[usize], adjusted: &AdjustedSamples, direction: Direction) -> usize {
     members
         .iter()
         .copied()
         .reduce(
-            |best, candidate| if direction.is_better(runs.mean(candidate), runs.mean(best)) { candidate } else { best },
+            |best, candidate| {
+                if direction.is_better(adjusted.mean(candidate), adjusted.mean(best)) {
+                    candidate
+                } else {
+                    best
+                }
+            },
         )
         .expect("a group has at least one member")
-}
-
-/// How rivals are compared: the sweep's design and what the control adjustment costs.
-struct Design<'a> {
-    rounds_are_blocks: bool,
-    pooled: Option<&'a RoundModel>,
-    slope_variance: f64,
-}
-
-impl Design<'_> {
-    /// Every member against the group's best (the best itself included, as None, to keep positions).
-    /// Within rounds when they are blocks and shared, else Welch; each widened by Δc̄² · Var(θ̂), the
-    /// uncertainty the estimated control slope adds to a difference whose sides saw controls Δc̄ apart.
-    fn compare_group(
-        &self,
-        members: &[usize],
-        runs: &SettingRuns,
-        direction: Direction,
-    ) -> Vec<(usize, Option<RivalComparison>)> {
-        let best = best_of(members, runs, direction);
-        let value = |pair: &(f64, f64)| pair.0;
-        let control = |pair: &(f64, f64)| pair.1;
-        members
-            .iter()
-            .map(|&setting| {
-                if setting == best {
-                    return (setting, None);
-                }
-                let paired = self.rounds_are_blocks.then(|| {
-                    let shared = |part| {
-                        RivalComparison::shared_rounds(
-                            &runs.round_values(setting, part),
-                            &runs.round_values(best, part),
-                        )
-                    };
-                    let comparison = RivalComparison::of_differences(&shared(value)?, self.pooled)?;
-                    Some((comparison, mean(&shared(control)?)))
-                });
-                let welch = || {
-                    let (rival, top) = (runs.all_values(setting, value), runs.all_values(best, value));
-                    let comparison = RivalComparison::welch(&rival, &top)?;
-                    let gap = mean(&runs.all_values(setting, control)) - mean(&runs.all_values(best, control));
-                    Some((comparison, gap))
-                };
-                let comparison = paired.flatten().or_else(welch);
-                (setting, comparison.map(|(c, gap)| c.widened(gap * gap * self.slope_variance)))
-            })
-            .collect()
-    }
-}
-
-fn mean(values: &[f64]) -> f64 {
-    values.iter().sum::<f64>() / values.len() as f64
 }
 
 #[cfg(test)]

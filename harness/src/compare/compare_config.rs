@@ -11,6 +11,10 @@ pub struct CompareConfig {
     pub direction: Direction,
     /// Smallest relative change that matters, e.g. 0.02 for 2%.
     pub threshold: f64,
-    /// Significance level of the Welch test, e.g. 0.05.
+    /// Family-wise error rate over all joined settings (Holm), e.g. 0.05.
     pub alpha: f64,
+    /// A metric no version should change (the sweep's control): its B/A ratio is reported per setting,
+    /// and it is used as a covariate that removes machine drift.
+    #[serde(default)]
+    pub control: Option<String>,
 }

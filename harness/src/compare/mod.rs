@@ -1,9 +1,10 @@
-//! compare stage: two recorded sweeps of the same grid, joined on settings, judged for regressions.
+//! compare stage: two sides of one grid (two recorded sweeps, or two values of a parameter inside one
+//! interleaved sweep), joined on settings, judged for regressions family-wise.
 
 mod compare_config;
 mod comparison;
 mod setting_comparison;
 
 pub use compare_config::CompareConfig;
-pub use comparison::{compare, Comparison};
-pub use setting_comparison::{RatioInterval, SettingComparison, Verdict};
+pub use comparison::{compare, compare_within, Comparison, Design};
+pub use setting_comparison::{SettingComparison, Verdict};

@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::extract_error::ExtractError;
 use super::key_value;
-use super::profile_block::{parse_profile_blocks, select_block, BlockSelector};
+use super::profile_block::{parse_profile_blocks, select_block};
+use crate::spec::BlockSelector;
 use crate::spec::{CheckDecl, MetricsDecl, ProfileMetricsDecl, ResultLine};
 
 /// Where a run's output landed.

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
+use crate::spec::BlockSelector;
 
 /// The phase name that closes a block.
 const TOTAL: &str = "TOTAL";
@@ -35,29 +35,6 @@ impl ProfileBlock {
     pub fn phase_seconds(&self, name: &str) -> Option<f64> {
         self.phases.iter().find(|phase| phase.name == name).map(|phase| phase.seconds)
     }
-}
-
-/// How a metric declaration picks one block out of a log.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(tag = "select", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum BlockSelector {
-    /// The `index`-th block (default: the last) of `rank` carrying `tag`.
-    ByTag {
-        tag: String,
-        rank: u32,
-        #[serde(default)]
-        index: Option<usize>,
-    },
-    /// The block of `rank` (and `tag`, if given) whose `phase` seconds is closest to the run's `result_key`
-    /// value, and within `within` of it (relative: 0.05 is 5%).
-    Matching {
-        rank: u32,
-        phase: String,
-        result_key: String,
-        within: f64,
-        #[serde(default)]
-        tag: Option<String>,
-    },
 }
 
 /// Why no block was selected.
@@ -312,17 +289,5 @@ mod tests {
         assert_eq!(blocks.len(), 1);
         assert_eq!(blocks[0].phases, [Phase { name: "A".to_string(), seconds: 1.5, calls: Some(2), share: Some(0.5) }]);
         assert_eq!(blocks[0].total_seconds, 2.0);
-    }
-
-    #[test]
-    fn selector_deserialises_and_rejects_unknown_fields() {
-        let parsed: BlockSelector = serde_json::from_str(
-            r#"{"select":"matching","rank":0,"phase":"STACK.r","result_key":"prefill_seconds","within":0.05}"#,
-        )
-        .unwrap();
-        assert_eq!(parsed, timed_prefill());
-        let by_tag: BlockSelector = serde_json::from_str(r#"{"select":"by-tag","tag":"prefill","rank":0}"#).unwrap();
-        assert_eq!(by_tag, BlockSelector::ByTag { tag: "prefill".to_string(), rank: 0, index: None });
-        assert!(serde_json::from_str::<BlockSelector>(r#"{"select":"by-tag","tag":"p","rank":0,"idx":1}"#).is_err());
     }
 }

@@ -146,11 +146,7 @@ fn render_env(
 }
 
 fn profile_error(engine: &Engine, key: &str, error: template::TemplateError) -> SpecError {
-    let source = SourceFile {
-        path: engine.profile_file.clone(),
-        text: std::fs::read_to_string(&engine.profile_file).unwrap_or_default(),
-    };
-    source.error_at(key, error.to_string())
+    engine.profile.error_at(key, error.to_string())
 }
 
 fn path_value(path: &Path) -> Value {

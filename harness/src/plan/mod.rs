@@ -59,6 +59,12 @@ impl Plan {
                 file: sweep.file().display().to_string(),
             });
         }
+        let rounds = u64::from(reps) + u64::from(sweep.reps.warmup);
+        let runs = settings.len() as u64 * rounds;
+        if runs > crate::spec::MAX_RUNS {
+            let settings = settings.len();
+            return Err(PlanError::TooManyRuns { reps, settings, rounds, runs, max: crate::spec::MAX_RUNS });
+        }
         let seed = options.seed.or(sweep.reps.seed).unwrap_or_else(rand::random);
         let mut runs = schedule::schedule(settings.len(), reps, sweep.reps.warmup, sweep.reps.order, seed);
         if let Some((index, count)) = options.shard {

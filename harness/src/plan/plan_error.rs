@@ -12,4 +12,8 @@ pub enum PlanError {
     MalformedShard { shard: String },
     #[error("--reps must be at least 1")]
     ZeroReps,
+    #[error(
+        "--reps {reps}: {settings} settings x {rounds} rounds = {runs} runs, more than the {max} a sweep may plan"
+    )]
+    TooManyRuns { reps: u32, settings: usize, rounds: u64, runs: u64, max: u64 },
 }

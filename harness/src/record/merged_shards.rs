@@ -73,11 +73,11 @@ impl MergedShards {
         for record in std::iter::once(&self.header).chain(&self.rows) {
             writer
                 .write_record(record)
-                .map_err(|error| RecordError::Io { path: csv.to_path_buf(), error: error.into() })?;
+                .map_err(|error| RecordError::Io { path: csv.to_path_buf(), source: error.into() })?;
         }
         let bytes = writer
             .into_inner()
-            .map_err(|error| RecordError::Io { path: csv.to_path_buf(), error: error.into_error() })?;
+            .map_err(|error| RecordError::Io { path: csv.to_path_buf(), source: error.into_error() })?;
         crate::atomic_file::write_atomic(csv, &bytes, None).map_err(RecordError::io(csv))?;
         let sidecar = Sidecar { command_line, ..self.sidecar.clone() };
         sidecar.write(&csv.with_extension("json"))

@@ -1,19 +1,31 @@
 //! Writes results as they happen (CSV row per run, fsynced; JSON sidecar) and reads them back.
 
 mod columns;
+#[cfg(test)]
+mod fuzz_tests;
 mod merged_shards;
+mod observation;
 mod provenance;
 mod record_error;
+mod recorded_decl;
+mod recorded_environment;
+mod result_paths;
 mod result_table;
 mod result_writer;
 mod run_key;
 mod sidecar;
+mod torn_row;
 
 pub use columns::Columns;
 pub use merged_shards::MergedShards;
+pub use observation::Observation;
 pub use provenance::{version_line, Provenance};
 pub use record_error::RecordError;
+pub use recorded_decl::RecordedDecl;
+pub use recorded_environment::{Inherited, RecordedEnvironment};
+pub use result_paths::{utc_stamp, ResultPaths};
 pub use result_table::ResultTable;
 pub use result_writer::{ResultWriter, RunRow};
 pub use run_key::RunKey;
-pub use sidecar::{Inherited, RecordedDecl, RecordedEnvironment, Sidecar, SIDECAR_SCHEMA_VERSION};
+pub use sidecar::{Sidecar, SIDECAR_SCHEMA_VERSION};
+pub use torn_row::{cut_torn_row, TornRow};

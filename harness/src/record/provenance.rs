@@ -14,7 +14,7 @@ pub struct Provenance {
     pub engine_commit: String,
     /// Uncommitted changes in the engine tree: a result of a dirty tree cannot be rebuilt from the commit.
     pub engine_dirty: bool,
-    /// Toolchain name -> first line of its version command (`unavailable: ...` when it cannot run).
+    /// Toolchain name -> first line of its version command (`unavailable` when it fails or cannot run).
     pub toolchain: BTreeMap<String, String>,
     /// The Slurm job the sweep ran in (the array's id for an array task), empty outside Slurm.
     #[serde(default)]
@@ -55,6 +55,8 @@ pub fn version_line(argv: &[String], env: &[(String, String)]) -> String {
         return "unavailable: empty command".to_string();
     };
     match Command::new(program).args(args).envs(env.iter().map(|(k, v)| (k, v))).output() {
+        // A failing command prints its complaint (`grep: ...: No such file`), not a version.
+        Ok(output) if !output.status.success() => "unavailable".to_string(),
         Ok(output) => {
             let text = [output.stdout, output.stderr].concat();
             String::from_utf8_lossy(&text).lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string()
@@ -77,5 +79,19 @@ mod tests {
         assert_eq!(slurm_placement(vars(&array)), ("40".to_string(), "2".to_string()));
         assert_eq!(slurm_placement(vars(&[("SLURM_JOB_ID", "7")])), ("7".to_string(), String::new()));
         assert_eq!(slurm_placement(vars(&[])), (String::new(), String::new()));
+    }
+
+    fn argv(script: &str) -> Vec<String> {
+        ["sh", "-c", script].map(String::from).to_vec()
+    }
+
+    #[test]
+    fn a_failing_version_command_records_unavailable_not_its_complaint() {
+        assert_eq!(version_line(&argv("echo 'grep: /opt/cann/version: No such file' >&2; exit 2"), &[]), "unavailable");
+    }
+
+    #[test]
+    fn a_version_command_records_its_first_non_empty_line() {
+        assert_eq!(version_line(&argv("echo; echo 'cc 1.2'; echo more"), &[]), "cc 1.2");
     }
 }

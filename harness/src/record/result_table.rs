@@ -4,10 +4,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::columns::{Columns, METRIC_PREFIX, PARAM_PREFIX};
+use super::observation::Observation;
 use super::record_error::RecordError;
 use super::run_key::RunKey;
 use super::sidecar::Sidecar;
-use crate::analyse::Observation;
+use super::torn_row::torn_line;
 use crate::launch::UnknownRunStatus;
 use crate::spec::{Param, ParamValue};
 
@@ -26,10 +27,14 @@ impl ResultTable {
         ResultTable::read_typed(path, &declared)
     }
 
-    /// Reads a CSV whose param columns hold values of `declared` (a param not declared is inferred).
+    /// Reads a CSV whose param columns hold values of `declared` (a param not declared is inferred);
+    /// a torn last row, a non-finite metric or a malformed row is an error naming its line.
     pub fn read_typed(path: &Path, declared: &[Param]) -> Result<ResultTable, RecordError> {
-        let mut reader =
-            csv::ReaderBuilder::new().flexible(false).from_path(path).map_err(|error| csv_error(path, error))?;
+        let bytes = std::fs::read(path).map_err(RecordError::io(path))?;
+        if let Some(line) = torn_line(&bytes) {
+            return Err(RecordError::TornRow { path: path.to_path_buf(), line });
+        }
+        let mut reader = csv::ReaderBuilder::new().flexible(false).from_reader(bytes.as_slice());
         let header: Vec<String> =
             reader.headers().map_err(|error| csv_error(path, error))?.iter().map(str::to_string).collect();
         let columns = Columns::from_header(&header)
@@ -43,13 +48,26 @@ impl ResultTable {
             }
             let line = record.position().map_or(0, |p| p.line());
             let row: BTreeMap<&str, &str> = header.iter().map(String::as_str).zip(record.iter()).collect();
-            observations.push(observation(&row, &columns, declared).map_err(|reason| RecordError::BadRow {
-                path: path.to_path_buf(),
-                line,
-                reason,
+            observations.push(observation(&row, &columns, declared).map_err(|error| match error {
+                RowError::Row(reason) => RecordError::BadRow { path: path.to_path_buf(), line, reason },
+                RowError::Metric { column, reason } => RecordError::BadValue {
+                    path: path.to_path_buf(),
+                    line,
+                    column: header.iter().position(|name| *name == column).map_or(0, |index| index + 1),
+                    reason,
+                },
             })?);
         }
         Ok(ResultTable { path: path.to_path_buf(), columns, observations })
+    }
+
+    /// Reads a CSV to analyse: one without any run has nothing to report.
+    pub fn read_runs(path: &Path) -> Result<ResultTable, RecordError> {
+        let table = ResultTable::read(path)?;
+        if table.observations.is_empty() {
+            return Err(RecordError::NoRuns { path: path.to_path_buf() });
+        }
+        Ok(table)
     }
 
     /// Runs already recorded, whatever their status: resuming never repeats a (setting, rep) pair.
@@ -65,7 +83,13 @@ fn run_key(observation: &Observation) -> RunKey {
     RunKey { params, variant, rep: observation.rep, warmup: observation.warmup }
 }
 
-fn observation(row: &BTreeMap<&str, &str>, columns: &Columns, declared: &[Param]) -> Result<Observation, String> {
+/// Why a row was refused: the row as a whole, or one metric cell (located by its column).
+enum RowError {
+    Row(String),
+    Metric { column: String, reason: String },
+}
+
+fn observation(row: &BTreeMap<&str, &str>, columns: &Columns, declared: &[Param]) -> Result<Observation, RowError> {
     let values_of = |name: &str| declared.iter().find(|param| param.name == name).map_or(&[][..], |p| &p.values[..]);
     let mut setting: Vec<(String, ParamValue)> = columns
         .params
@@ -78,17 +102,22 @@ fn observation(row: &BTreeMap<&str, &str>, columns: &Columns, declared: &[Param]
     setting.push(("variant".to_string(), ParamValue::Text(row["variant"].to_string())));
     let mut metrics = BTreeMap::new();
     for name in &columns.metrics {
-        let text = row[format!("{METRIC_PREFIX}{name}").as_str()];
+        let column = format!("{METRIC_PREFIX}{name}");
+        let text = row[column.as_str()];
         if !text.is_empty() {
-            let value = text.parse::<f64>().map_err(|_| format!("metric `{name}` is `{text}`, not a number"))?;
+            // A NaN or infinite metric would win or poison every comparison it enters: refuse it.
+            let value = text.parse::<f64>().ok().filter(|value| value.is_finite()).ok_or_else(|| RowError::Metric {
+                reason: format!("metric `{name}` is `{text}`, not a finite number"),
+                column: column.clone(),
+            })?;
             metrics.insert(name.clone(), value);
         }
     }
     Ok(Observation {
         setting,
-        rep: row["rep"].parse().map_err(|_| format!("rep `{}` is not a number", row["rep"]))?,
+        rep: row["rep"].parse().map_err(|_| RowError::Row(format!("rep `{}` is not a number", row["rep"])))?,
         warmup: row["warmup"] == "true",
-        status: row["status"].parse().map_err(|error: UnknownRunStatus| error.to_string())?,
+        status: row["status"].parse().map_err(|error: UnknownRunStatus| RowError::Row(error.to_string()))?,
         error: row["error"].to_string(),
         metrics,
     })
@@ -241,7 +270,7 @@ mod tests {
     }
 
     #[test]
-    fn param_columns_read_back_typed_by_the_declaration_and_group_by_type() {
+    fn param_columns_read_back_typed_by_the_declaration_and_compare_by_type() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.csv");
         write_lookalike_settings(&path);
@@ -254,9 +283,9 @@ mod tests {
             read.setting.truncate(1);
             observations.push(read);
         }
-        let summaries = crate::analyse::SettingSummary::summarise(&observations);
-        assert_eq!(summaries.len(), 3, "1, 1.0 and \"1\" are three settings");
-        assert!(summaries.iter().all(|s| s.setting[0].1.to_string() == "1"), "labels print as written");
+        let settings: Vec<_> = observations.iter().map(|o| &o.setting).collect();
+        assert!(settings[0] != settings[1] && settings[1] != settings[2] && settings[0] != settings[2]);
+        assert!(settings.iter().all(|s| s[0].1.to_string() == "1"), "labels print as written");
     }
 
     #[test]
@@ -286,6 +315,40 @@ mod tests {
         std::fs::write(&path, text).unwrap();
         let error = ResultTable::read(&path).unwrap_err().to_string();
         assert!(error.ends_with(":2: status `fine` is not one of ok, failed, timeout, interrupted"), "{error}");
+    }
+
+    #[test]
+    fn non_finite_metrics_are_refused_naming_line_and_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        let mut writer = ResultWriter::create(&path, columns(), Provenance::default()).unwrap();
+        let ok: BTreeMap<String, f64> = [("tps".to_string(), 1.0), ("wall".to_string(), 2.0)].into();
+        writer.write(&row(&ok, 1, RunStatus::Ok, "")).unwrap();
+        for bad in [f64::NAN, f64::INFINITY] {
+            let metrics: BTreeMap<String, f64> = [("tps".to_string(), 1.0), ("wall".to_string(), bad)].into();
+            writer.write(&row(&metrics, 2, RunStatus::Ok, "")).unwrap();
+            let error = ResultTable::read(&path).unwrap_err();
+            let column = columns().header().iter().position(|name| name == "metric.wall").unwrap() + 1;
+            assert_eq!(
+                error.to_string(),
+                format!("{}:3:{column}: metric `wall` is `{bad}`, not a finite number", path.display())
+            );
+            assert!(error.is_bad_input());
+            let text = std::fs::read_to_string(&path).unwrap();
+            let whole_rows: Vec<&str> = text.lines().take(2).collect();
+            std::fs::write(&path, whole_rows.join("\n") + "\n").unwrap();
+        }
+    }
+
+    #[test]
+    fn a_header_only_csv_has_no_runs_to_report_but_can_be_resumed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        ResultWriter::create(&path, columns(), Provenance::default()).unwrap();
+        assert!(ResultTable::read(&path).unwrap().observations.is_empty());
+        let error = ResultTable::read_runs(&path).unwrap_err();
+        assert_eq!(error.to_string(), format!("{}: no runs recorded (the CSV holds only its header)", path.display()));
+        assert!(error.is_bad_input());
     }
 
     #[test]

@@ -99,7 +99,7 @@ impl ResultWriter {
     fn write_record(&mut self, record: &[String]) -> Result<(), RecordError> {
         self.csv
             .write_record(record)
-            .map_err(|error| RecordError::Io { path: self.path.clone(), error: error.into() })?;
+            .map_err(|error| RecordError::Io { path: self.path.clone(), source: error.into() })?;
         self.csv.flush().map_err(RecordError::io(&self.path))?;
         self.csv.get_ref().sync_data().map_err(RecordError::io(&self.path))
     }

@@ -1,16 +1,16 @@
 //! The JSON sidecar beside a result CSV: resolved declaration, command line, environment, versions.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::provenance::Provenance;
 use super::record_error::RecordError;
-use crate::analyse::AnalysisConfig;
-use crate::launch::BaseEnv;
-use crate::spec::{AblationDecl, Param, RepsDecl, SweepDecl};
+use super::recorded_decl::RecordedDecl;
+use super::recorded_environment::RecordedEnvironment;
+use super::result_paths::ResultPaths;
+use crate::spec::Param;
 
 /// The schema this version writes. 0 is a sidecar written before the schema was versioned: the same
 /// fields, without `params` (its CSV's param columns are then typed by inference).
@@ -39,56 +39,6 @@ pub struct Sidecar {
     pub provenance: Provenance,
     /// The `sweep` version that wrote the file.
     pub sweep_version: String,
-}
-
-/// The declaration as written: the tables `report` and `compare` read back, typed; the rest as JSON.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RecordedDecl {
-    pub analysis: AnalysisConfig,
-    /// Repetitions and their order: whether rounds are blocks of the analysis, and a race's limits.
-    #[serde(default)]
-    pub reps: RepsDecl,
-    #[serde(default)]
-    pub ablation: Option<AblationDecl>,
-    #[serde(flatten)]
-    pub rest: Map<String, Value>,
-}
-
-impl RecordedDecl {
-    pub fn of(decl: &SweepDecl) -> RecordedDecl {
-        let mut rest = match serde_json::to_value(decl) {
-            Ok(Value::Object(map)) => map,
-            _ => Map::new(),
-        };
-        rest.remove("analysis");
-        rest.remove("ablation");
-        rest.remove("reps");
-        RecordedDecl { analysis: decl.analysis.clone(), reps: decl.reps.clone(), ablation: decl.ablation.clone(), rest }
-    }
-}
-
-/// The environment ranks started from: `"inherited"`, or the variables a setup script left.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum RecordedEnvironment {
-    Inherited(Inherited),
-    Exactly(BTreeMap<String, String>),
-}
-
-/// Spelled `"inherited"` in the sidecar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Inherited {
-    Inherited,
-}
-
-impl RecordedEnvironment {
-    pub fn of(base_env: &BaseEnv) -> RecordedEnvironment {
-        match base_env {
-            BaseEnv::Inherit => RecordedEnvironment::Inherited(Inherited::Inherited),
-            BaseEnv::Exactly(vars) => RecordedEnvironment::Exactly(vars.iter().cloned().collect()),
-        }
-    }
 }
 
 impl Sidecar {
@@ -122,7 +72,7 @@ impl Sidecar {
 
     /// The sidecar beside a result CSV, if there is one.
     pub fn beside(csv: &Path) -> Result<Option<Sidecar>, RecordError> {
-        let path = csv.with_extension("json");
+        let path = ResultPaths::for_csv(csv).sidecar;
         if path.exists() {
             Sidecar::read(&path).map(Some)
         } else {
@@ -133,6 +83,7 @@ impl Sidecar {
 
 #[cfg(test)]
 mod tests {
+    use super::super::recorded_environment::Inherited;
     use super::*;
     use crate::spec::ParamValue;
 

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::markdown_table::MarkdownTable;
 use super::number_format::{percent, signed, signed_percent, signed_with_ci, with_ci};
-use crate::analyse::{AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict};
+use crate::analyse::{AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, Interaction};
 
 /// Render an ablation like section 5.4 of the slice study: variant | scope metric | delta (abs, %)
 /// | other metrics, then the single deltas against the all-groups delta, the interaction with its
@@ -73,7 +73,12 @@ fn additivity_lines(effects: &Additivity, tolerance: f64) -> String {
                 format!("{} × {}", pair.groups.0, pair.groups.1),
                 signed_with_ci(pair.interaction.estimate, pair.interaction.ci95),
                 percent(pair.interaction.estimate.abs() / effects.all.estimate.abs()),
-                if pair.additive { "yes" } else { "NO" }.to_string(),
+                match pair.judged {
+                    Interaction::Within => "yes",
+                    Interaction::Beyond => "NO",
+                    Interaction::Unclear => "cannot tell",
+                }
+                .to_string(),
             ]);
         }
         write!(out, "\n## Pairwise interactions (2^k factorial)\n\n{}", table.render()).unwrap();
@@ -81,19 +86,21 @@ fn additivity_lines(effects: &Additivity, tolerance: f64) -> String {
     out
 }
 
-/// Says which test made a verdict "additive": a small interaction, or only an interval too wide to tell.
+/// The verdict in plain words: additive within the tolerance, not additive (naming the groups), or
+/// cannot tell (why, and what would help).
 fn verdict_phrase(effects: &Additivity, tolerance: f64) -> String {
     match &effects.verdict {
-        AdditivityVerdict::Additive if effects.relative_interaction().abs() <= tolerance => {
-            format!("additive within {}", percent(tolerance))
+        AdditivityVerdict::Additive => format!("additive within {}", percent(tolerance)),
+        AdditivityVerdict::NotAdditive { interacting } => {
+            format!("not additive within {}: {} interact", percent(tolerance), interacting.join(", "))
         }
-        AdditivityVerdict::Additive => format!(
-            "not shown non-additive: the interaction exceeds {} but its 95% CI contains zero (too noisy to tell; more reps narrow it)",
+        AdditivityVerdict::CannotTell if effects.interaction.ci95.is_none() => {
+            "cannot tell (1 rep: no interval; run more reps)".to_string()
+        }
+        AdditivityVerdict::CannotTell => format!(
+            "cannot tell: the interaction's 95% interval reaches beyond {} of the all-groups delta (more reps narrow it)",
             percent(tolerance)
         ),
-        AdditivityVerdict::NotAdditive { interacting } => {
-            format!("NOT additive within {}: {} interact", percent(tolerance), interacting.join(", "))
-        }
     }
 }
 
@@ -109,6 +116,7 @@ mod tests {
             &fixture_names(&["broadcast_rows", "rank1_update"]),
             &fixture_names(&["gated_delta", "wall", "prefill_tokens_per_s"]),
             0.05,
+            false,
         );
         ablation_markdown(&analysis, "gated_delta ablation at 4433 tokens")
     }
@@ -139,7 +147,7 @@ mod tests {
 
     #[test]
     fn no_metric_report() {
-        let analysis = analyse_ablation(&fixture_ablation(), &fixture_names(&["broadcast_rows"]), &[], 0.05);
+        let analysis = analyse_ablation(&fixture_ablation(), &fixture_names(&["broadcast_rows"]), &[], 0.05, false);
         assert_eq!(ablation_markdown(&analysis, "t"), "# t\n\nNo metrics were asked for: nothing to report.\n");
     }
 
@@ -161,8 +169,10 @@ mod tests {
                 observations.push(fixture_observation(&[("variant", variant)], rep as u32 + 1, &[("t", t + jitter)]));
             }
         }
-        let report =
-            ablation_markdown(&analyse_ablation(&observations, &groups, &fixture_names(&["t"]), 0.05), "three groups");
+        let report = ablation_markdown(
+            &analyse_ablation(&observations, &groups, &fixture_names(&["t"]), 0.05, false),
+            "three groups",
+        );
         insta::assert_snapshot!(report);
     }
 }

@@ -4,27 +4,37 @@ use std::fmt::Write;
 
 use super::number_format::{number, p_value, percent};
 use super::setting_columns::SettingColumns;
-use crate::compare::{Comparison, SettingComparison, Verdict};
+use serde_json::{json, Value};
 
-/// Render a comparison: per joined setting n, means, B/A with its 95% CI (delta method on the log
-/// ratio), Welch p-value and verdict; unmatched settings; and the regression gate's outcome.
+use super::analysis_json::{setting_object, ANALYSIS_SCHEMA_VERSION};
+use crate::compare::{Comparison, Design, SettingComparison, Verdict};
+
+/// Render a comparison: the method line, per joined setting n, means, B/A with its 95% CI, the
+/// Holm-adjusted p-value, the control's B/A and the verdict; unmatched settings; warnings where the
+/// control moved; and the regression gate's outcome.
 pub fn compare_markdown(comparison: &Comparison, label_a: &str, label_b: &str, title: &str) -> String {
     let config = &comparison.config;
     let all_settings =
         comparison.settings.iter().map(|s| &s.setting).chain(&comparison.only_a).chain(&comparison.only_b);
     let columns = SettingColumns::of(all_settings);
     let mut out = format!(
-        "# {title}\n\nA = {label_a}, B = {label_b}. Metric: {} ({} is better). A regression is significant at \
-         alpha {} (Welch's t-test) and worse by more than {}.\n",
+        "# {title}\n\nA = {label_a}, B = {label_b}. Metric: {} ({} is better). {}\n",
         config.metric,
         config.direction,
-        config.alpha,
-        percent(config.threshold)
+        method_line(comparison)
     );
     out.push_str(&columns.fixed_line().unwrap_or_default());
-    let mut table = columns.table(&["n A", "n B", "mean A", "mean B", "B/A (95% CI)", "p", "verdict"]);
+    let mut header = vec!["n A", "n B", "mean A", "mean B", "B/A (95% CI)", "p (Holm)", "verdict"];
+    if config.control.is_some() {
+        header.insert(6, "control B/A");
+    }
+    let mut table = columns.table(&header);
     for setting in &comparison.settings {
-        table.push(columns.cells(&setting.setting).into_iter().chain(comparison_cells(setting)).collect());
+        let mut cells = comparison_cells(setting);
+        if config.control.is_some() {
+            cells.insert(6, setting.control_ratio.map_or("-".to_string(), |r| format!("{r:.3}")));
+        }
+        table.push(columns.cells(&setting.setting).into_iter().chain(cells).collect());
     }
     write!(out, "\n{}", table.render()).unwrap();
     for (side, unmatched) in [(label_a, &comparison.only_a), (label_b, &comparison.only_b)] {
@@ -33,20 +43,45 @@ pub fn compare_markdown(comparison: &Comparison, label_a: &str, label_b: &str, t
             write!(out, "\nOnly in {side}: {}.\n", labels.join("; ")).unwrap();
         }
     }
+    out.push_str(&control_warning(comparison, &columns));
     out.push_str(&gate_line(comparison, &columns));
     out
 }
 
+/// How the verdicts were reached, in one sentence.
+fn method_line(comparison: &Comparison) -> String {
+    let config = &comparison.config;
+    let design = match comparison.design() {
+        Design::Paired => "Paired within the rounds both sides share (one interleaved sweep)",
+        Design::Welch => "Welch's t-test of log values (the sides share no rounds)",
+    };
+    let control = comparison.adjustment.as_ref().map_or_else(String::new, |a| {
+        format!(
+            "; control {} as a per-run covariate (CUPED): slope {}, removing {} of the within-setting variance",
+            a.metric,
+            number(a.slope),
+            percent(a.variance_removed)
+        )
+    });
+    format!(
+        "{design}{control}. A regression is significant at alpha {}, Holm-corrected over {} settings, and worse \
+         by more than {}.",
+        config.alpha,
+        comparison.tests(),
+        percent(config.threshold)
+    )
+}
+
 fn comparison_cells(setting: &SettingComparison) -> Vec<String> {
-    let mean = |m: Option<f64>| m.map_or("—".to_string(), number);
-    let ratio = setting.ratio.map_or("—".to_string(), |r| format!("{:.3} [{:.3}, {:.3}]", r.ratio, r.low, r.high));
+    let mean = |m: Option<f64>| m.map_or("-".to_string(), number);
+    let ratio = setting.ratio.map_or("-".to_string(), |r| format!("{:.3} [{:.3}, {:.3}]", r.ratio, r.low, r.high));
     vec![
         setting.n_a.to_string(),
         setting.n_b.to_string(),
         mean(setting.mean_a),
         mean(setting.mean_b),
         ratio,
-        setting.p_value.map_or("—".to_string(), p_value),
+        setting.p_adjusted.map_or("-".to_string(), p_value),
         verdict_word(setting.verdict).to_string(),
     ]
 }
@@ -58,6 +93,24 @@ fn verdict_word(verdict: Verdict) -> &'static str {
         Verdict::NoSignificantChange => "no significant change",
         Verdict::Insufficient => "insufficient data",
     }
+}
+
+/// A warning naming the settings whose control metric moved beyond the threshold.
+fn control_warning(comparison: &Comparison, columns: &SettingColumns) -> String {
+    let moved = comparison.control_moved();
+    let (Some(control), false) = (&comparison.config.control, moved.is_empty()) else {
+        return String::new();
+    };
+    let labels: Vec<String> = moved
+        .iter()
+        .map(|s| format!("{} ({:.3})", columns.label(&s.setting), s.control_ratio.unwrap_or(f64::NAN)))
+        .collect();
+    format!(
+        "\nWARNING: the control {control} moved by more than {} at {}: the machine's speed changed between \
+         the sides, so part of a change may not be the thing compared.\n",
+        percent(comparison.config.threshold),
+        labels.join("; ")
+    )
 }
 
 fn gate_line(comparison: &Comparison, columns: &SettingColumns) -> String {
@@ -74,6 +127,38 @@ fn gate_line(comparison: &Comparison, columns: &SettingColumns) -> String {
     }
 }
 
+/// The comparison as JSON: per joined setting its typed labels, ratio B/A with its 95% interval, the
+/// Holm-adjusted p-value and the verdict (`improved`, `regressed`, `no change`, `insufficient`).
+pub fn compare_json(comparison: &Comparison, label_a: &str, label_b: &str) -> Value {
+    let settings: Vec<Value> = comparison
+        .settings
+        .iter()
+        .map(|s| {
+            json!({
+                "setting": setting_object(&s.setting),
+                "n_a": s.n_a, "n_b": s.n_b, "mean_a": s.mean_a, "mean_b": s.mean_b,
+                "ratio": s.ratio.map(|r| r.ratio), "low": s.ratio.map(|r| r.low), "high": s.ratio.map(|r| r.high),
+                "p": s.p_value, "p_adjusted": s.p_adjusted,
+                "control_ratio": s.control_ratio,
+                "verdict": s.verdict,
+            })
+        })
+        .collect();
+    let config = &comparison.config;
+    json!({
+        "schema_version": ANALYSIS_SCHEMA_VERSION,
+        "a": label_a, "b": label_b,
+        "metric": config.metric, "direction": config.direction, "alpha": config.alpha,
+        "threshold": config.threshold, "control": config.control,
+        "method": comparison.design(),
+        "tests": comparison.tests(),
+        "settings": settings,
+        "only_a": comparison.only_a.iter().map(setting_object).collect::<Vec<_>>(),
+        "only_b": comparison.only_b.iter().map(setting_object).collect::<Vec<_>>(),
+        "regression": comparison.has_significant_regression(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +172,7 @@ mod tests {
             direction: Direction::Higher,
             threshold: 0.02,
             alpha: 0.05,
+            control: None,
         }
     }
 

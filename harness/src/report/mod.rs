@@ -12,7 +12,7 @@ mod verdict_lines;
 
 pub use ablation::ablation_markdown;
 pub use analysis_json::{analysis_json, setting_object, ANALYSIS_SCHEMA_VERSION};
-pub use comparison::compare_markdown;
+pub use comparison::{compare_json, compare_markdown};
 pub use markdown_table::MarkdownTable;
 pub use plot::{ablation_plot_svg, sweep_plot_svg};
 pub use run_summary::run_summary_markdown;

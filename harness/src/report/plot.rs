@@ -160,7 +160,7 @@ mod tests {
     #[test]
     fn the_ablation_plot_has_a_bar_per_variant() {
         let groups = ["broadcast_rows".to_string(), "rank1_update".to_string()];
-        let analysis = analyse_ablation(&fixture_ablation(), &groups, &["gated_delta".to_string()], 0.05);
+        let analysis = analyse_ablation(&fixture_ablation(), &groups, &["gated_delta".to_string()], 0.05, false);
         let svg = ablation_plot_svg(&analysis).unwrap();
         for variant in ["baseline", "broadcast_rows", "rank1_update", "broadcast_rows+rank1_update"] {
             assert!(svg.contains(&format!("\n{variant}\n</text>")), "no label {variant}");

@@ -7,15 +7,16 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::engine_build::{build_engine_tree, BuildEnd};
+use super::origin::Origin;
 use super::prepared_run::VariantSite;
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::session::Session;
-use super::{base_env, open_results, preflight, result_paths, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
+use super::spawning::Spawning;
+use super::{open_results, preflight, result_paths, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
 use crate::build::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatus};
-use crate::launch::{BaseEnv, RunEvents};
+use crate::launch::RunEvents;
 use crate::plan::{Plan, PlannedRun, Setting};
-use crate::record::Provenance;
 use crate::spec::{AblationDecl, Isolation, Sweep, VariantName};
 use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget};
 
@@ -147,10 +148,9 @@ pub fn run_ablation(
 ) -> Result<AblationOutcome, RunnerError> {
     let plan = ablation.plan(options)?;
     ablation.check(&plan)?;
-    let base_env = base_env(ablation.sweep)?;
-    let engine = &ablation.sweep.engine;
-    let provenance = Provenance::gather(&engine.tree, &engine.toolchain, base_env.overrides());
-    let context = Context { options, paths: result_paths(ablation.sweep, options), base_env, provenance, events };
+    let origin = Origin::gather(ablation.sweep)?;
+    let paths = result_paths(ablation.sweep, options, false)?;
+    let context = Context { options, paths, origin, events };
     match ablation.isolation {
         Isolation::Copy => run_copies(ablation, &plan, &context, jobs),
         Isolation::InPlace => run_in_place(ablation, &plan, &context),
@@ -161,16 +161,20 @@ pub fn run_ablation(
 struct Context<'a> {
     options: &'a RunOptions,
     paths: ResultPaths,
-    base_env: BaseEnv,
     /// Host, engine commit and toolchain versions, gathered once: the versions also key the build cache.
-    provenance: Provenance,
+    origin: Origin,
     events: &'a RunEvents,
 }
 
 impl Context<'_> {
+    fn spawning(&self) -> Spawning<'_> {
+        Spawning { base_env: &self.origin.base_env, events: self.events }
+    }
+
     /// Every declared toolchain's version line: a compiler upgrade changes every variant's build key.
     fn toolchain_id(&self) -> String {
-        self.provenance
+        self.origin
+            .provenance
             .toolchain
             .iter()
             .map(|(name, version)| format!("{name}: {version}"))
@@ -194,7 +198,7 @@ fn copy_builds(
 ) -> Result<Builds, RunnerError> {
     let engine = &ablation.sweep.engine;
     let toolchain = context.toolchain_id();
-    let base_env = &context.base_env;
+    let base_env = &context.origin.base_env;
     let fingerprint = variants::tree_fingerprint(&engine.tree, &ablation.decl.exclude)?;
     let mut prepared: HashMap<BuildKey, build::CachedBuild> = HashMap::new();
     let mut builds = Builds { keys: Vec::new(), jobs: Vec::new(), sites: Vec::new() };
@@ -331,7 +335,7 @@ fn build_in_place(
     let engine = &ablation.sweep.engine;
     let log = runs_root.with_file_name(format!("build-{}.log", setting.slug()));
     let mut recorded = Ok(());
-    let end = build_engine_tree(engine, &setting.variant, &log, (&context.base_env, context.events), &mut |group| {
+    let end = build_engine_tree(engine, &setting.variant, &log, context.spawning(), &mut |group| {
         recorded = variants::record_build_group(&engine.tree, group.as_raw());
     })?;
     recorded?;
@@ -348,20 +352,13 @@ fn build_in_place(
 fn open_session<'a>(
     sweep: &'a Sweep,
     plan: &Plan,
-    context: &Context<'a>,
+    context: &'a Context<'a>,
     runs: &[PlannedRun],
 ) -> Result<Session<'a>, RunnerError> {
     let paths = &context.paths;
-    let (writer, _) = open_results(sweep, paths, false, context.provenance.clone())?;
-    write_sidecar(sweep, plan, context.options, paths, (&context.base_env, &context.provenance))?;
-    Ok(Session::new(
-        sweep,
-        writer,
-        paths,
-        (context.base_env.clone(), context.events),
-        runs.len(),
-        context.options.fail_fast,
-    ))
+    let (writer, _) = open_results(sweep, paths, false, context.origin.provenance.clone())?;
+    write_sidecar(sweep, plan, context.options, paths, &context.origin)?;
+    Ok(Session::new(sweep, writer, paths, context.spawning(), runs.len(), context.options.fail_fast))
 }
 
 fn build_line(report: &BuildReport) -> String {

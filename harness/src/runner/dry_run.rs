@@ -19,7 +19,7 @@ pub fn describe_plan(
     let _ = writeln!(
         out,
         "engine: {} ({:?} launcher, {} ranks), {}",
-        sweep.engine.profile_file.display(),
+        sweep.engine.profile.path.display(),
         sweep.engine.launcher,
         sweep.engine.ranks,
         limits_text(sweep)

@@ -7,8 +7,9 @@ use std::time::Duration;
 use nix::unistd::Pid;
 
 use super::runner_error::RunnerError;
+use super::spawning::Spawning;
 use crate::build::{self, BuildError};
-use crate::launch::{self, BaseEnv, Limits, RankCommand, RunEvents, StopReason};
+use crate::launch::{self, Limits, RankCommand, StopReason};
 use crate::spec::Engine;
 
 /// Longest a build may take before it is stopped like a hung run.
@@ -32,7 +33,7 @@ pub fn build_engine_tree(
     engine: &Engine,
     variant: &str,
     log: &Path,
-    (base_env, events): (&BaseEnv, &RunEvents),
+    spawning: Spawning<'_>,
     on_spawn: &mut dyn FnMut(Pid),
 ) -> Result<BuildEnd, RunnerError> {
     let argv =
@@ -42,8 +43,14 @@ pub fn build_engine_tree(
     }
     let command = RankCommand { rank: None, argv, env: Vec::new(), log: log.to_path_buf() };
     let limits = Limits { timeout: BUILD_TIMEOUT, grace: engine.grace };
-    let execution =
-        launch::execute_with(&[command], &engine.tree, base_env, limits, (&events.sender, &events.receiver), on_spawn);
+    let execution = launch::execute_with(
+        &[command],
+        &engine.tree,
+        spawning.base_env,
+        limits,
+        (&spawning.events.sender, &spawning.events.receiver),
+        on_spawn,
+    );
     Ok(match execution.reason {
         StopReason::Succeeded => BuildEnd::Built { seconds: execution.duration.as_secs_f64() },
         StopReason::Interrupted { .. } => BuildEnd::Interrupted,

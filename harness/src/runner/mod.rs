@@ -4,33 +4,34 @@
 mod ablation;
 mod dry_run;
 mod engine_build;
+mod origin;
 mod prepared_run;
 mod progress;
 mod race;
 mod runner_error;
 mod session;
 mod setup_env;
-mod shard_folder;
+mod spawning;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 pub use ablation::{cache_root, run_ablation, Ablation, AblationOutcome};
 pub use dry_run::describe_plan;
+pub use origin::Origin;
 pub use prepared_run::{prepare_run, PreparedRun, VariantSite};
 pub use progress::Progress;
 pub use race::Race;
 pub use runner_error::RunnerError;
 pub use session::{run_dir_name, EarlyStop, Session, Tally};
 pub use setup_env::capture_setup_env;
-pub use shard_folder::{claim_shard_folder, shard_folder};
+pub use spawning::Spawning;
 
-use crate::launch::{BaseEnv, RunEvents};
+use crate::launch::RunEvents;
 use crate::plan::{Plan, PlanOptions, PlannedRun, DEFAULT_VARIANT};
 use crate::record::{
-    Columns, Provenance, RecordedDecl, RecordedEnvironment, ResultTable, ResultWriter, RunKey, Sidecar,
-    SIDECAR_SCHEMA_VERSION,
+    utc_stamp, Columns, Provenance, RecordedDecl, RecordedEnvironment, ResultPaths, ResultTable, ResultWriter, RunKey,
+    Sidecar, SIDECAR_SCHEMA_VERSION,
 };
 use crate::spec::Sweep;
 
@@ -50,55 +51,6 @@ pub struct RunOptions {
     pub command_line: Vec<String>,
     /// Run round by round until every group is decided (`[reps] until = "decided"`, `--until-decided`).
     pub race: Option<Race>,
-}
-
-/// Where a sweep's files go: `<stem>.csv`, `<stem>.json`, `<stem>.summary.md`, `<stem>.svg`,
-/// `<stem>/runs/...`.
-#[derive(Debug, Clone)]
-pub struct ResultPaths {
-    pub csv: PathBuf,
-    pub sidecar: PathBuf,
-    pub summary: PathBuf,
-    /// The SVG plot beside the summary (written when the analysis has something to plot).
-    pub plot: PathBuf,
-    /// `<stem>.analysis.json`: the verdicts as data.
-    pub analysis: PathBuf,
-    /// Run directories and build logs.
-    pub logs: PathBuf,
-}
-
-impl ResultPaths {
-    /// Absolute, because run directories and inputs are handed to ranks that run elsewhere (their
-    /// working directory is the run directory).
-    pub fn for_csv(csv: &Path) -> ResultPaths {
-        let csv = std::path::absolute(csv).unwrap_or_else(|_| csv.to_path_buf());
-        let stem = csv.with_extension("");
-        ResultPaths {
-            sidecar: csv.with_extension("json"),
-            summary: PathBuf::from(format!("{}.summary.md", stem.display())),
-            plot: PathBuf::from(format!("{}.svg", stem.display())),
-            analysis: PathBuf::from(format!("{}.analysis.json", stem.display())),
-            logs: stem,
-            csv,
-        }
-    }
-
-    /// A new `<results_dir>/<sweep>/<UTC stamp>.csv`; a second sweep started within the same second
-    /// gets `<stamp>-2.csv` (and so on) instead of failing on the first one's file.
-    pub fn fresh(results_dir: &Path, sweep: &str) -> ResultPaths {
-        let stamp = utc_stamp();
-        let dir = results_dir.join(sweep);
-        let taken = |name: &str| dir.join(format!("{name}.csv")).exists() || dir.join(name).exists();
-        let name = (1..)
-            .map(|n| if n == 1 { stamp.clone() } else { format!("{stamp}-{n}") })
-            .find(|name| !taken(name))
-            .expect("unbounded");
-        ResultPaths::for_csv(&dir.join(format!("{name}.csv")))
-    }
-}
-
-fn utc_stamp() -> String {
-    humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace([':', '-'], "")
 }
 
 /// What a finished (or stopped) sweep left behind.
@@ -145,14 +97,14 @@ pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<()
 pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Result<SweepOutcome, RunnerError> {
     let (plan, mut sites) = plan_sweep(sweep, options)?;
     preflight(sweep, &plan, &sites)?;
-    let paths = result_paths(sweep, options);
-    let base_env = base_env(sweep)?;
-    let provenance = Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain, base_env.overrides());
-    let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), provenance.clone())?;
+    let paths = result_paths(sweep, options, false)?;
+    let origin = Origin::gather(sweep)?;
+    let spawning = Spawning { base_env: &origin.base_env, events };
+    let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), origin.provenance.clone())?;
     if options.build && !sweep.engine.build.is_empty() {
         let log = paths.logs.join("build.log");
         eprintln!("building {} (log {})", sweep.engine.tree.display(), log.display());
-        match engine_build::build_engine_tree(&sweep.engine, DEFAULT_VARIANT, &log, (&base_env, events), &mut |_| {})? {
+        match engine_build::build_engine_tree(&sweep.engine, DEFAULT_VARIANT, &log, spawning, &mut |_| {})? {
             engine_build::BuildEnd::Built { .. } => {}
             engine_build::BuildEnd::Failed(error) => return Err(RunnerError::Build(error)),
             engine_build::BuildEnd::Interrupted => {
@@ -163,11 +115,11 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     }
     let hash = program_hash(sweep, &sites[0]);
     sites.iter_mut().for_each(|site| site.hash.clone_from(&hash));
-    write_sidecar(sweep, &plan, options, &paths, (&base_env, &provenance))?;
+    write_sidecar(sweep, &plan, options, &paths, &origin)?;
     let todo: Vec<PlannedRun> =
         plan.runs.iter().filter(|run| !done.contains(&planned_key(&plan, run))).copied().collect();
     let skipped = plan.runs.len() - todo.len();
-    let mut session = Session::new(sweep, writer, &paths, (base_env, events), todo.len(), options.fail_fast);
+    let mut session = Session::new(sweep, writer, &paths, spawning, todo.len(), options.fail_fast);
     if skipped > 0 {
         session.progress.note(&format!(
             "resuming {}: {skipped} runs already recorded, {} to go",
@@ -182,10 +134,14 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     Ok(SweepOutcome { paths, tally: session.tally, stopped: session.stopped, skipped })
 }
 
-pub fn result_paths(sweep: &Sweep, options: &RunOptions) -> ResultPaths {
+/// Where a sweep's results go; a fresh stamp is claimed on disk, except for a dry run (which writes nothing).
+pub fn result_paths(sweep: &Sweep, options: &RunOptions, dry_run: bool) -> Result<ResultPaths, RunnerError> {
     match (&options.resume, &options.out) {
-        (Some(csv), _) | (None, Some(csv)) => ResultPaths::for_csv(csv),
-        (None, None) => ResultPaths::fresh(&options.results_dir, &sweep.name),
+        (Some(csv), _) | (None, Some(csv)) => Ok(ResultPaths::for_csv(csv)),
+        (None, None) if dry_run => Ok(ResultPaths::stamped(&options.results_dir, &sweep.name, &utc_stamp(), 1)),
+        (None, None) => {
+            ResultPaths::fresh(&options.results_dir, &sweep.name).map_err(RunnerError::io(&options.results_dir))
+        }
     }
 }
 
@@ -207,6 +163,14 @@ pub fn open_results(
     provenance: Provenance,
 ) -> Result<(ResultWriter, BTreeSet<RunKey>), RunnerError> {
     if resume {
+        if let Some(torn) = crate::record::cut_torn_row(&paths.csv)? {
+            eprintln!(
+                "{}:{}: the last row was cut off (no line end): dropped, its run will run again; its bytes are in {}",
+                paths.csv.display(),
+                torn.line,
+                torn.kept.display()
+            );
+        }
         let done = ResultTable::read(&paths.csv)?.recorded_runs();
         Ok((ResultWriter::append(&paths.csv, columns(sweep), provenance)?, done))
     } else {
@@ -218,14 +182,6 @@ pub fn open_results(
 pub fn planned_key(plan: &Plan, run: &PlannedRun) -> RunKey {
     let setting = &plan.settings[run.setting];
     RunKey { params: setting.value_texts(), variant: setting.variant.clone(), rep: run.rep, warmup: run.warmup }
-}
-
-/// The environment ranks start from: captured from the setup script, or inherited.
-pub fn base_env(sweep: &Sweep) -> Result<BaseEnv, RunnerError> {
-    match &sweep.engine.setup {
-        Some(script) => Ok(BaseEnv::Exactly(capture_setup_env(script, &sweep.engine.tree)?)),
-        None => Ok(BaseEnv::Inherit),
-    }
 }
 
 /// A short content hash of the engine binary, so rows say exactly which build produced them.
@@ -248,7 +204,7 @@ pub fn write_sidecar(
     plan: &Plan,
     options: &RunOptions,
     paths: &ResultPaths,
-    (base_env, provenance): (&BaseEnv, &Provenance),
+    origin: &Origin,
 ) -> Result<(), RunnerError> {
     let sidecar = Sidecar {
         schema_version: SIDECAR_SCHEMA_VERSION,
@@ -260,8 +216,8 @@ pub fn write_sidecar(
         reps: plan.reps,
         settings: plan.settings.iter().map(|s| s.label()).collect(),
         params: sweep.params.clone(),
-        base_environment: RecordedEnvironment::of(base_env),
-        provenance: provenance.clone(),
+        base_environment: RecordedEnvironment::of(&origin.base_env),
+        provenance: origin.provenance.clone(),
         sweep_version: env!("CARGO_PKG_VERSION").to_string(),
     };
     sidecar.write(&paths.sidecar)?;

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::launch::{self, RankCommand, RunSite};
 use crate::plan::Setting;
-use crate::spec::{SourceFile, SpecError, Sweep};
+use crate::spec::{SpecError, Sweep};
 use crate::template;
 
 /// One variant's build of the engine: where its tree and binary are, and its content hash.
@@ -61,6 +61,9 @@ pub fn prepare_run(
     })
 }
 
+/// Most values a generated input may hold (16 Mi): more is a typo that would exhaust memory at preflight.
+const MAX_INPUT_VALUES: usize = 1 << 24;
+
 /// `(name, path, contents)` of each generated input.
 fn render_inputs(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<(String, PathBuf, String)>, SpecError> {
     sweep
@@ -71,9 +74,13 @@ fn render_inputs(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<(
             let key = format!("inputs[{index}].count");
             let text = template::render(&input.count, context)
                 .map_err(|error| sweep.source.error_at(&key, error.to_string()))?;
-            let count: usize = text.trim().parse().map_err(|_| {
-                sweep.source.error_at(&key, format!("`{}` rendered to `{text}`, not a whole number", input.count))
-            })?;
+            let count: usize =
+                text.trim().parse().ok().filter(|&count| count <= MAX_INPUT_VALUES).ok_or_else(|| {
+                    sweep.source.error_at(
+                        &key,
+                        format!("`{}` rendered to `{text}`, not a whole number up to {MAX_INPUT_VALUES}", input.count),
+                    )
+                })?;
             let values: Vec<String> = input.pattern.iter().cycle().take(count).map(i64::to_string).collect();
             Ok((input.name.clone(), run_dir.join(&input.file), values.join(&input.separator)))
         })
@@ -81,19 +88,17 @@ fn render_inputs(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<(
 }
 
 fn render_pre_run(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<RankCommand>, SpecError> {
-    let profile = || SourceFile::read(&sweep.engine.profile_file);
     sweep
         .engine
         .pre_run
         .iter()
         .enumerate()
         .map(|(index, argv)| {
-            let argv = argv.iter().map(|part| template::render(part, context)).collect::<Result<Vec<_>, _>>().map_err(
-                |error| match profile() {
-                    Ok(source) => source.error_at(&format!("pre_run[{index}]"), error.to_string()),
-                    Err(read_error) => read_error,
-                },
-            )?;
+            let argv = argv
+                .iter()
+                .map(|part| template::render(part, context))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|error| sweep.engine.profile.error_at(&format!("pre_run[{index}]"), error.to_string()))?;
             Ok(RankCommand { rank: None, argv, env: Vec::new(), log: run_dir.join(format!("pre_run{index}.log")) })
         })
         .collect()

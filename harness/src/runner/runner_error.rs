@@ -14,8 +14,8 @@ pub enum RunnerError {
     Plan(#[from] PlanError),
     #[error(transparent)]
     Record(#[from] RecordError),
-    #[error("{}: {error}", path.display())]
-    Io { path: PathBuf, error: std::io::Error },
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
     #[error("setup script {}: {reason}", script.display())]
     Setup { script: PathBuf, reason: String },
     #[error(transparent)]
@@ -28,7 +28,7 @@ pub enum RunnerError {
 
 impl RunnerError {
     pub fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> RunnerError + '_ {
-        move |error| RunnerError::Io { path: path.to_path_buf(), error }
+        move |source| RunnerError::Io { path: path.to_path_buf(), source }
     }
 
     /// Whether the user's input is at fault (exit 2) rather than the run (exit 1).

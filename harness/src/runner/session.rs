@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
 use super::progress::Progress;
 use super::runner_error::RunnerError;
+use super::spawning::Spawning;
 use super::ResultPaths;
 use crate::extract::{self, RunLogs};
 use crate::launch::{self, BaseEnv, Execution, Limits, RunEvents, RunStatus, StopReason};
@@ -50,7 +51,7 @@ impl<'a> Session<'a> {
         sweep: &'a Sweep,
         writer: ResultWriter,
         paths: &ResultPaths,
-        (base_env, events): (BaseEnv, &'a RunEvents),
+        spawning: Spawning<'a>,
         runs: usize,
         fail_fast: bool,
     ) -> Session<'a> {
@@ -58,8 +59,8 @@ impl<'a> Session<'a> {
             sweep,
             writer,
             runs_root: paths.logs.join("runs"),
-            base_env,
-            events,
+            base_env: spawning.base_env.clone(),
+            events: spawning.events,
             progress: Progress::new(runs),
             fail_fast,
             tally: Tally::default(),

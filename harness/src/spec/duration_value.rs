@@ -4,7 +4,12 @@ use std::time::Duration;
 
 use serde::{Deserialize, Deserializer};
 
-/// Deserializes a humantime duration, rejecting zero (a zero timeout would kill every run at once).
+/// The longest timeout or grace a declaration may give: far beyond any run, far below where adding it
+/// to a clock overflows.
+const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// Deserializes a humantime duration, rejecting zero (a zero timeout would kill every run at once) and
+/// anything over `MAX_DURATION`.
 pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
     let text = String::deserialize(deserializer)?;
     let duration = humantime::parse_duration(&text).map_err(|error| {
@@ -20,6 +25,9 @@ pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duratio
     })?;
     if duration.is_zero() {
         return Err(serde::de::Error::custom(format!("invalid duration `{text}`: must be more than zero")));
+    }
+    if duration > MAX_DURATION {
+        return Err(serde::de::Error::custom(format!("invalid duration `{text}`: must be at most 30 days")));
     }
     Ok(duration)
 }

@@ -4,14 +4,17 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use super::engine_profile::{LauncherKind, ResultLine};
+use super::source_file::SourceFile;
 
 /// Everything the later stages need to build, launch and read the engine.
 #[derive(Debug, Clone, Serialize)]
 pub struct Engine {
-    pub profile_file: PathBuf,
+    /// The profile as read, so a later error in one of its templates is located without reading it again.
+    #[serde(rename = "profile_file", serialize_with = "path_of")]
+    pub profile: SourceFile,
     pub tree: PathBuf,
     /// Template over `tree` and `build_dir`.
     pub program: String,
@@ -30,4 +33,9 @@ pub struct Engine {
     pub result: ResultLine,
     pub profile_prefix: Option<String>,
     pub toolchain: BTreeMap<String, Vec<String>>,
+}
+
+/// A profile is recorded (in the sidecar) by its path.
+fn path_of<S: Serializer>(source: &SourceFile, serializer: S) -> Result<S::Ok, S::Error> {
+    source.path.serialize(serializer)
 }

@@ -1,8 +1,13 @@
 //! Parses and validates sweep declarations and engine profiles; every error names file, key and line.
 
+mod analysis_config;
+mod block_selector;
+mod design;
 mod duration_value;
 mod engine;
 mod engine_profile;
+#[cfg(test)]
+mod fuzz_tests;
 mod param_value;
 mod source_file;
 mod spec_error;
@@ -13,6 +18,9 @@ mod variant_name;
 
 use std::path::{Path, PathBuf};
 
+pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
+pub use block_selector::BlockSelector;
+pub use design::Design;
 pub use engine::Engine;
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
 pub use param_value::{Param, ParamValue};
@@ -29,10 +37,26 @@ pub use variant_name::VariantName;
 pub const RESERVED_NAMES: &[&str] =
     &["rank", "ranks", "rep", "run_dir", "inputs", "tree", "build_dir", "variant", "ablate"];
 
+/// Most reps (and warmup rounds) a sweep may declare: beyond this a typo, not a measurement plan.
+pub const MAX_REPS: u32 = 10_000;
+
+/// Most ranks a run may start.
+pub const MAX_RANKS: u32 = 4096;
+
+/// Most settings (grid points times ablation variants) a sweep may plan.
+pub const MAX_SETTINGS: u64 = 100_000;
+
+/// Most runs (settings times reps and warmup rounds) a sweep may plan.
+pub const MAX_RUNS: u64 = 1_000_000;
+
+/// Most ablation groups: a factorial design builds 2^k variants.
+pub const MAX_ABLATION_GROUPS: usize = 12;
+
 /// Reads, parses and checks a sweep declaration and its engine profile.
 pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     let source = SourceFile::read(path)?;
     let decl: SweepDecl = source.parse()?;
+    validate::name(&source, &decl.name)?;
     let engine = load_engine(&source, &decl.engine)?;
     let params = validate::params(&source, &decl.params)?;
     validate::zip_groups(&source, &decl.zip, &params)?;
@@ -44,6 +68,8 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::inputs(&source, &decl.inputs)?;
     validate::run_templates(&source, &decl.run, &params, &decl.inputs, engine.launcher)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
+    validate::ablation(&source, decl.ablation.as_ref())?;
+    validate::plan_size(&source, &params, &decl.zip, &decl.reps, decl.ablation.as_ref())?;
     Ok(Sweep {
         name: decl.name.clone(),
         engine,
@@ -72,11 +98,11 @@ fn load_engine(sweep: &SourceFile, overrides: &EngineOverrides) -> Result<Engine
         Some(tree) => absolute(&parent_dir(&sweep.path), tree),
         None => absolute(&profile_dir, &profile.tree),
     };
-    validate::engine(&profile_source, sweep, &profile, overrides.tree.is_some())?;
-    Ok(resolve_engine(profile, profile_path, &profile_dir))
+    validate::engine(&profile_source, sweep, &profile, overrides)?;
+    Ok(resolve_engine(profile, profile_source, &profile_dir))
 }
 
-fn resolve_engine(profile: EngineProfile, profile_file: PathBuf, profile_dir: &Path) -> Engine {
+fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_dir: &Path) -> Engine {
     let tree = PathBuf::from(&profile.tree);
     let launcher_command = if profile.launcher_command.is_empty() {
         default_launcher_command(profile.launcher)
@@ -84,7 +110,7 @@ fn resolve_engine(profile: EngineProfile, profile_file: PathBuf, profile_dir: &P
         profile.launcher_command
     };
     Engine {
-        profile_file,
+        profile: profile_source,
         build_dir: tree.join(&profile.build_dir),
         tree,
         program: profile.program,

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
+use super::analysis_config::AnalysisConfig;
 use super::engine::Engine;
 use super::param_value::Param;
 use super::source_file::SourceFile;
 use super::sweep_decl::{CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl, SweepDecl};
-use crate::analyse::AnalysisConfig;
 
 /// A sweep that passed `spec::load_sweep`; later stages may trust every name in it.
 #[derive(Debug, Clone)]

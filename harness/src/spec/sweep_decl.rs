@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::analysis_config::AnalysisConfig;
+use super::block_selector::BlockSelector;
+use super::design::Design;
 use super::engine_profile::EngineOverrides;
-use crate::analyse::AnalysisConfig;
-use crate::extract::profile_block::BlockSelector;
-use crate::variants::Design;
 
 /// The order runs are scheduled in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]

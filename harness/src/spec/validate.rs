@@ -2,12 +2,13 @@
 
 use std::collections::BTreeSet;
 
+use super::engine_profile::EngineOverrides;
 use super::engine_profile::{EngineProfile, LauncherKind};
 use super::param_value::{Param, ParamValue};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::sweep_decl::{CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder};
-use super::RESERVED_NAMES;
+use super::sweep_decl::{AblationDecl, CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder};
+use super::{MAX_ABLATION_GROUPS, MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
 
 /// Turns `[params]` into params, refusing empty lists, non-scalars and reserved names.
 pub fn params(source: &SourceFile, table: &toml::Table) -> Result<Vec<Param>, SpecError> {
@@ -39,7 +40,40 @@ fn param(source: &SourceFile, name: &str, value: &toml::Value) -> Result<Param, 
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(value) = values.iter().find(|value| matches!(value, ParamValue::Float(x) if !x.is_finite())) {
+        return Err(source.error_at(&key, format!("`{value}` is not a finite number")));
+    }
+    if let Some(pair) = values.windows(2).find(|pair| kind_of(&pair[0]) != kind_of(&pair[1])) {
+        return Err(source.error_at(
+            &key,
+            format!(
+                "mixed value types: `{}` is {} but `{}` is {}; write every value of a parameter as one type",
+                written(&pair[0]),
+                kind_of(&pair[0]),
+                written(&pair[1]),
+                kind_of(&pair[1])
+            ),
+        ));
+    }
     Ok(Param { name: name.to_string(), values, is_list })
+}
+
+/// Integers and floats are both numbers: `[1, 1.5]` is one numeric axis, `[512, "1024"]` is a typo.
+fn kind_of(value: &ParamValue) -> &'static str {
+    match value {
+        ParamValue::Int(_) | ParamValue::Float(_) => "a number",
+        ParamValue::Bool(_) => "a boolean",
+        ParamValue::Text(_) => "a string",
+    }
+}
+
+/// A value as TOML writes it, so `32`, `32.0` and `"32"` stay apart in messages.
+fn written(value: &ParamValue) -> String {
+    match value {
+        ParamValue::Float(x) => format!("{x:?}"),
+        ParamValue::Text(text) => format!("{text:?}"),
+        other => other.to_string(),
+    }
 }
 
 /// Zip groups name existing list params of one length, each param in at most one group.
@@ -80,42 +114,64 @@ pub fn zip_groups(source: &SourceFile, groups: &[Vec<String>], params: &[Param])
     Ok(())
 }
 
-/// No two points of one axis (a lone param's list, or a zip group's tuples) may be equal: two
-/// settings would be one and the same, and their reps would be counted twice.
+/// No two points of one axis (a lone param's list, or a zip group's tuples) may print alike: the CSV
+/// records a value as it prints, so `32` and `32.0` (or `"32"`) would be one setting counted twice.
 pub fn repeated_values(source: &SourceFile, params: &[Param], zip: &[Vec<String>]) -> Result<(), SpecError> {
     for param in params.iter().filter(|p| !zip.iter().flatten().any(|name| *name == p.name)) {
-        if let Some(repeated) = first_repeat(&param.values.iter().map(|v| vec![v]).collect::<Vec<_>>()) {
-            return Err(source.error_at(
-                &format!("params.{}", param.name),
-                format!("`{}` is listed twice: two settings would be one and the same", repeated[0]),
-            ));
+        let points: Vec<Vec<&ParamValue>> = param.values.iter().map(|v| vec![v]).collect();
+        if let Some((earlier, repeated)) = first_repeat(&points) {
+            let message = repeat_message(&written(earlier[0]), &written(repeated[0]), &repeated[0].to_string());
+            return Err(source.error_at(&format!("params.{}", param.name), message));
         }
     }
     for (index, group) in zip.iter().enumerate() {
         let members: Vec<&Param> = group.iter().filter_map(|name| params.iter().find(|p| &p.name == name)).collect();
         let points: Vec<Vec<&ParamValue>> =
             (0..members[0].values.len()).map(|i| members.iter().map(|p| &p.values[i]).collect()).collect();
-        if let Some(repeated) = first_repeat(&points) {
-            let shown: Vec<String> =
-                group.iter().zip(repeated).map(|(name, value)| format!("{name}={value}")).collect();
-            return Err(source.error_at(
-                &format!("zip[{index}]"),
-                format!("`{}` is listed twice: two settings would be one and the same", shown.join(" ")),
-            ));
+        if let Some((earlier, repeated)) = first_repeat(&points) {
+            let shown = |point: &[&ParamValue], show: &dyn Fn(&ParamValue) -> String| {
+                group
+                    .iter()
+                    .zip(point)
+                    .map(|(name, value)| format!("{name}={}", show(value)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let message = repeat_message(
+                &shown(earlier, &written),
+                &shown(repeated, &written),
+                &shown(repeated, &|value| value.to_string()),
+            );
+            return Err(source.error_at(&format!("zip[{index}]"), message));
         }
     }
     Ok(())
 }
 
-/// The first point that prints like an earlier one: the CSV could not tell them apart (`1` and `1.0`).
-fn first_repeat<'a>(points: &'a [Vec<&'a ParamValue>]) -> Option<&'a Vec<&'a ParamValue>> {
-    let texts: Vec<Vec<String>> = points.iter().map(|point| point.iter().map(|v| v.to_string()).collect()).collect();
-    points.iter().enumerate().find_map(|(i, point)| texts[..i].contains(&texts[i]).then_some(point))
+/// The first point that prints like an earlier one, with that earlier point.
+fn first_repeat<'a>(points: &'a [Vec<&'a ParamValue>]) -> Option<(&'a [&'a ParamValue], &'a [&'a ParamValue])> {
+    let printed: Vec<Vec<String>> = points.iter().map(|point| point.iter().map(|v| v.to_string()).collect()).collect();
+    points.iter().enumerate().find_map(|(i, point)| {
+        printed[..i].iter().position(|earlier| *earlier == printed[i]).map(|j| (points[j].as_slice(), point.as_slice()))
+    })
+}
+
+fn repeat_message(earlier: &str, repeated: &str, printed: &str) -> String {
+    if earlier == repeated {
+        format!("`{printed}` is listed twice: two settings would be one and the same")
+    } else {
+        format!("`{earlier}` and `{repeated}` both print as `{printed}`: two settings would share one CSV identity")
+    }
 }
 
 pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {
     if reps.count == 0 {
         return Err(source.error_at("reps.count", "must be at least 1"));
+    }
+    for (key, value) in [("reps.count", reps.count), ("reps.warmup", reps.warmup)] {
+        if value > MAX_REPS {
+            return Err(source.error_at(key, format!("{value} is more than the {MAX_REPS} reps a sweep may have")));
+        }
     }
     if reps.until.is_none() {
         for (key, value) in [("reps.min", reps.min), ("reps.max", reps.max)] {
@@ -137,11 +193,87 @@ pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {
         if reps.max.is_some_and(|max| max < min) {
             return Err(source.error_at("reps.max", format!("must be at least reps.min ({min})")));
         }
-        if max > 10_000 {
-            return Err(source.error_at("reps.max", "must be at most 10000"));
+        if max > MAX_REPS {
+            return Err(source.error_at("reps.max", format!("{max} is more than the {MAX_REPS} reps a sweep may have")));
         }
     }
     Ok(())
+}
+
+/// Sweep names name the results folder (`<results_dir>/<name>/`), so they must stay one plain file name.
+pub fn name(source: &SourceFile, name: &str) -> Result<(), SpecError> {
+    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\', '\0']) {
+        return Err(source.error_at(
+            "name",
+            format!("`{name}` is not a plain file name (no `/`, `.` or `..`): it names the sweep's results folder"),
+        ));
+    }
+    Ok(())
+}
+
+/// The additivity tolerance is a share of the all-groups delta. Above 1 is allowed: it is how a smoke
+/// test says "never judge additivity" on noisy tiny shapes.
+pub fn ablation(source: &SourceFile, ablation: Option<&AblationDecl>) -> Result<(), SpecError> {
+    let Some(decl) = ablation else { return Ok(()) };
+    if decl.groups.len() > MAX_ABLATION_GROUPS {
+        return Err(source.error_at(
+            "ablation.groups",
+            format!(
+                "{} groups: at most {MAX_ABLATION_GROUPS} (a factorial design builds 2^k variants)",
+                decl.groups.len()
+            ),
+        ));
+    }
+    let tolerance = decl.tolerance;
+    if !(tolerance.is_finite() && tolerance > 0.0) {
+        return Err(source.error_at(
+            "ablation.tolerance",
+            format!("{tolerance} is not a finite share above 0 of the all-groups delta (e.g. 0.05)"),
+        ));
+    }
+    Ok(())
+}
+
+/// The settings (grid points times ablation variants) and their runs must fit in memory and in a lifetime
+/// of runs: a param with thousands of values, or thousands of reps over a large grid, is refused here
+/// rather than aborting on allocation while planning.
+pub fn plan_size(
+    source: &SourceFile,
+    params: &[Param],
+    zip: &[Vec<String>],
+    reps: &RepsDecl,
+    ablation: Option<&AblationDecl>,
+) -> Result<(), SpecError> {
+    let zipped = |param: &&Param| zip.iter().flatten().any(|name| *name == param.name);
+    let lone = params.iter().filter(|param| !zipped(param)).map(|param| param.values.len() as u64);
+    let groups = zip.iter().filter_map(|group| params.iter().find(|param| param.name == group[0]));
+    let mut axes = lone.chain(groups.map(|param| param.values.len() as u64)).chain(ablation.map(variant_count));
+    let settings = axes.try_fold(1u64, u64::checked_mul);
+    let settings = settings.filter(|&n| n <= MAX_SETTINGS).ok_or_else(|| {
+        let count = settings.map_or("billions of".to_string(), |n| n.to_string());
+        source.error_at("params", format!("{count} settings: more than the {MAX_SETTINGS} a sweep may plan"))
+    })?;
+    let rounds = u64::from(reps.count) + u64::from(reps.warmup);
+    if settings * rounds > MAX_RUNS {
+        return Err(source.error_at(
+            "reps.count",
+            format!(
+                "{settings} settings x {rounds} rounds = {} runs: more than the {MAX_RUNS} a sweep may plan",
+                settings * rounds
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// How many variants an ablation builds (see `variants::design_variants`); groups are already bounded.
+fn variant_count(ablation: &AblationDecl) -> u64 {
+    let groups = ablation.groups.len() as u64;
+    match ablation.design {
+        super::design::Design::Factorial => 1 << groups,
+        super::design::Design::OneAtATime if groups <= 1 => 2,
+        super::design::Design::OneAtATime => groups + 2,
+    }
 }
 
 /// Metric names are unique, regexes compile with a capture, derived expressions parse over known names.
@@ -241,7 +373,7 @@ pub fn inputs(source: &SourceFile, inputs: &[InputDecl]) -> Result<(), SpecError
 
 pub fn analysis(
     source: &SourceFile,
-    analysis: &crate::analyse::AnalysisConfig,
+    analysis: &super::analysis_config::AnalysisConfig,
     metrics: &MetricsDecl,
     params: &[Param],
 ) -> Result<(), SpecError> {
@@ -289,15 +421,26 @@ pub fn analysis(
 }
 
 /// Engine checks that need the profile and the sweep together (overrides may set ranks and launcher).
-/// `tree_overridden`: the tree comes from the sweep's `[engine] tree`, so a bad one is the sweep's error.
+/// A value the sweep's `[engine]` overrides is the sweep's error, located in the sweep file.
 pub fn engine(
     profile_source: &SourceFile,
     sweep: &SourceFile,
     profile: &EngineProfile,
-    tree_overridden: bool,
+    overrides: &EngineOverrides,
 ) -> Result<(), SpecError> {
-    if profile.ranks == 0 {
-        return Err(profile_source.error_at("ranks", "must be at least 1"));
+    let tree_overridden = overrides.tree.is_some();
+    if profile.ranks == 0 || profile.ranks > MAX_RANKS {
+        let message = format!("{} ranks: must be between 1 and {MAX_RANKS}", profile.ranks);
+        return Err(match overrides.ranks {
+            Some(_) => sweep.error_at("engine.ranks", message),
+            None => profile_source.error_at("ranks", message),
+        });
+    }
+    if profile.result.rank >= profile.ranks {
+        return Err(profile_source.error_at(
+            "result.rank",
+            format!("rank {} does not exist: ranks are 0..{}", profile.result.rank, profile.ranks - 1),
+        ));
     }
     if profile.launcher == LauncherKind::Local && profile.ranks != 1 {
         return Err(sweep.error_at(
@@ -348,7 +491,12 @@ pub fn profile_metrics(
     if profile.phases.is_empty() {
         return Err(source.error_at("metrics.profile.phases", "no phases: map metric names to phase names"));
     }
-    if let crate::extract::profile_block::BlockSelector::Matching { result_key, .. } = &profile.block {
+    if let super::block_selector::BlockSelector::Matching { result_key, within, .. } = &profile.block {
+        if !(within.is_finite() && *within > 0.0 && *within <= 1.0) {
+            return Err(
+                source.error_at("metrics.profile.block", format!("within = {within} is not a fraction in (0, 1]"))
+            );
+        }
         if !metrics.result.contains(result_key) {
             return Err(source.error_at(
                 "metrics.profile.block",

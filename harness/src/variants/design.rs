@@ -1,19 +1,6 @@
-//! `Design`: which subsets of the ablation groups become variants, and what each is called.
+//! `design_variants`: which subsets of the ablation groups become variants, in which order.
 
-use serde::{Deserialize, Serialize};
-
-use crate::spec::VariantName;
-
-/// How the ablation groups expand into variants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Design {
-    /// Every subset of the groups (2^k variants): needed to measure interactions.
-    #[default]
-    Factorial,
-    /// The baseline, each group alone, and all groups together (k + 2 variants).
-    OneAtATime,
-}
+use crate::spec::{Design, VariantName};
 
 /// Expands `groups` into variants: baseline first, then by subset size, then declaration order.
 pub fn design_variants(groups: &[String], design: Design) -> Vec<VariantName> {
@@ -79,17 +66,5 @@ mod tests {
     fn one_at_a_time_with_one_group_has_no_duplicate_all() {
         let variants = design_variants(&groups(&["x"]), Design::OneAtATime);
         assert_eq!(names(&variants), ["baseline", "x"]);
-    }
-
-    #[test]
-    fn design_deserialises_kebab_case() {
-        #[derive(Deserialize)]
-        struct Holder {
-            design: Design,
-        }
-        let parsed: Holder = serde_json::from_str(r#"{"design":"one-at-a-time"}"#).unwrap();
-        assert_eq!(parsed.design, Design::OneAtATime);
-        let parsed: Holder = serde_json::from_str(r#"{"design":"factorial"}"#).unwrap();
-        assert_eq!(parsed.design, Design::Factorial);
     }
 }

@@ -17,7 +17,7 @@ mod tree_walk;
 pub use build_guard::{clear_build_group, record_build_group, stop_orphaned_build};
 pub use context::variant_context;
 pub use copy_isolation::{materialize_copy, tree_fingerprint};
-pub use design::{design_variants, Design};
+pub use design::design_variants;
 pub use error::VariantError;
 pub use in_place_session::InPlaceSession;
 pub use journal::sha256_hex;

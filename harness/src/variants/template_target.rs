@@ -54,16 +54,28 @@ fn group_reference() -> &'static Regex {
     PATTERN.get_or_init(|| Regex::new(r"\bablate\.([A-Za-z_][A-Za-z0-9_]*)").expect("the pattern is valid"))
 }
 
+/// `target` with `.` and `a/..` removed, or `None` if it is absolute or a `..` climbs above its start:
+/// `kernels/../kernels/x.cpp` is `kernels/x.cpp`, `../x.cpp` is outside.
+fn lexically_inside(target: &Path) -> Option<PathBuf> {
+    let mut inside = PathBuf::new();
+    for component in target.components() {
+        match component {
+            Component::Normal(part) => inside.push(part),
+            Component::CurDir => {}
+            Component::ParentDir if inside.pop() => {}
+            Component::ParentDir | Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(inside)
+}
+
 /// Resolves `target` inside `tree`; absolute paths, `..` and symlinks leading out of the tree are refused.
 pub fn resolve_target(tree: &Path, target: &Path) -> Result<PathBuf, VariantError> {
     let refused = || VariantError::OutsideTree { target: target.to_path_buf(), tree: tree.to_path_buf() };
-    let lexically_inside = target.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
-    let file_name = target.file_name().ok_or_else(refused)?;
-    if !lexically_inside {
-        return Err(refused());
-    }
+    let inside = lexically_inside(target).ok_or_else(refused)?;
+    let file_name = inside.file_name().ok_or_else(refused)?;
     let root = tree.canonicalize().map_err(VariantError::io("resolve", tree))?;
-    let joined = root.join(target);
+    let joined = root.join(&inside);
     let parent = joined.parent().ok_or_else(refused)?;
     let parent = parent.canonicalize().map_err(VariantError::io("resolve the directory of", &joined))?;
     // A symlinked file is followed too: writing through it must not land outside the tree.
@@ -223,6 +235,15 @@ mod tests {
         fs::create_dir(dir.path().join("tree")).unwrap();
         fs::write(dir.path().join("outside.cpp"), "x").unwrap();
         let error = resolve_target(&dir.path().join("tree"), Path::new("../outside.cpp")).unwrap_err();
+        assert!(matches!(error, VariantError::OutsideTree { .. }), "{error}");
+    }
+
+    #[test]
+    fn dot_dot_that_stays_inside_the_tree_resolves() {
+        let (dir, _) = fixture(TEMPLATE);
+        let resolved = resolve_target(&dir.path().join("tree"), Path::new("kernels/../kernels/gd.cpp")).unwrap();
+        assert_eq!(resolved, dir.path().join("tree/kernels/gd.cpp").canonicalize().unwrap());
+        let error = resolve_target(&dir.path().join("tree"), Path::new("kernels/../../gd.cpp")).unwrap_err();
         assert!(matches!(error, VariantError::OutsideTree { .. }), "{error}");
     }
 

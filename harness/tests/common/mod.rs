@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::Once;
+use std::sync::{Once, OnceLock};
 
 /// The `sweep` binary cargo built for these tests.
 pub fn sweep_bin() -> PathBuf {
@@ -16,16 +16,29 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("harness/ has a parent").to_path_buf()
 }
 
-/// Builds engine/build/tp-engine once per test binary (make is a no-op when it is current).
+/// This test binary's own copy of engine/ (build outputs included, timestamps kept, so a current build
+/// stays current): tests build and run there, never in the repository's tree. Made once per test binary
+/// under cargo's target tmp dir, replacing the copy a previous run of the same binary left.
+pub fn engine_tree() -> &'static Path {
+    static TREE: OnceLock<PathBuf> = OnceLock::new();
+    TREE.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test binary has a path");
+        let name = exe.file_name().expect("the test binary has a name").to_string_lossy().into_owned();
+        let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("engine-{name}"));
+        let _ = std::fs::remove_dir_all(&copy);
+        let status = Command::new("cp").arg("-a").arg(repo_root().join("engine")).arg(&copy).status().expect("cp runs");
+        assert!(status.success(), "copying engine/ to {} failed", copy.display());
+        // A tree an interrupted in-place ablation left rendered is not the engine.
+        let _ = std::fs::remove_dir_all(copy.join(".sweep-inplace"));
+        copy
+    })
+}
+
+/// Builds `engine_tree()`'s tp-engine once per test binary (make is a no-op when it is current).
 pub fn ensure_engine_built() {
     static BUILD: Once = Once::new();
     BUILD.call_once(|| {
-        let status = Command::new("make")
-            .args(["-s", "-C"])
-            .arg(repo_root().join("engine"))
-            .arg("-j2")
-            .status()
-            .expect("make runs");
+        let status = Command::new("make").args(["-s", "-C"]).arg(engine_tree()).arg("-j2").status().expect("make runs");
         assert!(status.success(), "building the reference engine failed; run engine/install-deps.sh");
     });
 }
@@ -43,7 +56,7 @@ pub fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-/// A temporary folder holding `sweeps/engines/reference.toml` (pointing at the real engine tree) so a
+/// A temporary folder holding `sweeps/engines/reference.toml` (pointing at `engine_tree()`) so a
 /// test sweep can name the `reference` profile; results go under it too.
 pub struct Workspace {
     pub dir: tempfile::TempDir,
@@ -55,7 +68,7 @@ impl Workspace {
         let engines = dir.path().join("sweeps/engines");
         std::fs::create_dir_all(&engines).unwrap();
         let profile = std::fs::read_to_string(repo_root().join("sweeps/engines/reference.toml")).unwrap();
-        let tree = repo_root().join("engine");
+        let tree = engine_tree();
         let profile = profile.replace("tree = \"../../engine\"", &format!("tree = \"{}\"", tree.display()));
         std::fs::write(engines.join("reference.toml"), profile).unwrap();
         Workspace { dir }

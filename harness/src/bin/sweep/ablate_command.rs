@@ -12,7 +12,7 @@ use sweep::spec::{self, Isolation};
 use crate::args::{AblateArgs, IsolationArg};
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
-use crate::run_command::finish_message;
+use crate::run_command::{checked_out, finish_message};
 use crate::summary;
 
 pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
@@ -29,12 +29,12 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
             path.display()
         ))
     })?;
-    let options = run_options(&args);
+    let options = run_options(&args)?;
     if args.execution.dry_run {
         let plan = ablation.plan(&options)?;
         ablation.check(&plan)?;
         let sites = ablation.planned_sites(&plan, &runner::cache_root(&options, &sweep));
-        let paths = runner::result_paths(&sweep, &options);
+        let paths = runner::result_paths(&sweep, &options, true)?;
         print!("{}", runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"))?);
         return Ok(exit_code::SUCCESS as u8);
     }
@@ -48,8 +48,9 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         jobs
     );
     let title = format!("{} ({})", sweep.name, outcome.runs.paths.csv.display());
+    let blocks = ablation.isolation == Isolation::Copy && sweep.reps.order == spec::RunOrder::Interleaved;
     let (text, analysis) =
-        summary::write_ablation_summary(&outcome.runs.paths, &sweep.analysis, ablation.decl, &title)?;
+        summary::write_ablation_summary(&outcome.runs.paths, &sweep.analysis, ablation.decl, blocks, &title)?;
     println!("{text}");
     let code = finish_message(&outcome.runs);
     let failed_builds = outcome.builds.iter().any(|b| matches!(b.status, sweep::build::BuildStatus::Failed { .. }));
@@ -73,16 +74,16 @@ fn declaration_path(name: &str) -> Result<PathBuf, CommandError> {
     Ok(path)
 }
 
-fn run_options(args: &AblateArgs) -> RunOptions {
+fn run_options(args: &AblateArgs) -> Result<RunOptions, CommandError> {
     let execution = &args.execution;
-    RunOptions {
+    Ok(RunOptions {
         race: None,
         plan: PlanOptions { reps: execution.reps, filters: Vec::new(), shard: None, seed: execution.seed },
         fail_fast: execution.fail_fast,
         resume: None,
-        out: execution.out.clone(),
+        out: checked_out(execution.out.as_deref())?,
         results_dir: execution.results_dir.clone(),
         build: true,
         command_line: std::env::args().collect(),
-    }
+    })
 }

@@ -45,7 +45,7 @@ pub struct ExecutionArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// Override the declared number of reps.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(sweep::spec::MAX_REPS)))]
     pub reps: Option<u32>,
     /// Stop at the first failed run (or build).
     #[arg(long)]
@@ -70,7 +70,8 @@ pub struct RunArgs {
     /// Complete a partial CSV of this sweep: runs already recorded are skipped.
     #[arg(long, value_name = "CSV", conflicts_with = "out")]
     pub resume: Option<PathBuf>,
-    /// Only settings whose parameter KEY has VALUE (repeatable; all must match).
+    /// Only settings whose parameter KEY has VALUE, read as that parameter's type (`8` selects 8 and 8.0)
+    /// (repeatable; all must match).
     #[arg(long = "filter", value_name = "KEY=VALUE")]
     pub filters: Vec<String>,
     /// Run only reps I, I+N, ... (1-based) so N machines share a sweep; `sweep merge` joins the shards.
@@ -117,24 +118,54 @@ pub enum DirectionArg {
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     /// The reference results (e.g. CANN 8).
-    pub a: PathBuf,
+    #[arg(required_unless_present = "within")]
+    pub a: Option<PathBuf>,
     /// The candidate results (e.g. CANN 9).
-    pub b: PathBuf,
+    #[arg(required_unless_present = "within")]
+    pub b: Option<PathBuf>,
+    /// Compare two values of a parameter inside one interleaved sweep (paired by round) instead of two CSVs.
+    #[arg(long, value_name = "CSV", conflicts_with_all = ["a", "b"], requires = "by")]
+    pub within: Option<PathBuf>,
+    /// With --within: the parameter whose two values are A and B (e.g. `cann`), in declared order.
+    #[arg(long, value_name = "PARAM", requires = "within")]
+    pub by: Option<String>,
     /// The metric to compare; default: the primary metric in A's sidecar.
     #[arg(long)]
     pub metric: Option<String>,
     /// Which way is better; default: from A's sidecar.
     #[arg(long, value_enum)]
     pub direction: Option<DirectionArg>,
-    /// Smallest relative change that counts as a regression.
-    #[arg(long, default_value_t = 0.02)]
+    /// A metric neither side should change, used to remove machine drift; default: the sweep's control.
+    #[arg(long)]
+    pub control: Option<String>,
+    /// Smallest relative change that counts as a regression, as a fraction (0.02) or a percentage (2%).
+    #[arg(long, default_value = "0.02", value_parser = parse_share)]
     pub threshold: f64,
-    /// Significance level of the Welch test.
+    /// Family-wise error rate over all settings (Holm-corrected).
     #[arg(long, default_value_t = 0.05)]
     pub alpha: f64,
     /// Column labels `A,B` (default: the toolchain version that differs between the two, else file names).
     #[arg(long, value_name = "A,B")]
     pub labels: Option<String>,
+    /// Print the comparison as JSON instead of markdown.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `0.02` or `2%`; a bare number above 1 is refused as ambiguous (`5` could mean 5% or 500%).
+fn parse_share(text: &str) -> Result<f64, String> {
+    let (number, scale) = match text.strip_suffix('%') {
+        Some(percent) => (percent, 0.01),
+        None => (text, 1.0),
+    };
+    let value: f64 = number.trim().parse().map_err(|_| format!("`{text}` is not a number"))?;
+    if !value.is_finite() || value < 0.0 {
+        return Err(format!("`{text}` must be a finite share >= 0"));
+    }
+    if scale == 1.0 && value > 1.0 {
+        return Err(format!("`{text}` is ambiguous: write a fraction (0.05) or a percentage (5%)"));
+    }
+    Ok(value * scale)
 }
 
 #[derive(Debug, Args)]

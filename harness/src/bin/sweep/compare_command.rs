@@ -1,66 +1,160 @@
-//! `sweep compare A.csv B.csv`: the same sweep under two versions, judged setting by setting.
+//! `sweep compare`: the same grid under two versions (two CSVs, or two values of a parameter inside
+//! one interleaved sweep), judged setting by setting.
 
 use std::path::Path;
 
 use sweep::analyse::Direction;
-use sweep::compare::{self, CompareConfig};
+use sweep::compare::{self, CompareConfig, Comparison};
 use sweep::exit_code;
-use sweep::record::{ResultTable, Sidecar};
+use sweep::record::{ResultPaths, ResultTable, Sidecar};
 use sweep::report;
-use sweep::runner::ResultPaths;
+use sweep::spec::{AnalysisConfig, RunOrder};
 
 use crate::args::{CompareArgs, DirectionArg};
 use crate::exit_status::CommandError;
 use crate::summary;
 
 pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
-    let config = compare_config(&args)?;
-    let a = ResultTable::read(&args.a)?;
-    let b = ResultTable::read(&args.b)?;
-    for (table, path) in [(&a, &args.a), (&b, &args.b)] {
-        if !table.columns.metrics.contains(&config.metric) {
-            return Err(CommandError::BadInput(format!(
-                "{}: no metric `{}` (it has: {})",
-                path.display(),
-                config.metric,
-                table.columns.metrics.join(", ")
-            )));
-        }
+    let labels = given_labels(args.labels.as_deref())?;
+    let (comparison, (label_a, label_b), title) = match &args.within {
+        Some(csv) => within(&args, csv, labels)?,
+        None => two_files(&args, labels)?,
+    };
+    if comparison.settings.is_empty() {
+        return Err(CommandError::BadInput(format!("{title}: no setting is in both A and B: nothing to compare")));
     }
-    let comparison = compare::compare(&a.observations, &b.observations, &config);
-    let title = format!("{} vs {}", args.a.display(), args.b.display());
-    let (label_a, label_b) = labels(&args);
-    print!("{}", report::compare_markdown(&comparison, &label_a, &label_b, &title));
+    if args.json {
+        let json = report::compare_json(&comparison, &label_a, &label_b);
+        println!("{}", serde_json::to_string_pretty(&json).expect("JSON values serialize"));
+    } else {
+        print!("{}", report::compare_markdown(&comparison, &label_a, &label_b, &title));
+    }
+    let config = &comparison.config;
+    if !comparison.control_moved().is_empty() {
+        eprintln!(
+            "warning: the control `{}` moved by more than the threshold (see the table)",
+            config.control.as_deref().unwrap_or_default()
+        );
+    }
     if comparison.has_significant_regression() {
         eprintln!(
-            "significant regression of `{}` beyond {:.1}% (alpha {})",
+            "significant regression of `{}` beyond {:.1}% (alpha {}, Holm-corrected over {} settings)",
             config.metric,
             config.threshold * 100.0,
-            config.alpha
+            config.alpha,
+            comparison.tests()
         );
         return Ok(exit_code::CHECK_FAILED as u8);
     }
     Ok(exit_code::SUCCESS as u8)
 }
 
-/// Metric and direction from the flags, else from A's sidecar (the sweep's primary metric).
-fn compare_config(args: &CompareArgs) -> Result<CompareConfig, CommandError> {
-    let valid = args.threshold.is_finite() && args.threshold >= 0.0 && args.alpha > 0.0 && args.alpha < 1.0;
-    if !valid {
-        return Err(CommandError::BadInput("--threshold must be >= 0 and --alpha in (0, 1)".to_string()));
+type Labelled = (Comparison, (String, String), String);
+
+/// Two CSVs of one grid.
+fn two_files(args: &CompareArgs, labels: Option<(String, String)>) -> Result<Labelled, CommandError> {
+    let (path_a, path_b) = (args.a.as_deref().expect("clap requires A"), args.b.as_deref().expect("clap requires B"));
+    let (a, b) = (summary::read_finished(path_a)?, summary::read_finished(path_b)?);
+    if a.columns.params != b.columns.params {
+        return Err(CommandError::BadInput(format!(
+            "{} and {} are different sweeps: parameters [{}] vs [{}]",
+            path_a.display(),
+            path_b.display(),
+            a.columns.params.join(", "),
+            b.columns.params.join(", ")
+        )));
     }
-    let recorded = summary::recorded_analysis(&ResultPaths::for_csv(&args.a)).ok();
-    let metric = match (&args.metric, &recorded) {
+    let recorded = [recorded(path_a), recorded(path_b)];
+    let config = compare_config(args, &recorded, [(&a, path_a), (&b, path_b)])?;
+    let comparison = compare::compare(&a.observations, &b.observations, &config);
+    let labels = labels.unwrap_or_else(|| toolchain_labels(path_a, path_b));
+    Ok((comparison, labels, format!("{} vs {}", path_a.display(), path_b.display())))
+}
+
+/// Two values of `--by` inside one sweep, paired by round when it was interleaved.
+fn within(args: &CompareArgs, csv: &Path, labels: Option<(String, String)>) -> Result<Labelled, CommandError> {
+    let by = args.by.as_deref().expect("clap requires --by with --within");
+    let table = summary::read_finished(csv)?;
+    if !table.columns.params.iter().any(|p| p == by) {
+        return Err(CommandError::BadInput(format!(
+            "{}: --by {by}: no such parameter (it has: {})",
+            csv.display(),
+            table.columns.params.join(", ")
+        )));
+    }
+    let sidecar = Sidecar::read(&ResultPaths::for_csv(csv).sidecar)?;
+    let values = by_values(&table, &sidecar, by);
+    let [a, b] = values.as_slice() else {
+        return Err(CommandError::BadInput(format!(
+            "{}: --by {by} needs exactly two values to compare, the sweep has {}: {}",
+            csv.display(),
+            values.len(),
+            values.join(", ")
+        )));
+    };
+    let recorded = [Some(sidecar.sweep.analysis.clone()), Some(sidecar.sweep.analysis.clone())];
+    let config = compare_config(args, &recorded, [(&table, csv), (&table, csv)])?;
+    let blocks = sidecar.sweep.reps.order == RunOrder::Interleaved;
+    let comparison = compare::compare_within(&table.observations, by, [a, b], &config, blocks);
+    let labels = labels.unwrap_or_else(|| (format!("{by}={a}"), format!("{by}={b}")));
+    Ok((comparison, labels, format!("{} by {by}", csv.display())))
+}
+
+/// The values of a parameter that have runs, in declared order (else first-seen order).
+fn by_values(table: &ResultTable, sidecar: &Sidecar, by: &str) -> Vec<String> {
+    let declared = sidecar.params.iter().filter(|p| p.name == by).flat_map(|p| p.values.iter().map(|v| v.to_string()));
+    let recorded = table.observations.iter().filter_map(|o| o.setting_value(by)).map(|v| v.to_string());
+    let present: Vec<String> = recorded.clone().collect();
+    let mut values: Vec<String> = Vec::new();
+    for value in declared.filter(|v| present.contains(v)).chain(recorded) {
+        if !values.contains(&value) {
+            values.push(value);
+        }
+    }
+    values
+}
+
+fn recorded(csv: &Path) -> Option<AnalysisConfig> {
+    summary::recorded_analysis(&ResultPaths::for_csv(csv)).ok()
+}
+
+/// Metric, direction and control from the flags, else from the sidecars (the sweep's primary metric
+/// and control); the two sides must agree on what they measured.
+fn compare_config(
+    args: &CompareArgs,
+    recorded: &[Option<AnalysisConfig>; 2],
+    tables: [(&ResultTable, &Path); 2],
+) -> Result<CompareConfig, CommandError> {
+    if !(args.alpha > 0.0 && args.alpha < 1.0) {
+        return Err(CommandError::BadInput(format!("--alpha {}: must be in (0, 1)", args.alpha)));
+    }
+    let primaries: Vec<&str> = recorded.iter().flatten().map(|c| c.primary.as_str()).collect();
+    let metric = match (&args.metric, primaries.as_slice()) {
         (Some(metric), _) => metric.clone(),
-        (None, Some(config)) => config.primary.clone(),
-        (None, None) => {
+        (None, [a, b]) if a != b => {
+            return Err(CommandError::BadInput(format!(
+                "the two sides measured different primary metrics (`{a}` vs `{b}`): pass --metric"
+            )))
+        }
+        (None, [primary, ..]) => primary.to_string(),
+        (None, []) => {
             return Err(CommandError::BadInput(format!(
                 "{}: no sidecar to read the primary metric from: pass --metric",
-                args.a.display()
+                tables[0].1.display()
             )))
         }
     };
-    let direction = match (args.direction, &recorded) {
+    for (table, path) in tables {
+        if !table.columns.metrics.contains(&metric) {
+            return Err(CommandError::BadInput(format!(
+                "{}: no metric `{metric}` (it has: {})",
+                path.display(),
+                table.columns.metrics.join(", ")
+            )));
+        }
+    }
+    let first = recorded.iter().flatten().next();
+    let direction = match (args.direction, first) {
         (Some(DirectionArg::Higher), _) => Direction::Higher,
         (Some(DirectionArg::Lower), _) => Direction::Lower,
         (None, Some(config)) if config.primary == metric => config.direction,
@@ -70,25 +164,33 @@ fn compare_config(args: &CompareArgs) -> Result<CompareConfig, CommandError> {
             )))
         }
     };
-    Ok(CompareConfig { metric, direction, threshold: args.threshold, alpha: args.alpha })
+    let control = args.control.clone().or_else(|| first.and_then(|c| c.control.clone()));
+    let control = control.filter(|c| tables.iter().all(|(table, _)| table.columns.metrics.contains(c)));
+    Ok(CompareConfig { metric, direction, threshold: args.threshold, alpha: args.alpha, control })
 }
 
-/// Column labels: `--labels`, else the first toolchain whose recorded version differs between the
-/// two sidecars (the usual reason to compare, e.g. `cann: 8.0.0` vs `cann: 9.0.0`), else file stems.
-fn labels(args: &CompareArgs) -> (String, String) {
-    if let Some((a, b)) = args.labels.as_deref().and_then(|labels| labels.split_once(',')) {
-        return (a.to_string(), b.to_string());
+/// `--labels A,B`: exactly two non-empty labels.
+fn given_labels(labels: Option<&str>) -> Result<Option<(String, String)>, CommandError> {
+    let Some(text) = labels else { return Ok(None) };
+    match text.split(',').map(str::trim).collect::<Vec<_>>().as_slice() {
+        [a, b] if !a.is_empty() && !b.is_empty() => Ok(Some((a.to_string(), b.to_string()))),
+        _ => Err(CommandError::BadInput(format!("--labels `{text}`: give exactly two non-empty labels, `A,B`"))),
     }
+}
+
+/// The first toolchain whose recorded version differs between the two sidecars (the usual reason to
+/// compare, e.g. `cann: 8.0.0` vs `cann: 9.0.0`), else file stems.
+fn toolchain_labels(a: &Path, b: &Path) -> (String, String) {
     let toolchain =
         |csv: &Path| Sidecar::read(&ResultPaths::for_csv(csv).sidecar).ok().map(|sidecar| sidecar.provenance.toolchain);
-    let differing = toolchain(&args.a).zip(toolchain(&args.b)).and_then(|(a, b)| {
+    let differing = toolchain(a).zip(toolchain(b)).and_then(|(a, b)| {
         a.iter().find_map(|(name, version)| {
             b.get(name)
                 .filter(|other| *other != version)
                 .map(|other| (format!("{name}: {version}"), format!("{name}: {other}")))
         })
     });
-    differing.unwrap_or_else(|| (stem(&args.a), stem(&args.b)))
+    differing.unwrap_or_else(|| (stem(a), stem(b)))
 }
 
 fn stem(path: &Path) -> String {

@@ -1,7 +1,7 @@
 //! `sweep report`: the summary of a finished result CSV, written again from the CSV and its sidecar.
 
 use sweep::exit_code;
-use sweep::runner::ResultPaths;
+use sweep::record::ResultPaths;
 
 use crate::args::ReportArgs;
 use crate::exit_status::CommandError;
@@ -9,11 +9,19 @@ use crate::summary;
 
 pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
     let csv = if args.csv.is_dir() { crate::merge_command::merge_dir(&args.csv)? } else { args.csv };
+    summary::read_finished(&csv)?;
     let paths = ResultPaths::for_csv(&csv);
     let config = summary::recorded_analysis(&paths)?;
     let title = csv.display().to_string();
     let text = match summary::recorded_ablation(&paths)? {
-        Some(ablation) => summary::write_ablation_summary(&paths, &config, &ablation, &title)?.0,
+        Some(ablation) => {
+            // The sidecar's command line says whether `--isolation` overrode the declared one.
+            let sidecar = sweep::record::Sidecar::read(&paths.sidecar)?;
+            let in_place = ablation.isolation == sweep::spec::Isolation::InPlace
+                || sidecar.command_line.windows(2).any(|w| w[0] == "--isolation" && w[1] == "in-place");
+            let blocks = !in_place && summary::recorded_rounds_are_blocks(&paths)?;
+            summary::write_ablation_summary(&paths, &config, &ablation, blocks, &title)?.0
+        }
         None => {
             let blocks = summary::recorded_rounds_are_blocks(&paths)?;
             summary::write_run_summary(&paths, &config, blocks, &title)?

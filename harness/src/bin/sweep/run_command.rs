@@ -1,8 +1,11 @@
 //! `sweep run`: a declared sweep from plan to summary.
 
+use std::path::{Path, PathBuf};
+
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::{parse_shard, PlanOptions};
+use sweep::record::ResultPaths;
 use sweep::runner::{self, EarlyStop, Race, RunOptions, SweepOutcome};
 use sweep::spec;
 
@@ -17,7 +20,7 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     restore_if_interrupted(&sweep.engine.tree)?;
     if args.execution.dry_run {
         let (plan, sites) = runner::plan_sweep(&sweep, &options)?;
-        let paths = runner::result_paths(&sweep, &options);
+        let paths = runner::result_paths(&sweep, &options, true)?;
         print!("{}", runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"))?);
         return Ok(exit_code::SUCCESS as u8);
     }
@@ -43,7 +46,7 @@ fn run_options(args: &RunArgs, sweep: &spec::Sweep) -> Result<RunOptions, Comman
         },
         fail_fast: execution.fail_fast,
         resume: args.resume.clone(),
-        out: execution.out.clone(),
+        out: checked_out(execution.out.as_deref())?,
         results_dir: execution.results_dir.clone(),
         build: !args.no_build,
         command_line: std::env::args().collect(),
@@ -72,6 +75,23 @@ fn race(args: &RunArgs, sweep: &spec::Sweep) -> Result<Option<Race>, CommandErro
         return Err(CommandError::BadInput(format!("--max-reps {max} is below the race's minimum of {min} rounds")));
     }
     Ok(Some(Race { min, max }))
+}
+
+/// `--out X.csv` must name a new CSV whose siblings do not exist either: a sweep never overwrites a user's file.
+pub fn checked_out(out: Option<&Path>) -> Result<Option<PathBuf>, CommandError> {
+    let Some(csv) = out else { return Ok(None) };
+    if csv.extension().is_none_or(|extension| extension != "csv") {
+        return Err(CommandError::BadInput(format!("--out {}: the result file must end in `.csv`", csv.display())));
+    }
+    if let Some(existing) = ResultPaths::for_csv(csv).outputs().into_iter().find(|path| path.symlink_metadata().is_ok())
+    {
+        return Err(CommandError::BadInput(format!(
+            "--out {}: {} already exists; a sweep never overwrites files, choose another name",
+            csv.display(),
+            existing.display()
+        )));
+    }
+    Ok(Some(csv.to_path_buf()))
 }
 
 /// Says where everything is and picks the exit code: 130 interrupted, 1 if a run failed.

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use sweep::exit_code;
 use sweep::launch::{self, ArrayJob, RunEvents};
 use sweep::plan::PlanOptions;
+use sweep::record::{utc_stamp, ResultPaths};
 use sweep::runner::{self, RunOptions};
 use sweep::spec::{self, Sweep};
 
@@ -18,10 +19,12 @@ pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
     check_shardable(&args, &sweep, seed)?;
     let absolute = |path: &Path| std::path::absolute(path).map_err(|error| write_error(path, error));
     let results_dir = absolute(&args.results_dir)?;
+    // The folder a `sweep run` of this second would log into, claimed the same way (`create_dir`), so
+    // submissions and runs in one second, from any host sharing the file system, never share one.
     let results = if args.dry_run {
-        runner::shard_folder(&results_dir, &sweep.name)
+        ResultPaths::stamped(&results_dir, &sweep.name, &utc_stamp(), 1).logs
     } else {
-        runner::claim_shard_folder(&results_dir, &sweep.name).map_err(|error| write_error(&results_dir, error))?
+        ResultPaths::fresh(&results_dir, &sweep.name).map_err(|error| write_error(&results_dir, error))?.logs
     };
     let job = ArrayJob {
         name: format!("sweep-{}", sweep.name),

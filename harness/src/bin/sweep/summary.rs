@@ -4,9 +4,8 @@ use std::path::Path;
 
 use crate::exit_status::CommandError;
 use sweep::analyse::{self, AnalysisConfig};
-use sweep::record::{ResultTable, Sidecar};
+use sweep::record::{ResultPaths, ResultTable, Sidecar};
 use sweep::report;
-use sweep::runner::ResultPaths;
 use sweep::spec::AblationDecl;
 
 /// The analysis questions recorded in a result's sidecar.
@@ -39,17 +38,24 @@ pub fn write_run_summary(
 }
 
 /// Analyses an ablation's CSV (primary metric first), writes the summary file and returns the report
-/// with its verdict.
+/// with its verdict. `rounds_are_blocks` when variants ran interleaved (copy isolation, interleaved order).
 pub fn write_ablation_summary(
     paths: &ResultPaths,
     config: &AnalysisConfig,
     ablation: &AblationDecl,
+    rounds_are_blocks: bool,
     title: &str,
 ) -> Result<(String, analyse::AblationAnalysis), CommandError> {
     let table = ResultTable::read(&paths.csv)?;
     let mut metrics = vec![config.primary.clone()];
     metrics.extend(table.columns.metrics.iter().filter(|name| **name != config.primary).cloned());
-    let analysis = analyse::analyse_ablation(&table.observations, &ablation.groups, &metrics, ablation.tolerance);
+    let analysis = analyse::analyse_ablation(
+        &table.observations,
+        &ablation.groups,
+        &metrics,
+        ablation.tolerance,
+        rounds_are_blocks,
+    );
     let text = report::ablation_markdown(&analysis, title);
     save(&paths.summary, &text)?;
     if let Some(svg) = report::ablation_plot_svg(&analysis) {
@@ -67,4 +73,13 @@ pub fn recorded_ablation(paths: &ResultPaths) -> Result<Option<AblationDecl>, Co
 pub fn save(path: &Path, text: &str) -> Result<(), CommandError> {
     sweep::atomic_file::write_atomic(path, text.as_bytes(), None)
         .map_err(|source| CommandError::Write { path: path.to_path_buf(), source })
+}
+
+/// A finished result CSV for `report` and `compare`: a missing, torn or empty one is bad input (exit 2)
+/// named by the CSV itself, not by the sidecar beside it.
+pub fn read_finished(csv: &Path) -> Result<ResultTable, CommandError> {
+    if !csv.is_file() {
+        return Err(CommandError::BadInput(format!("{}: no such result CSV", csv.display())));
+    }
+    Ok(ResultTable::read_runs(csv)?)
 }

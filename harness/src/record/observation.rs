@@ -1,4 +1,4 @@
-//! One recorded run as plain data, the unit every analysis works on.
+//! One recorded run as plain data, as read back from a result CSV: the unit every analysis works on.
 
 use std::collections::BTreeMap;
 
@@ -7,7 +7,7 @@ use crate::spec::ParamValue;
 
 /// A run as the analysis sees it: which setting it measured and what it measured.
 ///
-/// Built from a result CSV row (`record`), so analysis never touches files or processes.
+/// Built from a result CSV row, so analysis never touches files or processes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Observation {
     /// Parameter name -> value, typed as declared, in declaration order, followed by `("variant", name)`.
