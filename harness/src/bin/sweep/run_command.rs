@@ -28,9 +28,14 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     let outcome = runner::run_sweep(&sweep, &options, &events)?;
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
     let blocks = sweep.reps.order == spec::RunOrder::Interleaved;
-    let text = summary::write_run_summary(&outcome.paths, &sweep.analysis, blocks, &title)?;
+    let (text, analysis) = summary::write_run_summary(&outcome.paths, &sweep.analysis, blocks, &title)?;
     println!("{text}");
-    Ok(finish_message(&outcome))
+    let code = finish_message(&outcome);
+    if code == exit_code::SUCCESS as u8 && summary::sweep_checks_failed(&analysis) {
+        eprintln!("a check failed: settings that resolve to the same code path disagree (see Equivalence)");
+        return Ok(exit_code::CHECK_FAILED as u8);
+    }
+    Ok(code)
 }
 
 /// The checked form of the command line.
