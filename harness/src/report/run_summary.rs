@@ -164,7 +164,12 @@ mod tests {
 
     fn fixture_report() -> String {
         let config = fixture_slice_config();
-        run_summary_markdown(&analyse_sweep(&fixture_slice_sweep(), &config, true), &config, None, "Forced slice sweep")
+        run_summary_markdown(
+            &analyse_sweep(&fixture_slice_sweep(), &config, true, &[]),
+            &config,
+            None,
+            "Forced slice sweep",
+        )
     }
 
     #[test]
@@ -194,7 +199,7 @@ mod tests {
             AnalysisConfig { control: None, equivalence_key: None, group_by: vec![], ..fixture_slice_config() };
         let observations: Vec<_> =
             fixture_slice_sweep().into_iter().filter(|o| o.status == crate::launch::RunStatus::Ok).collect();
-        let report = run_summary_markdown(&analyse_sweep(&observations, &config, true), &config, None, "t");
+        let report = run_summary_markdown(&analyse_sweep(&observations, &config, true, &[]), &config, None, "t");
         assert!(report.contains("All 22 runs finished ok."));
         assert!(!report.contains("Drift") && !report.contains("Equivalence"));
     }

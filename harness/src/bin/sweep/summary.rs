@@ -34,7 +34,8 @@ pub fn write_run_summary(
     title: &str,
 ) -> Result<(String, analyse::SweepAnalysis), CommandError> {
     let table = ResultTable::read(&paths.csv)?;
-    let analysis = analyse::analyse_sweep(&table.observations, config, rounds_are_blocks);
+    let declared = Sidecar::read(&paths.sidecar).map(|sidecar| sidecar.params).unwrap_or_default();
+    let analysis = analyse::analyse_sweep(&table.observations, config, rounds_are_blocks, &declared);
     let text = report::run_summary_markdown(&analysis, config, recorded_plan(paths), title);
     save(&paths.summary, &text)?;
     let json = serde_json::to_string_pretty(&report::analysis_json(&analysis, config)).expect("JSON values serialize");
