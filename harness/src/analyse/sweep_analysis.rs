@@ -106,6 +106,7 @@ mod tests {
             rows_per_slice: None,
             alpha: 0.05,
             negligible: None,
+            looks: None,
         };
         let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true, &[]);
         assert_eq!(analysis.verdicts.groups.len(), 1, "no grouping: one group of everything");
@@ -124,6 +125,7 @@ mod tests {
             rows_per_slice: None,
             alpha: 0.05,
             negligible: None,
+            looks: None,
         };
         let analysis = analyse_sweep(&[], &config, true, &[]);
         assert!(analysis.settings.is_empty() && analysis.verdicts.groups.is_empty() && analysis.drift.is_none());

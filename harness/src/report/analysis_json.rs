@@ -21,6 +21,7 @@ pub fn analysis_json(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Value
         "primary": config.primary,
         "direction": config.direction,
         "alpha": verdicts.alpha,
+        "looks": verdicts.looks,
         "negligible": verdicts.negligible,
         "runs": analysis.failures.runs,
         "method": verdicts.method().design(),

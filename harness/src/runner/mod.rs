@@ -21,7 +21,6 @@ pub use dry_run::describe_plan;
 pub use origin::Origin;
 pub use prepared_run::{prepare_run, PreparedRun, VariantSite};
 pub use progress::Progress;
-pub use race::Race;
 pub use runner_error::RunnerError;
 pub use session::{run_dir_name, EarlyStop, Session, Tally};
 pub use setup_env::capture_setup_env;
@@ -33,7 +32,7 @@ use crate::record::{
     utc_stamp, Columns, Provenance, RecordedDecl, RecordedEnvironment, ResultPaths, ResultTable, ResultWriter, RunKey,
     Sidecar, SIDECAR_SCHEMA_VERSION,
 };
-use crate::spec::Sweep;
+use crate::spec::{Race, Sweep};
 
 /// How `sweep run` was asked to run, already checked.
 #[derive(Debug, Clone, Default)]
@@ -218,6 +217,7 @@ pub fn write_sidecar(
         base_environment: RecordedEnvironment::of(&origin.base_env),
         provenance: origin.provenance.clone(),
         sweep_version: env!("CARGO_PKG_VERSION").to_string(),
+        race: options.race,
     };
     sidecar.write(&paths.sidecar)?;
     Ok(())

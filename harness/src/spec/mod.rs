@@ -9,6 +9,7 @@ mod engine_profile;
 #[cfg(test)]
 mod fuzz_tests;
 mod param_value;
+mod race;
 mod source_file;
 mod spec_error;
 mod sweep;
@@ -24,6 +25,7 @@ pub use design::Design;
 pub use engine::Engine;
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
 pub use param_value::{Param, ParamValue};
+pub use race::Race;
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError};
 pub use sweep::Sweep;

@@ -6,8 +6,8 @@ use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::{parse_shard, PlanOptions};
 use sweep::record::ResultPaths;
-use sweep::runner::{self, EarlyStop, Race, RunOptions, SweepOutcome};
-use sweep::spec;
+use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome};
+use sweep::spec::{self, Race};
 
 use crate::args::RunArgs;
 use crate::exit_status::CommandError;

@@ -34,7 +34,9 @@ pub fn write_run_summary(
     title: &str,
 ) -> Result<(String, analyse::SweepAnalysis), CommandError> {
     let table = ResultTable::read(&paths.csv)?;
-    let declared = Sidecar::read(&paths.sidecar).map(|sidecar| sidecar.params).unwrap_or_default();
+    let sidecar = Sidecar::read(&paths.sidecar).ok();
+    let declared = sidecar.as_ref().map(|s| s.params.clone()).unwrap_or_default();
+    let config = &config.racing(sidecar.and_then(|s| s.race));
     let analysis = analyse::analyse_sweep(&table.observations, config, rounds_are_blocks, &declared);
     let text = report::run_summary_markdown(&analysis, config, recorded_plan(paths), title);
     save(&paths.summary, &text)?;
