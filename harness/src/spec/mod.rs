@@ -4,11 +4,13 @@ mod duration_value;
 mod engine;
 mod engine_profile;
 mod param_value;
+mod source_decl;
 mod source_file;
 mod spec_error;
 mod sweep;
 mod sweep_decl;
 mod validate;
+mod validate_sources;
 mod variant_name;
 
 use std::path::{Path, PathBuf};
@@ -16,6 +18,7 @@ use std::path::{Path, PathBuf};
 pub use engine::Engine;
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
 pub use param_value::{Param, ParamValue};
+pub use source_decl::SourceDecl;
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError};
 pub use sweep::Sweep;
@@ -44,6 +47,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::inputs(&source, &decl.inputs)?;
     validate::run_templates(&source, &decl.run, &params, &decl.inputs, engine.launcher)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
+    validate_sources::ablation_sources(&source, decl.ablation.as_ref())?;
     Ok(Sweep {
         name: decl.name.clone(),
         engine,

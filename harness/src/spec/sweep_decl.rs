@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::engine_profile::EngineOverrides;
+use super::source_decl::SourceDecl;
 use crate::analyse::AnalysisConfig;
 use crate::extract::profile_block::BlockSelector;
 use crate::variants::Design;
@@ -185,7 +186,12 @@ pub struct AblationDecl {
     /// The interaction may be this fraction of the all-groups delta and still count as additive.
     #[serde(default = "default_tolerance")]
     pub tolerance: f64,
+    /// Hand-written templates.
+    #[serde(default)]
     pub templates: Vec<TemplateDecl>,
+    /// Sources whose templates are derived from group selectors at run time.
+    #[serde(default)]
+    pub sources: Vec<SourceDecl>,
     /// Top-level entries of the tree not copied for copy isolation (build outputs).
     #[serde(default = "default_exclude")]
     pub exclude: Vec<String>,

@@ -1,0 +1,24 @@
+//! `sweep template`: the ablation template of an engine source, checked to render it back, printed or written.
+
+use sweep::atomic_file::write_atomic;
+use sweep::exit_code;
+use sweep::variants::{template_of_source, Selector};
+
+use crate::args::TemplateArgs;
+use crate::exit_status::CommandError;
+
+pub fn template(args: TemplateArgs) -> Result<u8, CommandError> {
+    let groups = args
+        .groups
+        .iter()
+        .map(|argument| Selector::parse_group(argument))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| CommandError::BadInput(format!("--group {error}")))?;
+    let text = template_of_source(&args.source, &groups)?;
+    match &args.out {
+        None => print!("{text}"),
+        Some(path) => write_atomic(path, text.as_bytes(), None)
+            .map_err(|source| CommandError::Write { path: path.clone(), source })?,
+    }
+    Ok(exit_code::SUCCESS as u8)
+}
