@@ -7,7 +7,10 @@ use super::selector_error::SelectorError;
 
 /// The written form `Selector` is deserialized from (and serialized back to, e.g. in a sidecar).
 #[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected a selector: FIRST-LAST, a regex, BEGIN..END, or { begin = '...', end = '...' }"
+)]
 pub enum SelectorText {
     /// `FIRST-LAST`, `BEGIN..END` or a regex, as on the command line.
     Written(String),

@@ -84,3 +84,63 @@ pub fn template_of_source(source: &Path, groups: &[(String, Selector)]) -> Resul
     check_fresh(&target, tree, &variant_context(&names, &[], &Map::new()))?;
     Ok(target.derived.unwrap_or_default())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::template;
+    use serde_json::json;
+
+    const SOURCE: &str = "int a[2] = {{1, 2}};\n  step();\n  call(1);\nlast();";
+
+    fn selectors(list: &[(&str, &str)]) -> Vec<(String, Selector)> {
+        list.iter().map(|(group, text)| (group.to_string(), Selector::parse(text).unwrap())).collect()
+    }
+
+    fn render(template: &str, ablated: bool) -> String {
+        template::render(template, &json!({"ablate": {"g": ablated, "h": ablated}})).unwrap()
+    }
+
+    #[test]
+    fn blocks_are_wrapped_at_column_zero_and_braces_escaped() {
+        let template = derive_template(SOURCE, &selectors(&[("g", r"^\s*call\(")])).unwrap();
+        assert_eq!(
+            template,
+            "int a[2] = \\{{1, 2}};\n  step();\n{{#unless ablate.g}}\n  call(1);\n{{/unless}}\nlast();"
+        );
+        assert_eq!(render(&template, false), SOURCE);
+        assert_eq!(render(&template, true), "int a[2] = {{1, 2}};\n  step();\nlast();");
+    }
+
+    #[test]
+    fn a_last_line_without_a_newline_keeps_the_closing_tag_on_it() {
+        let template = derive_template(SOURCE, &selectors(&[("g", "4-4"), ("h", "1-1")])).unwrap();
+        assert!(template.ends_with("{{#unless ablate.g}}\nlast();{{/unless}}"), "{template}");
+        assert_eq!(render(&template, false), SOURCE);
+        assert_eq!(render(&template, true), "  step();\n  call(1);\n");
+    }
+
+    #[test]
+    fn overlapping_groups_name_both_selectors_and_the_line() {
+        let error = derive_template(SOURCE, &selectors(&[("g", "2-3"), ("h", r"call\(")])).unwrap_err();
+        assert_eq!(error.to_string(), r"group `h`, selector `call\(`: overlaps group `g`, selector `2-3`, at line 3");
+    }
+
+    #[test]
+    fn a_backslash_before_braces_is_refused_with_its_line() {
+        let error = derive_template("ok\nputs(\"\\{{\");\n", &selectors(&[("g", "1-1")])).unwrap_err();
+        assert_eq!(error, SelectorError::BackslashBeforeBraces { line: 2 });
+    }
+
+    #[test]
+    fn the_written_file_has_a_header_and_is_checked_against_the_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("k.cpp");
+        fs::write(&source, SOURCE).unwrap();
+        let text = template_of_source(&source, &selectors(&[("g", "2-2"), ("g", "4-4")])).unwrap();
+        assert!(text.starts_with("{{!-- Template of k.cpp written by `sweep template` (groups: g)."), "{text}");
+        assert_eq!(render(&text, false), SOURCE);
+        let missing = template_of_source(&dir.path().join("none.cpp"), &selectors(&[("g", "1-1")])).unwrap_err();
+        assert!(matches!(missing, VariantError::Io { .. }), "{missing}");
+    }
+}
