@@ -165,46 +165,24 @@ fn bad_selectors_are_one_line_errors_naming_the_selector_and_write_nothing() {
     }
 }
 
-/// A sweep over the reference profile whose `[ablation]` ends with `ablation_tail`, in a workspace.
+/// The shipped `sweeps/gated_delta.toml` with its templates replaced by `ablation_tail`, shrunk to one rep of
+/// the tiny preset, written in a workspace as `sweeps/<name>.toml`.
 fn declaration(name: &str, ablation_tail: &str) -> (Workspace, String) {
+    let shipped = fs::read_to_string(repo_root().join("sweeps/gated_delta.toml")).unwrap();
+    let templates = shipped.lines().find(|line| line.starts_with("templates = ")).expect("shipped templates line");
+    let mut text = shipped.clone();
+    for (from, to) in [
+        ("name = \"gated_delta\"", format!("name = \"{name}\"")),
+        ("\"small\"", "\"tiny\"".to_string()),
+        ("rows = 2048", "rows = 256".to_string()),
+        ("count = 3", "count = 1".to_string()),
+        ("tolerance = 0.05", "tolerance = 1e9".to_string()),
+        (templates, ablation_tail.to_string()),
+    ] {
+        assert!(text.contains(from), "the shipped declaration has no `{from}`");
+        text = text.replacen(from, &to, 1);
+    }
     let ws = Workspace::new();
-    let text = format!(
-        r#"name = "{name}"
-
-[engine]
-profile = "reference"
-
-[params]
-rows = 256
-new = 2
-
-[reps]
-count = 1
-
-[run]
-args = ["--preset", "tiny", "--rows", "{{{{rows}}}}", "--new", "{{{{new}}}}"]
-
-[run.env]
-TPE_PHASE_PROFILE = "1"
-TPE_OVERLAP_SLICES = "1"
-
-[metrics]
-result = ["prefill_seconds", "wall"]
-
-[metrics.profile]
-block = {{ select = "matching", rank = 0, phase = "STACK", result_key = "prefill_seconds", within = 0.05 }}
-phases = {{ gated_delta = "gated_delta" }}
-
-[analysis]
-primary = "gated_delta"
-direction = "lower"
-
-[ablation]
-groups = ["broadcast_rows", "rank1_update"]
-tolerance = 1e9
-{ablation_tail}
-"#
-    );
     let relative = ws.write_sweep(name, &text);
     (ws, relative)
 }
