@@ -140,6 +140,11 @@ fn printed_without_an_output_file() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(render(&stdout(&output), &[]), shipped_kernel());
     assert!(!kernel.out().exists());
+
+    let over_itself = ["template", "gated_delta.cpp", "--group", STATEMENT_SELECTORS[0], "-o", "./gated_delta.cpp"];
+    let output = common::sweep(kernel.dir.path(), &over_itself);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert_eq!(fs::read_to_string(kernel.source()).unwrap(), shipped_kernel(), "the source was overwritten");
 }
 
 #[test]

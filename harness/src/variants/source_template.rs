@@ -67,7 +67,11 @@ fn ordered_blocks(groups: &[(String, Selector)], lines: &[&str]) -> Result<Vec<(
 pub fn template_of_source(source: &Path, groups: &[(String, Selector)]) -> Result<String, VariantError> {
     let path = fs::canonicalize(source).map_err(VariantError::io("resolve", source))?;
     let (tree, name) = (path.parent().unwrap_or(Path::new("/")), path.file_name().unwrap_or_default());
-    let mut target = TemplateTarget::derive(tree, Path::new(name), groups)?;
+    let mut target = TemplateTarget::derive(tree, Path::new(name), groups).map_err(|error| match error {
+        // Name the source as the user wrote it, not as the tree-relative target.
+        VariantError::Selector { reason, .. } => VariantError::Selector { file: source.to_path_buf(), reason },
+        other => other,
+    })?;
     let mut names: Vec<String> = Vec::new();
     for (group, _) in groups {
         if !names.contains(group) {
