@@ -39,3 +39,34 @@ impl From<Selector> for SelectorText {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    #[test]
+    fn both_written_forms_parse_and_serialize_back_as_written() {
+        let text = r#"
+            range = "120-128"
+            calls = '^\s*broadcast_rows\('
+            loop = { begin = 'for \(', end = '^\s*\}' }
+        "#;
+        let groups: BTreeMap<String, Selector> = toml::from_str(text).unwrap();
+        assert!(matches!(groups["range"], Selector::Lines { first: 120, last: 128 }));
+        assert!(matches!(groups["calls"], Selector::Matching(_)));
+        assert_eq!(groups["loop"].to_string(), r"for \(..^\s*\}");
+        let back: BTreeMap<String, Selector> = toml::from_str(&toml::to_string(&groups).unwrap()).unwrap();
+        let shown = |map: &BTreeMap<String, Selector>| map.values().map(Selector::to_string).collect::<Vec<_>>();
+        assert_eq!(shown(&back), shown(&groups));
+    }
+
+    #[test]
+    fn a_bad_regex_or_shape_is_a_deserialization_error_naming_it() {
+        let error = toml::from_str::<BTreeMap<String, Selector>>("g = 'call('").unwrap_err().to_string();
+        assert!(error.contains("selector `call(`: invalid regex"), "{error}");
+        let error = toml::from_str::<BTreeMap<String, Selector>>("g = 5").unwrap_err().to_string();
+        assert!(error.contains("expected a selector"), "{error}");
+    }
+}
