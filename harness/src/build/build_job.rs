@@ -59,6 +59,7 @@ pub fn run_build(job: &BuildJob, log: &Path) -> Result<BuildOutcome, BuildError>
     Err(BuildError::Failed {
         variant: job.variant.clone(),
         status: status.to_string(),
+        first_error: super::first_error_line(log),
         log: log.to_path_buf(),
         tail: log_tail(log)?,
     })

@@ -16,8 +16,9 @@ pub enum BuildError {
     #[error("variant {variant}: could not start `{program}`: {source}")]
     Spawn { variant: String, program: String, source: std::io::Error },
 
-    #[error("variant {variant}: the build failed ({status}), see {log}; last lines:\n{tail}")]
-    Failed { variant: String, status: String, log: PathBuf, tail: String },
+    /// The first line of the message is the whole report: the compiler's first error and the log.
+    #[error("variant {variant}: the build failed ({status}): {first_error} (log: {log})\nlast lines:\n{tail}")]
+    Failed { variant: String, status: String, first_error: String, log: PathBuf, tail: String },
 
     #[error("could not start the build thread pool: {0}")]
     Pool(String),

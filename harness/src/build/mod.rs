@@ -7,6 +7,7 @@ mod build_job;
 mod build_key;
 mod build_report;
 mod error;
+mod first_error;
 
 pub use build_argv::render_build_argv;
 pub use build_cache::{BuildCache, CachedBuild};
@@ -14,3 +15,4 @@ pub use build_job::{log_tail, run_build, BuildJob, BuildOutcome};
 pub use build_key::BuildKey;
 pub use build_report::{build_all, BuildReport, BuildStatus};
 pub use error::BuildError;
+pub use first_error::first_error_line;

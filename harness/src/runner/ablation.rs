@@ -6,6 +6,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use serde_json::{Map, Value};
+
 use super::engine_build::{build_engine_tree, BuildEnd};
 use super::origin::Origin;
 use super::prepared_run::VariantSite;
@@ -17,8 +19,8 @@ use super::{open_results, preflight, result_paths, write_sidecar, ResultPaths, R
 use crate::build::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatus};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlannedRun, Setting};
-use crate::spec::{AblationDecl, Isolation, Sweep, VariantName};
-use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget};
+use crate::spec::{AblationDecl, Isolation, SourceDecl, Sweep, VariantName};
+use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget, VariantError};
 
 /// A sweep with an `[ablation]` section, its templates resolved against the engine tree.
 pub struct Ablation<'a> {
@@ -60,8 +62,13 @@ impl<'a> Ablation<'a> {
                     .strip_prefix(sweep.engine.tree.canonicalize().unwrap_or_default())
                     .unwrap_or(&target)
                     .to_path_buf();
-                Ok(TemplateTarget { template: std::path::absolute(&path).unwrap_or(path), target: relative })
+                Ok(TemplateTarget {
+                    template: std::path::absolute(&path).unwrap_or(path),
+                    target: relative,
+                    derived: None,
+                })
             })
+            .chain(decl.sources.iter().enumerate().map(|(index, source)| derived_target(sweep, index, source)))
             .collect::<Result<Vec<_>, _>>()?;
         if decl.groups.is_empty() {
             return Err(RunnerError::Spec(
@@ -69,6 +76,13 @@ impl<'a> Ablation<'a> {
                     .source
                     .error_at("ablation.groups", "no groups: name the instruction groups the templates can remove"),
             ));
+        }
+        for (index, group) in decl.groups.iter().enumerate() {
+            if !removes(&targets, group)? {
+                let message =
+                    format!("group `{group}` has no selector in a source and no template mentions `ablate.{group}`");
+                return Err(RunnerError::Spec(sweep.source.error_at(&format!("ablation.groups[{index}]"), message)));
+            }
         }
         let variants = design_variants(&decl.groups, decl.design);
         Ok(Some(Ablation { sweep, decl, isolation: isolation.unwrap_or(decl.isolation), targets, variants }))
@@ -94,8 +108,16 @@ impl<'a> Ablation<'a> {
     fn render(&self, setting: &Setting) -> Result<Vec<RenderedFile>, RunnerError> {
         let variant =
             self.variants.iter().find(|v| v.to_string() == setting.variant).expect("planned from these variants");
-        let ablated = variant.ablated();
-        let context = variants::variant_context(&self.decl.groups, ablated, &setting.context());
+        self.render_ablating(variant.ablated(), &setting.context())
+    }
+
+    /// The sources with `ablated` groups removed and `params` substituted.
+    pub(super) fn render_ablating(
+        &self,
+        ablated: &[String],
+        params: &Map<String, Value>,
+    ) -> Result<Vec<RenderedFile>, RunnerError> {
+        let context = variants::variant_context(&self.decl.groups, ablated, params);
         Ok(variants::render_variant(&self.targets, &context)?)
     }
 
@@ -129,6 +151,33 @@ impl<'a> Ablation<'a> {
             hash,
         }
     }
+}
+
+/// Whether any template can remove `group`: one that cannot is a group whose variants would measure nothing.
+fn removes(targets: &[TemplateTarget], group: &str) -> Result<bool, VariantError> {
+    for target in targets {
+        if target.mentions(group)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The template of a declared source, derived from its current text; a selector that picks nothing or
+/// overlaps another is reported at its key in the declaration.
+fn derived_target(sweep: &Sweep, index: usize, source: &SourceDecl) -> Result<TemplateTarget, RunnerError> {
+    TemplateTarget::derive(&sweep.engine.tree, Path::new(&source.target), &source.selectors()).map_err(|error| {
+        match error {
+            VariantError::Selector { file, reason } => {
+                let key = match reason.group() {
+                    Some(group) => format!("ablation.sources[{index}].groups.{group}"),
+                    None => format!("ablation.sources[{index}].target"),
+                };
+                RunnerError::Spec(sweep.source.error_at(&key, format!("{}: {reason}", file.display())))
+            }
+            other => other.into(),
+        }
+    })
 }
 
 /// Where a sweep's variant builds are cached (kept across invocations, so a rerun rebuilds nothing).
@@ -365,6 +414,20 @@ fn build_line(report: &BuildReport) -> String {
     match &report.status {
         BuildStatus::Built { seconds } => format!("built {} ({}) in {seconds:.1}s", report.variant, report.key),
         BuildStatus::Cached => format!("cached {} ({}): not rebuilt", report.variant, report.key),
-        BuildStatus::Failed { error } => format!("build of {} FAILED, its runs are skipped: {error}", report.variant),
+        BuildStatus::Failed { error } => format!(
+            "build of {} ({}) FAILED, its runs are skipped: {}",
+            report.variant,
+            what_it_ablates(&report.variant),
+            error.lines().next().unwrap_or_default()
+        ),
+    }
+}
+
+/// Which groups a variant removes, so a broken build points at the group whose removal broke it.
+fn what_it_ablates(variant: &str) -> String {
+    if variant == VariantName::BASELINE {
+        "nothing ablated: the shipped sources".to_string()
+    } else {
+        format!("ablates {}", variant.split('+').collect::<Vec<_>>().join(", "))
     }
 }

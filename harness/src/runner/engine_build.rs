@@ -59,6 +59,7 @@ pub fn build_engine_tree(
             BuildEnd::Failed(BuildError::Failed {
                 variant: variant.to_string(),
                 status: reason.to_string(),
+                first_error: build::first_error_line(log),
                 log: log.to_path_buf(),
                 tail,
             })

@@ -2,6 +2,7 @@
 //! (hyperfine's scheduler/executor split: `session` runs, this module decides what to run.)
 
 mod ablation;
+mod ablation_show;
 mod dry_run;
 mod engine_build;
 mod origin;

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use super::selector_error::SelectorError;
 use crate::template::TemplateError;
 
 /// Why a variant could not be rendered, materialised, applied or restored; each names the file involved.
@@ -24,6 +25,9 @@ pub enum VariantError {
          at line {line} (template says {template_says:?}, source says {source_says:?})"
     )]
     Stale { template: PathBuf, target: PathBuf, line: usize, template_says: String, source_says: String },
+
+    #[error("{file}: {reason}")]
+    Selector { file: PathBuf, reason: Box<SelectorError> },
 
     #[error("{tree}: the engine tree is locked by sweep pid {pid}")]
     Locked { tree: PathBuf, pid: u32 },
@@ -52,6 +56,7 @@ impl VariantError {
                 | VariantError::UnknownGroup { .. }
                 | VariantError::OutsideTree { .. }
                 | VariantError::Stale { .. }
+                | VariantError::Selector { .. }
         )
     }
 }

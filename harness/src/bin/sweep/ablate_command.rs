@@ -29,6 +29,16 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         ))
     })?;
     let options = run_options(&args)?;
+    if let Some(variant) = &args.show {
+        let plan = ablation.plan(&options)?;
+        ablation.check(&plan)?;
+        let diff = ablation.show(&plan, variant)?;
+        if diff.is_empty() {
+            println!("{variant}: renders every source unchanged");
+        }
+        print!("{diff}");
+        return Ok(exit_code::SUCCESS as u8);
+    }
     if args.execution.dry_run {
         let plan = ablation.plan(&options)?;
         ablation.check(&plan)?;

@@ -9,6 +9,7 @@ mod report_command;
 mod restore_command;
 mod run_command;
 mod summary;
+mod template_command;
 
 use clap::Parser;
 
