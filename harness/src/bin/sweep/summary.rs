@@ -22,7 +22,7 @@ pub fn recorded_rounds_are_blocks(paths: &ResultPaths) -> Result<bool, CommandEr
 pub fn recorded_plan(paths: &ResultPaths) -> Option<PlannedRuns> {
     let sidecar = Sidecar::read(&paths.sidecar).ok()?;
     let rounds = sidecar.reps + sidecar.sweep.reps.warmup;
-    Some(PlannedRuns { runs: sidecar.settings.len() * rounds as usize, race: sidecar.sweep.reps.until.is_some() })
+    Some(PlannedRuns { runs: sidecar.settings.len() * rounds as usize, race: sidecar.race.is_some() })
 }
 
 /// Analyses the CSV at `paths.csv`, writes the summary, `analysis.json` and plot, and returns the
