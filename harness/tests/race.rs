@@ -77,3 +77,21 @@ fn a_race_is_declared_in_the_sweep_and_checked_at_load() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("`reps.until`: a race needs `order = \"interleaved\"`"), "{}", stderr(&output));
 }
+
+/// A race started with `--until-decided` and interrupted carries on as a race when resumed.
+#[test]
+fn a_resumed_race_continues_the_race() {
+    let workspace = Workspace::new();
+    let spec = race_sweep(&workspace, "level = [100, 50, 10]", "");
+    let output = sweep(workspace.path(), &["run", &spec, "--until-decided", "--max-reps", "6"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let csv = workspace.result_csv("race");
+    // Cut the CSV back to its first round, as if the sweep had been killed then.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let kept: Vec<&str> = text.lines().take(4).collect();
+    std::fs::write(&csv, format!("{}\n", kept.join("\n"))).unwrap();
+    let output = sweep(workspace.path(), &["run", &spec, "--resume", csv.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).contains("every group is decided"), "{}", stderr(&output));
+    assert_eq!(csv_rows(&csv).len(), 9, "the race, not a plain 3-rep sweep, and no round twice");
+}

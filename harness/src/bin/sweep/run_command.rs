@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::{parse_shard, PlanOptions};
-use sweep::record::ResultPaths;
+use sweep::record::{ResultPaths, Sidecar};
 use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome};
 use sweep::spec::{self, Race};
 
@@ -61,6 +61,11 @@ fn run_options(args: &RunArgs, sweep: &spec::Sweep) -> Result<RunOptions, Comman
 
 /// The race the declaration and `--until-decided` / `--max-reps` ask for, if any.
 fn race(args: &RunArgs, sweep: &spec::Sweep) -> Result<Option<Race>, CommandError> {
+    // A resumed race carries on as it was started (its limits are in the sidecar).
+    let resumed = args.resume.as_deref().and_then(|csv| Sidecar::read(&ResultPaths::for_csv(csv).sidecar).ok());
+    if let Some(race) = resumed.and_then(|sidecar| sidecar.race).filter(|_| args.max_reps.is_none()) {
+        return Ok(Some(race));
+    }
     let declared = sweep.reps.race();
     if !args.until_decided && declared.is_none() {
         if args.max_reps.is_some() {
