@@ -28,6 +28,8 @@ pub enum BuildStatus {
     Failed {
         error: String,
     },
+    /// A signal asked sweep to stop before or while it built: not a broken variant.
+    Interrupted,
 }
 
 /// Builds every job whose key is not cached, `parallelism` at a time (0 = available cores); a failure does
@@ -56,6 +58,7 @@ pub fn build_all(
             None => {
                 let status = match &built[&first_of_key[&job.key]] {
                     BuildStatus::Failed { error } => BuildStatus::Failed { error: error.clone() },
+                    BuildStatus::Interrupted => BuildStatus::Interrupted,
                     _ => BuildStatus::Cached,
                 };
                 let duplicate = report(job, status);
@@ -74,6 +77,7 @@ fn build_one(job: &BuildJob, cache: &BuildCache) -> BuildStatus {
         run_build(job, &cache.entry(&job.key).log).and_then(|outcome| cache.mark_complete(&job.key).map(|()| outcome));
     match built {
         Ok(outcome) => BuildStatus::Built { seconds: outcome.seconds },
+        Err(BuildError::Interrupted { .. }) => BuildStatus::Interrupted,
         Err(error) => BuildStatus::Failed { error: error.to_string() },
     }
 }

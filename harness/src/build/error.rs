@@ -13,8 +13,11 @@ pub enum BuildError {
     #[error("variant {variant}: the build command is empty")]
     EmptyCommand { variant: String },
 
-    #[error("variant {variant}: could not start `{program}`: {source}")]
-    Spawn { variant: String, program: String, source: std::io::Error },
+    #[error("variant {variant}: could not start `{program}`: {error}")]
+    Spawn { variant: String, program: String, error: String },
+
+    #[error("variant {variant}: the build was interrupted by signal {signal}")]
+    Interrupted { variant: String, signal: i32 },
 
     #[error("variant {variant}: the build failed ({status}), see {log}; last lines:\n{tail}")]
     Failed { variant: String, status: String, log: PathBuf, tail: String },

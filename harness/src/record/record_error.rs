@@ -10,6 +10,8 @@ pub enum RecordError {
     NotAResultCsv { path: PathBuf, reason: String },
     #[error("{}:{line}: {reason}", path.display())]
     BadRow { path: PathBuf, line: u64, reason: String },
+    #[error("{}: {holder} is writing this CSV; two sweeps appending to it would record runs twice", path.display())]
+    Locked { path: PathBuf, holder: crate::file_lock::Holder },
     #[error("{}: its columns differ from this sweep's ({reason}); resume a CSV of the same sweep", path.display())]
     ResumeMismatch { path: PathBuf, reason: String },
 }

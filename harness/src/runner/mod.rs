@@ -129,20 +129,18 @@ pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<()
 pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Result<SweepOutcome, RunnerError> {
     let (plan, mut sites) = plan_sweep(sweep, options)?;
     preflight(sweep, &plan, &sites)?;
+    // Held to the end: no in-place ablation may render or rebuild the tree under these runs.
+    let _tree_lock = crate::variants::TreeLock::acquire_shared(&sweep.engine.tree)?;
     let paths = result_paths(sweep, options);
     let base_env = base_env(sweep)?;
     let provenance = Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain, base_env.overrides());
     let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), provenance.clone())?;
-    if options.build && !sweep.engine.build.is_empty() {
-        let log = paths.logs.join("build.log");
-        eprintln!("building {} (log {})", sweep.engine.tree.display(), log.display());
-        match engine_build::build_engine_tree(&sweep.engine, DEFAULT_VARIANT, &log, (&base_env, events), &mut |_| {})? {
-            engine_build::BuildEnd::Built { .. } => {}
-            engine_build::BuildEnd::Failed(error) => return Err(RunnerError::Build(error)),
-            engine_build::BuildEnd::Interrupted => {
-                let stopped = events.signals.received().map(|signal| EarlyStop::Interrupted { signal });
-                return Ok(SweepOutcome { paths, tally: Tally::default(), stopped, skipped: 0 });
-            }
+    match engine_build::build_before_run(&sweep.engine, options.build, &paths.logs.join("build.log"), &base_env)? {
+        None | Some(engine_build::BuildEnd::Built { .. }) => {}
+        Some(engine_build::BuildEnd::Failed(error)) => return Err(RunnerError::Build(error)),
+        Some(engine_build::BuildEnd::Interrupted) => {
+            let stopped = events.signals.received().map(|signal| EarlyStop::Interrupted { signal });
+            return Ok(SweepOutcome { paths, tally: Tally::default(), stopped, skipped: 0 });
         }
     }
     let hash = program_hash(sweep, &sites[0]);
@@ -187,8 +185,9 @@ pub fn open_results(
     provenance: Provenance,
 ) -> Result<(ResultWriter, BTreeSet<RunKey>), RunnerError> {
     if resume {
-        let done = ResultTable::read(&paths.csv)?.recorded_runs();
-        Ok((ResultWriter::append(&paths.csv, columns(sweep), provenance)?, done))
+        // The writer locks the CSV first, so no other sweep appends between this read and our rows.
+        let writer = ResultWriter::append(&paths.csv, columns(sweep), provenance)?;
+        Ok((writer, ResultTable::read(&paths.csv)?.recorded_runs()))
     } else {
         Ok((ResultWriter::create(&paths.csv, columns(sweep), provenance)?, BTreeSet::new()))
     }

@@ -1,6 +1,7 @@
-//! The process group of an in-place build, recorded in the tree's state dir so that a recovery after
-//! a SIGKILL of `sweep` can stop that build before restoring: an orphaned compiler writing its object
-//! after the restore would leave an ablated binary that `make` then calls current.
+//! The process group of an in-place build, recorded in the tree's state dir (before anything runs in
+//! the group: see `launch::GroupGate`) so that a recovery after a SIGKILL of `sweep` can stop that
+//! build before restoring: an orphaned compiler writing its object after the restore would leave an
+//! ablated binary that `make` then calls current.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -11,7 +12,7 @@ use nix::unistd::Pid;
 
 use super::error::VariantError;
 use super::tree_lock::STATE_DIR;
-use crate::atomic_file::write_atomic;
+use crate::atomic_file::{remove_stale_temp, temp_path, write_atomic};
 
 const BUILD_GROUP_FILE: &str = "build.pgid";
 /// How long a killed build group may take to disappear before recovery gives up on it.
@@ -19,6 +20,12 @@ const REAP_WAIT: Duration = Duration::from_secs(10);
 
 fn group_file(tree: &Path) -> PathBuf {
     tree.join(STATE_DIR).join(BUILD_GROUP_FILE)
+}
+
+/// Whether a build group record (or a half-written one) is in the tree's state dir.
+pub(super) fn build_group_recorded(tree: &Path) -> bool {
+    let path = group_file(tree);
+    path.exists() || temp_path(&path).exists()
 }
 
 /// Records that the build running in process group `pgid` is writing into `tree`.
@@ -37,8 +44,10 @@ pub fn clear_build_group(tree: &Path) -> Result<(), VariantError> {
 }
 
 /// Kills a recorded build group left by a dead sweep and waits until none of its processes remain.
+/// A record half-written by a sweep killed while recording is removed: its build never started.
 pub fn stop_orphaned_build(tree: &Path) -> Result<(), VariantError> {
     let path = group_file(tree);
+    remove_stale_temp(&path).map_err(VariantError::io("remove", temp_path(&path)))?;
     let Ok(text) = std::fs::read_to_string(&path) else { return Ok(()) };
     if let Ok(pgid) = text.trim().parse::<i32>() {
         let group = Pid::from_raw(pgid);
@@ -68,5 +77,15 @@ mod tests {
         assert!(!reaper.join().unwrap().success());
         assert!(!group_file(dir.path()).exists());
         stop_orphaned_build(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn a_half_written_record_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(STATE_DIR)).unwrap();
+        std::fs::write(temp_path(&group_file(dir.path())), "123").unwrap();
+        assert!(build_group_recorded(dir.path()));
+        stop_orphaned_build(dir.path()).unwrap();
+        assert!(!build_group_recorded(dir.path()));
     }
 }

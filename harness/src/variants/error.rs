@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::file_lock::{Holder, LockMode};
 use crate::template::TemplateError;
 
 /// Why a variant could not be rendered, materialised, applied or restored; each names the file involved.
@@ -25,11 +26,24 @@ pub enum VariantError {
     )]
     Stale { template: PathBuf, target: PathBuf, line: usize, template_says: String, source_says: String },
 
-    #[error("{tree}: the engine tree is locked by sweep pid {pid}")]
-    Locked { tree: PathBuf, pid: u32 },
+    #[error("{tree}: the engine tree is locked by {holder}{}", doing(holder))]
+    Locked { tree: PathBuf, holder: Holder },
 
     #[error("{path}: the in-place journal is unreadable: {reason}")]
     Journal { path: PathBuf, reason: String },
+
+    #[error(
+        "{build_dir}: an in-place ablation left a variant's build here; run without --no-build so the \
+         restored engine is rebuilt before it is measured"
+    )]
+    VariantBuildLeft { build_dir: PathBuf },
+
+    #[error(
+        "{program}: rebuilt after an in-place ablation, it is not the baseline binary recorded before it \
+         (sha256 {actual}, was {expected}) though the sources are the same: an ablated object survived; \
+         remove {build_dir} and build again"
+    )]
+    NotBaseline { program: PathBuf, build_dir: PathBuf, expected: String, actual: String },
 
     #[error("{saved}: the saved original of {target} is corrupt (sha256 {actual}, journal says {expected}); nothing was restored from it")]
     CorruptOriginal { saved: PathBuf, target: PathBuf, expected: String, actual: String },
@@ -53,5 +67,13 @@ impl VariantError {
                 | VariantError::OutsideTree { .. }
                 | VariantError::Stale { .. }
         )
+    }
+}
+
+/// What the holder of a tree lock is doing there.
+fn doing(holder: &Holder) -> &'static str {
+    match holder.mode {
+        LockMode::Exclusive => ", which is ablating it in place",
+        LockMode::Shared => ", which is running or building in it",
     }
 }

@@ -85,6 +85,12 @@ impl Journal {
         Journal::discard_leftovers(tree)
     }
 
+    /// Whether a journal, a half-written one or saved originals are in the tree's state dir.
+    pub fn any_trace(tree: &Path) -> bool {
+        let journal = journal_path(tree);
+        journal.exists() || temp_path(&journal).exists() || originals_dir(tree).exists()
+    }
+
     /// With no journal on disk: removes saved originals and a half-written journal left by a sweep killed
     /// before its journal existed (its targets were never touched).
     pub fn discard_leftovers(tree: &Path) -> Result<(), VariantError> {

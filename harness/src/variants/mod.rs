@@ -13,6 +13,7 @@ mod rendered_file;
 mod template_target;
 mod tree_lock;
 mod tree_walk;
+mod variant_build_mark;
 
 pub use build_guard::{clear_build_group, record_build_group, stop_orphaned_build};
 pub use context::variant_context;
@@ -21,6 +22,8 @@ pub use design::{design_variants, Design, VariantDef};
 pub use error::VariantError;
 pub use in_place_session::InPlaceSession;
 pub use journal::sha256_hex;
-pub use recovery::{recover_in_place, Recovery};
+pub use recovery::{left_by_an_ablation, recover_in_place, Recovery};
 pub use rendered_file::{render_variant, RenderedFile};
 pub use template_target::{check_fresh, resolve_target, TemplateTarget};
+pub use tree_lock::TreeLock;
+pub use variant_build_mark::VariantBuildMark;

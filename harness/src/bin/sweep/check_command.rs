@@ -2,13 +2,22 @@
 
 use sweep::exit_code;
 use sweep::runner::{self, Ablation, RunOptions};
-use sweep::spec;
+use sweep::{spec, variants};
 
 use crate::args::CheckArgs;
 
 pub fn check(args: CheckArgs) -> anyhow::Result<u8> {
     for path in &args.specs {
         let sweep = spec::load_sweep(path)?;
+        if variants::left_by_an_ablation(&sweep.engine.tree) {
+            // Checked first: the rendered sources would otherwise read as an out-of-date template.
+            anyhow::bail!(
+                "{}: an in-place ablation is running in this tree or was interrupted and left it rendered; \
+                 if none is running, run `sweep restore {}`",
+                sweep.engine.tree.display(),
+                sweep.engine.tree.display()
+            );
+        }
         let options = RunOptions::default();
         let (plan, sites) = match Ablation::new(&sweep, None)? {
             Some(ablation) => {

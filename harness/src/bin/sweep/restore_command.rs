@@ -7,8 +7,12 @@ use sweep::exit_code;
 use sweep::variants::recover_in_place;
 
 use crate::args::RestoreArgs;
+use crate::exit_status::BadInput;
 
 pub fn restore(args: RestoreArgs) -> anyhow::Result<u8> {
+    if !args.tree.is_dir() {
+        return Err(BadInput(format!("{}: no such engine tree", args.tree.display())).into());
+    }
     if !restore_if_interrupted(&args.tree)? {
         eprintln!("{}: nothing to restore", args.tree.display());
     }
