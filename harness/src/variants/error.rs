@@ -8,8 +8,9 @@ use crate::template::TemplateError;
 /// Why a variant could not be rendered, materialised, applied or restored; each names the file involved.
 #[derive(Debug, thiserror::Error)]
 pub enum VariantError {
-    #[error("{path}: could not {action}: {source}")]
-    Io { action: &'static str, path: PathBuf, source: std::io::Error },
+    // Not a `source`: the message already says it, and `{:#}` would print it twice.
+    #[error("{path}: could not {action}: {error}")]
+    Io { action: &'static str, path: PathBuf, error: std::io::Error },
 
     #[error("{template}: the template did not render: {source}")]
     Template { template: PathBuf, source: TemplateError },
@@ -53,7 +54,7 @@ impl VariantError {
     /// Builds a closure for `map_err` that tags an io error with what was being done to which file.
     pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
         let path = path.into();
-        move |source| VariantError::Io { action, path, source }
+        move |error| VariantError::Io { action, path, error }
     }
 }
 

@@ -66,7 +66,7 @@ impl Journal {
         let text = match fs::read(&path) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(error) => return Err(VariantError::Io { action: "read", path, source: error }),
+            Err(error) => return Err(VariantError::Io { action: "read", path, error }),
         };
         serde_json::from_slice(&text)
             .map(Some)
@@ -97,7 +97,7 @@ impl Journal {
         let originals = originals_dir(tree);
         match fs::remove_dir_all(&originals) {
             Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
-                return Err(VariantError::Io { action: "remove", path: originals, source: error })
+                return Err(VariantError::Io { action: "remove", path: originals, error })
             }
             _ => {}
         }

@@ -49,7 +49,7 @@ impl VariantBuildMark {
                 .map(Some)
                 .map_err(|error| VariantError::Journal { path, reason: error.to_string() }),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(error) => Err(VariantError::Io { action: "read", path, source: error }),
+            Err(error) => Err(VariantError::Io { action: "read", path, error }),
         }
     }
 
