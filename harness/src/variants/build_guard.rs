@@ -31,6 +31,8 @@ pub(super) fn build_group_recorded(tree: &Path) -> bool {
 /// Records that the build running in process group `pgid` is writing into `tree`.
 pub fn record_build_group(tree: &Path, pgid: i32) -> Result<(), VariantError> {
     let path = group_file(tree);
+    let state = tree.join(STATE_DIR);
+    std::fs::create_dir_all(&state).map_err(VariantError::io("create", &state))?;
     write_atomic(&path, pgid.to_string().as_bytes(), None).map_err(VariantError::io("write", &path))
 }
 
