@@ -774,3 +774,33 @@ fn a_run_and_an_in_place_ablation_of_one_tree_refuse_to_start_under_each_other()
     assert!(matches!(stopped.status.code(), Some(130 | 0)), "{}", describe(&stopped));
     assert_restored(tree.path(), &original, "after Ctrl-C of the ablation that held the tree");
 }
+
+/// Regression (issue 9): SIGQUIT, SIGUSR1, SIGUSR2 and SIGALRM ended sweep by their default action and
+/// left the tree rendered. Every terminating signal is an interruption: exit 130, tree restored.
+#[test]
+fn every_terminating_signal_restores_an_in_place_ablation() {
+    let tree = engine_copy();
+    let original = sha256_file(&tree.path().join(KERNEL));
+    let template = template_path();
+    let s = setup(&Decl {
+        name: "gd_signals",
+        tree: Some(tree.path()),
+        template: &template,
+        isolation: "in-place",
+        reps: 1,
+        tolerance: 1e9,
+    });
+    let journal = tree.path().join(STATE_DIR).join("journal.json");
+    for signal in [Signal::SIGHUP, Signal::SIGQUIT, Signal::SIGUSR1, Signal::SIGUSR2, Signal::SIGALRM] {
+        let child = s.spawn(&["--out", s.results.join(format!("{signal}.csv")).to_str().unwrap()]);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !journal.exists() {
+            assert!(Instant::now() < deadline, "{signal}: the ablation never rendered the tree");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(130), "{signal}: {}", describe(&output));
+        assert_restored(tree.path(), &original, &format!("after {signal}"));
+    }
+}
