@@ -628,6 +628,16 @@ fn ctrl_c_during_an_in_place_build_exits_130_not_as_a_failed_build() {
     assert!(!group_has(build_group, "cc1plus") && !group_has(build_group, "make"), "the build outlived the sweep");
 }
 
+/// A copy of engine/, its kernel's original hash, and an in-place ablation of the copy (with its TOML).
+fn in_place_on_a_copy(name: &str, reps: u32) -> (tempfile::TempDir, String, Setup, String) {
+    let tree = engine_copy();
+    let original = sha256_file(&tree.path().join(KERNEL));
+    let template = template_path();
+    let decl = Decl { name, tree: Some(tree.path()), template: &template, isolation: "in-place", reps, tolerance: 1e9 };
+    let (s, toml) = (setup(&decl), decl.toml());
+    (tree, original, s, toml)
+}
+
 /// `sha256` of the engine binary in `tree/build`.
 fn engine_binary(tree: &Path) -> String {
     sha256_file(&tree.join("build/tp-engine"))
@@ -664,19 +674,8 @@ fn stopped(pid: u32) -> bool {
 /// `sweep run` must rebuild the baseline binary byte for byte (and `--no-build` before it is refused).
 #[test]
 fn sigkill_right_after_an_ablated_build_starts_then_restore_rebuilds_the_baseline_binary() {
-    let tree = engine_copy();
-    let original = sha256_file(&tree.path().join(KERNEL));
+    let (tree, original, s, toml) = in_place_on_a_copy("gd_gap", 1);
     let baseline = make_baseline(tree.path());
-    let template = template_path();
-    let decl = Decl {
-        name: "gd_gap",
-        tree: Some(tree.path()),
-        template: &template,
-        isolation: "in-place",
-        reps: 1,
-        tolerance: 1e9,
-    };
-    let s = setup(&decl);
     gap_profile(
         &s,
         r#"# FIXTURE build wrapper: on its second call (the first ablated variant) it starts make, then stops sweep.
@@ -686,7 +685,7 @@ make -s -C "$1" BUILD_DIR="$2" -j2 &
 wait
 "#,
     );
-    let gap = decl.toml().replace(r#"profile = "reference""#, r#"profile = "gap""#);
+    let gap = toml.replace(r#"profile = "reference""#, r#"profile = "gap""#);
     std::fs::write(&s.decl, &gap).unwrap();
     let child = s.spawn(&["--out", s.results.join("gap.csv").to_str().unwrap()]);
     let pid = child.id();
@@ -720,19 +719,8 @@ wait
 /// running sweep whose rows then measured other binaries. Each now refuses to start under the other.
 #[test]
 fn a_run_and_an_in_place_ablation_of_one_tree_refuse_to_start_under_each_other() {
-    let tree = engine_copy();
-    let original = sha256_file(&tree.path().join(KERNEL));
-    let template = template_path();
-    let decl = Decl {
-        name: "gd_both",
-        tree: Some(tree.path()),
-        template: &template,
-        isolation: "in-place",
-        reps: 3,
-        tolerance: 1e9,
-    };
-    let s = setup(&decl);
-    let run = s.ws.write_sweep("gd_run", &decl.toml().split("[ablation]").next().unwrap().replace("gd_both", "gd_run"));
+    let (tree, original, s, toml) = in_place_on_a_copy("gd_both", 3);
+    let run = s.ws.write_sweep("gd_run", &toml.split("[ablation]").next().unwrap().replace("gd_both", "gd_run"));
     let lock = tree.path().join(STATE_DIR).join("lock");
 
     // A run (building the tree first) holds the tree: the ablation is refused, naming it.
@@ -779,17 +767,7 @@ fn a_run_and_an_in_place_ablation_of_one_tree_refuse_to_start_under_each_other()
 /// left the tree rendered. Every terminating signal is an interruption: exit 130, tree restored.
 #[test]
 fn every_terminating_signal_restores_an_in_place_ablation() {
-    let tree = engine_copy();
-    let original = sha256_file(&tree.path().join(KERNEL));
-    let template = template_path();
-    let s = setup(&Decl {
-        name: "gd_signals",
-        tree: Some(tree.path()),
-        template: &template,
-        isolation: "in-place",
-        reps: 1,
-        tolerance: 1e9,
-    });
+    let (tree, original, s, _) = in_place_on_a_copy("gd_signals", 1);
     let journal = tree.path().join(STATE_DIR).join("journal.json");
     for signal in [Signal::SIGHUP, Signal::SIGQUIT, Signal::SIGUSR1, Signal::SIGUSR2, Signal::SIGALRM] {
         let child = s.spawn(&["--out", s.results.join(format!("{signal}.csv")).to_str().unwrap()]);
