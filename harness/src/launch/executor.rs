@@ -109,6 +109,11 @@ fn rank_of(commands: &[RankCommand]) -> Vec<Option<u32>> {
     commands.iter().map(|command| command.rank).collect()
 }
 
+/// `now + wait`, or a day from now when `wait` is too long to add to the clock.
+fn later(now: Instant, wait: Duration) -> Instant {
+    now.checked_add(wait).unwrap_or_else(|| now + Duration::from_secs(86_400))
+}
+
 /// One started process and the process group it runs in.
 #[derive(Debug, Clone, Copy)]
 struct Member {
@@ -183,11 +188,11 @@ impl RunningGroups<'_> {
                     None => {
                         reason = Some(StopReason::TimedOut { after_seconds: clock.elapsed().as_secs_f64() });
                         self.signal_all(Signal::SIGTERM);
-                        kill_at = Some(now + grace);
+                        kill_at = Some(later(now, grace));
                     }
                     Some(_) => {
                         self.signal_all(Signal::SIGKILL);
-                        kill_at = now.checked_add(Duration::from_secs(3600));
+                        kill_at = Some(later(now, Duration::from_secs(3600)));
                     }
                 }
                 continue;
@@ -208,7 +213,7 @@ impl RunningGroups<'_> {
             if let (Some(stop), None) = (stop, &reason) {
                 reason = Some(stop);
                 self.signal_all(Signal::SIGTERM);
-                kill_at = Some(Instant::now() + grace);
+                kill_at = Some(later(Instant::now(), grace));
             }
         }
         // A member may have left processes behind: in its group (a compiler under make), or
@@ -246,5 +251,92 @@ impl RunningGroups<'_> {
         let now = Instant::now();
         self.signal_all(Signal::SIGTERM);
         let _ = self.wait(Some(now), grace, now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str, log: &Path) -> RankCommand {
+        RankCommand {
+            rank: Some(0),
+            argv: vec!["sh".into(), "-c".into(), script.into()],
+            env: vec![],
+            log: log.to_path_buf(),
+        }
+    }
+
+    fn run(commands: &[RankCommand], timeout_ms: u64) -> Execution {
+        let limits = Limits { timeout: Duration::from_millis(timeout_ms), grace: Duration::from_millis(300) };
+        execute(commands, Path::new("/"), &BaseEnv::Inherit, limits)
+    }
+
+    #[test]
+    fn a_clean_exit_succeeds_and_logs_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("rank0.log");
+        let execution = run(&[sh("echo hello; echo oops >&2", &log)], 10_000);
+        assert_eq!(execution.reason, StopReason::Succeeded);
+        assert_eq!(std::fs::read_to_string(log).unwrap(), "hello\noops\n");
+    }
+
+    #[test]
+    fn one_failing_rank_stops_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut slow = sh("sleep 30", &dir.path().join("0.log"));
+        slow.rank = Some(0);
+        let mut failing = sh("exit 3", &dir.path().join("1.log"));
+        failing.rank = Some(1);
+        let execution = run(&[slow, failing], 20_000);
+        assert_eq!(execution.reason, StopReason::Failed { rank: Some(1), code: 3 });
+        assert!(execution.duration < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_rank_ignoring_sigterm_is_killed_after_the_grace_period() {
+        let dir = tempfile::tempdir().unwrap();
+        let execution = run(&[sh("trap '' TERM; sleep 30", &dir.path().join("0.log"))], 200);
+        assert!(matches!(execution.reason, StopReason::TimedOut { .. }), "{:?}", execution.reason);
+        assert!(execution.duration < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_descendant_in_its_own_session_is_killed_with_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let script = format!("setsid sleep 30 & echo $! > {}; wait", pid_file.display());
+        let execution = run(&[sh(&script, &dir.path().join("0.log"))], 500);
+        assert!(matches!(execution.reason, StopReason::TimedOut { .. }), "{:?}", execution.reason);
+        let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        assert!(state.is_empty() || state.contains(") Z "), "the setsid'd sleep outlived its run: {state}");
+    }
+
+    #[test]
+    fn the_group_is_reported_before_the_command_runs_and_no_timeout_means_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let record = dir.path().join("group");
+        let command = sh(&format!("ps -o pgid= -p $$ > {}.seen", record.display()), &dir.path().join("0.log"));
+        let limits = Limits { timeout: Limits::NO_TIMEOUT, grace: Duration::MAX };
+        let execution = execute_with(&[command], Path::new("/"), &BaseEnv::Inherit, limits, &mut |group| {
+            assert!(!record.with_extension("seen").exists(), "the command ran before its group was reported");
+            std::fs::write(&record, group.to_string())
+        });
+        assert_eq!(execution.reason, StopReason::Succeeded);
+        let seen = std::fs::read_to_string(record.with_extension("seen")).unwrap();
+        assert_eq!(seen.trim(), std::fs::read_to_string(&record).unwrap());
+    }
+
+    #[test]
+    fn a_missing_program_is_a_spawn_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let command = RankCommand {
+            rank: None,
+            argv: vec!["/nonexistent/engine".into()],
+            env: vec![],
+            log: dir.path().join("x.log"),
+        };
+        assert!(matches!(run(&[command], 1000).reason, StopReason::SpawnFailed { .. }));
     }
 }
