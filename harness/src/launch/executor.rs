@@ -10,7 +10,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant, SystemTime};
 
-use nix::sys::signal::{killpg, Signal};
+use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
 
 use super::group_gate::GroupGate;
@@ -86,7 +86,8 @@ pub fn execute_with(
     let clock = Instant::now();
     let (sender, events) = channel();
     let _signals = Subscription::new(sender.clone());
-    let mut run = RunningGroups { members: Vec::new(), rank_of: rank_of(commands), events: &events };
+    let mut run =
+        RunningGroups { members: Vec::new(), seen_below: Vec::new(), rank_of: rank_of(commands), events: &events };
     if let Some(signal) = signal_watch::received() {
         return Execution { reason: StopReason::Interrupted { signal }, started, duration: clock.elapsed() };
     }
@@ -165,6 +166,8 @@ fn spawn(
 /// The processes of one run; `None` once a member has been reaped.
 struct RunningGroups<'a> {
     members: Vec<Option<Member>>,
+    /// Processes found below the members when they were signalled, wherever they went since.
+    seen_below: Vec<Pid>,
     rank_of: Vec<Option<u32>>,
     events: &'a Receiver<Event>,
 }
@@ -218,7 +221,7 @@ impl RunningGroups<'_> {
         }
         // A member may have left processes behind: in its group (a compiler under make), or
         // re-parented to sweep (ranks whose mpirun is gone).
-        reaper::kill_leftovers(&all_groups);
+        reaper::kill_leftovers(&all_groups, &self.seen_below);
         reason.unwrap_or(StopReason::Succeeded)
     }
 
@@ -235,12 +238,16 @@ impl RunningGroups<'_> {
     }
 
     /// Every group of the run, and every process below its members wherever it went.
-    fn signal_all(&self, signal: Signal) {
+    fn signal_all(&mut self, signal: Signal) {
         let live: Vec<Member> = self.members.iter().flatten().copied().collect();
+        let below = reaper::descendants_and_strays(&live.iter().map(|member| member.pid).collect::<Vec<_>>());
         for member in &live {
             let _ = killpg(member.group, signal);
         }
-        reaper::signal_descendants(&live.iter().map(|member| member.pid).collect::<Vec<_>>(), signal);
+        for &pid in &below {
+            let _ = kill(pid, signal);
+        }
+        self.seen_below.extend(below);
     }
 
     /// Used when a later rank cannot start: stop those already running, then reap them.

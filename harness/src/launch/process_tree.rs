@@ -57,6 +57,10 @@ impl ProcessTree {
         found
     }
 
+    pub fn get(&self, pid: Pid) -> Option<&ProcessInfo> {
+        self.processes.get(&pid)
+    }
+
     /// Processes whose parent is `parent`.
     pub fn children_of(&self, parent: Pid) -> impl Iterator<Item = &ProcessInfo> {
         self.processes.values().filter(move |info| info.parent == parent)

@@ -76,26 +76,28 @@ pub fn forget(pid: Pid) {
     }
 }
 
-/// Sends `signal` to every stray and to every process below `roots` (this run's own children), so
-/// ranks that left their launcher's process group are stopped with it.
-pub fn signal_descendants(roots: &[Pid], signal: Signal) {
+/// Every process below `roots` (this run's own children, not included) and every stray: taken before the run's
+/// groups are signalled, since a descendant whose parent dies first leaves the tree (to sweep as a
+/// stray, or to init when sweep is not the subreaper).
+pub fn descendants_and_strays(roots: &[Pid]) -> Vec<Pid> {
     let reaper = Reaper::lock();
     let tree = ProcessTree::snapshot();
-    for info in tree.descendants(roots).into_iter().chain(reaper.strays(&tree)) {
-        let _ = kill(info.pid, signal);
-    }
+    let below = tree.descendants(roots).into_iter().filter(|info| !roots.contains(&info.pid));
+    below.chain(reaper.strays(&tree)).map(|info| info.pid).collect()
 }
 
-/// SIGKILLs everything left in `groups`, every stray and everything below them, reaps the strays,
-/// and returns once none is left (or after `GONE_WAIT`). The run is over, so the short sleeps here
-/// perturb no measurement; normally nothing is left at the first look.
-pub fn kill_leftovers(groups: &[Pid]) {
+/// SIGKILLs everything left in `groups`, the processes `seen` below the run when it was stopped,
+/// every stray and everything below them, reaps the strays, and returns once none is left (or after
+/// `GONE_WAIT`). The run is over, so the short sleeps here perturb no measurement; normally nothing
+/// is left at the first look.
+pub fn kill_leftovers(groups: &[Pid], seen: &[Pid]) {
     let deadline = Instant::now() + GONE_WAIT;
     loop {
         let reaper = Reaper::lock();
         let tree = ProcessTree::snapshot();
         let strays = reaper.strays(&tree);
-        let grouped: Vec<ProcessInfo> = tree.in_groups(groups).copied().collect();
+        let grouped: Vec<ProcessInfo> =
+            tree.in_groups(groups).chain(seen.iter().filter_map(|pid| tree.get(*pid))).copied().collect();
         let alive: Vec<&ProcessInfo> = strays.iter().chain(&grouped).filter(|info| !info.zombie).collect();
         for info in &alive {
             let _ = kill(info.pid, Signal::SIGKILL);

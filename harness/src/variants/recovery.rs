@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::VariantError;
 use super::journal::Journal;
-use super::tree_lock::TreeLock;
+use super::tree_lock::{TreeLock, STATE_DIR};
 
 /// What a recovery put back, so the CLI can say "restored N file(s) from an interrupted in-place
 /// ablation (pid P)".
@@ -33,8 +33,13 @@ impl std::fmt::Display for Recovery {
 /// `Locked` when a live sweep holds the tree (its journal is its own business).
 pub fn recover_in_place(tree: &Path) -> Result<Option<Recovery>, VariantError> {
     if !left_by_an_ablation(tree) {
-        // Nothing to do; and taking the lock would create sweep state in a tree that has none, or be
-        // refused by sweeps that merely run in it.
+        // Nothing to restore. A lock file left by a killed sweep is tidied away when nobody holds it;
+        // a live holder (a sweep running in the tree) is no error here.
+        if tree.join(STATE_DIR).exists() {
+            if let Ok(lock) = TreeLock::acquire(tree) {
+                lock.release();
+            }
+        }
         return Ok(None);
     }
     let tree = tree.canonicalize().map_err(VariantError::io("resolve", tree))?;
