@@ -57,13 +57,10 @@ fn group_reference() -> &'static Regex {
 /// Resolves `target` inside `tree`; absolute paths, `..` and symlinks leading out of the tree are refused.
 pub fn resolve_target(tree: &Path, target: &Path) -> Result<PathBuf, VariantError> {
     let refused = || VariantError::OutsideTree { target: target.to_path_buf(), tree: tree.to_path_buf() };
-    let lexically_inside = target.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
-    let file_name = target.file_name().ok_or_else(refused)?;
-    if !lexically_inside {
-        return Err(refused());
-    }
+    let normal = lexically_inside(target).ok_or_else(refused)?;
+    let file_name = normal.file_name().ok_or_else(refused)?;
     let root = tree.canonicalize().map_err(VariantError::io("resolve", tree))?;
-    let joined = root.join(target);
+    let joined = root.join(&normal);
     let parent = joined.parent().ok_or_else(refused)?;
     let parent = parent.canonicalize().map_err(VariantError::io("resolve the directory of", &joined))?;
     // A symlinked file is followed too: writing through it must not land outside the tree.
@@ -76,6 +73,21 @@ pub fn resolve_target(tree: &Path, target: &Path) -> Result<PathBuf, VariantErro
     } else {
         Err(refused())
     }
+}
+
+/// `target` with `.` and `dir/..` folded away (`kernels/../kernels/x.cpp` is `kernels/x.cpp`); `None`
+/// when it is absolute or climbs above the tree.
+fn lexically_inside(target: &Path) -> Option<PathBuf> {
+    let mut normal = PathBuf::new();
+    for component in target.components() {
+        match component {
+            Component::Normal(name) => normal.push(name),
+            Component::CurDir => {}
+            Component::ParentDir if normal.pop() => {}
+            _ => return None,
+        }
+    }
+    Some(normal)
 }
 
 /// Rendering with nothing ablated must reproduce the shipped source byte for byte, else the template is stale.
@@ -251,5 +263,18 @@ mod tests {
         let (dir, target) = fixture(TEMPLATE);
         let resolved = resolve_target(&dir.path().join("tree"), &target.target).unwrap();
         assert_eq!(resolved, dir.path().join("tree/kernels/gd.cpp").canonicalize().unwrap());
+    }
+
+    /// Regression (issue 9): `kernels/../kernels/x.cpp` was refused as outside the tree.
+    #[test]
+    fn a_dotdot_that_stays_inside_the_tree_resolves_and_one_that_leaves_is_refused() {
+        let (dir, _) = fixture(TEMPLATE);
+        let tree = dir.path().join("tree");
+        let resolved = resolve_target(&tree, Path::new("kernels/../kernels/./gd.cpp")).unwrap();
+        assert_eq!(resolved, tree.join("kernels/gd.cpp").canonicalize().unwrap());
+        for outside in ["kernels/../../gd.cpp", "../tree/kernels/gd.cpp", "/etc/passwd"] {
+            let error = resolve_target(&tree, Path::new(outside)).unwrap_err();
+            assert!(matches!(error, VariantError::OutsideTree { .. }), "{outside}: {error}");
+        }
     }
 }
