@@ -28,8 +28,16 @@ impl TreeLock {
     }
 
     /// The shared lock of a sweep that runs or builds in the tree: refused only by an in-place ablation.
-    pub fn acquire_shared(tree: &Path) -> Result<Self, VariantError> {
-        TreeLock::take(tree, LockMode::Shared)
+    /// `None` for a tree sweep may not write to: no sweep of this user can ablate it in place either.
+    pub fn acquire_shared(tree: &Path) -> Result<Option<Self>, VariantError> {
+        match TreeLock::take(tree, LockMode::Shared) {
+            Err(VariantError::Io { error, .. })
+                if matches!(error.raw_os_error(), Some(nix::libc::EACCES | nix::libc::EROFS | nix::libc::EPERM)) =>
+            {
+                Ok(None)
+            }
+            taken => taken.map(Some),
+        }
     }
 
     fn take(tree: &Path, mode: LockMode) -> Result<Self, VariantError> {
@@ -119,8 +127,8 @@ mod tests {
     #[test]
     fn shared_holders_keep_out_an_in_place_ablation_and_the_last_one_cleans_up() {
         let dir = tempfile::tempdir().unwrap();
-        let first = TreeLock::acquire_shared(dir.path()).unwrap();
-        let second = TreeLock::acquire_shared(dir.path()).unwrap();
+        let first = TreeLock::acquire_shared(dir.path()).unwrap().unwrap();
+        let second = TreeLock::acquire_shared(dir.path()).unwrap().unwrap();
         let refused = TreeLock::acquire(dir.path()).unwrap_err().to_string();
         assert!(refused.contains(&format!("locked by sweep pid {}", std::process::id())), "{refused}");
         drop(first);
@@ -131,6 +139,18 @@ mod tests {
         let exclusive = TreeLock::acquire(dir.path()).unwrap();
         assert!(TreeLock::acquire_shared(dir.path()).is_err());
         drop(exclusive);
+    }
+
+    #[test]
+    fn a_read_only_tree_is_run_in_without_a_lock() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o555)).unwrap();
+        let writable = fs::create_dir(dir.path().join("probe")).is_ok(); // root writes anyway
+        let lock = TreeLock::acquire_shared(dir.path()).unwrap();
+        assert_eq!(lock.is_some(), writable);
+        drop(lock);
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
     }
 
     #[test]
