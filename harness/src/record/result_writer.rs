@@ -104,9 +104,10 @@ impl ResultWriter {
     }
 }
 
-/// An exclusive flock on the CSV, taken before it is read for resuming.
+/// An exclusive flock on the CSV, taken before it is read for resuming. (Opened for writing: NFS
+/// emulates flock with record locks, which need it for an exclusive lock.)
 fn lock_for_writing(path: &Path) -> Result<FileLock, RecordError> {
-    let file = File::open(path).map_err(RecordError::io(path))?;
+    let file = OpenOptions::new().read(true).write(true).open(path).map_err(RecordError::io(path))?;
     FileLock::try_lock(file, LockMode::Exclusive)
         .map_err(RecordError::io(path))?
         .map_err(|holder| RecordError::Locked { path: path.to_path_buf(), holder })
