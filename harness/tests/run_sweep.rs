@@ -366,3 +366,33 @@ fn openmpi_ranks_are_gone_when_sweep_exits_after_a_timeout_or_a_signal() {
         assert_eq!(processes_under(workspace.path()), Vec::<String>::new(), "ranks outlived {signal}");
     }
 }
+
+/// Regression (issue 9): a per-rank program's daemons (own session, not sweep's children) survived a
+/// SIGKILL of sweep indefinitely. Nothing can stop them at the kill itself; the next sweep kills
+/// everything a dead sweep left before it runs anything.
+#[test]
+fn daemons_a_sigkilled_sweep_left_are_killed_by_the_next_sweep() {
+    let workspace = fixture_workspace("20s");
+    let marker = "marker-daemon-4e1b";
+    let spec = fixture_sweep(&workspace, r#"["daemon"]"#, 1, marker);
+    let mut killed = Command::new(common::sweep_bin())
+        .args(["run", &spec])
+        .current_dir(workspace.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while leftover_processes(&format!("{marker}-daemon")).lines().count() < 2 {
+        assert!(std::time::Instant::now() < deadline, "the ranks never started their daemons");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(killed.id() as i32), nix::sys::signal::Signal::SIGKILL).unwrap();
+    killed.wait().unwrap();
+    assert_ne!(leftover_processes(&format!("{marker}-daemon")), "", "nothing survived: the test proves nothing");
+    let next = fixture_sweep(&workspace, r#"["ok"]"#, 1, "marker-daemon-next");
+    let output = sweep(workspace.path(), &["run", &next]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).contains("process(es) a killed sweep left running"), "{}", stderr(&output));
+    assert_eq!(leftover_processes(marker), "", "the dead sweep's daemons outlived the next sweep's start");
+}

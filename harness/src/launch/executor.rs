@@ -14,6 +14,7 @@ use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
 
 use super::group_gate::GroupGate;
+use super::leftovers::{owner, OWNER_VAR};
 use super::rank_command::RankCommand;
 use super::reaper::{self, Reaper};
 use super::signal_subscription::Subscription;
@@ -141,6 +142,8 @@ fn spawn(
         process.env_clear().envs(vars.iter().map(|(k, v)| (k, v)));
     }
     process.envs(command.env.iter().map(|(k, v)| (k, v)));
+    // Inherited by everything the process starts: the next sweep can find what a SIGKILL left behind.
+    process.env(OWNER_VAR, owner());
     let gate = GroupGate::open()?;
     on_group(gate.group())?;
     process.process_group(gate.group().as_raw());

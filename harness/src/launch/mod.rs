@@ -4,6 +4,7 @@
 mod captured;
 mod executor;
 mod group_gate;
+mod leftovers;
 mod process_tree;
 mod rank_command;
 mod reaper;
@@ -15,6 +16,7 @@ mod stop_reason;
 
 pub use captured::Captured;
 pub use executor::{execute, execute_with, BaseEnv, Event, Execution, Limits};
+pub use leftovers::{kill_leftovers_of_dead_sweeps, OWNER_VAR};
 pub use rank_command::RankCommand;
 pub use run_commands::{log_path, program_path, run_commands, run_context, RunSite};
 pub use run_events::RunEvents;
