@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::runner_error::RunnerError;
-use crate::launch::Captured;
+use crate::launch::{Captured, OWNER_VAR};
 
 /// Longest a setup script may take: sourcing an environment is quick; a hang must not hang the sweep.
 const SETUP_TIMEOUT: Duration = Duration::from_secs(600);
@@ -34,7 +34,8 @@ pub fn capture_setup_env(script: &Path, tree: &Path) -> Result<Vec<(String, Stri
             let entry = String::from_utf8_lossy(entry);
             entry.split_once('=').map(|(k, v)| (k.to_string(), v.to_string()))
         })
-        .filter(|(name, _)| !name.is_empty() && name != "_" && name != "SHLVL" && name != "PWD")
+        // SWEEP_OWNER is this sweep's mark on its children, not part of the engine's environment.
+        .filter(|(name, _)| !name.is_empty() && !["_", "SHLVL", "PWD", OWNER_VAR].contains(&name.as_str()))
         .collect())
 }
 
@@ -50,6 +51,7 @@ mod tests {
         let env = capture_setup_env(&script, dir.path()).unwrap();
         assert!(env.contains(&("ASCEND_TOOLKIT_HOME".to_string(), "/opt/cann".to_string())));
         assert!(env.contains(&("MULTI".to_string(), "a b\nc".to_string())));
+        assert!(env.iter().all(|(name, _)| name != OWNER_VAR), "sweep's own mark was captured");
     }
 
     #[test]
