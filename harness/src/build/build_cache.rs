@@ -115,7 +115,12 @@ mod tests {
         let cache = BuildCache::new(root.path());
         let key = BuildKey::new(&[], &[], "tc", "src");
         let entry = cache.prepare(&key, engine.path(), &[], &[]).unwrap();
-        let mut compiler = std::process::Command::new("sleep").arg("30").process_group(0).spawn().unwrap();
+        let mut compiler = std::process::Command::new("sleep")
+            .arg("30")
+            .env(crate::launch::OWNER_VAR, "1-0")
+            .process_group(0)
+            .spawn()
+            .unwrap();
         crate::variants::record_build_group(&entry.dir, compiler.id() as i32).unwrap();
         let reaper = std::thread::spawn(move || compiler.wait().unwrap());
         cache.prepare(&key, engine.path(), &[], &[]).unwrap();

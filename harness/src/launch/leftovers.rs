@@ -8,6 +8,8 @@ use std::sync::OnceLock;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
+use super::process_tree::ProcessTree;
+
 /// The environment variable naming the sweep a process belongs to.
 pub const OWNER_VAR: &str = "SWEEP_OWNER";
 
@@ -21,20 +23,29 @@ pub fn owner() -> &'static str {
 /// returns their pids.
 pub fn kill_leftovers_of_dead_sweeps() -> Vec<Pid> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    let prefix = format!("{OWNER_VAR}=");
     entries
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
         .map(Pid::from_raw)
-        .filter(|pid| {
-            // Another user's environment is unreadable: never ours to kill.
-            let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else { return false };
-            environ
-                .split(|&byte| byte == 0)
-                .find_map(|entry| String::from_utf8_lossy(entry).strip_prefix(&prefix).map(str::to_string))
-                .is_some_and(|owner| owner != self::owner() && !alive(&owner))
-        })
+        // Another user's environment is unreadable: never ours to kill.
+        .filter(|pid| owner_of(*pid).is_some_and(|owner| owner != self::owner() && !alive(&owner)))
         .filter(|pid| kill(*pid, Signal::SIGKILL).is_ok())
         .collect()
+}
+
+/// SIGKILLs the processes of process group `group` that a sweep started (they carry `SWEEP_OWNER`),
+/// so a recorded group whose id was reused since is left alone; returns how many were alive.
+pub fn kill_sweep_group(group: Pid) -> usize {
+    let members: Vec<Pid> = ProcessTree::snapshot().in_groups(&[group]).map(|info| info.pid).collect();
+    members.into_iter().filter(|pid| owner_of(*pid).is_some() && kill(*pid, Signal::SIGKILL).is_ok()).count()
+}
+
+/// The `SWEEP_OWNER` of a process, if it has one (and we may read its environment).
+fn owner_of(pid: Pid) -> Option<String> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let prefix = format!("{OWNER_VAR}=");
+    environ
+        .split(|&byte| byte == 0)
+        .find_map(|entry| String::from_utf8_lossy(entry).strip_prefix(&prefix).map(str::to_string))
 }
 
 /// Whether the sweep `owner` (`<pid>-<start time>`) still runs.

@@ -6,8 +6,6 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use nix::errno::Errno;
-use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 
 use super::error::VariantError;
@@ -45,18 +43,17 @@ pub fn clear_build_group(tree: &Path) -> Result<(), VariantError> {
     }
 }
 
-/// Kills a recorded build group left by a dead sweep and waits until none of its processes remain.
+/// Kills a recorded build group left by a dead sweep (only processes sweep started: the group id may
+/// have been reused since) and waits until none of them remain.
 /// A record half-written by a sweep killed while recording is removed: its build never started.
 pub fn stop_orphaned_build(tree: &Path) -> Result<(), VariantError> {
     let path = group_file(tree);
     remove_stale_temp(&path).map_err(VariantError::io("remove", temp_path(&path)))?;
     let Ok(text) = std::fs::read_to_string(&path) else { return Ok(()) };
     if let Ok(pgid) = text.trim().parse::<i32>() {
-        let group = Pid::from_raw(pgid);
-        let _ = killpg(group, Signal::SIGKILL);
         let deadline = Instant::now() + REAP_WAIT;
         // Recovery runs before any measurement, so a short sleep loop here perturbs nothing.
-        while killpg(group, None) != Err(Errno::ESRCH) && Instant::now() < deadline {
+        while crate::launch::kill_sweep_group(Pid::from_raw(pgid)) > 0 && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -72,7 +69,12 @@ mod tests {
     fn an_orphaned_build_group_is_killed_before_recovery_goes_on() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(STATE_DIR)).unwrap();
-        let mut child = std::process::Command::new("sleep").arg("30").process_group(0).spawn().unwrap();
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .env(crate::launch::OWNER_VAR, "1-0")
+            .process_group(0)
+            .spawn()
+            .unwrap();
         record_build_group(dir.path(), child.id() as i32).unwrap();
         let reaper = std::thread::spawn(move || child.wait().unwrap());
         stop_orphaned_build(dir.path()).unwrap();
