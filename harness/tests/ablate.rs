@@ -709,6 +709,7 @@ wait
     let unbuilt = common::sweep(s.ws.path(), &["run", &run, "--no-build"]);
     assert_eq!(unbuilt.status.code(), Some(1), "{}", describe(&unbuilt));
     assert!(stderr(&unbuilt).contains("run without --no-build"), "{}", describe(&unbuilt));
+    assert!(!s.results.join("gd_gap_run").exists(), "the refused run wrote results");
     let rebuilt = common::sweep(s.ws.path(), &["run", &run]);
     assert_eq!(rebuilt.status.code(), Some(0), "{}", describe(&rebuilt));
     assert_eq!(engine_binary(tree.path()), baseline, "the restored tree did not rebuild to the baseline binary");

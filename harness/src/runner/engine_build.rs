@@ -51,18 +51,30 @@ pub fn build_engine_tree(
     })
 }
 
+/// Whether `sweep run` will build the engine first.
+fn builds(engine: &Engine, build: bool) -> bool {
+    build && !engine.build.is_empty()
+}
+
+/// Refuses a run that would measure an in-place ablation's variant as the engine: one that will not
+/// rebuild a build dir the ablation left (checked before anything is written).
+pub fn refuse_variant_build(engine: &Engine, build: bool) -> Result<(), RunnerError> {
+    if !builds(engine, build) {
+        VariantBuildMark::refuse_unbuilt(&engine.build_dir)?;
+    }
+    Ok(())
+}
+
 /// The build `sweep run` does first; `None` when `build` is off (`--no-build`) or the profile has no
-/// build command. A build dir holding an in-place
-/// ablation's variant is rebuilt and checked against the baseline binary recorded before the
-/// ablation; with `--no-build` it is refused rather than measured as the engine.
+/// build command. A build dir an in-place ablation left is checked, once rebuilt, against the
+/// baseline binary recorded before the ablation.
 pub fn build_before_run(
     engine: &Engine,
     build: bool,
     log: &Path,
     base_env: &BaseEnv,
 ) -> Result<Option<BuildEnd>, RunnerError> {
-    if !build || engine.build.is_empty() {
-        VariantBuildMark::refuse_unbuilt(&engine.build_dir)?;
+    if !builds(engine, build) {
         return Ok(None);
     }
     eprintln!("building {} (log {})", engine.tree.display(), log.display());

@@ -131,6 +131,7 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     preflight(sweep, &plan, &sites)?;
     // Held to the end: no in-place ablation may render or rebuild the tree under these runs.
     let _tree_lock = crate::variants::TreeLock::acquire_shared(&sweep.engine.tree)?;
+    engine_build::refuse_variant_build(&sweep.engine, options.build)?;
     let paths = result_paths(sweep, options);
     let base_env = base_env(sweep)?;
     let provenance = Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain, base_env.overrides());
