@@ -783,3 +783,30 @@ fn every_terminating_signal_restores_an_in_place_ablation() {
         assert_restored(tree.path(), &original, &format!("after {signal}"));
     }
 }
+
+/// Regression (issue 9): copy-isolated builds ran outside the executor, so Ctrl-C reported them as
+/// FAILED builds and left their compilers running. Now it is an interruption (exit 130) and nothing of
+/// the builds is left.
+#[test]
+fn ctrl_c_during_copy_builds_exits_130_and_leaves_no_compiler() {
+    let template = template_path();
+    let s = setup(&Decl {
+        name: "gd_copy_int",
+        tree: None,
+        template: &template,
+        isolation: "copy",
+        reps: 1,
+        tolerance: 1e9,
+    });
+    let child = s.spawn(&["--jobs", "2"]);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !common::processes_under(s.ws.path()).iter().any(|p| p.ends_with(" cc1plus")) {
+        assert!(Instant::now() < deadline, "no compiler ever ran in the build cache");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", describe(&output));
+    assert!(!stderr(&output).contains("FAILED"), "an interrupted build is reported as failed:\n{}", stderr(&output));
+    assert_eq!(common::processes_under(s.ws.path()), Vec::<String>::new(), "the builds outlived the sweep");
+}

@@ -294,22 +294,6 @@ fn a_second_resume_of_a_csv_being_resumed_is_refused_and_no_run_is_recorded_twic
     assert_eq!(reps.len(), 12, "a run was recorded twice");
 }
 
-/// Processes other than sweep whose working directory is under `dir` (ranks run in their run
-/// directory), as `pid comm`.
-fn processes_under(dir: &std::path::Path) -> Vec<String> {
-    let dir = dir.canonicalize().unwrap();
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| {
-            let entry = entry.ok()?;
-            let cwd = std::fs::read_link(entry.path().join("cwd")).ok()?;
-            let comm = std::fs::read_to_string(entry.path().join("comm")).ok()?;
-            (cwd.starts_with(&dir) && comm.trim() != "sweep")
-                .then(|| format!("{} {}", entry.file_name().to_string_lossy(), comm.trim()))
-        })
-        .collect()
-}
-
 /// A reference-engine sweep whose one run lasts far longer than any test waits.
 fn endless_mpi_sweep(workspace: &Workspace, timeout: &str) -> String {
     workspace.write_sweep(
@@ -343,7 +327,7 @@ fn openmpi_ranks_are_gone_when_sweep_exits_after_a_timeout_or_a_signal() {
     let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert_eq!(csv_rows(&workspace.result_csv("endless"))[0]["status"], "timeout");
-    assert_eq!(processes_under(workspace.path()), Vec::<String>::new(), "ranks outlived the timeout");
+    assert_eq!(common::processes_under(workspace.path()), Vec::<String>::new(), "ranks outlived the timeout");
 
     for signal in [nix::sys::signal::Signal::SIGINT, nix::sys::signal::Signal::SIGTERM] {
         let workspace = Workspace::new();
@@ -356,14 +340,14 @@ fn openmpi_ranks_are_gone_when_sweep_exits_after_a_timeout_or_a_signal() {
             .spawn()
             .unwrap();
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
-        while processes_under(workspace.path()).iter().filter(|p| p.ends_with(" tp-engine")).count() < 2 {
+        while common::processes_under(workspace.path()).iter().filter(|p| p.ends_with(" tp-engine")).count() < 2 {
             assert!(std::time::Instant::now() < deadline, "the ranks never started");
             std::thread::sleep(Duration::from_millis(20));
         }
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
         let output = child.wait_with_output().unwrap();
         assert_eq!(output.status.code(), Some(130), "{signal}: {}", stderr(&output));
-        assert_eq!(processes_under(workspace.path()), Vec::<String>::new(), "ranks outlived {signal}");
+        assert_eq!(common::processes_under(workspace.path()), Vec::<String>::new(), "ranks outlived {signal}");
     }
 }
 
