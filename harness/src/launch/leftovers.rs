@@ -73,9 +73,9 @@ mod tests {
         let mut orphan = spawn("1-0");
         let mut ours = spawn(owner());
         let killed = kill_leftovers_of_dead_sweeps();
-        assert!(killed.contains(&Pid::from_raw(orphan.id() as i32)), "{killed:?}");
         assert!(!killed.contains(&Pid::from_raw(ours.id() as i32)));
-        assert!(!orphan.wait().unwrap().success());
+        // (Another sweep on this machine may have been first to kill it: that it died is what counts.)
+        assert!(!orphan.wait().unwrap().success(), "{killed:?}");
         ours.kill().unwrap();
         ours.wait().unwrap();
     }
