@@ -109,21 +109,13 @@ mod tests {
 
     #[test]
     fn preparing_a_partial_entry_again_first_stops_the_build_left_running_in_it() {
-        use std::os::unix::process::CommandExt;
         let engine = tempfile::tempdir().unwrap();
         let root = tempfile::tempdir().unwrap();
         let cache = BuildCache::new(root.path());
         let key = BuildKey::new(&[], &[], "tc", "src");
         let entry = cache.prepare(&key, engine.path(), &[], &[]).unwrap();
-        let mut compiler = std::process::Command::new("sleep")
-            .arg("30")
-            .env(crate::launch::OWNER_VAR, "1-0")
-            .process_group(0)
-            .spawn()
-            .unwrap();
-        crate::variants::record_build_group(&entry.dir, compiler.id() as i32).unwrap();
-        let reaper = std::thread::spawn(move || compiler.wait().unwrap());
+        let build = crate::variants::left_running_build(&entry.dir);
         cache.prepare(&key, engine.path(), &[], &[]).unwrap();
-        assert!(!reaper.join().unwrap().success(), "the orphaned build was not stopped");
+        assert!(!build.join().unwrap().success(), "the orphaned build was not stopped");
     }
 }

@@ -60,25 +60,31 @@ pub fn stop_orphaned_build(tree: &Path) -> Result<(), VariantError> {
     clear_build_group(tree)
 }
 
+/// For tests: a stand-in for a build a killed sweep left running (a `sleep` leading its own group,
+/// marked as sweep's), recorded for `tree`; the handle's join says how it ended.
+#[cfg(test)]
+pub(crate) fn left_running_build(tree: &Path) -> std::thread::JoinHandle<std::process::ExitStatus> {
+    use std::os::unix::process::CommandExt;
+    let mut child = std::process::Command::new("sleep")
+        .arg("30")
+        .env(crate::launch::OWNER_VAR, "1-0")
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    record_build_group(tree, child.id() as i32).unwrap();
+    std::thread::spawn(move || child.wait().unwrap())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::process::CommandExt;
 
     #[test]
     fn an_orphaned_build_group_is_killed_before_recovery_goes_on() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(STATE_DIR)).unwrap();
-        let mut child = std::process::Command::new("sleep")
-            .arg("30")
-            .env(crate::launch::OWNER_VAR, "1-0")
-            .process_group(0)
-            .spawn()
-            .unwrap();
-        record_build_group(dir.path(), child.id() as i32).unwrap();
-        let reaper = std::thread::spawn(move || child.wait().unwrap());
+        let build = left_running_build(dir.path());
         stop_orphaned_build(dir.path()).unwrap();
-        assert!(!reaper.join().unwrap().success());
+        assert!(!build.join().unwrap().success());
         assert!(!group_file(dir.path()).exists());
         stop_orphaned_build(dir.path()).unwrap();
     }

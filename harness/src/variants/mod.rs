@@ -15,6 +15,8 @@ mod tree_lock;
 mod tree_walk;
 mod variant_build_mark;
 
+#[cfg(test)]
+pub(crate) use build_guard::left_running_build;
 pub use build_guard::{clear_build_group, record_build_group, stop_orphaned_build};
 pub use context::variant_context;
 pub use copy_isolation::{materialize_copy, tree_fingerprint};
