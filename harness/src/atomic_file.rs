@@ -4,6 +4,7 @@
 use std::fs::{self, File, Permissions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Writes `bytes` to `path` via a temporary file in the same directory, fsync and rename, then fsyncs the
 /// directory so the rename itself survives a power cut. `permissions` defaults to the existing file's.
@@ -14,29 +15,65 @@ pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>)
         Some(p) => Some(p),
         None => fs::metadata(path).ok().map(|m| m.permissions()),
     };
-    let mut file = File::create(&tmp)?;
+    let staged = stage(&tmp, bytes, permissions).and_then(|()| fs::rename(&tmp, path));
+    if staged.is_err() {
+        // Temporary names are unique, so a failed write must not leave its own behind.
+        let _ = fs::remove_file(&tmp);
+    }
+    staged.and_then(|()| sync_dir(dir))
+}
+
+/// Writes the whole staged file durably.
+fn stage(tmp: &Path, bytes: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
+    let mut file = File::create(tmp)?;
     file.write_all(bytes)?;
     if let Some(permissions) = permissions {
         file.set_permissions(permissions)?;
     }
-    file.sync_all()?;
-    fs::rename(&tmp, path)?;
-    sync_dir(dir)
+    file.sync_all()
 }
 
-/// The temporary sibling `write_atomic` stages `path` in. The name is fixed (writers of one path are
-/// serialised by the tree lock or by owning the directory) so a recovery can remove one left by a SIGKILL.
+/// The temporary sibling `write_atomic` stages `path` in: `.<name>.sweep-tmp.<pid>.<n>`, unique, so
+/// two writers of one path (two sweeps writing one summary) never rename each other's half.
 pub fn temp_path(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    parent_of(path).join(format!(".{name}.sweep-tmp"))
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let unique = format!("{}.{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    parent_of(path).join(format!("{}.{unique}", temp_prefix(path)))
 }
 
-/// Removes a temporary sibling left by a write that was killed before its rename.
+/// Temporary siblings of `path` left by writes that were killed before their rename (any writer's).
+fn stale_temps(path: &Path) -> Vec<PathBuf> {
+    let prefix = temp_prefix(path);
+    let Ok(entries) = fs::read_dir(parent_of(path)) else { return Vec::new() };
+    entries
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|sibling| {
+            let name = sibling.file_name().unwrap_or_default().to_string_lossy();
+            name.strip_prefix(&prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
+        .collect()
+}
+
+/// Whether a killed write of `path` left a temporary sibling.
+pub fn has_stale_temp(path: &Path) -> bool {
+    !stale_temps(path).is_empty()
+}
+
+/// Removes the temporary siblings left by writes of `path` that were killed before their rename.
+/// Only for a caller that owns `path` (holds its lock): another writer's live temp would go too.
 pub fn remove_stale_temp(path: &Path) -> std::io::Result<()> {
-    match fs::remove_file(temp_path(path)) {
-        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
-        _ => Ok(()),
+    for temp in stale_temps(path) {
+        match fs::remove_file(&temp) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error),
+            _ => {}
+        }
     }
+    Ok(())
+}
+
+fn temp_prefix(path: &Path) -> String {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    format!(".{name}.sweep-tmp")
 }
 
 /// Fsyncs a directory so entries created, renamed or removed in it are durable.
@@ -74,8 +111,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("gd.cpp");
         fs::write(temp_path(&path), "half a rend").unwrap();
+        fs::write(dir.path().join(".gd.cpp.sweep-tmp"), "an older sweep's").unwrap();
+        fs::write(dir.path().join(".gd.cpp.sweep-tmpx"), "not ours").unwrap();
+        assert!(has_stale_temp(&path));
         remove_stale_temp(&path).unwrap();
-        assert!(!temp_path(&path).exists());
+        assert!(!has_stale_temp(&path));
+        assert!(dir.path().join(".gd.cpp.sweep-tmpx").exists());
         remove_stale_temp(&path).unwrap();
+    }
+
+    #[test]
+    fn two_writers_of_one_path_stage_in_different_files() {
+        let path = Path::new("/results/x/summary.md");
+        assert_ne!(temp_path(path), temp_path(path));
     }
 }

@@ -10,7 +10,7 @@ use nix::unistd::Pid;
 
 use super::error::VariantError;
 use super::tree_lock::STATE_DIR;
-use crate::atomic_file::{remove_stale_temp, temp_path, write_atomic};
+use crate::atomic_file::{has_stale_temp, remove_stale_temp, write_atomic};
 
 const BUILD_GROUP_FILE: &str = "build.pgid";
 /// How long a killed build group may take to disappear before recovery gives up on it.
@@ -23,7 +23,7 @@ fn group_file(tree: &Path) -> PathBuf {
 /// Whether a build group record (or a half-written one) is in the tree's state dir.
 pub(super) fn build_group_recorded(tree: &Path) -> bool {
     let path = group_file(tree);
-    path.exists() || temp_path(&path).exists()
+    path.exists() || has_stale_temp(&path)
 }
 
 /// Records that the build running in process group `pgid` is writing into `tree`.
@@ -48,7 +48,7 @@ pub fn clear_build_group(tree: &Path) -> Result<(), VariantError> {
 /// A record half-written by a sweep killed while recording is removed: its build never started.
 pub fn stop_orphaned_build(tree: &Path) -> Result<(), VariantError> {
     let path = group_file(tree);
-    remove_stale_temp(&path).map_err(VariantError::io("remove", temp_path(&path)))?;
+    remove_stale_temp(&path).map_err(VariantError::io("remove a half-written copy of", &path))?;
     let Ok(text) = std::fs::read_to_string(&path) else { return Ok(()) };
     if let Ok(pgid) = text.trim().parse::<i32>() {
         let deadline = Instant::now() + REAP_WAIT;
@@ -93,7 +93,7 @@ mod tests {
     fn a_half_written_record_is_removed() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(STATE_DIR)).unwrap();
-        std::fs::write(temp_path(&group_file(dir.path())), "123").unwrap();
+        std::fs::write(crate::atomic_file::temp_path(&group_file(dir.path())), "123").unwrap();
         assert!(build_group_recorded(dir.path()));
         stop_orphaned_build(dir.path()).unwrap();
         assert!(!build_group_recorded(dir.path()));
