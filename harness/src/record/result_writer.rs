@@ -9,6 +9,7 @@ use super::columns::Columns;
 use super::provenance::Provenance;
 use super::record_error::RecordError;
 use super::result_table::ResultTable;
+use crate::file_lock::{FileLock, LockMode};
 use crate::launch::RunStatus;
 
 /// Everything one row says about one run.
@@ -33,6 +34,8 @@ pub struct ResultWriter {
     columns: Columns,
     provenance: Provenance,
     csv: csv::Writer<File>,
+    /// Held while this writer lives: a second sweep resuming the same CSV is refused.
+    _lock: FileLock,
 }
 
 impl ResultWriter {
@@ -42,8 +45,9 @@ impl ResultWriter {
             std::fs::create_dir_all(parent).map_err(RecordError::io(parent))?;
         }
         let file = OpenOptions::new().write(true).create_new(true).open(path).map_err(RecordError::io(path))?;
-        let mut writer =
-            ResultWriter { path: path.to_path_buf(), csv: csv::Writer::from_writer(file), columns, provenance };
+        let _lock = lock_for_writing(path)?;
+        let csv = csv::Writer::from_writer(file);
+        let mut writer = ResultWriter { path: path.to_path_buf(), csv, columns, provenance, _lock };
         let header = writer.columns.header();
         writer.write_record(&header)?;
         Ok(writer)
@@ -51,6 +55,7 @@ impl ResultWriter {
 
     /// Reopens a partial CSV of the same sweep to complete it.
     pub fn append(path: &Path, columns: Columns, provenance: Provenance) -> Result<ResultWriter, RecordError> {
+        let _lock = lock_for_writing(path)?;
         let existing = ResultTable::read(path)?;
         if existing.columns != columns {
             return Err(RecordError::ResumeMismatch {
@@ -60,7 +65,7 @@ impl ResultWriter {
         }
         let file = OpenOptions::new().append(true).open(path).map_err(RecordError::io(path))?;
         let csv = csv::WriterBuilder::new().has_headers(false).from_writer(file);
-        Ok(ResultWriter { path: path.to_path_buf(), columns, provenance, csv })
+        Ok(ResultWriter { path: path.to_path_buf(), columns, provenance, csv, _lock })
     }
 
     pub fn write(&mut self, row: &RunRow<'_>) -> Result<(), RecordError> {
@@ -100,6 +105,15 @@ impl ResultWriter {
     }
 }
 
+/// An exclusive flock on the CSV, taken before it is read for resuming. (Opened for writing: NFS
+/// emulates flock with record locks, which need it for an exclusive lock.)
+fn lock_for_writing(path: &Path) -> Result<FileLock, RecordError> {
+    let file = OpenOptions::new().read(true).write(true).open(path).map_err(RecordError::io(path))?;
+    FileLock::try_lock(file, LockMode::Exclusive)
+        .map_err(RecordError::io(path))?
+        .map_err(|holder| RecordError::Locked { path: path.to_path_buf(), holder })
+}
+
 fn describe_difference(found: &Columns, expected: &Columns) -> String {
     if found.params != expected.params {
         format!("params {:?} vs {:?}", found.params, expected.params)
@@ -107,5 +121,27 @@ fn describe_difference(found: &Columns, expected: &Columns) -> String {
         format!("metrics {:?} vs {:?}", found.metrics, expected.metrics)
     } else {
         format!("toolchains {:?} vs {:?}", found.toolchains, expected.toolchains)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn columns() -> Columns {
+        Columns { params: vec!["rows".to_string()], metrics: vec!["wall".to_string()], toolchains: Vec::new() }
+    }
+
+    #[test]
+    fn a_csv_being_written_cannot_be_resumed_by_another_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sweep.csv");
+        let writer = ResultWriter::create(&path, columns(), Provenance::default()).unwrap();
+        let refused = ResultWriter::append(&path, columns(), Provenance::default()).err().unwrap();
+        assert!(refused.to_string().contains(&format!("sweep pid {} is writing this CSV", std::process::id())));
+        drop(writer);
+        let resumed = ResultWriter::append(&path, columns(), Provenance::default()).unwrap();
+        assert!(ResultWriter::append(&path, columns(), Provenance::default()).is_err());
+        drop(resumed);
     }
 }

@@ -49,7 +49,7 @@ impl Sidecar {
     /// writers never share a temporary file.
     pub fn write(&self, path: &Path) -> Result<(), RecordError> {
         let text = serde_json::to_string_pretty(self).expect("a sidecar serializes");
-        crate::atomic_file::write_atomic_unique(path, text.as_bytes()).map_err(RecordError::io(path))
+        crate::atomic_file::write_atomic(path, text.as_bytes(), None).map_err(RecordError::io(path))
     }
 
     /// Reads a sidecar of this schema version or an older one (for `report`, `compare` and `--resume`).

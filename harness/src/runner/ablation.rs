@@ -290,6 +290,8 @@ fn run_copies(
 ) -> Result<AblationOutcome, RunnerError> {
     let sweep = ablation.sweep;
     let options = context.options;
+    // Held to the end: an in-place ablation must not render the tree while it is copied and measured.
+    let _tree_lock = variants::TreeLock::acquire_shared(&sweep.engine.tree)?;
     let cache = BuildCache::new(cache_root(options, sweep));
     let builds = copy_builds(ablation, plan, &cache, context)?;
     preflight(sweep, plan, &builds.sites)?;
@@ -305,6 +307,9 @@ fn run_copies(
     let mut session = open_session(sweep, plan, context, &runnable)?;
     if !failed.is_empty() && options.fail_fast {
         session.stopped = Some(super::EarlyStop::FailFast);
+    }
+    if let Some(signal) = context.events.signals.received() {
+        session.stopped = Some(super::EarlyStop::Interrupted { signal });
     }
     session.run_all(plan, &runnable, &builds.sites)?;
     let runs = SweepOutcome {
@@ -322,6 +327,10 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     let engine = &sweep.engine;
     let targets: Vec<PathBuf> = ablation.targets.iter().map(|t| t.target.clone()).collect();
     let mut in_place = InPlaceSession::begin(&engine.tree, &targets)?;
+    // From the first rendering on, the build dir may hold a variant's build, until a `sweep run` rebuilds it.
+    let program =
+        crate::launch::program_path(engine, &engine.tree, &engine.build_dir).map_err(RunnerError::BuildCommand)?;
+    variants::VariantBuildMark::record(&engine.tree, &engine.build_dir, Path::new(&program))?;
     let toolchain = context.toolchain_id();
     let rendered: Vec<Vec<RenderedFile>> =
         plan.settings.iter().map(|s| ablation.render(s)).collect::<Result<_, _>>()?;
@@ -383,11 +392,9 @@ fn build_in_place(
 ) -> Result<Option<BuildReport>, RunnerError> {
     let engine = &ablation.sweep.engine;
     let log = runs_root.with_file_name(format!("build-{}.log", setting.slug()));
-    let mut recorded = Ok(());
-    let end = build_engine_tree(engine, &setting.variant, &log, context.spawning(), &mut |group| {
-        recorded = variants::record_build_group(&engine.tree, group.as_raw());
+    let end = build_engine_tree(engine, &setting.variant, &log, &context.origin.base_env, &mut |group| {
+        variants::record_build_group(&engine.tree, group.as_raw()).map_err(std::io::Error::other)
     })?;
-    recorded?;
     variants::clear_build_group(&engine.tree)?;
     let status = match end {
         BuildEnd::Built { seconds } => BuildStatus::Built { seconds },
@@ -420,6 +427,7 @@ fn build_line(report: &BuildReport) -> String {
             what_it_ablates(&report.variant),
             error.lines().next().unwrap_or_default()
         ),
+        BuildStatus::Interrupted => format!("stopped building {} (interrupted)", report.variant),
     }
 }
 

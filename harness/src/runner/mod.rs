@@ -97,20 +97,20 @@ pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<()
 pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Result<SweepOutcome, RunnerError> {
     let (plan, mut sites) = plan_sweep(sweep, options)?;
     preflight(sweep, &plan, &sites)?;
+    // Held to the end: no in-place ablation may render or rebuild the tree under these runs.
+    let _tree_lock = crate::variants::TreeLock::acquire_shared(&sweep.engine.tree)?;
+    engine_build::refuse_variant_build(&sweep.engine, options.build)?;
     let paths = result_paths(sweep, options, false)?;
     let origin = Origin::gather(sweep)?;
     let spawning = Spawning { base_env: &origin.base_env, events };
     let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), origin.provenance.clone())?;
-    if options.build && !sweep.engine.build.is_empty() {
-        let log = paths.logs.join("build.log");
-        eprintln!("building {} (log {})", sweep.engine.tree.display(), log.display());
-        match engine_build::build_engine_tree(&sweep.engine, DEFAULT_VARIANT, &log, spawning, &mut |_| {})? {
-            engine_build::BuildEnd::Built { .. } => {}
-            engine_build::BuildEnd::Failed(error) => return Err(RunnerError::Build(error)),
-            engine_build::BuildEnd::Interrupted => {
-                let stopped = events.signals.received().map(|signal| EarlyStop::Interrupted { signal });
-                return Ok(SweepOutcome { paths, tally: Tally::default(), stopped, skipped: 0 });
-            }
+    let log = paths.logs.join("build.log");
+    match engine_build::build_before_run(&sweep.engine, options.build, &log, &origin.base_env)? {
+        None | Some(engine_build::BuildEnd::Built { .. }) => {}
+        Some(engine_build::BuildEnd::Failed(error)) => return Err(RunnerError::Build(error)),
+        Some(engine_build::BuildEnd::Interrupted) => {
+            let stopped = events.signals.received().map(|signal| EarlyStop::Interrupted { signal });
+            return Ok(SweepOutcome { paths, tally: Tally::default(), stopped, skipped: 0 });
         }
     }
     let hash = program_hash(sweep, &sites[0]);
@@ -162,6 +162,8 @@ pub fn open_results(
     provenance: Provenance,
 ) -> Result<(ResultWriter, BTreeSet<RunKey>), RunnerError> {
     if resume {
+        // The writer locks the CSV first, so no other sweep appends (or cuts) between this read and our rows.
+        let writer = ResultWriter::append(&paths.csv, columns(sweep), provenance)?;
         if let Some(torn) = crate::record::cut_torn_row(&paths.csv)? {
             eprintln!(
                 "{}:{}: the last row was cut off (no line end): dropped, its run will run again; its bytes are in {}",
@@ -170,8 +172,7 @@ pub fn open_results(
                 torn.kept.display()
             );
         }
-        let done = ResultTable::read(&paths.csv)?.recorded_runs();
-        Ok((ResultWriter::append(&paths.csv, columns(sweep), provenance)?, done))
+        Ok((writer, ResultTable::read(&paths.csv)?.recorded_runs()))
     } else {
         Ok((ResultWriter::create(&paths.csv, columns(sweep), provenance)?, BTreeSet::new()))
     }

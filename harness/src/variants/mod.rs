@@ -18,7 +18,10 @@ mod source_template;
 mod template_target;
 mod tree_lock;
 mod tree_walk;
+mod variant_build_mark;
 
+#[cfg(test)]
+pub(crate) use build_guard::left_running_build;
 pub use build_guard::{clear_build_group, record_build_group, stop_orphaned_build};
 pub use context::variant_context;
 pub use copy_isolation::{materialize_copy, tree_fingerprint};
@@ -26,10 +29,12 @@ pub use design::design_variants;
 pub use error::VariantError;
 pub use in_place_session::InPlaceSession;
 pub use journal::sha256_hex;
-pub use recovery::{recover_in_place, Recovery};
+pub use recovery::{left_by_an_ablation, recover_in_place, Recovery};
 pub use rendered_file::{render_variant, RenderedFile};
 pub use selector::{LineBlock, Selector};
 pub use selector_error::SelectorError;
 pub use source_diff::source_diff;
 pub use source_template::{derive_template, template_of_source};
 pub use template_target::{check_fresh, resolve_target, TemplateTarget};
+pub use tree_lock::TreeLock;
+pub use variant_build_mark::VariantBuildMark;

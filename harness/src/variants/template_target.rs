@@ -304,4 +304,17 @@ mod tests {
         let resolved = resolve_target(&dir.path().join("tree"), &target.target).unwrap();
         assert_eq!(resolved, dir.path().join("tree/kernels/gd.cpp").canonicalize().unwrap());
     }
+
+    /// Regression (issue 9): `kernels/../kernels/x.cpp` was refused as outside the tree.
+    #[test]
+    fn a_dotdot_that_stays_inside_the_tree_resolves_and_one_that_leaves_is_refused() {
+        let (dir, _) = fixture(TEMPLATE);
+        let tree = dir.path().join("tree");
+        let resolved = resolve_target(&tree, Path::new("kernels/../kernels/./gd.cpp")).unwrap();
+        assert_eq!(resolved, tree.join("kernels/gd.cpp").canonicalize().unwrap());
+        for outside in ["kernels/../../gd.cpp", "../tree/kernels/gd.cpp", "/etc/passwd"] {
+            let error = resolve_target(&tree, Path::new(outside)).unwrap_err();
+            assert!(matches!(error, VariantError::OutsideTree { .. }), "{outside}: {error}");
+        }
+    }
 }
