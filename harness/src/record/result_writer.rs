@@ -9,6 +9,7 @@ use super::columns::Columns;
 use super::provenance::Provenance;
 use super::record_error::RecordError;
 use super::result_table::ResultTable;
+use super::torn_row::TornRow;
 use crate::file_lock::{FileLock, LockMode};
 use crate::launch::RunStatus;
 
@@ -34,6 +35,8 @@ pub struct ResultWriter {
     columns: Columns,
     provenance: Provenance,
     csv: csv::Writer<File>,
+    /// A torn last row cut away when this writer opened a resumed CSV.
+    torn: Option<TornRow>,
     /// Held while this writer lives: a second sweep resuming the same CSV is refused.
     _lock: FileLock,
 }
@@ -47,15 +50,18 @@ impl ResultWriter {
         let file = OpenOptions::new().write(true).create_new(true).open(path).map_err(RecordError::io(path))?;
         let _lock = lock_for_writing(path)?;
         let csv = csv::Writer::from_writer(file);
-        let mut writer = ResultWriter { path: path.to_path_buf(), csv, columns, provenance, _lock };
+        let mut writer = ResultWriter { path: path.to_path_buf(), csv, columns, provenance, torn: None, _lock };
         let header = writer.columns.header();
         writer.write_record(&header)?;
         Ok(writer)
     }
 
     /// Reopens a partial CSV of the same sweep to complete it.
+    /// Opens a recorded CSV to append to (`--resume`), under its writer's lock. A last row cut off by
+    /// a crash (no line end) is cut away first, its bytes kept in `<stem>.torn` (see `torn`).
     pub fn append(path: &Path, columns: Columns, provenance: Provenance) -> Result<ResultWriter, RecordError> {
         let _lock = lock_for_writing(path)?;
+        let torn = super::torn_row::cut_torn_row(path)?;
         let existing = ResultTable::read(path)?;
         if existing.columns != columns {
             return Err(RecordError::ResumeMismatch {
@@ -65,7 +71,12 @@ impl ResultWriter {
         }
         let file = OpenOptions::new().append(true).open(path).map_err(RecordError::io(path))?;
         let csv = csv::WriterBuilder::new().has_headers(false).from_writer(file);
-        Ok(ResultWriter { path: path.to_path_buf(), columns, provenance, csv, _lock })
+        Ok(ResultWriter { path: path.to_path_buf(), columns, provenance, csv, torn, _lock })
+    }
+
+    /// The torn last row `append` cut away, if there was one.
+    pub fn torn(&self) -> Option<&TornRow> {
+        self.torn.as_ref()
     }
 
     pub fn write(&mut self, row: &RunRow<'_>) -> Result<(), RecordError> {

@@ -162,9 +162,10 @@ pub fn open_results(
     provenance: Provenance,
 ) -> Result<(ResultWriter, BTreeSet<RunKey>), RunnerError> {
     if resume {
-        // The writer locks the CSV first, so no other sweep appends (or cuts) between this read and our rows.
+        // The writer locks the CSV (and cuts a torn last row) first, so no other sweep appends between
+        // this read and our rows.
         let writer = ResultWriter::append(&paths.csv, columns(sweep), provenance)?;
-        if let Some(torn) = crate::record::cut_torn_row(&paths.csv)? {
+        if let Some(torn) = writer.torn() {
             eprintln!(
                 "{}:{}: the last row was cut off (no line end): dropped, its run will run again; its bytes are in {}",
                 paths.csv.display(),
