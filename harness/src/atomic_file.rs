@@ -12,44 +12,71 @@ pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>)
     write_via(&temp_path(path), path, bytes, permissions)
 }
 
-/// `write_atomic` for a file that writers not serialised by a lock may write at once (the sidecar of a
-/// shared results directory): each stages in its own temporary file, named after the process and a counter.
-pub fn write_atomic_unique(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let unique = format!(".{name}.{}.{}.sweep-tmp", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
-    write_via(&parent_of(path).join(unique), path, bytes, None)
-}
-
 fn write_via(tmp: &Path, path: &Path, bytes: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
     let dir = parent_of(path);
     let permissions = match permissions {
         Some(p) => Some(p),
         None => fs::metadata(path).ok().map(|m| m.permissions()),
     };
+    let staged = stage(tmp, bytes, permissions).and_then(|()| fs::rename(tmp, path));
+    if staged.is_err() {
+        // Temporary names are unique, so a failed write must not leave its own behind.
+        let _ = fs::remove_file(tmp);
+    }
+    staged.and_then(|()| sync_dir(dir))
+}
+
+/// Writes the whole staged file durably.
+fn stage(tmp: &Path, bytes: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
     let mut file = File::create(tmp)?;
     file.write_all(bytes)?;
     if let Some(permissions) = permissions {
         file.set_permissions(permissions)?;
     }
-    file.sync_all()?;
-    fs::rename(tmp, path)?;
-    sync_dir(dir)
+    file.sync_all()
 }
 
-/// The temporary sibling `write_atomic` stages `path` in. The name is fixed (writers of one path are
-/// serialised by the tree lock or by owning the directory) so a recovery can remove one left by a SIGKILL.
+/// The temporary sibling `write_atomic` stages `path` in: `.<name>.sweep-tmp.<pid>.<n>`, unique, so
+/// two writers of one path (two sweeps writing one summary) never rename each other's half.
 pub fn temp_path(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    parent_of(path).join(format!(".{name}.sweep-tmp"))
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let unique = format!("{}.{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    parent_of(path).join(format!("{}.{unique}", temp_prefix(path)))
 }
 
-/// Removes a temporary sibling left by a write that was killed before its rename.
+/// Temporary siblings of `path` left by writes that were killed before their rename (any writer's).
+fn stale_temps(path: &Path) -> Vec<PathBuf> {
+    let prefix = temp_prefix(path);
+    let Ok(entries) = fs::read_dir(parent_of(path)) else { return Vec::new() };
+    entries
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|sibling| {
+            let name = sibling.file_name().unwrap_or_default().to_string_lossy();
+            name.strip_prefix(&prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
+        .collect()
+}
+
+/// Whether a killed write of `path` left a temporary sibling.
+pub fn has_stale_temp(path: &Path) -> bool {
+    !stale_temps(path).is_empty()
+}
+
+/// Removes the temporary siblings left by writes of `path` that were killed before their rename.
+/// Only for a caller that owns `path` (holds its lock): another writer's live temp would go too.
 pub fn remove_stale_temp(path: &Path) -> std::io::Result<()> {
-    match fs::remove_file(temp_path(path)) {
-        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
-        _ => Ok(()),
+    for temp in stale_temps(path) {
+        match fs::remove_file(&temp) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error),
+            _ => {}
+        }
     }
+    Ok(())
+}
+
+fn temp_prefix(path: &Path) -> String {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    format!(".{name}.sweep-tmp")
 }
 
 /// Fsyncs a directory so entries created, renamed or removed in it are durable.
@@ -86,11 +113,12 @@ mod tests {
     fn unique_writes_stage_under_distinct_names_and_leave_nothing_behind() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.json");
-        fs::write(temp_path(&path), "another writer's").unwrap();
-        write_atomic_unique(&path, b"first").unwrap();
-        write_atomic_unique(&path, b"second").unwrap();
+        let other = temp_path(&path);
+        fs::write(&other, "another writer's").unwrap();
+        write_atomic(&path, b"first", None).unwrap();
+        write_atomic(&path, b"second", None).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"second");
-        assert_eq!(fs::read(temp_path(&path)).unwrap(), b"another writer's", "shared staging name used");
+        assert_eq!(fs::read(&other).unwrap(), b"another writer's", "shared staging name used");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
@@ -99,8 +127,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("gd.cpp");
         fs::write(temp_path(&path), "half a rend").unwrap();
+        fs::write(dir.path().join(".gd.cpp.sweep-tmp"), "an older sweep's").unwrap();
+        fs::write(dir.path().join(".gd.cpp.sweep-tmpx"), "not ours").unwrap();
+        assert!(has_stale_temp(&path));
         remove_stale_temp(&path).unwrap();
-        assert!(!temp_path(&path).exists());
+        assert!(!has_stale_temp(&path));
+        assert!(dir.path().join(".gd.cpp.sweep-tmpx").exists());
         remove_stale_temp(&path).unwrap();
+    }
+
+    #[test]
+    fn two_writers_of_one_path_stage_in_different_files() {
+        let path = Path::new("/results/x/summary.md");
+        assert_ne!(temp_path(path), temp_path(path));
     }
 }

@@ -11,6 +11,7 @@ pub mod build;
 pub mod compare;
 pub mod exit_code;
 pub mod extract;
+pub mod file_lock;
 pub mod launch;
 #[cfg(test)]
 mod mutation;

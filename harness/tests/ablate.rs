@@ -470,7 +470,8 @@ fn run_broken(s: &Setup, extra: &[&str]) -> (String, Vec<BTreeMap<String, String
     let failed = lines_starting(&err, "build of ");
     assert!(!failed.is_empty(), "no failed build reported:\n{err}");
     assert!(failed.iter().all(|l| l.contains("rank1_update") && l.contains("FAILED, its runs are skipped")), "{err}");
-    assert!(err.contains("error: #error ablated"), "the compiler's error line is not in the report:\n{err}");
+    // One line each: the groups that variant removes and the compiler's first error.
+    assert!(failed.iter().all(|l| l.contains("ablates ") && l.contains("error: #error ablated")), "{err}");
     let (csv, _) = result_paths(&err);
     let rows = csv_rows(&csv);
     assert!(rows.iter().all(|r| !r["variant"].contains("rank1_update")), "a broken variant ran: {rows:?}");
@@ -626,4 +627,187 @@ fn ctrl_c_during_an_in_place_build_exits_130_not_as_a_failed_build() {
     );
     assert_eq!(output.status.code(), Some(130), "{}", describe(&output));
     assert!(!group_has(build_group, "cc1plus") && !group_has(build_group, "make"), "the build outlived the sweep");
+}
+
+/// A copy of engine/, its kernel's original hash, and an in-place ablation of the copy (with its TOML).
+fn in_place_on_a_copy(name: &str, reps: u32) -> (tempfile::TempDir, String, Setup, String) {
+    let tree = engine_copy();
+    let original = sha256_file(&tree.path().join(KERNEL));
+    let template = template_path();
+    let decl = Decl { name, tree: Some(tree.path()), template: &template, isolation: "in-place", reps, tolerance: 1e9 };
+    let (s, toml) = (setup(&decl), decl.toml());
+    (tree, original, s, toml)
+}
+
+/// `sha256` of the engine binary in `tree/build`.
+fn engine_binary(tree: &Path) -> String {
+    sha256_file(&tree.join("build/tp-engine"))
+}
+
+/// Builds `tree` with make the way the reference profile does (the baseline, before any ablation).
+fn make_baseline(tree: &Path) -> String {
+    let status = Command::new("make").args(["-s", "-C"]).arg(tree).args(["BUILD_DIR=build", "-j2"]).status().unwrap();
+    assert!(status.success(), "the baseline build of the tree copy failed");
+    engine_binary(tree)
+}
+
+/// A `gap` profile (the reference one) whose build is `script` run by sh with the tree and build dir.
+fn gap_profile(s: &Setup, script: &str) {
+    let reference = std::fs::read_to_string(s.ws.path().join("sweeps/engines/reference.toml")).unwrap();
+    let build = reference.lines().find(|l| l.starts_with("build = ")).unwrap();
+    let script = s.ws.write("gap-build.sh", script);
+    let gap = reference
+        .replace(build, &format!(r#"build = ["sh", "{}", "{{{{tree}}}}", "{{{{build_dir}}}}"]"#, script.display()));
+    s.ws.write("sweeps/engines/gap.toml", &gap);
+}
+
+/// Whether `pid` is stopped (SIGSTOP).
+fn stopped(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('T'))
+}
+
+/// Regression (issue 9, the build gap): `make` used to start before its process group was recorded, so
+/// a SIGKILL of sweep right after an ablated build started left compilers with no recorded group; they
+/// wrote the ablated object after `sweep restore` and the next build linked it. Here the build script
+/// starts make and at once stops sweep (SIGSTOP) on the first ablated variant; sweep is SIGKILLed (its
+/// direct child dies with it, make and the compilers do not), the tree restored, and the next
+/// `sweep run` must rebuild the baseline binary byte for byte (and `--no-build` before it is refused).
+#[test]
+fn sigkill_right_after_an_ablated_build_starts_then_restore_rebuilds_the_baseline_binary() {
+    let (tree, original, s, toml) = in_place_on_a_copy("gd_gap", 1);
+    let baseline = make_baseline(tree.path());
+    gap_profile(
+        &s,
+        r#"# FIXTURE build wrapper: on its second call (the first ablated variant) it starts make, then stops sweep.
+count="$0.count"; n=$(( $(cat "$count" 2>/dev/null || echo 0) + 1 )); echo $n > "$count"
+make -s -C "$1" BUILD_DIR="$2" -j2 &
+[ "$n" = 2 ] && kill -STOP $PPID
+wait
+"#,
+    );
+    let gap = toml.replace(r#"profile = "reference""#, r#"profile = "gap""#);
+    std::fs::write(&s.decl, &gap).unwrap();
+    let child = s.spawn(&["--out", s.results.join("gap.csv").to_str().unwrap()]);
+    let pid = child.id();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !stopped(pid) {
+        assert!(Instant::now() < deadline, "sweep was never stopped by the build script");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // sweep only: the build goes on in its own group, as after a real SIGKILL between spawn and record.
+    kill(Pid::from_raw(pid as i32), Signal::SIGKILL).unwrap();
+    let killed = child.wait_with_output().unwrap();
+    assert_eq!(killed.status.signal(), Some(Signal::SIGKILL as i32), "{}", describe(&killed));
+    let restore = common::sweep(s.ws.path(), &["restore", tree.path().to_str().unwrap()]);
+    assert_eq!(restore.status.code(), Some(0), "{}", describe(&restore));
+    assert!(stderr(&restore).contains("restored 1 file(s)"), "{}", describe(&restore));
+    assert_restored(tree.path(), &original, "after restoring a build killed in its first instants");
+    // Give a surviving compiler the time to write its ablated object, as it did in the red-team runs.
+    std::thread::sleep(Duration::from_secs(3));
+
+    let run = s.ws.write_sweep("gd_gap_run", &gap.split("[ablation]").next().unwrap().replace("gd_gap", "gd_gap_run"));
+    let unbuilt = common::sweep(s.ws.path(), &["run", &run, "--no-build"]);
+    assert_eq!(unbuilt.status.code(), Some(1), "{}", describe(&unbuilt));
+    assert!(stderr(&unbuilt).contains("run without --no-build"), "{}", describe(&unbuilt));
+    assert!(!s.results.join("gd_gap_run").exists(), "the refused run wrote results");
+    let rebuilt = common::sweep(s.ws.path(), &["run", &run]);
+    assert_eq!(rebuilt.status.code(), Some(0), "{}", describe(&rebuilt));
+    assert_eq!(engine_binary(tree.path()), baseline, "the restored tree did not rebuild to the baseline binary");
+    assert!(!tree.path().join("build/.sweep-variant-build").exists(), "the variant build mark outlived the rebuild");
+}
+
+/// Regression (issue 9): `sweep run` took no tree lock, so an in-place ablation rebuilt the engine under a
+/// running sweep whose rows then measured other binaries. Each now refuses to start under the other.
+#[test]
+fn a_run_and_an_in_place_ablation_of_one_tree_refuse_to_start_under_each_other() {
+    let (tree, original, s, toml) = in_place_on_a_copy("gd_both", 3);
+    let run = s.ws.write_sweep("gd_run", &toml.split("[ablation]").next().unwrap().replace("gd_both", "gd_run"));
+    let lock = tree.path().join(STATE_DIR).join("lock");
+
+    // A run (building the tree first) holds the tree: the ablation is refused, naming it.
+    let runner = Command::new(sweep_bin())
+        .args(["run", &run, "--results-dir", s.results.to_str().unwrap()])
+        .current_dir(s.ws.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !lock.exists() {
+        assert!(Instant::now() < deadline, "the run never took the tree lock");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let refused = s.ablate(&[]);
+    let err = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{}", describe(&refused));
+    assert!(err.contains(&format!("locked by sweep pid {}, which is running or building in it", runner.id())), "{err}");
+    assert_eq!(sha256_file(&tree.path().join(KERNEL)), original, "the refused ablation rendered the tree");
+    let ran = runner.wait_with_output().unwrap();
+    assert_eq!(ran.status.code(), Some(0), "{}", describe(&ran));
+    assert!(csv_rows(&s.ws.result_csv("gd_run")).iter().all(|r| r["status"] == "ok"));
+
+    // An in-place ablation holds the tree: the run is refused, naming it; then Ctrl-C restores the tree.
+    let ablation = s.spawn(&["--out", s.results.join("both.csv").to_str().unwrap()]);
+    let pid = ablation.id();
+    while std::fs::read_to_string(&lock).map_or(true, |text| text.trim() != pid.to_string()) {
+        assert!(Instant::now() < deadline + Duration::from_secs(120), "the ablation never took the lock");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let refused =
+        common::sweep(s.ws.path(), &["run", &run, "--no-build", "--results-dir", s.results.to_str().unwrap()]);
+    let err = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{}", describe(&refused));
+    assert!(err.contains(&format!("locked by sweep pid {pid}, which is ablating it in place")), "{err}");
+    kill(Pid::from_raw(pid as i32), Signal::SIGINT).unwrap();
+    let stopped = ablation.wait_with_output().unwrap();
+    assert!(matches!(stopped.status.code(), Some(130 | 0)), "{}", describe(&stopped));
+    assert_restored(tree.path(), &original, "after Ctrl-C of the ablation that held the tree");
+}
+
+/// Regression (issue 9): SIGQUIT, SIGUSR1, SIGUSR2 and SIGALRM ended sweep by their default action and
+/// left the tree rendered. Every terminating signal is an interruption: exit 130, tree restored.
+#[test]
+fn every_terminating_signal_restores_an_in_place_ablation() {
+    let (tree, original, s, _) = in_place_on_a_copy("gd_signals", 1);
+    let journal = tree.path().join(STATE_DIR).join("journal.json");
+    for signal in [Signal::SIGHUP, Signal::SIGQUIT, Signal::SIGUSR1, Signal::SIGUSR2, Signal::SIGALRM] {
+        let child = s.spawn(&["--out", s.results.join(format!("{signal}.csv")).to_str().unwrap()]);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !journal.exists() {
+            assert!(Instant::now() < deadline, "{signal}: the ablation never rendered the tree");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(130), "{signal}: {}", describe(&output));
+        assert_restored(tree.path(), &original, &format!("after {signal}"));
+    }
+}
+
+/// Regression (issue 9): copy-isolated builds ran outside the executor, so Ctrl-C reported them as
+/// FAILED builds and left their compilers running. Now it is an interruption (exit 130) and nothing of
+/// the builds is left.
+#[test]
+fn ctrl_c_during_copy_builds_exits_130_and_leaves_no_compiler() {
+    let template = template_path();
+    let s = setup(&Decl {
+        name: "gd_copy_int",
+        tree: None,
+        template: &template,
+        isolation: "copy",
+        reps: 1,
+        tolerance: 1e9,
+    });
+    let child = s.spawn(&["--jobs", "2"]);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !common::processes_under(s.ws.path()).iter().any(|p| p.ends_with(" cc1plus")) {
+        assert!(Instant::now() < deadline, "no compiler ever ran in the build cache");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", describe(&output));
+    assert!(!stderr(&output).contains("FAILED"), "an interrupted build is reported as failed:\n{}", stderr(&output));
+    assert_eq!(common::processes_under(s.ws.path()), Vec::<String>::new(), "the builds outlived the sweep");
 }

@@ -69,7 +69,7 @@ fn ints(items: &[i64]) -> toml::Value {
 }
 
 /// A temporary workspace: the fixture tree copied to `cpp_engine/`, the test profile, the shipped pocketllm
-/// sweeps and stub template copied verbatim, the fixture's template, a fake `bisheng` and a fake checkpoint.
+/// sweeps copied verbatim, a fake `bisheng` and a fake checkpoint.
 struct Fixture {
     ws: Workspace,
 }
@@ -80,11 +80,6 @@ impl Fixture {
         let root = ws.path();
         copy_tree(&fixture_root().join("cpp_engine"), &root.join("cpp_engine"));
         make_executable(&root.join("cpp_engine/build.sh"));
-        copy_tree(&fixture_root().join("kernel-variants"), &root.join("fixture-variants"));
-        copy_tree(
-            &repo_root().join("kernel-variants/pocketllm_gated_delta"),
-            &root.join("kernel-variants/pocketllm_gated_delta"),
-        );
         copy_tree(&repo_root().join("sweeps/pocketllm"), &root.join("sweeps/pocketllm"));
         fs::create_dir_all(root.join("bin")).unwrap();
         fs::copy(fixture_root().join("bin/bisheng"), root.join("bin/bisheng")).unwrap();
@@ -194,33 +189,57 @@ fn shipped_sweeps_stop_only_at_the_missing_cpp_engine_tree() {
 }
 
 #[test]
-fn shipped_sweeps_check_against_the_fixture_tree_and_the_stub_template_is_refused_as_stale() {
+fn shipped_sweeps_check_against_the_fixture_tree_and_the_selectors_pick_the_study_groups() {
     let fixture = Fixture::new();
     let output = fixture.sweep(&["check", "sweeps/pocketllm/slices.toml"]);
     assert_exit(&output, 0);
     assert!(stdout(&output).contains("sweeps/pocketllm/slices.toml: ok (16 settings x 3 reps)"), "{}", stdout(&output));
 
-    // The shipped template is a stub: the staleness check must refuse it against a real-looking kernel.
+    // The shipped selectors derive the template from the kernel itself (brace-initializer escaped).
     let output = fixture.sweep(&["check", "sweeps/pocketllm/gated_delta.toml"]);
-    assert_exit(&output, 2);
-    let message = stderr(&output);
-    assert!(message.contains("out of date") && message.contains("qwen_gated_delta_f16.cpp"), "{message}");
-
-    // The fixture's template reproduces the fixture kernel (brace-initializer escaped) and passes.
-    let sweep = fixture.derived_sweep("gated_delta", "gated_delta_fixture", |sweep| {
-        set(sweep, &["ablation", "templates"], fixture_templates());
-    });
-    let output = fixture.sweep(&["check", &sweep]);
     assert_exit(&output, 0);
     assert!(stdout(&output).contains("ok (4 settings x 3 reps)"), "{}", stdout(&output));
+
+    // What the README tells a user to run first: exactly the study's two groups go, nothing else.
+    let output = fixture.sweep(&["ablate", "sweeps/pocketllm/gated_delta.toml", "--show", "both"]);
+    assert_exit(&output, 0);
+    let diff = stdout(&output);
+    let removed: Vec<&str> = diff.lines().filter(|l| l.starts_with('-') && !l.starts_with("---")).collect();
+    assert_eq!(
+        removed,
+        [
+            "-    broadcast_rows(tile.work, tile.k_row, kKeyDim, kValueCols);",
+            "-    for (uint32_t i = 0; i < kKeyDim; ++i) {",
+            "-        AscendC::Axpy(tile.state[i * kValueCols], tile.delta, tile.k_row.GetValue(i), kValueCols);",
+            "-    }",
+            "-    broadcast_rows(tile.work, tile.q_row, kKeyDim, kValueCols);",
+        ],
+        "{diff}"
+    );
+    assert!(!diff.lines().any(|l| l.starts_with('+') && !l.starts_with("+++")), "{diff}");
+    assert!(!fixture.path().join("results").exists(), "--show must not build or run");
 }
 
-fn fixture_templates() -> toml::Value {
-    let mut template = toml::Table::new();
-    template
-        .insert("template".into(), toml::Value::String("../../fixture-variants/qwen_gated_delta_f16.cpp.hbs".into()));
-    template.insert("target".into(), toml::Value::String("backends/ascend/kernels/qwen_gated_delta_f16.cpp".into()));
-    toml::Value::Array(vec![toml::Value::Table(template)])
+/// Pins a regression risk of selectors: an upstream edit that renames the rank-1 loop's index makes its
+/// selector match nothing, which must stop the ablation with the selector named rather than run variants
+/// that ablate nothing.
+#[test]
+fn a_selector_that_no_longer_matches_the_kernel_stops_the_ablation_naming_it() {
+    let fixture = Fixture::new();
+    let kernel = fixture.path().join(KERNEL);
+    let text =
+        read(&kernel).replace("for (uint32_t i = 0; i < kKeyDim; ++i)", "for (uint32_t row = 0; row < kKeyDim; ++row)");
+    fs::write(&kernel, text).unwrap();
+    let output = fixture.sweep(&["ablate", "sweeps/pocketllm/gated_delta.toml", "--show", "rank1_update"]);
+    assert_exit(&output, 2);
+    let message = stderr(&output);
+    assert_eq!(message.trim_end().lines().count(), 1, "{message}");
+    assert!(
+        message.contains("gated_delta.toml:")
+            && message.contains("`ablation.sources[0].groups.rank1_update`")
+            && message.contains("matches no line"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -284,9 +303,7 @@ fn slices_sweep_runs_four_ranks_per_run_with_a_fresh_rendezvous_file_each() {
 #[test]
 fn gated_delta_ablation_in_place_restores_the_kernel_and_reads_the_matching_block() {
     let fixture = Fixture::new();
-    let sweep = fixture.derived_sweep("gated_delta", "gated_delta_fixture", |sweep| {
-        set(sweep, &["ablation", "templates"], fixture_templates());
-    });
+    let sweep = fixture.derived_sweep("gated_delta", "gated_delta_fixture", |_| {});
     let shipped = read_toml(&fixture.path().join(&sweep));
     assert_eq!(shipped["ablation"]["isolation"].as_str(), Some("in-place"), "the shipped default");
     let before = fixture.kernel();

@@ -295,3 +295,128 @@ fn torn_last_row_is_dropped_on_resume_and_its_bytes_kept() {
     assert_eq!(reps.len(), 2, "{reps:?}");
     assert_ne!(reps[0], reps[1], "the cut run ran again, the whole one did not");
 }
+
+/// Regression (issue 9): two `--resume` of one CSV wrote duplicate rows. The second is refused with
+/// one line naming the writer while the first completes the sweep.
+#[test]
+fn a_second_resume_of_a_csv_being_resumed_is_refused_and_no_run_is_recorded_twice() {
+    let workspace = fixture_workspace("20s");
+    let spec = fixture_sweep(&workspace, r#"["slow"]"#, 12, "marker-resume-twice-81c2");
+    let mut killed = spawn_until_rows(&workspace, &spec, 1);
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(killed.id() as i32), nix::sys::signal::Signal::SIGKILL).unwrap();
+    killed.wait().unwrap();
+    let csv = workspace.result_csv("fixture");
+    let before = csv_rows(&csv).len();
+    let first = Command::new(common::sweep_bin())
+        .args(["run", &spec, "--resume", csv.to_str().unwrap()])
+        .current_dir(workspace.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while csv_rows(&csv).len() == before {
+        assert!(std::time::Instant::now() < deadline, "the first resume never wrote a row");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let first_pid = first.id();
+    let second = sweep(workspace.path(), &["run", &spec, "--resume", csv.to_str().unwrap()]);
+    let first = first.wait_with_output().unwrap();
+    let err = stderr(&second);
+    assert_eq!(second.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("sweep pid {first_pid} is writing this CSV")), "{err}");
+    assert_eq!(err.lines().count(), 1, "not a one-line refusal: {err}");
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let mut reps: Vec<String> = csv_rows(&csv).iter().map(|row| row["rep"].clone()).collect();
+    assert_eq!(reps.len(), 12, "{reps:?}");
+    reps.sort();
+    reps.dedup();
+    assert_eq!(reps.len(), 12, "a run was recorded twice");
+}
+
+/// A reference-engine sweep whose one run lasts far longer than any test waits.
+fn endless_mpi_sweep(workspace: &Workspace, timeout: &str) -> String {
+    workspace.write_sweep(
+        "endless",
+        &format!(
+            r#"name = "endless"
+[engine]
+profile = "reference"
+timeout = "{timeout}"
+grace = "2s"
+[reps]
+count = 1
+[run]
+args = ["--preset", "small", "--new", "1000000"]
+[metrics]
+result = ["rows"]
+[analysis]
+primary = "rows"
+"#
+        ),
+    )
+}
+
+/// Regression (issue 9): OpenMPI puts ranks in their own process groups, so after a timeout, Ctrl-C
+/// or SIGTERM ranks were still alive when sweep exited. Sweep must not exit before they are gone.
+#[test]
+fn openmpi_ranks_are_gone_when_sweep_exits_after_a_timeout_or_a_signal() {
+    common::ensure_engine_built();
+    let workspace = Workspace::new();
+    let spec = endless_mpi_sweep(&workspace, "4s");
+    let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(csv_rows(&workspace.result_csv("endless"))[0]["status"], "timeout");
+    assert_eq!(common::processes_under(workspace.path()), Vec::<String>::new(), "ranks outlived the timeout");
+
+    for signal in [nix::sys::signal::Signal::SIGINT, nix::sys::signal::Signal::SIGTERM] {
+        let workspace = Workspace::new();
+        let spec = endless_mpi_sweep(&workspace, "120s");
+        let child = Command::new(common::sweep_bin())
+            .args(["run", &spec, "--no-build"])
+            .current_dir(workspace.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while common::processes_under(workspace.path()).iter().filter(|p| p.ends_with(" tp-engine")).count() < 2 {
+            assert!(std::time::Instant::now() < deadline, "the ranks never started");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(130), "{signal}: {}", stderr(&output));
+        assert_eq!(common::processes_under(workspace.path()), Vec::<String>::new(), "ranks outlived {signal}");
+    }
+}
+
+/// Regression (issue 9): a per-rank program's daemons (own session, not sweep's children) survived a
+/// SIGKILL of sweep indefinitely. Nothing can stop them at the kill itself; the next sweep kills
+/// everything a dead sweep left before it runs anything.
+#[test]
+fn daemons_a_sigkilled_sweep_left_are_killed_by_the_next_sweep() {
+    let workspace = fixture_workspace("20s");
+    let marker = "marker-daemon-4e1b";
+    let spec = fixture_sweep(&workspace, r#"["daemon"]"#, 1, marker);
+    let mut killed = Command::new(common::sweep_bin())
+        .args(["run", &spec])
+        .current_dir(workspace.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while leftover_processes(&format!("{marker}-daemon")).lines().count() < 2 {
+        assert!(std::time::Instant::now() < deadline, "the ranks never started their daemons");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(killed.id() as i32), nix::sys::signal::Signal::SIGKILL).unwrap();
+    killed.wait().unwrap();
+    // Not asserted that the daemons are still alive here, nor which sweep kills them: any other test's
+    // sweep starting now does, and would make such asserts flaky. Unkilled, they would live 60 s.
+    let next = fixture_sweep(&workspace, r#"["ok"]"#, 1, "marker-daemon-next");
+    let output = sweep(workspace.path(), &["run", &next]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(leftover_processes(marker), "", "the dead sweep's daemons outlived the next sweep's start");
+}

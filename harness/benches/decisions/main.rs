@@ -27,7 +27,8 @@ const DEFAULT_SWEEPS: usize = 20;
 const DEFAULT_NOISE: f64 = 0.01;
 /// A group is clear when its best beats every rival by more than this many times the per-run noise.
 const CLEAR_MARGIN_IN_NOISE: f64 = 3.0;
-const RACING_MAX_REPS: &str = "10";
+/// A race gets the budget of the fixed design it is measured against, (d): 5 rounds at most.
+const RACING_MAX_REPS: &str = "5";
 
 /// One way of running the slices grid.
 struct Scenario {
@@ -85,7 +86,7 @@ const SCENARIOS: [Scenario; 6] = [
     },
     Scenario {
         id: "e",
-        title: "racing: --until-decided --max-reps 10 (min 3)",
+        title: "racing: --until-decided --max-reps 5 (min 3), the budget of (d)",
         drift: "none",
         order: "interleaved",
         reps: 3,
@@ -95,12 +96,12 @@ const SCENARIOS: [Scenario; 6] = [
     },
     Scenario {
         id: "f",
-        title: "racing with [analysis] negligible = 0.01",
+        title: "racing with [analysis] negligible = 0.03 (3x the per-run noise)",
         drift: "none",
         order: "interleaved",
         reps: 3,
         racing: true,
-        negligible: Some(0.01),
+        negligible: Some(0.03),
         resolved_target: Some(0.95),
     },
 ];

@@ -134,5 +134,6 @@ pub(crate) fn fixture_slice_config() -> super::AnalysisConfig {
         rows_per_slice: None,
         alpha: 0.05,
         negligible: None,
+        looks: None,
     }
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use super::summary_stats::SummaryStats;
 use crate::record::Observation;
-use crate::spec::ParamValue;
+use crate::spec::{Param, ParamValue};
 
 /// Setting labels as recorded: (column, typed value) pairs in declaration order.
 pub type Labels = Vec<(String, ParamValue)>;
@@ -54,6 +54,22 @@ impl SettingSummary {
         SettingSummary { setting, runs: runs.len(), usable: usable.len(), metrics }
     }
 
+    /// Settings in declared grid order: by each param's position in its declared values (a value not
+    /// declared sorts after them by its text), params in label order; ties keep first-seen order.
+    pub fn sort_by_declaration(settings: &mut [SettingSummary], declared: &[Param]) {
+        if declared.is_empty() {
+            return;
+        }
+        let rank = |name: &str, value: &ParamValue| -> (usize, String) {
+            let position = declared
+                .iter()
+                .find(|param| param.name == name)
+                .and_then(|param| param.values.iter().position(|v| v == value));
+            (position.unwrap_or(usize::MAX), value.to_string())
+        };
+        settings.sort_by_cached_key(|s| s.setting.iter().map(|(name, value)| rank(name, value)).collect::<Vec<_>>());
+    }
+
     pub fn metric(&self, name: &str) -> Option<&SummaryStats> {
         self.metrics.get(name)
     }
@@ -99,6 +115,27 @@ mod tests {
         assert!(summaries.iter().all(|s| s.usable == 2));
         assert_eq!(summaries[1].value_of("mode"), Some(1.0));
         assert_eq!(summaries[2].value_of("mode"), None, "text is not a number");
+    }
+
+    /// Tables came out in shuffled run order (`1024, 512, 2048`).
+    #[test]
+    fn settings_sort_into_declared_grid_order() {
+        let runs: Vec<Observation> = [("1024", "2"), ("512", "8"), ("2048", "1"), ("512", "1")]
+            .iter()
+            .map(|(rows, slices)| fixture_observation(&[("rows", rows), ("slices", slices)], 1, &[("a", 1.0)]))
+            .collect();
+        let declared = |name: &str, values: &[i64]| Param {
+            name: name.to_string(),
+            values: values.iter().map(|v| ParamValue::Int(*v)).collect(),
+            is_list: true,
+        };
+        let mut summaries = SettingSummary::summarise(&runs);
+        SettingSummary::sort_by_declaration(
+            &mut summaries,
+            &[declared("rows", &[512, 1024, 2048]), declared("slices", &[8, 1, 2])],
+        );
+        let order: Vec<String> = summaries.iter().map(|s| format!("{}/{}", s.setting[0].1, s.setting[1].1)).collect();
+        assert_eq!(order, ["512/8", "512/1", "1024/2", "2048/1"]);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use super::failure_summary::FailureSummary;
 use super::setting_summary::SettingSummary;
 use super::verdicts::Verdicts;
 use crate::record::Observation;
-use crate::spec::AnalysisConfig;
+use crate::spec::{AnalysisConfig, Param};
 
 /// Everything `analyse_sweep` concludes about one sweep; plain data the report renders.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,9 +32,15 @@ pub struct SweepAnalysis {
 /// each group (`Verdicts::decide`: paired within rounds when `rounds_are_blocks`, i.e. the order was
 /// interleaved), the control metric's within-setting drift, equivalence of settings resolving to one
 /// code path, and failed runs with reasons. Only usable runs (ok, not warmup) enter statistics; every
-/// run counts towards failures.
-pub fn analyse_sweep(observations: &[Observation], config: &AnalysisConfig, rounds_are_blocks: bool) -> SweepAnalysis {
-    let settings = SettingSummary::summarise(observations);
+/// run counts towards failures. Settings are in `declared` grid order (first-seen without one).
+pub fn analyse_sweep(
+    observations: &[Observation],
+    config: &AnalysisConfig,
+    rounds_are_blocks: bool,
+    declared: &[Param],
+) -> SweepAnalysis {
+    let mut settings = SettingSummary::summarise(observations);
+    SettingSummary::sort_by_declaration(&mut settings, declared);
     let drift = config.control.as_deref().and_then(|control| DriftBound::of(observations, control));
     let verdicts = Verdicts::decide(observations, &settings, config, rounds_are_blocks);
     let equivalence = config
@@ -77,7 +83,7 @@ mod tests {
             rows_per_slice: Some(RowsPerSliceConfig { rows: "rows".into(), slices: "overlap_slices".into() }),
             ..fixture_slice_config()
         };
-        let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true);
+        let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true, &[]);
         assert_eq!(analysis.settings.len(), 7);
         assert_eq!(analysis.fit.as_ref().map(|fit| fit.n), Some(7));
         // Best: 512 rows -> slices=8 resolving to 1 (no split), 1024 -> 2 (512 rows each), 2048 -> 2 (1024).
@@ -100,8 +106,9 @@ mod tests {
             rows_per_slice: None,
             alpha: 0.05,
             negligible: None,
+            looks: None,
         };
-        let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true);
+        let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true, &[]);
         assert_eq!(analysis.verdicts.groups.len(), 1, "no grouping: one group of everything");
         assert!(analysis.drift.is_none() && analysis.equivalence.is_none());
     }
@@ -118,8 +125,9 @@ mod tests {
             rows_per_slice: None,
             alpha: 0.05,
             negligible: None,
+            looks: None,
         };
-        let analysis = analyse_sweep(&[], &config, true);
+        let analysis = analyse_sweep(&[], &config, true, &[]);
         assert!(analysis.settings.is_empty() && analysis.verdicts.groups.is_empty() && analysis.drift.is_none());
         assert_eq!(analysis.failures.runs, 0);
     }

@@ -19,7 +19,9 @@ use crate::spec::{AnalysisConfig, Direction};
 /// Every group's verdict and what they rest on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdicts {
+    /// The family-wise error rate; a race spends `alpha / looks` at each of its analyses.
     pub alpha: f64,
+    pub looks: u32,
     pub negligible: Option<f64>,
     pub scale: Scale,
     /// Rounds were compared as blocks (interleaved order).
@@ -88,6 +90,7 @@ impl Verdicts {
             .collect();
         Verdicts {
             alpha: config.alpha,
+            looks: config.looks.unwrap_or(1),
             negligible: config.negligible,
             scale: adjusted.scale,
             paired: rounds_are_blocks,
@@ -133,9 +136,11 @@ impl Judge<'_> {
         best_mean: f64,
     ) -> Rival {
         let losing_side = comparison.is_some_and(|c| self.config.direction.is_better(0.0, c.estimate));
-        let beaten = losing_side && p_adjusted.is_some_and(|p| p < self.config.alpha);
+        let beaten = losing_side && p_adjusted.is_some_and(|p| p < self.config.alpha_per_look());
         let equivalent = match (comparison, self.config.negligible) {
-            (Some(c), Some(share)) => c.is_within(self.adjusted.scale.margin(share, best_mean), self.config.alpha),
+            (Some(c), Some(share)) => {
+                c.is_within(self.adjusted.scale.margin(share, best_mean), self.config.alpha_per_look())
+            }
             _ => false,
         };
         let ratio = comparison.map(|c| self.adjusted.ratio(&c, best_mean));

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::build_key::BuildKey;
 use super::error::BuildError;
 use crate::atomic_file::write_atomic;
-use crate::variants::{materialize_copy, RenderedFile};
+use crate::variants::{materialize_copy, stop_orphaned_build, RenderedFile};
 
 const STAMP: &str = "complete";
 
@@ -58,6 +58,8 @@ impl BuildCache {
         }
         let entry = self.entry(key);
         if entry.dir.exists() {
+            // A build of this entry killed with sweep may still have compilers writing into it.
+            stop_orphaned_build(&entry.dir)?;
             fs::remove_dir_all(&entry.dir).map_err(BuildError::io("remove the partial cache entry", &entry.dir))?;
         }
         materialize_copy(tree, &entry.tree, files, exclude)?;
@@ -103,5 +105,17 @@ mod tests {
         fs::write(entry.build.join("half.o"), "junk").unwrap();
         let again = cache.prepare(&key, engine.path(), &[], &[]).unwrap();
         assert!(!again.build.join("half.o").exists());
+    }
+
+    #[test]
+    fn preparing_a_partial_entry_again_first_stops_the_build_left_running_in_it() {
+        let engine = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let cache = BuildCache::new(root.path());
+        let key = BuildKey::new(&[], &[], "tc", "src");
+        let entry = cache.prepare(&key, engine.path(), &[], &[]).unwrap();
+        let build = crate::variants::left_running_build(&entry.dir);
+        cache.prepare(&key, engine.path(), &[], &[]).unwrap();
+        assert!(!build.join().unwrap().success(), "the orphaned build was not stopped");
     }
 }

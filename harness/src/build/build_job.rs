@@ -4,11 +4,13 @@ use std::collections::VecDeque;
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::Duration;
+
+use nix::unistd::Pid;
 
 use super::build_key::BuildKey;
 use super::error::BuildError;
+use crate::launch::{self, BaseEnv, Limits, RankCommand, StopReason};
 
 /// Lines of the log shown when a build fails: enough for the compiler's first error and its context.
 const TAIL_LINES: usize = 20;
@@ -32,36 +34,53 @@ pub struct BuildOutcome {
     pub seconds: f64,
 }
 
+/// Between SIGTERM and SIGKILL for a build: make passes SIGTERM on to its compilers.
+const BUILD_GRACE: Duration = Duration::from_secs(5);
+
 /// Runs the job's argv with stdout and stderr both in `log`; a non-zero exit is `Failed` with the log's tail.
 pub fn run_build(job: &BuildJob, log: &Path) -> Result<BuildOutcome, BuildError> {
-    let (program, args) =
-        job.argv.split_first().ok_or_else(|| BuildError::EmptyCommand { variant: job.variant.clone() })?;
+    run_build_recorded(job, log, &mut |_| Ok(()))
+}
+
+/// `run_build` through the executor (own process group, no timeout, stopped by a signal as
+/// `Interrupted`), telling `on_group` the build's process group before anything runs in it.
+pub fn run_build_recorded(
+    job: &BuildJob,
+    log: &Path,
+    on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
+) -> Result<BuildOutcome, BuildError> {
+    if job.argv.is_empty() {
+        return Err(BuildError::EmptyCommand { variant: job.variant.clone() });
+    }
     fs::create_dir_all(&job.build_dir).map_err(BuildError::io("create", &job.build_dir))?;
     if let Some(parent) = log.parent() {
         fs::create_dir_all(parent).map_err(BuildError::io("create", parent))?;
     }
-    let stdout = File::create(log).map_err(BuildError::io("create", log))?;
-    let stderr = stdout.try_clone().map_err(BuildError::io("reopen", log))?;
-    let started = Instant::now();
-    let status = Command::new(program)
-        .args(args)
-        .current_dir(&job.tree)
-        .envs(job.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(stderr)
-        .status()
-        .map_err(|source| BuildError::Spawn { variant: job.variant.clone(), program: program.clone(), source })?;
-    let seconds = started.elapsed().as_secs_f64();
-    if status.success() {
-        return Ok(BuildOutcome { seconds });
+    let command = RankCommand { rank: None, argv: job.argv.clone(), env: job.env.clone(), log: log.to_path_buf() };
+    let limits = Limits { timeout: Limits::NO_TIMEOUT, grace: BUILD_GRACE };
+    let execution = launch::execute_with(&[command], &job.tree, &BaseEnv::Inherit, limits, on_group);
+    let variant = job.variant.clone();
+    match execution.reason {
+        StopReason::Succeeded => Ok(BuildOutcome { seconds: execution.duration.as_secs_f64() }),
+        StopReason::Interrupted { signal } => Err(BuildError::Interrupted { variant, signal }),
+        StopReason::SpawnFailed { program, error } => Err(BuildError::Spawn { variant, program, error }),
+        reason => Err(BuildError::Failed {
+            variant,
+            status: build_status(&reason),
+            first_error: super::first_error_line(log),
+            log: log.to_path_buf(),
+            tail: log_tail(log)?,
+        }),
     }
-    Err(BuildError::Failed {
-        variant: job.variant.clone(),
-        status: status.to_string(),
-        log: log.to_path_buf(),
-        tail: log_tail(log)?,
-    })
+}
+
+/// `exit status: 2` for a compiler error, else the executor's sentence.
+fn build_status(reason: &StopReason) -> String {
+    match reason {
+        StopReason::Failed { code, .. } => format!("exit status: {code}"),
+        StopReason::Signalled { signal, .. } => format!("killed by signal {signal}"),
+        reason => reason.to_string(),
+    }
 }
 
 /// The last `TAIL_LINES` lines of the log, where the compiler's error is.

@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use super::build_cache::BuildCache;
-use super::build_job::{run_build, BuildJob};
+use super::build_job::{run_build_recorded, BuildJob};
 use super::build_key::BuildKey;
 use super::error::BuildError;
+use crate::variants::{clear_build_group, record_build_group};
 
 /// What happened to one variant's build.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +29,8 @@ pub enum BuildStatus {
     Failed {
         error: String,
     },
+    /// A signal asked sweep to stop before or while it built: not a broken variant.
+    Interrupted,
 }
 
 /// Builds every job whose key is not cached, `parallelism` at a time (0 = available cores); a failure does
@@ -56,6 +59,7 @@ pub fn build_all(
             None => {
                 let status = match &built[&first_of_key[&job.key]] {
                     BuildStatus::Failed { error } => BuildStatus::Failed { error: error.clone() },
+                    BuildStatus::Interrupted => BuildStatus::Interrupted,
                     _ => BuildStatus::Cached,
                 };
                 let duplicate = report(job, status);
@@ -70,10 +74,19 @@ fn build_one(job: &BuildJob, cache: &BuildCache) -> BuildStatus {
     if cache.lookup(&job.key).is_some() {
         return BuildStatus::Cached;
     }
-    let built =
-        run_build(job, &cache.entry(&job.key).log).and_then(|outcome| cache.mark_complete(&job.key).map(|()| outcome));
+    // Recorded in the entry so that, after a SIGKILL of sweep, preparing the entry again first stops
+    // compilers still writing into it.
+    let entry = cache.entry(&job.key);
+    let built = run_build_recorded(job, &entry.log, &mut |group| {
+        record_build_group(&entry.dir, group.as_raw()).map_err(std::io::Error::other)
+    })
+    .and_then(|outcome| cache.mark_complete(&job.key).map(|()| outcome));
+    if let Err(error) = clear_build_group(&entry.dir) {
+        return BuildStatus::Failed { error: error.to_string() };
+    }
     match built {
         Ok(outcome) => BuildStatus::Built { seconds: outcome.seconds },
+        Err(BuildError::Interrupted { .. }) => BuildStatus::Interrupted,
         Err(error) => BuildStatus::Failed { error: error.to_string() },
     }
 }

@@ -7,17 +7,22 @@ use crate::variants::VariantError;
 /// Why a variant did not build; each names the variant or the file involved.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
-    #[error("{path}: could not {action}: {source}")]
-    Io { action: &'static str, path: PathBuf, source: std::io::Error },
+    // Not a `source`: the message already says it, and `{:#}` would print it twice.
+    #[error("{path}: could not {action}: {error}")]
+    Io { action: &'static str, path: PathBuf, error: std::io::Error },
 
     #[error("variant {variant}: the build command is empty")]
     EmptyCommand { variant: String },
 
-    #[error("variant {variant}: could not start `{program}`: {source}")]
-    Spawn { variant: String, program: String, source: std::io::Error },
+    #[error("variant {variant}: could not start `{program}`: {error}")]
+    Spawn { variant: String, program: String, error: String },
 
-    #[error("variant {variant}: the build failed ({status}), see {log}; last lines:\n{tail}")]
-    Failed { variant: String, status: String, log: PathBuf, tail: String },
+    #[error("variant {variant}: the build was interrupted by signal {signal}")]
+    Interrupted { variant: String, signal: i32 },
+
+    /// The first line of the message is the whole report: the compiler's first error and the log.
+    #[error("variant {variant}: the build failed ({status}): {first_error} (log: {log})\nlast lines:\n{tail}")]
+    Failed { variant: String, status: String, first_error: String, log: PathBuf, tail: String },
 
     #[error("could not start the build thread pool: {0}")]
     Pool(String),
@@ -30,6 +35,6 @@ impl BuildError {
     /// Builds a closure for `map_err` that tags an io error with what was being done to which file.
     pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
         let path = path.into();
-        move |source| BuildError::Io { action, path, source }
+        move |error| BuildError::Io { action, path, error }
     }
 }

@@ -304,3 +304,53 @@ mod tests {
         assert!(!compare(&strip(a), &strip(b), &config()).has_significant_regression());
     }
 }
+
+#[cfg(test)]
+mod family_wise {
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::analyse::fixtures::fixture_observation;
+    use crate::analyse::Direction;
+
+    /// One A/A side: 50 settings x 3 reps of the same truth with 1% lognormal noise, decode as control.
+    fn side(rng: &mut ChaCha8Rng) -> Vec<Observation> {
+        let mut normal = || -> f64 {
+            let (u, v): (f64, f64) = (rng.random::<f64>().max(1e-300), rng.random());
+            (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+        };
+        let mut runs = Vec::new();
+        for rep in 1..=3u32 {
+            for setting in 0..50 {
+                let value = (1000.0 + 5.0 * f64::from(setting)) * (0.01 * normal()).exp();
+                let control = 10.0 * (0.01 * normal()).exp();
+                let label = setting.to_string();
+                runs.push(fixture_observation(&[("k", &label)], rep, &[("tps", value), ("decode", control)]));
+            }
+        }
+        runs
+    }
+
+    /// Without Holm, 10% of A/A pairs flagged something, growing with the grid; with it, at most alpha.
+    #[test]
+    fn a_a_comparisons_of_50_settings_flag_anything_in_at_most_alpha_of_trials() {
+        let config = CompareConfig {
+            metric: "tps".into(),
+            direction: Direction::Higher,
+            threshold: 0.0,
+            alpha: 0.05,
+            control: Some("decode".into()),
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let trials = 300;
+        let flagged = (0..trials)
+            .filter(|_| {
+                let (a, b) = (side(&mut rng), side(&mut rng));
+                compare(&a, &b, &config).settings.iter().any(|s| s.verdict != Verdict::NoSignificantChange)
+            })
+            .count();
+        // Binomial(300, 0.05): mean 15, sd 3.8.
+        assert!(flagged <= 26, "{flagged} of {trials} A/A trials flagged a setting");
+    }
+}

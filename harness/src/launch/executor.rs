@@ -1,18 +1,24 @@
-//! Starts a run's processes, each in its own process group, and waits for them without polling:
-//! one waiter thread per process and one channel; timeout, a failing rank or a signal terminate
-//! every group (SIGTERM, grace period, SIGKILL) so no process outlives its run.
+//! Starts a run's processes (and every other child of sweep: builds, version probes, the setup
+//! script), each in its own process group, and waits for them without polling: one waiter thread
+//! per process and one channel; timeout, a failing rank or a signal terminate every group and every
+//! descendant (SIGTERM, grace period, SIGKILL) so no process outlives its run.
 
 use std::fs::File;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant, SystemTime};
 
-use nix::sys::signal::{killpg, Signal};
+use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
 
+use super::group_gate::GroupGate;
+use super::leftovers::{owner, OWNER_VAR};
 use super::rank_command::RankCommand;
+use super::reaper::{self, Reaper};
+use super::signal_subscription::Subscription;
+use super::signal_watch;
 use super::stop_reason::StopReason;
 
 /// What reaches the executor while a run is in flight.
@@ -25,11 +31,15 @@ pub enum Event {
 /// Time limits of one run.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
+    /// `NO_TIMEOUT` (or anything too long to add to the clock) means none.
     pub timeout: Duration,
     /// Between SIGTERM and SIGKILL.
     pub grace: Duration,
 }
 
+impl Limits {
+    pub const NO_TIMEOUT: Duration = Duration::MAX;
+}
 /// How a run went, as the recorder needs it.
 #[derive(Debug, Clone)]
 pub struct Execution {
@@ -57,52 +67,43 @@ impl BaseEnv {
     }
 }
 
-/// Runs `commands` in `cwd` to completion or until they must be stopped.
-///
-/// `events` is the sweep-wide channel: `sender` feeds it from waiter threads, and the signal watch
-/// holds another sender. Every waiter has reported before this returns, so no event of this run is
-/// left behind for the next one.
-pub fn execute(
-    commands: &[RankCommand],
-    cwd: &Path,
-    base_env: &BaseEnv,
-    limits: Limits,
-    sender: &Sender<Event>,
-    events: &Receiver<Event>,
-) -> Execution {
-    execute_with(commands, cwd, base_env, limits, (sender, events), &mut |_| {})
+/// Runs `commands` in `cwd` to completion or until they must be stopped. A signal received before
+/// the call starts nothing.
+pub fn execute(commands: &[RankCommand], cwd: &Path, base_env: &BaseEnv, limits: Limits) -> Execution {
+    execute_with(commands, cwd, base_env, limits, &mut |_| Ok(()))
 }
 
-/// `execute`, telling `on_spawn` each new process group as it starts (an in-place build records its
-/// group so a later recovery can stop it).
+/// `execute`, telling `on_group` each new process group before anything runs in it (an in-place
+/// build records its group so a recovery after a SIGKILL of sweep can stop it). If `on_group`
+/// fails, that command never starts.
 pub fn execute_with(
     commands: &[RankCommand],
     cwd: &Path,
     base_env: &BaseEnv,
     limits: Limits,
-    (sender, events): (&Sender<Event>, &Receiver<Event>),
-    on_spawn: &mut dyn FnMut(Pid),
+    on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
 ) -> Execution {
     let started = SystemTime::now();
     let clock = Instant::now();
-    let mut groups: Vec<Option<Pid>> = Vec::new();
+    let (sender, events) = channel();
+    let _signals = Subscription::new(sender.clone());
+    let mut run =
+        RunningGroups { members: Vec::new(), seen_below: Vec::new(), rank_of: rank_of(commands), events: &events };
+    if let Some(signal) = signal_watch::received() {
+        return Execution { reason: StopReason::Interrupted { signal }, started, duration: clock.elapsed() };
+    }
     for (index, command) in commands.iter().enumerate() {
-        match spawn(command, cwd, base_env, index, sender) {
-            Ok(pid) => {
-                on_spawn(pid);
-                groups.push(Some(pid));
-            }
+        match spawn(command, cwd, base_env, (index, &sender), on_group) {
+            Ok(member) => run.members.push(Some(member)),
             Err(error) => {
                 let program = command.argv.first().cloned().unwrap_or_default();
                 let reason = StopReason::SpawnFailed { program, error: error.to_string() };
-                let mut run = RunningGroups { groups, rank_of: rank_of(commands), events };
                 run.terminate(limits.grace);
                 return Execution { reason, started, duration: clock.elapsed() };
             }
         }
     }
-    let mut run = RunningGroups { groups, rank_of: rank_of(commands), events };
-    let reason = run.wait(clock + limits.timeout, limits.grace, clock);
+    let reason = run.wait(clock.checked_add(limits.timeout), limits.grace, clock);
     Execution { reason, started, duration: clock.elapsed() }
 }
 
@@ -110,14 +111,27 @@ fn rank_of(commands: &[RankCommand]) -> Vec<Option<u32>> {
     commands.iter().map(|command| command.rank).collect()
 }
 
-/// Starts one process as the leader of a new process group, with a thread that reports its exit.
+/// `now + wait`, or a day from now when `wait` is too long to add to the clock.
+fn later(now: Instant, wait: Duration) -> Instant {
+    now.checked_add(wait).unwrap_or_else(|| now + Duration::from_secs(86_400))
+}
+
+/// One started process and the process group it runs in.
+#[derive(Debug, Clone, Copy)]
+struct Member {
+    pid: Pid,
+    group: Pid,
+}
+
+/// Starts one process in a new process group (recorded through `on_group` before the process runs),
+/// with a thread that reports its exit.
 fn spawn(
     command: &RankCommand,
     cwd: &Path,
     base_env: &BaseEnv,
-    index: usize,
-    sender: &Sender<Event>,
-) -> std::io::Result<Pid> {
+    (index, sender): (usize, &Sender<Event>),
+    on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
+) -> std::io::Result<Member> {
     let Some((program, args)) = command.argv.split_first() else {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command"));
     };
@@ -128,7 +142,11 @@ fn spawn(
         process.env_clear().envs(vars.iter().map(|(k, v)| (k, v)));
     }
     process.envs(command.env.iter().map(|(k, v)| (k, v)));
-    process.process_group(0);
+    // Inherited by everything the process starts: the next sweep can find what a SIGKILL left behind.
+    process.env(OWNER_VAR, owner());
+    let gate = GroupGate::open()?;
+    on_group(gate.group())?;
+    process.process_group(gate.group().as_raw());
     // If sweep itself is SIGKILLed, its direct children go too rather than run on unsupervised and
     // perturb whatever is measured next. (The death signal follows the spawning thread; this one
     // outlives every run.)
@@ -136,68 +154,62 @@ fn spawn(
     unsafe {
         process.pre_exec(|| nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from));
     }
-    let mut child = process.spawn()?;
-    let pid = Pid::from_raw(child.id() as i32);
+    let mut child = Reaper::lock().spawn(&mut process)?;
+    let member = Member { pid: Pid::from_raw(child.id() as i32), group: gate.group() };
+    drop(gate);
     let sender = sender.clone();
     std::thread::spawn(move || {
         let status = child.wait();
+        reaper::forget(member.pid);
         let _ = sender.send(Event::Exited { index, status });
     });
-    Ok(pid)
+    Ok(member)
 }
 
-/// How long the last members of a killed group may take to disappear.
-const GONE_WAIT: Duration = Duration::from_secs(5);
-
-/// Returns once no process is left in any of `groups`, so a run is over only when all of it is: the
-/// next run never shares the machine with the previous one's stragglers. The run is finished, so a
-/// short sleep loop here perturbs no measurement; a group normally is empty at the first check.
-fn wait_until_gone(groups: &[Pid]) {
-    let deadline = Instant::now() + GONE_WAIT;
-    for &group in groups {
-        while killpg(group, None) != Err(nix::errno::Errno::ESRCH) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-}
-
-/// The process groups of one run; `None` once a group's leader has been reaped.
+/// The processes of one run; `None` once a member has been reaped.
 struct RunningGroups<'a> {
-    groups: Vec<Option<Pid>>,
+    members: Vec<Option<Member>>,
+    /// Processes found below the members when they were signalled, wherever they went since.
+    seen_below: Vec<Pid>,
     rank_of: Vec<Option<u32>>,
     events: &'a Receiver<Event>,
 }
 
 impl RunningGroups<'_> {
     fn alive(&self) -> usize {
-        self.groups.iter().filter(|group| group.is_some()).count()
+        self.members.iter().filter(|member| member.is_some()).count()
     }
 
-    /// Waits for every leader; the first failure, the deadline or a signal stops the rest.
-    fn wait(&mut self, deadline: Instant, grace: Duration, clock: Instant) -> StopReason {
+    /// Waits for every member; the first failure, the deadline or a signal stops the rest. Returns
+    /// once nothing of the run is left: not in its groups, not below its processes, not re-parented.
+    fn wait(&mut self, deadline: Option<Instant>, grace: Duration, clock: Instant) -> StopReason {
         let mut reason: Option<StopReason> = None;
         let mut kill_at: Option<Instant> = None;
-        let all_groups: Vec<Pid> = self.groups.iter().flatten().copied().collect();
+        let all_groups: Vec<Pid> = self.members.iter().flatten().map(|member| member.group).collect();
         while self.alive() > 0 {
             let now = Instant::now();
-            let wake_at = kill_at.unwrap_or(deadline);
-            if now >= wake_at {
+            let wake_at = kill_at.or(deadline);
+            if wake_at.is_some_and(|at| now >= at) {
                 match kill_at {
                     None => {
                         reason = Some(StopReason::TimedOut { after_seconds: clock.elapsed().as_secs_f64() });
                         self.signal_all(Signal::SIGTERM);
-                        kill_at = Some(now + grace);
+                        kill_at = Some(later(now, grace));
                     }
                     Some(_) => {
                         self.signal_all(Signal::SIGKILL);
-                        kill_at = Some(now + Duration::from_secs(3600));
+                        kill_at = Some(later(now, Duration::from_secs(3600)));
                     }
                 }
                 continue;
             }
-            let stop = match self.events.recv_timeout(wake_at - now) {
+            let event = match wake_at {
+                Some(at) => self.events.recv_timeout(at - now),
+                None => self.events.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            let stop = match event {
                 Ok(Event::Exited { index, status }) => {
-                    self.groups[index] = None;
+                    self.members[index] = None;
                     self.failure(index, status)
                 }
                 Ok(Event::Signal(signal)) => Some(StopReason::Interrupted { signal }),
@@ -207,14 +219,12 @@ impl RunningGroups<'_> {
             if let (Some(stop), None) = (stop, &reason) {
                 reason = Some(stop);
                 self.signal_all(Signal::SIGTERM);
-                kill_at = Some(Instant::now() + grace);
+                kill_at = Some(later(Instant::now(), grace));
             }
         }
-        // A leader may have left children in its group (mpirun's daemons, a compiler under make).
-        for &group in &all_groups {
-            let _ = killpg(group, Signal::SIGKILL);
-        }
-        wait_until_gone(&all_groups);
+        // A member may have left processes behind: in its group (a compiler under make), or
+        // re-parented to sweep (ranks whose mpirun is gone).
+        reaper::kill_leftovers(&all_groups, &self.seen_below);
         reason.unwrap_or(StopReason::Succeeded)
     }
 
@@ -230,10 +240,17 @@ impl RunningGroups<'_> {
         }
     }
 
-    fn signal_all(&self, signal: Signal) {
-        for group in self.groups.iter().flatten() {
-            let _ = killpg(*group, signal);
+    /// Every group of the run, and every process below its members wherever it went.
+    fn signal_all(&mut self, signal: Signal) {
+        let live: Vec<Member> = self.members.iter().flatten().copied().collect();
+        let below = reaper::descendants_and_strays(&live.iter().map(|member| member.pid).collect::<Vec<_>>());
+        for member in &live {
+            let _ = killpg(member.group, signal);
         }
+        for &pid in &below {
+            let _ = kill(pid, signal);
+        }
+        self.seen_below.extend(below);
     }
 
     /// Used when a later rank cannot start: stop those already running, then reap them.
@@ -243,14 +260,13 @@ impl RunningGroups<'_> {
         }
         let now = Instant::now();
         self.signal_all(Signal::SIGTERM);
-        let _ = self.wait(now, grace, now);
+        let _ = self.wait(Some(now), grace, now);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::mpsc::channel;
 
     fn sh(script: &str, log: &Path) -> RankCommand {
         RankCommand {
@@ -262,9 +278,8 @@ mod tests {
     }
 
     fn run(commands: &[RankCommand], timeout_ms: u64) -> Execution {
-        let (sender, events) = channel();
         let limits = Limits { timeout: Duration::from_millis(timeout_ms), grace: Duration::from_millis(300) };
-        execute(commands, Path::new("/"), &BaseEnv::Inherit, limits, &sender, &events)
+        execute(commands, Path::new("/"), &BaseEnv::Inherit, limits)
     }
 
     #[test]
@@ -294,6 +309,33 @@ mod tests {
         let execution = run(&[sh("trap '' TERM; sleep 30", &dir.path().join("0.log"))], 200);
         assert!(matches!(execution.reason, StopReason::TimedOut { .. }), "{:?}", execution.reason);
         assert!(execution.duration < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_descendant_in_its_own_session_is_killed_with_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let script = format!("setsid sleep 30 & echo $! > {}; wait", pid_file.display());
+        let execution = run(&[sh(&script, &dir.path().join("0.log"))], 500);
+        assert!(matches!(execution.reason, StopReason::TimedOut { .. }), "{:?}", execution.reason);
+        let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        assert!(state.is_empty() || state.contains(") Z "), "the setsid'd sleep outlived its run: {state}");
+    }
+
+    #[test]
+    fn the_group_is_reported_before_the_command_runs_and_no_timeout_means_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let record = dir.path().join("group");
+        let command = sh(&format!("ps -o pgid= -p $$ > {}.seen", record.display()), &dir.path().join("0.log"));
+        let limits = Limits { timeout: Limits::NO_TIMEOUT, grace: Duration::MAX };
+        let execution = execute_with(&[command], Path::new("/"), &BaseEnv::Inherit, limits, &mut |group| {
+            assert!(!record.with_extension("seen").exists(), "the command ran before its group was reported");
+            std::fs::write(&record, group.to_string())
+        });
+        assert_eq!(execution.reason, StopReason::Succeeded);
+        let seen = std::fs::read_to_string(record.with_extension("seen")).unwrap();
+        assert_eq!(seen.trim(), std::fs::read_to_string(&record).unwrap());
     }
 
     #[test]

@@ -1,24 +1,33 @@
-//! Starts the ranks of one run and stops them: process groups, timeouts, signals, no orphans; submits
-//! Slurm batch jobs the same way.
+//! Starts every child process of sweep and stops it: process groups recorded before anything runs in
+//! them, timeouts, signals, re-parented descendants found and killed, no orphans; Slurm batch scripts
+//! and their submission (`sbatch` is one more child).
 
 mod array_job;
+mod captured;
 mod executor;
+mod group_gate;
+mod leftovers;
+mod process_tree;
 mod rank_command;
+mod reaper;
 mod run_commands;
 mod run_events;
 mod run_status;
 mod sbatch;
+mod signal_subscription;
 mod signal_watch;
 mod slurm_error;
 mod stop_reason;
 
 pub use array_job::ArrayJob;
+pub use captured::Captured;
 pub use executor::{execute, execute_with, BaseEnv, Event, Execution, Limits};
+pub use leftovers::{kill_leftovers_of_dead_sweeps, kill_sweep_group, OWNER_VAR};
 pub use rank_command::RankCommand;
 pub use run_commands::{log_path, program_path, run_commands, run_context, RunSite};
 pub use run_events::RunEvents;
 pub use run_status::{RunStatus, UnknownRunStatus};
 pub use sbatch::sbatch;
-pub use signal_watch::SignalWatch;
+pub use signal_watch::{received as signal_received, SignalWatch, TERMINATING_SIGNALS};
 pub use slurm_error::SlurmError;
 pub use stop_reason::StopReason;

@@ -1,21 +1,25 @@
-//! The one channel a sweep's executor waits on: process exits from waiter threads and signals.
+//! What a sweep invocation sets up once, before its first child starts: the signal watch, sweep as
+//! the subreaper of every process it starts (so re-parented descendants can be found and killed), and
+//! a clean machine (processes a SIGKILLed sweep left behind are killed first).
 
-use std::sync::mpsc::{channel, Receiver, Sender};
-
-use super::executor::Event;
+use super::leftovers::kill_leftovers_of_dead_sweeps;
+use super::reaper;
 use super::signal_watch::SignalWatch;
 
 /// Created once per `sweep` invocation, before the first child starts.
 pub struct RunEvents {
-    pub sender: Sender<Event>,
-    pub receiver: Receiver<Event>,
     pub signals: SignalWatch,
 }
 
 impl RunEvents {
     pub fn install() -> std::io::Result<RunEvents> {
-        let (sender, receiver) = channel();
-        let signals = SignalWatch::install(sender.clone())?;
-        Ok(RunEvents { sender, receiver, signals })
+        reaper::become_subreaper()?;
+        let signals = SignalWatch::install()?;
+        let killed = kill_leftovers_of_dead_sweeps();
+        if !killed.is_empty() {
+            let pids: Vec<String> = killed.iter().map(|pid| pid.to_string()).collect();
+            eprintln!("killed {} process(es) a killed sweep left running: pid {}", killed.len(), pids.join(", "));
+        }
+        Ok(RunEvents { signals })
     }
 }

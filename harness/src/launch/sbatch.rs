@@ -3,32 +3,38 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::executor::{execute, BaseEnv, Limits};
-use super::rank_command::RankCommand;
-use super::run_events::RunEvents;
+use super::captured::Captured;
+use super::leftovers::OWNER_VAR;
 use super::slurm_error::SlurmError;
-use super::stop_reason::StopReason;
 
 /// sbatch only talks to slurmctld; a controller that does not answer within this is down.
-const SBATCH_LIMITS: Limits = Limits { timeout: Duration::from_secs(120), grace: Duration::from_secs(2) };
+const SBATCH_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Submits `script` and returns the job id; sbatch's output goes to `log`.
-pub fn sbatch(script: &Path, log: &Path, events: &RunEvents) -> Result<String, SlurmError> {
-    let command = RankCommand {
-        rank: None,
-        argv: vec!["sbatch".into(), "--parsable".into(), script.display().to_string()],
-        env: Vec::new(),
-        log: log.to_path_buf(),
-    };
-    let cwd = script.parent().unwrap_or(Path::new("."));
-    let execution = execute(&[command], cwd, &BaseEnv::Inherit, SBATCH_LIMITS, &events.sender, &events.receiver);
-    let output = std::fs::read_to_string(log).map_err(|error| SlurmError::Io { path: log.to_path_buf(), error })?;
-    let said = output.trim().replace('\n', " ");
-    match execution.reason {
-        StopReason::Succeeded => {
-            parsable_job_id(&output).ok_or(SlurmError::Submit { reason: "printed no job id".into(), output: said })
-        }
-        reason => Err(SlurmError::Submit { reason: reason.to_string(), output: said }),
+/// Submits `script` and returns the job id. The job gets our environment, as `sbatch` gives by default,
+/// except `SWEEP_OWNER`: a job carrying the mark of this (by then ended) sweep would be taken for its
+/// leftovers and killed by the first `sweep run` of the job itself.
+pub fn sbatch(script: &Path) -> Result<String, SlurmError> {
+    let names = std::env::vars_os().filter_map(|(name, _)| name.into_string().ok());
+    let export = format!("--export={}", exported(names));
+    let argv = ["sbatch".to_string(), "--parsable".to_string(), export, script.display().to_string()];
+    let captured = Captured::run(&argv, script.parent().unwrap_or(Path::new(".")), &[], SBATCH_TIMEOUT);
+    let said = captured.output.trim().replace('\n', " ");
+    match captured.failure() {
+        None => parsable_job_id(&captured.output)
+            .ok_or(SlurmError::Submit { reason: "printed no job id".into(), output: said }),
+        Some(reason) => Err(SlurmError::Submit { reason, output: said }),
+    }
+}
+
+/// The `--export` list: every variable name sbatch can take (it splits on commas), but `SWEEP_OWNER`;
+/// `NONE` when that leaves nothing.
+fn exported(names: impl Iterator<Item = String>) -> String {
+    let names: Vec<String> =
+        names.filter(|name| name != OWNER_VAR && !name.is_empty() && !name.contains([',', '='])).collect();
+    if names.is_empty() {
+        "NONE".to_string()
+    } else {
+        names.join(",")
     }
 }
 
@@ -42,6 +48,13 @@ fn parsable_job_id(output: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_job_gets_every_variable_but_the_sweep_owner_mark() {
+        let names = ["PATH", OWNER_VAR, "ASCEND_HOME", "odd,name"].map(String::from);
+        assert_eq!(exported(names.into_iter()), "PATH,ASCEND_HOME");
+        assert_eq!(exported([OWNER_VAR.to_string()].into_iter()), "NONE");
+    }
 
     #[test]
     fn the_job_id_is_read_from_the_last_line_with_or_without_a_cluster() {

@@ -1,48 +1,55 @@
-//! Turns SIGINT, SIGTERM and SIGHUP into events on the executor's channel, so an in-flight run is
-//! stopped promptly without the executor polling a flag.
+//! Turns every terminating signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM) into an
+//! event on the channel of each execution in flight, so a run or build is stopped promptly without
+//! the executor polling a flag, and an in-place ablation always gets to restore its tree.
 
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::mpsc::Sender;
-use std::sync::Arc;
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::consts::{SIGALRM, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
 use signal_hook::iterator::{Handle, Signals};
 
-use super::executor::Event;
+use super::signal_subscription::broadcast;
+
+/// Signals whose default action would end sweep without restoring or killing anything.
+pub const TERMINATING_SIGNALS: [i32; 7] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM];
+
+/// The first signal received (0: none). Process-wide, like signals themselves.
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
 
 /// Installed once per `sweep` invocation; uninstalls its thread when dropped.
 pub struct SignalWatch {
-    received: Arc<AtomicI32>,
     handle: Handle,
 }
 
 impl SignalWatch {
-    pub fn install(events: Sender<Event>) -> std::io::Result<SignalWatch> {
-        let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    pub fn install() -> std::io::Result<SignalWatch> {
+        let mut signals = Signals::new(TERMINATING_SIGNALS)?;
         let handle = signals.handle();
-        let received = Arc::new(AtomicI32::new(0));
-        let flag = Arc::clone(&received);
         std::thread::spawn(move || {
             for signal in signals.forever() {
-                flag.store(signal, Ordering::SeqCst);
-                // The receiver is gone only when the sweep is over; nothing left to stop then.
-                let _ = events.send(Event::Signal(signal));
+                // The flag first: an execution subscribing now either sees it or gets the event.
+                let _ = RECEIVED.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
+                broadcast(signal);
             }
         });
-        Ok(SignalWatch { received, handle })
+        Ok(SignalWatch { handle })
     }
 
-    /// The signal that asked us to stop, if one did: no new run may start after it.
+    /// The signal that asked us to stop, if one did: no new run or build may start after it.
     pub fn received(&self) -> Option<i32> {
-        match self.received.load(Ordering::SeqCst) {
-            0 => None,
-            signal => Some(signal),
-        }
+        received()
     }
 }
 
 impl Drop for SignalWatch {
     fn drop(&mut self) {
         self.handle.close();
+    }
+}
+
+/// The signal that asked sweep to stop, if one did (`None` also when no watch is installed).
+pub fn received() -> Option<i32> {
+    match RECEIVED.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
     }
 }

@@ -28,4 +28,4 @@ pub use result_table::ResultTable;
 pub use result_writer::{ResultWriter, RunRow};
 pub use run_key::RunKey;
 pub use sidecar::{Sidecar, SIDECAR_SCHEMA_VERSION};
-pub use torn_row::{cut_torn_row, TornRow};
+pub use torn_row::TornRow;

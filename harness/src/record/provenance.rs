@@ -2,9 +2,14 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+use crate::launch::Captured;
+
+/// Longest a version command or git may take: a hung compiler driver must not hang the sweep.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Recorded once per sweep, written with every row.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -45,23 +50,26 @@ fn slurm_placement(var: impl Fn(&str) -> Option<String>) -> (String, String) {
 }
 
 fn git(tree: &Path, args: &[&str]) -> Option<String> {
-    let output = Command::new("git").arg("-C").arg(tree).args(args).output().ok()?;
-    output.status.success().then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
+    let argv: Vec<String> = ["git", "-C"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([tree.display().to_string()])
+        .chain(args.iter().map(|s| s.to_string()))
+        .collect();
+    let captured = Captured::run(&argv, tree, &[], PROBE_TIMEOUT);
+    captured.failure().is_none().then(|| captured.output.trim().to_string())
 }
 
-/// The first non-empty line a version command prints (some print to stderr).
+/// The first non-empty line a version command prints (some print to stderr); `unavailable: ...`
+/// when it cannot run, fails or hangs, so an error message is never recorded as a version.
 pub fn version_line(argv: &[String], env: &[(String, String)]) -> String {
-    let Some((program, args)) = argv.split_first() else {
+    if argv.is_empty() {
         return "unavailable: empty command".to_string();
-    };
-    match Command::new(program).args(args).envs(env.iter().map(|(k, v)| (k, v))).output() {
-        // A failing command prints its complaint (`grep: ...: No such file`), not a version.
-        Ok(output) if !output.status.success() => "unavailable".to_string(),
-        Ok(output) => {
-            let text = [output.stdout, output.stderr].concat();
-            String::from_utf8_lossy(&text).lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string()
-        }
-        Err(error) => format!("unavailable: {error}"),
+    }
+    let captured = Captured::run(argv, Path::new("."), env, PROBE_TIMEOUT);
+    match captured.failure() {
+        Some(reason) => format!("unavailable: `{}` {reason}", argv[0]),
+        None => captured.output.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string(),
     }
 }
 
@@ -81,17 +89,14 @@ mod tests {
         assert_eq!(slurm_placement(vars(&[])), (String::new(), String::new()));
     }
 
-    fn argv(script: &str) -> Vec<String> {
-        ["sh", "-c", script].map(String::from).to_vec()
+    fn sh(script: &str) -> Vec<String> {
+        vec!["sh".to_string(), "-c".to_string(), script.to_string()]
     }
 
     #[test]
-    fn a_failing_version_command_records_unavailable_not_its_complaint() {
-        assert_eq!(version_line(&argv("echo 'grep: /opt/cann/version: No such file' >&2; exit 2"), &[]), "unavailable");
-    }
-
-    #[test]
-    fn a_version_command_records_its_first_non_empty_line() {
-        assert_eq!(version_line(&argv("echo; echo 'cc 1.2'; echo more"), &[]), "cc 1.2");
+    fn a_failing_version_command_is_unavailable_not_its_error_text() {
+        assert_eq!(version_line(&sh("echo; echo 'cc 13.2' >&2"), &[]), "cc 13.2");
+        let failed = version_line(&sh("echo 'grep: version.info: No such file' >&2; exit 2"), &[]);
+        assert!(failed.starts_with("unavailable: `sh` exited with code 2"), "{failed}");
     }
 }

@@ -22,6 +22,8 @@ pub enum RecordError {
     TornRow { path: PathBuf, line: usize },
     #[error("{}: no runs recorded (the CSV holds only its header)", path.display())]
     NoRuns { path: PathBuf },
+    #[error("{}: {holder} is writing this CSV; two sweeps appending to it would record runs twice", path.display())]
+    Locked { path: PathBuf, holder: crate::file_lock::Holder },
     #[error("{}: its columns differ from this sweep's ({reason}); resume a CSV of the same sweep", path.display())]
     ResumeMismatch { path: PathBuf, reason: String },
     #[error("{}: not a shard of the same sweep: {reason}", path.display())]

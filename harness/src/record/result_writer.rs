@@ -9,6 +9,8 @@ use super::columns::Columns;
 use super::provenance::Provenance;
 use super::record_error::RecordError;
 use super::result_table::ResultTable;
+use super::torn_row::TornRow;
+use crate::file_lock::{FileLock, LockMode};
 use crate::launch::RunStatus;
 
 /// Everything one row says about one run.
@@ -33,6 +35,10 @@ pub struct ResultWriter {
     columns: Columns,
     provenance: Provenance,
     csv: csv::Writer<File>,
+    /// A torn last row cut away when this writer opened a resumed CSV.
+    torn: Option<TornRow>,
+    /// Held while this writer lives: a second sweep resuming the same CSV is refused.
+    _lock: FileLock,
 }
 
 impl ResultWriter {
@@ -42,16 +48,21 @@ impl ResultWriter {
             std::fs::create_dir_all(parent).map_err(RecordError::io(parent))?;
         }
         let file = OpenOptions::new().write(true).create_new(true).open(path).map_err(RecordError::io(path))?;
-        let mut writer =
-            ResultWriter { path: path.to_path_buf(), csv: csv::Writer::from_writer(file), columns, provenance };
+        let _lock = lock_for_writing(path)?;
+        let csv = csv::Writer::from_writer(file);
+        let mut writer = ResultWriter { path: path.to_path_buf(), csv, columns, provenance, torn: None, _lock };
         let header = writer.columns.header();
         writer.write_record(&header)?;
         Ok(writer)
     }
 
-    /// Reopens a partial CSV of the same sweep to complete it, in its own layout (a CSV written before
-    /// the Slurm columns gets rows without them).
+    /// Reopens a partial CSV of the same sweep to complete it.
+    /// Opens a recorded CSV to append to (`--resume`), under its writer's lock. A last row cut off by
+    /// a crash (no line end) is cut away first, its bytes kept in `<stem>.torn` (see `torn`).
+    /// The CSV keeps its own layout: one written before the Slurm columns gets rows without them.
     pub fn append(path: &Path, mut columns: Columns, provenance: Provenance) -> Result<ResultWriter, RecordError> {
+        let _lock = lock_for_writing(path)?;
+        let torn = super::torn_row::cut_torn_row(path)?;
         let existing = ResultTable::read(path)?;
         columns.slurm = existing.columns.slurm;
         if existing.columns != columns {
@@ -62,7 +73,12 @@ impl ResultWriter {
         }
         let file = OpenOptions::new().append(true).open(path).map_err(RecordError::io(path))?;
         let csv = csv::WriterBuilder::new().has_headers(false).from_writer(file);
-        Ok(ResultWriter { path: path.to_path_buf(), columns, provenance, csv })
+        Ok(ResultWriter { path: path.to_path_buf(), columns, provenance, csv, torn, _lock })
+    }
+
+    /// The torn last row `append` cut away, if there was one.
+    pub fn torn(&self) -> Option<&TornRow> {
+        self.torn.as_ref()
     }
 
     pub fn write(&mut self, row: &RunRow<'_>) -> Result<(), RecordError> {
@@ -105,6 +121,15 @@ impl ResultWriter {
     }
 }
 
+/// An exclusive flock on the CSV, taken before it is read for resuming. (Opened for writing: NFS
+/// emulates flock with record locks, which need it for an exclusive lock.)
+fn lock_for_writing(path: &Path) -> Result<FileLock, RecordError> {
+    let file = OpenOptions::new().read(true).write(true).open(path).map_err(RecordError::io(path))?;
+    FileLock::try_lock(file, LockMode::Exclusive)
+        .map_err(RecordError::io(path))?
+        .map_err(|holder| RecordError::Locked { path: path.to_path_buf(), holder })
+}
+
 fn describe_difference(found: &Columns, expected: &Columns) -> String {
     if found.params != expected.params {
         format!("params {:?} vs {:?}", found.params, expected.params)
@@ -112,5 +137,32 @@ fn describe_difference(found: &Columns, expected: &Columns) -> String {
         format!("metrics {:?} vs {:?}", found.metrics, expected.metrics)
     } else {
         format!("toolchains {:?} vs {:?}", found.toolchains, expected.toolchains)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn columns() -> Columns {
+        Columns {
+            params: vec!["rows".to_string()],
+            metrics: vec!["wall".to_string()],
+            toolchains: Vec::new(),
+            slurm: true,
+        }
+    }
+
+    #[test]
+    fn a_csv_being_written_cannot_be_resumed_by_another_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sweep.csv");
+        let writer = ResultWriter::create(&path, columns(), Provenance::default()).unwrap();
+        let refused = ResultWriter::append(&path, columns(), Provenance::default()).err().unwrap();
+        assert!(refused.to_string().contains(&format!("sweep pid {} is writing this CSV", std::process::id())));
+        drop(writer);
+        let resumed = ResultWriter::append(&path, columns(), Provenance::default()).unwrap();
+        assert!(ResultWriter::append(&path, columns(), Provenance::default()).is_err());
+        drop(resumed);
     }
 }

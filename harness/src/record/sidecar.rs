@@ -10,7 +10,7 @@ use super::record_error::RecordError;
 use super::recorded_decl::RecordedDecl;
 use super::recorded_environment::RecordedEnvironment;
 use super::result_paths::ResultPaths;
-use crate::spec::Param;
+use crate::spec::{Param, Race};
 
 /// The schema this version writes. 0 is a sidecar written before the schema was versioned: the same
 /// fields, without `params` (its CSV's param columns are then typed by inference).
@@ -39,6 +39,9 @@ pub struct Sidecar {
     pub provenance: Provenance,
     /// The `sweep` version that wrote the file.
     pub sweep_version: String,
+    /// The race's limits when the sweep raced (its verdicts split alpha over the race's looks).
+    #[serde(default)]
+    pub race: Option<Race>,
 }
 
 impl Sidecar {
@@ -46,7 +49,7 @@ impl Sidecar {
     /// writers never share a temporary file.
     pub fn write(&self, path: &Path) -> Result<(), RecordError> {
         let text = serde_json::to_string_pretty(self).expect("a sidecar serializes");
-        crate::atomic_file::write_atomic_unique(path, text.as_bytes()).map_err(RecordError::io(path))
+        crate::atomic_file::write_atomic(path, text.as_bytes(), None).map_err(RecordError::io(path))
     }
 
     /// Reads a sidecar of this schema version or an older one (for `report`, `compare` and `--resume`).

@@ -21,6 +21,7 @@ pub fn analysis_json(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Value
         "primary": config.primary,
         "direction": config.direction,
         "alpha": verdicts.alpha,
+        "looks": verdicts.looks,
         "negligible": verdicts.negligible,
         "runs": analysis.failures.runs,
         "method": verdicts.method().design(),
@@ -77,7 +78,7 @@ mod tests {
     #[test]
     fn verdicts_with_typed_settings() {
         let config = fixture_slice_config();
-        let json = analysis_json(&analyse_sweep(&fixture_slice_sweep(), &config, true), &config);
+        let json = analysis_json(&analyse_sweep(&fixture_slice_sweep(), &config, true, &[]), &config);
         assert_eq!(json["schema_version"], 1);
         assert_eq!(json["runs"], 25);
         assert_eq!(json["alpha"], 0.05);

@@ -143,7 +143,7 @@ mod tests {
     #[test]
     fn the_slice_sweep_plots_one_line_per_slice_count() {
         let config = fixture_slice_config();
-        let svg = sweep_plot_svg(&analyse_sweep(&fixture_slice_sweep(), &config, true), &config).unwrap();
+        let svg = sweep_plot_svg(&analyse_sweep(&fixture_slice_sweep(), &config, true, &[]), &config).unwrap();
         assert!(svg.starts_with("<svg"), "{}", &svg[..80]);
         let positions: Vec<usize> =
             ["slices=1", "slices=2", "slices=4"].iter().map(|label| svg.find(label).expect("in the legend")).collect();
@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn no_plot_without_a_single_grouping_column() {
         let config = AnalysisConfig { group_by: vec![], ..fixture_slice_config() };
-        assert!(sweep_plot_svg(&analyse_sweep(&fixture_slice_sweep(), &config, true), &config).is_none());
+        assert!(sweep_plot_svg(&analyse_sweep(&fixture_slice_sweep(), &config, true, &[]), &config).is_none());
     }
 
     #[test]

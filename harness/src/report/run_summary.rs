@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use super::markdown_table::MarkdownTable;
 use super::number_format::{number, percent, with_ci};
+use super::planned_runs::PlannedRuns;
 use super::setting_columns::SettingColumns;
 use super::verdict_lines::{best_table, verdict_section};
 use crate::analyse::{
@@ -13,7 +14,12 @@ use crate::analyse::{
 /// Render a sweep's analysis as markdown tables in the style of the slice study: per-setting
 /// statistics of the primary metric, the other metrics, the best setting per group with washes,
 /// the drift bound, equivalence checks (disagreements as WARNING lines) and failed runs.
-pub fn run_summary_markdown(analysis: &SweepAnalysis, config: &AnalysisConfig, title: &str) -> String {
+pub fn run_summary_markdown(
+    analysis: &SweepAnalysis,
+    config: &AnalysisConfig,
+    planned: Option<PlannedRuns>,
+    title: &str,
+) -> String {
     let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting));
     let mut out = format!("# {title}\n\n");
     writeln!(out, "Primary metric: {} ({} is better).", config.primary, config.direction).unwrap();
@@ -42,6 +48,9 @@ pub fn run_summary_markdown(analysis: &SweepAnalysis, config: &AnalysisConfig, t
         out.push_str(&equivalence_lines(check, analysis, &columns));
     }
     out.push_str(&failure_lines(&analysis.failures));
+    if let Some(note) = planned.and_then(|p| p.shortfall(analysis.failures.runs)) {
+        writeln!(out, "\n{note}").unwrap();
+    }
     out
 }
 
@@ -155,7 +164,12 @@ mod tests {
 
     fn fixture_report() -> String {
         let config = fixture_slice_config();
-        run_summary_markdown(&analyse_sweep(&fixture_slice_sweep(), &config, true), &config, "Forced slice sweep")
+        run_summary_markdown(
+            &analyse_sweep(&fixture_slice_sweep(), &config, true, &[]),
+            &config,
+            None,
+            "Forced slice sweep",
+        )
     }
 
     #[test]
@@ -185,7 +199,7 @@ mod tests {
             AnalysisConfig { control: None, equivalence_key: None, group_by: vec![], ..fixture_slice_config() };
         let observations: Vec<_> =
             fixture_slice_sweep().into_iter().filter(|o| o.status == crate::launch::RunStatus::Ok).collect();
-        let report = run_summary_markdown(&analyse_sweep(&observations, &config, true), &config, "t");
+        let report = run_summary_markdown(&analyse_sweep(&observations, &config, true, &[]), &config, None, "t");
         assert!(report.contains("All 22 runs finished ok."));
         assert!(!report.contains("Drift") && !report.contains("Equivalence"));
     }

@@ -56,8 +56,17 @@ fn method_line(verdicts: &Verdicts) -> String {
     let negligible = verdicts.negligible.map_or_else(String::new, |share| {
         format!("; differences shown (two one-sided tests) to be within {} are practical ties", percent(share))
     });
+    let looks = if verdicts.looks > 1 {
+        format!(
+            " split over the race's {} looks (Bonferroni: {} at each)",
+            verdicts.looks,
+            number(verdicts.alpha / f64::from(verdicts.looks))
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "Method: {design}{control}; Holm-corrected over {} comparisons, alpha {}{negligible}.",
+        "Method: {design}{control}; Holm-corrected over {} comparisons, alpha {}{looks}{negligible}.",
         verdicts.tests, verdicts.alpha
     )
 }

@@ -6,6 +6,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use serde_json::{Map, Value};
+
 use super::engine_build::{build_engine_tree, BuildEnd};
 use super::origin::Origin;
 use super::prepared_run::VariantSite;
@@ -17,8 +19,8 @@ use super::{open_results, preflight, result_paths, write_sidecar, ResultPaths, R
 use crate::build::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatus};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlannedRun, Setting};
-use crate::spec::{AblationDecl, Isolation, Sweep, VariantName};
-use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget};
+use crate::spec::{AblationDecl, Isolation, SourceDecl, Sweep, VariantName};
+use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget, VariantError};
 
 /// A sweep with an `[ablation]` section, its templates resolved against the engine tree.
 pub struct Ablation<'a> {
@@ -60,8 +62,13 @@ impl<'a> Ablation<'a> {
                     .strip_prefix(sweep.engine.tree.canonicalize().unwrap_or_default())
                     .unwrap_or(&target)
                     .to_path_buf();
-                Ok(TemplateTarget { template: std::path::absolute(&path).unwrap_or(path), target: relative })
+                Ok(TemplateTarget {
+                    template: std::path::absolute(&path).unwrap_or(path),
+                    target: relative,
+                    derived: None,
+                })
             })
+            .chain(decl.sources.iter().enumerate().map(|(index, source)| derived_target(sweep, index, source)))
             .collect::<Result<Vec<_>, _>>()?;
         if decl.groups.is_empty() {
             return Err(RunnerError::Spec(
@@ -69,6 +76,13 @@ impl<'a> Ablation<'a> {
                     .source
                     .error_at("ablation.groups", "no groups: name the instruction groups the templates can remove"),
             ));
+        }
+        for (index, group) in decl.groups.iter().enumerate() {
+            if !removes(&targets, group)? {
+                let message =
+                    format!("group `{group}` has no selector in a source and no template mentions `ablate.{group}`");
+                return Err(RunnerError::Spec(sweep.source.error_at(&format!("ablation.groups[{index}]"), message)));
+            }
         }
         let variants = design_variants(&decl.groups, decl.design);
         Ok(Some(Ablation { sweep, decl, isolation: isolation.unwrap_or(decl.isolation), targets, variants }))
@@ -94,8 +108,16 @@ impl<'a> Ablation<'a> {
     fn render(&self, setting: &Setting) -> Result<Vec<RenderedFile>, RunnerError> {
         let variant =
             self.variants.iter().find(|v| v.to_string() == setting.variant).expect("planned from these variants");
-        let ablated = variant.ablated();
-        let context = variants::variant_context(&self.decl.groups, ablated, &setting.context());
+        self.render_ablating(variant.ablated(), &setting.context())
+    }
+
+    /// The sources with `ablated` groups removed and `params` substituted.
+    pub(super) fn render_ablating(
+        &self,
+        ablated: &[String],
+        params: &Map<String, Value>,
+    ) -> Result<Vec<RenderedFile>, RunnerError> {
+        let context = variants::variant_context(&self.decl.groups, ablated, params);
         Ok(variants::render_variant(&self.targets, &context)?)
     }
 
@@ -129,6 +151,33 @@ impl<'a> Ablation<'a> {
             hash,
         }
     }
+}
+
+/// Whether any template can remove `group`: one that cannot is a group whose variants would measure nothing.
+fn removes(targets: &[TemplateTarget], group: &str) -> Result<bool, VariantError> {
+    for target in targets {
+        if target.mentions(group)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The template of a declared source, derived from its current text; a selector that picks nothing or
+/// overlaps another is reported at its key in the declaration.
+fn derived_target(sweep: &Sweep, index: usize, source: &SourceDecl) -> Result<TemplateTarget, RunnerError> {
+    TemplateTarget::derive(&sweep.engine.tree, Path::new(&source.target), &source.selectors()).map_err(|error| {
+        match error {
+            VariantError::Selector { file, reason } => {
+                let key = match reason.group() {
+                    Some(group) => format!("ablation.sources[{index}].groups.{group}"),
+                    None => format!("ablation.sources[{index}].target"),
+                };
+                RunnerError::Spec(sweep.source.error_at(&key, format!("{}: {reason}", file.display())))
+            }
+            other => other.into(),
+        }
+    })
 }
 
 /// Where a sweep's variant builds are cached (kept across invocations, so a rerun rebuilds nothing).
@@ -241,6 +290,8 @@ fn run_copies(
 ) -> Result<AblationOutcome, RunnerError> {
     let sweep = ablation.sweep;
     let options = context.options;
+    // Held to the end: an in-place ablation must not render the tree while it is copied and measured.
+    let _tree_lock = variants::TreeLock::acquire_shared(&sweep.engine.tree)?;
     let cache = BuildCache::new(cache_root(options, sweep));
     let builds = copy_builds(ablation, plan, &cache, context)?;
     preflight(sweep, plan, &builds.sites)?;
@@ -256,6 +307,9 @@ fn run_copies(
     let mut session = open_session(sweep, plan, context, &runnable)?;
     if !failed.is_empty() && options.fail_fast {
         session.stopped = Some(super::EarlyStop::FailFast);
+    }
+    if let Some(signal) = context.events.signals.received() {
+        session.stopped = Some(super::EarlyStop::Interrupted { signal });
     }
     session.run_all(plan, &runnable, &builds.sites)?;
     let runs = SweepOutcome {
@@ -273,6 +327,10 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     let engine = &sweep.engine;
     let targets: Vec<PathBuf> = ablation.targets.iter().map(|t| t.target.clone()).collect();
     let mut in_place = InPlaceSession::begin(&engine.tree, &targets)?;
+    // From the first rendering on, the build dir may hold a variant's build, until a `sweep run` rebuilds it.
+    let program =
+        crate::launch::program_path(engine, &engine.tree, &engine.build_dir).map_err(RunnerError::BuildCommand)?;
+    variants::VariantBuildMark::record(&engine.tree, &engine.build_dir, Path::new(&program))?;
     let toolchain = context.toolchain_id();
     let rendered: Vec<Vec<RenderedFile>> =
         plan.settings.iter().map(|s| ablation.render(s)).collect::<Result<_, _>>()?;
@@ -334,11 +392,9 @@ fn build_in_place(
 ) -> Result<Option<BuildReport>, RunnerError> {
     let engine = &ablation.sweep.engine;
     let log = runs_root.with_file_name(format!("build-{}.log", setting.slug()));
-    let mut recorded = Ok(());
-    let end = build_engine_tree(engine, &setting.variant, &log, context.spawning(), &mut |group| {
-        recorded = variants::record_build_group(&engine.tree, group.as_raw());
+    let end = build_engine_tree(engine, &setting.variant, &log, &context.origin.base_env, &mut |group| {
+        variants::record_build_group(&engine.tree, group.as_raw()).map_err(std::io::Error::other)
     })?;
-    recorded?;
     variants::clear_build_group(&engine.tree)?;
     let status = match end {
         BuildEnd::Built { seconds } => BuildStatus::Built { seconds },
@@ -365,6 +421,21 @@ fn build_line(report: &BuildReport) -> String {
     match &report.status {
         BuildStatus::Built { seconds } => format!("built {} ({}) in {seconds:.1}s", report.variant, report.key),
         BuildStatus::Cached => format!("cached {} ({}): not rebuilt", report.variant, report.key),
-        BuildStatus::Failed { error } => format!("build of {} FAILED, its runs are skipped: {error}", report.variant),
+        BuildStatus::Failed { error } => format!(
+            "build of {} ({}) FAILED, its runs are skipped: {}",
+            report.variant,
+            what_it_ablates(&report.variant),
+            error.lines().next().unwrap_or_default()
+        ),
+        BuildStatus::Interrupted => format!("stopped building {} (interrupted)", report.variant),
+    }
+}
+
+/// Which groups a variant removes, so a broken build points at the group whose removal broke it.
+fn what_it_ablates(variant: &str) -> String {
+    if variant == VariantName::BASELINE {
+        "nothing ablated: the shipped sources".to_string()
+    } else {
+        format!("ablates {}", variant.split('+').collect::<Vec<_>>().join(", "))
     }
 }

@@ -1,19 +1,16 @@
-//! Builds an engine tree the way a run is run: in its own process group with its output in a log,
-//! stopped by Ctrl-C or SIGTERM like a run (an interruption, not a broken build), never outliving sweep.
+//! Builds an engine tree the way a run is run: through the executor, in its own process group
+//! (recorded before anything runs in it), stopped by any terminating signal as an interruption (not
+//! a broken build), never outliving sweep. Also guards a build dir an in-place ablation left behind.
 
 use std::path::Path;
-use std::time::Duration;
 
 use nix::unistd::Pid;
 
 use super::runner_error::RunnerError;
-use super::spawning::Spawning;
-use crate::build::{self, BuildError};
-use crate::launch::{self, Limits, RankCommand, StopReason};
+use crate::build::{self, BuildError, BuildJob, BuildKey};
+use crate::launch::{self, BaseEnv};
 use crate::spec::Engine;
-
-/// Longest a build may take before it is stopped like a hung run.
-const BUILD_TIMEOUT: Duration = Duration::from_secs(6 * 3600);
+use crate::variants::VariantBuildMark;
 
 /// How a build ended.
 #[derive(Debug)]
@@ -27,41 +24,65 @@ pub enum BuildEnd {
     Interrupted,
 }
 
-/// Runs the profile's build command for the engine's own tree and build dir; `on_spawn` learns the
-/// build's process group as soon as it starts.
+/// Runs the profile's build command for the engine's own tree and build dir; `on_group` learns the
+/// build's process group before anything runs in it.
 pub fn build_engine_tree(
     engine: &Engine,
     variant: &str,
     log: &Path,
-    spawning: Spawning<'_>,
-    on_spawn: &mut dyn FnMut(Pid),
+    base_env: &BaseEnv,
+    on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
 ) -> Result<BuildEnd, RunnerError> {
     let argv =
         build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir).map_err(RunnerError::BuildCommand)?;
-    for dir in [engine.build_dir.as_path(), log.parent().unwrap_or(Path::new("."))] {
-        std::fs::create_dir_all(dir).map_err(RunnerError::io(dir))?;
-    }
-    let command = RankCommand { rank: None, argv, env: Vec::new(), log: log.to_path_buf() };
-    let limits = Limits { timeout: BUILD_TIMEOUT, grace: engine.grace };
-    let execution = launch::execute_with(
-        &[command],
-        &engine.tree,
-        spawning.base_env,
-        limits,
-        (&spawning.events.sender, &spawning.events.receiver),
-        on_spawn,
-    );
-    Ok(match execution.reason {
-        StopReason::Succeeded => BuildEnd::Built { seconds: execution.duration.as_secs_f64() },
-        StopReason::Interrupted { .. } => BuildEnd::Interrupted,
-        reason => {
-            let tail = build::log_tail(log).unwrap_or_default();
-            BuildEnd::Failed(BuildError::Failed {
-                variant: variant.to_string(),
-                status: reason.to_string(),
-                log: log.to_path_buf(),
-                tail,
-            })
-        }
+    let job = BuildJob {
+        variant: variant.to_string(),
+        tree: engine.tree.clone(),
+        build_dir: engine.build_dir.clone(),
+        // Never cached: the key only names the command.
+        key: BuildKey::new(&[], &argv, "", ""),
+        argv,
+        env: base_env.overrides().to_vec(),
+    };
+    Ok(match build::run_build_recorded(&job, log, on_group) {
+        Ok(outcome) => BuildEnd::Built { seconds: outcome.seconds },
+        Err(BuildError::Interrupted { .. }) => BuildEnd::Interrupted,
+        Err(error) => BuildEnd::Failed(error),
     })
+}
+
+/// Whether `sweep run` will build the engine first.
+fn builds(engine: &Engine, build: bool) -> bool {
+    build && !engine.build.is_empty()
+}
+
+/// Refuses a run that would measure an in-place ablation's variant as the engine: one that will not
+/// rebuild a build dir the ablation left (checked before anything is written).
+pub fn refuse_variant_build(engine: &Engine, build: bool) -> Result<(), RunnerError> {
+    if !builds(engine, build) {
+        VariantBuildMark::refuse_unbuilt(&engine.build_dir)?;
+    }
+    Ok(())
+}
+
+/// The build `sweep run` does first; `None` when `build` is off (`--no-build`) or the profile has no
+/// build command. A build dir an in-place ablation left is checked, once rebuilt, against the
+/// baseline binary recorded before the ablation.
+pub fn build_before_run(
+    engine: &Engine,
+    build: bool,
+    log: &Path,
+    base_env: &BaseEnv,
+) -> Result<Option<BuildEnd>, RunnerError> {
+    if !builds(engine, build) {
+        return Ok(None);
+    }
+    eprintln!("building {} (log {})", engine.tree.display(), log.display());
+    let end = build_engine_tree(engine, crate::plan::DEFAULT_VARIANT, log, base_env, &mut |_| Ok(()))?;
+    if let BuildEnd::Built { .. } = end {
+        let program =
+            launch::program_path(engine, &engine.tree, &engine.build_dir).map_err(RunnerError::BuildCommand)?;
+        VariantBuildMark::verify_rebuilt(&engine.tree, &engine.build_dir, Path::new(&program))?;
+    }
+    Ok(Some(end))
 }

@@ -2,6 +2,7 @@
 //! (hyperfine's scheduler/executor split: `session` runs, this module decides what to run.)
 
 mod ablation;
+mod ablation_show;
 mod dry_run;
 mod engine_build;
 mod origin;
@@ -21,7 +22,6 @@ pub use dry_run::describe_plan;
 pub use origin::Origin;
 pub use prepared_run::{prepare_run, PreparedRun, VariantSite};
 pub use progress::Progress;
-pub use race::Race;
 pub use runner_error::RunnerError;
 pub use session::{run_dir_name, EarlyStop, Session, Tally};
 pub use setup_env::capture_setup_env;
@@ -33,7 +33,7 @@ use crate::record::{
     utc_stamp, Columns, Provenance, RecordedDecl, RecordedEnvironment, ResultPaths, ResultTable, ResultWriter, RunKey,
     Sidecar, SIDECAR_SCHEMA_VERSION,
 };
-use crate::spec::Sweep;
+use crate::spec::{Race, Sweep};
 
 /// How `sweep run` was asked to run, already checked.
 #[derive(Debug, Clone, Default)]
@@ -97,20 +97,20 @@ pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<()
 pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Result<SweepOutcome, RunnerError> {
     let (plan, mut sites) = plan_sweep(sweep, options)?;
     preflight(sweep, &plan, &sites)?;
+    // Held to the end: no in-place ablation may render or rebuild the tree under these runs.
+    let _tree_lock = crate::variants::TreeLock::acquire_shared(&sweep.engine.tree)?;
+    engine_build::refuse_variant_build(&sweep.engine, options.build)?;
     let paths = result_paths(sweep, options, false)?;
     let origin = Origin::gather(sweep)?;
     let spawning = Spawning { base_env: &origin.base_env, events };
     let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), origin.provenance.clone())?;
-    if options.build && !sweep.engine.build.is_empty() {
-        let log = paths.logs.join("build.log");
-        eprintln!("building {} (log {})", sweep.engine.tree.display(), log.display());
-        match engine_build::build_engine_tree(&sweep.engine, DEFAULT_VARIANT, &log, spawning, &mut |_| {})? {
-            engine_build::BuildEnd::Built { .. } => {}
-            engine_build::BuildEnd::Failed(error) => return Err(RunnerError::Build(error)),
-            engine_build::BuildEnd::Interrupted => {
-                let stopped = events.signals.received().map(|signal| EarlyStop::Interrupted { signal });
-                return Ok(SweepOutcome { paths, tally: Tally::default(), stopped, skipped: 0 });
-            }
+    let log = paths.logs.join("build.log");
+    match engine_build::build_before_run(&sweep.engine, options.build, &log, &origin.base_env)? {
+        None | Some(engine_build::BuildEnd::Built { .. }) => {}
+        Some(engine_build::BuildEnd::Failed(error)) => return Err(RunnerError::Build(error)),
+        Some(engine_build::BuildEnd::Interrupted) => {
+            let stopped = events.signals.received().map(|signal| EarlyStop::Interrupted { signal });
+            return Ok(SweepOutcome { paths, tally: Tally::default(), stopped, skipped: 0 });
         }
     }
     let hash = program_hash(sweep, &sites[0]);
@@ -163,7 +163,10 @@ pub fn open_results(
     provenance: Provenance,
 ) -> Result<(ResultWriter, BTreeSet<RunKey>), RunnerError> {
     if resume {
-        if let Some(torn) = crate::record::cut_torn_row(&paths.csv)? {
+        // The writer locks the CSV (and cuts a torn last row) first, so no other sweep appends between
+        // this read and our rows.
+        let writer = ResultWriter::append(&paths.csv, columns(sweep), provenance)?;
+        if let Some(torn) = writer.torn() {
             eprintln!(
                 "{}:{}: the last row was cut off (no line end): dropped, its run will run again; its bytes are in {}",
                 paths.csv.display(),
@@ -171,8 +174,7 @@ pub fn open_results(
                 torn.kept.display()
             );
         }
-        let done = ResultTable::read(&paths.csv)?.recorded_runs();
-        Ok((ResultWriter::append(&paths.csv, columns(sweep), provenance)?, done))
+        Ok((writer, ResultTable::read(&paths.csv)?.recorded_runs()))
     } else {
         Ok((ResultWriter::create(&paths.csv, columns(sweep), provenance)?, BTreeSet::new()))
     }
@@ -219,6 +221,7 @@ pub fn write_sidecar(
         base_environment: RecordedEnvironment::of(&origin.base_env),
         provenance: origin.provenance.clone(),
         sweep_version: env!("CARGO_PKG_VERSION").to_string(),
+        race: options.race,
     };
     sidecar.write(&paths.sidecar)?;
     Ok(())

@@ -9,13 +9,7 @@ use super::session::Session;
 use crate::analyse::{SettingSummary, Verdicts};
 use crate::plan::{Plan, PlannedRun};
 use crate::record::ResultTable;
-
-/// The rounds a race may take: every setting runs `min`, none more than `max`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Race {
-    pub min: u32,
-    pub max: u32,
-}
+use crate::spec::Race;
 
 impl Session<'_> {
     /// Runs `todo` round by round (warmups first). From round `min` on, the recorded CSV is analysed
@@ -46,7 +40,7 @@ impl Session<'_> {
                 .collect();
             self.run_all(plan, &runs, sites)?;
             if round >= race.min && round < race.max && self.stopped.is_none() {
-                let still = self.still_racing(plan, csv)?;
+                let still = self.still_racing(plan, csv, race)?;
                 self.progress.note(&format!(
                     "race after round {round}: {} of {} settings still racing",
                     still.len(),
@@ -63,10 +57,11 @@ impl Session<'_> {
     }
 
     /// Plan indices of the settings whose groups are not yet decided (the best and undecided rivals).
-    fn still_racing(&self, plan: &Plan, csv: &Path) -> Result<BTreeSet<usize>, RunnerError> {
+    fn still_racing(&self, plan: &Plan, csv: &Path, race: Race) -> Result<BTreeSet<usize>, RunnerError> {
         let table = ResultTable::read(csv)?;
         let settings = SettingSummary::summarise(&table.observations);
-        let verdicts = Verdicts::decide(&table.observations, &settings, &self.sweep.analysis, true);
+        let config = self.sweep.analysis.racing(Some(race));
+        let verdicts = Verdicts::decide(&table.observations, &settings, &config, true);
         let racing_labels: Vec<_> = verdicts.racing().into_iter().map(|index| &settings[index].setting).collect();
         let undecided_or_unmeasured = plan.settings.iter().enumerate().filter(|(_, setting)| {
             let labels = setting.labels();

@@ -22,6 +22,8 @@ pub enum RunnerError {
     Variant(#[from] crate::variants::VariantError),
     #[error(transparent)]
     Build(#[from] crate::build::BuildError),
+    #[error("`{name}` is not a variant of the groups {groups}: name groups joined by `+`, `baseline` or `all`")]
+    UnknownVariant { name: String, groups: String },
     #[error("the profile's build command did not render")]
     BuildCommand(#[from] crate::template::TemplateError),
 }
@@ -34,7 +36,7 @@ impl RunnerError {
     /// Whether the user's input is at fault (exit 2) rather than the run (exit 1).
     pub fn is_bad_input(&self) -> bool {
         match self {
-            RunnerError::Spec(_) | RunnerError::Plan(_) => true,
+            RunnerError::Spec(_) | RunnerError::Plan(_) | RunnerError::UnknownVariant { .. } => true,
             RunnerError::Record(error) => error.is_bad_input(),
             RunnerError::Variant(error) => error.is_bad_input(),
             _ => false,

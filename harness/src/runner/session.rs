@@ -153,21 +153,13 @@ impl<'a> Session<'a> {
     /// Pre-run commands, then the ranks, all under the run's timeout.
     fn execute(&self, prepared: &PreparedRun) -> Execution {
         let limits = Limits { timeout: self.sweep.engine.timeout, grace: self.sweep.engine.grace };
-        let events = self.events;
         for command in &prepared.pre_run {
-            let execution = launch::execute(
-                std::slice::from_ref(command),
-                &prepared.run_dir,
-                &self.base_env,
-                limits,
-                &events.sender,
-                &events.receiver,
-            );
+            let execution = launch::execute(std::slice::from_ref(command), &prepared.run_dir, &self.base_env, limits);
             if execution.reason != StopReason::Succeeded {
                 return execution;
             }
         }
-        launch::execute(&prepared.commands, &prepared.run_dir, &self.base_env, limits, &events.sender, &events.receiver)
+        launch::execute(&prepared.commands, &prepared.run_dir, &self.base_env, limits)
     }
 
     fn extract(

@@ -12,6 +12,18 @@ pub enum Direction {
     Lower,
 }
 
+impl AnalysisConfig {
+    /// The error rate each analysis may spend: alpha, split over a race's looks (Bonferroni).
+    pub fn alpha_per_look(&self) -> f64 {
+        self.alpha / f64::from(self.looks.unwrap_or(1).max(1))
+    }
+
+    /// This configuration as a race with `race`'s looks analyses it.
+    pub fn racing(&self, race: Option<super::Race>) -> AnalysisConfig {
+        AnalysisConfig { looks: race.map(|r| r.looks()), ..self.clone() }
+    }
+}
+
 impl Direction {
     /// Whether `candidate` is better than `incumbent` in this direction (ties are not better).
     pub fn is_better(self, candidate: f64, incumbent: f64) -> bool {
@@ -54,6 +66,9 @@ pub struct AnalysisConfig {
     /// the best is a practical tie, and a race stops running it.
     #[serde(default)]
     pub negligible: Option<f64>,
+    /// Not declared: the analyses a race makes, over which `alpha` is split (1 for a plain sweep).
+    #[serde(skip)]
+    pub looks: Option<u32>,
 }
 
 /// The conventional 5% family-wise error rate.

@@ -9,11 +9,14 @@ mod engine_profile;
 #[cfg(test)]
 mod fuzz_tests;
 mod param_value;
+mod race;
+mod source_decl;
 mod source_file;
 mod spec_error;
 mod sweep;
 mod sweep_decl;
 mod validate;
+mod validate_sources;
 mod variant_name;
 
 use std::path::{Path, PathBuf};
@@ -24,6 +27,8 @@ pub use design::Design;
 pub use engine::Engine;
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
 pub use param_value::{Param, ParamValue};
+pub use race::Race;
+pub use source_decl::SourceDecl;
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError};
 pub use sweep::Sweep;
@@ -70,6 +75,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
     validate::ablation(&source, decl.ablation.as_ref())?;
     validate::plan_size(&source, &params, &decl.zip, &decl.reps, decl.ablation.as_ref())?;
+    validate_sources::ablation_sources(&source, decl.ablation.as_ref())?;
     Ok(Sweep {
         name: decl.name.clone(),
         engine,

@@ -8,6 +8,7 @@ use super::analysis_config::AnalysisConfig;
 use super::block_selector::BlockSelector;
 use super::design::Design;
 use super::engine_profile::EngineOverrides;
+use super::source_decl::SourceDecl;
 
 /// The order runs are scheduled in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
@@ -185,7 +186,12 @@ pub struct AblationDecl {
     /// The interaction may be this fraction of the all-groups delta and still count as additive.
     #[serde(default = "default_tolerance")]
     pub tolerance: f64,
+    /// Hand-written templates.
+    #[serde(default)]
     pub templates: Vec<TemplateDecl>,
+    /// Sources whose templates are derived from group selectors at run time.
+    #[serde(default)]
+    pub sources: Vec<SourceDecl>,
     /// Top-level entries of the tree not copied for copy isolation (build outputs).
     #[serde(default = "default_exclude")]
     pub exclude: Vec<String>,

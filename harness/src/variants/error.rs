@@ -2,13 +2,16 @@
 
 use std::path::PathBuf;
 
+use super::selector_error::SelectorError;
+use crate::file_lock::{Holder, LockMode};
 use crate::template::TemplateError;
 
 /// Why a variant could not be rendered, materialised, applied or restored; each names the file involved.
 #[derive(Debug, thiserror::Error)]
 pub enum VariantError {
-    #[error("{path}: could not {action}: {source}")]
-    Io { action: &'static str, path: PathBuf, source: std::io::Error },
+    // Not a `source`: the message already says it, and `{:#}` would print it twice.
+    #[error("{path}: could not {action}: {error}")]
+    Io { action: &'static str, path: PathBuf, error: std::io::Error },
 
     #[error("{template}: the template did not render: {source}")]
     Template { template: PathBuf, source: TemplateError },
@@ -25,11 +28,27 @@ pub enum VariantError {
     )]
     Stale { template: PathBuf, target: PathBuf, line: usize, template_says: String, source_says: String },
 
-    #[error("{tree}: the engine tree is locked by sweep pid {pid}")]
-    Locked { tree: PathBuf, pid: u32 },
+    #[error("{file}: {reason}")]
+    Selector { file: PathBuf, reason: Box<SelectorError> },
+
+    #[error("{tree}: the engine tree is locked by {holder}{}", doing(holder))]
+    Locked { tree: PathBuf, holder: Holder },
 
     #[error("{path}: the in-place journal is unreadable: {reason}")]
     Journal { path: PathBuf, reason: String },
+
+    #[error(
+        "{build_dir}: an in-place ablation left a variant's build here; run without --no-build so the \
+         restored engine is rebuilt before it is measured"
+    )]
+    VariantBuildLeft { build_dir: PathBuf },
+
+    #[error(
+        "{program}: rebuilt after an in-place ablation, it is not the baseline binary recorded before it \
+         (sha256 {actual}, was {expected}) though the sources are the same: an ablated object survived; \
+         remove {build_dir} and build again"
+    )]
+    NotBaseline { program: PathBuf, build_dir: PathBuf, expected: String, actual: String },
 
     #[error("{saved}: the saved original of {target} is corrupt (sha256 {actual}, journal says {expected}); nothing was restored from it")]
     CorruptOriginal { saved: PathBuf, target: PathBuf, expected: String, actual: String },
@@ -39,7 +58,7 @@ impl VariantError {
     /// Builds a closure for `map_err` that tags an io error with what was being done to which file.
     pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
         let path = path.into();
-        move |source| VariantError::Io { action, path, source }
+        move |error| VariantError::Io { action, path, error }
     }
 }
 
@@ -52,6 +71,15 @@ impl VariantError {
                 | VariantError::UnknownGroup { .. }
                 | VariantError::OutsideTree { .. }
                 | VariantError::Stale { .. }
+                | VariantError::Selector { .. }
         )
+    }
+}
+
+/// What the holder of a tree lock is doing there.
+fn doing(holder: &Holder) -> &'static str {
+    match holder.mode {
+        LockMode::Exclusive => ", which is ablating it in place",
+        LockMode::Shared => ", which is running or building in it",
     }
 }

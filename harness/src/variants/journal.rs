@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 
 use super::error::VariantError;
 use super::tree_lock::STATE_DIR;
-use crate::atomic_file::{remove_stale_temp, sync_dir, temp_path, write_atomic};
+use crate::atomic_file::{has_stale_temp, remove_stale_temp, sync_dir, write_atomic};
 
 const JOURNAL_FILE: &str = "journal.json";
 const ORIGINALS_DIR: &str = "originals";
@@ -66,7 +66,7 @@ impl Journal {
         let text = match fs::read(&path) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(error) => return Err(VariantError::Io { action: "read", path, source: error }),
+            Err(error) => return Err(VariantError::Io { action: "read", path, error }),
         };
         serde_json::from_slice(&text)
             .map(Some)
@@ -85,17 +85,24 @@ impl Journal {
         Journal::discard_leftovers(tree)
     }
 
+    /// Whether a journal, a half-written one or saved originals are in the tree's state dir.
+    pub fn any_trace(tree: &Path) -> bool {
+        let journal = journal_path(tree);
+        journal.exists() || has_stale_temp(&journal) || originals_dir(tree).exists()
+    }
+
     /// With no journal on disk: removes saved originals and a half-written journal left by a sweep killed
     /// before its journal existed (its targets were never touched).
     pub fn discard_leftovers(tree: &Path) -> Result<(), VariantError> {
         let originals = originals_dir(tree);
         match fs::remove_dir_all(&originals) {
             Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
-                return Err(VariantError::Io { action: "remove", path: originals, source: error })
+                return Err(VariantError::Io { action: "remove", path: originals, error })
             }
             _ => {}
         }
-        remove_stale_temp(&journal_path(tree)).map_err(VariantError::io("remove", temp_path(&journal_path(tree))))
+        let journal = journal_path(tree);
+        remove_stale_temp(&journal).map_err(VariantError::io("remove a half-written copy of", journal))
     }
 }
 
@@ -114,7 +121,7 @@ fn restore_entry(tree: &Path, entry: &JournalEntry) -> Result<(), VariantError> 
     let saved = originals_dir(tree).join(&entry.saved);
     let target = tree.join(&entry.target);
     // A write killed before its rename leaves a temporary sibling; the target itself is still whole.
-    remove_stale_temp(&target).map_err(VariantError::io("remove", temp_path(&target)))?;
+    remove_stale_temp(&target).map_err(VariantError::io("remove a half-written copy of", &target))?;
     let bytes = fs::read(&saved).map_err(VariantError::io("read the saved original", &saved))?;
     let actual = sha256_hex(&bytes);
     if actual != entry.sha256 {

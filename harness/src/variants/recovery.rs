@@ -32,8 +32,14 @@ impl std::fmt::Display for Recovery {
 /// Restores the tree from a journal left by a dead sweep; `None` when there is nothing to recover and
 /// `Locked` when a live sweep holds the tree (its journal is its own business).
 pub fn recover_in_place(tree: &Path) -> Result<Option<Recovery>, VariantError> {
-    if !tree.join(STATE_DIR).exists() {
-        // Nothing to do, and taking the lock would create sweep state in a tree that has none.
+    if !left_by_an_ablation(tree) {
+        // Nothing to restore. A lock file left by a killed sweep is tidied away when nobody holds it;
+        // a live holder (a sweep running in the tree) is no error here.
+        if tree.join(STATE_DIR).exists() {
+            if let Ok(lock) = TreeLock::acquire(tree) {
+                lock.release();
+            }
+        }
         return Ok(None);
     }
     let tree = tree.canonicalize().map_err(VariantError::io("resolve", tree))?;
@@ -41,6 +47,12 @@ pub fn recover_in_place(tree: &Path) -> Result<Option<Recovery>, VariantError> {
     let recovery = restore_under_lock(&tree)?;
     lock.release();
     Ok(recovery)
+}
+
+/// Whether an in-place ablation (live or killed) has state in `tree`: a journal, saved originals or
+/// a build group record, whole or half-written.
+pub fn left_by_an_ablation(tree: &Path) -> bool {
+    super::build_guard::build_group_recorded(tree) || Journal::any_trace(tree)
 }
 
 /// With the tree's lock held: restores from the journal if one exists.

@@ -1,5 +1,6 @@
 //! `TemplateTarget`: a template and the engine source it renders over, with the path and staleness guards.
 
+use std::borrow::Cow;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
@@ -8,6 +9,8 @@ use serde_json::Value;
 use std::sync::OnceLock;
 
 use super::error::VariantError;
+use super::selector::Selector;
+use super::source_template::derive_template;
 use crate::template;
 
 /// Longest line shown in a staleness message: enough to recognise the line, short enough for a terminal.
@@ -16,22 +19,47 @@ const SHOWN_LINE_CHARS: usize = 120;
 /// A handlebars template (absolute path) rendered over `target` (relative to the engine tree).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TemplateTarget {
+    /// The template file, or for a derived template the source it was derived from.
     pub template: PathBuf,
     pub target: PathBuf,
+    /// The template text when derived from the source by selectors rather than read from `template`.
+    pub derived: Option<String>,
 }
 
 impl TemplateTarget {
+    /// The template of `target` (inside `tree`) derived from its current text: it cannot be stale.
+    pub fn derive(tree: &Path, target: &Path, groups: &[(String, Selector)]) -> Result<TemplateTarget, VariantError> {
+        let source_path = resolve_target(tree, target)?;
+        let source = fs::read_to_string(&source_path).map_err(VariantError::io("read", &source_path))?;
+        let text = derive_template(&source, groups)
+            .map_err(|reason| VariantError::Selector { file: target.to_path_buf(), reason: Box::new(reason) })?;
+        Ok(TemplateTarget { template: source_path, target: target.to_path_buf(), derived: Some(text) })
+    }
+
+    fn text(&self) -> Result<Cow<'_, str>, VariantError> {
+        match &self.derived {
+            Some(text) => Ok(Cow::Borrowed(text)),
+            None => {
+                fs::read_to_string(&self.template).map(Cow::Owned).map_err(VariantError::io("read", &self.template))
+            }
+        }
+    }
+
     /// Renders this template against `context`.
     pub fn render(&self, context: &Value) -> Result<String, VariantError> {
-        let text = fs::read_to_string(&self.template).map_err(VariantError::io("read", &self.template))?;
-        template::render(&text, context)
+        template::render(&self.text()?, context)
             .map_err(|source| VariantError::Template { template: self.template.clone(), source })
+    }
+
+    /// Whether the template can remove `group` (mentions `ablate.<group>`).
+    pub fn mentions(&self, group: &str) -> Result<bool, VariantError> {
+        Ok(group_reference().captures_iter(&self.text()?).any(|found| &found[1] == group))
     }
 
     /// Every `ablate.<group>` the template mentions must be a declared group. Strict mode alone misses a
     /// misspelt group inside `#if`/`#unless`, which would silently render as "not ablated".
     pub fn check_groups(&self, groups: &[String]) -> Result<(), VariantError> {
-        let text = fs::read_to_string(&self.template).map_err(VariantError::io("read", &self.template))?;
+        let text = self.text()?;
         for (index, line) in text.lines().enumerate() {
             for found in group_reference().captures_iter(line) {
                 let group = &found[1];
@@ -142,8 +170,11 @@ mod tests {
         fs::create_dir_all(dir.path().join("tree/kernels")).unwrap();
         fs::write(dir.path().join("tree/kernels/gd.cpp"), KERNEL).unwrap();
         fs::write(dir.path().join("gd.cpp.hbs"), template).unwrap();
-        let target =
-            TemplateTarget { template: dir.path().join("gd.cpp.hbs"), target: PathBuf::from("kernels/gd.cpp") };
+        let target = TemplateTarget {
+            template: dir.path().join("gd.cpp.hbs"),
+            target: PathBuf::from("kernels/gd.cpp"),
+            derived: None,
+        };
         (dir, target)
     }
 
@@ -272,5 +303,18 @@ mod tests {
         let (dir, target) = fixture(TEMPLATE);
         let resolved = resolve_target(&dir.path().join("tree"), &target.target).unwrap();
         assert_eq!(resolved, dir.path().join("tree/kernels/gd.cpp").canonicalize().unwrap());
+    }
+
+    /// Regression (issue 9): `kernels/../kernels/x.cpp` was refused as outside the tree.
+    #[test]
+    fn a_dotdot_that_stays_inside_the_tree_resolves_and_one_that_leaves_is_refused() {
+        let (dir, _) = fixture(TEMPLATE);
+        let tree = dir.path().join("tree");
+        let resolved = resolve_target(&tree, Path::new("kernels/../kernels/./gd.cpp")).unwrap();
+        assert_eq!(resolved, tree.join("kernels/gd.cpp").canonicalize().unwrap());
+        for outside in ["kernels/../../gd.cpp", "../tree/kernels/gd.cpp", "/etc/passwd"] {
+            let error = resolve_target(&tree, Path::new(outside)).unwrap_err();
+            assert!(matches!(error, VariantError::OutsideTree { .. }), "{outside}: {error}");
+        }
     }
 }

@@ -1,29 +1,46 @@
 //! `TreeLock`: the flock on `<tree>/.sweep-inplace/lock` that stops two sweeps editing one engine tree.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use nix::errno::Errno;
-use nix::fcntl::{Flock, FlockArg};
-
 use super::error::VariantError;
+use crate::file_lock::{FileLock, LockMode};
 
-/// Sweep's own directory inside an engine tree during an in-place ablation.
+/// Sweep's own directory inside an engine tree: its lock, and an in-place ablation's journal.
 pub const STATE_DIR: &str = ".sweep-inplace";
 const LOCK_FILE: &str = "lock";
 
-/// An exclusive flock on the tree's lock file, which holds the holder's pid; released on drop.
+/// A flock on the tree's lock file: shared while sweep runs or builds in the tree (or copies it),
+/// exclusive while an in-place ablation edits it. Released on drop; the last holder removes the file.
 #[derive(Debug)]
 pub struct TreeLock {
     tree: PathBuf,
-    file: Flock<File>,
+    lock: FileLock,
 }
 
 impl TreeLock {
-    /// Takes the lock without waiting; a live holder (this process included) gives `Locked` with its pid.
+    /// The exclusive lock of an in-place ablation; any other holder (this process included) gives
+    /// `Locked` naming its pid.
     pub fn acquire(tree: &Path) -> Result<Self, VariantError> {
+        TreeLock::take(tree, LockMode::Exclusive)
+    }
+
+    /// The shared lock of a sweep that runs or builds in the tree: refused only by an in-place ablation.
+    /// `None` for a tree sweep may not write to: no sweep of this user can ablate it in place either.
+    pub fn acquire_shared(tree: &Path) -> Result<Option<Self>, VariantError> {
+        match TreeLock::take(tree, LockMode::Shared) {
+            Err(VariantError::Io { error, .. })
+                if matches!(error.raw_os_error(), Some(nix::libc::EACCES | nix::libc::EROFS | nix::libc::EPERM)) =>
+            {
+                Ok(None)
+            }
+            taken => taken.map(Some),
+        }
+    }
+
+    fn take(tree: &Path, mode: LockMode) -> Result<Self, VariantError> {
         let state = tree.join(STATE_DIR);
         fs::create_dir_all(&state).map_err(VariantError::io("create", &state))?;
         let path = state.join(LOCK_FILE);
@@ -37,27 +54,40 @@ impl TreeLock {
                 .truncate(false)
                 .open(&path)
                 .map_err(VariantError::io("open", &path))?;
-            let mut locked = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
-                Ok(locked) => locked,
-                Err((mut file, Errno::EWOULDBLOCK)) => {
-                    return Err(VariantError::Locked { tree: tree.to_path_buf(), pid: holder_pid(&mut file) })
+            match FileLock::try_lock(file, mode).map_err(VariantError::io("lock", &path))? {
+                Ok(lock) if same_inode(lock.file(), &path) => {
+                    if mode == LockMode::Exclusive {
+                        write_pid(lock.file(), &path)?;
+                    }
+                    return Ok(TreeLock { tree: tree.to_path_buf(), lock });
                 }
-                Err((_, errno)) => return Err(VariantError::Io { action: "lock", path, source: errno.into() }),
-            };
-            if same_inode(&locked, &path) {
-                write_pid(&mut locked, &path)?;
-                return Ok(TreeLock { tree: tree.to_path_buf(), file: locked });
+                Ok(_) => {}
+                Err(holder) => {
+                    // A holder that let go and removed the file is no holder: try the new file.
+                    if path.exists() {
+                        return Err(VariantError::Locked { tree: tree.to_path_buf(), holder });
+                    }
+                }
             }
         }
     }
 
-    /// Releases the lock and removes sweep's state directory when nothing else is left in it.
+    /// Releases the lock; the last holder also removes sweep's state directory when nothing else is
+    /// left in it.
     pub fn release(self) {
-        let state = self.tree.join(STATE_DIR);
-        // Unlink while still holding the lock; a waiter that opened the old inode detects it and retries.
-        let _ = fs::remove_file(state.join(LOCK_FILE));
-        let _ = fs::remove_dir(&state);
-        drop(self.file);
+        drop(self)
+    }
+}
+
+impl Drop for TreeLock {
+    fn drop(&mut self) {
+        // Only a holder that is alone may unlink: a shared holder proves it by turning exclusive.
+        // A waiter that opened the old inode detects the unlink and retries.
+        if self.lock.try_make_exclusive() {
+            let state = self.tree.join(STATE_DIR);
+            let _ = fs::remove_file(state.join(LOCK_FILE));
+            let _ = fs::remove_dir(&state);
+        }
     }
 }
 
@@ -68,19 +98,13 @@ fn same_inode(file: &File, path: &Path) -> bool {
     }
 }
 
-fn write_pid(file: &mut File, path: &Path) -> Result<(), VariantError> {
+/// For people looking at the tree; refusals read the holder from the kernel instead.
+fn write_pid(mut file: &File, path: &Path) -> Result<(), VariantError> {
     file.set_len(0)
         .and_then(|_| file.seek(SeekFrom::Start(0)))
         .and_then(|_| writeln!(file, "{}", std::process::id()))
         .and_then(|_| file.sync_all())
         .map_err(VariantError::io("write the pid into", path))
-}
-
-/// The pid the holder wrote; 0 when it has not written it yet (it takes the lock first).
-fn holder_pid(file: &mut File) -> u32 {
-    let mut text = String::new();
-    let _ = file.read_to_string(&mut text);
-    text.trim().parse().unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -92,12 +116,41 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = TreeLock::acquire(dir.path()).unwrap();
         match TreeLock::acquire(dir.path()).unwrap_err() {
-            VariantError::Locked { pid, .. } => assert_eq!(pid, std::process::id()),
+            VariantError::Locked { holder, .. } => assert_eq!(holder.pid, Some(std::process::id())),
             other => panic!("expected Locked, got {other}"),
         }
         first.release();
         TreeLock::acquire(dir.path()).unwrap().release();
         assert!(!dir.path().join(STATE_DIR).exists(), "state directory left behind");
+    }
+
+    #[test]
+    fn shared_holders_keep_out_an_in_place_ablation_and_the_last_one_cleans_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = TreeLock::acquire_shared(dir.path()).unwrap().unwrap();
+        let second = TreeLock::acquire_shared(dir.path()).unwrap().unwrap();
+        let refused = TreeLock::acquire(dir.path()).unwrap_err().to_string();
+        assert!(refused.contains(&format!("locked by sweep pid {}", std::process::id())), "{refused}");
+        drop(first);
+        assert!(dir.path().join(STATE_DIR).join(LOCK_FILE).exists(), "a shared holder removed a lock in use");
+        assert!(TreeLock::acquire(dir.path()).is_err());
+        drop(second);
+        assert!(!dir.path().join(STATE_DIR).exists(), "state directory left behind");
+        let exclusive = TreeLock::acquire(dir.path()).unwrap();
+        assert!(TreeLock::acquire_shared(dir.path()).is_err());
+        drop(exclusive);
+    }
+
+    #[test]
+    fn a_read_only_tree_is_run_in_without_a_lock() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o555)).unwrap();
+        let writable = fs::create_dir(dir.path().join("probe")).is_ok(); // root writes anyway
+        let lock = TreeLock::acquire_shared(dir.path()).unwrap();
+        assert_eq!(lock.is_some(), writable);
+        drop(lock);
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
     }
 
     #[test]

@@ -111,3 +111,19 @@ pub fn csv_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> 
     let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_string).collect();
     reader.records().map(|r| header.iter().cloned().zip(r.unwrap().iter().map(str::to_string)).collect()).collect()
 }
+
+/// Processes other than sweep whose working directory is under `dir` (ranks run in their run
+/// directory), as `pid comm`.
+pub fn processes_under(dir: &std::path::Path) -> Vec<String> {
+    let dir = dir.canonicalize().unwrap();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let cwd = std::fs::read_link(entry.path().join("cwd")).ok()?;
+            let comm = std::fs::read_to_string(entry.path().join("comm")).ok()?;
+            (cwd.starts_with(&dir) && comm.trim() != "sweep")
+                .then(|| format!("{} {}", entry.file_name().to_string_lossy(), comm.trim()))
+        })
+        .collect()
+}

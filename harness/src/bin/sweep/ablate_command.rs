@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-use sweep::analyse::{AblationEffects, AdditivityVerdict};
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::PlanOptions;
@@ -30,6 +29,16 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         ))
     })?;
     let options = run_options(&args)?;
+    if let Some(variant) = &args.show {
+        let plan = ablation.plan(&options)?;
+        ablation.check(&plan)?;
+        let diff = ablation.show(&plan, variant)?;
+        if diff.is_empty() {
+            println!("{variant}: renders every source unchanged");
+        }
+        print!("{diff}");
+        return Ok(exit_code::SUCCESS as u8);
+    }
     if args.execution.dry_run {
         let plan = ablation.plan(&options)?;
         ablation.check(&plan)?;
@@ -54,8 +63,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     println!("{text}");
     let code = finish_message(&outcome.runs);
     let failed_builds = outcome.builds.iter().any(|b| matches!(b.status, sweep::build::BuildStatus::Failed { .. }));
-    let not_additive = matches!(&analysis.effects, AblationEffects::Measured(a) if matches!(a.verdict, AdditivityVerdict::NotAdditive { .. }));
-    if code == exit_code::SUCCESS as u8 && (failed_builds || not_additive) {
+    if code == exit_code::SUCCESS as u8 && (failed_builds || summary::ablation_checks_failed(&analysis, 0)) {
         return Ok(exit_code::CHECK_FAILED as u8);
     }
     Ok(code)

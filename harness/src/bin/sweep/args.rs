@@ -32,6 +32,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Restore an engine tree left rendered by an interrupted in-place ablation.
     Restore(RestoreArgs),
+    /// Write the ablation template of an engine source, its groups chosen by selectors.
+    Template(TemplateArgs),
     /// Submit a sweep as a Slurm array job: task i runs shard i/N.
     Submit(SubmitArgs),
     /// Merge the shard CSVs of one sweep into one CSV with its sidecar.
@@ -107,6 +109,10 @@ pub struct AblateArgs {
     /// Parallel variant builds (copy isolation); default: the number of cores.
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Print the unified diff of VARIANT's sources against the shipped ones and exit without building:
+    /// a variant name, groups joined by `+` in any order, or `all` (`both` with two groups).
+    #[arg(long, value_name = "VARIANT", conflicts_with = "dry_run")]
+    pub show: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -225,6 +231,19 @@ pub struct RestoreArgs {
     pub tree: PathBuf,
 }
 
+#[derive(Debug, Args)]
+pub struct TemplateArgs {
+    /// The engine source (e.g. a kernel) to derive the template from.
+    pub source: PathBuf,
+    /// A group and its blocks (repeatable): NAME=FIRST-LAST (1-based lines), NAME=REGEX (every matching
+    /// line is a block) or NAME=BEGIN..END (from a line matching BEGIN to the next matching END, included).
+    #[arg(long = "group", value_name = "NAME=SELECTOR", required = true)]
+    pub groups: Vec<String>,
+    /// Write the template here instead of printing it.
+    #[arg(short = 'o', long = "out", value_name = "FILE.hbs")]
+    pub out: Option<PathBuf>,
+}
+
 /// Runs the chosen command; the exit code comes back as `Ok` when the command itself decided it.
 pub fn dispatch(cli: Cli) -> Result<u8, CommandError> {
     match cli.command {
@@ -234,6 +253,7 @@ pub fn dispatch(cli: Cli) -> Result<u8, CommandError> {
         Command::Report(args) => crate::report_command::report(args),
         Command::Check(args) => crate::check_command::check(args),
         Command::Restore(args) => crate::restore_command::restore(args),
+        Command::Template(args) => crate::template_command::template(args),
         Command::Submit(args) => crate::submit_command::submit(args),
         Command::Merge(args) => crate::merge_command::merge(args),
     }

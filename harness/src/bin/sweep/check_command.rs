@@ -2,7 +2,7 @@
 
 use sweep::exit_code;
 use sweep::runner::{self, Ablation, RunOptions};
-use sweep::spec;
+use sweep::{spec, variants};
 
 use crate::args::CheckArgs;
 use crate::exit_status::CommandError;
@@ -10,6 +10,15 @@ use crate::exit_status::CommandError;
 pub fn check(args: CheckArgs) -> Result<u8, CommandError> {
     for path in &args.specs {
         let sweep = spec::load_sweep(path)?;
+        if variants::left_by_an_ablation(&sweep.engine.tree) {
+            // Checked first: the rendered sources would otherwise read as an out-of-date template.
+            return Err(CommandError::CheckFailed(format!(
+                "{}: an in-place ablation is running in this tree or was interrupted and left it rendered; \
+                 if none is running, run `sweep restore {}`",
+                sweep.engine.tree.display(),
+                sweep.engine.tree.display()
+            )));
+        }
         let options = RunOptions::default();
         let (plan, sites) = match Ablation::new(&sweep, None)? {
             Some(ablation) => {

@@ -26,6 +26,9 @@ pub enum CommandError {
     /// A command-line or file problem found by the binary itself.
     #[error("{0}")]
     BadInput(String),
+    /// Something the binary checked is not as it must be (exit 1), e.g. a tree left rendered.
+    #[error("{0}")]
+    CheckFailed(String),
     #[error("cannot install signal handlers")]
     Signals(#[source] std::io::Error),
     #[error("cannot write {}", path.display())]
@@ -40,7 +43,10 @@ impl CommandError {
             CommandError::Runner(error) => error.is_bad_input(),
             CommandError::Record(error) => error.is_bad_input(),
             CommandError::Variant(error) => error.is_bad_input(),
-            CommandError::Signals(_) | CommandError::Write { .. } | CommandError::Slurm(_) => false,
+            CommandError::CheckFailed(_)
+            | CommandError::Signals(_)
+            | CommandError::Write { .. }
+            | CommandError::Slurm(_) => false,
         };
         (if bad_input { exit_code::BAD_INPUT } else { exit_code::CHECK_FAILED }) as u8
     }

@@ -11,6 +11,7 @@ mod restore_command;
 mod run_command;
 mod submit_command;
 mod summary;
+mod template_command;
 
 use clap::Parser;
 

@@ -9,22 +9,25 @@ use crate::summary;
 
 pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
     let csv = if args.csv.is_dir() { crate::merge_command::merge_dir(&args.csv)? } else { args.csv };
-    summary::read_finished(&csv)?;
+    let table = summary::read_finished(&csv)?;
+    let failed = table.observations.iter().filter(|o| o.status != sweep::launch::RunStatus::Ok).count();
     let paths = ResultPaths::for_csv(&csv);
     let config = summary::recorded_analysis(&paths)?;
     let title = csv.display().to_string();
-    let text = match summary::recorded_ablation(&paths)? {
+    let (text, checks_failed) = match summary::recorded_ablation(&paths)? {
         Some(ablation) => {
             // The sidecar's command line says whether `--isolation` overrode the declared one.
             let sidecar = sweep::record::Sidecar::read(&paths.sidecar)?;
             let in_place = ablation.isolation == sweep::spec::Isolation::InPlace
                 || sidecar.command_line.windows(2).any(|w| w[0] == "--isolation" && w[1] == "in-place");
             let blocks = !in_place && summary::recorded_rounds_are_blocks(&paths)?;
-            summary::write_ablation_summary(&paths, &config, &ablation, blocks, &title)?.0
+            let (text, analysis) = summary::write_ablation_summary(&paths, &config, &ablation, blocks, &title)?;
+            (text, summary::ablation_checks_failed(&analysis, failed))
         }
         None => {
             let blocks = summary::recorded_rounds_are_blocks(&paths)?;
-            summary::write_run_summary(&paths, &config, blocks, &title)?
+            let (text, analysis) = summary::write_run_summary(&paths, &config, blocks, &title)?;
+            (text, summary::sweep_checks_failed(&analysis))
         }
     };
     if args.json && paths.analysis.is_file() {
@@ -35,5 +38,6 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
         println!("{text}");
     }
     eprintln!("summary: {}", paths.summary.display());
-    Ok(exit_code::SUCCESS as u8)
+    // The same exit code `run` or `ablate` gave: a failed run, a disagreement or non-additivity is 1.
+    Ok(if checks_failed { exit_code::CHECK_FAILED } else { exit_code::SUCCESS } as u8)
 }

@@ -10,6 +10,9 @@ use crate::args::RestoreArgs;
 use crate::exit_status::CommandError;
 
 pub fn restore(args: RestoreArgs) -> Result<u8, CommandError> {
+    if !args.tree.is_dir() {
+        return Err(CommandError::BadInput(format!("{}: no such engine tree", args.tree.display())));
+    }
     if !restore_if_interrupted(&args.tree)? {
         eprintln!("{}: nothing to restore", args.tree.display());
     }

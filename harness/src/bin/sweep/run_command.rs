@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::{parse_shard, PlanOptions};
-use sweep::record::ResultPaths;
-use sweep::runner::{self, EarlyStop, Race, RunOptions, SweepOutcome};
-use sweep::spec;
+use sweep::record::{ResultPaths, Sidecar};
+use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome};
+use sweep::spec::{self, Race};
 
 use crate::args::RunArgs;
 use crate::exit_status::CommandError;
@@ -28,9 +28,14 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     let outcome = runner::run_sweep(&sweep, &options, &events)?;
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
     let blocks = sweep.reps.order == spec::RunOrder::Interleaved;
-    let text = summary::write_run_summary(&outcome.paths, &sweep.analysis, blocks, &title)?;
+    let (text, analysis) = summary::write_run_summary(&outcome.paths, &sweep.analysis, blocks, &title)?;
     println!("{text}");
-    Ok(finish_message(&outcome))
+    let code = finish_message(&outcome);
+    if code == exit_code::SUCCESS as u8 && summary::sweep_checks_failed(&analysis) {
+        eprintln!("a check failed: settings that resolve to the same code path disagree (see Equivalence)");
+        return Ok(exit_code::CHECK_FAILED as u8);
+    }
+    Ok(code)
 }
 
 /// The checked form of the command line.
@@ -56,6 +61,11 @@ fn run_options(args: &RunArgs, sweep: &spec::Sweep) -> Result<RunOptions, Comman
 
 /// The race the declaration and `--until-decided` / `--max-reps` ask for, if any.
 fn race(args: &RunArgs, sweep: &spec::Sweep) -> Result<Option<Race>, CommandError> {
+    // A resumed race carries on as it was started (its limits are in the sidecar).
+    let resumed = args.resume.as_deref().and_then(|csv| Sidecar::read(&ResultPaths::for_csv(csv).sidecar).ok());
+    if let Some(race) = resumed.and_then(|sidecar| sidecar.race).filter(|_| args.max_reps.is_none()) {
+        return Ok(Some(race));
+    }
     let declared = sweep.reps.race();
     if !args.until_decided && declared.is_none() {
         if args.max_reps.is_some() {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use sweep::exit_code;
-use sweep::launch::{self, ArrayJob, RunEvents};
+use sweep::launch::{self, ArrayJob};
 use sweep::plan::PlanOptions;
 use sweep::record::{utc_stamp, ResultPaths};
 use sweep::runner::{self, RunOptions};
@@ -40,8 +40,7 @@ pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
     }
     let script = results.join("submit.sbatch");
     std::fs::write(&script, job.script()).map_err(|error| write_error(&script, error))?;
-    let events = RunEvents::install().map_err(CommandError::Signals)?;
-    let job_id = launch::sbatch(&script, &results.join("sbatch.log"), &events)?;
+    let job_id = launch::sbatch(&script)?;
     println!("{job_id}");
     eprintln!("submitted array job {job_id}: {} tasks writing {}/shard-<i>.csv", args.shards, results.display());
     eprintln!("when every task has ended: sweep merge {}", results.display());

@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::exit_status::CommandError;
 use sweep::analyse::{self, AnalysisConfig};
 use sweep::record::{ResultPaths, ResultTable, Sidecar};
-use sweep::report;
+use sweep::report::{self, PlannedRuns};
 use sweep::spec::AblationDecl;
 
 /// The analysis questions recorded in a result's sidecar.
@@ -18,23 +18,51 @@ pub fn recorded_rounds_are_blocks(paths: &ResultPaths) -> Result<bool, CommandEr
     Ok(Sidecar::read(&paths.sidecar)?.sweep.reps.order == sweep::spec::RunOrder::Interleaved)
 }
 
-/// Analyses the CSV at `paths.csv`, writes the summary file and returns its text.
+/// The runs the recorded plan held, from the sidecar (settings x rounds, warmups included).
+pub fn recorded_plan(paths: &ResultPaths) -> Option<PlannedRuns> {
+    let sidecar = Sidecar::read(&paths.sidecar).ok()?;
+    let rounds = sidecar.reps + sidecar.sweep.reps.warmup;
+    Some(PlannedRuns { runs: sidecar.settings.len() * rounds as usize, race: sidecar.race.is_some() })
+}
+
+/// Analyses the CSV at `paths.csv`, writes the summary, `analysis.json` and plot, and returns the
+/// summary's text with the analysis.
 pub fn write_run_summary(
     paths: &ResultPaths,
     config: &AnalysisConfig,
     rounds_are_blocks: bool,
     title: &str,
-) -> Result<String, CommandError> {
+) -> Result<(String, analyse::SweepAnalysis), CommandError> {
     let table = ResultTable::read(&paths.csv)?;
-    let analysis = analyse::analyse_sweep(&table.observations, config, rounds_are_blocks);
-    let text = report::run_summary_markdown(&analysis, config, title);
+    let sidecar = Sidecar::read(&paths.sidecar).ok();
+    let declared = sidecar.as_ref().map(|s| s.params.clone()).unwrap_or_default();
+    let config = &config.racing(sidecar.and_then(|s| s.race));
+    let analysis = analyse::analyse_sweep(&table.observations, config, rounds_are_blocks, &declared);
+    let text = report::run_summary_markdown(&analysis, config, recorded_plan(paths), title);
     save(&paths.summary, &text)?;
     let json = serde_json::to_string_pretty(&report::analysis_json(&analysis, config)).expect("JSON values serialize");
     save(&paths.analysis, &json)?;
     if let Some(svg) = report::sweep_plot_svg(&analysis, config) {
         save(&paths.plot, &svg)?;
     }
-    Ok(text)
+    Ok((text, analysis))
+}
+
+/// What a sweep's checks say, as `run` and `report` both exit: a failed run or settings that should
+/// agree (equivalence) but do not.
+pub fn sweep_checks_failed(analysis: &analyse::SweepAnalysis) -> bool {
+    let disagreement = analysis
+        .equivalence
+        .as_ref()
+        .is_some_and(|check| !check.inconsistent.is_empty() || check.classes.iter().any(|c| !c.agrees()));
+    analysis.failures.failed > 0 || disagreement
+}
+
+/// What an ablation's checks say: a failed run, or groups that are not additive.
+pub fn ablation_checks_failed(analysis: &analyse::AblationAnalysis, table_failed: usize) -> bool {
+    let not_additive = matches!(&analysis.effects, analyse::AblationEffects::Measured(a)
+        if matches!(a.verdict, analyse::AdditivityVerdict::NotAdditive { .. }));
+    table_failed > 0 || not_additive
 }
 
 /// Analyses an ablation's CSV (primary metric first), writes the summary file and returns the report

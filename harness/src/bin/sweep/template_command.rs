@@ -1,0 +1,36 @@
+//! `sweep template`: the ablation template of an engine source, checked to render it back, printed or written.
+
+use std::path::Path;
+
+use sweep::atomic_file::write_atomic;
+use sweep::exit_code;
+use sweep::variants::{template_of_source, Selector};
+
+use crate::args::TemplateArgs;
+use crate::exit_status::CommandError;
+
+pub fn template(args: TemplateArgs) -> Result<u8, CommandError> {
+    let groups = args
+        .groups
+        .iter()
+        .map(|argument| Selector::parse_group(argument))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| CommandError::BadInput(format!("--group {error}")))?;
+    let text = template_of_source(&args.source, &groups)?;
+    if args.out.as_ref().is_some_and(|out| same_file(out, &args.source)) {
+        return Err(CommandError::BadInput(format!(
+            "{}: -o names the source itself; write the template beside it",
+            args.source.display()
+        )));
+    }
+    match &args.out {
+        None => print!("{text}"),
+        Some(path) => write_atomic(path, text.as_bytes(), None)
+            .map_err(|source| CommandError::Write { path: path.clone(), source })?,
+    }
+    Ok(exit_code::SUCCESS as u8)
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
+}

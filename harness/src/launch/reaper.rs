@@ -1,0 +1,117 @@
+//! `Reaper`: sweep's record of the children it started itself. Sweep is the child subreaper of its
+//! process tree, so a descendant whose parent dies (an MPI rank whose launcher was killed, a daemon a
+//! rank forked) becomes sweep's child; any child of sweep that is not in this record is such a stray,
+//! and is killed and reaped before a run counts as ended.
+
+use std::collections::BTreeMap;
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{kill, Signal};
+use nix::sys::wait::{waitpid, WaitPidFlag};
+use nix::unistd::Pid;
+
+use super::process_tree::{ProcessInfo, ProcessTree};
+
+/// Pids of the children sweep started and has not reaped yet, with a count: a pid reaped by a waiter
+/// thread may be reused by the next child before the waiter forgets it.
+static STARTED: Mutex<BTreeMap<Pid, usize>> = Mutex::new(BTreeMap::new());
+/// Set once sweep is the subreaper: only then is an unknown child of sweep a re-parented stray (a
+/// library user, like a unit test, may start children of its own).
+static SUBREAPER: AtomicBool = AtomicBool::new(false);
+
+/// How long strays may take to disappear after SIGKILL.
+const GONE_WAIT: Duration = Duration::from_secs(5);
+
+/// The record of sweep's own children; hold it while starting one so no stray hunt sees it unrecorded.
+pub struct Reaper {
+    started: MutexGuard<'static, BTreeMap<Pid, usize>>,
+}
+
+impl Reaper {
+    pub fn lock() -> Reaper {
+        Reaper { started: STARTED.lock().unwrap_or_else(|e| e.into_inner()) }
+    }
+
+    /// Records `pid` as a child sweep started itself.
+    pub fn record(&mut self, pid: Pid) {
+        *self.started.entry(pid).or_default() += 1;
+    }
+
+    /// Starts `command` and records it.
+    pub fn spawn(mut self, command: &mut Command) -> std::io::Result<Child> {
+        let child = command.spawn()?;
+        self.record(Pid::from_raw(child.id() as i32));
+        Ok(child)
+    }
+
+    /// Children of sweep it did not start, and everything below them.
+    fn strays(&self, tree: &ProcessTree) -> Vec<ProcessInfo> {
+        if !SUBREAPER.load(Ordering::SeqCst) {
+            return Vec::new();
+        }
+        let roots: Vec<Pid> =
+            tree.children_of(Pid::this()).map(|info| info.pid).filter(|pid| !self.started.contains_key(pid)).collect();
+        tree.descendants(&roots)
+    }
+}
+
+/// Makes sweep the subreaper of everything it starts.
+pub fn become_subreaper() -> std::io::Result<()> {
+    nix::sys::prctl::set_child_subreaper(true)?;
+    SUBREAPER.store(true, Ordering::SeqCst);
+    Ok(())
+}
+
+/// A child sweep started was reaped.
+pub fn forget(pid: Pid) {
+    let mut started = STARTED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(count) = started.get_mut(&pid) {
+        *count -= 1;
+        if *count == 0 {
+            started.remove(&pid);
+        }
+    }
+}
+
+/// Every process below `roots` (this run's own children, not included) and every stray: taken before the run's
+/// groups are signalled, since a descendant whose parent dies first leaves the tree (to sweep as a
+/// stray, or to init when sweep is not the subreaper).
+pub fn descendants_and_strays(roots: &[Pid]) -> Vec<Pid> {
+    let reaper = Reaper::lock();
+    let tree = ProcessTree::snapshot();
+    let below = tree.descendants(roots).into_iter().filter(|info| !roots.contains(&info.pid));
+    below.chain(reaper.strays(&tree)).map(|info| info.pid).collect()
+}
+
+/// SIGKILLs everything left in `groups`, the processes `seen` below the run when it was stopped,
+/// every stray and everything below them, reaps the strays, and returns once none is left (or after
+/// `GONE_WAIT`). The run is over, so the short sleeps here perturb no measurement; normally nothing
+/// is left at the first look.
+pub fn kill_leftovers(groups: &[Pid], seen: &[Pid]) {
+    let deadline = Instant::now() + GONE_WAIT;
+    loop {
+        let reaper = Reaper::lock();
+        let tree = ProcessTree::snapshot();
+        let strays = reaper.strays(&tree);
+        let grouped: Vec<ProcessInfo> =
+            tree.in_groups(groups).chain(seen.iter().filter_map(|pid| tree.get(*pid))).copied().collect();
+        let alive: Vec<&ProcessInfo> = strays.iter().chain(&grouped).filter(|info| !info.zombie).collect();
+        for info in &alive {
+            let _ = kill(info.pid, Signal::SIGKILL);
+        }
+        // A stray is our child: reap it (it may be a zombie already), else it stays in the table.
+        let children: Vec<Pid> = strays.iter().filter(|info| info.parent == Pid::this()).map(|info| info.pid).collect();
+        drop(reaper);
+        for pid in children {
+            let _ = waitpid(pid, Some(WaitPidFlag::WNOHANG));
+        }
+        let any_stray_left = strays.iter().any(|info| info.parent == Pid::this());
+        if (alive.is_empty() && !any_stray_left) || Instant::now() >= deadline {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
