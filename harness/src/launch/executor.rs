@@ -14,7 +14,7 @@ use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
 
 use super::group_gate::GroupGate;
-use super::leftovers::{owner, OWNER_VAR};
+use super::leftovers::{host, owner, OWNER_HOST_VAR, OWNER_VAR};
 use super::rank_command::RankCommand;
 use super::reaper::{self, Reaper};
 use super::signal_subscription::Subscription;
@@ -143,7 +143,7 @@ fn spawn(
     }
     process.envs(command.env.iter().map(|(k, v)| (k, v)));
     // Inherited by everything the process starts: the next sweep can find what a SIGKILL left behind.
-    process.env(OWNER_VAR, owner());
+    process.env(OWNER_VAR, owner()).env(OWNER_HOST_VAR, host());
     let gate = GroupGate::open()?;
     on_group(gate.group())?;
     process.process_group(gate.group().as_raw());

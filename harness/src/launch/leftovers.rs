@@ -12,16 +12,14 @@ use super::process_tree::ProcessTree;
 
 /// The environment variable naming the sweep a process belongs to.
 pub const OWNER_VAR: &str = "SWEEP_OWNER";
+/// The host of that sweep (beside it, not in it, so a sweep that does not know it still reads the
+/// owner): a rank srun started on another node is that node's sweep to judge, by a pid of that node.
+pub const OWNER_HOST_VAR: &str = "SWEEP_OWNER_HOST";
 
-/// This sweep's `SWEEP_OWNER` value: host, pid and start time, so a reused pid is not taken for it
-/// and a rank srun started on another node is not judged by a pid of that node.
+/// This sweep's `SWEEP_OWNER` value: pid and start time, so a reused pid is not taken for it.
 pub fn owner() -> &'static str {
     static OWNER: OnceLock<String> = OnceLock::new();
-    OWNER.get_or_init(|| format!("{}:{}-{}", host(), std::process::id(), start_time(Pid::this()).unwrap_or_default()))
-}
-
-fn host() -> String {
-    nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_default()
+    OWNER.get_or_init(|| format!("{}-{}", std::process::id(), start_time(Pid::this()).unwrap_or_default()))
 }
 
 /// SIGKILLs every process of this user whose `SWEEP_OWNER` names a sweep that is no longer running;
@@ -32,7 +30,10 @@ pub fn kill_leftovers_of_dead_sweeps() -> Vec<Pid> {
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
         .map(Pid::from_raw)
         // Another user's environment is unreadable: never ours to kill.
-        .filter(|pid| owner_of(*pid).is_some_and(|owner| owner != self::owner() && dead_here(&owner)))
+        .filter(|pid| {
+            let of_this_host = env_of(*pid, OWNER_HOST_VAR).is_none_or(|host| host == self::host());
+            of_this_host && owner_of(*pid).is_some_and(|owner| owner != self::owner() && !alive(&owner))
+        })
         .filter(|pid| kill(*pid, Signal::SIGKILL).is_ok())
         .collect()
 }
@@ -44,23 +45,24 @@ pub fn kill_sweep_group(group: Pid) -> usize {
     members.into_iter().filter(|pid| owner_of(*pid).is_some() && kill(*pid, Signal::SIGKILL).is_ok()).count()
 }
 
+/// This host's name, as `OWNER_HOST_VAR` holds it.
+pub fn host() -> &'static str {
+    static HOST: OnceLock<String> = OnceLock::new();
+    HOST.get_or_init(|| nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_default())
+}
+
 /// The `SWEEP_OWNER` of a process, if it has one (and we may read its environment).
 fn owner_of(pid: Pid) -> Option<String> {
+    env_of(pid, OWNER_VAR)
+}
+
+/// The value of `name` in a process's environment, if it has one (and we may read it).
+fn env_of(pid: Pid, name: &str) -> Option<String> {
     let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    let prefix = format!("{OWNER_VAR}=");
+    let prefix = format!("{name}=");
     environ
         .split(|&byte| byte == 0)
         .find_map(|entry| String::from_utf8_lossy(entry).strip_prefix(&prefix).map(str::to_string))
-}
-
-/// Whether `owner` (`<host>:<pid>-<start time>`, or without the host as written before it was
-/// recorded) is a sweep of this host that no longer runs. A sweep of another host (whose ranks srun
-/// started here) is that host's to judge: its pid means nothing here.
-fn dead_here(owner: &str) -> bool {
-    match owner.rsplit_once(':') {
-        Some((host, local)) => host == self::host() && !alive(local),
-        None => !alive(owner),
-    }
 }
 
 /// Whether the sweep `owner` (`<pid>-<start time>`) still runs.
@@ -82,11 +84,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_sweep_of_another_host_is_not_judged_by_a_pid_of_this_one() {
-        assert!(!dead_here("another-node:1-0"));
-        assert!(dead_here(&format!("{}:1-0", host())));
-        assert!(dead_here("1-0"), "a mark written before marks named their host");
-        assert!(!dead_here(owner()));
+    fn a_process_of_a_dead_sweep_of_another_host_is_left_to_that_host() {
+        let mut remote = std::process::Command::new("sleep")
+            .arg("30")
+            .env(OWNER_VAR, "1-0")
+            .env(OWNER_HOST_VAR, format!("not-{}", host()))
+            .spawn()
+            .unwrap();
+        let killed = kill_leftovers_of_dead_sweeps();
+        assert!(!killed.contains(&Pid::from_raw(remote.id() as i32)), "{killed:?}");
+        // (An older sweep on this machine, which reads no host, may have killed it meanwhile.)
+        let _ = remote.kill();
+        remote.wait().unwrap();
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::runner_error::RunnerError;
-use crate::launch::{Captured, OWNER_VAR};
+use crate::launch::{Captured, OWNER_HOST_VAR, OWNER_VAR};
 
 /// Longest a setup script may take: sourcing an environment is quick; a hang must not hang the sweep.
 const SETUP_TIMEOUT: Duration = Duration::from_secs(600);
@@ -35,7 +35,9 @@ pub fn capture_setup_env(script: &Path, tree: &Path) -> Result<Vec<(String, Stri
             entry.split_once('=').map(|(k, v)| (k.to_string(), v.to_string()))
         })
         // SWEEP_OWNER is this sweep's mark on its children, not part of the engine's environment.
-        .filter(|(name, _)| !name.is_empty() && !["_", "SHLVL", "PWD", OWNER_VAR].contains(&name.as_str()))
+        .filter(|(name, _)| {
+            !name.is_empty() && !["_", "SHLVL", "PWD", OWNER_VAR, OWNER_HOST_VAR].contains(&name.as_str())
+        })
         .collect())
 }
 
