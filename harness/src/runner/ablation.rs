@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::engine_build::{build_engine_tree, BuildEnd};
+use super::engine_build::build_engine_tree;
 use super::origin::Origin;
 use super::prepared_run::VariantSite;
 use super::progress::Progress;
@@ -16,7 +16,7 @@ use super::runner_error::RunnerError;
 use super::session::Session;
 use super::spawning::Spawning;
 use super::{open_results, preflight, result_paths, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
-use crate::build::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatus};
+use crate::build::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlannedRun, Setting};
 use crate::spec::{AblationDecl, Isolation, SourceDecl, Sweep, VariantName};
@@ -397,9 +397,9 @@ fn build_in_place(
     })?;
     variants::clear_build_group(&engine.tree)?;
     let status = match end {
-        BuildEnd::Built { seconds } => BuildStatus::Built { seconds },
-        BuildEnd::Failed(error) => BuildStatus::Failed { error: error.to_string() },
-        BuildEnd::Interrupted => return Ok(None),
+        Ok(outcome) => BuildStatus::Built { seconds: outcome.seconds },
+        Err(BuildError::Interrupted { .. }) => return Ok(None),
+        Err(error) => BuildStatus::Failed { error: error.to_string() },
     };
     Ok(Some(BuildReport { variant: setting.variant.clone(), key, status }))
 }

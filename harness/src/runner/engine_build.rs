@@ -7,22 +7,10 @@ use std::path::Path;
 use nix::unistd::Pid;
 
 use super::runner_error::RunnerError;
-use crate::build::{self, BuildError, BuildJob, BuildKey};
+use crate::build::{self, BuildError, BuildJob, BuildKey, BuildOutcome};
 use crate::launch::{self, BaseEnv};
 use crate::spec::Engine;
 use crate::variants::VariantBuildMark;
-
-/// How a build ended.
-#[derive(Debug)]
-pub enum BuildEnd {
-    Built {
-        seconds: f64,
-    },
-    /// Why, ending with the tail of the compiler's output.
-    Failed(BuildError),
-    /// A signal asked sweep to stop while it built.
-    Interrupted,
-}
 
 /// Runs the profile's build command for the engine's own tree and build dir; `on_group` learns the
 /// build's process group before anything runs in it.
@@ -32,7 +20,7 @@ pub fn build_engine_tree(
     log: &Path,
     base_env: &BaseEnv,
     on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
-) -> Result<BuildEnd, RunnerError> {
+) -> Result<Result<BuildOutcome, BuildError>, RunnerError> {
     let argv =
         build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir).map_err(RunnerError::BuildCommand)?;
     let job = BuildJob {
@@ -44,11 +32,7 @@ pub fn build_engine_tree(
         argv,
         env: base_env.overrides().to_vec(),
     };
-    Ok(match build::run_build_recorded(&job, log, on_group) {
-        Ok(outcome) => BuildEnd::Built { seconds: outcome.seconds },
-        Err(BuildError::Interrupted { .. }) => BuildEnd::Interrupted,
-        Err(error) => BuildEnd::Failed(error),
-    })
+    Ok(build::run_build_recorded(&job, log, on_group))
 }
 
 /// Whether `sweep run` will build the engine first.
@@ -73,13 +57,13 @@ pub fn build_before_run(
     build: bool,
     log: &Path,
     base_env: &BaseEnv,
-) -> Result<Option<BuildEnd>, RunnerError> {
+) -> Result<Option<Result<BuildOutcome, BuildError>>, RunnerError> {
     if !builds(engine, build) {
         return Ok(None);
     }
     eprintln!("building {} (log {})", engine.tree.display(), log.display());
     let end = build_engine_tree(engine, crate::plan::DEFAULT_VARIANT, log, base_env, &mut |_| Ok(()))?;
-    if let BuildEnd::Built { .. } = end {
+    if end.is_ok() {
         let program =
             launch::program_path(engine, &engine.tree, &engine.build_dir).map_err(RunnerError::BuildCommand)?;
         VariantBuildMark::verify_rebuilt(&engine.tree, &engine.build_dir, Path::new(&program))?;

@@ -106,12 +106,12 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), origin.provenance.clone())?;
     let log = paths.logs.join("build.log");
     match engine_build::build_before_run(&sweep.engine, options.build, &log, &origin.base_env)? {
-        None | Some(engine_build::BuildEnd::Built { .. }) => {}
-        Some(engine_build::BuildEnd::Failed(error)) => return Err(RunnerError::Build(error)),
-        Some(engine_build::BuildEnd::Interrupted) => {
+        None | Some(Ok(_)) => {}
+        Some(Err(crate::build::BuildError::Interrupted { .. })) => {
             let stopped = events.signals.received().map(|signal| EarlyStop::Interrupted { signal });
             return Ok(SweepOutcome { paths, tally: Tally::default(), stopped, skipped: 0 });
         }
+        Some(Err(error)) => return Err(RunnerError::Build(error)),
     }
     let hash = program_hash(sweep, &sites[0]);
     sites.iter_mut().for_each(|site| site.hash.clone_from(&hash));
