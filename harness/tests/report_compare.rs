@@ -172,3 +172,36 @@ fn report_json_prints_the_verdicts_with_typed_settings() {
     assert_eq!(json["groups"][0]["best"]["mode"].as_str().map(|m| m == "ok" || m == "slow"), Some(true));
     assert!(csv.with_extension("analysis.json").is_file());
 }
+
+/// Two toolchain versions interleaved in one sweep: the profile's setup script is chosen by a param,
+/// each setting's runs start from its own environment and record its own toolchain version, and
+/// `compare --within` pairs the versions by round.
+#[test]
+fn a_setup_script_chosen_by_a_param_gives_each_setting_its_environment_and_toolchain() {
+    let workspace = Workspace::new();
+    let fixture = common::repo_root().join("harness/tests/fixtures");
+    for version in ["8", "9"] {
+        workspace.write(&format!("sweeps/engines/kit-{version}.sh"), &format!("export KIT_VERSION=kit-{version}\n"));
+    }
+    workspace.write(
+        "sweeps/engines/fixture.toml",
+        &format!(
+            "tree = \"{}\"\nprogram = \"{{{{tree}}}}/rank_fixture.sh\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\nsetup = \"kit-{{{{kit}}}}.sh\"\n[result]\nprefix = \"fixture_result\"\n[toolchain]\nkit = [\"sh\", \"-c\", \"echo $KIT_VERSION\"]\n",
+            fixture.display()
+        ),
+    );
+    let spec = workspace.write_sweep(
+        "kits",
+        "name = \"kits\"\n[engine]\nprofile = \"fixture\"\n[params]\nkit = [8, 9]\n[reps]\ncount = 3\n[run]\nargs = [\"0\", \"ok\", \"m\", \"{{rep}}\"]\n[metrics]\nresult = [\"value\"]\n[analysis]\nprimary = \"value\"\n",
+    );
+    let output = sweep(workspace.path(), &["run", &spec]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let csv = workspace.result_csv("kits");
+    for row in common::csv_rows(&csv) {
+        assert_eq!(row["toolchain.kit"], format!("kit-{}", row["param.kit"]), "{row:?}");
+    }
+    let output = sweep(workspace.path(), &["compare", "--within", csv.to_str().unwrap(), "--by", "kit", "--json"]);
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&output)).unwrap_or_else(|_| panic!("{}", stderr(&output)));
+    assert_eq!((json["a"].as_str(), json["method"].as_str()), (Some("kit=8"), Some("paired")));
+}

@@ -46,6 +46,7 @@ impl Folder {
                     metrics: &metrics,
                     variant_hash: "abc",
                     log_dir: Path::new("runs/1"),
+                    toolchain: None,
                 })
                 .unwrap();
         }

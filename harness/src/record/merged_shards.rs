@@ -201,6 +201,7 @@ mod tests {
                     metrics: &metrics,
                     variant_hash: "",
                     log_dir: Path::new("runs"),
+                    toolchain: None,
                 })
                 .unwrap();
         }

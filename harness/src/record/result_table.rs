@@ -162,6 +162,7 @@ mod tests {
             metrics,
             variant_hash: "abc",
             log_dir: Path::new("runs/1"),
+            toolchain: None,
         }
     }
 

@@ -28,6 +28,9 @@ pub struct RunRow<'a> {
     pub metrics: &'a BTreeMap<String, f64>,
     pub variant_hash: &'a str,
     pub log_dir: &'a Path,
+    /// This run's toolchain versions when they differ from the writer's (a setup script chosen by a
+    /// parameter, e.g. one CANN version per setting); None for the writer's own.
+    pub toolchain: Option<&'a BTreeMap<String, String>>,
 }
 
 pub struct ResultWriter {
@@ -106,7 +109,10 @@ impl ResultWriter {
             record.extend([self.provenance.slurm_job_id.clone(), self.provenance.slurm_array_task_id.clone()]);
         }
         record.extend(
-            self.columns.toolchains.iter().map(|name| self.provenance.toolchain.get(name).cloned().unwrap_or_default()),
+            self.columns
+                .toolchains
+                .iter()
+                .map(|name| row.toolchain.unwrap_or(&self.provenance.toolchain).get(name).cloned().unwrap_or_default()),
         );
         record.push(row.log_dir.display().to_string());
         self.write_record(&record)

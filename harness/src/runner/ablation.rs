@@ -197,7 +197,7 @@ pub fn run_ablation(
 ) -> Result<AblationOutcome, RunnerError> {
     let plan = ablation.plan(options)?;
     ablation.check(&plan)?;
-    let origin = Origin::gather(ablation.sweep)?;
+    let origin = Origin::gather(ablation.sweep, &plan.settings[0])?;
     let paths = result_paths(ablation.sweep, options, false)?;
     let context = Context { options, paths, origin, events };
     match ablation.isolation {

@@ -11,6 +11,7 @@ mod progress;
 mod race;
 mod runner_error;
 mod session;
+mod setting_origins;
 mod setup_env;
 mod spawning;
 
@@ -24,6 +25,7 @@ pub use prepared_run::{prepare_run, PreparedRun, VariantSite};
 pub use progress::Progress;
 pub use runner_error::RunnerError;
 pub use session::{run_dir_name, EarlyStop, Session, Tally};
+pub use setting_origins::SettingOrigins;
 pub use setup_env::capture_setup_env;
 pub use spawning::Spawning;
 
@@ -88,6 +90,7 @@ pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<()
     for run in &plan.runs {
         if seen.insert(run.setting) {
             prepare_run(sweep, &plan.settings[run.setting], run.rep, &sites[run.setting], stand_in)?;
+            setting_origins::setup_for(sweep, &plan.settings[run.setting])?;
         }
     }
     Ok(())
@@ -101,7 +104,8 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     let _tree_lock = crate::variants::TreeLock::acquire_shared(&sweep.engine.tree)?;
     engine_build::refuse_variant_build(&sweep.engine, options.build)?;
     let paths = result_paths(sweep, options, false)?;
-    let origin = Origin::gather(sweep)?;
+    let origin = Origin::gather(sweep, &plan.settings[0])?;
+    let origins = SettingOrigins::gather(sweep, &plan.settings)?;
     let spawning = Spawning { base_env: &origin.base_env, events };
     let (writer, done) = open_results(sweep, &paths, options.resume.is_some(), origin.provenance.clone())?;
     let log = paths.logs.join("build.log");
@@ -120,6 +124,7 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
         plan.runs.iter().filter(|run| !done.contains(&planned_key(&plan, run))).copied().collect();
     let skipped = plan.runs.len() - todo.len();
     let mut session = Session::new(sweep, writer, &paths, spawning, todo.len(), options.fail_fast);
+    session.origins = origins;
     if skipped > 0 {
         session.progress.note(&format!(
             "resuming {}: {skipped} runs already recorded, {} to go",

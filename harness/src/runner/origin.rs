@@ -1,8 +1,12 @@
 //! `Origin`: what every run of one invocation starts from and is recorded with.
 
+use std::path::Path;
+
 use super::runner_error::RunnerError;
+use super::setting_origins::setup_for;
 use super::setup_env::capture_setup_env;
 use crate::launch::BaseEnv;
+use crate::plan::Setting;
 use crate::record::Provenance;
 use crate::spec::Sweep;
 
@@ -15,9 +19,17 @@ pub struct Origin {
 
 impl Origin {
     /// Captures the base environment (running the setup script, if any) and gathers the provenance
-    /// under it: on Ascend the toolchain only answers inside the sourced environment.
-    pub fn gather(sweep: &Sweep) -> Result<Origin, RunnerError> {
-        let base_env = match &sweep.engine.setup {
+    /// under it: on Ascend the toolchain only answers inside the sourced environment. A setup script
+    /// chosen by a param (`envs/cann-{{cann}}.sh`) is rendered for `first`, the plan's first setting:
+    /// builds and the sidecar use that origin, runs their own (`SettingOrigins`).
+    pub fn gather(sweep: &Sweep, first: &Setting) -> Result<Origin, RunnerError> {
+        let script = setup_for(sweep, first)?;
+        Origin::gather_with(sweep, script.as_deref().map(Path::new))
+    }
+
+    /// The origin of one (rendered) setup script, or none.
+    pub fn gather_with(sweep: &Sweep, script: Option<&Path>) -> Result<Origin, RunnerError> {
+        let base_env = match script {
             Some(script) => BaseEnv::Exactly(capture_setup_env(script, &sweep.engine.tree)?),
             None => BaseEnv::Inherit,
         };

@@ -26,6 +26,8 @@ pub enum RunnerError {
     UnknownVariant { name: String, groups: String },
     #[error("the profile's build command did not render")]
     BuildCommand(#[from] crate::template::TemplateError),
+    #[error("the profile's setup script path did not render")]
+    SetupTemplate(#[source] crate::template::TemplateError),
 }
 
 impl RunnerError {
@@ -36,7 +38,10 @@ impl RunnerError {
     /// Whether the user's input is at fault (exit 2) rather than the run (exit 1).
     pub fn is_bad_input(&self) -> bool {
         match self {
-            RunnerError::Spec(_) | RunnerError::Plan(_) | RunnerError::UnknownVariant { .. } => true,
+            RunnerError::Spec(_)
+            | RunnerError::Plan(_)
+            | RunnerError::UnknownVariant { .. }
+            | RunnerError::SetupTemplate(_) => true,
             RunnerError::Record(error) => error.is_bad_input(),
             RunnerError::Variant(error) => error.is_bad_input(),
             _ => false,

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
 use super::progress::Progress;
 use super::runner_error::RunnerError;
+use super::setting_origins::SettingOrigins;
 use super::spawning::Spawning;
 use super::ResultPaths;
 use crate::extract::{self, RunLogs};
@@ -43,6 +44,9 @@ pub struct Session<'a> {
     pub fail_fast: bool,
     pub tally: Tally,
     pub stopped: Option<EarlyStop>,
+    /// Per setting, the environment and toolchain its runs start from, when the setup script is
+    /// chosen by a param; None: every run starts from `base_env`.
+    pub origins: Option<SettingOrigins>,
 }
 
 impl<'a> Session<'a> {
@@ -65,6 +69,7 @@ impl<'a> Session<'a> {
             fail_fast,
             tally: Tally::default(),
             stopped: None,
+            origins: None,
         }
     }
 
@@ -92,7 +97,8 @@ impl<'a> Session<'a> {
         for (path, text) in &prepared.inputs {
             std::fs::write(path, text).map_err(RunnerError::io(path))?;
         }
-        let execution = self.execute(&prepared);
+        let origin = self.origins.as_ref().map(|origins| origins.of(run.setting));
+        let execution = self.execute(&prepared, origin.map_or(&self.base_env, |o| &o.base_env));
         if let StopReason::Interrupted { signal } = execution.reason {
             self.stopped = Some(EarlyStop::Interrupted { signal });
             self.progress.note(&format!(
@@ -116,6 +122,7 @@ impl<'a> Session<'a> {
             metrics: &metrics,
             variant_hash: &variant.hash,
             log_dir: &run_dir,
+            toolchain: origin.map(|o| &o.provenance.toolchain),
         })?;
         self.tally.recorded += 1;
         let detail = if error.is_empty() {
@@ -151,15 +158,15 @@ impl<'a> Session<'a> {
     }
 
     /// Pre-run commands, then the ranks, all under the run's timeout.
-    fn execute(&self, prepared: &PreparedRun) -> Execution {
+    fn execute(&self, prepared: &PreparedRun, base_env: &BaseEnv) -> Execution {
         let limits = Limits { timeout: self.sweep.engine.timeout, grace: self.sweep.engine.grace };
         for command in &prepared.pre_run {
-            let execution = launch::execute(std::slice::from_ref(command), &prepared.run_dir, &self.base_env, limits);
+            let execution = launch::execute(std::slice::from_ref(command), &prepared.run_dir, base_env, limits);
             if execution.reason != StopReason::Succeeded {
                 return execution;
             }
         }
-        launch::execute(&prepared.commands, &prepared.run_dir, &self.base_env, limits)
+        launch::execute(&prepared.commands, &prepared.run_dir, base_env, limits)
     }
 
     fn extract(
