@@ -230,6 +230,30 @@ fn dry_run_prints_every_rank_command_and_writes_nothing() {
     assert!(!workspace.path().join("results").exists());
 }
 
+/// The dry run printed Rust spellings (`PerRank`, `Interleaved`), no build command, and a seed the
+/// real run would not reuse.
+#[test]
+fn dry_run_spells_the_toml_shows_the_build_and_how_to_reuse_a_drawn_seed() {
+    let workspace = fixture_workspace("20s");
+    let profile = workspace.path().join("sweeps/engines/fixture.toml");
+    let text = std::fs::read_to_string(&profile).unwrap();
+    std::fs::write(&profile, text.replacen("launcher =", "build = [\"make\", \"-C\", \"{{tree}}\"]\nlauncher =", 1))
+        .unwrap();
+    let spec = fixture_sweep(&workspace, r#"["ok"]"#, 2, "marker-dry-seed");
+    let spec_file = workspace.path().join(&spec);
+    std::fs::write(&spec_file, std::fs::read_to_string(&spec_file).unwrap().replace("seed = 1\n", "")).unwrap();
+    let output = sweep(workspace.path(), &["run", &spec, "--dry-run"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("(per-rank launcher, 2 ranks)") && text.contains("order interleaved"), "{text}");
+    let fixtures = common::repo_root().join("harness/tests/fixtures");
+    assert!(text.contains(&format!("build [default] in {0}: make -C {0}", fixtures.display())), "{text}");
+    let seed = text.split("seed ").nth(1).and_then(|rest| rest.split(' ').next()).expect("a seed");
+    assert!(text.contains(&format!("pass `--seed {seed}` to run this order")), "{text}");
+    let again = stdout(&sweep(workspace.path(), &["run", &spec, "--dry-run", "--seed", seed]));
+    assert!(again.contains(&format!("order interleaved, seed {seed}\n")), "{again}");
+}
+
 #[test]
 fn ctrl_c_during_the_build_is_an_interruption_and_stops_the_build() {
     let workspace = fixture_workspace("20s");

@@ -44,7 +44,10 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         ablation.check(&plan)?;
         let sites = ablation.planned_sites(&plan, &runner::cache_root(&options, &sweep));
         let paths = runner::result_paths(&sweep, &options, true)?;
-        print!("{}", runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"))?);
+        print!(
+            "{}",
+            runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"), options.draws_seed(&sweep))?
+        );
         return Ok(exit_code::SUCCESS as u8);
     }
     let events = RunEvents::install().map_err(CommandError::Signals)?;

@@ -21,7 +21,10 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     if args.execution.dry_run {
         let (plan, sites) = runner::plan_sweep(&sweep, &options)?;
         let paths = runner::result_paths(&sweep, &options, true)?;
-        print!("{}", runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"))?);
+        print!(
+            "{}",
+            runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"), options.draws_seed(&sweep))?
+        );
         return Ok(exit_code::SUCCESS as u8);
     }
     let events = RunEvents::install().map_err(CommandError::Signals)?;
