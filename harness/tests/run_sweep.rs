@@ -133,11 +133,18 @@ fn one_failing_rank_fails_its_run_and_the_sweep_goes_on() {
     assert_eq!(rows.len(), 4);
     for row in rows.iter().filter(|row| row["param.mode"] == "fail1") {
         assert_eq!(row["status"], "failed");
-        assert!(row["error"].starts_with("rank 1 exited with code 3; logs in "), "{}", row["error"]);
+        // The rank's own first error line leads, so identical failures group in the summary.
+        let reason = "rank 1: injected failure (rank 1 exited with code 3); logs in ";
+        assert!(row["error"].starts_with(reason), "{}", row["error"]);
         assert!(workspace.path().join(&row["log_dir"]).join("rank1.log").is_file());
     }
     assert!(rows.iter().filter(|row| row["param.mode"] == "ok").all(|row| row["status"] == "ok"));
     assert!(stderr(&output).contains("2 of 4 runs failed"));
+    assert!(
+        stdout(&output).contains("| rank 1: injected failure (rank 1 exited with code 3) | 2 "),
+        "{}",
+        stdout(&output)
+    );
     assert_eq!(leftover_processes(marker), "");
 }
 

@@ -16,7 +16,7 @@ mod sidecar;
 mod torn_row;
 
 pub use columns::Columns;
-pub use observation::Observation;
+pub use observation::{Observation, LOGS_IN};
 pub use provenance::{version_line, Provenance};
 pub use record_error::RecordError;
 pub use recorded_decl::RecordedDecl;
