@@ -237,6 +237,16 @@ fn dry_run_prints_every_rank_command_and_writes_nothing() {
     assert!(!workspace.path().join("results").exists());
 }
 
+/// `sweep ablate gated_delta` found `sweeps/gated_delta.toml` but `sweep run slices` did not.
+#[test]
+fn run_resolves_a_bare_name_under_sweeps() {
+    let workspace = fixture_workspace("20s");
+    fixture_sweep(&workspace, r#"["ok"]"#, 1, "marker-name");
+    let output = sweep(workspace.path(), &["run", "fixture", "--dry-run"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).starts_with("sweep `fixture` from sweeps/fixture.toml\n"), "{}", stdout(&output));
+}
+
 /// The dry run printed Rust spellings (`PerRank`, `Interleaved`), no build command, and a seed the
 /// real run would not reuse.
 #[test]

@@ -11,7 +11,7 @@ use sweep::spec::{self, Isolation};
 use crate::args::{AblateArgs, IsolationArg};
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
-use crate::run_command::{checked_out, finish_message};
+use crate::run_command::{checked_out, finish_message, resolve_declaration};
 use crate::summary;
 
 pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
@@ -72,13 +72,8 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     Ok(code)
 }
 
-/// `gated_delta` means `sweeps/gated_delta.toml`; anything with a `/` or `.toml` is a path.
 fn declaration_path(name: &str) -> Result<PathBuf, CommandError> {
-    let path = if name.contains('/') || name.ends_with(".toml") {
-        PathBuf::from(name)
-    } else {
-        PathBuf::from(format!("sweeps/{name}.toml"))
-    };
+    let path = resolve_declaration(name);
     if !path.is_file() {
         return Err(CommandError::BadInput(format!("{}: no such ablation declaration", path.display())));
     }

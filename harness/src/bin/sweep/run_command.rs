@@ -15,7 +15,7 @@ use crate::restore_command::restore_if_interrupted;
 use crate::summary;
 
 pub fn run(args: RunArgs) -> Result<u8, CommandError> {
-    let sweep = spec::load_sweep(&args.spec)?;
+    let sweep = spec::load_sweep(&resolve_declaration(&args.spec))?;
     let options = run_options(&args, &sweep)?;
     restore_if_interrupted(&sweep.engine.tree)?;
     if args.execution.dry_run {
@@ -39,6 +39,15 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
         return Ok(exit_code::CHECK_FAILED as u8);
     }
     Ok(code)
+}
+
+/// `slices` means `sweeps/slices.toml`; anything with a `/` or `.toml` is a path.
+pub fn resolve_declaration(name: &str) -> PathBuf {
+    if name.contains('/') || name.ends_with(".toml") {
+        PathBuf::from(name)
+    } else {
+        PathBuf::from(format!("sweeps/{name}.toml"))
+    }
 }
 
 /// The checked form of the command line.
@@ -79,7 +88,7 @@ fn race(args: &RunArgs, sweep: &spec::Sweep) -> Result<Option<Race>, CommandErro
     if sweep.reps.order != spec::RunOrder::Interleaved {
         return Err(CommandError::BadInput(format!(
             "{}: a race (--until-decided) needs `[reps] order = \"interleaved\"`",
-            args.spec.display()
+            sweep.file().display()
         )));
     }
     let (min, declared_max) = declared.unwrap_or((spec::DEFAULT_RACE_MIN, sweep.reps.count));
