@@ -349,7 +349,7 @@ fn zero_reps_are_refused() {
 fn primary_naming_an_unknown_metric_is_refused() {
     assert_check_rejects(
         &base_with("primary = \"prefill_tokens_per_s\"", "primary = \"tokens_per_s\""),
-        "sweep: error: sweeps/x.toml:21: `analysis.primary`: unknown metric `tokens_per_s`",
+        "sweep: error: sweeps/x.toml:21: `analysis.primary`: unknown metric `tokens_per_s` (declared: rows, prefill_tokens_per_s)",
     );
 }
 
@@ -400,7 +400,7 @@ fn check_on_an_unknown_metric_names_the_check() {
     let line = line_of(&text, "metric = \"row\"");
     assert_check_rejects(
         &text,
-        &format!("sweep: error: sweeps/x.toml:{line}: `checks[0].metric`: unknown metric `row`"),
+        &format!("sweep: error: sweeps/x.toml:{line}: `checks[0].metric`: unknown metric `row` (declared: rows, prefill_tokens_per_s)"),
     );
 }
 
