@@ -247,6 +247,25 @@ fn run_resolves_a_bare_name_under_sweeps() {
     assert!(stdout(&output).starts_with("sweep `fixture` from sweeps/fixture.toml\n"), "{}", stdout(&output));
 }
 
+/// `sweep run --dry-run | head` panicked writing to the closed pipe.
+#[test]
+fn dry_run_into_a_closed_pipe_does_not_panic() {
+    let workspace = fixture_workspace("20s");
+    // Far more output than a pipe buffers, so writing fails however late the reader goes.
+    let spec = fixture_sweep(&workspace, r#"["ok"]"#, 3000, "marker-pipe");
+    let mut child = Command::new(common::sweep_bin())
+        .args(["run", &spec, "--dry-run"])
+        .current_dir(workspace.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "");
+}
+
 /// The dry run printed Rust spellings (`PerRank`, `Interleaved`), no build command, and a seed the
 /// real run would not reuse.
 #[test]

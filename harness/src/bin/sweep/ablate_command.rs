@@ -12,6 +12,7 @@ use crate::args::{AblateArgs, IsolationArg};
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
 use crate::run_command::{checked_out, finish_message, resolve_declaration};
+use crate::stdout;
 use crate::summary;
 
 pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
@@ -34,9 +35,9 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         ablation.check(&plan)?;
         let diff = ablation.show(&plan, variant)?;
         if diff.is_empty() {
-            println!("{variant}: renders every source unchanged");
+            stdout::print_line(&format!("{variant}: renders every source unchanged"));
         }
-        print!("{diff}");
+        stdout::print(&diff);
         return Ok(exit_code::SUCCESS as u8);
     }
     if args.execution.dry_run {
@@ -44,10 +45,13 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         ablation.check(&plan)?;
         let sites = ablation.planned_sites(&plan, &runner::cache_root(&options, &sweep));
         let paths = runner::result_paths(&sweep, &options, true)?;
-        print!(
-            "{}",
-            runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"), options.draws_seed(&sweep))?
-        );
+        stdout::print(&runner::describe_plan(
+            &sweep,
+            &plan,
+            &sites,
+            &paths.logs.join("runs"),
+            options.draws_seed(&sweep),
+        )?);
         return Ok(exit_code::SUCCESS as u8);
     }
     let events = RunEvents::install().map_err(CommandError::Signals)?;
@@ -63,7 +67,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     let blocks = ablation.isolation == Isolation::Copy && sweep.reps.order == spec::RunOrder::Interleaved;
     let (text, analysis) =
         summary::write_ablation_summary(&outcome.runs.paths, &sweep.analysis, ablation.decl, blocks, &title)?;
-    println!("{text}");
+    stdout::print_line(&text);
     let code = finish_message(&outcome.runs);
     let failed_builds = outcome.builds.iter().any(|b| matches!(b.status, sweep::build::BuildStatus::Failed { .. }));
     if code == exit_code::SUCCESS as u8 && (failed_builds || summary::ablation_checks_failed(&analysis, 0)) {

@@ -9,6 +9,7 @@ use sweep::{spec, variants};
 
 use crate::args::CheckArgs;
 use crate::exit_status::{one_line, CommandError};
+use crate::stdout;
 
 /// Checks each file in turn; the exit code is the worst of them (2 when any declaration is bad).
 pub fn check(args: CheckArgs) -> Result<u8, CommandError> {
@@ -16,7 +17,7 @@ pub fn check(args: CheckArgs) -> Result<u8, CommandError> {
     for path in &args.specs {
         let checked = if spec::is_engine_profile(path) { check_profile(path) } else { check_sweep(path) };
         match checked {
-            Ok(summary) => println!("{}: ok ({summary})", path.display()),
+            Ok(summary) => stdout::print_line(&format!("{}: ok ({summary})", path.display())),
             Err(error) => {
                 let line = one_line(&error);
                 let line = if args.specs.len() > 1 { reached_from(&line, path) } else { line };

@@ -12,6 +12,7 @@ use sweep::spec::{AnalysisConfig, RunOrder};
 
 use crate::args::{CompareArgs, DirectionArg};
 use crate::exit_status::CommandError;
+use crate::stdout;
 use crate::summary;
 
 pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
@@ -25,9 +26,9 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
     }
     if args.json {
         let json = report::compare_json(&comparison, &label_a, &label_b);
-        println!("{}", serde_json::to_string_pretty(&json).expect("JSON values serialize"));
+        stdout::print_line(&serde_json::to_string_pretty(&json).expect("JSON values serialize"));
     } else {
-        print!("{}", report::compare_markdown(&comparison, &label_a, &label_b, &title));
+        stdout::print(&report::compare_markdown(&comparison, &label_a, &label_b, &title));
     }
     let config = &comparison.config;
     if !comparison.control_moved().is_empty() {

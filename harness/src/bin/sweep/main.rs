@@ -8,6 +8,7 @@ mod exit_status;
 mod report_command;
 mod restore_command;
 mod run_command;
+mod stdout;
 mod summary;
 mod template_command;
 

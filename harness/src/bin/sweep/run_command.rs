@@ -12,6 +12,7 @@ use sweep::spec::{self, Race};
 use crate::args::RunArgs;
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
+use crate::stdout;
 use crate::summary;
 
 pub fn run(args: RunArgs) -> Result<u8, CommandError> {
@@ -21,10 +22,13 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     if args.execution.dry_run {
         let (plan, sites) = runner::plan_sweep(&sweep, &options)?;
         let paths = runner::result_paths(&sweep, &options, true)?;
-        print!(
-            "{}",
-            runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"), options.draws_seed(&sweep))?
-        );
+        stdout::print(&runner::describe_plan(
+            &sweep,
+            &plan,
+            &sites,
+            &paths.logs.join("runs"),
+            options.draws_seed(&sweep),
+        )?);
         return Ok(exit_code::SUCCESS as u8);
     }
     let events = RunEvents::install().map_err(CommandError::Signals)?;
@@ -32,7 +36,7 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
     let blocks = sweep.reps.order == spec::RunOrder::Interleaved;
     let (text, analysis) = summary::write_run_summary(&outcome.paths, &sweep.analysis, blocks, &title)?;
-    println!("{text}");
+    stdout::print_line(&text);
     let code = finish_message(&outcome);
     if code == exit_code::SUCCESS as u8 && summary::sweep_checks_failed(&analysis) {
         eprintln!("a check failed: settings that resolve to the same code path disagree (see Equivalence)");
