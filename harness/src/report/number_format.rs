@@ -23,6 +23,16 @@ fn sign_of(value: f64) -> &'static str {
     }
 }
 
+/// A whole number without a needless `.0` (a parameter value such as 4096 bytes, an axis tick),
+/// anything else as `number`.
+pub fn plain_number(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{value:.0}")
+    } else {
+        number(value)
+    }
+}
+
 /// A signed number, as the study writes deltas: +0.0090, -0.7918.
 pub fn signed(value: f64) -> String {
     format!("{}{}", sign_of(value), number(value.abs()))
@@ -91,6 +101,13 @@ mod tests {
         assert_eq!(signed(0.009), "+0.009000");
         assert_eq!(signed_percent(-0.3596), "-36.0%");
         assert_eq!(percent(0.0305), "3.0%");
+    }
+
+    #[test]
+    fn whole_numbers_print_plain() {
+        assert_eq!(plain_number(4096.0), "4096");
+        assert_eq!(plain_number(-2.0), "-2");
+        assert_eq!(plain_number(0.25), "0.2500");
     }
 
     #[test]

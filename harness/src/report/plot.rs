@@ -8,7 +8,7 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::number_format::number;
+use super::number_format::plain_number;
 use super::setting_columns::SettingColumns;
 use crate::analyse::{AblationAnalysis, AnalysisConfig, CostFit, SweepAnalysis};
 
@@ -182,7 +182,7 @@ impl SweepChart<'_> {
             .x_label_area_size(40)
             .y_label_area_size(80)
             .build_cartesian_2d(x_spec, y_range)?;
-        let axis_label = |value: &f64| axis_number(*value);
+        let axis_label = |value: &f64| plain_number(*value);
         chart
             .configure_mesh()
             .x_desc(if self.axis.log { format!("{} (log scale)", self.x_name) } else { self.x_name.to_string() })
@@ -219,15 +219,6 @@ fn draw_legend(area: &Area<'_>, entries: &[(String, RGBAColor)]) -> DrawResult {
         area.draw(&Text::new(label.clone(), (40, y - 8), ("sans-serif", 15)))?;
     }
     Ok(())
-}
-
-/// Tick labels without a needless `.0` on whole numbers: 4096, 1048576, 0.25, 875.8.
-fn axis_number(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 1e15 {
-        format!("{value:.0}")
-    } else {
-        number(value)
-    }
 }
 
 /// The ablation's scope metric per variant as bars with 95% CI whiskers, the unit on the axis

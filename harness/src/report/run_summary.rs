@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::markdown_table::MarkdownTable;
-use super::number_format::{number, percent, with_ci};
+use super::number_format::{number, percent, plain_number, with_ci};
 use super::planned_runs::PlannedRuns;
 use super::setting_columns::SettingColumns;
 use super::verdict_lines::{best_table, verdict_section};
@@ -138,7 +138,7 @@ fn fit_verdict(fit: &CostFit, points: &[(f64, f64)], x: &str) -> String {
             (false, true) => format!(" (the large-{x} end)"),
             _ => String::new(),
         };
-        format!("held-out error {} at {x}={}{end}", percent(error), number(at))
+        format!("held-out error {} at {x}={}{end}", percent(error), plain_number(at))
     });
     match (held_out, negative) {
         (None, None) => match worst {
@@ -239,7 +239,7 @@ mod tests {
         let verdict = fit_verdict(&fit(-1.5, Some(vec![2.58, 0.1, 0.3])), &points, "bytes");
         assert_eq!(
             verdict,
-            "Verdict: one line does not fit bytes: held-out error 258.0% at bytes=4096.0 (the small-bytes end); \
+            "Verdict: one line does not fit bytes: held-out error 258.0% at bytes=4096 (the small-bytes end); \
              a negative fixed cost (-1.500)."
         );
         assert_eq!(
