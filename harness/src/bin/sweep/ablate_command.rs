@@ -11,7 +11,7 @@ use sweep::spec::{self, Isolation};
 use crate::args::{AblateArgs, IsolationArg};
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
-use crate::run_command::{checked_out, finish_message, resolve_declaration};
+use crate::run_command::{checked_out, finish_message, print_dry_run, resolve_declaration};
 use crate::stdout;
 use crate::summary;
 
@@ -44,15 +44,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         let plan = ablation.plan(&options)?;
         ablation.check(&plan)?;
         let sites = ablation.planned_sites(&plan, &runner::cache_root(&options, &sweep));
-        let paths = runner::result_paths(&sweep, &options, true)?;
-        stdout::print(&runner::describe_plan(
-            &sweep,
-            &plan,
-            &sites,
-            &paths.logs.join("runs"),
-            options.draws_seed(&sweep),
-        )?);
-        return Ok(exit_code::SUCCESS as u8);
+        return print_dry_run(&sweep, &options, &plan, &sites);
     }
     let events = RunEvents::install().map_err(CommandError::Signals)?;
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));

@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 
 use sweep::exit_code;
 use sweep::launch::RunEvents;
-use sweep::plan::{parse_shard, PlanOptions};
+use sweep::plan::{parse_shard, Plan, PlanOptions};
 use sweep::record::{ResultPaths, Sidecar};
-use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome};
+use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome, VariantSite};
 use sweep::spec::{self, Race};
 
 use crate::args::RunArgs;
@@ -21,15 +21,7 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     restore_if_interrupted(&sweep.engine.tree)?;
     if args.execution.dry_run {
         let (plan, sites) = runner::plan_sweep(&sweep, &options)?;
-        let paths = runner::result_paths(&sweep, &options, true)?;
-        stdout::print(&runner::describe_plan(
-            &sweep,
-            &plan,
-            &sites,
-            &paths.logs.join("runs"),
-            options.draws_seed(&sweep),
-        )?);
-        return Ok(exit_code::SUCCESS as u8);
+        return print_dry_run(&sweep, &options, &plan, &sites);
     }
     let events = RunEvents::install().map_err(CommandError::Signals)?;
     let outcome = runner::run_sweep(&sweep, &options, &events)?;
@@ -43,6 +35,19 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
         return Ok(exit_code::CHECK_FAILED as u8);
     }
     Ok(code)
+}
+
+/// `--dry-run`: the plan as text, nothing run or written.
+pub fn print_dry_run(
+    sweep: &spec::Sweep,
+    options: &RunOptions,
+    plan: &Plan,
+    sites: &[VariantSite],
+) -> Result<u8, CommandError> {
+    let paths = runner::result_paths(sweep, options, true)?;
+    let runs_root = paths.logs.join("runs");
+    stdout::print(&runner::describe_plan(sweep, plan, sites, &runs_root, options.draws_seed(sweep))?);
+    Ok(exit_code::SUCCESS as u8)
 }
 
 /// `slices` means `sweeps/slices.toml`; anything with a `/` or `.toml` is a path.
