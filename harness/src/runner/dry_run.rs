@@ -2,14 +2,12 @@
 
 use std::fmt::Write;
 
-use serde::Serialize;
-
 use super::prepared_run::{prepare_run, VariantSite};
 use super::runner_error::RunnerError;
 use super::session::{limits_text, run_dir_name};
 use crate::launch::shell_line;
 use crate::plan::Plan;
-use crate::spec::Sweep;
+use crate::spec::{toml_spelling, Sweep};
 
 /// Renders the plan as text a user can read and paste from; `sites[i]` is setting i's build.
 /// `seed_drawn`: no seed was given, so the plan's was drawn for this dry run alone.
@@ -70,14 +68,6 @@ pub fn describe_plan(
     Ok(out)
 }
 
-/// An enum as the TOML spells it (`mpirun`, `interleaved`), not as Rust's Debug does.
-fn toml_spelling(value: &impl Serialize) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(text)) => text,
-        other => format!("{other:?}"),
-    }
-}
-
 /// The seed and where it comes from: a drawn seed is not the one a real run would draw.
 fn seed_text(seed: u64, drawn: bool) -> String {
     if drawn {
@@ -111,14 +101,6 @@ fn build_lines(sweep: &Sweep, sites: &[VariantSite]) -> Result<String, RunnerErr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{LauncherKind, RunOrder};
-
-    #[test]
-    fn enums_are_spelled_as_in_the_toml() {
-        assert_eq!(toml_spelling(&LauncherKind::Mpirun), "mpirun");
-        assert_eq!(toml_spelling(&LauncherKind::PerRank), "per-rank");
-        assert_eq!(toml_spelling(&RunOrder::Interleaved), "interleaved");
-    }
 
     #[test]
     fn a_drawn_seed_says_how_to_reuse_it() {

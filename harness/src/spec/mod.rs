@@ -92,6 +92,14 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     })
 }
 
+/// A declared enum value as the TOML spells it (`mpirun`, `interleaved`), not as Rust's Debug does.
+pub fn toml_spelling(value: &impl serde::Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(text)) => text,
+        other => format!("{other:?}"),
+    }
+}
+
 /// Whether a TOML file is an engine profile rather than a sweep: it names a `program` and has no
 /// `[engine]` table (a file that does not parse is taken as a sweep, whose loading says why).
 pub fn is_engine_profile(path: &Path) -> bool {
@@ -220,4 +228,17 @@ fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The dry run printed Rust spellings (`Mpirun`, `Interleaved`), not the TOML's.
+    #[test]
+    fn enums_are_spelled_as_in_the_toml() {
+        assert_eq!(toml_spelling(&LauncherKind::Mpirun), "mpirun");
+        assert_eq!(toml_spelling(&LauncherKind::PerRank), "per-rank");
+        assert_eq!(toml_spelling(&RunOrder::Interleaved), "interleaved");
+    }
 }

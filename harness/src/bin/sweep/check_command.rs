@@ -41,9 +41,7 @@ fn reached_from(line: &str, path: &Path) -> String {
 
 fn check_profile(path: &Path) -> Result<String, CommandError> {
     let engine = spec::load_engine_profile(path)?;
-    let launcher = serde_json::to_value(engine.launcher).ok();
-    let launcher = launcher.as_ref().and_then(|value| value.as_str()).unwrap_or("?");
-    Ok(format!("engine profile: {launcher} launcher, {} ranks", engine.ranks))
+    Ok(format!("engine profile: {} launcher, {} ranks", spec::toml_spelling(&engine.launcher), engine.ranks))
 }
 
 fn check_sweep(path: &Path) -> Result<String, CommandError> {
