@@ -120,6 +120,40 @@ fn a_hanging_rank_is_killed_at_the_timeout_and_nothing_is_left_behind() {
     assert_eq!(leftover_processes(marker), "", "processes survived the timeout");
 }
 
+/// A failed run's reason was the exit code and a path; the engine's own first error line was in the
+/// log only, so identical failures did not group. Also: a metric echoing a param (`rows`) is not
+/// repeated under "Other metrics".
+#[test]
+fn an_engine_failure_is_reported_and_grouped_by_the_engines_first_error_line() {
+    common::ensure_engine_built();
+    let workspace = Workspace::new();
+    let spec = workspace.write_sweep(
+        "bad_rows",
+        r#"name = "bad_rows"
+[engine]
+profile = "reference"
+[params]
+rows = [0, 8]
+[reps]
+count = 2
+[run]
+args = ["--preset", "tiny", "--rows", "{{rows}}", "--new", "2"]
+[metrics]
+result = ["rows", "prefill_tokens_per_s"]
+[analysis]
+primary = "prefill_tokens_per_s"
+"#,
+    );
+    let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("| tp-engine: invalid value '0' for --rows (the launcher exited with code 2) | 2    |"),
+        "{text}"
+    );
+    assert!(!text.contains("Other metrics"), "the echoed `rows` is a param, not another metric: {text}");
+}
+
 #[test]
 fn one_failing_rank_fails_its_run_and_the_sweep_goes_on() {
     let workspace = fixture_workspace("20s");
