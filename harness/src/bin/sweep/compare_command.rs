@@ -145,15 +145,7 @@ fn compare_config(
             )))
         }
     };
-    for (table, path) in tables {
-        if !table.columns.metrics.contains(&metric) {
-            return Err(CommandError::BadInput(format!(
-                "{}: no metric `{metric}` (it has: {})",
-                path.display(),
-                table.columns.metrics.join(", ")
-            )));
-        }
-    }
+    require_metric(&tables, &metric)?;
     let first = recorded.iter().flatten().next();
     let direction = match (args.direction, first) {
         (Some(DirectionArg::Higher), _) => Direction::Higher,
@@ -165,9 +157,27 @@ fn compare_config(
             )))
         }
     };
+    if let Some(control) = &args.control {
+        require_metric(&tables, control)?;
+    }
+    // A control only recorded in a sidecar is used where both sides measured it.
     let control = args.control.clone().or_else(|| first.and_then(|c| c.control.clone()));
     let control = control.filter(|c| tables.iter().all(|(table, _)| table.columns.metrics.contains(c)));
     Ok(CompareConfig { metric, direction, threshold: args.threshold, alpha: args.alpha, control })
+}
+
+/// A metric named on the command line must be in both CSVs; the error lists the ones there are.
+fn require_metric(tables: &[(&ResultTable, &Path); 2], metric: &str) -> Result<(), CommandError> {
+    for (table, path) in tables {
+        if !table.columns.metrics.iter().any(|m| m == metric) {
+            return Err(CommandError::BadInput(format!(
+                "{}: no metric `{metric}` (it has: {})",
+                path.display(),
+                table.columns.metrics.join(", ")
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `--labels A,B`: exactly two non-empty labels.
