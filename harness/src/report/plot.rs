@@ -43,7 +43,8 @@ pub fn sweep_plot_svg(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Opti
         .as_ref()
         .filter(|_| config.fit.as_ref().is_some_and(|names| names.x == x_name && names.y == config.primary));
     let points: Vec<Point> = series.iter().flat_map(|(_, _, p)| p.iter().copied()).collect();
-    let x_range = span(points.iter().map(|p| p.0))?;
+    // Settings without a usable run have no point: what is left may sit at one x.
+    let x_range = span(points.iter().map(|p| p.0)).filter(|(low, high)| low < high)?;
     let mut y_values: Vec<f64> = points.iter().flat_map(|p| [p.1 - p.2, p.1 + p.2]).collect();
     if let Some(fit) = fit {
         y_values.extend([fit.predict(x_range.0), fit.predict(x_range.1)]);
@@ -379,6 +380,16 @@ mod tests {
             .collect();
         let svg = sweep_plot_svg(&analyse_sweep(&kept, &config, true, &[]), &config).unwrap();
         assert!(svg.contains("prefill_tokens_per_s vs slices"), "{}", &svg[..400]);
+    }
+
+    #[test]
+    fn no_plot_when_only_one_x_has_usable_runs() {
+        let config = AnalysisConfig { group_by: vec![], ..fixture_slice_config() };
+        let observations = [
+            fixture_observation(&[("rows", "512")], 1, &[("prefill_tokens_per_s", 900.0)]),
+            fixture_observation(&[("rows", "1024")], 1, &[]),
+        ];
+        assert!(sweep_plot_svg(&analyse_sweep(&observations, &config, true, &[]), &config).is_none());
     }
 
     #[test]
