@@ -74,6 +74,13 @@ fn compare_refuses_an_unknown_metric_and_a_file_that_is_not_a_result() {
     );
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("no metric `nope` (it has: value, seconds)"), "{}", stderr(&output));
+    // An unknown --control was silently dropped.
+    let output = sweep(
+        workspace.path(),
+        &["compare", a.to_str().unwrap(), a.to_str().unwrap(), "--control", "decode", "--direction", "lower"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("no metric `decode` (it has: value, seconds)"), "{}", stderr(&output));
     let bogus = workspace.write("bogus.csv", "x,y\n1,2\n");
     let output = sweep(workspace.path(), &["compare", a.to_str().unwrap(), bogus.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));

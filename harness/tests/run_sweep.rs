@@ -120,6 +120,40 @@ fn a_hanging_rank_is_killed_at_the_timeout_and_nothing_is_left_behind() {
     assert_eq!(leftover_processes(marker), "", "processes survived the timeout");
 }
 
+/// A failed run's reason was the exit code and a path; the engine's own first error line was in the
+/// log only, so identical failures did not group. Also: a metric echoing a param (`rows`) is not
+/// repeated under "Other metrics".
+#[test]
+fn an_engine_failure_is_reported_and_grouped_by_the_engines_first_error_line() {
+    common::ensure_engine_built();
+    let workspace = Workspace::new();
+    let spec = workspace.write_sweep(
+        "bad_rows",
+        r#"name = "bad_rows"
+[engine]
+profile = "reference"
+[params]
+rows = [0, 8]
+[reps]
+count = 2
+[run]
+args = ["--preset", "tiny", "--rows", "{{rows}}", "--new", "2"]
+[metrics]
+result = ["rows", "prefill_tokens_per_s"]
+[analysis]
+primary = "prefill_tokens_per_s"
+"#,
+    );
+    let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("| tp-engine: invalid value '0' for --rows (the launcher exited with code 2) | 2    |"),
+        "{text}"
+    );
+    assert!(!text.contains("Other metrics"), "the echoed `rows` is a param, not another metric: {text}");
+}
+
 #[test]
 fn one_failing_rank_fails_its_run_and_the_sweep_goes_on() {
     let workspace = fixture_workspace("20s");
@@ -133,11 +167,18 @@ fn one_failing_rank_fails_its_run_and_the_sweep_goes_on() {
     assert_eq!(rows.len(), 4);
     for row in rows.iter().filter(|row| row["param.mode"] == "fail1") {
         assert_eq!(row["status"], "failed");
-        assert!(row["error"].starts_with("rank 1 exited with code 3; logs in "), "{}", row["error"]);
+        // The rank's own first error line leads, so identical failures group in the summary.
+        let reason = "rank 1: injected failure (rank 1 exited with code 3); logs in ";
+        assert!(row["error"].starts_with(reason), "{}", row["error"]);
         assert!(workspace.path().join(&row["log_dir"]).join("rank1.log").is_file());
     }
     assert!(rows.iter().filter(|row| row["param.mode"] == "ok").all(|row| row["status"] == "ok"));
     assert!(stderr(&output).contains("2 of 4 runs failed"));
+    assert!(
+        stdout(&output).contains("| rank 1: injected failure (rank 1 exited with code 3) | 2 "),
+        "{}",
+        stdout(&output)
+    );
     assert_eq!(leftover_processes(marker), "");
 }
 
@@ -228,6 +269,59 @@ fn dry_run_prints_every_rank_command_and_writes_nothing() {
     assert!(text.contains("1 settings x 2 reps = 2 runs"), "{text}");
     assert!(text.contains("rank 1: ") && text.contains("rank_fixture.sh 1 ok marker-dry 2"), "{text}");
     assert!(!workspace.path().join("results").exists());
+}
+
+/// `sweep ablate gated_delta` found `sweeps/gated_delta.toml` but `sweep run slices` did not.
+#[test]
+fn run_resolves_a_bare_name_under_sweeps() {
+    let workspace = fixture_workspace("20s");
+    fixture_sweep(&workspace, r#"["ok"]"#, 1, "marker-name");
+    let output = sweep(workspace.path(), &["run", "fixture", "--dry-run"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).starts_with("sweep `fixture` from sweeps/fixture.toml\n"), "{}", stdout(&output));
+}
+
+/// `sweep run --dry-run | head` panicked writing to the closed pipe.
+#[test]
+fn dry_run_into_a_closed_pipe_does_not_panic() {
+    let workspace = fixture_workspace("20s");
+    // Far more output than a pipe buffers, so writing fails however late the reader goes.
+    let spec = fixture_sweep(&workspace, r#"["ok"]"#, 3000, "marker-pipe");
+    let mut child = Command::new(common::sweep_bin())
+        .args(["run", &spec, "--dry-run"])
+        .current_dir(workspace.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "");
+}
+
+/// The dry run printed Rust spellings (`PerRank`, `Interleaved`), no build command, and a seed the
+/// real run would not reuse.
+#[test]
+fn dry_run_spells_the_toml_shows_the_build_and_how_to_reuse_a_drawn_seed() {
+    let workspace = fixture_workspace("20s");
+    let profile = workspace.path().join("sweeps/engines/fixture.toml");
+    let text = std::fs::read_to_string(&profile).unwrap();
+    std::fs::write(&profile, text.replacen("launcher =", "build = [\"make\", \"-C\", \"{{tree}}\"]\nlauncher =", 1))
+        .unwrap();
+    let spec = fixture_sweep(&workspace, r#"["ok"]"#, 2, "marker-dry-seed");
+    let spec_file = workspace.path().join(&spec);
+    std::fs::write(&spec_file, std::fs::read_to_string(&spec_file).unwrap().replace("seed = 1\n", "")).unwrap();
+    let output = sweep(workspace.path(), &["run", &spec, "--dry-run"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("(per-rank launcher, 2 ranks)") && text.contains("order interleaved"), "{text}");
+    let fixtures = common::repo_root().join("harness/tests/fixtures");
+    assert!(text.contains(&format!("build [default] in {0}: make -C {0}", fixtures.display())), "{text}");
+    let seed = text.split("seed ").nth(1).and_then(|rest| rest.split(' ').next()).expect("a seed");
+    assert!(text.contains(&format!("pass `--seed {seed}` to run this order")), "{text}");
+    let again = stdout(&sweep(workspace.path(), &["run", &spec, "--dry-run", "--seed", seed]));
+    assert!(again.contains(&format!("order interleaved, seed {seed}\n")), "{again}");
 }
 
 #[test]

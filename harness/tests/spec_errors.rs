@@ -74,6 +74,51 @@ fn line_of(text: &str, needle: &str) -> usize {
     text.lines().position(|line| line.contains(needle)).unwrap_or_else(|| panic!("`{needle}` not in the text")) + 1
 }
 
+/// `sweep check A B C` stopped at the first bad file; every file is now checked and reported.
+#[test]
+fn check_reports_every_file_and_accepts_engine_profiles() {
+    let ws = Workspace::new();
+    ws.write_sweep("x", BASE);
+    ws.write_sweep("y", &base_with("count = 3", "count = 0"));
+    let output =
+        common::sweep(ws.path(), &["check", "sweeps/y.toml", "sweeps/x.toml", "sweeps/engines/reference.toml"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        common::stdout(&output),
+        "sweeps/x.toml: ok (4 settings x 3 reps)\n\
+         sweeps/engines/reference.toml: ok (engine profile: mpirun launcher, 2 ranks)\n"
+    );
+    let stderr = common::stderr(&output);
+    assert!(stderr.starts_with("sweep: error: sweeps/y.toml:") && stderr.lines().count() == 1, "{stderr}");
+}
+
+/// Checking several sweeps that share a profile, an error in the profile says which sweep reached it.
+#[test]
+fn an_error_in_a_shared_profile_names_the_sweep_that_reached_it() {
+    let ws = Workspace::new();
+    write_profile(&ws, "bad", "ranks = 2", "ranks = 4294967295");
+    ws.write_sweep("x", BASE);
+    ws.write_sweep("y", &base_with("profile = \"reference\"", "profile = \"bad\""));
+    let output = common::sweep(ws.path(), &["check", "sweeps/x.toml", "sweeps/y.toml"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        common::stderr(&output),
+        "sweep: error: sweeps/engines/bad.toml:12: `ranks`: 4294967295 ranks: must be between 1 and 4096 \
+         (reached from sweeps/y.toml)\n"
+    );
+}
+
+#[test]
+fn a_bad_engine_profile_checked_on_its_own_names_its_key() {
+    let ws = Workspace::new();
+    write_profile(&ws, "bad", "ranks = 2", "ranks = 0");
+    assert_rejected(
+        &ws,
+        &["check", "sweeps/engines/bad.toml"],
+        "sweep: error: sweeps/engines/bad.toml:12: `ranks`: 0 ranks: must be between 1 and 4096",
+    );
+}
+
 #[test]
 fn the_base_sweep_is_valid() {
     let ws = Workspace::new();
@@ -304,7 +349,7 @@ fn zero_reps_are_refused() {
 fn primary_naming_an_unknown_metric_is_refused() {
     assert_check_rejects(
         &base_with("primary = \"prefill_tokens_per_s\"", "primary = \"tokens_per_s\""),
-        "sweep: error: sweeps/x.toml:21: `analysis.primary`: unknown metric `tokens_per_s`",
+        "sweep: error: sweeps/x.toml:21: `analysis.primary`: unknown metric `tokens_per_s` (declared: rows, prefill_tokens_per_s)",
     );
 }
 
@@ -355,7 +400,7 @@ fn check_on_an_unknown_metric_names_the_check() {
     let line = line_of(&text, "metric = \"row\"");
     assert_check_rejects(
         &text,
-        &format!("sweep: error: sweeps/x.toml:{line}: `checks[0].metric`: unknown metric `row`"),
+        &format!("sweep: error: sweeps/x.toml:{line}: `checks[0].metric`: unknown metric `row` (declared: rows, prefill_tokens_per_s)"),
     );
 }
 

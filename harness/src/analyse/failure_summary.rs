@@ -9,8 +9,8 @@ pub struct FailureSummary {
     /// Every recorded run, warmups included.
     pub runs: usize,
     pub failed: usize,
-    /// Reason -> count, in first-seen order; the reason is the recorded error, or the status when
-    /// the run recorded no error (a timeout).
+    /// Reason -> count, in first-seen order; the reason is the recorded error without its log path
+    /// (`Observation::failure_reason`), or the status when the run recorded no error.
     pub reasons: Vec<(String, usize)>,
 }
 
@@ -19,7 +19,7 @@ impl FailureSummary {
     pub fn of(observations: &[Observation]) -> FailureSummary {
         let mut reasons: Vec<(String, usize)> = Vec::new();
         for failure in observations.iter().filter(|o| o.status != RunStatus::Ok) {
-            let reason = if failure.error.is_empty() { failure.status.as_str() } else { &failure.error };
+            let reason = failure.failure_reason();
             match reasons.iter_mut().find(|(known, _)| known == reason) {
                 Some((_, count)) => *count += 1,
                 None => reasons.push((reason.to_string(), 1)),
@@ -43,6 +43,21 @@ mod tests {
         assert_eq!(
             failures.reasons,
             vec![("missing metric prefill_tokens_per_s".to_string(), 1), ("timeout".to_string(), 2)]
+        );
+    }
+
+    /// Failure reasons ended in each run's own log path, so identical failures never grouped.
+    #[test]
+    fn identical_failures_in_different_run_dirs_group() {
+        let failed = |dir: &str| Observation {
+            status: RunStatus::Failed,
+            error: format!("tp-engine: invalid value '0' for --rows (the launcher exited with code 2); logs in {dir}"),
+            ..crate::analyse::fixtures::fixture_observation(&[], 1, &[])
+        };
+        let failures = FailureSummary::of(&[failed("runs/0001"), failed("runs/0002")]);
+        assert_eq!(
+            failures.reasons,
+            vec![("tp-engine: invalid value '0' for --rows (the launcher exited with code 2)".to_string(), 2)]
         );
     }
 }

@@ -74,6 +74,25 @@ impl SettingSummary {
         self.metrics.get(name)
     }
 
+    /// (x, y) per setting that has both (`value_of`), in settings order: the points of a cost fit.
+    pub fn points(settings: &[SettingSummary], x: &str, y: &str) -> Vec<(f64, f64)> {
+        settings.iter().filter_map(|s| Some((s.value_of(x)?, s.value_of(y)?))).collect()
+    }
+
+    /// Whether a metric only echoes a setting column: in every setting that reports it, every run gave
+    /// exactly the value of one and the same numeric column (an engine printing `rows=1024` back).
+    pub fn echoes_a_param(settings: &[SettingSummary], metric: &str) -> bool {
+        let reporting: Vec<(&SettingSummary, &SummaryStats)> =
+            settings.iter().filter_map(|s| Some((s, s.metric(metric)?))).collect();
+        let echoes = |column: &str| {
+            reporting.iter().all(|(s, stats)| {
+                let label = s.setting.iter().find(|(key, _)| key == column).and_then(|(_, value)| value.as_f64());
+                label.is_some_and(|value| stats.min == value && stats.max == value)
+            })
+        };
+        !reporting.is_empty() && reporting[0].0.setting.iter().any(|(column, _)| echoes(column))
+    }
+
     /// The labels of the given setting columns, in the order asked for (absent columns are skipped).
     pub fn labels_of(&self, columns: &[String]) -> Labels {
         columns.iter().filter_map(|column| self.setting.iter().find(|(key, _)| key == column).cloned()).collect()
@@ -115,6 +134,22 @@ mod tests {
         assert!(summaries.iter().all(|s| s.usable == 2));
         assert_eq!(summaries[1].value_of("mode"), Some(1.0));
         assert_eq!(summaries[2].value_of("mode"), None, "text is not a number");
+    }
+
+    /// The "Other metrics" table repeated echoed parameters (`rows 1024.0 ± 0.0`).
+    #[test]
+    fn a_metric_equal_to_a_param_in_every_run_echoes_it() {
+        let runs: Vec<Observation> = [("512", 512.0, 3.0), ("512", 512.0, 4.0), ("1024", 1024.0, 3.0)]
+            .iter()
+            .enumerate()
+            .map(|(rep, (rows, echoed, time))| {
+                fixture_observation(&[("rows", rows)], rep as u32 + 1, &[("rows_out", *echoed), ("t", *time)])
+            })
+            .collect();
+        let summaries = SettingSummary::summarise(&runs);
+        assert!(SettingSummary::echoes_a_param(&summaries, "rows_out"));
+        assert!(!SettingSummary::echoes_a_param(&summaries, "t"));
+        assert!(!SettingSummary::echoes_a_param(&summaries, "absent"));
     }
 
     /// Tables came out in shuffled run order (`1024, 512, 2048`).

@@ -47,11 +47,8 @@ pub fn analyse_sweep(
         .equivalence_key
         .as_deref()
         .map(|key| EquivalenceCheck::of(observations, &settings, config, key, drift.as_ref()));
-    let fit = config.fit.as_ref().and_then(|fit| {
-        let points: Vec<(f64, f64)> =
-            settings.iter().filter_map(|s| Some((s.value_of(&fit.x)?, s.value_of(&fit.y)?))).collect();
-        fit_fixed_plus_per_unit(&points)
-    });
+    let fit =
+        config.fit.as_ref().and_then(|fit| fit_fixed_plus_per_unit(&SettingSummary::points(&settings, &fit.x, &fit.y)));
     let rows_per_slice = config.rows_per_slice.as_ref().and_then(|rule| {
         let winners = verdicts.groups.iter().map(|group| &settings[group.best]);
         let pairs: Vec<(f64, f64)> =

@@ -15,4 +15,4 @@ pub use build_job::{log_tail, run_build, run_build_recorded, BuildJob, BuildOutc
 pub use build_key::BuildKey;
 pub use build_report::{build_all, BuildReport, BuildStatus};
 pub use error::BuildError;
-pub use first_error::first_error_line;
+pub use first_error::{first_error_line, first_failure_line};

@@ -23,7 +23,7 @@ pub use array_job::ArrayJob;
 pub use captured::Captured;
 pub use executor::{execute, execute_with, BaseEnv, Event, Execution, Limits};
 pub use leftovers::{kill_leftovers_of_dead_sweeps, kill_sweep_group, OWNER_HOST_VAR, OWNER_VAR};
-pub use rank_command::RankCommand;
+pub use rank_command::{shell_line, RankCommand};
 pub use run_commands::{log_path, program_path, run_commands, run_context, RunSite};
 pub use run_events::RunEvents;
 pub use run_status::{RunStatus, UnknownRunStatus};

@@ -18,8 +18,13 @@ impl RankCommand {
     /// A shell-quoted form for `--dry-run`, so a user can paste it.
     pub fn display(&self) -> String {
         let env = self.env.iter().map(|(k, v)| format!("{k}={}", shell_quote(v)));
-        env.chain(self.argv.iter().map(|arg| shell_quote(arg))).collect::<Vec<_>>().join(" ")
+        env.chain(std::iter::once(shell_line(&self.argv))).collect::<Vec<_>>().join(" ")
     }
+}
+
+/// An argv as one line a shell splits back into the same words.
+pub fn shell_line(argv: &[String]) -> String {
+    argv.iter().map(|arg| shell_quote(arg)).collect::<Vec<_>>().join(" ")
 }
 
 pub(super) fn shell_quote(text: &str) -> String {

@@ -18,7 +18,7 @@ mod torn_row;
 
 pub use columns::Columns;
 pub use merged_shards::MergedShards;
-pub use observation::Observation;
+pub use observation::{Observation, LOGS_IN};
 pub use provenance::{version_line, Provenance};
 pub use record_error::RecordError;
 pub use recorded_decl::RecordedDecl;

@@ -5,6 +5,9 @@ use std::collections::BTreeMap;
 use crate::launch::RunStatus;
 use crate::spec::ParamValue;
 
+/// What separates a failed run's reason from where its logs are, in the `error` column.
+pub const LOGS_IN: &str = "; logs in ";
+
 /// A run as the analysis sees it: which setting it measured and what it measured.
 ///
 /// Built from a result CSV row, so analysis never touches files or processes.
@@ -32,6 +35,15 @@ impl Observation {
     /// The value of a setting column (parameter or `variant`).
     pub fn setting_value(&self, name: &str) -> Option<&ParamValue> {
         self.setting.iter().find(|(key, _)| key == name).map(|(_, value)| value)
+    }
+
+    /// Why the run failed without where its logs are (which differs per run), so identical failures
+    /// compare equal; the status when no error was recorded.
+    pub fn failure_reason(&self) -> &str {
+        match self.error.split(LOGS_IN).next() {
+            Some(reason) if !reason.is_empty() => reason,
+            _ => self.status.as_str(),
+        }
     }
 
     /// The variant this run measured (`default` in a plain sweep).

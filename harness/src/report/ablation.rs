@@ -42,7 +42,7 @@ fn variant_table(analysis: &AblationAnalysis) -> String {
             (false, Some(v), Some(b)) => {
                 format!("{} ({})", signed(v.mean - b.mean), signed_percent((v.mean - b.mean) / b.mean))
             }
-            _ => "—".to_string(),
+            _ => "-".to_string(),
         };
         let row = [variant.variant.to_string(), cell(&variant.metrics[0]), delta]
             .into_iter()
@@ -130,9 +130,9 @@ mod tests {
     fn numbers_in_the_ablation_report() {
         let report = fixture_report(&fixture_ablation());
         assert!(report.contains("| broadcast_rows "), "{report}");
-        assert!(report.contains("−0.7918 (−36.0%)"));
-        assert!(report.contains("−1.360 (−61.7%)"));
-        assert!(report.contains("Single deltas sum to −1.369 against −1.360"));
+        assert!(report.contains("-0.7918 (-36.0%)"));
+        assert!(report.contains("-1.360 (-61.7%)"));
+        assert!(report.contains("Single deltas sum to -1.369 against -1.360"));
         assert!(report.contains("(0.7% of the all-groups delta) -> additive within 5.0%"));
     }
 

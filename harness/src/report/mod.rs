@@ -16,5 +16,5 @@ pub use analysis_json::{analysis_json, setting_object, ANALYSIS_SCHEMA_VERSION};
 pub use comparison::{compare_json, compare_markdown};
 pub use markdown_table::MarkdownTable;
 pub use planned_runs::PlannedRuns;
-pub use plot::{ablation_plot_svg, sweep_plot_svg};
+pub use plot::{ablation_plot_svg, sweep_plot_svg, unit_from_name};
 pub use run_summary::run_summary_markdown;

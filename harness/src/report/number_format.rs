@@ -13,10 +13,29 @@ pub fn number(value: f64) -> String {
     format!("{value:.*}", decimals_for(value))
 }
 
-/// A signed number with a typographic minus, as the study writes deltas: +0.0090, −0.7918.
+/// The sign of a delta: an ASCII `-` (a typographic minus does not paste into a spreadsheet as a
+/// number) or `+`.
+fn sign_of(value: f64) -> &'static str {
+    if value < 0.0 {
+        "-"
+    } else {
+        "+"
+    }
+}
+
+/// A whole number without a needless `.0` (a parameter value such as 4096 bytes, an axis tick),
+/// anything else as `number`.
+pub fn plain_number(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{value:.0}")
+    } else {
+        number(value)
+    }
+}
+
+/// A signed number, as the study writes deltas: +0.0090, -0.7918.
 pub fn signed(value: f64) -> String {
-    let sign = if value < 0.0 { "−" } else { "+" };
-    format!("{sign}{}", number(value.abs()))
+    format!("{}{}", sign_of(value), number(value.abs()))
 }
 
 /// A fraction as a percentage with one decimal: 0.0305 -> 3.0%.
@@ -24,17 +43,18 @@ pub fn percent(fraction: f64) -> String {
     format!("{:.1}%", fraction * 100.0)
 }
 
-/// A signed percentage: −36.0%, +0.7%.
+/// A signed percentage: -36.0%, +0.7%.
 pub fn signed_percent(fraction: f64) -> String {
-    let sign = if fraction < 0.0 { "−" } else { "+" };
-    format!("{sign}{}", percent(fraction.abs()))
+    format!("{}{}", sign_of(fraction), percent(fraction.abs()))
 }
 
 /// `mean ± half-width`, the half-width to two significant digits and the mean to the same decimal
 /// place (the usual rounding of a value to its uncertainty), at least one decimal; `mean` alone
-/// without a half-width.
+/// without a half-width; a zero-width interval (every run gave the same value) says so instead of
+/// printing `± 0.000`.
 pub fn with_ci(mean: f64, half_width: Option<f64>) -> String {
     match half_width {
+        Some(0.0) => format!("{} (all runs equal)", number(mean)),
         Some(half) => {
             let decimals = if half > 0.0 && half.is_finite() {
                 (1 - half.log10().floor() as i32).clamp(1, 6) as usize
@@ -49,8 +69,7 @@ pub fn with_ci(mean: f64, half_width: Option<f64>) -> String {
 
 /// A signed estimate with its half-width: +0.0090 ± 0.0096.
 pub fn signed_with_ci(estimate: f64, half_width: Option<f64>) -> String {
-    let sign = if estimate < 0.0 { "−" } else { "+" };
-    format!("{sign}{}", with_ci(estimate.abs(), half_width))
+    format!("{}{}", sign_of(estimate), with_ci(estimate.abs(), half_width))
 }
 
 /// A p-value: three decimals, or `< 0.001`.
@@ -77,11 +96,18 @@ mod tests {
     }
 
     #[test]
-    fn signs_use_the_typographic_minus() {
-        assert_eq!(signed(-0.7918), "−0.7918");
+    fn signs_use_the_ascii_minus_that_pastes_as_a_number() {
+        assert_eq!(signed(-0.7918), "-0.7918");
         assert_eq!(signed(0.009), "+0.009000");
-        assert_eq!(signed_percent(-0.3596), "−36.0%");
+        assert_eq!(signed_percent(-0.3596), "-36.0%");
         assert_eq!(percent(0.0305), "3.0%");
+    }
+
+    #[test]
+    fn whole_numbers_print_plain() {
+        assert_eq!(plain_number(4096.0), "4096");
+        assert_eq!(plain_number(-2.0), "-2");
+        assert_eq!(plain_number(0.25), "0.2500");
     }
 
     #[test]
@@ -90,9 +116,9 @@ mod tests {
         assert_eq!(with_ci(875.753, Some(28.26)), "875.8 ± 28.3");
         assert_eq!(with_ci(2.2023, Some(0.0049)), "2.2023 ± 0.0049");
         assert_eq!(with_ci(1128.4, Some(120.0)), "1128.4 ± 120.0");
-        assert_eq!(with_ci(5.0, Some(0.0)), "5.000 ± 0.000");
+        assert_eq!(with_ci(5.0, Some(0.0)), "5.000 (all runs equal)");
         assert_eq!(with_ci(5.0, None), "5.000");
-        assert_eq!(signed_with_ci(-1.36, Some(0.01)), "−1.360 ± 0.010");
+        assert_eq!(signed_with_ci(-1.36, Some(0.01)), "-1.360 ± 0.010");
     }
 
     #[test]

@@ -3,12 +3,12 @@
 use std::fmt::Write;
 
 use super::markdown_table::MarkdownTable;
-use super::number_format::{number, percent, with_ci};
+use super::number_format::{number, percent, plain_number, with_ci};
 use super::planned_runs::PlannedRuns;
 use super::setting_columns::SettingColumns;
 use super::verdict_lines::{best_table, verdict_section};
 use crate::analyse::{
-    AnalysisConfig, CostFit, DriftBound, EquivalenceCheck, FailureSummary, GroupOutcome, SweepAnalysis,
+    AnalysisConfig, CostFit, DriftBound, EquivalenceCheck, FailureSummary, GroupOutcome, SettingSummary, SweepAnalysis,
 };
 
 /// Render a sweep's analysis as markdown tables in the style of the slice study: per-setting
@@ -33,7 +33,8 @@ pub fn run_summary_markdown(
         out.push_str(&drift_line(drift));
     }
     if let (Some(fit), Some(names)) = (&analysis.fit, &config.fit) {
-        out.push_str(&fit_lines(fit, &names.x, &names.y));
+        let points = SettingSummary::points(&analysis.settings, &names.x, &names.y);
+        out.push_str(&fit_lines(fit, &points, &names.x, &names.y));
     }
     if let (Some(rule), Some(names)) = (analysis.rows_per_slice, &config.rows_per_slice) {
         let resolved = if analysis.verdicts.groups.iter().any(|group| group.outcome != GroupOutcome::Resolved) {
@@ -72,12 +73,12 @@ fn settings_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &S
     format!("## {}\n\n{}\n", config.primary, table.render())
 }
 
-/// Every metric other than the primary, mean ± 95% CI per setting.
+/// Every metric other than the primary and those that only echo a param, mean ± 95% CI per setting.
 fn other_metrics_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &SettingColumns) -> String {
     let mut names: Vec<&String> = analysis.settings.iter().flat_map(|s| s.metrics.keys()).collect();
     names.sort();
     names.dedup();
-    names.retain(|name| **name != config.primary);
+    names.retain(|name| **name != config.primary && !SettingSummary::echoes_a_param(&analysis.settings, name));
     if names.is_empty() {
         return String::new();
     }
@@ -102,19 +103,53 @@ fn drift_line(drift: &DriftBound) -> String {
     )
 }
 
-/// The fitted line and how well it predicts points it was not fitted to (leave-one-out).
-fn fit_lines(fit: &CostFit, x: &str, y: &str) -> String {
+/// The fitted line, how well it predicts points it was not fitted to (leave-one-out), and whether
+/// one line describes the data at all.
+fn fit_lines(fit: &CostFit, points: &[(f64, f64)], x: &str, y: &str) -> String {
     let held_out = fit.loo_max_rel_error().map_or_else(
         || "too few points to hold one out".to_string(),
         |error| format!("worst leave-one-out prediction error {}", percent(error)),
     );
     format!(
-        "Fit ({} settings, ordinary least squares): {y} = {} + {} × {x}; R² = {:.4}; {held_out}.\n\n",
+        "Fit ({} settings, ordinary least squares): {y} = {} + {} × {x}; R² = {:.4}; {held_out}.\n\n{}\n\n",
         fit.n,
         number(fit.fixed),
         number(fit.per_unit),
-        fit.r_squared
+        fit.r_squared,
+        fit_verdict(fit, points, x)
     )
+}
+
+/// A held-out error above this share says one line does not describe the points.
+const FIT_HELD_OUT_LIMIT: f64 = 0.20;
+
+/// The fit's verdict in one sentence: the line fits, or it does not (at which end of `x` it misses
+/// worst, or a negative fixed cost, which no cost can have).
+fn fit_verdict(fit: &CostFit, points: &[(f64, f64)], x: &str) -> String {
+    let worst = fit.loo_rel_errors.as_ref().and_then(|errors| {
+        let (index, error) = errors.iter().copied().enumerate().max_by(|a, b| a.1.total_cmp(&b.1))?;
+        Some((points.get(index)?.0, error))
+    });
+    let misfit = worst.filter(|(_, error)| *error > FIT_HELD_OUT_LIMIT);
+    let negative = (fit.fixed < 0.0).then(|| format!("a negative fixed cost ({})", number(fit.fixed)));
+    let held_out = misfit.map(|(at, error)| {
+        let end = match (points.iter().all(|p| p.0 >= at), points.iter().all(|p| p.0 <= at)) {
+            (true, false) => format!(" (the small-{x} end)"),
+            (false, true) => format!(" (the large-{x} end)"),
+            _ => String::new(),
+        };
+        format!("held-out error {} at {x}={}{end}", percent(error), plain_number(at))
+    });
+    match (held_out, negative) {
+        (None, None) => match worst {
+            Some((_, error)) => format!("Verdict: one line fits: held-out error at most {}.", percent(error)),
+            None => "Verdict: too few settings to test the line on points it was not fitted to.".to_string(),
+        },
+        (held_out, negative) => {
+            let reasons: Vec<String> = [held_out, negative].into_iter().flatten().collect();
+            format!("Verdict: one line does not fit {x}: {}.", reasons.join("; "))
+        }
+    }
 }
 
 fn equivalence_lines(check: &EquivalenceCheck, analysis: &SweepAnalysis, columns: &SettingColumns) -> String {
@@ -191,6 +226,27 @@ mod tests {
         );
         assert!(report.contains("3 of 25 runs failed."));
         assert!(report.contains("Fixed: variant=baseline."));
+    }
+
+    fn fit(fixed: f64, loo_rel_errors: Option<Vec<f64>>) -> CostFit {
+        CostFit { fixed, per_unit: 0.01, r_squared: 0.9, n: 3, loo_rel_errors }
+    }
+
+    /// A fit with a negative fixed cost and 258% held-out error was printed without a verdict.
+    #[test]
+    fn a_fit_that_misses_a_held_out_point_gets_a_verdict() {
+        let points = [(4096.0, 10.0), (65536.0, 20.0), (1048576.0, 300.0)];
+        let verdict = fit_verdict(&fit(-1.5, Some(vec![2.58, 0.1, 0.3])), &points, "bytes");
+        assert_eq!(
+            verdict,
+            "Verdict: one line does not fit bytes: held-out error 258.0% at bytes=4096 (the small-bytes end); \
+             a negative fixed cost (-1.500)."
+        );
+        assert_eq!(
+            fit_verdict(&fit(2.0, Some(vec![0.05, 0.02, 0.1])), &points, "bytes"),
+            "Verdict: one line fits: held-out error at most 10.0%."
+        );
+        assert!(fit_verdict(&fit(2.0, None), &points[..2], "bytes").contains("too few settings"));
     }
 
     #[test]

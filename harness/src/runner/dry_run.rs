@@ -3,36 +3,41 @@
 use std::fmt::Write;
 
 use super::prepared_run::{prepare_run, VariantSite};
+use super::runner_error::RunnerError;
 use super::session::{limits_text, run_dir_name};
+use crate::launch::shell_line;
 use crate::plan::Plan;
-use crate::spec::{SpecError, Sweep};
+use crate::spec::{toml_spelling, Sweep};
 
 /// Renders the plan as text a user can read and paste from; `sites[i]` is setting i's build.
+/// `seed_drawn`: no seed was given, so the plan's was drawn for this dry run alone.
 pub fn describe_plan(
     sweep: &Sweep,
     plan: &Plan,
     sites: &[VariantSite],
     runs_root: &std::path::Path,
-) -> Result<String, SpecError> {
+    seed_drawn: bool,
+) -> Result<String, RunnerError> {
     let mut out = String::new();
     let _ = writeln!(out, "sweep `{}` from {}", sweep.name, sweep.file().display());
     let _ = writeln!(
         out,
-        "engine: {} ({:?} launcher, {} ranks), {}",
+        "engine: {} ({} launcher, {} ranks), {}",
         sweep.engine.profile.path.display(),
-        sweep.engine.launcher,
+        toml_spelling(&sweep.engine.launcher),
         sweep.engine.ranks,
         limits_text(sweep)
     );
     let _ = writeln!(
         out,
-        "{} settings x {} reps = {} runs, order {:?}, seed {}",
+        "{} settings x {} reps = {} runs, order {}, {}",
         plan.settings.len(),
         plan.reps,
         plan.runs.len(),
-        sweep.reps.order,
-        plan.seed
+        toml_spelling(&sweep.reps.order),
+        seed_text(plan.seed, seed_drawn)
     );
+    out.push_str(&build_lines(sweep, sites)?);
     let _ = writeln!(out, "\nsettings:");
     for (index, setting) in plan.settings.iter().enumerate() {
         let _ = writeln!(out, "  [{}] {}", index + 1, setting.label());
@@ -61,4 +66,45 @@ pub fn describe_plan(
         }
     }
     Ok(out)
+}
+
+/// The seed and where it comes from: a drawn seed is not the one a real run would draw.
+fn seed_text(seed: u64, drawn: bool) -> String {
+    if drawn {
+        format!(
+            "seed {seed} (none declared: drawn for this dry run, and the real run draws its own; pass `--seed {seed}` \
+             to run this order)"
+        )
+    } else {
+        format!("seed {seed}")
+    }
+}
+
+/// The build command once per distinct build dir, as it will run (rendered, shell-quoted).
+fn build_lines(sweep: &Sweep, sites: &[VariantSite]) -> Result<String, RunnerError> {
+    if sweep.engine.build.is_empty() {
+        return Ok("build: none (the profile has no build command)\n".to_string());
+    }
+    let mut out = String::new();
+    let mut seen: Vec<&std::path::Path> = Vec::new();
+    for site in sites {
+        if seen.contains(&site.build_dir.as_path()) {
+            continue;
+        }
+        seen.push(&site.build_dir);
+        let argv = crate::build::render_build_argv(&sweep.engine.build, &site.tree, &site.build_dir)?;
+        let _ = writeln!(out, "build [{}] in {}: {}", site.name, site.tree.display(), shell_line(&argv));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_drawn_seed_says_how_to_reuse_it() {
+        assert_eq!(seed_text(7, false), "seed 7");
+        assert!(seed_text(7, true).contains("pass `--seed 7`"));
+    }
 }

@@ -55,6 +55,13 @@ pub struct RunOptions {
     pub race: Option<Race>,
 }
 
+impl RunOptions {
+    /// Whether planning draws a fresh seed: none on the command line, in the sweep, or in a resumed sidecar.
+    pub fn draws_seed(&self, sweep: &Sweep) -> bool {
+        self.plan.seed.is_none() && sweep.reps.seed.is_none() && self.resume.is_none()
+    }
+}
+
 /// What a finished (or stopped) sweep left behind.
 #[derive(Debug, Clone)]
 pub struct SweepOutcome {

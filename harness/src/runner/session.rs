@@ -10,10 +10,11 @@ use super::runner_error::RunnerError;
 use super::setting_origins::SettingOrigins;
 use super::spawning::Spawning;
 use super::ResultPaths;
+use crate::build::first_failure_line;
 use crate::extract::{self, RunLogs};
 use crate::launch::{self, BaseEnv, Execution, Limits, RunEvents, RunStatus, StopReason};
 use crate::plan::{Plan, PlannedRun, Setting};
-use crate::record::{ResultWriter, RunRow};
+use crate::record::{ResultWriter, RunRow, LOGS_IN};
 use crate::spec::Sweep;
 
 /// Why a session stopped scheduling before its plan was done.
@@ -153,7 +154,7 @@ impl<'a> Session<'a> {
                 Ok(metrics) => (metrics, RunStatus::Ok, String::new()),
                 Err(error) => (BTreeMap::new(), RunStatus::Failed, error.to_string()),
             },
-            reason => (BTreeMap::new(), reason.status(), format!("{reason}; logs in {}", prepared.run_dir.display())),
+            reason => (BTreeMap::new(), reason.status(), failure_text(reason, prepared)),
         }
     }
 
@@ -186,6 +187,20 @@ impl<'a> Session<'a> {
         let metrics = extract::extract_metrics(&self.sweep.metrics, output, &logs, &setting.context())?;
         extract::apply_checks(&self.sweep.checks, &metrics, &prepared.context)?;
         Ok(metrics)
+    }
+}
+
+/// `tp-engine: invalid value '0' for --rows (rank 1 exited with code 2); logs in <run dir>`: the
+/// failing process's own first error line leads, so identical failures read (and group) alike.
+fn failure_text(reason: &StopReason, prepared: &PreparedRun) -> String {
+    let logs = format!("{LOGS_IN}{}", prepared.run_dir.display());
+    let (StopReason::Failed { rank, .. } | StopReason::Signalled { rank, .. }) = reason else {
+        return format!("{reason}{logs}");
+    };
+    let failing = prepared.pre_run.iter().chain(&prepared.commands).filter(|command| command.rank == *rank);
+    match failing.into_iter().find_map(|command| first_failure_line(&command.log)) {
+        Some(line) => format!("{line} ({reason}){logs}"),
+        None => format!("{reason}{logs}"),
     }
 }
 

@@ -92,12 +92,49 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     })
 }
 
+/// A declared enum value as the TOML spells it (`mpirun`, `interleaved`), not as Rust's Debug does.
+pub fn toml_spelling(value: &impl serde::Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(text)) => text,
+        other => format!("{other:?}"),
+    }
+}
+
+/// Whether a TOML file is an engine profile rather than a sweep: it names a `program` and has no
+/// `[engine]` table (a file that does not parse is taken as a sweep, whose loading says why).
+pub fn is_engine_profile(path: &Path) -> bool {
+    let table = std::fs::read_to_string(path).ok().and_then(|text| text.parse::<toml::Table>().ok());
+    table.is_some_and(|table| table.contains_key("program") && !table.contains_key("engine"))
+}
+
+/// Reads and checks an engine profile on its own (`sweep check sweeps/engines/x.toml`), as a sweep
+/// that overrides nothing would use it.
+pub fn load_engine_profile(path: &Path) -> Result<Engine, SpecError> {
+    let source = SourceFile::read(path)?;
+    let overrides = EngineOverrides {
+        profile: path.display().to_string(),
+        tree: None,
+        ranks: None,
+        launcher: None,
+        timeout: None,
+        grace: None,
+        env: Default::default(),
+    };
+    read_profile(path, &source, &overrides)
+}
+
 /// Finds the profile a sweep names, reads it and applies the sweep's overrides.
 fn load_engine(sweep: &SourceFile, overrides: &EngineOverrides) -> Result<Engine, SpecError> {
     let profile_path = find_profile(sweep, &overrides.profile)?;
-    let profile_source = SourceFile::read(&profile_path)?;
+    read_profile(&profile_path, sweep, overrides)
+}
+
+/// Reads the profile at `profile_path` and applies `overrides` (keys of `sweep`, where an error in an
+/// override is located).
+fn read_profile(profile_path: &Path, sweep: &SourceFile, overrides: &EngineOverrides) -> Result<Engine, SpecError> {
+    let profile_source = SourceFile::read(profile_path)?;
     let mut profile: EngineProfile = profile_source.parse()?;
-    let profile_dir = parent_dir(&profile_path);
+    let profile_dir = parent_dir(profile_path);
     profile.apply(overrides);
     // After `apply`: an overriding tree is relative to the sweep file, the profile's own to the profile.
     profile.tree = match &overrides.tree {
@@ -191,4 +228,17 @@ fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The dry run printed Rust spellings (`Mpirun`, `Interleaved`), not the TOML's.
+    #[test]
+    fn enums_are_spelled_as_in_the_toml() {
+        assert_eq!(toml_spelling(&LauncherKind::Mpirun), "mpirun");
+        assert_eq!(toml_spelling(&LauncherKind::PerRank), "per-rank");
+        assert_eq!(toml_spelling(&RunOrder::Interleaved), "interleaved");
+    }
 }

@@ -339,9 +339,7 @@ fn derived_metric(source: &SourceFile, name: &str, expression: &str, known: &BTr
 pub fn checks(source: &SourceFile, checks: &[CheckDecl], metrics: &MetricsDecl) -> Result<(), SpecError> {
     for (index, check) in checks.iter().enumerate() {
         if !is_metric(metrics, &check.metric) {
-            return Err(
-                source.error_at(&format!("checks[{index}].metric"), format!("unknown metric `{}`", check.metric))
-            );
+            return Err(source.error_at(&format!("checks[{index}].metric"), unknown_metric(metrics, &check.metric)));
         }
         template_syntax(source, &format!("checks[{index}].equals"), &check.equals)?;
     }
@@ -378,7 +376,7 @@ pub fn analysis(
     params: &[Param],
 ) -> Result<(), SpecError> {
     if !is_metric(metrics, &analysis.primary) {
-        return Err(source.error_at("analysis.primary", format!("unknown metric `{}`", analysis.primary)));
+        return Err(source.error_at("analysis.primary", unknown_metric(metrics, &analysis.primary)));
     }
     if !(analysis.alpha > 0.0 && analysis.alpha < 0.5) {
         return Err(source.error_at("analysis.alpha", "must be between 0 and 0.5 (e.g. 0.05)"));
@@ -388,7 +386,7 @@ pub fn analysis(
     }
     if let Some(control) = &analysis.control {
         if !is_metric(metrics, control) {
-            return Err(source.error_at("analysis.control", format!("unknown metric `{control}`")));
+            return Err(source.error_at("analysis.control", unknown_metric(metrics, control)));
         }
     }
     let is_param = |name: &str| params.iter().any(|param| param.name == name);
@@ -469,10 +467,19 @@ pub fn engine(
 }
 
 fn is_metric(metrics: &MetricsDecl, name: &str) -> bool {
-    metrics.result.iter().any(|m| m == name)
-        || metrics.regex.contains_key(name)
-        || metrics.derived.contains_key(name)
-        || metrics.profile.as_ref().is_some_and(|profile| profile.phases.contains_key(name))
+    metric_names(metrics).contains(&name)
+}
+
+/// Every declared metric name: result keys, regex, derived and profile metrics, in that order.
+fn metric_names(metrics: &MetricsDecl) -> Vec<&str> {
+    let phases = metrics.profile.iter().flat_map(|profile| profile.phases.keys());
+    let names = metrics.result.iter().chain(metrics.regex.keys()).chain(metrics.derived.keys()).chain(phases);
+    names.map(String::as_str).collect()
+}
+
+/// `unknown metric `tps` (declared: rows, prefill_tokens_per_s)`: a typo is fixed from the message.
+fn unknown_metric(metrics: &MetricsDecl, name: &str) -> String {
+    format!("unknown metric `{name}` (declared: {})", metric_names(metrics).join(", "))
 }
 
 /// Profile metrics need the engine's profile prefix and, to match a block, the result key they match.

@@ -11,7 +11,8 @@ use sweep::spec::{self, Isolation};
 use crate::args::{AblateArgs, IsolationArg};
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
-use crate::run_command::{checked_out, finish_message};
+use crate::run_command::{checked_out, finish_message, print_dry_run, resolve_declaration};
+use crate::stdout;
 use crate::summary;
 
 pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
@@ -34,18 +35,16 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         ablation.check(&plan)?;
         let diff = ablation.show(&plan, variant)?;
         if diff.is_empty() {
-            println!("{variant}: renders every source unchanged");
+            stdout::print_line(&format!("{variant}: renders every source unchanged"));
         }
-        print!("{diff}");
+        stdout::print(&diff);
         return Ok(exit_code::SUCCESS as u8);
     }
     if args.execution.dry_run {
         let plan = ablation.plan(&options)?;
         ablation.check(&plan)?;
         let sites = ablation.planned_sites(&plan, &runner::cache_root(&options, &sweep));
-        let paths = runner::result_paths(&sweep, &options, true)?;
-        print!("{}", runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"))?);
-        return Ok(exit_code::SUCCESS as u8);
+        return print_dry_run(&sweep, &options, &plan, &sites);
     }
     let events = RunEvents::install().map_err(CommandError::Signals)?;
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
@@ -60,7 +59,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     let blocks = ablation.isolation == Isolation::Copy && sweep.reps.order == spec::RunOrder::Interleaved;
     let (text, analysis) =
         summary::write_ablation_summary(&outcome.runs.paths, &sweep.analysis, ablation.decl, blocks, &title)?;
-    println!("{text}");
+    stdout::print_line(&text);
     let code = finish_message(&outcome.runs);
     let failed_builds = outcome.builds.iter().any(|b| matches!(b.status, sweep::build::BuildStatus::Failed { .. }));
     if code == exit_code::SUCCESS as u8 && (failed_builds || summary::ablation_checks_failed(&analysis, 0)) {
@@ -69,13 +68,8 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     Ok(code)
 }
 
-/// `gated_delta` means `sweeps/gated_delta.toml`; anything with a `/` or `.toml` is a path.
 fn declaration_path(name: &str) -> Result<PathBuf, CommandError> {
-    let path = if name.contains('/') || name.ends_with(".toml") {
-        PathBuf::from(name)
-    } else {
-        PathBuf::from(format!("sweeps/{name}.toml"))
-    };
+    let path = resolve_declaration(name);
     if !path.is_file() {
         return Err(CommandError::BadInput(format!("{}: no such ablation declaration", path.display())));
     }

@@ -65,8 +65,8 @@ pub struct ExecutionArgs {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The sweep declaration (TOML).
-    pub spec: PathBuf,
+    /// The sweep declaration (TOML), or its name: `slices` is `sweeps/slices.toml`.
+    pub spec: String,
     #[command(flatten)]
     pub execution: ExecutionArgs,
     /// Complete a partial CSV of this sweep: runs already recorded are skipped.

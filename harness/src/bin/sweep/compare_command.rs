@@ -12,6 +12,7 @@ use sweep::spec::{AnalysisConfig, RunOrder};
 
 use crate::args::{CompareArgs, DirectionArg};
 use crate::exit_status::CommandError;
+use crate::stdout;
 use crate::summary;
 
 pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
@@ -25,9 +26,9 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
     }
     if args.json {
         let json = report::compare_json(&comparison, &label_a, &label_b);
-        println!("{}", serde_json::to_string_pretty(&json).expect("JSON values serialize"));
+        stdout::print_line(&serde_json::to_string_pretty(&json).expect("JSON values serialize"));
     } else {
-        print!("{}", report::compare_markdown(&comparison, &label_a, &label_b, &title));
+        stdout::print(&report::compare_markdown(&comparison, &label_a, &label_b, &title));
     }
     let config = &comparison.config;
     if !comparison.control_moved().is_empty() {
@@ -144,15 +145,7 @@ fn compare_config(
             )))
         }
     };
-    for (table, path) in tables {
-        if !table.columns.metrics.contains(&metric) {
-            return Err(CommandError::BadInput(format!(
-                "{}: no metric `{metric}` (it has: {})",
-                path.display(),
-                table.columns.metrics.join(", ")
-            )));
-        }
-    }
+    require_metric(&tables, &metric)?;
     let first = recorded.iter().flatten().next();
     let direction = match (args.direction, first) {
         (Some(DirectionArg::Higher), _) => Direction::Higher,
@@ -164,9 +157,27 @@ fn compare_config(
             )))
         }
     };
+    if let Some(control) = &args.control {
+        require_metric(&tables, control)?;
+    }
+    // A control only recorded in a sidecar is used where both sides measured it.
     let control = args.control.clone().or_else(|| first.and_then(|c| c.control.clone()));
     let control = control.filter(|c| tables.iter().all(|(table, _)| table.columns.metrics.contains(c)));
     Ok(CompareConfig { metric, direction, threshold: args.threshold, alpha: args.alpha, control })
+}
+
+/// A metric named on the command line must be in both CSVs; the error lists the ones there are.
+fn require_metric(tables: &[(&ResultTable, &Path); 2], metric: &str) -> Result<(), CommandError> {
+    for (table, path) in tables {
+        if !table.columns.metrics.iter().any(|m| m == metric) {
+            return Err(CommandError::BadInput(format!(
+                "{}: no metric `{metric}` (it has: {})",
+                path.display(),
+                table.columns.metrics.join(", ")
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `--labels A,B`: exactly two non-empty labels.

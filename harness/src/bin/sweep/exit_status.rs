@@ -65,7 +65,7 @@ pub fn finish(outcome: Result<u8, CommandError>) -> ExitCode {
 
 /// The error and its causes joined by `: `, leaving out a cause whose text the message already holds (an
 /// error that prints its source, such as `could not read: {source}`, would otherwise say it twice).
-fn one_line(error: &dyn Error) -> String {
+pub fn one_line(error: &dyn Error) -> String {
     let mut line = error.to_string();
     let mut cause = error.source();
     while let Some(error) = cause {

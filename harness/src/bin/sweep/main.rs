@@ -9,6 +9,7 @@ mod merge_command;
 mod report_command;
 mod restore_command;
 mod run_command;
+mod stdout;
 mod submit_command;
 mod summary;
 mod template_command;

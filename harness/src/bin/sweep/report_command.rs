@@ -5,6 +5,7 @@ use sweep::record::ResultPaths;
 
 use crate::args::ReportArgs;
 use crate::exit_status::CommandError;
+use crate::stdout;
 use crate::summary;
 
 pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
@@ -33,9 +34,9 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
     if args.json && paths.analysis.is_file() {
         let json = std::fs::read_to_string(&paths.analysis)
             .map_err(|error| CommandError::BadInput(format!("cannot read {}: {error}", paths.analysis.display())))?;
-        println!("{json}");
+        stdout::print_line(&json);
     } else {
-        println!("{text}");
+        stdout::print_line(&text);
     }
     eprintln!("summary: {}", paths.summary.display());
     // The same exit code `run` or `ablate` gave: a failed run, a disagreement or non-additivity is 1.

@@ -4,38 +4,59 @@ use std::path::{Path, PathBuf};
 
 use sweep::exit_code;
 use sweep::launch::RunEvents;
-use sweep::plan::{parse_shard, PlanOptions};
+use sweep::plan::{parse_shard, Plan, PlanOptions};
 use sweep::record::{ResultPaths, Sidecar};
-use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome};
+use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome, VariantSite};
 use sweep::spec::{self, Race};
 
 use crate::args::RunArgs;
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
+use crate::stdout;
 use crate::summary;
 
 pub fn run(args: RunArgs) -> Result<u8, CommandError> {
-    let sweep = spec::load_sweep(&args.spec)?;
+    let sweep = spec::load_sweep(&resolve_declaration(&args.spec))?;
     let options = run_options(&args, &sweep)?;
     restore_if_interrupted(&sweep.engine.tree)?;
     if args.execution.dry_run {
         let (plan, sites) = runner::plan_sweep(&sweep, &options)?;
-        let paths = runner::result_paths(&sweep, &options, true)?;
-        print!("{}", runner::describe_plan(&sweep, &plan, &sites, &paths.logs.join("runs"))?);
-        return Ok(exit_code::SUCCESS as u8);
+        return print_dry_run(&sweep, &options, &plan, &sites);
     }
     let events = RunEvents::install().map_err(CommandError::Signals)?;
     let outcome = runner::run_sweep(&sweep, &options, &events)?;
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
     let blocks = sweep.reps.order == spec::RunOrder::Interleaved;
     let (text, analysis) = summary::write_run_summary(&outcome.paths, &sweep.analysis, blocks, &title)?;
-    println!("{text}");
+    stdout::print_line(&text);
     let code = finish_message(&outcome);
     if code == exit_code::SUCCESS as u8 && summary::sweep_checks_failed(&analysis) {
         eprintln!("a check failed: settings that resolve to the same code path disagree (see Equivalence)");
         return Ok(exit_code::CHECK_FAILED as u8);
     }
     Ok(code)
+}
+
+/// `--dry-run`: the plan as text, nothing run or written.
+pub fn print_dry_run(
+    sweep: &spec::Sweep,
+    options: &RunOptions,
+    plan: &Plan,
+    sites: &[VariantSite],
+) -> Result<u8, CommandError> {
+    let paths = runner::result_paths(sweep, options, true)?;
+    let runs_root = paths.logs.join("runs");
+    stdout::print(&runner::describe_plan(sweep, plan, sites, &runs_root, options.draws_seed(sweep))?);
+    Ok(exit_code::SUCCESS as u8)
+}
+
+/// `slices` means `sweeps/slices.toml`; anything with a `/` or `.toml` is a path.
+pub fn resolve_declaration(name: &str) -> PathBuf {
+    if name.contains('/') || name.ends_with(".toml") {
+        PathBuf::from(name)
+    } else {
+        PathBuf::from(format!("sweeps/{name}.toml"))
+    }
 }
 
 /// The checked form of the command line.
@@ -76,7 +97,7 @@ fn race(args: &RunArgs, sweep: &spec::Sweep) -> Result<Option<Race>, CommandErro
     if sweep.reps.order != spec::RunOrder::Interleaved {
         return Err(CommandError::BadInput(format!(
             "{}: a race (--until-decided) needs `[reps] order = \"interleaved\"`",
-            args.spec.display()
+            sweep.file().display()
         )));
     }
     let (min, declared_max) = declared.unwrap_or((spec::DEFAULT_RACE_MIN, sweep.reps.count));

@@ -86,10 +86,18 @@ pub fn write_ablation_summary(
     );
     let text = report::ablation_markdown(&analysis, title);
     save(&paths.summary, &text)?;
-    if let Some(svg) = report::ablation_plot_svg(&analysis) {
+    let unit = recorded_unit(paths, &config.primary).or_else(|| report::unit_from_name(&config.primary));
+    if let Some(svg) = report::ablation_plot_svg(&analysis, unit) {
         save(&paths.plot, &svg)?;
     }
     Ok((text, analysis))
+}
+
+/// Seconds for a metric the sweep reads from the engine's phase profile (`[metrics.profile] phases`).
+fn recorded_unit(paths: &ResultPaths, metric: &str) -> Option<&'static str> {
+    let sidecar = Sidecar::read(&paths.sidecar).ok()?;
+    let phases = sidecar.sweep.rest.get("metrics")?.get("profile")?.get("phases")?;
+    phases.get(metric).map(|_| "s")
 }
 
 /// The `[ablation]` section recorded in a result's sidecar, if the result is an ablation.

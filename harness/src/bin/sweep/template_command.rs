@@ -8,6 +8,7 @@ use sweep::variants::{template_of_source, Selector};
 
 use crate::args::TemplateArgs;
 use crate::exit_status::CommandError;
+use crate::stdout;
 
 pub fn template(args: TemplateArgs) -> Result<u8, CommandError> {
     let groups = args
@@ -24,7 +25,7 @@ pub fn template(args: TemplateArgs) -> Result<u8, CommandError> {
         )));
     }
     match &args.out {
-        None => print!("{text}"),
+        None => stdout::print(&text),
         Some(path) => write_atomic(path, text.as_bytes(), None)
             .map_err(|source| CommandError::Write { path: path.clone(), source })?,
     }
