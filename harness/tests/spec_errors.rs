@@ -725,3 +725,51 @@ fn an_input_count_too_large_to_generate_is_refused_before_any_run() {
     );
     assert!(!ws.path().join("results").exists(), "a rejected run wrote results/");
 }
+
+#[test]
+fn a_baseline_value_not_in_the_grid_is_refused() {
+    let text = base_plus("baseline = { slices = 3 }\nrelative = { prefill_tokens_per_s = \"ratio\" }\n");
+    let line = line_of(&text, "baseline = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `analysis.baseline.slices`: `3` is not a value of `slices` in the \
+             grid (`1`, `2`)"
+        ),
+    );
+}
+
+#[test]
+fn a_baseline_param_that_is_not_declared_is_refused() {
+    let text = base_plus("baseline = { tbo = \"off\" }\nrelative = { prefill_tokens_per_s = \"ratio\" }\n");
+    let line = line_of(&text, "baseline = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `analysis.baseline.tbo`: unknown parameter `tbo` (not in [params])"
+        ),
+    );
+}
+
+#[test]
+fn a_relative_metric_that_is_not_declared_is_refused() {
+    let text = base_plus("baseline = { slices = 1 }\nrelative = { output_tps = \"ratio\" }\n");
+    let line = line_of(&text, "relative = ");
+    assert_check_rejects(
+        &text,
+        &format!("sweep: error: sweeps/x.toml:{line}: `analysis.relative.output_tps`: unknown metric `output_tps`"),
+    );
+}
+
+#[test]
+fn a_baseline_without_relative_metrics_is_refused() {
+    let text = base_plus("baseline = { slices = 1 }\n");
+    let line = line_of(&text, "baseline = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `analysis.baseline`: no `relative` metrics to compare with it: add \
+             `relative = {{ <metric> = \"ratio\" }}`"
+        ),
+    );
+}

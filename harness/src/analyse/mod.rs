@@ -2,10 +2,12 @@
 
 mod ablation;
 mod adjusted_samples;
+mod baseline_effect;
 mod comparison_method;
 mod control_adjustment;
 mod cost_model;
 mod drift_bound;
+mod effect_interval;
 mod equivalence;
 mod failure_summary;
 #[cfg(test)]
@@ -29,14 +31,16 @@ pub use ablation::{
     VariantSummary,
 };
 pub use adjusted_samples::AdjustedSamples;
+pub use baseline_effect::BaselineEffect;
 pub use comparison_method::ComparisonMethod;
 pub use control_adjustment::ControlAdjustment;
 // Declared in `spec` (a sweep's `[analysis]` table); re-exported beside the analysis that answers it.
-pub use crate::spec::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig};
+pub use crate::spec::{AnalysisConfig, Direction, FitConfig, RelativeKind, RowsPerSliceConfig};
 // Read from a result CSV by `record`; re-exported as the unit every analysis works on.
 pub use crate::record::Observation;
 pub use cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};
 pub use drift_bound::DriftBound;
+pub use effect_interval::EffectInterval;
 pub use equivalence::{EquivalenceCheck, EquivalenceClass};
 pub use failure_summary::FailureSummary;
 pub use group_verdict::{GroupOutcome, GroupVerdict, Rival};

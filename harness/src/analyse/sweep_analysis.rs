@@ -1,5 +1,6 @@
 //! The whole analysis of one recorded sweep: per-setting statistics, winners, drift, equivalence, failures.
 
+use super::baseline_effect::BaselineEffect;
 use super::cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};
 use super::drift_bound::DriftBound;
 use super::equivalence::EquivalenceCheck;
@@ -26,6 +27,8 @@ pub struct SweepAnalysis {
     pub fit: Option<CostFit>,
     /// Present when `config.rows_per_slice` is set and some group's best setting splits.
     pub rows_per_slice: Option<f64>,
+    /// Each setting against its baseline partner, per `config.relative` metric (empty without a baseline).
+    pub relative: Vec<BaselineEffect>,
 }
 
 /// Analyse a sweep: descriptive statistics and Student's t 95% intervals per setting, the verdict of
@@ -58,6 +61,7 @@ pub fn analyse_sweep(
             winners.filter_map(|s| Some((s.value_of(&rule.rows)?, s.value_of(&rule.slices)?))).collect();
         rows_per_slice_rule(&pairs)
     });
+    let relative = BaselineEffect::all(observations, &settings, config, rounds_are_blocks);
     SweepAnalysis {
         settings,
         verdicts,
@@ -66,6 +70,7 @@ pub fn analyse_sweep(
         failures: FailureSummary::of(observations),
         fit,
         rows_per_slice,
+        relative,
     }
 }
 
@@ -107,6 +112,8 @@ mod tests {
             alpha: 0.05,
             negligible: None,
             looks: None,
+            baseline: Default::default(),
+            relative: Default::default(),
         };
         let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true, &[]);
         assert_eq!(analysis.verdicts.groups.len(), 1, "no grouping: one group of everything");
@@ -126,6 +133,8 @@ mod tests {
             alpha: 0.05,
             negligible: None,
             looks: None,
+            baseline: Default::default(),
+            relative: Default::default(),
         };
         let analysis = analyse_sweep(&[], &config, true, &[]);
         assert!(analysis.settings.is_empty() && analysis.verdicts.groups.is_empty() && analysis.drift.is_none());

@@ -7,6 +7,7 @@ mod markdown_table;
 mod number_format;
 mod planned_runs;
 mod plot;
+mod relative_effects;
 mod run_summary;
 mod setting_columns;
 mod verdict_lines;

@@ -5,6 +5,7 @@ use std::fmt::Write;
 use super::markdown_table::MarkdownTable;
 use super::number_format::{number, percent, with_ci};
 use super::planned_runs::PlannedRuns;
+use super::relative_effects::relative_table;
 use super::setting_columns::SettingColumns;
 use super::verdict_lines::{best_table, verdict_section};
 use crate::analyse::{
@@ -29,6 +30,7 @@ pub fn run_summary_markdown(
     out.push_str(&settings_table(analysis, config, &columns));
     out.push_str(&other_metrics_table(analysis, config, &columns));
     out.push_str(&best_table(analysis, config, &columns));
+    out.push_str(&relative_table(analysis, config, &columns));
     if let Some(drift) = &analysis.drift {
         out.push_str(&drift_line(drift));
     }

@@ -468,7 +468,7 @@ pub fn engine(
     Ok(())
 }
 
-fn is_metric(metrics: &MetricsDecl, name: &str) -> bool {
+pub(super) fn is_metric(metrics: &MetricsDecl, name: &str) -> bool {
     metrics.result.iter().any(|m| m == name)
         || metrics.regex.contains_key(name)
         || metrics.derived.contains_key(name)

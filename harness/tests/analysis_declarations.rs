@@ -1,0 +1,80 @@
+//! The analysis a sweep declares beyond its verdicts, driven through the real `sweep` binary on the
+//! reference engine: baseline-relative effects, expression checks with a tolerance, per-group fits.
+
+mod common;
+
+use common::{csv_rows, stderr, sweep, Workspace};
+
+/// A tiny interleaved sweep of the reference engine with `analysis` appended to its `[analysis]` table.
+fn tiny_sweep(workspace: &Workspace, name: &str, params: &str, reps: u32, extra: &str, analysis: &str) -> String {
+    workspace.write_sweep(
+        name,
+        &format!(
+            r#"name = "{name}"
+[engine]
+profile = "reference"
+[params]
+{params}
+[reps]
+count = {reps}
+[run]
+args = ["--preset", "tiny", "--rows", "{{{{rows}}}}", "--new", "2"]
+[run.env]
+TPE_OVERLAP_SLICES = "{{{{slices}}}}"
+[metrics]
+result = ["rows", "prefill_seconds", "prefill_tokens_per_s", "decode_tokens_per_s"]
+{extra}
+[analysis]
+primary = "prefill_tokens_per_s"
+{analysis}
+"#
+        ),
+    )
+}
+
+fn json(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn baseline_relative_effects_are_tabled_in_grid_order_and_written_to_analysis_json() {
+    common::ensure_engine_built();
+    let workspace = Workspace::new();
+    let spec = tiny_sweep(
+        &workspace,
+        "tbo_like",
+        "slices = [1, 2]\nrows = [512, 256]",
+        3,
+        "",
+        "baseline = { slices = 1 }\nrelative = { prefill_tokens_per_s = \"ratio\", prefill_seconds = \"difference\" }",
+    );
+    let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let csv = workspace.result_csv("tbo_like");
+    assert_eq!(csv_rows(&csv).len(), 12);
+
+    let summary = std::fs::read_to_string(csv.with_extension("summary.md")).unwrap();
+    let section = summary.split("## vs slices=1\n").nth(1).unwrap_or_else(|| panic!("no vs table:\n{summary}"));
+    let table: Vec<&str> = section.lines().filter(|l| l.starts_with('|')).collect();
+    assert!(table[0].contains("prefill_seconds (difference)") && table[0].contains("prefill_tokens_per_s (ratio)"));
+    // Only slices=2 has a partner, at each row count, in the declared order 512 then 256.
+    let body: Vec<&str> = table[2..].iter().copied().take_while(|l| l.starts_with("| 2 ")).collect();
+    assert_eq!(body.len(), 2, "{section}");
+    assert!(body[0].contains("| 512 ") && body[1].contains("| 256 "), "{section}");
+    assert!(body.iter().all(|row| row.matches(", p ").count() == 2), "{section}");
+
+    let analysis = json(&csv.with_extension("analysis.json"));
+    let relative = analysis["relative"].as_array().unwrap();
+    assert_eq!(relative.len(), 4, "{relative:?}");
+    for effect in relative {
+        assert_eq!((effect["setting"]["slices"].as_i64(), effect["baseline"]["slices"].as_i64()), (Some(2), Some(1)));
+        assert_eq!(effect["setting"]["rows"], effect["baseline"]["rows"]);
+        assert_eq!(effect["method"], "paired");
+        let (low, value, high) =
+            (effect["low"].as_f64().unwrap(), effect["effect"].as_f64().unwrap(), effect["high"].as_f64().unwrap());
+        assert!(low <= value && value <= high, "{effect}");
+        assert!((0.0..=1.0).contains(&effect["p_adjusted"].as_f64().unwrap()));
+    }
+    let ratio = relative.iter().find(|e| e["kind"] == "ratio").unwrap();
+    assert!(ratio["effect"].as_f64().unwrap() > 0.0, "a ratio of throughputs is positive: {ratio}");
+}
