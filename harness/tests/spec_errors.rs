@@ -773,3 +773,41 @@ fn a_baseline_without_relative_metrics_is_refused() {
         ),
     );
 }
+
+#[test]
+fn a_check_with_neither_metric_nor_expr_is_refused() {
+    let text = base_plus("\n[[checks]]\nequals = \"rows\"\n");
+    let line = line_of(&text, "[[checks]]");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `checks[0]`: give either `metric` (with `equals` a template) or \
+             `expr` (with `equals` an expression)"
+        ),
+    );
+}
+
+#[test]
+fn a_check_expression_over_an_unknown_name_is_refused() {
+    let text = base_plus("\n[[checks]]\nexpr = \"prefill_tokens_per_s * prefill_seconds\"\nequals = \"rows\"\n");
+    let line = line_of(&text, "expr = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `checks[0].expr`: unknown name `prefill_seconds` in \
+             `prefill_tokens_per_s * prefill_seconds` (not a metric or parameter)"
+        ),
+    );
+}
+
+#[test]
+fn a_check_tolerance_that_is_not_a_share_is_refused() {
+    let text = base_plus("\n[[checks]]\nexpr = \"rows * 2\"\nequals = \"rows + rows\"\nwithin = 5\n");
+    let line = line_of(&text, "within = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `checks[0].within`: must be a share between 0 and 1 (e.g. 0.01 for 1%)"
+        ),
+    );
+}

@@ -72,7 +72,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::reps(&source, &decl.reps)?;
     validate::metrics(&source, &decl.metrics, &params)?;
     validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;
-    validate::checks(&source, &decl.checks, &decl.metrics)?;
+    validate::checks(&source, &decl.checks, &decl.metrics, &params)?;
     validate::inputs(&source, &decl.inputs)?;
     validate::run_templates(&source, &decl.run, &params, &decl.inputs, engine.launcher)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;

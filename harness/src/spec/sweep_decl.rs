@@ -205,12 +205,22 @@ fn default_exclude() -> Vec<String> {
     vec!["build".to_string()]
 }
 
-/// A run fails unless a metric equals a value (a template over params), e.g. reported rows == `{{rows}}`.
+/// A run fails unless a metric equals a value (a template over params), e.g. reported rows == `{{rows}}`,
+/// or an expression over metrics and params equals another, e.g. `prefill_tokens_per_s * prefill_seconds`
+/// == `rows` within 1%. Exactly one of `metric` and `expr` is given.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CheckDecl {
-    pub metric: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<String>,
+    /// With `metric`: a template over params (`{{rows}}`); with `expr`: an expression over params and
+    /// metrics (`rows`).
     pub equals: String,
+    /// Relative tolerance: the check holds when |actual − expected| ≤ within · |expected|; exact without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<f64>,
 }
 
 /// The whole sweep file.

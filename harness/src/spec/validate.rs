@@ -321,31 +321,72 @@ fn regex_metric(source: &SourceFile, name: &str, pattern: &str) -> Result<(), Sp
 }
 
 fn derived_metric(source: &SourceFile, name: &str, expression: &str, known: &BTreeSet<&str>) -> Result<(), SpecError> {
-    let key = format!("metrics.derived.{name}");
+    expression_over(source, &format!("metrics.derived.{name}"), expression, known, Some(name))
+}
+
+/// `expression` parses and reads only `known` names (and not `itself`).
+fn expression_over(
+    source: &SourceFile,
+    key: &str,
+    expression: &str,
+    known: &BTreeSet<&str>,
+    itself: Option<&str>,
+) -> Result<(), SpecError> {
     let tree = evalexpr::build_operator_tree::<evalexpr::DefaultNumericTypes>(expression)
-        .map_err(|error| source.error_at(&key, format!("invalid expression `{expression}`: {error}")))?;
+        .map_err(|error| source.error_at(key, format!("invalid expression `{expression}`: {error}")))?;
     for variable in tree.iter_read_variable_identifiers() {
-        if variable == name {
-            return Err(source.error_at(&key, format!("`{name}` is defined in terms of itself")));
+        if Some(variable) == itself {
+            return Err(source.error_at(key, format!("`{variable}` is defined in terms of itself")));
         }
         if !known.contains(variable) {
             return Err(source
-                .error_at(&key, format!("unknown name `{variable}` in `{expression}` (not a metric or parameter)")));
+                .error_at(key, format!("unknown name `{variable}` in `{expression}` (not a metric or parameter)")));
         }
     }
     Ok(())
 }
 
-pub fn checks(source: &SourceFile, checks: &[CheckDecl], metrics: &MetricsDecl) -> Result<(), SpecError> {
+/// A check names a declared metric and a template, or an expression and an expression, over declared
+/// metrics and params; a tolerance is a share below 1.
+pub fn checks(
+    source: &SourceFile,
+    checks: &[CheckDecl],
+    metrics: &MetricsDecl,
+    params: &[Param],
+) -> Result<(), SpecError> {
+    let known: BTreeSet<&str> = metric_names(metrics).chain(params.iter().map(|p| p.name.as_str())).collect();
     for (index, check) in checks.iter().enumerate() {
-        if !is_metric(metrics, &check.metric) {
-            return Err(
-                source.error_at(&format!("checks[{index}].metric"), format!("unknown metric `{}`", check.metric))
-            );
+        let key = |field: &str| format!("checks[{index}].{field}");
+        match (&check.metric, &check.expr) {
+            (Some(metric), None) => {
+                if !is_metric(metrics, metric) {
+                    return Err(source.error_at(&key("metric"), format!("unknown metric `{metric}`")));
+                }
+                template_syntax(source, &key("equals"), &check.equals)?;
+            }
+            (None, Some(expr)) => {
+                expression_over(source, &key("expr"), expr, &known, None)?;
+                expression_over(source, &key("equals"), &check.equals, &known, None)?;
+            }
+            _ => {
+                return Err(source.error_at(
+                    &format!("checks[{index}]"),
+                    "give either `metric` (with `equals` a template) or `expr` (with `equals` an expression)",
+                ))
+            }
         }
-        template_syntax(source, &format!("checks[{index}].equals"), &check.equals)?;
+        if check.within.is_some_and(|share| !(share.is_finite() && share > 0.0 && share < 1.0)) {
+            return Err(source.error_at(&key("within"), "must be a share between 0 and 1 (e.g. 0.01 for 1%)"));
+        }
     }
     Ok(())
+}
+
+/// Every declared metric's name.
+fn metric_names(metrics: &MetricsDecl) -> impl Iterator<Item = &str> {
+    let phases = metrics.profile.iter().flat_map(|p| p.phases.keys());
+    let names = metrics.result.iter().chain(metrics.regex.keys()).chain(phases).chain(metrics.derived.keys());
+    names.map(String::as_str)
 }
 
 pub fn inputs(source: &SourceFile, inputs: &[InputDecl]) -> Result<(), SpecError> {
@@ -469,10 +510,7 @@ pub fn engine(
 }
 
 pub(super) fn is_metric(metrics: &MetricsDecl, name: &str) -> bool {
-    metrics.result.iter().any(|m| m == name)
-        || metrics.regex.contains_key(name)
-        || metrics.derived.contains_key(name)
-        || metrics.profile.as_ref().is_some_and(|profile| profile.phases.contains_key(name))
+    metric_names(metrics).any(|metric| metric == name)
 }
 
 /// Profile metrics need the engine's profile prefix and, to match a block, the result key they match.
