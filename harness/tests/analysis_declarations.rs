@@ -78,3 +78,31 @@ fn baseline_relative_effects_are_tabled_in_grid_order_and_written_to_analysis_js
     let ratio = relative.iter().find(|e| e["kind"] == "ratio").unwrap();
     assert!(ratio["effect"].as_f64().unwrap() > 0.0, "a ratio of throughputs is positive: {ratio}");
 }
+
+#[test]
+fn a_fit_by_a_param_gives_one_line_per_group_with_its_held_out_error() {
+    common::ensure_engine_built();
+    let workspace = Workspace::new();
+    let spec = tiny_sweep(
+        &workspace,
+        "fit_by",
+        "slices = [2, 1]\nrows = [64, 128, 256]",
+        1,
+        "",
+        "fit = { x = \"rows\", y = \"prefill_seconds\", by = [\"slices\"] }",
+    );
+    let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let csv = workspace.result_csv("fit_by");
+    let summary = std::fs::read_to_string(csv.with_extension("summary.md")).unwrap();
+    let section = summary
+        .split("## Fit per slices: prefill_seconds = fixed + per-unit × rows\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no per-group fit:\n{summary}"));
+    let table: Vec<&str> = section.lines().filter(|l| l.starts_with('|')).collect();
+    assert!(table[0].contains("| fixed (s) | per rows (s) |") && !table[0].contains("GB/s"), "{section}");
+    // One line per slice count, in the declared order 2 then 1, each over its three row counts.
+    assert!(table[2].starts_with("| 2      | 3   |") && table[3].starts_with("| 1      | 3   |"), "{section}");
+    assert!(table[2..4].iter().all(|row| row.trim_end_matches([' ', '|']).ends_with('%')), "{section}");
+    assert!(!summary.contains("Fit (6 settings"), "no line pooled over both slice counts:\n{summary}");
+}

@@ -811,3 +811,13 @@ fn a_check_tolerance_that_is_not_a_share_is_refused() {
         ),
     );
 }
+
+#[test]
+fn a_fit_by_something_that_is_not_a_param_is_refused() {
+    let text = base_plus("fit = { x = \"rows\", y = \"prefill_tokens_per_s\", by = [\"topology\"] }\n");
+    let line = line_of(&text, "fit = ");
+    assert_check_rejects(
+        &text,
+        &format!("sweep: error: sweeps/x.toml:{line}: `analysis.fit.by[0]`: unknown parameter `topology`"),
+    );
+}

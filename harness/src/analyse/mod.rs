@@ -12,6 +12,7 @@ mod equivalence;
 mod failure_summary;
 #[cfg(test)]
 pub(crate) mod fixtures;
+mod group_fit;
 mod group_verdict;
 mod holm;
 mod linear_contrast;
@@ -24,6 +25,7 @@ mod setting_summary;
 mod student_t;
 mod summary_stats;
 mod sweep_analysis;
+mod time_unit;
 mod verdicts;
 
 pub use ablation::{
@@ -43,6 +45,7 @@ pub use drift_bound::DriftBound;
 pub use effect_interval::EffectInterval;
 pub use equivalence::{EquivalenceCheck, EquivalenceClass};
 pub use failure_summary::FailureSummary;
+pub use group_fit::GroupFit;
 pub use group_verdict::{GroupOutcome, GroupVerdict, Rival};
 pub use holm::holm_adjust;
 pub use linear_contrast::LinearContrast;
@@ -54,4 +57,5 @@ pub use scale::Scale;
 pub use setting_summary::{Labels, SettingSummary};
 pub use summary_stats::SummaryStats;
 pub use sweep_analysis::{analyse_sweep, SweepAnalysis};
+pub use time_unit::TimeUnit;
 pub use verdicts::Verdicts;

@@ -5,6 +5,7 @@ use super::cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};
 use super::drift_bound::DriftBound;
 use super::equivalence::EquivalenceCheck;
 use super::failure_summary::FailureSummary;
+use super::group_fit::GroupFit;
 use super::setting_summary::SettingSummary;
 use super::verdicts::Verdicts;
 use crate::record::Observation;
@@ -23,8 +24,10 @@ pub struct SweepAnalysis {
     /// Present when `config.equivalence_key` is set.
     pub equivalence: Option<EquivalenceCheck>,
     pub failures: FailureSummary,
-    /// Present when `config.fit` is set and two settings have distinct x.
+    /// Present when `config.fit` is set without `by` and two settings have distinct x.
     pub fit: Option<CostFit>,
+    /// With `config.fit.by`: one fit per group of `by` values (groups with two distinct x).
+    pub group_fits: Vec<GroupFit>,
     /// Present when `config.rows_per_slice` is set and some group's best setting splits.
     pub rows_per_slice: Option<f64>,
     /// Each setting against its baseline partner, per `config.relative` metric (empty without a baseline).
@@ -50,7 +53,10 @@ pub fn analyse_sweep(
         .equivalence_key
         .as_deref()
         .map(|key| EquivalenceCheck::of(observations, &settings, config, key, drift.as_ref()));
-    let fit = config.fit.as_ref().and_then(|fit| {
+    let pooled = config.fit.as_ref().filter(|fit| fit.by.is_empty());
+    let group_fits = config.fit.as_ref().filter(|fit| !fit.by.is_empty());
+    let group_fits = group_fits.map_or_else(Vec::new, |fit| GroupFit::per_group(&settings, fit));
+    let fit = pooled.and_then(|fit| {
         let points: Vec<(f64, f64)> =
             settings.iter().filter_map(|s| Some((s.value_of(&fit.x)?, s.value_of(&fit.y)?))).collect();
         fit_fixed_plus_per_unit(&points)
@@ -69,6 +75,7 @@ pub fn analyse_sweep(
         equivalence,
         failures: FailureSummary::of(observations),
         fit,
+        group_fits,
         rows_per_slice,
         relative,
     }
@@ -84,7 +91,7 @@ mod tests {
     #[test]
     fn the_parts_are_wired_to_the_config() {
         let config = AnalysisConfig {
-            fit: Some(FitConfig { x: "rows".into(), y: "prefill_tokens_per_s".into() }),
+            fit: Some(FitConfig { x: "rows".into(), y: "prefill_tokens_per_s".into(), by: vec![] }),
             rows_per_slice: Some(RowsPerSliceConfig { rows: "rows".into(), slices: "overlap_slices".into() }),
             ..fixture_slice_config()
         };

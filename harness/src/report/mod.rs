@@ -3,6 +3,7 @@
 mod ablation;
 mod analysis_json;
 mod comparison;
+mod group_fits;
 mod markdown_table;
 mod number_format;
 mod planned_runs;

@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use super::group_fits::group_fit_table;
 use super::markdown_table::MarkdownTable;
 use super::number_format::{number, percent, with_ci};
 use super::planned_runs::PlannedRuns;
@@ -37,6 +38,7 @@ pub fn run_summary_markdown(
     if let (Some(fit), Some(names)) = (&analysis.fit, &config.fit) {
         out.push_str(&fit_lines(fit, &names.x, &names.y));
     }
+    out.push_str(&group_fit_table(analysis, config));
     if let (Some(rule), Some(names)) = (analysis.rows_per_slice, &config.rows_per_slice) {
         let resolved = if analysis.verdicts.groups.iter().any(|group| group.outcome != GroupOutcome::Resolved) {
             " Not resolved by this data: some groups are not resolved, so another rule fits as well."

@@ -96,6 +96,9 @@ fn default_alpha() -> f64 {
 pub struct FitConfig {
     pub x: String,
     pub y: String,
+    /// Params whose values split the settings into groups, one line each (e.g. `["topology"]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by: Vec<String>,
 }
 
 /// Which columns hold the row count and the slice count (e.g. the effective `overlap_slices`).

@@ -450,6 +450,9 @@ pub fn analysis(
     if let Some(fit) = &analysis.fit {
         named("analysis.fit.x".into(), &fit.x)?;
         named("analysis.fit.y".into(), &fit.y)?;
+        if let Some((index, column)) = fit.by.iter().enumerate().find(|(_, column)| !is_param(column)) {
+            return Err(source.error_at(&format!("analysis.fit.by[{index}]"), format!("unknown parameter `{column}`")));
+        }
     }
     if let Some(rule) = &analysis.rows_per_slice {
         named("analysis.rows_per_slice.rows".into(), &rule.rows)?;
