@@ -106,3 +106,35 @@ fn a_fit_by_a_param_gives_one_line_per_group_with_its_held_out_error() {
     assert!(table[2..4].iter().all(|row| row.trim_end_matches([' ', '|']).ends_with('%')), "{section}");
     assert!(!summary.contains("Fit (6 settings"), "no line pooled over both slice counts:\n{summary}");
 }
+
+#[test]
+fn a_declared_pivot_tables_per_setting_means_in_grid_order() {
+    common::ensure_engine_built();
+    let workspace = Workspace::new();
+    let spec = tiny_sweep(
+        &workspace,
+        "pivot",
+        "slices = [2, 1]\nrows = [256, 64]",
+        1,
+        "[report]\npivot = { rows = \"rows\", columns = \"slices\", value = \"prefill_seconds\" }",
+        "",
+    );
+    let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let csv = workspace.result_csv("pivot");
+    let summary = std::fs::read_to_string(csv.with_extension("summary.md")).unwrap();
+    let section =
+        summary.split("## prefill_seconds by rows × slices\n").nth(1).unwrap_or_else(|| panic!("no pivot:\n{summary}"));
+    let table: Vec<&str> = section.lines().filter(|l| l.starts_with('|')).take(4).collect();
+    assert!(table[0].starts_with("| rows \\ slices | 2 ") && table[0].contains("| 1 "), "{section}");
+    assert!(table[2].starts_with("| 256 ") && table[3].starts_with("| 64 "), "{section}");
+    let rows = csv_rows(&csv);
+    let seconds = |rows_value: &str, slices: &str| {
+        let row = rows.iter().find(|r| r["param.rows"] == rows_value && r["param.slices"] == slices).unwrap();
+        row["metric.prefill_seconds"].parse::<f64>().unwrap()
+    };
+    // One rep per setting: each cell is that run's value.
+    let cells: Vec<f64> = table[2].split('|').skip(2).filter_map(|c| c.trim().parse().ok()).collect();
+    assert_eq!(cells.len(), 2, "{section}");
+    assert!((cells[0] - seconds("256", "2")).abs() <= 5e-5 * seconds("256", "2").max(1.0), "{section}");
+}

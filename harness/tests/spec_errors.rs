@@ -821,3 +821,13 @@ fn a_fit_by_something_that_is_not_a_param_is_refused() {
         &format!("sweep: error: sweeps/x.toml:{line}: `analysis.fit.by[0]`: unknown parameter `topology`"),
     );
 }
+
+#[test]
+fn a_pivot_of_an_unknown_metric_is_refused() {
+    let text = base_plus("\n[report]\npivot = { rows = \"rows\", columns = \"slices\", value = \"latency_ns\" }\n");
+    let line = line_of(&text, "pivot = ");
+    assert_check_rejects(
+        &text,
+        &format!("sweep: error: sweeps/x.toml:{line}: `report.pivot.value`: unknown metric `latency_ns`"),
+    );
+}

@@ -6,6 +6,7 @@ mod comparison;
 mod group_fits;
 mod markdown_table;
 mod number_format;
+mod pivot_table;
 mod planned_runs;
 mod plot;
 mod relative_effects;

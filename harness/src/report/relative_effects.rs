@@ -88,8 +88,13 @@ mod tests {
     #[test]
     fn the_summary_has_a_vs_baseline_table() {
         let config = fixture_tbo_config();
-        let report =
-            run_summary_markdown(&analyse_sweep(&fixture_tbo_sweep(), &config, true, &[]), &config, None, "tbo");
+        let report = run_summary_markdown(
+            &analyse_sweep(&fixture_tbo_sweep(), &config, true, &[]),
+            &config,
+            &Default::default(),
+            None,
+            "tbo",
+        );
         assert!(report.contains("## vs tbo=off\n"), "{report}");
         assert!(report.contains("| tbo | output_tps (ratio)"), "{report}");
         // See baseline_effect's hand computation.

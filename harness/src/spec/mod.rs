@@ -9,8 +9,10 @@ mod engine_profile;
 #[cfg(test)]
 mod fuzz_tests;
 mod param_value;
+mod pivot_config;
 mod race;
 mod relative_kind;
+mod report_config;
 mod source_decl;
 mod source_file;
 mod spec_error;
@@ -18,6 +20,7 @@ mod sweep;
 mod sweep_decl;
 mod validate;
 mod validate_relative;
+mod validate_report;
 mod validate_sources;
 mod variant_name;
 
@@ -29,8 +32,10 @@ pub use design::Design;
 pub use engine::Engine;
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
 pub use param_value::{Param, ParamValue};
+pub use pivot_config::PivotConfig;
 pub use race::Race;
 pub use relative_kind::RelativeKind;
+pub use report_config::ReportConfig;
 pub use source_decl::SourceDecl;
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError};
@@ -77,6 +82,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::run_templates(&source, &decl.run, &params, &decl.inputs, engine.launcher)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
     validate_relative::baseline(&source, &decl.analysis, &decl.metrics, &params)?;
+    validate_report::report(&source, &decl.report, &decl.metrics, &params)?;
     validate::ablation(&source, decl.ablation.as_ref())?;
     validate::plan_size(&source, &params, &decl.zip, &decl.reps, decl.ablation.as_ref())?;
     validate_sources::ablation_sources(&source, decl.ablation.as_ref())?;

@@ -8,6 +8,7 @@ use super::analysis_config::AnalysisConfig;
 use super::block_selector::BlockSelector;
 use super::design::Design;
 use super::engine_profile::EngineOverrides;
+use super::report_config::ReportConfig;
 use super::source_decl::SourceDecl;
 
 /// The order runs are scheduled in.
@@ -246,6 +247,8 @@ pub struct SweepDecl {
     #[serde(default)]
     pub checks: Vec<CheckDecl>,
     pub analysis: AnalysisConfig,
+    #[serde(default, skip_serializing_if = "ReportConfig::is_empty")]
+    pub report: ReportConfig,
     #[serde(default)]
     pub ablation: Option<AblationDecl>,
 }
