@@ -138,3 +138,28 @@ fn a_declared_pivot_tables_per_setting_means_in_grid_order() {
     assert_eq!(cells.len(), 2, "{section}");
     assert!((cells[0] - seconds("256", "2")).abs() <= 5e-5 * seconds("256", "2").max(1.0), "{section}");
 }
+
+/// The reference engine's gate runs a forced slice count below 96 rows per slice on the serial path; a
+/// sweep that does not read the slice count it used states that rule as the equivalence expression.
+#[test]
+fn an_equivalence_expression_over_params_classes_settings_without_a_resolved_metric() {
+    common::ensure_engine_built();
+    let workspace = Workspace::new();
+    let spec = tiny_sweep(
+        &workspace,
+        "equivalence_expr",
+        "slices = [1, 4, 2]\nrows = 256",
+        2,
+        "",
+        "group_by = [\"rows\"]\nequivalence = \"if(rows / slices < 96, 1, slices)\"",
+    );
+    let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
+    // Whether the two serial settings agree within their noise is the machine's business, not this test's.
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
+    let csv = workspace.result_csv("equivalence_expr");
+    assert!(csv_rows(&csv).iter().all(|row| row["status"] == "ok" && !row.contains_key("metric.overlap_slices")));
+    let summary = std::fs::read_to_string(csv.with_extension("summary.md")).unwrap();
+    assert!(summary.contains("## Equivalence (if(rows / slices < 96, 1, slices))"), "{summary}");
+    assert!(summary.contains("slices=1, slices=4 resolve to if(rows / slices < 96, 1, slices)=1"), "{summary}");
+    assert!(summary.contains("| slices=1 = slices=4 here |"), "{summary}");
+}

@@ -831,3 +831,16 @@ fn a_pivot_of_an_unknown_metric_is_refused() {
         &format!("sweep: error: sweeps/x.toml:{line}: `report.pivot.value`: unknown metric `latency_ns`"),
     );
 }
+
+#[test]
+fn an_equivalence_expression_over_an_unknown_name_is_refused() {
+    let text = base_plus("equivalence = \"if(rows / slice < 96, 1, slices)\"\n");
+    let line = line_of(&text, "equivalence = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `analysis.equivalence`: unknown name `slice` in \
+             `if(rows / slice < 96, 1, slices)` (not a metric or parameter)"
+        ),
+    );
+}

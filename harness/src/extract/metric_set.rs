@@ -139,11 +139,16 @@ fn evaluate(
     params: &serde_json::Map<String, Value>,
     metrics: &BTreeMap<String, f64>,
 ) -> Result<f64, String> {
+    let numeric_params = params.iter().filter_map(|(name, value)| value.as_f64().map(|v| (name.as_str(), v)));
+    evaluate_number(expression, numeric_params.chain(metrics.iter().map(|(name, value)| (name.as_str(), *value))))
+}
+
+/// The number an evalexpr expression gives with `values` bound by name (as floats, so `/` divides).
+pub fn evaluate_number<'a>(expression: &str, values: impl IntoIterator<Item = (&'a str, f64)>) -> Result<f64, String> {
     use evalexpr::{ContextWithMutableVariables, HashMapContext, Value as ExprValue};
     let mut context = HashMapContext::<evalexpr::DefaultNumericTypes>::new();
-    let numeric_params = params.iter().filter_map(|(name, value)| value.as_f64().map(|v| (name, v)));
-    for (name, value) in numeric_params.chain(metrics.iter().map(|(name, value)| (name, *value))) {
-        context.set_value(name.clone(), ExprValue::Float(value)).map_err(|error| error.to_string())?;
+    for (name, value) in values {
+        context.set_value(name.to_string(), ExprValue::Float(value)).map_err(|error| error.to_string())?;
     }
     evalexpr::eval_number_with_context(expression, &context).map_err(|error| error.to_string())
 }

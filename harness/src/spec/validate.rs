@@ -458,8 +458,9 @@ pub fn analysis(
         named("analysis.rows_per_slice.rows".into(), &rule.rows)?;
         named("analysis.rows_per_slice.slices".into(), &rule.slices)?;
     }
-    if let Some(key) = &analysis.equivalence_key {
-        named("analysis.equivalence".into(), key)?;
+    if let Some(key) = analysis.equivalence_key.as_ref().filter(|key| !is_param(key) && !is_metric(metrics, key)) {
+        let known = metric_names(metrics).chain(params.iter().map(|p| p.name.as_str())).collect();
+        expression_over(source, "analysis.equivalence", key, &known, None)?;
     }
     Ok(())
 }
