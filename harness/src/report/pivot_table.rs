@@ -76,6 +76,17 @@ mod tests {
         PivotConfig { rows: "bytes".into(), columns: "topology".into(), value: "latency_ns".into() }
     }
 
+    /// Latency as the primary metric, no groups, control or equivalence.
+    fn latency_config() -> AnalysisConfig {
+        AnalysisConfig {
+            primary: "latency_ns".into(),
+            control: None,
+            equivalence_key: None,
+            group_by: vec![],
+            ..fixture_slice_config()
+        }
+    }
+
     fn declared(name: &str, values: Vec<ParamValue>) -> Param {
         Param { name: name.into(), values, is_list: true }
     }
@@ -95,13 +106,7 @@ mod tests {
                 observations.push(fixture_observation(&setting, rep as u32 + 1, &[("latency_ns", *value)]));
             }
         }
-        let config = AnalysisConfig {
-            primary: "latency_ns".into(),
-            control: None,
-            equivalence_key: None,
-            group_by: vec![],
-            ..fixture_slice_config()
-        };
+        let config = latency_config();
         let order = [
             declared("bytes", vec![ParamValue::Int(4096), ParamValue::Int(65536)]),
             declared("topology", vec![ParamValue::Text("mesh".into()), ParamValue::Text("torus".into())]),
@@ -127,13 +132,7 @@ mod tests {
                 fixture_observation(&setting, 1, &[("latency_ns", *value)])
             })
             .collect();
-        let config = AnalysisConfig {
-            primary: "latency_ns".into(),
-            control: None,
-            equivalence_key: None,
-            group_by: vec![],
-            ..fixture_slice_config()
-        };
+        let config = latency_config();
         let table = pivot_table(&analyse_sweep(&observations, &config, true, &[]), &pivot());
         assert!(table.contains("| 1                | 15.00 |") && table.contains("other params vary"), "{table}");
     }
