@@ -88,7 +88,7 @@ fn unknown_top_level_key_names_key_and_line() {
     assert_check_rejects(
         &base_with("name = \"x\"\n", "name = \"x\"\ncolour = \"red\"\n"),
         "sweep: error: sweeps/x.toml:2: `colour`: unknown key `colour`, expected one of `name`, `description`, `zip`, \
-         `engine`, `params`, `reps`, `run`, `inputs`, `metrics`, `checks`, `analysis`, `ablation`",
+         `engine`, `params`, `reps`, `run`, `inputs`, `metrics`, `checks`, `analysis`, `report`, `ablation`",
     );
 }
 
