@@ -11,6 +11,9 @@ pub struct GroupFit {
     /// The `by` params' values shared by the group.
     pub group: Labels,
     pub fit: CostFit,
+    /// The middle point's leave-one-out relative error (the median x of an odd count of at least three
+    /// points): the study's check of a two-end fit against the point between them.
+    pub middle_error: Option<f64>,
 }
 
 impl GroupFit {
@@ -29,9 +32,23 @@ impl GroupFit {
         }
         groups
             .into_iter()
-            .filter_map(|(group, points)| Some(GroupFit { group, fit: fit_fixed_plus_per_unit(&points)? }))
+            .filter_map(|(group, points)| {
+                let fit = fit_fixed_plus_per_unit(&points)?;
+                let middle_error = middle_error(&points, &fit);
+                Some(GroupFit { group, fit, middle_error })
+            })
             .collect()
     }
+}
+
+/// The leave-one-out error of the point with the median x, when the count is odd and at least three.
+fn middle_error(points: &[(f64, f64)], fit: &CostFit) -> Option<f64> {
+    if points.len() < 3 || points.len() % 2 == 0 {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by(|&a, &b| points[a].0.total_cmp(&points[b].0));
+    fit.loo_rel_errors.as_ref().map(|errors| errors[order[points.len() / 2]])
 }
 
 #[cfg(test)]
@@ -39,6 +56,16 @@ mod tests {
     use super::*;
     use crate::analyse::fixtures::fixture_observation;
     use crate::spec::ParamValue;
+
+    #[test]
+    fn the_middle_point_is_the_median_x_in_any_input_order() {
+        let points = [(3.0, 30.0), (1.0, 10.0), (2.0, 25.0)];
+        let fit = fit_fixed_plus_per_unit(&points).unwrap();
+        // Held out, x = 2 is predicted at 20 by the ends: |20 − 25| / 25.
+        assert!((middle_error(&points, &fit).unwrap() - 0.2).abs() < 1e-12);
+        let even = [(1.0, 1.0), (2.0, 2.0), (3.0, 3.5), (4.0, 4.0)];
+        assert_eq!(middle_error(&even, &fit_fixed_plus_per_unit(&even).unwrap()), None);
+    }
 
     #[test]
     fn each_topology_gets_its_own_line() {
@@ -73,5 +100,6 @@ mod tests {
         assert!((mesh.per_unit - 0.05).abs() < 1e-12 && (mesh.fixed - (104_333.333_333 - 100_000.0)).abs() < 1e-3);
         let errors = mesh.loo_rel_errors.clone().unwrap();
         assert!((errors[1] - 10_000.0 / 111_000.0).abs() < 1e-9, "{errors:?}");
+        assert_eq!(fits[1].middle_error, Some(errors[1]));
     }
 }

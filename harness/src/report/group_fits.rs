@@ -1,5 +1,8 @@
 //! The per-group cost fits of a sweep (`fit = { ..., by = [...] }`) as a summary table.
 
+use serde_json::{json, Value};
+
+use super::analysis_json::setting_object;
 use super::markdown_table::MarkdownTable;
 use super::number_format::{number, percent};
 use crate::analyse::{AnalysisConfig, SweepAnalysis, TimeUnit};
@@ -18,6 +21,7 @@ pub fn group_fit_table(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Str
         format!("per {}{suffix}", fit.x),
         "R²".to_string(),
         "worst held-out error".to_string(),
+        "middle held out".to_string(),
     ]);
     if bandwidth_unit.is_some() {
         header.push("GB/s".to_string());
@@ -31,6 +35,7 @@ pub fn group_fit_table(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Str
             number(group.fit.per_unit),
             format!("{:.4}", group.fit.r_squared),
             group.fit.loo_max_rel_error().map_or_else(|| "too few points".to_string(), percent),
+            group.middle_error.map_or_else(|| "-".to_string(), percent),
         ]);
         if let Some(unit) = bandwidth_unit {
             row.push(group.fit.gigabytes_per_second(unit).map_or_else(|| "-".to_string(), number));
@@ -49,12 +54,29 @@ pub fn group_fit_table(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Str
     };
     format!(
         "## Fit per {}: {} = fixed + per-unit × {}\n\nOrdinary least squares per group; held-out error: the worst \
-         relative error predicting a point left out of its group's fit (leave-one-out).{assumed}\n\n{}\n",
+         relative error predicting a point left out of its group's fit (leave-one-out); middle held out: that error \
+         at the median x (the study's check of a line through the ends).{assumed}\n\n{}\n",
         fit.by.join(" "),
         fit.y,
         fit.x,
         table.render()
     )
+}
+
+/// The `fits` entries of `analysis.json`: per group its typed labels and line, in the units measured.
+pub fn group_fits_json(analysis: &SweepAnalysis) -> Vec<Value> {
+    let fits = analysis.group_fits.iter().map(|group| {
+        json!({
+            "group": setting_object(&group.group),
+            "n": group.fit.n,
+            "fixed": group.fit.fixed,
+            "per_unit": group.fit.per_unit,
+            "r_squared": group.fit.r_squared,
+            "worst_held_out_error": group.fit.loo_max_rel_error(),
+            "middle_held_out_error": group.middle_error,
+        })
+    });
+    fits.collect()
 }
 
 /// `bytes`, `payload_bytes`, `bytes_per_call`: x counts bytes.
@@ -98,17 +120,26 @@ mod tests {
         assert!(table.starts_with("## Fit per topology: latency_ns = fixed + per-unit × bytes\n"), "{table}");
         assert!(table.contains("taking `bytes` in bytes and `latency_ns` in ns"), "{table}");
         assert!(
-            table.contains("| topology | n   | fixed (ns) | per bytes (ns) | R²     | worst held-out error | GB/s"),
+            table.contains("| topology | n   | fixed (ns) | per bytes (ns) | R²     | worst held-out error | middle held out | GB/s"),
             "{table}"
         );
         assert!(
-            table.contains("| mesh     | 3   | 2000.0     | 0.1000         | 1.0000 | 0.0%                 | 10.00"),
+            table.contains("| mesh     | 3   | 2000.0     | 0.1000         | 1.0000 | 0.0%                 | 0.0%            | 10.00"),
             "{table}"
         );
         assert!(
-            table.contains("| torus    | 3   | 1000.0     | 0.05000        | 1.0000 | 0.0%                 | 20.00"),
+            table.contains("| torus    | 3   | 1000.0     | 0.05000        | 1.0000 | 0.0%                 | 0.0%            | 20.00"),
             "{table}"
         );
+    }
+
+    #[test]
+    fn analysis_json_has_one_fit_per_group() {
+        let (analysis, _) = allreduce("latency_ns");
+        let fits = group_fits_json(&analysis);
+        assert_eq!(fits.len(), 2);
+        assert_eq!((fits[1]["group"]["topology"].as_str(), fits[1]["n"].as_u64()), (Some("torus"), Some(3)));
+        assert!((fits[1]["per_unit"].as_f64().unwrap() - 0.05).abs() < 1e-12);
     }
 
     #[test]
