@@ -844,3 +844,17 @@ fn an_equivalence_expression_over_an_unknown_name_is_refused() {
         ),
     );
 }
+
+#[test]
+fn a_baseline_of_another_type_than_the_grid_names_both_as_written() {
+    let text = base_with("slices = [1, 2]", "slices = [1.0, 2.0]")
+        + "baseline = { slices = 1 }\nrelative = { prefill_tokens_per_s = \"ratio\" }\n";
+    let line = line_of(&text, "baseline = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `analysis.baseline.slices`: `1` is not a value of `slices` in the \
+             grid (`1.0`, `2.0`)"
+        ),
+    );
+}

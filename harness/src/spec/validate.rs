@@ -68,7 +68,7 @@ fn kind_of(value: &ParamValue) -> &'static str {
 }
 
 /// A value as TOML writes it, so `32`, `32.0` and `"32"` stay apart in messages.
-fn written(value: &ParamValue) -> String {
+pub(super) fn written(value: &ParamValue) -> String {
     match value {
         ParamValue::Float(x) => format!("{x:?}"),
         ParamValue::Text(text) => format!("{text:?}"),

@@ -6,7 +6,7 @@ use super::param_value::Param;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::MetricsDecl;
-use super::validate::is_metric;
+use super::validate::{is_metric, written};
 
 /// A baseline without relative metrics (or the reverse) asks for nothing, so it is refused as a slip.
 pub fn baseline(
@@ -22,7 +22,9 @@ pub fn baseline(
             .find(|param| param.name == *name)
             .ok_or_else(|| source.error_at(&key, format!("unknown parameter `{name}` (not in [params])")))?;
         if !param.values.contains(value) {
-            let values: Vec<String> = param.values.iter().map(|v| format!("`{v}`")).collect();
+            // As TOML writes them: `1` is not `1.0`, and a partner is found by typed value.
+            let values: Vec<String> = param.values.iter().map(|v| format!("`{}`", written(v))).collect();
+            let value = written(value);
             return Err(source
                 .error_at(&key, format!("`{value}` is not a value of `{name}` in the grid ({})", values.join(", "))));
         }
