@@ -57,9 +57,9 @@ impl Verdicts {
         for (index, (_, members)) in groups.iter().enumerate() {
             members.iter().for_each(|&m| group_of[m] = index);
         }
-        let mut samples = RunSample::collect(observations, settings, &config.primary, config.control.as_deref());
-        samples.retain(|sample| group_of[sample.setting] != usize::MAX);
         let control = config.control.as_deref();
+        let mut samples = RunSample::collect(observations, settings, &config.primary, control);
+        samples.retain(|sample| group_of[sample.setting] != usize::MAX);
         let adjusted = AdjustedSamples::new(samples, settings.len(), &group_of, control, rounds_are_blocks);
         let direction = config.direction;
         let bests: Vec<usize> = groups.iter().map(|(_, members)| best_of(members, &adjusted, direction)).collect();
