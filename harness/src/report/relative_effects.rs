@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use super::analysis_json::setting_object;
 use super::number_format::{number, p_value, signed};
 use super::setting_columns::SettingColumns;
-use crate::analyse::{AnalysisConfig, BaselineEffect, EffectInterval, RelativeKind, SweepAnalysis};
+use crate::analyse::{AnalysisConfig, BaselineEffect, ComparisonMethod, EffectInterval, RelativeKind, SweepAnalysis};
 
 /// `## vs tbo=off`: one row per setting that has a baseline partner (declared grid order), one column
 /// per relative metric with the effect, its 95% interval and the Holm-adjusted p-value.
@@ -30,7 +30,12 @@ pub fn relative_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns
         table.push(columns.cells(&analysis.settings[setting].setting).into_iter().chain(cells).collect());
     }
     let baseline = baseline_label(config);
-    let design = if analysis.verdicts.paired { "paired by round" } else { "Welch's t-test (not interleaved)" };
+    let welch = analysis.relative.iter().any(|e| e.comparison.is_some_and(|c| c.method == ComparisonMethod::Welch));
+    let design = match (analysis.verdicts.paired, welch) {
+        (true, false) => "paired by round",
+        (true, true) => "paired by round (Welch's t-test where too few rounds are shared)",
+        (false, _) => "Welch's t-test (not interleaved)",
+    };
     format!(
         "## vs {baseline}\n\nEach setting against the one with {baseline} and otherwise the same params: ratio \
          (setting / baseline) or difference (setting − baseline) with its 95% interval, {design}; p Holm-adjusted \
