@@ -300,6 +300,32 @@ fn slices_sweep_runs_four_ranks_per_run_with_a_fresh_rendezvous_file_each() {
     assert_eq!(read(&fixture.path().join("setup-sourced.txt")).lines().count(), 1);
 }
 
+/// The study's id-file command made 520 ids for a "4096" prompt, and the engine prints no prompt-token
+/// key: the shipped check (prefill throughput x seconds = rows, within 1%) must fail such a run.
+#[test]
+fn a_prompt_file_with_the_wrong_number_of_tokens_fails_the_shipped_check() {
+    let fixture = Fixture::new();
+    let sweep = fixture.derived_sweep("slices", "slices_short_prompt", |sweep| {
+        set(sweep, &["params", "slices"], ints(&[1]));
+        set(sweep, &["params", "rows"], ints(&[64]));
+        set(sweep, &["params", "new"], ints(&[2]));
+        set(sweep, &["reps", "count"], toml::Value::Integer(1));
+        let input = sweep["inputs"].as_array_mut().unwrap()[0].as_table_mut().unwrap();
+        input.insert("count".into(), toml::Value::String("13".into()));
+    });
+    let output = fixture.sweep(&["run", &sweep]);
+    assert_exit(&output, 1);
+    let rows = csv_rows(&fixture.ws.result_csv("pocketllm_slices"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["status"], "failed", "{:?}", rows[0]);
+    let error = &rows[0]["error"];
+    let actual = error
+        .strip_prefix("check failed: `prefill_tokens_per_s * prefill_seconds` is ")
+        .and_then(|rest| rest.strip_suffix(" but should be 64 within 1%"))
+        .unwrap_or_else(|| panic!("{error}"));
+    assert!((actual.parse::<f64>().unwrap() - 13.0).abs() < 0.01, "{error}");
+}
+
 #[test]
 fn gated_delta_ablation_in_place_restores_the_kernel_and_reads_the_matching_block() {
     let fixture = Fixture::new();

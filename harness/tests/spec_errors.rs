@@ -133,7 +133,7 @@ fn unknown_top_level_key_names_key_and_line() {
     assert_check_rejects(
         &base_with("name = \"x\"\n", "name = \"x\"\ncolour = \"red\"\n"),
         "sweep: error: sweeps/x.toml:2: `colour`: unknown key `colour`, expected one of `name`, `description`, `zip`, \
-         `engine`, `params`, `reps`, `run`, `inputs`, `metrics`, `checks`, `analysis`, `ablation`",
+         `engine`, `params`, `reps`, `run`, `inputs`, `metrics`, `checks`, `analysis`, `report`, `ablation`",
     );
 }
 
@@ -769,4 +769,137 @@ fn an_input_count_too_large_to_generate_is_refused_before_any_run() {
         ),
     );
     assert!(!ws.path().join("results").exists(), "a rejected run wrote results/");
+}
+
+#[test]
+fn a_baseline_value_not_in_the_grid_is_refused() {
+    let text = base_plus("baseline = { slices = 3 }\nrelative = { prefill_tokens_per_s = \"ratio\" }\n");
+    let line = line_of(&text, "baseline = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `analysis.baseline.slices`: `3` is not a value of `slices` in the \
+             grid (`1`, `2`)"
+        ),
+    );
+}
+
+#[test]
+fn a_baseline_param_that_is_not_declared_is_refused() {
+    let text = base_plus("baseline = { tbo = \"off\" }\nrelative = { prefill_tokens_per_s = \"ratio\" }\n");
+    let line = line_of(&text, "baseline = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `analysis.baseline.tbo`: unknown parameter `tbo` (not in [params])"
+        ),
+    );
+}
+
+#[test]
+fn a_relative_metric_that_is_not_declared_is_refused() {
+    let text = base_plus("baseline = { slices = 1 }\nrelative = { output_tps = \"ratio\" }\n");
+    let line = line_of(&text, "relative = ");
+    assert_check_rejects(
+        &text,
+        &format!("sweep: error: sweeps/x.toml:{line}: `analysis.relative.output_tps`: unknown metric `output_tps`"),
+    );
+}
+
+#[test]
+fn a_baseline_without_relative_metrics_is_refused() {
+    let text = base_plus("baseline = { slices = 1 }\n");
+    let line = line_of(&text, "baseline = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `analysis.baseline`: no `relative` metrics to compare with it: add \
+             `relative = {{ <metric> = \"ratio\" }}`"
+        ),
+    );
+}
+
+#[test]
+fn a_check_with_neither_metric_nor_expr_is_refused() {
+    let text = base_plus("\n[[checks]]\nequals = \"rows\"\n");
+    let line = line_of(&text, "[[checks]]");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `checks[0]`: give either `metric` (with `equals` a template) or \
+             `expr` (with `equals` an expression)"
+        ),
+    );
+}
+
+#[test]
+fn a_check_expression_over_an_unknown_name_is_refused() {
+    let text = base_plus("\n[[checks]]\nexpr = \"prefill_tokens_per_s * prefill_seconds\"\nequals = \"rows\"\n");
+    let line = line_of(&text, "expr = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `checks[0].expr`: unknown name `prefill_seconds` in \
+             `prefill_tokens_per_s * prefill_seconds` (not a metric or parameter)"
+        ),
+    );
+}
+
+#[test]
+fn a_check_tolerance_that_is_not_a_share_is_refused() {
+    let text = base_plus("\n[[checks]]\nexpr = \"rows * 2\"\nequals = \"rows + rows\"\nwithin = 5\n");
+    let line = line_of(&text, "within = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `checks[0].within`: must be a share between 0 and 1 (e.g. 0.01 for 1%)"
+        ),
+    );
+}
+
+#[test]
+fn a_fit_by_something_that_is_not_a_param_is_refused() {
+    let text = base_plus("fit = { x = \"rows\", y = \"prefill_tokens_per_s\", by = [\"topology\"] }\n");
+    let line = line_of(&text, "fit = ");
+    assert_check_rejects(
+        &text,
+        &format!("sweep: error: sweeps/x.toml:{line}: `analysis.fit.by[0]`: unknown parameter `topology`"),
+    );
+}
+
+#[test]
+fn a_pivot_of_an_unknown_metric_is_refused() {
+    let text = base_plus("\n[report]\npivot = { rows = \"rows\", columns = \"slices\", value = \"latency_ns\" }\n");
+    let line = line_of(&text, "pivot = ");
+    assert_check_rejects(
+        &text,
+        &format!("sweep: error: sweeps/x.toml:{line}: `report.pivot.value`: unknown metric `latency_ns`"),
+    );
+}
+
+#[test]
+fn an_equivalence_expression_over_an_unknown_name_is_refused() {
+    let text = base_plus("equivalence = \"if(rows / slice < 96, 1, slices)\"\n");
+    let line = line_of(&text, "equivalence = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `analysis.equivalence`: unknown name `slice` in \
+             `if(rows / slice < 96, 1, slices)` (not a metric or parameter)"
+        ),
+    );
+}
+
+#[test]
+fn a_baseline_of_another_type_than_the_grid_names_both_as_written() {
+    let text = base_with("slices = [1, 2]", "slices = [1.0, 2.0]")
+        + "baseline = { slices = 1 }\nrelative = { prefill_tokens_per_s = \"ratio\" }\n";
+    let line = line_of(&text, "baseline = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `analysis.baseline.slices`: `1` is not a value of `slices` in the \
+             grid (`1.0`, `2.0`)"
+        ),
+    );
 }

@@ -30,13 +30,26 @@ impl AdjustedSamples {
     /// removes drift with the control when `control` names one (`ControlAdjustment`, settings in one
     /// comparison group sharing `group_of`), and with `rounds_are_blocks` fits the round model.
     pub fn new(
-        mut samples: Vec<RunSample>,
+        samples: Vec<RunSample>,
         settings: usize,
         group_of: &[usize],
         control: Option<&str>,
         rounds_are_blocks: bool,
     ) -> AdjustedSamples {
         let scale = Scale::for_values(samples.iter().map(|s| s.value));
+        Self::on_scale(scale, samples, settings, group_of, control, rounds_are_blocks)
+    }
+
+    /// As `new`, on the given scale: a difference asked for in the metric's own unit is `Scale::Linear`
+    /// even when every value is positive.
+    pub fn on_scale(
+        scale: Scale,
+        mut samples: Vec<RunSample>,
+        settings: usize,
+        group_of: &[usize],
+        control: Option<&str>,
+        rounds_are_blocks: bool,
+    ) -> AdjustedSamples {
         let control_scale = Scale::for_values(samples.iter().filter_map(|s| s.control));
         for sample in &mut samples {
             sample.value = scale.transform(sample.value);

@@ -18,6 +18,12 @@ impl CostFit {
         self.fixed + self.per_unit * x
     }
 
+    /// Decimal gigabytes per second (10⁹ bytes/s) of the marginal cost, for a fit of a time in `unit`
+    /// against bytes: 1 / (per_unit · seconds per unit) / 10⁹. None when the per-byte cost is not positive.
+    pub fn gigabytes_per_second(&self, unit: super::time_unit::TimeUnit) -> Option<f64> {
+        (self.per_unit > 0.0).then(|| 1.0 / (self.per_unit * unit.seconds()) / 1e9)
+    }
+
     /// The worst leave-one-out relative error: how far the model misses a point it was not fitted to.
     pub fn loo_max_rel_error(&self) -> Option<f64> {
         self.loo_rel_errors.as_ref().map(|errors| errors.iter().copied().fold(0.0, f64::max))
@@ -104,6 +110,18 @@ mod tests {
         let fit = fit_fixed_plus_per_unit(&[(0.0, 1.0), (1.0, 3.0), (2.0, 5.0), (3.0, 7.0)]).unwrap();
         assert!((fit.fixed - 1.0).abs() < 1e-12 && (fit.per_unit - 2.0).abs() < 1e-12);
         assert!(fit.loo_max_rel_error().unwrap() < 1e-12);
+    }
+
+    #[test]
+    fn a_nanosecond_per_byte_line_reads_as_a_bandwidth() {
+        // 0.05 ns per byte = 20 bytes per ns = 20 GB/s; the fixed 1000 ns does not enter it.
+        let fit = fit_fixed_plus_per_unit(&[(0.0, 1000.0), (1e6, 51_000.0), (2e6, 101_000.0)]).unwrap();
+        let gbps = fit.gigabytes_per_second(super::super::time_unit::TimeUnit::Nanoseconds).unwrap();
+        assert!((gbps - 20.0).abs() < 1e-9, "{gbps}");
+        // The study's 44.0 us/MB (10⁶ bytes): 22.7 GB/s.
+        let study = CostFit { fixed: 1847.9, per_unit: 44.0e-6, r_squared: 1.0, n: 2, loo_rel_errors: None };
+        let gbps = study.gigabytes_per_second(super::super::time_unit::TimeUnit::Microseconds).unwrap();
+        assert!((gbps - 22.73).abs() < 0.01, "{gbps}");
     }
 
     #[test]

@@ -8,7 +8,8 @@ use crate::spec::AnalysisConfig;
 /// Settings grouped by the code path they resolve to, and whether each class agrees.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EquivalenceCheck {
-    /// The setting column or metric naming the code path (e.g. `overlap_slices`).
+    /// The setting column, metric or expression naming the code path (e.g. `overlap_slices`, or
+    /// `if(rows / slices < 96, 1, slices)` for an engine that does not print the slices it used).
     pub key: String,
     /// Classes with two or more settings.
     pub classes: Vec<EquivalenceClass>,
@@ -103,14 +104,21 @@ impl EquivalenceClass {
     }
 }
 
-/// The distinct key values of a setting: its label, or the rounded metric of each usable run.
+/// The distinct key values of a setting: its label, or per usable run the key (a metric, or an
+/// expression over numeric params and the run's metrics) rounded to an integer.
 fn key_values(observations: &[Observation], summary: &SettingSummary, key: &str) -> Vec<String> {
     if let Some((_, label)) = summary.setting.iter().find(|(column, _)| column == key) {
         return vec![label.to_string()];
     }
+    let params: Vec<(&str, f64)> =
+        summary.setting.iter().filter_map(|(name, value)| Some((name.as_str(), value.as_f64()?))).collect();
+    let resolve = |run: &Observation| {
+        let metrics = run.metrics.iter().map(|(name, value)| (name.as_str(), *value));
+        crate::extract::evaluate_number(key, params.iter().copied().chain(metrics)).ok()
+    };
     let mut values: Vec<String> = Vec::new();
     let runs = observations.iter().filter(|o| o.is_usable() && o.setting == summary.setting);
-    for value in runs.filter_map(|o| o.metrics.get(key)).map(|v| format!("{}", v.round())) {
+    for value in runs.filter_map(resolve).map(|v| format!("{}", v.round())) {
         if !values.contains(&value) {
             values.push(value);
         }
@@ -176,6 +184,26 @@ mod tests {
         let check = check(&observations, false);
         assert!(!check.classes[0].agrees());
         assert_eq!(check.inconsistent, vec![2]);
+    }
+
+    /// An engine that does not print the slice count it used: the gate's rule, written as an expression over
+    /// params, puts slices=8 at 512 rows (64 rows per slice, under 96) on the serial path with slices=1.
+    #[test]
+    fn an_expression_over_params_resolves_the_path() {
+        let observations: Vec<Observation> = fixture_slice_sweep()
+            .into_iter()
+            .map(|mut o| {
+                o.metrics.remove("overlap_slices");
+                o
+            })
+            .collect();
+        let settings = SettingSummary::summarise(&observations);
+        let key = "if(rows / slices < 96, 1, slices)";
+        let check = EquivalenceCheck::of(&observations, &settings, &fixture_slice_config(), key, None);
+        assert_eq!(check.classes.len(), 1, "{check:?}");
+        let class = &check.classes[0];
+        assert_eq!((class.value.as_str(), class.settings.clone()), ("1", vec![0, 2]));
+        assert!(class.agrees() && check.inconsistent.is_empty());
     }
 
     #[test]

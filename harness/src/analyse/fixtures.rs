@@ -135,5 +135,40 @@ pub(crate) fn fixture_slice_config() -> super::AnalysisConfig {
         alpha: 0.05,
         negligible: None,
         looks: None,
+        baseline: Default::default(),
+        relative: Default::default(),
+    }
+}
+
+/// Two-batch overlap off/on at one client concurrency (the TBO document's impact table, made up), three
+/// interleaved rounds of output throughput and gate milliseconds.
+pub(crate) fn fixture_tbo_sweep() -> Vec<Observation> {
+    let runs =
+        [("1", "off", [100.0, 110.0, 120.0], [10.0, 12.0, 11.0]), ("1", "on", [112.0, 121.0, 130.0], [8.0, 10.5, 9.0])];
+    let mut observations = Vec::new();
+    for round in 0..3 {
+        for (concurrency, tbo, tps, gate) in &runs {
+            let metrics = [("output_tps", tps[round]), ("t_gate_ms", gate[round])];
+            let setting = [("concurrency", *concurrency), ("tbo", *tbo)];
+            observations.push(fixture_observation(&setting, round as u32 + 1, &metrics));
+        }
+    }
+    observations
+}
+
+/// The TBO sweep's questions: output throughput as a ratio and gate time as a difference to tbo=off.
+pub(crate) fn fixture_tbo_config() -> super::AnalysisConfig {
+    super::AnalysisConfig {
+        primary: "output_tps".into(),
+        control: None,
+        equivalence_key: None,
+        group_by: vec!["concurrency".into()],
+        baseline: [("tbo".to_string(), ParamValue::Text("off".into()))].into(),
+        relative: [
+            ("output_tps".to_string(), super::RelativeKind::Ratio),
+            ("t_gate_ms".to_string(), super::RelativeKind::Difference),
+        ]
+        .into(),
+        ..fixture_slice_config()
     }
 }

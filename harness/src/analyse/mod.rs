@@ -2,14 +2,17 @@
 
 mod ablation;
 mod adjusted_samples;
+mod baseline_effect;
 mod comparison_method;
 mod control_adjustment;
 mod cost_model;
 mod drift_bound;
+mod effect_interval;
 mod equivalence;
 mod failure_summary;
 #[cfg(test)]
 pub(crate) mod fixtures;
+mod group_fit;
 mod group_verdict;
 mod holm;
 mod linear_contrast;
@@ -22,6 +25,7 @@ mod setting_summary;
 mod student_t;
 mod summary_stats;
 mod sweep_analysis;
+mod time_unit;
 mod verdicts;
 
 pub use ablation::{
@@ -29,16 +33,19 @@ pub use ablation::{
     VariantSummary,
 };
 pub use adjusted_samples::AdjustedSamples;
+pub use baseline_effect::BaselineEffect;
 pub use comparison_method::ComparisonMethod;
 pub use control_adjustment::ControlAdjustment;
 // Declared in `spec` (a sweep's `[analysis]` table); re-exported beside the analysis that answers it.
-pub use crate::spec::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig};
+pub use crate::spec::{AnalysisConfig, Direction, FitConfig, RelativeKind, RowsPerSliceConfig};
 // Read from a result CSV by `record`; re-exported as the unit every analysis works on.
 pub use crate::record::Observation;
 pub use cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};
 pub use drift_bound::DriftBound;
+pub use effect_interval::EffectInterval;
 pub use equivalence::{EquivalenceCheck, EquivalenceClass};
 pub use failure_summary::FailureSummary;
+pub use group_fit::GroupFit;
 pub use group_verdict::{GroupOutcome, GroupVerdict, Rival};
 pub use holm::holm_adjust;
 pub use linear_contrast::LinearContrast;
@@ -50,4 +57,5 @@ pub use scale::Scale;
 pub use setting_summary::{Labels, SettingSummary};
 pub use summary_stats::SummaryStats;
 pub use sweep_analysis::{analyse_sweep, SweepAnalysis};
+pub use time_unit::TimeUnit;
 pub use verdicts::Verdicts;

@@ -1,5 +1,10 @@
 //! One usable run reduced to what a verdict needs: its setting, its round, its primary and control values.
 
+use std::collections::HashMap;
+
+use super::setting_summary::{Labels, SettingSummary};
+use crate::record::Observation;
+
 /// A usable run of a setting, on the scale the verdicts are computed on (see `Scale`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunSample {
@@ -11,4 +16,27 @@ pub struct RunSample {
     pub value: f64,
     /// The control metric on the same transform, when the sweep declares one and the run reported it.
     pub control: Option<f64>,
+}
+
+impl RunSample {
+    /// The usable runs of `settings` that report `metric`, as raw samples (the metric and the `control`
+    /// metric as measured, untransformed).
+    pub fn collect(
+        observations: &[Observation],
+        settings: &[SettingSummary],
+        metric: &str,
+        control: Option<&str>,
+    ) -> Vec<RunSample> {
+        let index: HashMap<&Labels, usize> = settings.iter().enumerate().map(|(i, s)| (&s.setting, i)).collect();
+        observations
+            .iter()
+            .filter(|o| o.is_usable())
+            .filter_map(|o| {
+                let setting = *index.get(&o.setting)?;
+                let value = *o.metrics.get(metric)?;
+                let control = control.and_then(|c| o.metrics.get(c)).copied();
+                Some(RunSample { setting, round: o.rep, value, control })
+            })
+            .collect()
+    }
 }

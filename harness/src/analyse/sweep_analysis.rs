@@ -1,9 +1,11 @@
 //! The whole analysis of one recorded sweep: per-setting statistics, winners, drift, equivalence, failures.
 
+use super::baseline_effect::BaselineEffect;
 use super::cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};
 use super::drift_bound::DriftBound;
 use super::equivalence::EquivalenceCheck;
 use super::failure_summary::FailureSummary;
+use super::group_fit::GroupFit;
 use super::setting_summary::SettingSummary;
 use super::verdicts::Verdicts;
 use crate::record::Observation;
@@ -22,10 +24,14 @@ pub struct SweepAnalysis {
     /// Present when `config.equivalence_key` is set.
     pub equivalence: Option<EquivalenceCheck>,
     pub failures: FailureSummary,
-    /// Present when `config.fit` is set and two settings have distinct x.
+    /// Present when `config.fit` is set without `by` and two settings have distinct x.
     pub fit: Option<CostFit>,
+    /// With `config.fit.by`: one fit per group of `by` values (groups with two distinct x).
+    pub group_fits: Vec<GroupFit>,
     /// Present when `config.rows_per_slice` is set and some group's best setting splits.
     pub rows_per_slice: Option<f64>,
+    /// Each setting against its baseline partner, per `config.relative` metric (empty without a baseline).
+    pub relative: Vec<BaselineEffect>,
 }
 
 /// Analyse a sweep: descriptive statistics and Student's t 95% intervals per setting, the verdict of
@@ -47,14 +53,17 @@ pub fn analyse_sweep(
         .equivalence_key
         .as_deref()
         .map(|key| EquivalenceCheck::of(observations, &settings, config, key, drift.as_ref()));
-    let fit =
-        config.fit.as_ref().and_then(|fit| fit_fixed_plus_per_unit(&SettingSummary::points(&settings, &fit.x, &fit.y)));
+    let pooled = config.fit.as_ref().filter(|fit| fit.by.is_empty());
+    let group_fits = config.fit.as_ref().filter(|fit| !fit.by.is_empty());
+    let group_fits = group_fits.map_or_else(Vec::new, |fit| GroupFit::per_group(&settings, fit));
+    let fit = pooled.and_then(|fit| fit_fixed_plus_per_unit(&SettingSummary::points(&settings, &fit.x, &fit.y)));
     let rows_per_slice = config.rows_per_slice.as_ref().and_then(|rule| {
         let winners = verdicts.groups.iter().map(|group| &settings[group.best]);
         let pairs: Vec<(f64, f64)> =
             winners.filter_map(|s| Some((s.value_of(&rule.rows)?, s.value_of(&rule.slices)?))).collect();
         rows_per_slice_rule(&pairs)
     });
+    let relative = BaselineEffect::all(observations, &settings, config, rounds_are_blocks);
     SweepAnalysis {
         settings,
         verdicts,
@@ -62,7 +71,9 @@ pub fn analyse_sweep(
         equivalence,
         failures: FailureSummary::of(observations),
         fit,
+        group_fits,
         rows_per_slice,
+        relative,
     }
 }
 
@@ -76,7 +87,7 @@ mod tests {
     #[test]
     fn the_parts_are_wired_to_the_config() {
         let config = AnalysisConfig {
-            fit: Some(FitConfig { x: "rows".into(), y: "prefill_tokens_per_s".into() }),
+            fit: Some(FitConfig { x: "rows".into(), y: "prefill_tokens_per_s".into(), by: vec![] }),
             rows_per_slice: Some(RowsPerSliceConfig { rows: "rows".into(), slices: "overlap_slices".into() }),
             ..fixture_slice_config()
         };
@@ -104,6 +115,8 @@ mod tests {
             alpha: 0.05,
             negligible: None,
             looks: None,
+            baseline: Default::default(),
+            relative: Default::default(),
         };
         let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true, &[]);
         assert_eq!(analysis.verdicts.groups.len(), 1, "no grouping: one group of everything");
@@ -123,6 +136,8 @@ mod tests {
             alpha: 0.05,
             negligible: None,
             looks: None,
+            baseline: Default::default(),
+            relative: Default::default(),
         };
         let analysis = analyse_sweep(&[], &config, true, &[]);
         assert!(analysis.settings.is_empty() && analysis.verdicts.groups.is_empty() && analysis.drift.is_none());

@@ -1,7 +1,7 @@
 //! Best setting per group, decided the way the interleaved design allows: rounds as blocks, drift
 //! removed by the control metric, family-wise error controlled over every comparison made.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use super::adjusted_samples::AdjustedSamples;
 use super::comparison_method::ComparisonMethod;
@@ -57,8 +57,9 @@ impl Verdicts {
         for (index, (_, members)) in groups.iter().enumerate() {
             members.iter().for_each(|&m| group_of[m] = index);
         }
-        let samples = run_samples(observations, settings, config, &group_of);
         let control = config.control.as_deref();
+        let mut samples = RunSample::collect(observations, settings, &config.primary, control);
+        samples.retain(|sample| group_of[sample.setting] != usize::MAX);
         let adjusted = AdjustedSamples::new(samples, settings.len(), &group_of, control, rounds_are_blocks);
         let direction = config.direction;
         let bests: Vec<usize> = groups.iter().map(|(_, members)| best_of(members, &adjusted, direction)).collect();
@@ -159,26 +160,6 @@ fn group_members(settings: &[SettingSummary], primary: &str, group_by: &[String]
         }
     }
     groups
-}
-
-/// The usable runs of grouped settings as raw samples (primary and control as measured).
-fn run_samples(
-    observations: &[Observation],
-    settings: &[SettingSummary],
-    config: &AnalysisConfig,
-    group_of: &[usize],
-) -> Vec<RunSample> {
-    let index: HashMap<&Labels, usize> = settings.iter().enumerate().map(|(i, s)| (&s.setting, i)).collect();
-    observations
-        .iter()
-        .filter(|o| o.is_usable())
-        .filter_map(|o| {
-            let setting = *index.get(&o.setting)?;
-            let value = *o.metrics.get(&config.primary)?;
-            let control = config.control.as_deref().and_then(|c| o.metrics.get(c)).copied();
-            (group_of[setting] != usize::MAX).then_some(RunSample { setting, round: o.rep, value, control })
-        })
-        .collect()
 }
 
 /// The member with the best adjusted mean (ties keep the first).

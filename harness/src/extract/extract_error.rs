@@ -24,4 +24,6 @@ pub enum ExtractError {
     MissingPhase { metric: String, phase: String, tag: String },
     #[error("check failed: `{metric}` is {actual} but should be {expected}")]
     CheckFailed { metric: String, actual: f64, expected: String },
+    #[error("check `{check}`: {error}")]
+    CheckError { check: String, error: String },
 }

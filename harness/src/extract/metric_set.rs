@@ -139,29 +139,61 @@ fn evaluate(
     params: &serde_json::Map<String, Value>,
     metrics: &BTreeMap<String, f64>,
 ) -> Result<f64, String> {
+    let numeric_params = params.iter().filter_map(|(name, value)| value.as_f64().map(|v| (name.as_str(), v)));
+    evaluate_number(expression, numeric_params.chain(metrics.iter().map(|(name, value)| (name.as_str(), *value))))
+}
+
+/// The number an evalexpr expression gives with `values` bound by name (as floats, so `/` divides).
+pub fn evaluate_number<'a>(expression: &str, values: impl IntoIterator<Item = (&'a str, f64)>) -> Result<f64, String> {
     use evalexpr::{ContextWithMutableVariables, HashMapContext, Value as ExprValue};
     let mut context = HashMapContext::<evalexpr::DefaultNumericTypes>::new();
-    let numeric_params = params.iter().filter_map(|(name, value)| value.as_f64().map(|v| (name, v)));
-    for (name, value) in numeric_params.chain(metrics.iter().map(|(name, value)| (name, *value))) {
-        context.set_value(name.clone(), ExprValue::Float(value)).map_err(|error| error.to_string())?;
+    for (name, value) in values {
+        context.set_value(name.to_string(), ExprValue::Float(value)).map_err(|error| error.to_string())?;
     }
     evalexpr::eval_number_with_context(expression, &context).map_err(|error| error.to_string())
 }
 
-/// Applies `[[checks]]`: each metric must equal its rendered expectation (a number).
+/// Applies `[[checks]]`: each metric must equal its rendered expectation (a number), or each expression
+/// over metrics and params (the numbers of `context`) the value of its `equals` expression; within the
+/// relative tolerance `within` when one is given, else exactly.
 pub fn apply_checks(
     checks: &[CheckDecl],
     metrics: &BTreeMap<String, f64>,
     context: &Value,
 ) -> Result<(), ExtractError> {
+    let no_params = serde_json::Map::new();
+    let params = context.as_object().unwrap_or(&no_params);
     for check in checks {
-        let expected = crate::template::render(&check.equals, context).unwrap_or_else(|error| error.to_string());
-        let actual = metrics[&check.metric];
-        if expected.trim().parse::<f64>().ok() != Some(actual) {
-            return Err(ExtractError::CheckFailed { metric: check.metric.clone(), actual, expected });
+        let (name, actual, expected) = match (&check.metric, &check.expr) {
+            (Some(metric), _) => {
+                let rendered =
+                    crate::template::render(&check.equals, context).unwrap_or_else(|error| error.to_string());
+                (metric, metrics[metric], rendered.trim().parse::<f64>().map_err(|_| rendered))
+            }
+            (None, Some(expr)) => {
+                let failed = |error| ExtractError::CheckError { check: expr.clone(), error };
+                let actual = evaluate(expr, params, metrics).map_err(failed)?;
+                (expr, actual, Ok(evaluate(&check.equals, params, metrics).map_err(failed)?))
+            }
+            (None, None) => unreachable!("spec validation gives every check a metric or an expression"),
+        };
+        let holds = expected.as_ref().is_ok_and(|&expected| match check.within {
+            Some(share) => (actual - expected).abs() <= share * expected.abs(),
+            None => actual == expected,
+        });
+        if !holds {
+            let expected = expected.map_or_else(|text| text, |value| value.to_string());
+            let tolerance = check.within.map_or_else(String::new, |share| format!(" within {}", percent(share)));
+            return Err(ExtractError::CheckFailed { metric: name.clone(), actual, expected: expected + &tolerance });
         }
     }
     Ok(())
+}
+
+/// `1%`, `0.5%`: a tolerance as written, without float noise (0.07 · 100 = 7.000000000000001).
+fn percent(share: f64) -> String {
+    let text = format!("{:.4}", share * 100.0);
+    format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
 fn read(path: &Path) -> Result<String, ExtractError> {
@@ -237,10 +269,62 @@ mod tests {
 
     #[test]
     fn a_check_mismatch_names_both_numbers() {
-        let checks = [CheckDecl { metric: "rows".into(), equals: "{{rows}}".into() }];
+        let checks = [CheckDecl { metric: Some("rows".into()), expr: None, equals: "{{rows}}".into(), within: None }];
         let metrics: BTreeMap<String, f64> = [("rows".to_string(), 511.0)].into();
         let error = apply_checks(&checks, &metrics, &json!({"rows": 512})).unwrap_err();
         assert_eq!(error.to_string(), "check failed: `rows` is 511 but should be 512");
         assert!(apply_checks(&checks, &metrics, &json!({"rows": 511})).is_ok());
+    }
+
+    fn prompt_check(within: Option<f64>) -> [CheckDecl; 1] {
+        [CheckDecl {
+            metric: None,
+            expr: Some("prefill_tokens_per_s * prefill_seconds".into()),
+            equals: "rows".into(),
+            within,
+        }]
+    }
+
+    fn prefill(tokens_per_s: f64, seconds: f64) -> BTreeMap<String, f64> {
+        [("prefill_tokens_per_s".to_string(), tokens_per_s), ("prefill_seconds".to_string(), seconds)].into()
+    }
+
+    #[test]
+    fn an_expression_equals_a_param_within_a_relative_tolerance() {
+        let context = json!({"rows": 4096, "run_dir": "/tmp/x"});
+        // 8000 · 0.5100 = 4080: 16 tokens off, 0.39% of 4096 (inside 1%, not exact).
+        assert!(apply_checks(&prompt_check(Some(0.01)), &prefill(8000.0, 0.51), &context).is_ok());
+        assert!(apply_checks(&prompt_check(None), &prefill(8000.0, 0.51), &context).is_err());
+        // 8000 · 0.506 = 4048: 48 off, 1.17% > 1%.
+        assert!(apply_checks(&prompt_check(Some(0.01)), &prefill(8000.0, 0.506), &context).is_err());
+    }
+
+    /// The study's id-file command made 520 ids for a 4096-token prompt; the engine prints no token count.
+    #[test]
+    fn a_prompt_of_the_wrong_length_fails_the_check_naming_both_numbers() {
+        let error = apply_checks(&prompt_check(Some(0.01)), &prefill(1040.0, 0.5), &json!({"rows": 4096})).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "check failed: `prefill_tokens_per_s * prefill_seconds` is 520 but should be 4096 within 1%"
+        );
+    }
+
+    #[test]
+    fn a_metric_check_takes_a_tolerance_too() {
+        let checks =
+            [CheckDecl { metric: Some("rows".into()), expr: None, equals: "{{rows}}".into(), within: Some(0.01) }];
+        let metrics: BTreeMap<String, f64> = [("rows".to_string(), 509.0)].into();
+        assert!(apply_checks(&checks, &metrics, &json!({"rows": 512})).is_ok());
+        let metrics: BTreeMap<String, f64> = [("rows".to_string(), 500.0)].into();
+        assert!(apply_checks(&checks, &metrics, &json!({"rows": 512})).is_err());
+        assert_eq!((percent(0.07), percent(0.005)), ("7%".to_string(), "0.5%".to_string()));
+    }
+
+    #[test]
+    fn an_expression_that_cannot_be_evaluated_fails_the_run_naming_it() {
+        let checks =
+            [CheckDecl { metric: None, expr: Some("missing * 2".into()), equals: "rows".into(), within: None }];
+        let error = apply_checks(&checks, &BTreeMap::new(), &json!({"rows": 1})).unwrap_err();
+        assert!(error.to_string().starts_with("check `missing * 2`: "), "{error}");
     }
 }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::spec::{AblationDecl, AnalysisConfig, RepsDecl, SweepDecl};
+use crate::spec::{AblationDecl, AnalysisConfig, ReportConfig, RepsDecl, SweepDecl};
 
 /// The declaration as written: the tables `report` and `compare` read back, typed; the rest as JSON.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -14,6 +14,9 @@ pub struct RecordedDecl {
     pub reps: RepsDecl,
     #[serde(default)]
     pub ablation: Option<AblationDecl>,
+    /// Extra summary tables (`[report]`).
+    #[serde(default, skip_serializing_if = "ReportConfig::is_empty")]
+    pub report: ReportConfig,
     #[serde(flatten)]
     pub rest: Map<String, Value>,
 }
@@ -27,6 +30,13 @@ impl RecordedDecl {
         rest.remove("analysis");
         rest.remove("ablation");
         rest.remove("reps");
-        RecordedDecl { analysis: decl.analysis.clone(), reps: decl.reps.clone(), ablation: decl.ablation.clone(), rest }
+        rest.remove("report");
+        RecordedDecl {
+            analysis: decl.analysis.clone(),
+            reps: decl.reps.clone(),
+            ablation: decl.ablation.clone(),
+            report: decl.report.clone(),
+            rest,
+        }
     }
 }

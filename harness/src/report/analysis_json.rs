@@ -2,6 +2,8 @@
 
 use serde_json::{json, Map, Value};
 
+use super::group_fits::group_fits_json;
+use super::relative_effects::relative_json;
 use crate::analyse::{AnalysisConfig, GroupVerdict, Labels, Rival, SweepAnalysis};
 use crate::plan::DEFAULT_VARIANT;
 
@@ -11,7 +13,8 @@ pub const ANALYSIS_SCHEMA_VERSION: u32 = 1;
 /// The analysis as JSON: top-level `runs` (engine runs recorded), `alpha`, `method` (`paired` or
 /// `welch`), and per group its labels, verdict (`resolved`, `tied`, `cannot tell`), best setting and
 /// rivals with their verdict (`beaten` or `tied`), ratio rival / best with its 95% interval, and the
-/// Holm-adjusted p-value.
+/// Holm-adjusted p-value; `baseline` and `relative`, each setting against its baseline partner; `fits`,
+/// the per-group cost lines of `fit.by`.
 pub fn analysis_json(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Value {
     let verdicts = &analysis.verdicts;
     let setting = |index: usize| setting_object(&analysis.settings[index].setting);
@@ -31,6 +34,9 @@ pub fn analysis_json(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Value
         })),
         "pooled_df": verdicts.model.as_ref().filter(|m| m.is_homogeneous()).map(|m| m.df),
         "groups": groups,
+        "baseline": config.baseline,
+        "relative": relative_json(analysis),
+        "fits": group_fits_json(analysis),
     })
 }
 

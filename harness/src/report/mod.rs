@@ -3,10 +3,13 @@
 mod ablation;
 mod analysis_json;
 mod comparison;
+mod group_fits;
 mod markdown_table;
 mod number_format;
+mod pivot_table;
 mod planned_runs;
 mod plot;
+mod relative_effects;
 mod run_summary;
 mod setting_columns;
 mod verdict_lines;

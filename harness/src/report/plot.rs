@@ -422,7 +422,7 @@ mod tests {
             control: None,
             equivalence_key: None,
             rows_per_slice: None,
-            fit: Some(crate::spec::FitConfig { x: "bytes".into(), y: "us_per_call".into() }),
+            fit: Some(crate::spec::FitConfig { x: "bytes".into(), y: "us_per_call".into(), by: Vec::new() }),
             ..fixture_slice_config()
         };
         let svg = sweep_plot_svg(&analyse_sweep(&observations, &config, true, &[]), &config).unwrap();

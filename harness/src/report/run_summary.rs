@@ -2,21 +2,27 @@
 
 use std::fmt::Write;
 
+use super::group_fits::group_fit_table;
 use super::markdown_table::MarkdownTable;
 use super::number_format::{number, percent, plain_number, with_ci};
+use super::pivot_table::pivot_table;
 use super::planned_runs::PlannedRuns;
+use super::relative_effects::relative_table;
 use super::setting_columns::SettingColumns;
 use super::verdict_lines::{best_table, verdict_section};
 use crate::analyse::{
     AnalysisConfig, CostFit, DriftBound, EquivalenceCheck, FailureSummary, GroupOutcome, SettingSummary, SweepAnalysis,
 };
+use crate::spec::ReportConfig;
 
 /// Render a sweep's analysis as markdown tables in the style of the slice study: per-setting
 /// statistics of the primary metric, the other metrics, the best setting per group with washes,
-/// the drift bound, equivalence checks (disagreements as WARNING lines) and failed runs.
+/// the drift bound, equivalence checks (disagreements as WARNING lines) and failed runs; with `report`,
+/// the tables it declares (a pivot of per-setting means).
 pub fn run_summary_markdown(
     analysis: &SweepAnalysis,
     config: &AnalysisConfig,
+    report: &ReportConfig,
     planned: Option<PlannedRuns>,
     title: &str,
 ) -> String {
@@ -28,7 +34,11 @@ pub fn run_summary_markdown(
     out.push_str(&verdict_section(analysis, config, &columns));
     out.push_str(&settings_table(analysis, config, &columns));
     out.push_str(&other_metrics_table(analysis, config, &columns));
+    if let Some(pivot) = &report.pivot {
+        out.push_str(&pivot_table(analysis, pivot));
+    }
     out.push_str(&best_table(analysis, config, &columns));
+    out.push_str(&relative_table(analysis, config, &columns));
     if let Some(drift) = &analysis.drift {
         out.push_str(&drift_line(drift));
     }
@@ -36,6 +46,7 @@ pub fn run_summary_markdown(
         let points = SettingSummary::points(&analysis.settings, &names.x, &names.y);
         out.push_str(&fit_lines(fit, &points, &names.x, &names.y));
     }
+    out.push_str(&group_fit_table(analysis, config));
     if let (Some(rule), Some(names)) = (analysis.rows_per_slice, &config.rows_per_slice) {
         let resolved = if analysis.verdicts.groups.iter().any(|group| group.outcome != GroupOutcome::Resolved) {
             " Not resolved by this data: some groups are not resolved, so another rule fits as well."
@@ -202,6 +213,7 @@ mod tests {
         run_summary_markdown(
             &analyse_sweep(&fixture_slice_sweep(), &config, true, &[]),
             &config,
+            &ReportConfig::default(),
             None,
             "Forced slice sweep",
         )
@@ -255,7 +267,13 @@ mod tests {
             AnalysisConfig { control: None, equivalence_key: None, group_by: vec![], ..fixture_slice_config() };
         let observations: Vec<_> =
             fixture_slice_sweep().into_iter().filter(|o| o.status == crate::launch::RunStatus::Ok).collect();
-        let report = run_summary_markdown(&analyse_sweep(&observations, &config, true, &[]), &config, None, "t");
+        let report = run_summary_markdown(
+            &analyse_sweep(&observations, &config, true, &[]),
+            &config,
+            &ReportConfig::default(),
+            None,
+            "t",
+        );
         assert!(report.contains("All 22 runs finished ok."));
         assert!(!report.contains("Drift") && !report.contains("Equivalence"));
     }

@@ -162,6 +162,10 @@ pub fn best_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &S
     let mut header: Vec<String> = config.group_by.clone();
     header
         .extend(["best", &config.primary, "verdict", "beaten (rival / best)", "tied (rival / best)"].map(String::from));
+    let same_path = SamePath { analysis, rest: &rest };
+    if analysis.equivalence.is_some() {
+        header.push("same path".to_string());
+    }
     let mut table = MarkdownTable::new(header);
     for group in groups {
         let best = &analysis.settings[group.best];
@@ -203,6 +207,7 @@ pub fn best_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &S
                 describe(true),
                 describe(false),
             ])
+            .chain(analysis.equivalence.is_some().then(|| same_path.cell(group)))
             .collect();
         table.push(row);
     }
@@ -210,4 +215,30 @@ pub fn best_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &S
         "## Best per group\n\nRatios with their 95% intervals; verdicts are Holm-corrected.\n\n{}\n",
         table.render()
     )
+}
+
+/// The "same path" cell of the best-per-group table: the settings of a group that resolve to one code
+/// path (an equivalence class), e.g. `slices=1 = slices=8 here`.
+struct SamePath<'a> {
+    analysis: &'a SweepAnalysis,
+    rest: &'a SettingColumns,
+}
+
+impl SamePath<'_> {
+    fn cell(&self, group: &GroupVerdict) -> String {
+        let classes = self.analysis.equivalence.iter().flat_map(|check| &check.classes);
+        let parts: Vec<String> = classes
+            .filter(|class| class.group == group.group)
+            .map(|class| {
+                let members: Vec<String> =
+                    class.settings.iter().map(|&i| self.rest.label(&self.analysis.settings[i].setting)).collect();
+                format!("{} here", members.join(" = "))
+            })
+            .collect();
+        if parts.is_empty() {
+            "-".to_string()
+        } else {
+            parts.join("; ")
+        }
+    }
 }

@@ -1,6 +1,11 @@
 //! What a sweep's analysis is asked: the primary metric, which way is better, how settings group.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
+
+use super::param_value::ParamValue;
+use super::relative_kind::RelativeKind;
 
 /// Which way a metric improves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -66,6 +71,13 @@ pub struct AnalysisConfig {
     /// the best is a practical tie, and a race stops running it.
     #[serde(default)]
     pub negligible: Option<f64>,
+    /// Param -> value of the baseline (e.g. `tbo = "off"`): each setting's partner is the setting that
+    /// differs from it only in these params, set to these values.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub baseline: BTreeMap<String, ParamValue>,
+    /// Metric -> how it is compared with the baseline partner (`ratio` or `difference`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub relative: BTreeMap<String, RelativeKind>,
     /// Not declared: the analyses a race makes, over which `alpha` is split (1 for a plain sweep).
     #[serde(skip)]
     pub looks: Option<u32>,
@@ -84,6 +96,9 @@ fn default_alpha() -> f64 {
 pub struct FitConfig {
     pub x: String,
     pub y: String,
+    /// Params whose values split the settings into groups, one line each (e.g. `["topology"]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by: Vec<String>,
 }
 
 /// Which columns hold the row count and the slice count (e.g. the effective `overlap_slices`).

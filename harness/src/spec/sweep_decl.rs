@@ -8,6 +8,7 @@ use super::analysis_config::AnalysisConfig;
 use super::block_selector::BlockSelector;
 use super::design::Design;
 use super::engine_profile::EngineOverrides;
+use super::report_config::ReportConfig;
 use super::source_decl::SourceDecl;
 
 /// The order runs are scheduled in.
@@ -205,12 +206,22 @@ fn default_exclude() -> Vec<String> {
     vec!["build".to_string()]
 }
 
-/// A run fails unless a metric equals a value (a template over params), e.g. reported rows == `{{rows}}`.
+/// A run fails unless a metric equals a value (a template over params), e.g. reported rows == `{{rows}}`,
+/// or an expression over metrics and params equals another, e.g. `prefill_tokens_per_s * prefill_seconds`
+/// == `rows` within 1%. Exactly one of `metric` and `expr` is given.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CheckDecl {
-    pub metric: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<String>,
+    /// With `metric`: a template over params (`{{rows}}`); with `expr`: an expression over params and
+    /// metrics (`rows`).
     pub equals: String,
+    /// Relative tolerance: the check holds when |actual − expected| ≤ within · |expected|; exact without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<f64>,
 }
 
 /// The whole sweep file.
@@ -236,6 +247,8 @@ pub struct SweepDecl {
     #[serde(default)]
     pub checks: Vec<CheckDecl>,
     pub analysis: AnalysisConfig,
+    #[serde(default, skip_serializing_if = "ReportConfig::is_empty")]
+    pub report: ReportConfig,
     #[serde(default)]
     pub ablation: Option<AblationDecl>,
 }

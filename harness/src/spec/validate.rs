@@ -68,7 +68,7 @@ fn kind_of(value: &ParamValue) -> &'static str {
 }
 
 /// A value as TOML writes it, so `32`, `32.0` and `"32"` stay apart in messages.
-fn written(value: &ParamValue) -> String {
+pub(super) fn written(value: &ParamValue) -> String {
     match value {
         ParamValue::Float(x) => format!("{x:?}"),
         ParamValue::Text(text) => format!("{text:?}"),
@@ -321,27 +321,64 @@ fn regex_metric(source: &SourceFile, name: &str, pattern: &str) -> Result<(), Sp
 }
 
 fn derived_metric(source: &SourceFile, name: &str, expression: &str, known: &BTreeSet<&str>) -> Result<(), SpecError> {
-    let key = format!("metrics.derived.{name}");
+    expression_over(source, &format!("metrics.derived.{name}"), expression, known, Some(name))
+}
+
+/// `expression` parses and reads only `known` names (and not `itself`).
+fn expression_over(
+    source: &SourceFile,
+    key: &str,
+    expression: &str,
+    known: &BTreeSet<&str>,
+    itself: Option<&str>,
+) -> Result<(), SpecError> {
     let tree = evalexpr::build_operator_tree::<evalexpr::DefaultNumericTypes>(expression)
-        .map_err(|error| source.error_at(&key, format!("invalid expression `{expression}`: {error}")))?;
+        .map_err(|error| source.error_at(key, format!("invalid expression `{expression}`: {error}")))?;
     for variable in tree.iter_read_variable_identifiers() {
-        if variable == name {
-            return Err(source.error_at(&key, format!("`{name}` is defined in terms of itself")));
+        if Some(variable) == itself {
+            return Err(source.error_at(key, format!("`{variable}` is defined in terms of itself")));
         }
         if !known.contains(variable) {
             return Err(source
-                .error_at(&key, format!("unknown name `{variable}` in `{expression}` (not a metric or parameter)")));
+                .error_at(key, format!("unknown name `{variable}` in `{expression}` (not a metric or parameter)")));
         }
     }
     Ok(())
 }
 
-pub fn checks(source: &SourceFile, checks: &[CheckDecl], metrics: &MetricsDecl) -> Result<(), SpecError> {
+/// A check names a declared metric and a template, or an expression and an expression, over declared
+/// metrics and params; a tolerance is a share below 1.
+pub fn checks(
+    source: &SourceFile,
+    checks: &[CheckDecl],
+    metrics: &MetricsDecl,
+    params: &[Param],
+) -> Result<(), SpecError> {
+    let known: BTreeSet<&str> =
+        metric_names(metrics).into_iter().chain(params.iter().map(|p| p.name.as_str())).collect();
     for (index, check) in checks.iter().enumerate() {
-        if !is_metric(metrics, &check.metric) {
-            return Err(source.error_at(&format!("checks[{index}].metric"), unknown_metric(metrics, &check.metric)));
+        let key = |field: &str| format!("checks[{index}].{field}");
+        match (&check.metric, &check.expr) {
+            (Some(metric), None) => {
+                if !is_metric(metrics, metric) {
+                    return Err(source.error_at(&key("metric"), unknown_metric(metrics, metric)));
+                }
+                template_syntax(source, &key("equals"), &check.equals)?;
+            }
+            (None, Some(expr)) => {
+                expression_over(source, &key("expr"), expr, &known, None)?;
+                expression_over(source, &key("equals"), &check.equals, &known, None)?;
+            }
+            _ => {
+                return Err(source.error_at(
+                    &format!("checks[{index}]"),
+                    "give either `metric` (with `equals` a template) or `expr` (with `equals` an expression)",
+                ))
+            }
         }
-        template_syntax(source, &format!("checks[{index}].equals"), &check.equals)?;
+        if check.within.is_some_and(|share| !(share.is_finite() && share > 0.0 && share < 1.0)) {
+            return Err(source.error_at(&key("within"), "must be a share between 0 and 1 (e.g. 0.01 for 1%)"));
+        }
     }
     Ok(())
 }
@@ -407,13 +444,17 @@ pub fn analysis(
     if let Some(fit) = &analysis.fit {
         named("analysis.fit.x".into(), &fit.x)?;
         named("analysis.fit.y".into(), &fit.y)?;
+        if let Some((index, column)) = fit.by.iter().enumerate().find(|(_, column)| !is_param(column)) {
+            return Err(source.error_at(&format!("analysis.fit.by[{index}]"), format!("unknown parameter `{column}`")));
+        }
     }
     if let Some(rule) = &analysis.rows_per_slice {
         named("analysis.rows_per_slice.rows".into(), &rule.rows)?;
         named("analysis.rows_per_slice.slices".into(), &rule.slices)?;
     }
-    if let Some(key) = &analysis.equivalence_key {
-        named("analysis.equivalence".into(), key)?;
+    if let Some(key) = analysis.equivalence_key.as_ref().filter(|key| !is_param(key) && !is_metric(metrics, key)) {
+        let known = metric_names(metrics).into_iter().chain(params.iter().map(|p| p.name.as_str())).collect();
+        expression_over(source, "analysis.equivalence", key, &known, None)?;
     }
     Ok(())
 }
@@ -466,7 +507,7 @@ pub fn engine(
     Ok(())
 }
 
-fn is_metric(metrics: &MetricsDecl, name: &str) -> bool {
+pub(super) fn is_metric(metrics: &MetricsDecl, name: &str) -> bool {
     metric_names(metrics).contains(&name)
 }
 

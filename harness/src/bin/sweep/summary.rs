@@ -36,9 +36,10 @@ pub fn write_run_summary(
     let table = ResultTable::read(&paths.csv)?;
     let sidecar = Sidecar::read(&paths.sidecar).ok();
     let declared = sidecar.as_ref().map(|s| s.params.clone()).unwrap_or_default();
+    let tables = sidecar.as_ref().map(|s| s.sweep.report.clone()).unwrap_or_default();
     let config = &config.racing(sidecar.and_then(|s| s.race));
     let analysis = analyse::analyse_sweep(&table.observations, config, rounds_are_blocks, &declared);
-    let text = report::run_summary_markdown(&analysis, config, recorded_plan(paths), title);
+    let text = report::run_summary_markdown(&analysis, config, &tables, recorded_plan(paths), title);
     save(&paths.summary, &text)?;
     let json = serde_json::to_string_pretty(&report::analysis_json(&analysis, config)).expect("JSON values serialize");
     save(&paths.analysis, &json)?;

@@ -1,0 +1,133 @@
+//! Baseline-relative effects in the summary (a "vs tbo=off" table) and in `analysis.json`.
+
+use serde_json::{json, Value};
+
+use super::analysis_json::setting_object;
+use super::number_format::{number, p_value, signed};
+use super::setting_columns::SettingColumns;
+use crate::analyse::{AnalysisConfig, BaselineEffect, ComparisonMethod, EffectInterval, RelativeKind, SweepAnalysis};
+
+/// `## vs tbo=off`: one row per setting that has a baseline partner (declared grid order), one column
+/// per relative metric with the effect, its 95% interval and the Holm-adjusted p-value.
+pub fn relative_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &SettingColumns) -> String {
+    if analysis.relative.is_empty() {
+        return String::new();
+    }
+    let mut rows: Vec<usize> = analysis.relative.iter().map(|e| e.setting).collect();
+    rows.sort_unstable();
+    rows.dedup();
+    let metrics: Vec<(&String, &RelativeKind)> = config.relative.iter().collect();
+    let header: Vec<String> = metrics.iter().map(|(metric, kind)| format!("{metric} ({kind})")).collect();
+    let mut table = columns.table(&header.iter().map(String::as_str).collect::<Vec<_>>());
+    for setting in rows {
+        let cells = metrics.iter().map(|(metric, _)| {
+            analysis
+                .relative
+                .iter()
+                .find(|e| e.setting == setting && e.metric == **metric)
+                .map_or_else(String::new, effect_cell)
+        });
+        table.push(columns.cells(&analysis.settings[setting].setting).into_iter().chain(cells).collect());
+    }
+    let baseline = baseline_label(config);
+    let welch = analysis.relative.iter().any(|e| e.comparison.is_some_and(|c| c.method == ComparisonMethod::Welch));
+    let design = match (analysis.verdicts.paired, welch) {
+        (true, false) => "paired by round",
+        (true, true) => "paired by round (Welch's t-test where too few rounds are shared)",
+        (false, _) => "Welch's t-test (not interleaved)",
+    };
+    format!(
+        "## vs {baseline}\n\nEach setting against the one with {baseline} and otherwise the same params: ratio \
+         (setting / baseline) or difference (setting − baseline) with its 95% interval, {design}; p Holm-adjusted \
+         over {} effects.\n\n{}\n",
+        analysis.relative.iter().filter(|e| e.p_adjusted.is_some()).count(),
+        table.render()
+    )
+}
+
+/// `tbo=off` (several baseline params joined by spaces).
+fn baseline_label(config: &AnalysisConfig) -> String {
+    config.baseline.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join(" ")
+}
+
+/// `1.101 [1.056, 1.148], p 0.016` or `−1.833 [−2.550, −1.116], p 0.016`; `untested` without a test.
+fn effect_cell(effect: &BaselineEffect) -> String {
+    let Some(interval) = effect.interval else { return "untested".to_string() };
+    let show = |value: f64| match effect.kind {
+        RelativeKind::Ratio => number(value),
+        RelativeKind::Difference => signed(value),
+    };
+    let EffectInterval { effect: estimate, low, high } = interval;
+    let p = effect.p_adjusted.map_or_else(String::new, |p| format!(", p {}", p_value(p)));
+    format!("{} [{}, {}]{p}", show(estimate), show(low), show(high))
+}
+
+/// The `relative` entries of `analysis.json`: typed settings, the effect with its 95% interval, the
+/// Holm-adjusted p-value and the design (`paired` or `welch`).
+pub fn relative_json(analysis: &SweepAnalysis) -> Vec<Value> {
+    analysis
+        .relative
+        .iter()
+        .map(|effect| {
+            json!({
+                "setting": setting_object(&analysis.settings[effect.setting].setting),
+                "baseline": setting_object(&analysis.settings[effect.baseline].setting),
+                "metric": effect.metric,
+                "kind": effect.kind,
+                "effect": effect.interval.map(|i| i.effect),
+                "low": effect.interval.map(|i| i.low),
+                "high": effect.interval.map(|i| i.high),
+                "p_adjusted": effect.p_adjusted,
+                "method": effect.comparison.map(|c| c.method.design()),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analyse::analyse_sweep;
+    use crate::analyse::fixtures::{fixture_tbo_config, fixture_tbo_sweep};
+    use crate::report::{analysis_json, run_summary_markdown};
+
+    #[test]
+    fn the_summary_has_a_vs_baseline_table() {
+        let config = fixture_tbo_config();
+        let report = run_summary_markdown(
+            &analyse_sweep(&fixture_tbo_sweep(), &config, true, &[]),
+            &config,
+            &Default::default(),
+            None,
+            "tbo",
+        );
+        assert!(report.contains("## vs tbo=off\n"), "{report}");
+        assert!(report.contains("| tbo | output_tps (ratio)"), "{report}");
+        // See baseline_effect's hand computation.
+        assert!(
+            report.contains("| on  | 1.101 [1.056, 1.148], p 0.016 | -1.833 [-2.550, -1.116], p 0.016 |"),
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn analysis_json_lists_typed_settings_against_their_baseline() {
+        let config = fixture_tbo_config();
+        let json = analysis_json(&analyse_sweep(&fixture_tbo_sweep(), &config, true, &[]), &config);
+        assert_eq!(json["baseline"]["tbo"], "off");
+        let relative = json["relative"].as_array().unwrap();
+        assert_eq!(relative.len(), 2);
+        let difference = &relative[1];
+        assert_eq!(difference["setting"]["concurrency"], 1, "numbers stay numbers");
+        assert_eq!(
+            (difference["setting"]["tbo"].as_str(), difference["baseline"]["tbo"].as_str()),
+            (Some("on"), Some("off"))
+        );
+        assert_eq!(
+            (difference["metric"].as_str(), difference["kind"].as_str()),
+            (Some("t_gate_ms"), Some("difference"))
+        );
+        assert!((difference["low"].as_f64().unwrap() + 2.550_442).abs() < 1e-5);
+        assert_eq!(difference["method"], "paired");
+        assert!((difference["p_adjusted"].as_f64().unwrap() - 0.016_326_8).abs() < 1e-6);
+    }
+}
