@@ -11,6 +11,8 @@ use crate::file_lock::{FileLock, LockMode};
 /// Sweep's own directory inside an engine tree: its lock, and an in-place ablation's journal.
 pub const STATE_DIR: &str = ".sweep-inplace";
 const LOCK_FILE: &str = "lock";
+/// How long a shared taker waits out a momentary exclusive hold (see `acquire_shared`).
+const SHARED_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A flock on the tree's lock file: shared while sweep runs or builds in the tree (or copies it),
 /// exclusive while an in-place ablation edits it. Released on drop; the last holder removes the file.
@@ -29,7 +31,22 @@ impl TreeLock {
 
     /// The shared lock of a sweep that runs or builds in the tree: refused only by an in-place ablation.
     /// `None` for a tree sweep may not write to: no sweep of this user can ablate it in place either.
+    /// Exclusive holds that are not ablations last milliseconds (a starting sweep tidying a stale lock
+    /// file, a last shared holder unlinking it), so a busy lock is retried for `SHARED_PATIENCE`: two
+    /// sweeps started together on one tree must not refuse each other; an ablation still refuses.
     pub fn acquire_shared(tree: &Path) -> Result<Option<Self>, VariantError> {
+        let deadline = std::time::Instant::now() + SHARED_PATIENCE;
+        loop {
+            match TreeLock::take_shared(tree) {
+                Err(VariantError::Locked { .. }) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                taken => return taken,
+            }
+        }
+    }
+
+    fn take_shared(tree: &Path) -> Result<Option<Self>, VariantError> {
         match TreeLock::take(tree, LockMode::Shared) {
             Err(VariantError::Io { error, .. })
                 if matches!(error.raw_os_error(), Some(nix::libc::EACCES | nix::libc::EROFS | nix::libc::EPERM)) =>
@@ -109,6 +126,20 @@ fn write_pid(mut file: &File, path: &Path) -> Result<(), VariantError> {
 
 #[cfg(test)]
 mod tests {
+    /// Two `sweep run`s started together on one tree refused each other: one held the lock exclusively
+    /// for an instant (tidying a stale lock file) just as the other asked for its shared lock.
+    #[test]
+    fn a_momentary_exclusive_hold_does_not_refuse_a_shared_taker() {
+        let dir = tempfile::tempdir().unwrap();
+        let exclusive = TreeLock::acquire(dir.path()).unwrap();
+        let releaser = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            exclusive.release();
+        });
+        assert!(TreeLock::acquire_shared(dir.path()).unwrap().is_some());
+        releaser.join().unwrap();
+    }
+
     use super::*;
 
     #[test]
