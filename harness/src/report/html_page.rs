@@ -186,4 +186,29 @@ mod tests {
         assert!(page.contains("<li>rows=2048: resolved: slices=2 is best"));
         assert!(!page.contains("<script") && !page.contains("<link"), "self-contained, no script");
     }
+
+    /// Failure reasons are the engine's own error lines: markup in one must stay text on the page.
+    #[test]
+    fn markup_in_a_failure_reason_is_escaped() {
+        let config = fixture_slice_config();
+        let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true, &[]);
+        let summary = "## Failed runs\n\n| reason | runs |\n| --- | --- |\n| <img src=x onerror=alert(1)> | 3 |\n";
+        let page = HtmlPage::sweep(&analysis, &config, summary, None, "t");
+        assert!(page.contains("<td>&lt;img src=x onerror=alert(1)&gt;</td>"));
+        assert!(!page.contains("<img"));
+    }
+
+    #[test]
+    fn the_ablation_page_has_its_table_verdict_and_waterfall() {
+        use crate::analyse::analyse_ablation;
+        use crate::analyse::fixtures::{fixture_ablation, fixture_names};
+        let groups = fixture_names(&["broadcast_rows", "rank1_update"]);
+        let analysis = analyse_ablation(&fixture_ablation(), &groups, &fixture_names(&["gated_delta"]), 0.05, false);
+        let summary = crate::report::ablation_markdown(&analysis, "t");
+        let page = HtmlPage::ablation(&analysis, &summary, Some("s"), None, "gated_delta ablation");
+        let table = page.find("<td>broadcast_rows+rank1_update</td>").expect("the variant table");
+        let verdict = page.find("additive within 5.0%").expect("the additivity verdict");
+        let waterfall = page.find(">ablate broadcast_rows<").expect("the waterfall");
+        assert!(table < verdict && verdict < waterfall, "the verdict leads, the figures follow");
+    }
 }
