@@ -37,10 +37,39 @@ pub fn relative_forest_svgs(analysis: &SweepAnalysis, config: &AnalysisConfig) -
                 rows,
                 reference: Some(reference),
                 band: None,
+                legend: Vec::new(),
             };
             chart.svg()
         })
         .collect()
+}
+
+/// Where each setting's time goes: the mean seconds of each profile phase (`[metrics.profile] phases`)
+/// laid end to end, one bar per setting in grid order. None when no setting has a phase metric.
+pub fn phase_stack_svg(analysis: &SweepAnalysis, phases: &[String]) -> Option<String> {
+    let present: Vec<&String> =
+        phases.iter().filter(|phase| analysis.settings.iter().any(|s| s.metric(phase).is_some())).collect();
+    if present.is_empty() {
+        return None;
+    }
+    let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting));
+    let rows = analysis
+        .settings
+        .iter()
+        .map(|s| {
+            let parts = present.iter().map(|phase| s.metric(phase).map_or(0.0, |stats| stats.mean)).collect();
+            (columns.label(&s.setting), RowMark::Stack(parts))
+        })
+        .collect();
+    let chart = RowChart {
+        title: "Phase attribution per setting (mean seconds per phase)".to_string(),
+        axis: "seconds (s)".to_string(),
+        rows,
+        reference: None,
+        band: None,
+        legend: present.into_iter().cloned().collect(),
+    };
+    chart.svg()
 }
 
 /// A declared fit's residuals: per setting, (measured - fitted) as a share of measured, so a line
@@ -67,6 +96,7 @@ pub fn fit_residuals_svg(analysis: &SweepAnalysis, config: &AnalysisConfig) -> O
         rows,
         reference: Some(0.0),
         band: None,
+        legend: Vec::new(),
     };
     chart.svg()
 }
@@ -104,6 +134,7 @@ pub fn ablation_waterfall_svg(analysis: &AblationAnalysis, unit: Option<&str>) -
         rows,
         reference: None,
         band: None,
+        legend: Vec::new(),
     };
     chart.svg()
 }
@@ -137,6 +168,7 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
         rows,
         reference: Some(1.0),
         band: Some((1.0 - threshold, 1.0 + threshold, format!("within {} of A", percent(threshold)))),
+        legend: Vec::new(),
     };
     chart.svg()
 }
@@ -145,7 +177,25 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
 mod tests {
     use super::*;
     use crate::analyse::analyse_ablation;
-    use crate::analyse::fixtures::{fixture_ablation, fixture_names};
+    use crate::analyse::fixtures::{fixture_ablation, fixture_names, fixture_observation, fixture_slice_config};
+
+    #[test]
+    fn phases_stack_per_setting_in_grid_order() {
+        let observations: Vec<_> = [("1", 0.2, 0.5), ("2", 0.3, 0.4)]
+            .iter()
+            .map(|&(slices, attention, mlp)| {
+                fixture_observation(&[("slices", slices)], 1, &[("attention", attention), ("mlp", mlp)])
+            })
+            .collect();
+        let config = AnalysisConfig { group_by: vec![], ..fixture_slice_config() };
+        let analysis = crate::analyse::analyse_sweep(&observations, &config, true, &[]);
+        let phases = fixture_names(&["attention", "mlp", "absent"]);
+        let svg = phase_stack_svg(&analysis, &phases).unwrap();
+        assert!(svg.find(">slices=1<").unwrap() < svg.find(">slices=2<").unwrap());
+        assert!(svg.contains(">attention</text>") && svg.contains(">mlp</text>") && !svg.contains(">absent<"));
+        assert_eq!(svg.matches("fill=\"#4c78a8\"").count(), 3, "one attention part per setting and its swatch");
+        assert!(phase_stack_svg(&analysis, &fixture_names(&["absent"])).is_none());
+    }
 
     #[test]
     fn the_waterfall_steps_from_the_baseline_to_all_groups_ablated() {

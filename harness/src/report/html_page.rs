@@ -3,7 +3,9 @@
 
 use std::fmt::Write;
 
-use super::html_figures::{ablation_waterfall_svg, compare_forest_svg, fit_residuals_svg, relative_forest_svgs};
+use super::html_figures::{
+    ablation_waterfall_svg, compare_forest_svg, fit_residuals_svg, phase_stack_svg, relative_forest_svgs,
+};
 use super::html_text::escape;
 use super::markdown_html::MarkdownSection;
 use super::plot::{ablation_plot_svg, sweep_plot_svg};
@@ -48,6 +50,11 @@ impl HtmlPage {
                 Some(svg),
             )
         }));
+        let phases = sidecar.map(profile_phases).unwrap_or_default();
+        figures.push((
+            "Where each setting's time goes: the mean seconds of each profile phase.".to_string(),
+            phase_stack_svg(analysis, &phases),
+        ));
         figures.push((
             "How far each setting lies from the fitted line, as a share of its measured value.".to_string(),
             fit_residuals_svg(analysis, config),
@@ -134,6 +141,12 @@ fn figures_html(figures: Vec<(String, Option<String>)>) -> String {
         return String::new();
     }
     format!("<section id=\"figures\">\n<h2>Figures</h2>\n{drawn}</section>\n")
+}
+
+/// The metrics the sweep read from the engine's phase profile (`[metrics.profile] phases`).
+fn profile_phases(sidecar: &Sidecar) -> Vec<String> {
+    let phases = sidecar.sweep.rest.get("metrics").and_then(|m| m.get("profile")?.get("phases")?.as_object());
+    phases.map(|phases| phases.keys().cloned().collect()).unwrap_or_default()
 }
 
 /// Where the numbers come from: host, engine commit, toolchain versions, the sweep version, the seed

@@ -12,6 +12,10 @@ const RIGHT: f64 = 40.0;
 const TOP: f64 = 44.0;
 const ROW: f64 = 30.0;
 const BOTTOM: f64 = 56.0;
+const LEGEND: f64 = 28.0;
+
+/// The colours of a stack's parts, in order (then again).
+const PALETTE: [&str; 8] = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b", "#9d755d"];
 
 /// Rows of marks with a title, the axis description (with its unit) and optionally a reference line
 /// (ratio 1, difference 0) and a shaded band (the threshold of a practical change).
@@ -23,6 +27,8 @@ pub struct RowChart {
     pub reference: Option<f64>,
     /// (low, high, what it means)
     pub band: Option<(f64, f64, String)>,
+    /// The names of a stack's parts, drawn as a legend under the axis; empty without stacks.
+    pub legend: Vec<String>,
 }
 
 impl RowChart {
@@ -39,7 +45,8 @@ impl RowChart {
         }
         let pad = ((high - low) * 0.06).max(high.abs().max(1.0) * 1e-3);
         let scale = Scale { low: low - pad, high: high + pad };
-        let height = TOP + ROW * self.rows.len() as f64 + BOTTOM;
+        let legend_height = if self.legend.is_empty() { 0.0 } else { LEGEND };
+        let height = TOP + ROW * self.rows.len() as f64 + BOTTOM + legend_height;
         let mut svg = format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} \
              {height}\" font-family=\"sans-serif\" font-size=\"14\">\n<rect width=\"100%\" height=\"100%\" \
@@ -75,14 +82,34 @@ impl RowChart {
                 escape(label)
             )
             .unwrap();
-            svg.push_str(&mark_svg(*mark, y, &scale));
+            svg.push_str(&mark_svg(mark, y, &scale));
         }
+        svg.push_str(&legend_svg(&self.legend, bottom + BOTTOM + 14.0));
         svg.push_str("</svg>\n");
         Some(svg)
     }
 }
 
-fn mark_svg(mark: RowMark, y: f64, scale: &Scale) -> String {
+/// A swatch and a name per part, in one line from the left of the plot area.
+fn legend_svg(names: &[String], y: f64) -> String {
+    let mut x = LABEL_WIDTH;
+    let mut out = String::new();
+    for (index, name) in names.iter().enumerate() {
+        writeln!(
+            out,
+            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"14\" height=\"14\" fill=\"{}\"/>\n<text x=\"{:.1}\" y=\"{y:.1}\">{}</text>",
+            y - 12.0,
+            PALETTE[index % PALETTE.len()],
+            x + 20.0,
+            escape(name)
+        )
+        .unwrap();
+        x += 40.0 + 8.0 * name.chars().count() as f64;
+    }
+    out
+}
+
+fn mark_svg(mark: &RowMark, y: f64, scale: &Scale) -> String {
     let whisker = |low: f64, high: f64| {
         let (x0, x1) = (scale.x(low), scale.x(high));
         format!(
@@ -95,14 +122,22 @@ fn mark_svg(mark: RowMark, y: f64, scale: &Scale) -> String {
             y + 6.0
         )
     };
-    match mark {
+    let rect = |from: f64, to: f64, fill: &str| {
+        let (x0, x1) = (scale.x(from.min(to)), scale.x(from.max(to)));
+        format!(
+            "<rect x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{fill}\"/>\n",
+            y - ROW * 0.32,
+            (x1 - x0).max(1.0),
+            ROW * 0.64
+        )
+    };
+    match *mark {
         RowMark::Interval { estimate, low, high } => format!(
             "{}<circle cx=\"{:.1}\" cy=\"{y:.1}\" r=\"5\" fill=\"#1f5fa8\"/>\n",
             whisker(low, high),
             scale.x(estimate)
         ),
         RowMark::Bar { from, to, whisker: interval } => {
-            let (x0, x1) = (scale.x(from.min(to)), scale.x(from.max(to)));
             // Totals stand on zero (grey); steps are coloured by their direction.
             let fill = if from == 0.0 {
                 "#9a9a9a"
@@ -111,13 +146,16 @@ fn mark_svg(mark: RowMark, y: f64, scale: &Scale) -> String {
             } else {
                 "#4a90d9"
             };
-            let bar = format!(
-                "<rect x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{fill}\"/>\n",
-                y - ROW * 0.32,
-                (x1 - x0).max(1.0),
-                ROW * 0.64
-            );
-            bar + &interval.map_or_else(String::new, |(low, high)| whisker(low, high))
+            rect(from, to, fill) + &interval.map_or_else(String::new, |(low, high)| whisker(low, high))
+        }
+        RowMark::Stack(ref parts) => {
+            let mut start = 0.0;
+            let mut out = String::new();
+            for (index, part) in parts.iter().enumerate() {
+                out.push_str(&rect(start, start + part, PALETTE[index % PALETTE.len()]));
+                start += part;
+            }
+            out
         }
         RowMark::Untested => format!(
             "<text x=\"{}\" y=\"{:.1}\" fill=\"#777\">untested (no interval)</text>\n",
@@ -190,6 +228,7 @@ mod tests {
             ],
             reference: Some(1.0),
             band: Some((0.95, 1.05, "within 5%".into())),
+            legend: Vec::new(),
         };
         let svg = chart.svg().unwrap();
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
@@ -207,6 +246,7 @@ mod tests {
             rows: vec![("a".into(), RowMark::Untested)],
             reference: None,
             band: None,
+            legend: Vec::new(),
         };
         assert_eq!(chart.svg(), None);
     }
