@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Installs what sweep needs on a Debian machine, only what is missing: the reference engine's
-# toolchain (g++, make, OpenMPI, OpenBLAS) and a Rust toolchain. Idempotent and quiet when done.
+# toolchain (g++, make, OpenMPI, OpenBLAS), a Rust toolchain and Chromium (the HTML page's test
+# loads it headless). Idempotent and quiet when done.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 "$here/../engine/install-deps.sh"
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+apt_install() {
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
 if ! command -v cargo >/dev/null 2>&1; then
     echo "install-deps: installing cargo from Debian" >&2
-    SUDO=""
-    [ "$(id -u)" = 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq cargo
+    apt_install cargo
+fi
+if ! command -v chromium >/dev/null 2>&1; then
+    echo "install-deps: installing chromium from Debian (harness/tests/html.rs)" >&2
+    apt_install chromium
 fi
 # The crates sweep uses need Rust 1.85 or newer (see harness/Cargo.toml rust-version).
 version="$(rustc --version | awk '{print $2}')"

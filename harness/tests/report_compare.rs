@@ -14,14 +14,7 @@ fn fixture_result(workspace: &Workspace, name: &str, value_template: &str) -> Pa
 }
 
 fn fixture_result_with(workspace: &Workspace, name: &str, value_template: &str, version: &str) -> PathBuf {
-    let fixture = common::repo_root().join("harness/tests/fixtures");
-    workspace.write(
-        "sweeps/engines/fixture.toml",
-        &format!(
-            "tree = \"{}\"\nprogram = \"{{{{tree}}}}/rank_fixture.sh\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\n[result]\nprefix = \"fixture_result\"\n[toolchain]\nfixture = [\"echo\", \"fixture-toolkit {version}\"]\n",
-            fixture.display()
-        ),
-    );
+    workspace.write_fixture_profile(version);
     let spec = workspace.write_sweep(
         name,
         &format!(

@@ -15,6 +15,8 @@ pub struct ResultPaths {
     pub plot: PathBuf,
     /// `<stem>.analysis.json`: the verdicts as data.
     pub analysis: PathBuf,
+    /// `<stem>.html`: the self-contained page of the summary with its figures.
+    pub html: PathBuf,
     /// Run directories and build logs.
     pub logs: PathBuf,
 }
@@ -30,6 +32,7 @@ impl ResultPaths {
             summary: PathBuf::from(format!("{}.summary.md", stem.display())),
             plot: PathBuf::from(format!("{}.svg", stem.display())),
             analysis: PathBuf::from(format!("{}.analysis.json", stem.display())),
+            html: PathBuf::from(format!("{}.html", stem.display())),
             logs: stem,
             csv,
         }

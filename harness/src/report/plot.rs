@@ -64,7 +64,12 @@ pub fn sweep_plot_svg(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Opti
     render(|root| {
         let (plot, side) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
         if axis.log {
-            chart.draw(&plot, (axis.low..axis.high).log_scale(), y_range)?;
+            // Ticks at the swept values: plotters' own log ticks stop at the last power of ten and
+            // shade the axis with minor lines.
+            let mut ticks: Vec<f64> = points.iter().map(|p| p.0).collect();
+            ticks.sort_by(f64::total_cmp);
+            ticks.dedup();
+            chart.draw(&plot, (axis.low..axis.high).log_scale().with_key_points(ticks), y_range)?;
         } else {
             chart.draw(&plot, axis.low..axis.high, y_range)?;
         }

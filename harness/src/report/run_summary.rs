@@ -42,10 +42,7 @@ pub fn run_summary_markdown(
     if let Some(drift) = &analysis.drift {
         out.push_str(&drift_line(drift));
     }
-    if let (Some(fit), Some(names)) = (&analysis.fit, &config.fit) {
-        let points = SettingSummary::points(&analysis.settings, &names.x, &names.y);
-        out.push_str(&fit_lines(fit, &points, &names.x, &names.y));
-    }
+    out.push_str(&fit_summary(analysis, config).unwrap_or_default());
     out.push_str(&group_fit_table(analysis, config));
     if let (Some(rule), Some(names)) = (analysis.rows_per_slice, &config.rows_per_slice) {
         let resolved = if analysis.verdicts.groups.iter().any(|group| group.outcome != GroupOutcome::Resolved) {
@@ -112,6 +109,13 @@ fn drift_line(drift: &DriftBound) -> String {
         drift.n,
         percent(drift.max_rel_range)
     )
+}
+
+/// The declared fit's lines (see `fit_lines`), None without a fit.
+pub fn fit_summary(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Option<String> {
+    let (fit, names) = (analysis.fit.as_ref()?, config.fit.as_ref()?);
+    let points = SettingSummary::points(&analysis.settings, &names.x, &names.y);
+    Some(fit_lines(fit, &points, &names.x, &names.y))
 }
 
 /// The fitted line, how well it predicts points it was not fitted to (leave-one-out), and whether

@@ -92,6 +92,19 @@ impl Workspace {
         path
     }
 
+    /// Writes `sweeps/engines/fixture.toml`: the FIXTURE rank script (`tests/fixtures/rank_fixture.sh`) as
+    /// a local one-rank engine whose `fixture` toolchain reports `fixture-toolkit <version>`.
+    pub fn write_fixture_profile(&self, version: &str) {
+        let fixture = repo_root().join("harness/tests/fixtures");
+        self.write(
+            "sweeps/engines/fixture.toml",
+            &format!(
+                "tree = \"{}\"\nprogram = \"{{{{tree}}}}/rank_fixture.sh\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\n[result]\nprefix = \"fixture_result\"\n[toolchain]\nfixture = [\"echo\", \"fixture-toolkit {version}\"]\n",
+                fixture.display()
+            ),
+        );
+    }
+
     /// The one result CSV under `results/<sweep>/`.
     pub fn result_csv(&self, sweep: &str) -> PathBuf {
         let dir = self.path().join("results").join(sweep);

@@ -156,6 +156,9 @@ pub struct CompareArgs {
     /// Print the comparison as JSON instead of markdown.
     #[arg(long)]
     pub json: bool,
+    /// Also write the comparison as a self-contained HTML page (a forest plot of B/A and the table).
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
 }
 
 /// `0.02` or `2%`; a bare number above 1 is refused as ambiguous (`5` could mean 5% or 500%).
@@ -182,6 +185,9 @@ pub struct ReportArgs {
     /// Print the machine-readable analysis (`<stem>.analysis.json`) instead of the markdown summary.
     #[arg(long)]
     pub json: bool,
+    /// Print the path of the HTML page (`<stem>.html`, written beside every summary) instead of the summary.
+    #[arg(long, conflicts_with = "json")]
+    pub html: bool,
 }
 
 #[derive(Debug, Args)]

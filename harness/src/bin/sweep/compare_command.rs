@@ -30,6 +30,12 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
     } else {
         stdout::print(&report::compare_markdown(&comparison, &label_a, &label_b, &title));
     }
+    if let Some(out) = &args.html {
+        let markdown = report::compare_markdown(&comparison, &label_a, &label_b, &title);
+        let page = report::HtmlPage::comparison(&comparison, &label_a, &label_b, &markdown, &title);
+        summary::save(out, &page)?;
+        eprintln!("page: {}", out.display());
+    }
     let config = &comparison.config;
     if !comparison.control_moved().is_empty() {
         eprintln!(

@@ -31,7 +31,9 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
             (text, summary::sweep_checks_failed(&analysis))
         }
     };
-    if args.json && paths.analysis.is_file() {
+    if args.html {
+        stdout::print_line(&paths.html.display().to_string());
+    } else if args.json && paths.analysis.is_file() {
         let json = std::fs::read_to_string(&paths.analysis)
             .map_err(|error| CommandError::BadInput(format!("cannot read {}: {error}", paths.analysis.display())))?;
         stdout::print_line(&json);

@@ -1,4 +1,4 @@
-//! Reads a finished result CSV, analyses it and writes `<stem>.summary.md` beside it.
+//! Reads a finished result CSV, analyses it and writes `<stem>.summary.md` (and its HTML page) beside it.
 
 use std::path::Path;
 
@@ -25,7 +25,7 @@ pub fn recorded_plan(paths: &ResultPaths) -> Option<PlannedRuns> {
     Some(PlannedRuns { runs: sidecar.settings.len() * rounds as usize, race: sidecar.race.is_some() })
 }
 
-/// Analyses the CSV at `paths.csv`, writes the summary, `analysis.json` and plot, and returns the
+/// Analyses the CSV at `paths.csv`, writes the summary, `analysis.json`, plot and page, and returns the
 /// summary's text with the analysis.
 pub fn write_run_summary(
     paths: &ResultPaths,
@@ -37,10 +37,11 @@ pub fn write_run_summary(
     let sidecar = Sidecar::read(&paths.sidecar).ok();
     let declared = sidecar.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let tables = sidecar.as_ref().map(|s| s.sweep.report.clone()).unwrap_or_default();
-    let config = &config.racing(sidecar.and_then(|s| s.race));
+    let config = &config.racing(sidecar.as_ref().and_then(|s| s.race));
     let analysis = analyse::analyse_sweep(&table.observations, config, rounds_are_blocks, &declared);
     let text = report::run_summary_markdown(&analysis, config, &tables, recorded_plan(paths), title);
     save(&paths.summary, &text)?;
+    save(&paths.html, &report::HtmlPage::sweep(&analysis, config, &text, sidecar.as_ref(), title))?;
     let json = serde_json::to_string_pretty(&report::analysis_json(&analysis, config)).expect("JSON values serialize");
     save(&paths.analysis, &json)?;
     if let Some(svg) = report::sweep_plot_svg(&analysis, config) {
@@ -91,6 +92,8 @@ pub fn write_ablation_summary(
     if let Some(svg) = report::ablation_plot_svg(&analysis, unit) {
         save(&paths.plot, &svg)?;
     }
+    let sidecar = Sidecar::read(&paths.sidecar).ok();
+    save(&paths.html, &report::HtmlPage::ablation(&analysis, &text, unit, sidecar.as_ref(), title))?;
     Ok((text, analysis))
 }
 

@@ -1,0 +1,218 @@
+//! The page's figures beyond `plot.rs`'s: baseline-relative effects and a comparison as forest plots,
+//! a fit's residuals and an ablation as a waterfall, each a `RowChart` built from analysis results.
+
+use super::number_format::percent;
+use super::row_chart::RowChart;
+use super::row_mark::RowMark;
+use super::setting_columns::SettingColumns;
+use crate::analyse::{AblationAnalysis, AblationEffects, AnalysisConfig, RelativeKind, SweepAnalysis};
+use crate::compare::Comparison;
+
+/// One forest plot per `relative` metric: each setting's ratio (or difference) against its baseline
+/// partner with the 95% interval, and a dashed line at no change (1, or 0).
+pub fn relative_forest_svgs(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Vec<String> {
+    let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting));
+    let baseline: Vec<String> = config.baseline.iter().map(|(name, value)| format!("{name}={value}")).collect();
+    let baseline = baseline.join(" ");
+    config
+        .relative
+        .iter()
+        .filter_map(|(metric, kind)| {
+            let mut effects: Vec<_> = analysis.relative.iter().filter(|e| e.metric == *metric).collect();
+            effects.sort_by_key(|e| e.setting);
+            let rows = effects
+                .iter()
+                .map(|e| {
+                    let mark = RowMark::interval(e.interval.map(|i| (i.effect, i.low, i.high)));
+                    (columns.label(&analysis.settings[e.setting].setting), mark)
+                })
+                .collect();
+            let (axis, reference) = match kind {
+                RelativeKind::Ratio => (format!("{metric}: setting / {baseline}"), 1.0),
+                RelativeKind::Difference => (format!("{metric}: setting - {baseline}"), 0.0),
+            };
+            let chart = RowChart {
+                title: format!("{metric} vs {baseline} (95% CI)"),
+                axis,
+                rows,
+                reference: Some(reference),
+                band: None,
+                legend: Vec::new(),
+            };
+            chart.svg()
+        })
+        .collect()
+}
+
+/// Where each setting's time goes: the mean seconds of each profile phase (`[metrics.profile] phases`)
+/// laid end to end, one bar per setting in grid order. None when no setting has a phase metric.
+pub fn phase_stack_svg(analysis: &SweepAnalysis, phases: &[String]) -> Option<String> {
+    let present: Vec<&String> =
+        phases.iter().filter(|phase| analysis.settings.iter().any(|s| s.metric(phase).is_some())).collect();
+    if present.is_empty() {
+        return None;
+    }
+    let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting));
+    let rows = analysis
+        .settings
+        .iter()
+        .map(|s| {
+            let parts = present.iter().map(|phase| s.metric(phase).map_or(0.0, |stats| stats.mean)).collect();
+            (columns.label(&s.setting), RowMark::Stack(parts))
+        })
+        .collect();
+    let chart = RowChart {
+        title: "Phase attribution per setting (mean seconds per phase)".to_string(),
+        axis: "seconds (s)".to_string(),
+        rows,
+        reference: None,
+        band: None,
+        legend: present.into_iter().cloned().collect(),
+    };
+    chart.svg()
+}
+
+/// A declared fit's residuals: per setting, (measured - fitted) as a share of measured, so a line
+/// that misses one end shows as bars growing towards it.
+pub fn fit_residuals_svg(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Option<String> {
+    let (fit, names) = (analysis.fit.as_ref()?, config.fit.as_ref()?);
+    let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting));
+    let mut points: Vec<(f64, f64, String)> = analysis
+        .settings
+        .iter()
+        .filter_map(|s| Some((s.value_of(&names.x)?, s.value_of(&names.y)?, columns.label(&s.setting))))
+        .collect();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let rows = points
+        .into_iter()
+        .map(|(x, y, label)| {
+            let residual = (y - fit.predict(x)) / y * 100.0;
+            (label, RowMark::Bar { from: 0.0, to: residual, whisker: None })
+        })
+        .collect();
+    let chart = RowChart {
+        title: format!("Residuals of the fit {} = fixed + per-unit x {}", names.y, names.x),
+        axis: format!("(measured - fitted) / measured, % of {}", names.y),
+        rows,
+        reference: Some(0.0),
+        band: None,
+        legend: Vec::new(),
+    };
+    chart.svg()
+}
+
+/// The ablation as a waterfall in the scope metric's unit: the baseline, each group's single delta
+/// stacked on the last, the interaction that is left, and the all-groups variant, each step with its
+/// 95% interval. None unless every effect could be measured.
+pub fn ablation_waterfall_svg(analysis: &AblationAnalysis, unit: Option<&str>) -> Option<String> {
+    let AblationEffects::Measured(effects) = &analysis.effects else { return None };
+    let baseline_ci = analysis.variants.iter().find(|v| v.variant.ablated().is_empty())?.metrics[0]?.ci95;
+    let interval = |to: f64, ci: Option<f64>| ci.map(|half| (to - half, to + half));
+    let mut rows = vec![(
+        "baseline".to_string(),
+        RowMark::Bar { from: 0.0, to: effects.baseline_mean, whisker: interval(effects.baseline_mean, baseline_ci) },
+    )];
+    let mut level = effects.baseline_mean;
+    let steps = effects
+        .singles
+        .iter()
+        .map(|(group, delta)| (format!("ablate {group}"), delta))
+        .chain(std::iter::once(("interaction".to_string(), &effects.interaction)));
+    for (label, delta) in steps {
+        let to = level + delta.estimate;
+        rows.push((label, RowMark::Bar { from: level, to, whisker: interval(to, delta.ci95) }));
+        level = to;
+    }
+    let all = effects.baseline_mean + effects.all.estimate;
+    rows.push((
+        "all groups ablated".to_string(),
+        RowMark::Bar { from: 0.0, to: all, whisker: interval(all, effects.all.ci95) },
+    ));
+    let chart = RowChart {
+        title: format!("{}: single deltas and their interaction (95% CI)", effects.metric),
+        axis: format!("{} ({})", effects.metric, unit.unwrap_or("in the engine's unit")),
+        rows,
+        reference: None,
+        band: None,
+        legend: Vec::new(),
+    };
+    chart.svg()
+}
+
+/// B/A per setting with its 95% interval, a line at 1 and the band of changes within the threshold.
+pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str) -> Option<String> {
+    let config = &comparison.config;
+    let columns = SettingColumns::of(comparison.settings.iter().map(|s| &s.setting));
+    // In value order (size=1, 2, 4), not in the order the runs happened in.
+    let mut settings: Vec<_> = comparison.settings.iter().collect();
+    settings.sort_by(|a, b| {
+        let (a, b) = (columns.numbers(&a.setting), columns.numbers(&b.setting));
+        a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let rows = settings
+        .into_iter()
+        .map(|s| {
+            let mark = RowMark::interval(s.ratio.map(|r| (r.ratio, r.low, r.high)));
+            let label = columns.label(&s.setting);
+            (if label.is_empty() { "all runs".to_string() } else { label }, mark)
+        })
+        .collect();
+    let threshold = config.threshold;
+    let chart = RowChart {
+        title: format!("{}: B/A per setting (95% CI)", config.metric),
+        axis: format!(
+            "B/A ({label_b} / {label_a}); {} is better; shaded: within {} of A",
+            config.direction,
+            percent(threshold)
+        ),
+        rows,
+        reference: Some(1.0),
+        band: Some((1.0 - threshold, 1.0 + threshold, format!("within {} of A", percent(threshold)))),
+        legend: Vec::new(),
+    };
+    chart.svg()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::analyse_ablation;
+    use crate::analyse::fixtures::{fixture_ablation, fixture_names, fixture_observation, fixture_slice_config};
+
+    #[test]
+    fn phases_stack_per_setting_in_grid_order() {
+        let observations: Vec<_> = [("1", 0.2, 0.5), ("2", 0.3, 0.4)]
+            .iter()
+            .map(|&(slices, attention, mlp)| {
+                fixture_observation(&[("slices", slices)], 1, &[("attention", attention), ("mlp", mlp)])
+            })
+            .collect();
+        let config = AnalysisConfig { group_by: vec![], ..fixture_slice_config() };
+        let analysis = crate::analyse::analyse_sweep(&observations, &config, true, &[]);
+        let phases = fixture_names(&["attention", "mlp", "absent"]);
+        let svg = phase_stack_svg(&analysis, &phases).unwrap();
+        assert!(svg.find(">slices=1<").unwrap() < svg.find(">slices=2<").unwrap());
+        assert!(svg.contains(">attention</text>") && svg.contains(">mlp</text>") && !svg.contains(">absent<"));
+        assert_eq!(svg.matches("fill=\"#4c78a8\"").count(), 3, "one attention part per setting and its swatch");
+        assert!(phase_stack_svg(&analysis, &fixture_names(&["absent"])).is_none());
+    }
+
+    #[test]
+    fn the_waterfall_steps_from_the_baseline_to_all_groups_ablated() {
+        let analysis = analyse_ablation(
+            &fixture_ablation(),
+            &fixture_names(&["broadcast_rows", "rank1_update"]),
+            &fixture_names(&["gated_delta"]),
+            0.05,
+            false,
+        );
+        let svg = ablation_waterfall_svg(&analysis, Some("s")).unwrap();
+        let order: Vec<usize> =
+            [">baseline<", ">ablate broadcast_rows<", ">ablate rank1_update<", ">interaction<", ">all groups ablated<"]
+                .iter()
+                .map(|label| svg.find(label).unwrap_or_else(|| panic!("no {label}")))
+                .collect();
+        assert!(order.windows(2).all(|pair| pair[0] < pair[1]));
+        assert!(svg.contains(">gated_delta (s)<"), "the unit is on the axis");
+    }
+}
