@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant, SystemTime};
@@ -15,8 +15,10 @@ use nix::unistd::Pid;
 
 use super::group_gate::GroupGate;
 use super::leftovers::{host, owner, OWNER_HOST_VAR, OWNER_VAR};
+use super::log_tail;
 use super::rank_command::RankCommand;
 use super::reaper::{self, Reaper};
+use super::service_command::ServiceCommand;
 use super::signal_subscription::Subscription;
 use super::signal_watch;
 use super::stop_reason::StopReason;
@@ -83,27 +85,57 @@ pub fn execute_with(
     limits: Limits,
     on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
 ) -> Execution {
+    execute_all(&[], commands, cwd, base_env, limits, on_group)
+}
+
+/// `execute` with services: each starts in its own group and must be ready (within its own limit)
+/// before the next starts, and all before `commands`; `commands` decide the outcome, and the services
+/// are stopped (SIGTERM, grace, SIGKILL) once they end. A service exiting before then fails the run.
+/// The timeout counts from the start of `commands`: a server may take long to load.
+pub fn execute_served(
+    services: &[ServiceCommand],
+    commands: &[RankCommand],
+    cwd: &Path,
+    base_env: &BaseEnv,
+    limits: Limits,
+) -> Execution {
+    execute_all(services, commands, cwd, base_env, limits, &mut |_| Ok(()))
+}
+
+fn execute_all(
+    services: &[ServiceCommand],
+    commands: &[RankCommand],
+    cwd: &Path,
+    base_env: &BaseEnv,
+    limits: Limits,
+    on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
+) -> Execution {
     let started = SystemTime::now();
     let clock = Instant::now();
     let (sender, events) = channel();
     let _signals = Subscription::new(sender.clone());
-    let mut run =
-        RunningGroups { members: Vec::new(), seen_below: Vec::new(), rank_of: rank_of(commands), events: &events };
+    let mut run = RunningGroups {
+        members: Vec::new(),
+        seen_below: Vec::new(),
+        rank_of: rank_of(commands),
+        services: services.iter().map(|service| (service.name.clone(), service.command.log.clone())).collect(),
+        events: &events,
+    };
     if let Some(signal) = signal_watch::received() {
         return Execution { reason: StopReason::Interrupted { signal }, started, duration: clock.elapsed() };
     }
-    for (index, command) in commands.iter().enumerate() {
-        match spawn(command, cwd, base_env, (index, &sender), on_group) {
-            Ok(member) => run.members.push(Some(member)),
-            Err(error) => {
-                let program = command.argv.first().cloned().unwrap_or_default();
-                let reason = StopReason::SpawnFailed { program, error: error.to_string() };
-                run.terminate(limits.grace);
-                return Execution { reason, started, duration: clock.elapsed() };
-            }
-        }
+    let ready = services.iter().try_for_each(|service| {
+        run.start(&service.command, cwd, base_env, &sender, on_group)?;
+        run.await_ready(run.members.len() - 1, service)
+    });
+    let all_started = ready
+        .and_then(|()| commands.iter().try_for_each(|command| run.start(command, cwd, base_env, &sender, on_group)));
+    if let Err(reason) = all_started {
+        run.terminate(limits.grace);
+        return Execution { reason, started, duration: clock.elapsed() };
     }
-    let reason = run.wait(clock.checked_add(limits.timeout), limits.grace, clock);
+    let client_clock = Instant::now();
+    let reason = run.wait(client_clock.checked_add(limits.timeout), limits.grace, client_clock);
     Execution { reason, started, duration: clock.elapsed() }
 }
 
@@ -171,13 +203,85 @@ struct RunningGroups<'a> {
     members: Vec<Option<Member>>,
     /// Processes found below the members when they were signalled, wherever they went since.
     seen_below: Vec<Pid>,
+    /// Rank of each command, indexed after the services.
     rank_of: Vec<Option<u32>>,
+    /// Name and log of each service: the first members.
+    services: Vec<(String, PathBuf)>,
     events: &'a Receiver<Event>,
 }
+
+/// How long a readiness wait sleeps between probes (it wakes early for an exit or a signal).
+const READY_POLL: Duration = Duration::from_millis(100);
 
 impl RunningGroups<'_> {
     fn alive(&self) -> usize {
         self.members.iter().filter(|member| member.is_some()).count()
+    }
+
+    /// Members that decide the run: everything but the services.
+    fn clients_alive(&self) -> usize {
+        self.members.iter().skip(self.services.len()).filter(|member| member.is_some()).count()
+    }
+
+    /// Starts the next member (service or command).
+    fn start(
+        &mut self,
+        command: &RankCommand,
+        cwd: &Path,
+        base_env: &BaseEnv,
+        sender: &Sender<Event>,
+        on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
+    ) -> Result<(), StopReason> {
+        let index = self.members.len();
+        let member =
+            spawn(command, cwd, base_env, (index, sender), on_group).map_err(|error| StopReason::SpawnFailed {
+                program: command.argv.first().cloned().unwrap_or_default(),
+                error: error.to_string(),
+            })?;
+        self.members.push(Some(member));
+        Ok(())
+    }
+
+    /// Probes the service at `index` every `READY_POLL` until it is ready; any member's exit, a signal
+    /// or the end of its `within` stops the wait with the reason the run fails.
+    fn await_ready(&mut self, index: usize, service: &ServiceCommand) -> Result<(), StopReason> {
+        let deadline = later(Instant::now(), service.within);
+        loop {
+            if service.readiness.is_ready(&service.command.log) {
+                return Ok(());
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                let what = format!("was not ready within {}", humantime::format_duration(service.within));
+                return Err(self.service_failure(index, what));
+            }
+            match self.events.recv_timeout(READY_POLL.min(deadline - now)) {
+                Ok(Event::Exited { index, status }) => {
+                    self.members[index] = None;
+                    return Err(self.service_exit(index, status, "before it was ready"));
+                }
+                Ok(Event::Signal(signal)) => return Err(StopReason::Interrupted { signal }),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => unreachable!("the executor holds a sender"),
+            }
+        }
+    }
+
+    /// Any exit of a service before it is stopped is a failure, even with status 0.
+    fn service_exit(&self, index: usize, status: std::io::Result<ExitStatus>, when: &str) -> StopReason {
+        let what = match &status {
+            Ok(status) => match status.code() {
+                Some(code) => format!("exited with code {code} {when}"),
+                None => format!("was killed by signal {} {when}", status.signal().unwrap_or(0)),
+            },
+            Err(error) => format!("could not be waited for: {error}"),
+        };
+        self.service_failure(index, what)
+    }
+
+    fn service_failure(&self, index: usize, what: String) -> StopReason {
+        let (name, log) = &self.services[index];
+        StopReason::ServiceFailed { name: name.clone(), what, tail: log_tail::last_lines(log) }
     }
 
     /// Waits for every member; the first failure, the deadline or a signal stops the rest. Returns
@@ -188,6 +292,12 @@ impl RunningGroups<'_> {
         let all_groups: Vec<Pid> = self.members.iter().flatten().map(|member| member.group).collect();
         while self.alive() > 0 {
             let now = Instant::now();
+            if kill_at.is_none() && self.clients_alive() == 0 {
+                // Only services are left: the run is over, stop them.
+                self.signal_all(Signal::SIGTERM);
+                kill_at = Some(later(now, grace));
+                continue;
+            }
             let wake_at = kill_at.or(deadline);
             if wake_at.is_some_and(|at| now >= at) {
                 match kill_at {
@@ -210,7 +320,12 @@ impl RunningGroups<'_> {
             let stop = match event {
                 Ok(Event::Exited { index, status }) => {
                     self.members[index] = None;
-                    self.failure(index, status)
+                    // Once stopping, exits are what was asked for.
+                    if kill_at.is_some() {
+                        None
+                    } else {
+                        self.failure(index, status)
+                    }
                 }
                 Ok(Event::Signal(signal)) => Some(StopReason::Interrupted { signal }),
                 Err(RecvTimeoutError::Timeout) => None,
@@ -229,7 +344,10 @@ impl RunningGroups<'_> {
     }
 
     fn failure(&self, index: usize, status: std::io::Result<ExitStatus>) -> Option<StopReason> {
-        let rank = self.rank_of[index];
+        if index < self.services.len() {
+            return Some(self.service_exit(index, status, "while the run went on"));
+        }
+        let rank = self.rank_of[index - self.services.len()];
         match status {
             Ok(status) if status.success() => None,
             Ok(status) => Some(match status.code() {
@@ -348,5 +466,68 @@ mod tests {
             log: dir.path().join("x.log"),
         };
         assert!(matches!(run(&[command], 1000).reason, StopReason::SpawnFailed { .. }));
+    }
+
+    fn service(script: &str, log: &Path, within_ms: u64) -> ServiceCommand {
+        ServiceCommand {
+            name: "server".into(),
+            command: sh(script, log),
+            readiness: super::super::Readiness::Log(regex::Regex::new("^listening").unwrap()),
+            within: Duration::from_millis(within_ms),
+        }
+    }
+
+    fn served(services: &[ServiceCommand], client: RankCommand) -> Execution {
+        let limits = Limits { timeout: Duration::from_secs(20), grace: Duration::from_millis(300) };
+        execute_served(services, &[client], Path::new("/"), &BaseEnv::Inherit, limits)
+    }
+
+    fn gone(pid_file: &Path) -> bool {
+        let pid: i32 = std::fs::read_to_string(pid_file).unwrap().trim().parse().unwrap();
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        state.is_empty() || state.contains(") Z ")
+    }
+
+    #[test]
+    fn the_client_decides_and_a_ready_service_is_stopped_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid = dir.path().join("pid");
+        let server = service(
+            &format!("echo $$ > {}; echo listening; exec sleep 30", pid.display()),
+            &dir.path().join("s.log"),
+            5000,
+        );
+        let execution = served(&[server], sh("sleep 0.1", &dir.path().join("c.log")));
+        assert_eq!(execution.reason, StopReason::Succeeded);
+        assert!(execution.duration < Duration::from_secs(10));
+        assert!(gone(&pid), "the service outlived its run");
+    }
+
+    #[test]
+    fn a_service_dying_during_the_run_fails_it_with_its_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = service("echo listening; sleep 0.3; echo boom; exit 4", &dir.path().join("s.log"), 5000);
+        let execution = served(&[server], sh("sleep 30", &dir.path().join("c.log")));
+        let reason = execution.reason.to_string();
+        assert!(reason.contains("service `server` exited with code 4 while the run went on"), "{reason}");
+        assert!(reason.ends_with("listening | boom"), "{reason}");
+        assert!(execution.duration < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_service_never_ready_fails_the_run_and_the_client_never_starts() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid = dir.path().join("pid");
+        let server = service(
+            &format!("echo $$ > {}; echo loading; exec sleep 30", pid.display()),
+            &dir.path().join("s.log"),
+            400,
+        );
+        let marker = dir.path().join("client-ran");
+        let execution = served(&[server], sh(&format!("touch {}", marker.display()), &dir.path().join("c.log")));
+        let reason = execution.reason.to_string();
+        assert!(reason.contains("was not ready within 400ms; its log ends: loading"), "{reason}");
+        assert!(!marker.exists());
+        assert!(gone(&pid));
     }
 }

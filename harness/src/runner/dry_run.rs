@@ -60,8 +60,13 @@ pub fn describe_plan(
         for (path, text) in &prepared.inputs {
             let _ = writeln!(out, "        input {} ({} bytes)", path.display(), text.len());
         }
-        for command in prepared.pre_run.iter().chain(&prepared.commands) {
-            let who = command.rank.map_or_else(|| "run".to_string(), |rank| format!("rank {rank}"));
+        let pre_run = prepared.pre_run.iter().map(|command| ("run".to_string(), command));
+        let services = prepared.services.iter().map(|service| (format!("service {}", service.name), &service.command));
+        let ranks = prepared
+            .commands
+            .iter()
+            .map(|command| (command.rank.map_or_else(|| "run".to_string(), |rank| format!("rank {rank}")), command));
+        for (who, command) in pre_run.chain(services).chain(ranks) {
             let _ = writeln!(out, "        {who}: {}", command.display());
         }
     }

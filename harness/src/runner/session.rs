@@ -158,7 +158,7 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Pre-run commands, then the ranks, all under the run's timeout.
+    /// Pre-run commands, then the services and the ranks, all under the run's timeout.
     fn execute(&self, prepared: &PreparedRun, base_env: &BaseEnv) -> Execution {
         let limits = Limits { timeout: self.sweep.engine.timeout, grace: self.sweep.engine.grace };
         for command in &prepared.pre_run {
@@ -167,7 +167,7 @@ impl<'a> Session<'a> {
                 return execution;
             }
         }
-        launch::execute(&prepared.commands, &prepared.run_dir, base_env, limits)
+        launch::execute_served(&prepared.services, &prepared.commands, &prepared.run_dir, base_env, limits)
     }
 
     fn extract(
@@ -182,7 +182,9 @@ impl<'a> Session<'a> {
             .iter()
             .find(|command| command.rank.is_none_or(|rank| rank == engine.result.rank))
             .map_or_else(|| prepared.run_dir.join("output.log"), |command| command.log.clone());
-        let logs = RunLogs { result_log, rank_logs };
+        let service_logs =
+            prepared.services.iter().map(|service| (service.name.clone(), service.command.log.clone())).collect();
+        let logs = RunLogs { result_log, rank_logs, service_logs };
         let output = extract::EngineOutput { result: &engine.result, profile_prefix: engine.profile_prefix.as_deref() };
         let metrics = extract::extract_metrics(&self.sweep.metrics, output, &logs, &setting.context())?;
         extract::apply_checks(&self.sweep.checks, &metrics, &prepared.context)?;
