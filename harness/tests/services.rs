@@ -220,3 +220,31 @@ fn a_service_with_two_readiness_rules_is_bad_input_naming_file_line_and_key() {
         stderr(&output)
     );
 }
+
+#[test]
+fn bad_service_declarations_are_refused_at_load_naming_the_key() {
+    let workspace = Workspace::new();
+    let spec = served_sweep(&workspace, "bad", "", HEALTH, CLIENT);
+    let good = std::fs::read_to_string(workspace.path().join(&spec)).unwrap();
+    let cases = [
+        (
+            "result = [\"output_tps\"]",
+            "result = [\"output_tps\"]\nresult_process = \"sever\"",
+            "metrics.result_process`: unknown process `sever` (one of client, server)",
+        ),
+        ("port = \"auto\"", "port = \"8000\"", "run.service[0].port`: `8000`: the only value is \"auto\""),
+        (
+            "port = \"auto\"",
+            "port = \"auto\"\nreuse_across = [\"mode\"]",
+            "run.service[0].reuse_across`: not supported yet",
+        ),
+        ("--pid-file", "{{model}}", "run.service[0].args[5]`: unknown template variable `model`"),
+        ("name = \"server\"", "name = \"client\"", "run.service[0].name`: `client` is not a service name"),
+    ];
+    for (from, to, expected) in cases {
+        workspace.write(&spec, &good.replacen(from, to, 1));
+        let output = sweep(workspace.path(), &["check", &spec]);
+        assert_eq!(output.status.code(), Some(2), "{to}: {}", stderr(&output));
+        assert!(stderr(&output).contains(expected), "{to}: {}", stderr(&output));
+    }
+}

@@ -91,7 +91,7 @@ pub fn execute_with(
 /// `execute` with services: each starts in its own group and must be ready (within its own limit)
 /// before the next starts, and all before `commands`; `commands` decide the outcome, and the services
 /// are stopped (SIGTERM, grace, SIGKILL) once they end. A service exiting before then fails the run.
-/// The timeout counts from the start of `commands`: a server may take long to load.
+/// The timeout and the recorded duration count from the start of `commands`: a server may take long to load.
 pub fn execute_served(
     services: &[ServiceCommand],
     commands: &[RankCommand],
@@ -119,6 +119,7 @@ fn execute_all(
         seen_below: Vec::new(),
         rank_of: rank_of(commands),
         services: services.iter().map(|service| (service.name.clone(), service.command.log.clone())).collect(),
+        clients_ended: None,
         events: &events,
     };
     if let Some(signal) = signal_watch::received() {
@@ -128,15 +129,21 @@ fn execute_all(
         run.start(&service.command, cwd, base_env, &sender, on_group)?;
         run.await_ready(run.members.len() - 1, service)
     });
+    // A served run is timed from its main process on: a server's start-up is not what it measures.
+    let (started, clock) = match ready {
+        Ok(()) if !services.is_empty() => (SystemTime::now(), Instant::now()),
+        _ => (started, clock),
+    };
     let all_started = ready
         .and_then(|()| commands.iter().try_for_each(|command| run.start(command, cwd, base_env, &sender, on_group)));
     if let Err(reason) = all_started {
         run.terminate(limits.grace);
         return Execution { reason, started, duration: clock.elapsed() };
     }
-    let client_clock = Instant::now();
-    let reason = run.wait(client_clock.checked_add(limits.timeout), limits.grace, client_clock);
-    Execution { reason, started, duration: clock.elapsed() }
+    let reason = run.wait(clock.checked_add(limits.timeout), limits.grace, clock);
+    // Until the main processes ended: stopping the services afterwards is not part of the run.
+    let duration = run.clients_ended.unwrap_or_else(Instant::now).saturating_duration_since(clock);
+    Execution { reason, started, duration }
 }
 
 fn rank_of(commands: &[RankCommand]) -> Vec<Option<u32>> {
@@ -207,6 +214,8 @@ struct RunningGroups<'a> {
     rank_of: Vec<Option<u32>>,
     /// Name and log of each service: the first members.
     services: Vec<(String, PathBuf)>,
+    /// When the last member that is not a service exited.
+    clients_ended: Option<Instant>,
     events: &'a Receiver<Event>,
 }
 
@@ -320,6 +329,9 @@ impl RunningGroups<'_> {
             let stop = match event {
                 Ok(Event::Exited { index, status }) => {
                     self.members[index] = None;
+                    if index >= self.services.len() && self.clients_alive() == 0 {
+                        self.clients_ended.get_or_insert_with(Instant::now);
+                    }
                     // Once stopping, exits are what was asked for.
                     if kill_at.is_some() {
                         None
@@ -493,13 +505,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let pid = dir.path().join("pid");
         let server = service(
-            &format!("echo $$ > {}; echo listening; exec sleep 30", pid.display()),
+            &format!("echo $$ > {}; trap '' TERM; sleep 1; echo listening; sleep 30", pid.display()),
             &dir.path().join("s.log"),
             5000,
         );
+        let wall = Instant::now();
         let execution = served(&[server], sh("sleep 0.1", &dir.path().join("c.log")));
         assert_eq!(execution.reason, StopReason::Succeeded);
-        assert!(execution.duration < Duration::from_secs(10));
+        // SIGTERM is ignored: killed after the grace period, which (like the start-up) is not the run's time.
+        assert!(wall.elapsed() >= Duration::from_millis(1300), "{:?}", wall.elapsed());
+        assert!(execution.duration < Duration::from_millis(900), "{:?}", execution.duration);
         assert!(gone(&pid), "the service outlived its run");
     }
 
