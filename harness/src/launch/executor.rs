@@ -545,4 +545,17 @@ mod tests {
         assert!(!marker.exists());
         assert!(gone(&pid));
     }
+
+    #[test]
+    fn a_client_timing_out_stops_its_service_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid = dir.path().join("pid");
+        let script = format!("echo $$ > {}; trap '' TERM; echo listening; sleep 30", pid.display());
+        let server = service(&script, &dir.path().join("s.log"), 5000);
+        let limits = Limits { timeout: Duration::from_millis(300), grace: Duration::from_millis(300) };
+        let client = sh("sleep 30", &dir.path().join("c.log"));
+        let execution = execute_served(&[server], &[client], Path::new("/"), &BaseEnv::Inherit, limits);
+        assert!(matches!(execution.reason, StopReason::TimedOut { .. }), "{:?}", execution.reason);
+        assert!(gone(&pid), "the service outlived its run");
+    }
 }
