@@ -255,8 +255,9 @@ impl RunningGroups<'_> {
     /// or the end of its `within` stops the wait with the reason the run fails.
     fn await_ready(&mut self, index: usize, service: &ServiceCommand) -> Result<(), StopReason> {
         let deadline = later(Instant::now(), service.within);
+        let mut scanned = 0;
         loop {
-            if service.readiness.is_ready(&service.command.log) {
+            if service.readiness.is_ready(&service.command.log, &mut scanned) {
                 return Ok(());
             }
             let now = Instant::now();

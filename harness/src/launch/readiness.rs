@@ -1,6 +1,6 @@
 //! `Readiness`: when a started service counts as ready, probed without side effects on the run.
 
-use std::io::{Read, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::Path;
 use std::time::Duration;
@@ -20,15 +20,31 @@ pub enum Readiness {
 const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 
 impl Readiness {
-    pub fn is_ready(&self, log: &Path) -> bool {
+    /// `scanned`: how much of the log earlier probes read and found only complete non-matching lines
+    /// in, so a server logging for twenty minutes is not re-read from the start every probe.
+    pub fn is_ready(&self, log: &Path, scanned: &mut u64) -> bool {
         match self {
-            Readiness::Log(pattern) => {
-                std::fs::read(log).is_ok_and(|bytes| pattern.is_match(&String::from_utf8_lossy(&bytes)))
-            }
+            Readiness::Log(pattern) => log_matches(pattern, log, scanned),
             Readiness::Tcp(address) => connect(address).is_some(),
             Readiness::Http(url) => http_ok(url),
         }
     }
+}
+
+/// Reads the log from `scanned` on; a partial last line is read again next time, when it is complete.
+fn log_matches(pattern: &regex::Regex, log: &Path, scanned: &mut u64) -> bool {
+    let Ok(mut file) = std::fs::File::open(log) else { return false };
+    let mut fresh = Vec::new();
+    if file.seek(SeekFrom::Start(*scanned)).is_err() || file.read_to_end(&mut fresh).is_err() {
+        return false;
+    }
+    if pattern.is_match(&String::from_utf8_lossy(&fresh)) {
+        return true;
+    }
+    if let Some(last_newline) = fresh.iter().rposition(|&byte| byte == b'\n') {
+        *scanned += last_newline as u64 + 1;
+    }
+    false
 }
 
 fn connect(address: &str) -> Option<TcpStream> {
@@ -64,9 +80,9 @@ mod tests {
     fn tcp_is_ready_only_while_something_listens() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap().to_string();
-        assert!(Readiness::Tcp(address.clone()).is_ready(Path::new("/nonexistent")));
+        assert!(Readiness::Tcp(address.clone()).is_ready(Path::new("/nonexistent"), &mut 0));
         drop(listener);
-        assert!(!Readiness::Tcp(address).is_ready(Path::new("/nonexistent")));
+        assert!(!Readiness::Tcp(address).is_ready(Path::new("/nonexistent"), &mut 0));
     }
 
     #[test]
@@ -81,18 +97,22 @@ mod tests {
                 stream.write_all(answer.as_bytes()).unwrap();
                 String::from_utf8_lossy(&request[..read]).into_owned()
             });
-            assert_eq!(Readiness::Http(url).is_ready(Path::new("/nonexistent")), ready, "{answer}");
+            assert_eq!(Readiness::Http(url).is_ready(Path::new("/nonexistent"), &mut 0), ready, "{answer}");
             assert!(server.join().unwrap().starts_with("GET /health HTTP/1.0\r\n"));
         }
     }
 
     #[test]
-    fn log_is_ready_once_a_line_matches() {
+    fn log_is_ready_once_a_line_matches_and_complete_lines_are_read_once() {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("service.log");
         let readiness = Readiness::Log(regex::Regex::new("Uvicorn running on").unwrap());
-        assert!(!readiness.is_ready(&log));
+        let mut scanned = 0;
+        assert!(!readiness.is_ready(&log, &mut scanned));
+        std::fs::write(&log, "loading\nINFO: Uvicorn run").unwrap();
+        assert!(!readiness.is_ready(&log, &mut scanned));
+        assert_eq!(scanned, "loading\n".len() as u64, "the partial line is read again");
         std::fs::write(&log, "loading\nINFO: Uvicorn running on http://0.0.0.0:8000\n").unwrap();
-        assert!(readiness.is_ready(&log));
+        assert!(readiness.is_ready(&log, &mut scanned));
     }
 }
