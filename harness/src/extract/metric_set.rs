@@ -334,4 +334,28 @@ mod tests {
         let error = apply_checks(&checks, &BTreeMap::new(), &json!({"rows": 1})).unwrap_err();
         assert!(error.to_string().starts_with("check `missing * 2`: "), "{error}");
     }
+
+    #[test]
+    fn a_metric_with_a_process_reads_that_service_log_and_the_rest_the_client() {
+        let (dir, mut logs) = logs_with("load_client output_tps=900\n");
+        let server_log = dir.path().join("service-server.log");
+        std::fs::write(&server_log, "load_client output_tps=1\nbatch_size=64\n").unwrap();
+        logs.service_logs.insert("server".into(), server_log);
+        let regex = |process: Option<&str>| RegexMetricDecl {
+            pattern: r"batch_size=(\d+)".into(),
+            rank: None,
+            process: process.map(str::to_string),
+        };
+        let decl = MetricsDecl {
+            result: vec!["output_tps".into()],
+            regex: [("batch".to_string(), regex(Some("server")))].into(),
+            ..Default::default()
+        };
+        let result = ResultLine { prefix: "load_client".into(), rank: 0 };
+        let metrics = extract_metrics(&decl, output(&result), &logs, &Default::default()).unwrap();
+        assert_eq!((metrics["output_tps"], metrics["batch"]), (900.0, 64.0));
+        let from_client = MetricsDecl { regex: [("batch".to_string(), regex(None))].into(), ..Default::default() };
+        let error = extract_metrics(&from_client, output(&result), &logs, &Default::default()).unwrap_err();
+        assert!(matches!(error, ExtractError::NoMatch { .. }), "{error}");
+    }
 }
