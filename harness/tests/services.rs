@@ -235,8 +235,8 @@ fn bad_service_declarations_are_refused_at_load_naming_the_key() {
         ("port = \"auto\"", "port = \"8000\"", "run.service[0].port`: `8000`: the only value is \"auto\""),
         (
             "port = \"auto\"",
-            "port = \"auto\"\nreuse_across = [\"mode\"]",
-            "run.service[0].reuse_across`: not supported yet",
+            "port = \"auto\"\nreuse_across = [\"batch\"]",
+            "run.service[0].reuse_across`: unknown parameter `batch`",
         ),
         ("--pid-file", "{{model}}", "run.service[0].args[5]`: unknown template variable `model`"),
         ("name = \"server\"", "name = \"client\"", "run.service[0].name`: `client` is not a service name"),
@@ -247,4 +247,38 @@ fn bad_service_declarations_are_refused_at_load_naming_the_key() {
         assert_eq!(output.status.code(), Some(2), "{to}: {}", stderr(&output));
         assert!(stderr(&output).contains(expected), "{to}: {}", stderr(&output));
     }
+}
+
+#[test]
+fn reuse_across_serves_the_settings_of_a_round_that_differ_only_there_from_one_instance() {
+    let workspace = Workspace::new();
+    let client = r#""--url", "http://127.0.0.1:{{port}}", "--concurrency", "{{concurrency}}""#;
+    let spec = served_sweep(&workspace, "reused", "", HEALTH, client);
+    let text = std::fs::read_to_string(workspace.path().join(&spec)).unwrap();
+    let text = text
+        .replace("mode = [\"off\"]", "mode = [\"off\", \"all\"]\nconcurrency = [1, 2]")
+        .replace("count = 1", "count = 2")
+        .replace("port = \"auto\"", "port = \"auto\"\nreuse_across = [\"concurrency\"]");
+    workspace.write(&spec, &text);
+    let output = sweep(workspace.path(), &["run", &spec]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let mut rows = csv_rows(&workspace.result_csv("reused"));
+    assert_eq!(rows.len(), 8);
+    rows.sort_by_key(|row| row["order"].parse::<u32>().unwrap());
+    let mut instances = Vec::new();
+    for pair in rows.chunks(2) {
+        // Both concurrencies of one mode and round, back to back, beside the first one's server.
+        assert_eq!((&pair[0]["param.mode"], &pair[0]["rep"]), (&pair[1]["param.mode"], &pair[1]["rep"]), "{rows:?}");
+        assert!(pair.iter().all(|row| row["status"] == "ok"), "{pair:?}");
+        let (first, second) = (PathBuf::from(&pair[0]["log_dir"]), PathBuf::from(&pair[1]["log_dir"]));
+        let link =
+            std::fs::read_link(second.join("service-server.log")).expect("the second run links the instance's log");
+        assert_eq!(link, first.join("service-server.log"));
+        assert!(!second.join("server.pid").exists(), "a second server started");
+        instances.push(server_pid(&first));
+    }
+    instances.sort_unstable();
+    instances.dedup();
+    assert_eq!(instances.len(), 4, "one instance per mode per round");
+    assert!(instances.iter().all(|&pid| is_gone(pid)));
 }

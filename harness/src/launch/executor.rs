@@ -119,16 +119,15 @@ fn execute_all(
         seen_below: Vec::new(),
         rank_of: rank_of(commands),
         services: services.iter().map(|service| (service.name.clone(), service.command.log.clone())).collect(),
+        first_client: services.len(),
+        keep_services: false,
         clients_ended: None,
         events: &events,
     };
     if let Some(signal) = signal_watch::received() {
         return Execution { reason: StopReason::Interrupted { signal }, started, duration: clock.elapsed() };
     }
-    let ready = services.iter().try_for_each(|service| {
-        run.start(&service.command, cwd, base_env, &sender, on_group)?;
-        run.await_ready(run.members.len() - 1, service)
-    });
+    let ready = run.start_services(services, cwd, base_env, &sender, on_group);
     // A served run is timed from its main process on: a server's start-up is not what it measures.
     let (started, clock) = match ready {
         Ok(()) if !services.is_empty() => (SystemTime::now(), Instant::now()),
@@ -144,6 +143,53 @@ fn execute_all(
     // Until the main processes ended: stopping the services afterwards is not part of the run.
     let duration = run.clients_ended.unwrap_or_else(Instant::now).saturating_duration_since(clock);
     Execution { reason, started, duration }
+}
+
+/// Runs one batch of commands after another (each in its own cwd, timed and limited on its own) beside
+/// one instance of `services`, started and ready before the first and stopped after the last. Each
+/// batch's `Execution` goes to `on_run` before the next batch starts; the group ends early when
+/// `on_run` says so or a batch does not succeed (a failed run stops the services too: the next group
+/// starts fresh ones). Returns how many batches were handed to `on_run`.
+pub fn execute_shared(
+    services: &[ServiceCommand],
+    batches: &[(&[RankCommand], &Path)],
+    base_env: &BaseEnv,
+    limits: Limits,
+    on_run: &mut dyn FnMut(usize, Execution) -> bool,
+) -> usize {
+    let Some(&(_, first_cwd)) = batches.first() else { return 0 };
+    let (sender, events) = channel();
+    let _signals = Subscription::new(sender.clone());
+    let mut run = RunningGroups {
+        members: Vec::new(),
+        seen_below: Vec::new(),
+        rank_of: Vec::new(),
+        services: services.iter().map(|service| (service.name.clone(), service.command.log.clone())).collect(),
+        first_client: 0,
+        keep_services: true,
+        clients_ended: None,
+        events: &events,
+    };
+    let (started, clock) = (SystemTime::now(), Instant::now());
+    let ready = match signal_watch::received() {
+        Some(signal) => Err(StopReason::Interrupted { signal }),
+        None => run.start_services(services, first_cwd, base_env, &sender, &mut |_| Ok(())),
+    };
+    if let Err(reason) = ready {
+        run.terminate(limits.grace);
+        on_run(0, Execution { reason, started, duration: clock.elapsed() });
+        return 1;
+    }
+    for (index, &(commands, cwd)) in batches.iter().enumerate() {
+        let execution = run.run_batch(commands, cwd, base_env, limits, &sender);
+        let succeeded = execution.reason == StopReason::Succeeded;
+        if !on_run(index, execution) || !succeeded || index + 1 == batches.len() {
+            run.keep_services = false;
+            run.terminate(limits.grace);
+            return index + 1;
+        }
+    }
+    unreachable!("the last batch returns")
 }
 
 fn rank_of(commands: &[RankCommand]) -> Vec<Option<u32>> {
@@ -214,6 +260,10 @@ struct RunningGroups<'a> {
     rank_of: Vec<Option<u32>>,
     /// Name and log of each service: the first members.
     services: Vec<(String, PathBuf)>,
+    /// Index of the first member of the commands in flight (`rank_of` is theirs).
+    first_client: usize,
+    /// Whether the services outlive the commands in flight (more commands will run beside them).
+    keep_services: bool,
     /// When the last member that is not a service exited.
     clients_ended: Option<Instant>,
     events: &'a Receiver<Event>,
@@ -230,6 +280,44 @@ impl RunningGroups<'_> {
     /// Members that decide the run: everything but the services.
     fn clients_alive(&self) -> usize {
         self.members.iter().skip(self.services.len()).filter(|member| member.is_some()).count()
+    }
+
+    /// Starts each service, each ready before the next starts.
+    fn start_services(
+        &mut self,
+        services: &[ServiceCommand],
+        cwd: &Path,
+        base_env: &BaseEnv,
+        sender: &Sender<Event>,
+        on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
+    ) -> Result<(), StopReason> {
+        services.iter().try_for_each(|service| {
+            self.start(&service.command, cwd, base_env, sender, on_group)?;
+            self.await_ready(self.members.len() - 1, service)
+        })
+    }
+
+    /// One batch of commands beside the running services, timed from its start to its end.
+    fn run_batch(
+        &mut self,
+        commands: &[RankCommand],
+        cwd: &Path,
+        base_env: &BaseEnv,
+        limits: Limits,
+        sender: &Sender<Event>,
+    ) -> Execution {
+        self.first_client = self.members.len();
+        self.rank_of = rank_of(commands);
+        self.clients_ended = None;
+        let (started, clock) = (SystemTime::now(), Instant::now());
+        let spawned =
+            commands.iter().try_for_each(|command| self.start(command, cwd, base_env, sender, &mut |_| Ok(())));
+        let reason = match spawned {
+            Ok(()) => self.wait(clock.checked_add(limits.timeout), limits.grace, clock),
+            Err(reason) => reason,
+        };
+        let duration = self.clients_ended.unwrap_or_else(Instant::now).saturating_duration_since(clock);
+        Execution { reason, started, duration }
     }
 
     /// Starts the next member (service or command).
@@ -303,6 +391,9 @@ impl RunningGroups<'_> {
         while self.alive() > 0 {
             let now = Instant::now();
             if kill_at.is_none() && self.clients_alive() == 0 {
+                if self.keep_services {
+                    break;
+                }
                 // Only services are left: the run is over, stop them.
                 self.signal_all(Signal::SIGTERM);
                 kill_at = Some(later(now, grace));
@@ -352,7 +443,10 @@ impl RunningGroups<'_> {
         }
         // A member may have left processes behind: in its group (a compiler under make), or
         // re-parented to sweep (ranks whose mpirun is gone).
-        reaper::kill_leftovers(&all_groups, &self.seen_below);
+        // Services kept for the next commands are not leftovers.
+        let kept: Vec<Pid> = self.members[..self.services.len()].iter().flatten().map(|member| member.group).collect();
+        let groups: Vec<Pid> = all_groups.into_iter().filter(|group| !kept.contains(group)).collect();
+        reaper::kill_leftovers(&groups, &self.seen_below);
         reason.unwrap_or(StopReason::Succeeded)
     }
 
@@ -360,7 +454,7 @@ impl RunningGroups<'_> {
         if index < self.services.len() {
             return Some(self.service_exit(index, status, "while the run went on"));
         }
-        let rank = self.rank_of[index - self.services.len()];
+        let rank = self.rank_of[index - self.first_client];
         match status {
             Ok(status) if status.success() => None,
             Ok(status) => Some(match status.code() {
@@ -558,5 +652,26 @@ mod tests {
         let execution = execute_served(&[server], &[client], Path::new("/"), &BaseEnv::Inherit, limits);
         assert!(matches!(execution.reason, StopReason::TimedOut { .. }), "{:?}", execution.reason);
         assert!(gone(&pid), "the service outlived its run");
+    }
+
+    #[test]
+    fn batches_share_one_service_instance_which_is_stopped_after_the_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid = dir.path().join("pid");
+        let script = format!("echo $$ >> {}; echo listening; exec sleep 30", pid.display());
+        let server = service(&script, &dir.path().join("s.log"), 5000);
+        let first = [sh("sleep 0.1", &dir.path().join("c1.log"))];
+        let second = [sh("exit 0", &dir.path().join("c2.log"))];
+        let batches: [(&[RankCommand], &Path); 2] = [(&first, dir.path()), (&second, dir.path())];
+        let limits = Limits { timeout: Duration::from_secs(20), grace: Duration::from_millis(300) };
+        let mut reasons = Vec::new();
+        let done = execute_shared(&[server], &batches, &BaseEnv::Inherit, limits, &mut |index, execution| {
+            reasons.push((index, execution.reason));
+            true
+        });
+        assert_eq!(done, 2);
+        assert_eq!(reasons, [(0, StopReason::Succeeded), (1, StopReason::Succeeded)]);
+        assert_eq!(std::fs::read_to_string(&pid).unwrap().lines().count(), 1, "one instance for both");
+        assert!(gone(&pid), "the service outlived its runs");
     }
 }

@@ -25,7 +25,7 @@ mod stop_reason;
 
 pub use array_job::ArrayJob;
 pub use captured::Captured;
-pub use executor::{execute, execute_served, execute_with, BaseEnv, Event, Execution, Limits};
+pub use executor::{execute, execute_served, execute_shared, execute_with, BaseEnv, Event, Execution, Limits};
 pub use leftovers::{kill_leftovers_of_dead_sweeps, kill_sweep_group, OWNER_HOST_VAR, OWNER_VAR};
 pub use rank_command::{shell_line, RankCommand};
 pub use readiness::Readiness;

@@ -40,8 +40,23 @@ pub fn prepare_run(
     variant: &VariantSite,
     run_dir: &Path,
 ) -> Result<PreparedRun, SpecError> {
+    prepare_served_run(sweep, setting, rep, variant, run_dir, None)
+}
+
+/// `prepare_run` for a run beside a service instance that is already up: `{{port}}` is its port.
+pub fn prepare_served_run(
+    sweep: &Sweep,
+    setting: &Setting,
+    rep: u32,
+    variant: &VariantSite,
+    run_dir: &Path,
+    instance_port: Option<&Value>,
+) -> Result<PreparedRun, SpecError> {
     let mut params = setting.context();
-    launch::bind_auto_port(&sweep.source, &sweep.run.service, &mut params)?;
+    match instance_port {
+        Some(port) => drop(params.insert(crate::spec::PORT_NAME.into(), port.clone())),
+        None => launch::bind_auto_port(&sweep.source, &sweep.run.service, &mut params)?,
+    }
     let mut site = RunSite {
         run_dir,
         tree: &variant.tree,

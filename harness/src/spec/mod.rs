@@ -85,7 +85,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;
     validate::checks(&source, &decl.checks, &decl.metrics, &params)?;
     validate::inputs(&source, &decl.inputs)?;
-    validate_services::services(&source, &decl.run, &params)?;
+    validate_services::services(&source, &decl.run, &params, !engine.pre_run.is_empty())?;
     validate_services::metric_processes(&source, &decl.metrics, &decl.run)?;
     validate::run_templates(&source, &decl.run, &params, &decl.inputs, engine.launcher)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;

@@ -24,7 +24,8 @@ pub struct ServiceDecl {
     /// `"auto"`: a free loopback port per run, as `{{port}}` in every template of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<String>,
-    /// Params whose values may differ between runs sharing one instance (not implemented yet: refused).
+    /// Params whose values may differ between runs sharing one instance: runs of a round whose settings
+    /// differ only in these run back to back beside one instance (e.g. client concurrency).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reuse_across: Vec<String>,
 }

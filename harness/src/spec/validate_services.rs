@@ -35,7 +35,8 @@ pub fn port_names(services: &[ServiceDecl]) -> Vec<&'static str> {
     }
 }
 
-pub fn services(source: &SourceFile, run: &RunDecl, params: &[Param]) -> Result<(), SpecError> {
+/// `has_pre_run`: the engine profile runs commands before each run, which a shared instance would skip.
+pub fn services(source: &SourceFile, run: &RunDecl, params: &[Param], has_pre_run: bool) -> Result<(), SpecError> {
     let mut auto_port: Option<usize> = None;
     for (index, service) in run.service.iter().enumerate() {
         let at = |key: &str| format!("run.service[{index}]{key}");
@@ -65,10 +66,24 @@ pub fn services(source: &SourceFile, run: &RunDecl, params: &[Param]) -> Result<
                 return Err(source.error_at(&at(".port"), message));
             }
         }
-        if !service.reuse_across.is_empty() {
-            let message = "not supported yet: every run starts its own instance of the service";
-            return Err(source.error_at(&at(".reuse_across"), message));
-        }
+        reuse_across(source, service, &at(".reuse_across"), params, has_pre_run)?;
+    }
+    Ok(())
+}
+
+fn reuse_across(
+    source: &SourceFile,
+    service: &ServiceDecl,
+    key: &str,
+    params: &[Param],
+    has_pre_run: bool,
+) -> Result<(), SpecError> {
+    if let Some(name) = service.reuse_across.iter().find(|name| !params.iter().any(|param| param.name == **name)) {
+        return Err(source.error_at(key, format!("unknown parameter `{name}` (not in [params])")));
+    }
+    if has_pre_run && !service.reuse_across.is_empty() {
+        let message = "the engine profile's `pre_run` runs before each run's services, so they cannot be shared";
+        return Err(source.error_at(key, message));
     }
     Ok(())
 }
