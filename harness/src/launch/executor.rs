@@ -114,16 +114,8 @@ fn execute_all(
     let clock = Instant::now();
     let (sender, events) = channel();
     let _signals = Subscription::new(sender.clone());
-    let mut run = RunningGroups {
-        members: Vec::new(),
-        seen_below: Vec::new(),
-        rank_of: rank_of(commands),
-        services: services.iter().map(|service| (service.name.clone(), service.command.log.clone())).collect(),
-        first_client: services.len(),
-        keep_services: false,
-        clients_ended: None,
-        events: &events,
-    };
+    let mut run = RunningGroups::new(services, &events);
+    run.rank_of = rank_of(commands);
     if let Some(signal) = signal_watch::received() {
         return Execution { reason: StopReason::Interrupted { signal }, started, duration: clock.elapsed() };
     }
@@ -160,16 +152,8 @@ pub fn execute_shared(
     let Some(&(_, first_cwd)) = batches.first() else { return 0 };
     let (sender, events) = channel();
     let _signals = Subscription::new(sender.clone());
-    let mut run = RunningGroups {
-        members: Vec::new(),
-        seen_below: Vec::new(),
-        rank_of: Vec::new(),
-        services: services.iter().map(|service| (service.name.clone(), service.command.log.clone())).collect(),
-        first_client: 0,
-        keep_services: true,
-        clients_ended: None,
-        events: &events,
-    };
+    let mut run = RunningGroups::new(services, &events);
+    run.keep_services = true;
     let (started, clock) = (SystemTime::now(), Instant::now());
     let ready = match signal_watch::received() {
         Some(signal) => Err(StopReason::Interrupted { signal }),
@@ -272,7 +256,21 @@ struct RunningGroups<'a> {
 /// How long a readiness wait sleeps between probes (it wakes early for an exit or a signal).
 const READY_POLL: Duration = Duration::from_millis(100);
 
-impl RunningGroups<'_> {
+impl<'a> RunningGroups<'a> {
+    /// Nothing started yet; the commands will follow `services`.
+    fn new(services: &[ServiceCommand], events: &'a Receiver<Event>) -> RunningGroups<'a> {
+        RunningGroups {
+            members: Vec::new(),
+            seen_below: Vec::new(),
+            rank_of: Vec::new(),
+            services: services.iter().map(|service| (service.name.clone(), service.command.log.clone())).collect(),
+            first_client: services.len(),
+            keep_services: false,
+            clients_ended: None,
+            events,
+        }
+    }
+
     fn alive(&self) -> usize {
         self.members.iter().filter(|member| member.is_some()).count()
     }
