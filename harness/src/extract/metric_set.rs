@@ -18,11 +18,17 @@ pub struct RunLogs {
     pub result_log: PathBuf,
     /// Rank -> log, for per-rank launches; a merged log answers for every rank.
     pub rank_logs: Vec<PathBuf>,
+    /// Service name -> its log, for metrics declared with `process = "<service>"`.
+    pub service_logs: BTreeMap<String, PathBuf>,
 }
 
 impl RunLogs {
-    fn for_rank(&self, rank: Option<u32>) -> &Path {
-        rank.and_then(|rank| self.rank_logs.get(rank as usize)).unwrap_or(&self.result_log)
+    /// The log of `process` (a service; the client when `None` or unknown), else of the client's `rank`.
+    fn of(&self, process: Option<&String>, rank: Option<u32>) -> &Path {
+        match process.and_then(|name| self.service_logs.get(name)) {
+            Some(log) => log,
+            None => rank.and_then(|rank| self.rank_logs.get(rank as usize)).unwrap_or(&self.result_log),
+        }
     }
 }
 
@@ -43,17 +49,17 @@ pub fn extract_metrics(
     let mut metrics = BTreeMap::new();
     let result = output.result;
     if !decl.result.is_empty() {
-        let log = read(&logs.result_log)?;
-        let line = key_value::find_result_line(&log, &result.prefix, &decl.result).ok_or_else(|| {
-            ExtractError::NoResultLine { prefix: result.prefix.clone(), log: logs.result_log.clone() }
-        })?;
+        let path = logs.of(decl.result_process.as_ref(), None);
+        let log = read(path)?;
+        let line = key_value::find_result_line(&log, &result.prefix, &decl.result)
+            .ok_or_else(|| ExtractError::NoResultLine { prefix: result.prefix.clone(), log: path.to_path_buf() })?;
         let pairs = key_value::parse_pairs(line)?;
         for key in &decl.result {
             metrics.insert(key.clone(), key_value::number(&pairs, key)?);
         }
     }
     for (name, regex_decl) in &decl.regex {
-        let path = logs.for_rank(regex_decl.rank);
+        let path = logs.of(regex_decl.process.as_ref(), regex_decl.rank);
         metrics.insert(name.clone(), regex_metric(name, &regex_decl.pattern, &read(path)?, path)?);
     }
     if let (Some(profile), Some(prefix)) = (&decl.profile, output.profile_prefix) {
@@ -73,7 +79,7 @@ fn profile_metrics(
     let rank = match &decl.block {
         BlockSelector::ByTag { rank, .. } | BlockSelector::Matching { rank, .. } => *rank,
     };
-    let path = logs.for_rank(Some(rank));
+    let path = logs.of(decl.process.as_ref(), Some(rank));
     let blocks = parse_profile_blocks(&read(path)?, prefix);
     let result_value = match &decl.block {
         BlockSelector::Matching { result_key, .. } => metrics.get(result_key).copied(),
@@ -212,7 +218,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("output.log");
         std::fs::write(&log, text).unwrap();
-        (dir, RunLogs { result_log: log.clone(), rank_logs: vec![] })
+        (dir, RunLogs { result_log: log.clone(), rank_logs: vec![], service_logs: BTreeMap::new() })
     }
 
     fn result_line() -> ResultLine {
@@ -230,7 +236,7 @@ mod tests {
             result: vec!["rows".into(), "prefill_seconds".into()],
             regex: [(
                 "stack".to_string(),
-                RegexMetricDecl { pattern: r"phase=STACK seconds=(\S+)".into(), rank: None },
+                RegexMetricDecl { pattern: r"phase=STACK seconds=(\S+)".into(), rank: None, process: None },
             )]
             .into(),
             derived: [
@@ -239,6 +245,7 @@ mod tests {
             ]
             .into(),
             profile: None,
+            result_process: None,
         };
         let params = json!({"rows": 512}).as_object().unwrap().clone();
         let metrics = extract_metrics(&decl, output(&result_line()), &logs, &params).unwrap();
@@ -326,5 +333,29 @@ mod tests {
             [CheckDecl { metric: None, expr: Some("missing * 2".into()), equals: "rows".into(), within: None }];
         let error = apply_checks(&checks, &BTreeMap::new(), &json!({"rows": 1})).unwrap_err();
         assert!(error.to_string().starts_with("check `missing * 2`: "), "{error}");
+    }
+
+    #[test]
+    fn a_metric_with_a_process_reads_that_service_log_and_the_rest_the_client() {
+        let (dir, mut logs) = logs_with("load_client output_tps=900\n");
+        let server_log = dir.path().join("service-server.log");
+        std::fs::write(&server_log, "load_client output_tps=1\nbatch_size=64\n").unwrap();
+        logs.service_logs.insert("server".into(), server_log);
+        let regex = |process: Option<&str>| RegexMetricDecl {
+            pattern: r"batch_size=(\d+)".into(),
+            rank: None,
+            process: process.map(str::to_string),
+        };
+        let decl = MetricsDecl {
+            result: vec!["output_tps".into()],
+            regex: [("batch".to_string(), regex(Some("server")))].into(),
+            ..Default::default()
+        };
+        let result = ResultLine { prefix: "load_client".into(), rank: 0 };
+        let metrics = extract_metrics(&decl, output(&result), &logs, &Default::default()).unwrap();
+        assert_eq!((metrics["output_tps"], metrics["batch"]), (900.0, 64.0));
+        let from_client = MetricsDecl { regex: [("batch".to_string(), regex(None))].into(), ..Default::default() };
+        let error = extract_metrics(&from_client, output(&result), &logs, &Default::default()).unwrap_err();
+        assert!(matches!(error, ExtractError::NoMatch { .. }), "{error}");
     }
 }

@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant, SystemTime};
@@ -15,8 +15,10 @@ use nix::unistd::Pid;
 
 use super::group_gate::GroupGate;
 use super::leftovers::{host, owner, OWNER_HOST_VAR, OWNER_VAR};
+use super::log_tail;
 use super::rank_command::RankCommand;
 use super::reaper::{self, Reaper};
+use super::service_command::ServiceCommand;
 use super::signal_subscription::Subscription;
 use super::signal_watch;
 use super::stop_reason::StopReason;
@@ -83,28 +85,95 @@ pub fn execute_with(
     limits: Limits,
     on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
 ) -> Execution {
+    execute_all(&[], commands, cwd, base_env, limits, on_group)
+}
+
+/// `execute` with services: each starts in its own group and must be ready (within its own limit)
+/// before the next starts, and all before `commands`; `commands` decide the outcome, and the services
+/// are stopped (SIGTERM, grace, SIGKILL) once they end. A service exiting before then fails the run.
+/// The timeout and the recorded duration count from the start of `commands`: a server may take long to load.
+pub fn execute_served(
+    services: &[ServiceCommand],
+    commands: &[RankCommand],
+    cwd: &Path,
+    base_env: &BaseEnv,
+    limits: Limits,
+) -> Execution {
+    execute_all(services, commands, cwd, base_env, limits, &mut |_| Ok(()))
+}
+
+fn execute_all(
+    services: &[ServiceCommand],
+    commands: &[RankCommand],
+    cwd: &Path,
+    base_env: &BaseEnv,
+    limits: Limits,
+    on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
+) -> Execution {
     let started = SystemTime::now();
     let clock = Instant::now();
     let (sender, events) = channel();
     let _signals = Subscription::new(sender.clone());
-    let mut run =
-        RunningGroups { members: Vec::new(), seen_below: Vec::new(), rank_of: rank_of(commands), events: &events };
+    let mut run = RunningGroups::new(services, &events);
+    run.rank_of = rank_of(commands);
     if let Some(signal) = signal_watch::received() {
         return Execution { reason: StopReason::Interrupted { signal }, started, duration: clock.elapsed() };
     }
-    for (index, command) in commands.iter().enumerate() {
-        match spawn(command, cwd, base_env, (index, &sender), on_group) {
-            Ok(member) => run.members.push(Some(member)),
-            Err(error) => {
-                let program = command.argv.first().cloned().unwrap_or_default();
-                let reason = StopReason::SpawnFailed { program, error: error.to_string() };
-                run.terminate(limits.grace);
-                return Execution { reason, started, duration: clock.elapsed() };
-            }
-        }
+    let ready = run.start_services(services, cwd, base_env, &sender, on_group);
+    // A served run is timed from its main process on: a server's start-up is not what it measures.
+    let (started, clock) = match ready {
+        Ok(()) if !services.is_empty() => (SystemTime::now(), Instant::now()),
+        _ => (started, clock),
+    };
+    let all_started = ready
+        .and_then(|()| commands.iter().try_for_each(|command| run.start(command, cwd, base_env, &sender, on_group)));
+    if let Err(reason) = all_started {
+        run.terminate(limits.grace);
+        return Execution { reason, started, duration: clock.elapsed() };
     }
     let reason = run.wait(clock.checked_add(limits.timeout), limits.grace, clock);
-    Execution { reason, started, duration: clock.elapsed() }
+    // Until the main processes ended: stopping the services afterwards is not part of the run.
+    let duration = run.clients_ended.unwrap_or_else(Instant::now).saturating_duration_since(clock);
+    Execution { reason, started, duration }
+}
+
+/// Runs one batch of commands after another (each in its own cwd, timed and limited on its own) beside
+/// one instance of `services`, started and ready before the first and stopped after the last. Each
+/// batch's `Execution` goes to `on_run` before the next batch starts; the group ends early when
+/// `on_run` says so or a batch does not succeed (a failed run stops the services too: the next group
+/// starts fresh ones). Returns how many batches were handed to `on_run`.
+pub fn execute_shared(
+    services: &[ServiceCommand],
+    batches: &[(&[RankCommand], &Path)],
+    base_env: &BaseEnv,
+    limits: Limits,
+    on_run: &mut dyn FnMut(usize, Execution) -> bool,
+) -> usize {
+    let Some(&(_, first_cwd)) = batches.first() else { return 0 };
+    let (sender, events) = channel();
+    let _signals = Subscription::new(sender.clone());
+    let mut run = RunningGroups::new(services, &events);
+    run.keep_services = true;
+    let (started, clock) = (SystemTime::now(), Instant::now());
+    let ready = match signal_watch::received() {
+        Some(signal) => Err(StopReason::Interrupted { signal }),
+        None => run.start_services(services, first_cwd, base_env, &sender, &mut |_| Ok(())),
+    };
+    if let Err(reason) = ready {
+        run.terminate(limits.grace);
+        on_run(0, Execution { reason, started, duration: clock.elapsed() });
+        return 1;
+    }
+    for (index, &(commands, cwd)) in batches.iter().enumerate() {
+        let execution = run.run_batch(commands, cwd, base_env, limits, &sender);
+        let succeeded = execution.reason == StopReason::Succeeded;
+        if !on_run(index, execution) || !succeeded || index + 1 == batches.len() {
+            run.keep_services = false;
+            run.terminate(limits.grace);
+            return index + 1;
+        }
+    }
+    unreachable!("the last batch returns")
 }
 
 fn rank_of(commands: &[RankCommand]) -> Vec<Option<u32>> {
@@ -171,13 +240,144 @@ struct RunningGroups<'a> {
     members: Vec<Option<Member>>,
     /// Processes found below the members when they were signalled, wherever they went since.
     seen_below: Vec<Pid>,
+    /// Rank of each command, indexed after the services.
     rank_of: Vec<Option<u32>>,
+    /// Name and log of each service: the first members.
+    services: Vec<(String, PathBuf)>,
+    /// Index of the first member of the commands in flight (`rank_of` is theirs).
+    first_client: usize,
+    /// Whether the services outlive the commands in flight (more commands will run beside them).
+    keep_services: bool,
+    /// When the last member that is not a service exited.
+    clients_ended: Option<Instant>,
     events: &'a Receiver<Event>,
 }
 
-impl RunningGroups<'_> {
+/// How long a readiness wait sleeps between probes (it wakes early for an exit or a signal).
+const READY_POLL: Duration = Duration::from_millis(100);
+
+impl<'a> RunningGroups<'a> {
+    /// Nothing started yet; the commands will follow `services`.
+    fn new(services: &[ServiceCommand], events: &'a Receiver<Event>) -> RunningGroups<'a> {
+        RunningGroups {
+            members: Vec::new(),
+            seen_below: Vec::new(),
+            rank_of: Vec::new(),
+            services: services.iter().map(|service| (service.name.clone(), service.command.log.clone())).collect(),
+            first_client: services.len(),
+            keep_services: false,
+            clients_ended: None,
+            events,
+        }
+    }
+
     fn alive(&self) -> usize {
         self.members.iter().filter(|member| member.is_some()).count()
+    }
+
+    /// Members that decide the run: everything but the services.
+    fn clients_alive(&self) -> usize {
+        self.members.iter().skip(self.services.len()).filter(|member| member.is_some()).count()
+    }
+
+    /// Starts each service, each ready before the next starts.
+    fn start_services(
+        &mut self,
+        services: &[ServiceCommand],
+        cwd: &Path,
+        base_env: &BaseEnv,
+        sender: &Sender<Event>,
+        on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
+    ) -> Result<(), StopReason> {
+        services.iter().try_for_each(|service| {
+            self.start(&service.command, cwd, base_env, sender, on_group)?;
+            self.await_ready(self.members.len() - 1, service)
+        })
+    }
+
+    /// One batch of commands beside the running services, timed from its start to its end.
+    fn run_batch(
+        &mut self,
+        commands: &[RankCommand],
+        cwd: &Path,
+        base_env: &BaseEnv,
+        limits: Limits,
+        sender: &Sender<Event>,
+    ) -> Execution {
+        self.first_client = self.members.len();
+        self.rank_of = rank_of(commands);
+        self.clients_ended = None;
+        let (started, clock) = (SystemTime::now(), Instant::now());
+        let spawned =
+            commands.iter().try_for_each(|command| self.start(command, cwd, base_env, sender, &mut |_| Ok(())));
+        let reason = match spawned {
+            Ok(()) => self.wait(clock.checked_add(limits.timeout), limits.grace, clock),
+            Err(reason) => reason,
+        };
+        let duration = self.clients_ended.unwrap_or_else(Instant::now).saturating_duration_since(clock);
+        Execution { reason, started, duration }
+    }
+
+    /// Starts the next member (service or command).
+    fn start(
+        &mut self,
+        command: &RankCommand,
+        cwd: &Path,
+        base_env: &BaseEnv,
+        sender: &Sender<Event>,
+        on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
+    ) -> Result<(), StopReason> {
+        let index = self.members.len();
+        let member =
+            spawn(command, cwd, base_env, (index, sender), on_group).map_err(|error| StopReason::SpawnFailed {
+                program: command.argv.first().cloned().unwrap_or_default(),
+                error: error.to_string(),
+            })?;
+        self.members.push(Some(member));
+        Ok(())
+    }
+
+    /// Probes the service at `index` every `READY_POLL` until it is ready; any member's exit, a signal
+    /// or the end of its `within` stops the wait with the reason the run fails.
+    fn await_ready(&mut self, index: usize, service: &ServiceCommand) -> Result<(), StopReason> {
+        let deadline = later(Instant::now(), service.within);
+        let mut scanned = 0;
+        loop {
+            if service.readiness.is_ready(&service.command.log, &mut scanned) {
+                return Ok(());
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                let what = format!("was not ready within {}", humantime::format_duration(service.within));
+                return Err(self.service_failure(index, what));
+            }
+            match self.events.recv_timeout(READY_POLL.min(deadline - now)) {
+                Ok(Event::Exited { index, status }) => {
+                    self.members[index] = None;
+                    return Err(self.service_exit(index, status, "before it was ready"));
+                }
+                Ok(Event::Signal(signal)) => return Err(StopReason::Interrupted { signal }),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => unreachable!("the executor holds a sender"),
+            }
+        }
+    }
+
+    /// Any exit of a service before it is stopped is a failure, even with status 0.
+    fn service_exit(&self, index: usize, status: std::io::Result<ExitStatus>, when: &str) -> StopReason {
+        let what = match &status {
+            Ok(status) => match status.code() {
+                Some(code) => format!("exited with code {code} {when}"),
+                None => format!("was killed by signal {} {when}", status.signal().unwrap_or(0)),
+            },
+            Err(error) => format!("could not be waited for: {error}"),
+        };
+        self.service_failure(index, what)
+    }
+
+    fn service_failure(&self, index: usize, what: String) -> StopReason {
+        let (name, log) = &self.services[index];
+        StopReason::ServiceFailed { name: name.clone(), what, tail: log_tail::last_lines(log) }
     }
 
     /// Waits for every member; the first failure, the deadline or a signal stops the rest. Returns
@@ -188,6 +388,15 @@ impl RunningGroups<'_> {
         let all_groups: Vec<Pid> = self.members.iter().flatten().map(|member| member.group).collect();
         while self.alive() > 0 {
             let now = Instant::now();
+            if kill_at.is_none() && self.clients_alive() == 0 {
+                if self.keep_services {
+                    break;
+                }
+                // Only services are left: the run is over, stop them.
+                self.signal_all(Signal::SIGTERM);
+                kill_at = Some(later(now, grace));
+                continue;
+            }
             let wake_at = kill_at.or(deadline);
             if wake_at.is_some_and(|at| now >= at) {
                 match kill_at {
@@ -210,7 +419,15 @@ impl RunningGroups<'_> {
             let stop = match event {
                 Ok(Event::Exited { index, status }) => {
                     self.members[index] = None;
-                    self.failure(index, status)
+                    if index >= self.services.len() && self.clients_alive() == 0 {
+                        self.clients_ended.get_or_insert_with(Instant::now);
+                    }
+                    // Once stopping, exits are what was asked for.
+                    if kill_at.is_some() {
+                        None
+                    } else {
+                        self.failure(index, status)
+                    }
                 }
                 Ok(Event::Signal(signal)) => Some(StopReason::Interrupted { signal }),
                 Err(RecvTimeoutError::Timeout) => None,
@@ -224,12 +441,18 @@ impl RunningGroups<'_> {
         }
         // A member may have left processes behind: in its group (a compiler under make), or
         // re-parented to sweep (ranks whose mpirun is gone).
-        reaper::kill_leftovers(&all_groups, &self.seen_below);
+        // Services kept for the next commands are not leftovers.
+        let kept: Vec<Pid> = self.members[..self.services.len()].iter().flatten().map(|member| member.group).collect();
+        let groups: Vec<Pid> = all_groups.into_iter().filter(|group| !kept.contains(group)).collect();
+        reaper::kill_leftovers(&groups, &self.seen_below);
         reason.unwrap_or(StopReason::Succeeded)
     }
 
     fn failure(&self, index: usize, status: std::io::Result<ExitStatus>) -> Option<StopReason> {
-        let rank = self.rank_of[index];
+        if index < self.services.len() {
+            return Some(self.service_exit(index, status, "while the run went on"));
+        }
+        let rank = self.rank_of[index - self.first_client];
         match status {
             Ok(status) if status.success() => None,
             Ok(status) => Some(match status.code() {
@@ -348,5 +571,105 @@ mod tests {
             log: dir.path().join("x.log"),
         };
         assert!(matches!(run(&[command], 1000).reason, StopReason::SpawnFailed { .. }));
+    }
+
+    fn service(script: &str, log: &Path, within_ms: u64) -> ServiceCommand {
+        ServiceCommand {
+            name: "server".into(),
+            command: sh(script, log),
+            readiness: super::super::Readiness::Log(regex::Regex::new("^listening").unwrap()),
+            within: Duration::from_millis(within_ms),
+        }
+    }
+
+    fn served(services: &[ServiceCommand], client: RankCommand) -> Execution {
+        let limits = Limits { timeout: Duration::from_secs(20), grace: Duration::from_millis(300) };
+        execute_served(services, &[client], Path::new("/"), &BaseEnv::Inherit, limits)
+    }
+
+    fn gone(pid_file: &Path) -> bool {
+        let pid: i32 = std::fs::read_to_string(pid_file).unwrap().trim().parse().unwrap();
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        state.is_empty() || state.contains(") Z ")
+    }
+
+    #[test]
+    fn the_client_decides_and_a_ready_service_is_stopped_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid = dir.path().join("pid");
+        let server = service(
+            &format!("echo $$ > {}; trap '' TERM; sleep 1; echo listening; sleep 30", pid.display()),
+            &dir.path().join("s.log"),
+            5000,
+        );
+        let wall = Instant::now();
+        let execution = served(&[server], sh("sleep 0.1", &dir.path().join("c.log")));
+        assert_eq!(execution.reason, StopReason::Succeeded);
+        // SIGTERM is ignored: killed after the grace period, which (like the start-up) is not the run's time.
+        assert!(wall.elapsed() >= Duration::from_millis(1300), "{:?}", wall.elapsed());
+        assert!(execution.duration < Duration::from_millis(900), "{:?}", execution.duration);
+        assert!(gone(&pid), "the service outlived its run");
+    }
+
+    #[test]
+    fn a_service_dying_during_the_run_fails_it_with_its_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = service("echo listening; sleep 0.3; echo boom; exit 4", &dir.path().join("s.log"), 5000);
+        let execution = served(&[server], sh("sleep 30", &dir.path().join("c.log")));
+        let reason = execution.reason.to_string();
+        assert!(reason.contains("service `server` exited with code 4 while the run went on"), "{reason}");
+        assert!(reason.ends_with("listening | boom"), "{reason}");
+        assert!(execution.duration < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_service_never_ready_fails_the_run_and_the_client_never_starts() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid = dir.path().join("pid");
+        let server = service(
+            &format!("echo $$ > {}; echo loading; exec sleep 30", pid.display()),
+            &dir.path().join("s.log"),
+            400,
+        );
+        let marker = dir.path().join("client-ran");
+        let execution = served(&[server], sh(&format!("touch {}", marker.display()), &dir.path().join("c.log")));
+        let reason = execution.reason.to_string();
+        assert!(reason.contains("was not ready within 400ms; its log ends: loading"), "{reason}");
+        assert!(!marker.exists());
+        assert!(gone(&pid));
+    }
+
+    #[test]
+    fn a_client_timing_out_stops_its_service_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid = dir.path().join("pid");
+        let script = format!("echo $$ > {}; trap '' TERM; echo listening; sleep 30", pid.display());
+        let server = service(&script, &dir.path().join("s.log"), 5000);
+        let limits = Limits { timeout: Duration::from_millis(300), grace: Duration::from_millis(300) };
+        let client = sh("sleep 30", &dir.path().join("c.log"));
+        let execution = execute_served(&[server], &[client], Path::new("/"), &BaseEnv::Inherit, limits);
+        assert!(matches!(execution.reason, StopReason::TimedOut { .. }), "{:?}", execution.reason);
+        assert!(gone(&pid), "the service outlived its run");
+    }
+
+    #[test]
+    fn batches_share_one_service_instance_which_is_stopped_after_the_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid = dir.path().join("pid");
+        let script = format!("echo $$ >> {}; echo listening; exec sleep 30", pid.display());
+        let server = service(&script, &dir.path().join("s.log"), 5000);
+        let first = [sh("sleep 0.1", &dir.path().join("c1.log"))];
+        let second = [sh("exit 0", &dir.path().join("c2.log"))];
+        let batches: [(&[RankCommand], &Path); 2] = [(&first, dir.path()), (&second, dir.path())];
+        let limits = Limits { timeout: Duration::from_secs(20), grace: Duration::from_millis(300) };
+        let mut reasons = Vec::new();
+        let done = execute_shared(&[server], &batches, &BaseEnv::Inherit, limits, &mut |index, execution| {
+            reasons.push((index, execution.reason));
+            true
+        });
+        assert_eq!(done, 2);
+        assert_eq!(reasons, [(0, StopReason::Succeeded), (1, StopReason::Succeeded)]);
+        assert_eq!(std::fs::read_to_string(&pid).unwrap().lines().count(), 1, "one instance for both");
+        assert!(gone(&pid), "the service outlived its runs");
     }
 }

@@ -19,6 +19,8 @@ pub enum StopReason {
     Interrupted { signal: i32 },
     /// A process could not be started at all.
     SpawnFailed { program: String, error: String },
+    /// A service exited, or was not ready in time; `what` says which, `tail` quotes its log's last lines.
+    ServiceFailed { name: String, what: String, tail: String },
 }
 
 impl StopReason {
@@ -28,9 +30,10 @@ impl StopReason {
             StopReason::Succeeded => RunStatus::Ok,
             StopReason::TimedOut { .. } => RunStatus::Timeout,
             StopReason::Interrupted { .. } => RunStatus::Interrupted,
-            StopReason::Failed { .. } | StopReason::Signalled { .. } | StopReason::SpawnFailed { .. } => {
-                RunStatus::Failed
-            }
+            StopReason::Failed { .. }
+            | StopReason::Signalled { .. }
+            | StopReason::SpawnFailed { .. }
+            | StopReason::ServiceFailed { .. } => RunStatus::Failed,
         }
     }
 }
@@ -50,6 +53,9 @@ impl fmt::Display for StopReason {
             }
             StopReason::Interrupted { signal } => write!(f, "interrupted by signal {signal}"),
             StopReason::SpawnFailed { program, error } => write!(f, "could not start `{program}`: {error}"),
+            StopReason::ServiceFailed { name, what, tail } => {
+                write!(f, "service `{name}` {what}; its log ends: {tail}")
+            }
         }
     }
 }

@@ -2,9 +2,10 @@
 
 use std::fmt::Write;
 
-use super::prepared_run::{prepare_run, VariantSite};
+use super::prepared_run::{prepare_served_run, VariantSite};
 use super::runner_error::RunnerError;
 use super::session::{limits_text, run_dir_name};
+use super::shared_services;
 use crate::launch::shell_line;
 use crate::plan::Plan;
 use crate::spec::{toml_spelling, Sweep};
@@ -43,11 +44,20 @@ pub fn describe_plan(
         let _ = writeln!(out, "  [{}] {}", index + 1, setting.label());
     }
     let _ = writeln!(out, "\nruns:");
-    for run in &plan.runs {
+    let runs = shared_services::grouped(sweep, plan, &plan.runs);
+    // Runs left that run beside the service instance an earlier run started (`reuse_across`).
+    let mut beside_instance = 0;
+    let mut instance_port: Option<serde_json::Value> = None;
+    for (index, run) in runs.iter().enumerate() {
         let setting = &plan.settings[run.setting];
         let variant = &sites[run.setting];
         let run_dir = runs_root.join(run_dir_name(run, &setting.slug()));
-        let prepared = prepare_run(sweep, setting, run.rep, variant, &run_dir)?;
+        let new_instance = beside_instance == 0;
+        let port = instance_port.as_ref().filter(|_| !new_instance);
+        let prepared = prepare_served_run(sweep, setting, run.rep, variant, &run_dir, port)?;
+        if new_instance {
+            instance_port = prepared.context.get(crate::spec::PORT_NAME).cloned();
+        }
         let warmup = if run.warmup { " (warmup)" } else { "" };
         let _ = writeln!(
             out,
@@ -60,8 +70,25 @@ pub fn describe_plan(
         for (path, text) in &prepared.inputs {
             let _ = writeln!(out, "        input {} ({} bytes)", path.display(), text.len());
         }
-        for command in prepared.pre_run.iter().chain(&prepared.commands) {
-            let who = command.rank.map_or_else(|| "run".to_string(), |rank| format!("rank {rank}"));
+        let pre_run = prepared.pre_run.iter().map(|command| ("run".to_string(), command));
+        beside_instance = if new_instance {
+            shared_services::shared_len(sweep, plan, &runs[index..]) - 1
+        } else {
+            beside_instance - 1
+        };
+        if !new_instance {
+            let _ = writeln!(out, "        beside the services of the run before (reuse_across)");
+        }
+        let services = prepared
+            .services
+            .iter()
+            .filter(|_| new_instance)
+            .map(|service| (format!("service {}", service.name), &service.command));
+        let ranks = prepared
+            .commands
+            .iter()
+            .map(|command| (command.rank.map_or_else(|| "run".to_string(), |rank| format!("rank {rank}")), command));
+        for (who, command) in pre_run.chain(services).chain(ranks) {
             let _ = writeln!(out, "        {who}: {}", command.display());
         }
     }

@@ -13,6 +13,7 @@ mod runner_error;
 mod session;
 mod setting_origins;
 mod setup_env;
+mod shared_services;
 mod spawning;
 
 use std::collections::BTreeSet;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::launch::{self, RankCommand, RunSite};
+use crate::launch::{self, RankCommand, RunSite, ServiceCommand};
 use crate::plan::Setting;
 use crate::spec::{SpecError, Sweep};
 use crate::template;
@@ -26,6 +26,8 @@ pub struct PreparedRun {
     /// Generated input files and their contents.
     pub inputs: Vec<(PathBuf, String)>,
     pub pre_run: Vec<RankCommand>,
+    /// Started and ready before `commands`, stopped after them.
+    pub services: Vec<ServiceCommand>,
     pub commands: Vec<RankCommand>,
     /// The run's template context (for checks).
     pub context: Value,
@@ -38,7 +40,23 @@ pub fn prepare_run(
     variant: &VariantSite,
     run_dir: &Path,
 ) -> Result<PreparedRun, SpecError> {
-    let params = setting.context();
+    prepare_served_run(sweep, setting, rep, variant, run_dir, None)
+}
+
+/// `prepare_run` for a run beside a service instance that is already up: `{{port}}` is its port.
+pub fn prepare_served_run(
+    sweep: &Sweep,
+    setting: &Setting,
+    rep: u32,
+    variant: &VariantSite,
+    run_dir: &Path,
+    instance_port: Option<&Value>,
+) -> Result<PreparedRun, SpecError> {
+    let mut params = setting.context();
+    match instance_port {
+        Some(port) => drop(params.insert(crate::spec::PORT_NAME.into(), port.clone())),
+        None => launch::bind_auto_port(&sweep.source, &sweep.run.service, &mut params)?,
+    }
     let mut site = RunSite {
         run_dir,
         tree: &variant.tree,
@@ -55,6 +73,7 @@ pub fn prepare_run(
     Ok(PreparedRun {
         run_dir: run_dir.to_path_buf(),
         pre_run: render_pre_run(sweep, &context, run_dir)?,
+        services: launch::service_commands(&sweep.source, &sweep.run.service, &context, run_dir)?,
         commands: launch::run_commands(&sweep.source, &sweep.engine, &sweep.run, &params, &site)?,
         inputs: inputs.into_iter().map(|(_, path, text)| (path, text)).collect(),
         context,

@@ -2,17 +2,18 @@
 //! Every finished run is on disk before the next one starts.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
+use super::prepared_run::{prepare_served_run, PreparedRun, VariantSite};
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::setting_origins::SettingOrigins;
+use super::shared_services;
 use super::spawning::Spawning;
 use super::ResultPaths;
 use crate::build::first_failure_line;
 use crate::extract::{self, RunLogs};
-use crate::launch::{self, BaseEnv, Execution, Limits, RunEvents, RunStatus, StopReason};
+use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunEvents, RunStatus, StopReason};
 use crate::plan::{Plan, PlannedRun, Setting};
 use crate::record::{ResultWriter, RunRow, LOGS_IN};
 use crate::spec::Sweep;
@@ -77,29 +78,99 @@ impl<'a> Session<'a> {
     /// Runs `runs` of `plan`, each on its setting's build (`sites[setting]`); stops early on a signal or
     /// `--fail-fast`.
     pub fn run_all(&mut self, plan: &Plan, runs: &[PlannedRun], sites: &[VariantSite]) -> Result<(), RunnerError> {
-        for run in runs {
+        let runs = shared_services::grouped(self.sweep, plan, runs);
+        let mut rest = &runs[..];
+        while !rest.is_empty() {
             if let Some(signal) = self.events.signals.received() {
                 self.stopped = Some(EarlyStop::Interrupted { signal });
             }
             if self.stopped.is_some() {
                 return Ok(());
             }
-            self.run_one(plan, run, &sites[run.setting])?;
+            let done = match shared_services::shared_len(self.sweep, plan, rest) {
+                1 => self.run_one(plan, &rest[0], &sites[rest[0].setting]).map(|()| 1)?,
+                shared => self.run_shared(plan, &rest[..shared], sites)?,
+            };
+            rest = &rest[done..];
         }
         Ok(())
     }
 
     fn run_one(&mut self, plan: &Plan, run: &PlannedRun, variant: &VariantSite) -> Result<(), RunnerError> {
+        let prepared = self.prepare(plan, run, variant, None)?;
+        self.progress.starting(&plan.settings[run.setting].label());
+        let execution = self.execute(&prepared, self.base_env_of(run));
+        self.record(plan, run, variant, &prepared, execution)
+    }
+
+    /// Runs beside one service instance, started in the first run's directory; a run whose service
+    /// failed ends the group early. Returns how many runs were run (or interrupted).
+    fn run_shared(&mut self, plan: &Plan, runs: &[PlannedRun], sites: &[VariantSite]) -> Result<usize, RunnerError> {
+        let first = self.prepare(plan, &runs[0], &sites[runs[0].setting], None)?;
+        let port = first.context.get(crate::spec::PORT_NAME).cloned();
+        let mut prepared = vec![first];
+        for run in &runs[1..] {
+            let beside = self.prepare(plan, run, &sites[run.setting], port.as_ref())?;
+            link_instance_logs(&prepared[0], &beside)?;
+            prepared.push(beside);
+        }
+        let batches: Vec<(&[RankCommand], &Path)> =
+            prepared.iter().map(|p| (p.commands.as_slice(), p.run_dir.as_path())).collect();
+        let limits = Limits { timeout: self.sweep.engine.timeout, grace: self.sweep.engine.grace };
+        let mut recorded = Ok(());
+        let base_env = self.base_env_of(&runs[0]).clone();
+        self.progress.starting(&plan.settings[runs[0].setting].label());
+        let done =
+            launch::execute_shared(&prepared[0].services, &batches, &base_env, limits, &mut |index, execution| {
+                let run = &runs[index];
+                recorded = self.record(plan, run, &sites[run.setting], &prepared[index], execution);
+                if let Some(next) = runs.get(index + 1) {
+                    self.progress.starting(&plan.settings[next.setting].label());
+                }
+                recorded.is_ok() && self.stopped.is_none()
+            });
+        // Runs the instance did not get to are prepared afresh (beside a new instance) later.
+        for unrun in &prepared[done..] {
+            std::fs::remove_dir_all(&unrun.run_dir).map_err(RunnerError::io(&unrun.run_dir))?;
+        }
+        recorded.map(|()| done)
+    }
+
+    /// The run's directory with its inputs written, and everything it will execute.
+    fn prepare(
+        &mut self,
+        plan: &Plan,
+        run: &PlannedRun,
+        variant: &VariantSite,
+        instance_port: Option<&serde_json::Value>,
+    ) -> Result<PreparedRun, RunnerError> {
         let setting = &plan.settings[run.setting];
         let run_dir = self.runs_root.join(run_dir_name(run, &setting.slug()));
-        let prepared = prepare_run(self.sweep, setting, run.rep, variant, &run_dir)?;
-        self.progress.starting(&setting.label());
+        let prepared = prepare_served_run(self.sweep, setting, run.rep, variant, &run_dir, instance_port)?;
         std::fs::create_dir_all(&run_dir).map_err(RunnerError::io(&run_dir))?;
         for (path, text) in &prepared.inputs {
             std::fs::write(path, text).map_err(RunnerError::io(path))?;
         }
+        Ok(prepared)
+    }
+
+    fn base_env_of(&self, run: &PlannedRun) -> &BaseEnv {
         let origin = self.origins.as_ref().map(|origins| origins.of(run.setting));
-        let execution = self.execute(&prepared, origin.map_or(&self.base_env, |o| &o.base_env));
+        origin.map_or(&self.base_env, |o| &o.base_env)
+    }
+
+    /// Records a finished run (an interrupted one is only noted), and whether the session stops.
+    fn record(
+        &mut self,
+        plan: &Plan,
+        run: &PlannedRun,
+        variant: &VariantSite,
+        prepared: &PreparedRun,
+        execution: Execution,
+    ) -> Result<(), RunnerError> {
+        let setting = &plan.settings[run.setting];
+        let run_dir = &prepared.run_dir;
+        let origin = self.origins.as_ref().map(|origins| origins.of(run.setting));
         if let StopReason::Interrupted { signal } = execution.reason {
             self.stopped = Some(EarlyStop::Interrupted { signal });
             self.progress.note(&format!(
@@ -109,7 +180,7 @@ impl<'a> Session<'a> {
             ));
             return Ok(());
         }
-        let (metrics, status, error) = self.outcome(&execution, &prepared, setting);
+        let (metrics, status, error) = self.outcome(&execution, prepared, setting);
         self.writer.write(&RunRow {
             param_values: setting.value_texts(),
             variant: &variant.name,
@@ -122,7 +193,7 @@ impl<'a> Session<'a> {
             duration_s: execution.duration.as_secs_f64(),
             metrics: &metrics,
             variant_hash: &variant.hash,
-            log_dir: &run_dir,
+            log_dir: run_dir,
             toolchain: origin.map(|o| &o.provenance.toolchain),
         })?;
         self.tally.recorded += 1;
@@ -158,7 +229,7 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Pre-run commands, then the ranks, all under the run's timeout.
+    /// Pre-run commands, then the services and the ranks, all under the run's timeout.
     fn execute(&self, prepared: &PreparedRun, base_env: &BaseEnv) -> Execution {
         let limits = Limits { timeout: self.sweep.engine.timeout, grace: self.sweep.engine.grace };
         for command in &prepared.pre_run {
@@ -167,7 +238,7 @@ impl<'a> Session<'a> {
                 return execution;
             }
         }
-        launch::execute(&prepared.commands, &prepared.run_dir, base_env, limits)
+        launch::execute_served(&prepared.services, &prepared.commands, &prepared.run_dir, base_env, limits)
     }
 
     fn extract(
@@ -182,7 +253,9 @@ impl<'a> Session<'a> {
             .iter()
             .find(|command| command.rank.is_none_or(|rank| rank == engine.result.rank))
             .map_or_else(|| prepared.run_dir.join("output.log"), |command| command.log.clone());
-        let logs = RunLogs { result_log, rank_logs };
+        let service_logs =
+            prepared.services.iter().map(|service| (service.name.clone(), service.command.log.clone())).collect();
+        let logs = RunLogs { result_log, rank_logs, service_logs };
         let output = extract::EngineOutput { result: &engine.result, profile_prefix: engine.profile_prefix.as_deref() };
         let metrics = extract::extract_metrics(&self.sweep.metrics, output, &logs, &setting.context())?;
         extract::apply_checks(&self.sweep.checks, &metrics, &prepared.context)?;
@@ -202,6 +275,16 @@ fn failure_text(reason: &StopReason, prepared: &PreparedRun) -> String {
         Some(line) => format!("{line} ({reason}){logs}"),
         None => format!("{reason}{logs}"),
     }
+}
+
+/// `service-<name>.log` in a run served by an instance started for an earlier run: a link to that
+/// instance's log, which records which instance served it.
+fn link_instance_logs(instance: &PreparedRun, run: &PreparedRun) -> Result<(), RunnerError> {
+    for service in &instance.services {
+        let link = run.run_dir.join(service.command.log.file_name().unwrap_or_default());
+        std::os::unix::fs::symlink(&service.command.log, &link).map_err(RunnerError::io(&link))?;
+    }
+    Ok(())
 }
 
 /// `0007-slices=4_rows=512-rep2`: sortable by order, readable by setting.

@@ -11,8 +11,10 @@ mod fuzz_tests;
 mod param_value;
 mod pivot_config;
 mod race;
+mod ready_decl;
 mod relative_kind;
 mod report_config;
+mod service_decl;
 mod source_decl;
 mod source_file;
 mod spec_error;
@@ -21,6 +23,7 @@ mod sweep_decl;
 mod validate;
 mod validate_relative;
 mod validate_report;
+mod validate_services;
 mod validate_sources;
 mod variant_name;
 
@@ -34,8 +37,10 @@ pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLin
 pub use param_value::{Param, ParamValue};
 pub use pivot_config::PivotConfig;
 pub use race::Race;
+pub use ready_decl::{ReadyDecl, DEFAULT_READY_WITHIN};
 pub use relative_kind::RelativeKind;
 pub use report_config::ReportConfig;
+pub use service_decl::{ServiceDecl, AUTO_PORT, PORT_NAME};
 pub use source_decl::SourceDecl;
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError};
@@ -44,6 +49,7 @@ pub use sweep_decl::{
     AblationDecl, CheckDecl, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl, RegexMetricDecl, RepsDecl, RunDecl,
     RunOrder, SweepDecl, TemplateDecl, Until, DEFAULT_RACE_MIN,
 };
+pub use validate_services::CLIENT_PROCESS;
 pub use variant_name::VariantName;
 
 /// Names the harness itself puts into every template context; a param may not shadow them.
@@ -79,6 +85,8 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;
     validate::checks(&source, &decl.checks, &decl.metrics, &params)?;
     validate::inputs(&source, &decl.inputs)?;
+    validate_services::services(&source, &decl.run, &params, !engine.pre_run.is_empty())?;
+    validate_services::metric_processes(&source, &decl.metrics, &decl.run)?;
     validate::run_templates(&source, &decl.run, &params, &decl.inputs, engine.launcher)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
     validate_relative::baseline(&source, &decl.analysis, &decl.metrics, &params)?;

@@ -9,6 +9,7 @@ use super::block_selector::BlockSelector;
 use super::design::Design;
 use super::engine_profile::EngineOverrides;
 use super::report_config::ReportConfig;
+use super::service_decl::ServiceDecl;
 use super::source_decl::SourceDecl;
 
 /// The order runs are scheduled in.
@@ -96,6 +97,9 @@ pub struct RunDecl {
     pub args: Vec<String>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// `[[run.service]]`: processes started (and ready) before the run's main process, stopped after it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub service: Vec<ServiceDecl>,
 }
 
 /// A file generated in each run directory, e.g. a prompt of exactly `{{rows}}` token ids.
@@ -126,6 +130,9 @@ pub struct RegexMetricDecl {
     /// Per-rank launcher: which rank's log; default the result rank.
     #[serde(default)]
     pub rank: Option<u32>,
+    /// `"client"` (the run's main process, the default) or a service's name: whose log to read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -142,6 +149,9 @@ pub struct MetricsDecl {
     /// Phase seconds from one phase-profile block of each run.
     #[serde(default)]
     pub profile: Option<ProfileMetricsDecl>,
+    /// Whose log holds the result line: `"client"` (the run's main process, the default) or a service's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_process: Option<String>,
 }
 
 /// Metrics read from the engine's phase profile: which block, and which phases become metrics.
@@ -152,6 +162,9 @@ pub struct ProfileMetricsDecl {
     pub block: BlockSelector,
     /// Metric name -> phase name, e.g. `gated_delta = "gated_delta"`, `stack = "STACK.r"`.
     pub phases: BTreeMap<String, String>,
+    /// `"client"` (the run's main process, the default) or a service's name: whose log holds the profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<String>,
 }
 
 /// How kernel variants are kept apart from each other and from the user's tree.

@@ -569,31 +569,55 @@ pub fn run_templates(
     inputs: &[InputDecl],
     launcher: LauncherKind,
 ) -> Result<(), SpecError> {
-    let templates = run.args.iter().enumerate().map(|(i, text)| (format!("run.args[{i}]"), text));
-    for (key, text) in templates.chain(run.env.iter().map(|(name, text)| (format!("run.env.{name}"), text))) {
-        template_syntax(source, &key, text)?;
-        for path in plain_variables(text) {
-            let (first, rest) = path.split_once('.').unwrap_or((path, ""));
-            let unknown = match first {
-                "rank" if launcher != LauncherKind::PerRank => {
-                    let launcher = serde_json::to_value(launcher)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_string))
-                        .unwrap_or_default();
-                    let message = format!("`{{{{rank}}}}` has no value under the {launcher} launcher, which starts every rank with one command; only the per-rank launcher renders it");
-                    return Err(source.error_at(&key, message));
-                }
-                "inputs" => {
-                    !rest.is_empty() && !inputs.iter().any(|input| input.name == rest.split('.').next().unwrap_or(rest))
-                }
-                _ => !RESERVED_NAMES.contains(&first) && !params.iter().any(|param| param.name == first),
-            };
-            if unknown {
-                return Err(source.error_at(
-                    &key,
-                    format!("unknown template variable `{path}` (not a parameter, input or harness name)"),
-                ));
+    let templates = run.args.iter().enumerate().map(|(i, text)| (format!("run.args[{i}]"), text.as_str()));
+    let env = run.env.iter().map(|(name, text)| (format!("run.env.{name}"), text.as_str()));
+    let services = super::validate_services::service_templates(&run.service);
+    let known =
+        TemplateNames { params, inputs, launcher, harness: &super::validate_services::port_names(&run.service) };
+    for (key, text) in templates.chain(env).chain(services) {
+        known_variables(source, &key, text, &known)?;
+    }
+    Ok(())
+}
+
+/// The names a run template may use: params, inputs, the harness's own, and `harness` extras (`port`).
+#[derive(Clone, Copy)]
+struct TemplateNames<'a> {
+    params: &'a [Param],
+    inputs: &'a [InputDecl],
+    launcher: LauncherKind,
+    harness: &'a [&'a str],
+}
+
+/// A template's syntax, and that every plain variable in it has a value at run time.
+fn known_variables(source: &SourceFile, key: &str, text: &str, known: &TemplateNames<'_>) -> Result<(), SpecError> {
+    let TemplateNames { params, inputs, launcher, harness } = *known;
+    template_syntax(source, key, text)?;
+    for path in plain_variables(text) {
+        let (first, rest) = path.split_once('.').unwrap_or((path, ""));
+        let unknown = match first {
+            "rank" if launcher != LauncherKind::PerRank => {
+                let launcher = serde_json::to_value(launcher)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                let message = format!("`{{{{rank}}}}` has no value under the {launcher} launcher, which starts every rank with one command; only the per-rank launcher renders it");
+                return Err(source.error_at(key, message));
             }
+            "inputs" => {
+                !rest.is_empty() && !inputs.iter().any(|input| input.name == rest.split('.').next().unwrap_or(rest))
+            }
+            _ => {
+                !RESERVED_NAMES.contains(&first)
+                    && !harness.contains(&first)
+                    && !params.iter().any(|param| param.name == first)
+            }
+        };
+        if unknown {
+            return Err(source.error_at(
+                key,
+                format!("unknown template variable `{path}` (not a parameter, input or harness name)"),
+            ));
         }
     }
     Ok(())

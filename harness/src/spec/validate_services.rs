@@ -1,0 +1,121 @@
+//! Checks of `[[run.service]]` at load: unique names, one readiness rule each, `port = "auto"` at most
+//! once, and every `process = ...` on a metric naming the client or a declared service.
+
+use super::param_value::Param;
+use super::service_decl::{ServiceDecl, AUTO_PORT, PORT_NAME};
+use super::source_file::SourceFile;
+use super::spec_error::SpecError;
+use super::sweep_decl::{MetricsDecl, RunDecl};
+
+/// The name `process = ...` gives the run's main process.
+pub const CLIENT_PROCESS: &str = "client";
+
+/// `(key, template)` of every templated text of the services, for the template-variable check.
+pub fn service_templates(services: &[ServiceDecl]) -> impl Iterator<Item = (String, &str)> {
+    services.iter().enumerate().flat_map(|(i, service)| {
+        let at = format!("run.service[{i}]");
+        let program = std::iter::once((format!("{at}.program"), service.program.as_str()));
+        let args =
+            service.args.iter().enumerate().map(move |(j, arg)| (format!("run.service[{i}].args[{j}]"), arg.as_str()));
+        let env = service.env.iter().map(move |(name, text)| (format!("run.service[{i}].env.{name}"), text.as_str()));
+        let ready =
+            [("tcp", &service.ready.tcp), ("http", &service.ready.http)].into_iter().filter_map(move |(rule, text)| {
+                text.as_deref().map(|text| (format!("run.service[{i}].ready.{rule}"), text))
+            });
+        program.chain(args).chain(env).chain(ready)
+    })
+}
+
+/// The harness names the services add to every run template: `port` when one service takes an automatic port.
+pub fn port_names(services: &[ServiceDecl]) -> Vec<&'static str> {
+    if services.iter().any(|service| service.port.is_some()) {
+        vec![PORT_NAME]
+    } else {
+        Vec::new()
+    }
+}
+
+/// `has_pre_run`: the engine profile runs commands before each run, which a shared instance would skip.
+pub fn services(source: &SourceFile, run: &RunDecl, params: &[Param], has_pre_run: bool) -> Result<(), SpecError> {
+    let mut auto_port: Option<usize> = None;
+    for (index, service) in run.service.iter().enumerate() {
+        let at = |key: &str| format!("run.service[{index}]{key}");
+        let valid_name = !service.name.is_empty()
+            && service.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            && service.name != CLIENT_PROCESS;
+        if !valid_name {
+            let message =
+                format!("`{}` is not a service name: letters, digits, `_` and `-`, not `client`", service.name);
+            return Err(source.error_at(&at(".name"), message));
+        }
+        if run.service[..index].iter().any(|earlier| earlier.name == service.name) {
+            return Err(source.error_at(&at(".name"), format!("a second service named `{}`", service.name)));
+        }
+        ready_rule(source, service, &at(".ready"))?;
+        if let Some(port) = &service.port {
+            if port != AUTO_PORT {
+                return Err(source.error_at(&at(".port"), format!("`{port}`: the only value is \"{AUTO_PORT}\"")));
+            }
+            if let Some(earlier) = auto_port.replace(index) {
+                let message =
+                    format!("run.service[{earlier}] already takes `{{{{{PORT_NAME}}}}}`: one automatic port per run");
+                return Err(source.error_at(&at(".port"), message));
+            }
+            if params.iter().any(|param| param.name == PORT_NAME) {
+                let message = format!("the parameter `{PORT_NAME}` would be shadowed by the automatic port");
+                return Err(source.error_at(&at(".port"), message));
+            }
+        }
+        reuse_across(source, service, &at(".reuse_across"), params, has_pre_run)?;
+    }
+    Ok(())
+}
+
+fn reuse_across(
+    source: &SourceFile,
+    service: &ServiceDecl,
+    key: &str,
+    params: &[Param],
+    has_pre_run: bool,
+) -> Result<(), SpecError> {
+    if let Some(name) = service.reuse_across.iter().find(|name| !params.iter().any(|param| param.name == **name)) {
+        return Err(source.error_at(key, format!("unknown parameter `{name}` (not in [params])")));
+    }
+    if has_pre_run && !service.reuse_across.is_empty() {
+        let message = "the engine profile's `pre_run` runs before each run's services, so they cannot be shared";
+        return Err(source.error_at(key, message));
+    }
+    Ok(())
+}
+
+fn ready_rule(source: &SourceFile, service: &ServiceDecl, key: &str) -> Result<(), SpecError> {
+    let ready = &service.ready;
+    let rules = [ready.log.is_some(), ready.tcp.is_some(), ready.http.is_some()];
+    if rules.iter().filter(|&&given| given).count() != 1 {
+        return Err(source.error_at(key, "give exactly one of `log`, `tcp` and `http`"));
+    }
+    if let Some(pattern) = &ready.log {
+        regex::Regex::new(pattern)
+            .map_err(|error| source.error_at(&format!("{key}.log"), format!("bad regex `{pattern}`: {error}")))?;
+    }
+    if let Some(url) = ready.http.as_deref().filter(|url| !url.starts_with("http://")) {
+        return Err(source.error_at(&format!("{key}.http"), format!("`{url}`: only plain `http://` URLs are probed")));
+    }
+    Ok(())
+}
+
+/// Every `process = ...` on a metric names the client or a declared service.
+pub fn metric_processes(source: &SourceFile, metrics: &MetricsDecl, run: &RunDecl) -> Result<(), SpecError> {
+    let regex = metrics.regex.iter().map(|(name, decl)| (format!("metrics.regex.{name}.process"), &decl.process));
+    let profile = metrics.profile.iter().map(|profile| ("metrics.profile.process".to_string(), &profile.process));
+    let result = std::iter::once(("metrics.result_process".to_string(), &metrics.result_process));
+    for (key, process) in regex.chain(profile).chain(result) {
+        let Some(process) = process else { continue };
+        if process != CLIENT_PROCESS && !run.service.iter().any(|service| service.name == *process) {
+            let names: Vec<&str> =
+                std::iter::once(CLIENT_PROCESS).chain(run.service.iter().map(|s| s.name.as_str())).collect();
+            return Err(source.error_at(&key, format!("unknown process `{process}` (one of {})", names.join(", "))));
+        }
+    }
+    Ok(())
+}
