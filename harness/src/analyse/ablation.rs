@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use super::linear_contrast::LinearContrast;
 use super::summary_stats::SummaryStats;
-use crate::record::Observation;
+use crate::record::{Observation, RecordedRun};
 use crate::spec::VariantName;
 
 /// Per-variant statistics of an ablation and, when the design allows, its effects.
@@ -121,6 +121,17 @@ pub fn analyse_ablation(
     tolerance: f64,
     rounds_are_blocks: bool,
 ) -> AblationAnalysis {
+    analyse_ablation_runs(observations, groups, metrics, tolerance, rounds_are_blocks)
+}
+
+/// `analyse_ablation` over any recorded runs, such as the rows of a compact `RunTable`.
+pub fn analyse_ablation_runs<R: RecordedRun>(
+    observations: &[R],
+    groups: &[String],
+    metrics: &[String],
+    tolerance: f64,
+    rounds_are_blocks: bool,
+) -> AblationAnalysis {
     let variants: Vec<VariantSummary> = measured_variants(observations, groups)
         .into_iter()
         .map(|variant| VariantSummary::of(observations, variant, metrics))
@@ -137,15 +148,13 @@ pub fn analyse_ablation(
 }
 
 impl VariantSummary {
-    fn of(observations: &[Observation], variant: VariantName, metrics: &[String]) -> VariantSummary {
+    fn of<R: RecordedRun>(observations: &[R], variant: VariantName, metrics: &[String]) -> VariantSummary {
         let name = variant.to_string();
-        let runs: Vec<&Observation> =
+        let runs: Vec<&R> =
             observations.iter().filter(|o| o.is_usable() && o.variant() == Some(name.as_str())).collect();
         let metrics = metrics
             .iter()
-            .map(|metric| {
-                SummaryStats::of(&runs.iter().filter_map(|o| o.metrics.get(metric).copied()).collect::<Vec<_>>())
-            })
+            .map(|metric| SummaryStats::of(&runs.iter().filter_map(|o| o.metric(metric)).collect::<Vec<_>>()))
             .collect();
         VariantSummary { variant, metrics }
     }
@@ -158,7 +167,7 @@ impl VariantSummary {
 /// The variants recorded, in design order: by size, then declaration order (baseline first, all
 /// groups last). Names that are not `baseline` or known groups joined by `+` in declaration order
 /// belong to no design and are left out.
-fn measured_variants(observations: &[Observation], groups: &[String]) -> Vec<VariantName> {
+fn measured_variants<R: RecordedRun>(observations: &[R], groups: &[String]) -> Vec<VariantName> {
     let mut variants: Vec<VariantName> = Vec::new();
     for name in observations.iter().filter_map(|o| o.variant()) {
         match VariantName::parse(name, groups) {
@@ -171,13 +180,17 @@ fn measured_variants(observations: &[Observation], groups: &[String]) -> Vec<Var
 }
 
 /// A variant's scope metric per round (a round's repeats averaged).
-fn scope_rounds(observations: &[Observation], variant: &VariantSummary, metrics: &[String]) -> BTreeMap<u32, f64> {
+fn scope_rounds<R: RecordedRun>(
+    observations: &[R],
+    variant: &VariantSummary,
+    metrics: &[String],
+) -> BTreeMap<u32, f64> {
     let name = variant.variant.to_string();
     let mut sums: BTreeMap<u32, (f64, f64)> = BTreeMap::new();
     let scope = metrics.first().map(String::as_str).unwrap_or_default();
     for observation in observations.iter().filter(|o| o.is_usable() && o.variant() == Some(name.as_str())) {
-        if let Some(value) = observation.metrics.get(scope) {
-            let entry = sums.entry(observation.rep).or_default();
+        if let Some(value) = observation.metric(scope) {
+            let entry = sums.entry(observation.rep()).or_default();
             *entry = (entry.0 + value, entry.1 + 1.0);
         }
     }

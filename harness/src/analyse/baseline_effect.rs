@@ -10,7 +10,7 @@ use super::rival_comparison::RivalComparison;
 use super::run_sample::RunSample;
 use super::scale::Scale;
 use super::setting_summary::{Labels, SettingSummary};
-use crate::record::Observation;
+use crate::record::RecordedRun;
 use crate::spec::{AnalysisConfig, ParamValue, RelativeKind};
 
 /// One setting's effect on one metric, against its baseline partner.
@@ -39,8 +39,8 @@ impl BaselineEffect {
     /// comparison groups are the families of settings differing only in baseline params. A ratio is
     /// computed on the log scale when every value is positive (else as a ratio of a linear difference);
     /// a difference always on the linear scale. Holm (1979) adjusts the p-values over all effects.
-    pub fn all(
-        observations: &[Observation],
+    pub fn all<R: RecordedRun>(
+        observations: &[R],
         settings: &[SettingSummary],
         config: &AnalysisConfig,
         rounds_are_blocks: bool,

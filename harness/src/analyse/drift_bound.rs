@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use super::setting_summary::Labels;
-use crate::record::Observation;
+use crate::record::RecordedRun;
 
 /// The control metric's spread *within* settings: run-to-run movement of the machine, with the control's
 /// legitimate differences between settings (decode throughput moves with the prompt length) left out.
@@ -25,15 +25,21 @@ pub const LARGE_DRIFT: f64 = 0.05;
 impl DriftBound {
     /// The pooled relative standard deviation and widest relative range of `metric` within each setting,
     /// over usable runs. None when no setting has two usable runs with the metric.
-    pub fn of(observations: &[Observation], metric: &str) -> Option<DriftBound> {
-        let mut by_setting: HashMap<&Labels, Vec<f64>> = HashMap::new();
+    pub fn of<R: RecordedRun>(observations: &[R], metric: &str) -> Option<DriftBound> {
+        // Settings in first-seen order, so the pooled sums (and their last digits) do not vary by run.
+        let mut index: HashMap<&Labels, usize> = HashMap::new();
+        let mut by_setting: Vec<Vec<f64>> = Vec::new();
         for observation in observations.iter().filter(|o| o.is_usable()) {
-            if let Some(value) = observation.metrics.get(metric) {
-                by_setting.entry(&observation.setting).or_default().push(*value);
+            if let Some(value) = observation.metric(metric) {
+                let slot = *index.entry(observation.setting()).or_insert_with(|| {
+                    by_setting.push(Vec::new());
+                    by_setting.len() - 1
+                });
+                by_setting[slot].push(value);
             }
         }
         let (mut squares, mut df, mut max_rel_range, mut n) = (0.0, 0usize, 0.0f64, 0);
-        for values in by_setting.values() {
+        for values in &by_setting {
             n += values.len();
             let mean = values.iter().sum::<f64>() / values.len() as f64;
             squares += values.iter().map(|v| ((v - mean) / mean).powi(2)).sum::<f64>();
@@ -59,6 +65,7 @@ impl DriftBound {
 mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_sweep};
+    use crate::record::Observation;
 
     #[test]
     fn decode_spread_within_settings_over_usable_runs_only() {

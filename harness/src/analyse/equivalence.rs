@@ -2,7 +2,7 @@
 
 use super::drift_bound::DriftBound;
 use super::setting_summary::{Labels, SettingSummary};
-use crate::record::Observation;
+use crate::record::RecordedRun;
 use crate::spec::AnalysisConfig;
 
 /// Settings grouped by the code path they resolve to, and whether each class agrees.
@@ -45,8 +45,8 @@ impl EquivalenceCheck {
     /// means with the root sum of squares of the extremes' Student's t 95% half-widths, or the drift
     /// the control metric shows when that is larger. The key is read from the setting
     /// labels when it is a column, otherwise from each usable run's metric rounded to an integer.
-    pub fn of(
-        observations: &[Observation],
+    pub fn of<R: RecordedRun>(
+        observations: &[R],
         settings: &[SettingSummary],
         config: &AnalysisConfig,
         key: &str,
@@ -106,18 +106,18 @@ impl EquivalenceClass {
 
 /// The distinct key values of a setting: its label, or per usable run the key (a metric, or an
 /// expression over numeric params and the run's metrics) rounded to an integer.
-fn key_values(observations: &[Observation], summary: &SettingSummary, key: &str) -> Vec<String> {
+fn key_values<R: RecordedRun>(observations: &[R], summary: &SettingSummary, key: &str) -> Vec<String> {
     if let Some((_, label)) = summary.setting.iter().find(|(column, _)| column == key) {
         return vec![label.to_string()];
     }
     let params: Vec<(&str, f64)> =
         summary.setting.iter().filter_map(|(name, value)| Some((name.as_str(), value.as_f64()?))).collect();
-    let resolve = |run: &Observation| {
-        let metrics = run.metrics.iter().map(|(name, value)| (name.as_str(), *value));
+    let resolve = |run: &R| {
+        let metrics = run.metrics();
         crate::extract::evaluate_number(key, params.iter().copied().chain(metrics)).ok()
     };
     let mut values: Vec<String> = Vec::new();
-    let runs = observations.iter().filter(|o| o.is_usable() && o.setting == summary.setting);
+    let runs = observations.iter().filter(|o| o.is_usable() && *o.setting() == summary.setting);
     for value in runs.filter_map(resolve).map(|v| format!("{}", v.round())) {
         if !values.contains(&value) {
             values.push(value);
@@ -130,6 +130,7 @@ fn key_values(observations: &[Observation], summary: &SettingSummary, key: &str)
 mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_config, fixture_slice_sweep};
+    use crate::record::Observation;
 
     fn check(observations: &[Observation], drift: bool) -> EquivalenceCheck {
         let settings = SettingSummary::summarise(observations);

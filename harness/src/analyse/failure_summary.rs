@@ -1,7 +1,7 @@
 //! Failed runs of a sweep and why they failed.
 
 use crate::launch::RunStatus;
-use crate::record::Observation;
+use crate::record::RecordedRun;
 
 /// How many recorded runs did not finish ok, and the distinct reasons.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,9 +16,9 @@ pub struct FailureSummary {
 
 impl FailureSummary {
     /// Count runs whose status is not `ok` (warmups included: a failing warmup is still a failure).
-    pub fn of(observations: &[Observation]) -> FailureSummary {
+    pub fn of<R: RecordedRun>(observations: &[R]) -> FailureSummary {
         let mut reasons: Vec<(String, usize)> = Vec::new();
-        for failure in observations.iter().filter(|o| o.status != RunStatus::Ok) {
+        for failure in observations.iter().filter(|o| o.status() != RunStatus::Ok) {
             let reason = failure.failure_reason();
             match reasons.iter_mut().find(|(known, _)| known == reason) {
                 Some((_, count)) => *count += 1,
@@ -34,6 +34,7 @@ impl FailureSummary {
 mod tests {
     use super::*;
     use crate::analyse::fixtures::fixture_slice_sweep;
+    use crate::record::Observation;
 
     #[test]
     fn reasons_are_counted_with_status_standing_in_for_no_error() {

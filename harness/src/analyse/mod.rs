@@ -29,8 +29,8 @@ mod time_unit;
 mod verdicts;
 
 pub use ablation::{
-    analyse_ablation, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, Interaction, PairInteraction,
-    VariantSummary,
+    analyse_ablation, analyse_ablation_runs, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict,
+    Interaction, PairInteraction, VariantSummary,
 };
 pub use adjusted_samples::AdjustedSamples;
 pub use baseline_effect::BaselineEffect;
@@ -56,6 +56,6 @@ pub use run_sample::RunSample;
 pub use scale::Scale;
 pub use setting_summary::{Labels, SettingSummary};
 pub use summary_stats::SummaryStats;
-pub use sweep_analysis::{analyse_sweep, SweepAnalysis};
+pub use sweep_analysis::{analyse_sweep, analyse_sweep_runs, SweepAnalysis};
 pub use time_unit::TimeUnit;
 pub use verdicts::Verdicts;

@@ -53,40 +53,50 @@ fn distinct(keys: impl Iterator<Item = u64>) -> usize {
 }
 
 /// Residuals of `values` (one per sample) after the setting means, and with `by_round` also the round
-/// effects, are taken out: vₛᵣ − μ̂ₛ − β̂ᵣ, alternating the two sets of means to convergence.
+/// effects, are taken out: vₛᵣ − μ̂ₛ − β̂ᵣ, alternating the two sets of means to convergence. The means
+/// are indexed densely (a million-run sweep iterates over arrays, not maps); each is summed in sample
+/// order, so the result does not depend on the indexing.
 pub fn additive_residuals(samples: &[RunSample], values: &[f64], by_round: bool) -> Vec<f64> {
-    let keyed: Vec<(usize, u32, f64)> = samples.iter().zip(values).map(|(s, v)| (s.setting, s.round, *v)).collect();
-    let mut setting_effect: BTreeMap<usize, f64> = BTreeMap::new();
-    let mut round_effect: BTreeMap<u32, f64> = BTreeMap::new();
+    let (setting_of, settings) = dense(samples.iter().map(|s| s.setting as u64));
+    let (round_of, rounds) = dense(samples.iter().map(|s| u64::from(s.round)));
+    let mut setting_effect: Option<Vec<f64>> = None;
+    let mut round_effect: Option<Vec<f64>> = None;
     for _ in 0..1000 {
-        let new_settings = mean_by(&keyed, |k| k.0, |k| k.2 - round_effect.get(&k.1).unwrap_or(&0.0));
-        let new_rounds =
-            if by_round { mean_by(&keyed, |k| k.1, |k| k.2 - new_settings[&k.0]) } else { BTreeMap::new() };
-        let moved = largest_change(&setting_effect, &new_settings).max(largest_change(&round_effect, &new_rounds));
-        (setting_effect, round_effect) = (new_settings, new_rounds);
+        let round_of_sample = |i: usize| round_effect.as_ref().map_or(0.0, |effect| effect[round_of[i]]);
+        let new_settings = mean_by(&setting_of, settings, |i| values[i] - round_of_sample(i));
+        let new_rounds = by_round.then(|| mean_by(&round_of, rounds, |i| values[i] - new_settings[setting_of[i]]));
+        let moved = largest_change(setting_effect.as_deref(), &new_settings)
+            .max(largest_change(round_effect.as_deref(), new_rounds.as_deref().unwrap_or_default()));
+        (setting_effect, round_effect) = (Some(new_settings), new_rounds);
         if moved < 1e-13 {
             break;
         }
     }
-    keyed.iter().map(|(s, r, v)| v - setting_effect[s] - round_effect.get(r).unwrap_or(&0.0)).collect()
+    let setting_effect = setting_effect.expect("the loop runs at least once");
+    let round_of_sample = |i: usize| round_effect.as_ref().map_or(0.0, |effect| effect[round_of[i]]);
+    (0..samples.len()).map(|i| values[i] - setting_effect[setting_of[i]] - round_of_sample(i)).collect()
 }
 
-fn mean_by<K: Ord + Copy>(
-    samples: &[(usize, u32, f64)],
-    key: impl Fn(&(usize, u32, f64)) -> K,
-    value: impl Fn(&(usize, u32, f64)) -> f64,
-) -> BTreeMap<K, f64> {
-    let mut sums: BTreeMap<K, (f64, f64)> = BTreeMap::new();
-    for sample in samples {
-        let entry = sums.entry(key(sample)).or_default();
-        entry.0 += value(sample);
-        entry.1 += 1.0;
+/// Each key's index among the distinct keys in ascending order, and how many distinct keys there are.
+fn dense(keys: impl Iterator<Item = u64> + Clone) -> (Vec<usize>, usize) {
+    let distinct: BTreeMap<u64, usize> =
+        keys.clone().collect::<std::collections::BTreeSet<_>>().into_iter().enumerate().map(|(i, k)| (k, i)).collect();
+    (keys.map(|key| distinct[&key]).collect(), distinct.len())
+}
+
+/// The mean of `value(i)` over the samples `i` of each key (every key has a sample).
+fn mean_by(key_of: &[usize], keys: usize, value: impl Fn(usize) -> f64) -> Vec<f64> {
+    let mut sums = vec![(0.0, 0.0); keys];
+    for (i, &key) in key_of.iter().enumerate() {
+        sums[key].0 += value(i);
+        sums[key].1 += 1.0;
     }
-    sums.into_iter().map(|(k, (sum, n))| (k, sum / n)).collect()
+    sums.into_iter().map(|(sum, n)| sum / n).collect()
 }
 
-fn largest_change<K: Ord>(old: &BTreeMap<K, f64>, new: &BTreeMap<K, f64>) -> f64 {
-    new.iter().map(|(k, v)| (v - old.get(k).unwrap_or(&f64::INFINITY)).abs()).fold(0.0, f64::max)
+/// The largest move of any mean since the last iteration (infinite on the first).
+fn largest_change(old: Option<&[f64]>, new: &[f64]) -> f64 {
+    new.iter().enumerate().map(|(k, v)| (v - old.map_or(f64::INFINITY, |old| old[k])).abs()).fold(0.0, f64::max)
 }
 
 /// Bartlett's (1937) test of equal variances over the settings' residuals, each setting given a share

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use super::setting_summary::{Labels, SettingSummary};
-use crate::record::Observation;
+use crate::record::RecordedRun;
 
 /// A usable run of a setting, on the scale the verdicts are computed on (see `Scale`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -21,8 +21,8 @@ pub struct RunSample {
 impl RunSample {
     /// The usable runs of `settings` that report `metric`, as raw samples (the metric and the `control`
     /// metric as measured, untransformed).
-    pub fn collect(
-        observations: &[Observation],
+    pub fn collect<R: RecordedRun>(
+        observations: &[R],
         settings: &[SettingSummary],
         metric: &str,
         control: Option<&str>,
@@ -32,10 +32,10 @@ impl RunSample {
             .iter()
             .filter(|o| o.is_usable())
             .filter_map(|o| {
-                let setting = *index.get(&o.setting)?;
-                let value = *o.metrics.get(metric)?;
-                let control = control.and_then(|c| o.metrics.get(c)).copied();
-                Some(RunSample { setting, round: o.rep, value, control })
+                let setting = *index.get(o.setting())?;
+                let value = o.metric(metric)?;
+                let control = control.and_then(|c| o.metric(c));
+                Some(RunSample { setting, round: o.rep(), value, control })
             })
             .collect()
     }

@@ -1,13 +1,16 @@
 //! Per-setting statistics: every metric of one setting's usable runs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::summary_stats::SummaryStats;
-use crate::record::Observation;
+use crate::record::RecordedRun;
 use crate::spec::{Param, ParamValue};
 
 /// Setting labels as recorded: (column, typed value) pairs in declaration order.
 pub type Labels = Vec<(String, ParamValue)>;
+
+/// While summarising: a setting's labels, its runs, its usable runs and their values by metric.
+type SettingRuns<'a> = (&'a Labels, usize, usize, BTreeMap<&'a str, Vec<f64>>);
 
 /// One distinct setting vector and what its usable runs measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,28 +33,30 @@ impl SettingSummary {
     }
 
     /// Group observations by exact setting vector, in first-seen order, and summarise each metric
-    /// of the usable runs (descriptive statistics, `SummaryStats::of`).
-    pub fn summarise(observations: &[Observation]) -> Vec<SettingSummary> {
-        let mut settings: Vec<Labels> = Vec::new();
+    /// of the usable runs (descriptive statistics, `SummaryStats::of`). One pass over the runs.
+    pub fn summarise<R: RecordedRun>(observations: &[R]) -> Vec<SettingSummary> {
+        let mut index: HashMap<&Labels, usize> = HashMap::new();
+        let mut settings: Vec<SettingRuns> = Vec::new();
         for observation in observations {
-            if !settings.contains(&observation.setting) {
-                settings.push(observation.setting.clone());
+            let slot = *index.entry(observation.setting()).or_insert_with(|| {
+                settings.push((observation.setting(), 0, 0, BTreeMap::new()));
+                settings.len() - 1
+            });
+            let (_, runs, usable, values) = &mut settings[slot];
+            *runs += 1;
+            if observation.is_usable() {
+                *usable += 1;
+                for (name, value) in observation.metrics() {
+                    values.entry(name).or_default().push(value);
+                }
             }
         }
-        settings.into_iter().map(|setting| Self::of_setting(setting, observations)).collect()
-    }
-
-    fn of_setting(setting: Labels, observations: &[Observation]) -> SettingSummary {
-        let runs: Vec<&Observation> = observations.iter().filter(|o| o.setting == setting).collect();
-        let usable: Vec<&Observation> = runs.iter().copied().filter(|o| o.is_usable()).collect();
-        let mut values: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-        for observation in &usable {
-            for (name, value) in &observation.metrics {
-                values.entry(name.clone()).or_default().push(*value);
-            }
-        }
-        let metrics = values.into_iter().filter_map(|(name, v)| Some((name, SummaryStats::of(&v)?))).collect();
-        SettingSummary { setting, runs: runs.len(), usable: usable.len(), metrics }
+        let summary = |(setting, runs, usable, values): SettingRuns| {
+            let metrics =
+                values.into_iter().filter_map(|(name, v)| Some((name.to_string(), SummaryStats::of(&v)?))).collect();
+            SettingSummary { setting: setting.clone(), runs, usable, metrics }
+        };
+        settings.into_iter().map(summary).collect()
     }
 
     /// Settings in declared grid order: by each param's position in its declared values (a value not
@@ -103,6 +108,7 @@ impl SettingSummary {
 mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_sweep};
+    use crate::record::Observation;
 
     #[test]
     fn settings_in_first_seen_order_with_usable_runs_only() {

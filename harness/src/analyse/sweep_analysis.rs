@@ -8,7 +8,7 @@ use super::failure_summary::FailureSummary;
 use super::group_fit::GroupFit;
 use super::setting_summary::SettingSummary;
 use super::verdicts::Verdicts;
-use crate::record::Observation;
+use crate::record::{Observation, RecordedRun};
 use crate::spec::{AnalysisConfig, Param};
 
 /// Everything `analyse_sweep` concludes about one sweep; plain data the report renders.
@@ -41,6 +41,16 @@ pub struct SweepAnalysis {
 /// run counts towards failures. Settings are in `declared` grid order (first-seen without one).
 pub fn analyse_sweep(
     observations: &[Observation],
+    config: &AnalysisConfig,
+    rounds_are_blocks: bool,
+    declared: &[Param],
+) -> SweepAnalysis {
+    analyse_sweep_runs(observations, config, rounds_are_blocks, declared)
+}
+
+/// `analyse_sweep` over any recorded runs, such as the rows of a compact `RunTable`.
+pub fn analyse_sweep_runs<R: RecordedRun>(
+    observations: &[R],
     config: &AnalysisConfig,
     rounds_are_blocks: bool,
     declared: &[Param],

@@ -13,7 +13,7 @@ use super::round_model::RoundModel;
 use super::run_sample::RunSample;
 use super::scale::Scale;
 use super::setting_summary::{Labels, SettingSummary};
-use crate::record::Observation;
+use crate::record::RecordedRun;
 use crate::spec::{AnalysisConfig, Direction};
 
 /// Every group's verdict and what they rest on.
@@ -46,8 +46,8 @@ impl Verdicts {
     /// 4. Holm's correction over all comparisons of the sweep; a rival is beaten when its adjusted
     ///    p-value is below alpha, and a practical tie when two one-sided tests put it within
     ///    `negligible` of the best.
-    pub fn decide(
-        observations: &[Observation],
+    pub fn decide<R: RecordedRun>(
+        observations: &[R],
         settings: &[SettingSummary],
         config: &AnalysisConfig,
         rounds_are_blocks: bool,
@@ -187,6 +187,7 @@ mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_config};
     use crate::analyse::group_verdict::GroupOutcome;
+    use crate::record::Observation;
 
     /// A simulated interleaved sweep whose truth is known: per (rows, slices) a true throughput,
     /// multiplied per run by a drift shared by everything run at that moment (a sine of amplitude

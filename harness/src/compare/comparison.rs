@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::compare_config::CompareConfig;
 use super::setting_comparison::{judge, SettingComparison, Verdict};
 use crate::analyse::{holm_adjust, AdjustedSamples, ComparisonMethod, ControlAdjustment, Labels, RunSample};
-use crate::record::Observation;
+use crate::record::RecordedRun;
 
 /// The comparison of side B against side A.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,67 +55,67 @@ impl Comparison {
 /// Two recorded sweeps (e.g. CANN 8 and CANN 9), joined on exact equality of setting vectors (all
 /// labels, `variant` included). Their rounds are not shared, so each setting is compared by Welch's
 /// test on the log scale (`AdjustedSamples`), with the control metric as a covariate when it is set.
-pub fn compare(a: &[Observation], b: &[Observation], config: &CompareConfig) -> Comparison {
-    join(Side::group(a, None), Side::group(b, None), config, false)
+pub fn compare<R: RecordedRun>(a: &[R], b: &[R], config: &CompareConfig) -> Comparison {
+    join(Side::group(a.iter(), None), Side::group(b.iter(), None), config, false)
 }
 
 /// Two values of the parameter `by` inside one interleaved sweep (e.g. `cann = ["8.5", "9.0"]`): the
 /// versions share rounds, so each setting (the other parameters) is compared within rounds (paired,
 /// pooled residual variance of the setting + round model when homogeneous).
 /// (Falls back to Welch when `rounds_are_blocks` is false: the sweep was not interleaved.)
-pub fn compare_within(
-    observations: &[Observation],
+pub fn compare_within<R: RecordedRun>(
+    observations: &[R],
     by: &str,
     values: [&str; 2],
     config: &CompareConfig,
     rounds_are_blocks: bool,
 ) -> Comparison {
     let side = |value: &str| {
-        let runs: Vec<Observation> = observations
-            .iter()
-            .filter(|o| o.setting_value(by).is_some_and(|v| v.to_string() == value))
-            .cloned()
-            .collect();
-        Side::group(&runs, Some(by))
+        let runs = observations.iter().filter(|o| o.setting_value(by).is_some_and(|v| v.to_string() == value));
+        Side::group(runs, Some(by))
     };
     join(side(values[0]), side(values[1]), config, rounds_are_blocks)
 }
 
 /// One side's usable and unusable runs, grouped by setting (first-seen order).
-struct Side {
-    settings: Vec<(Labels, Vec<Observation>)>,
+struct Side<'r, R> {
+    settings: Vec<(Labels, Vec<&'r R>)>,
 }
 
-impl Side {
+impl<'r, R: RecordedRun> Side<'r, R> {
     /// Groups runs by their labels, without the `without` column (the one that tells the sides apart).
-    fn group(observations: &[Observation], without: Option<&str>) -> Side {
-        let mut settings: Vec<(Labels, Vec<Observation>)> = Vec::new();
+    /// The labels are cut once per distinct recorded setting, not once per run.
+    fn group(observations: impl Iterator<Item = &'r R>, without: Option<&str>) -> Side<'r, R> {
+        let mut settings: Vec<(Labels, Vec<&'r R>)> = Vec::new();
         let mut index: HashMap<Labels, usize> = HashMap::new();
+        let mut recorded: HashMap<&'r Labels, usize> = HashMap::new();
         for observation in observations {
-            let labels: Labels =
-                observation.setting.iter().filter(|(name, _)| Some(name.as_str()) != without).cloned().collect();
-            let slot = *index.entry(labels.clone()).or_insert_with(|| {
-                settings.push((labels, Vec::new()));
-                settings.len() - 1
+            let slot = *recorded.entry(observation.setting()).or_insert_with(|| {
+                let labels: Labels =
+                    observation.setting().iter().filter(|(name, _)| Some(name.as_str()) != without).cloned().collect();
+                *index.entry(labels.clone()).or_insert_with(|| {
+                    settings.push((labels, Vec::new()));
+                    settings.len() - 1
+                })
             });
-            settings[slot].1.push(observation.clone());
+            settings[slot].1.push(observation);
         }
         Side { settings }
     }
 
-    fn find(&self, labels: &Labels) -> Option<&Vec<Observation>> {
+    fn find(&self, labels: &Labels) -> Option<&Vec<&'r R>> {
         self.settings.iter().find(|(known, _)| known == labels).map(|(_, runs)| runs)
     }
 
-    fn unmatched(&self, other: &Side) -> Vec<Labels> {
+    fn unmatched(&self, other: &Side<R>) -> Vec<Labels> {
         self.settings.iter().filter(|(labels, _)| other.find(labels).is_none()).map(|(l, _)| l.clone()).collect()
     }
 }
 
 /// Judges every setting on both sides: samples indexed 2j (A) and 2j + 1 (B) for the j-th joined
 /// setting, drift removed with the control, each B compared with its A, Holm over all of them.
-fn join(a: Side, b: Side, config: &CompareConfig, paired: bool) -> Comparison {
-    let joined: Vec<(&Labels, &Vec<Observation>, &Vec<Observation>)> =
+fn join<R: RecordedRun>(a: Side<R>, b: Side<R>, config: &CompareConfig, paired: bool) -> Comparison {
+    let joined: Vec<(&Labels, &Vec<&R>, &Vec<&R>)> =
         a.settings.iter().filter_map(|(labels, runs_a)| Some((labels, runs_a, b.find(labels)?))).collect();
     let mut samples = Vec::new();
     for (j, (_, runs_a, runs_b)) in joined.iter().enumerate() {
@@ -172,24 +172,23 @@ impl Comparison {
     }
 }
 
-fn samples_of(runs: &[Observation], setting: usize, config: &CompareConfig) -> Vec<RunSample> {
+fn samples_of<R: RecordedRun>(runs: &[R], setting: usize, config: &CompareConfig) -> Vec<RunSample> {
     runs.iter()
         .filter(|o| o.is_usable())
         .filter_map(|o| {
-            let value = *o.metrics.get(&config.metric)?;
-            let control = config.control.as_deref().and_then(|c| o.metrics.get(c)).copied();
-            Some(RunSample { setting, round: o.rep, value, control })
+            let value = o.metric(&config.metric)?;
+            let control = config.control.as_deref().and_then(|c| o.metric(c));
+            Some(RunSample { setting, round: o.rep(), value, control })
         })
         .collect()
 }
 
-fn usable(runs: &[Observation], metric: &str) -> usize {
-    runs.iter().filter(|o| o.is_usable() && o.metrics.contains_key(metric)).count()
+fn usable<R: RecordedRun>(runs: &[R], metric: &str) -> usize {
+    runs.iter().filter(|o| o.is_usable() && o.metric(metric).is_some()).count()
 }
 
-fn mean_of(runs: &[Observation], metric: &str) -> Option<f64> {
-    let values: Vec<f64> =
-        runs.iter().filter(|o| o.is_usable()).filter_map(|o| o.metrics.get(metric)).copied().collect();
+fn mean_of<R: RecordedRun>(runs: &[R], metric: &str) -> Option<f64> {
+    let values: Vec<f64> = runs.iter().filter(|o| o.is_usable()).filter_map(|o| o.metric(metric)).collect();
     (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }
 
@@ -198,6 +197,7 @@ mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_sweep, fixture_slice_sweep_b};
     use crate::analyse::Direction;
+    use crate::record::Observation;
 
     fn config() -> CompareConfig {
         CompareConfig {
@@ -313,6 +313,7 @@ mod family_wise {
     use super::*;
     use crate::analyse::fixtures::fixture_observation;
     use crate::analyse::Direction;
+    use crate::record::Observation;
 
     /// One A/A side: 50 settings x 3 reps of the same truth with 1% lognormal noise, decode as control.
     fn side(rng: &mut ChaCha8Rng) -> Vec<Observation> {

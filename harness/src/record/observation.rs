@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use super::recorded_run::RecordedRun;
 use crate::launch::RunStatus;
 use crate::spec::ParamValue;
 
@@ -29,25 +30,45 @@ pub struct Observation {
 impl Observation {
     /// Whether this run counts in statistics: finished ok and not a warmup.
     pub fn is_usable(&self) -> bool {
-        self.status == RunStatus::Ok && !self.warmup
+        RecordedRun::is_usable(self)
     }
 
     /// The value of a setting column (parameter or `variant`).
     pub fn setting_value(&self, name: &str) -> Option<&ParamValue> {
-        self.setting.iter().find(|(key, _)| key == name).map(|(_, value)| value)
+        RecordedRun::setting_value(self, name)
     }
 
-    /// Why the run failed without where its logs are (which differs per run), so identical failures
-    /// compare equal; the status when no error was recorded.
+    /// Why the run failed without where its logs are (`RecordedRun::failure_reason`).
     pub fn failure_reason(&self) -> &str {
-        match self.error.split(LOGS_IN).next() {
-            Some(reason) if !reason.is_empty() => reason,
-            _ => self.status.as_str(),
-        }
+        RecordedRun::failure_reason(self)
     }
 
     /// The variant this run measured (`default` in a plain sweep).
     pub fn variant(&self) -> Option<&str> {
-        self.setting_value("variant").and_then(ParamValue::as_text)
+        RecordedRun::variant(self)
+    }
+}
+
+impl RecordedRun for Observation {
+    fn setting(&self) -> &Vec<(String, ParamValue)> {
+        &self.setting
+    }
+    fn rep(&self) -> u32 {
+        self.rep
+    }
+    fn warmup(&self) -> bool {
+        self.warmup
+    }
+    fn status(&self) -> RunStatus {
+        self.status
+    }
+    fn error(&self) -> &str {
+        &self.error
+    }
+    fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics.get(name).copied()
+    }
+    fn metrics(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.metrics.iter().map(|(name, value)| (name.as_str(), *value))
     }
 }

@@ -1,16 +1,15 @@
-//! Reads a result CSV back: as observations for analysis, and as the set of runs already done.
+//! Reads a result CSV back as owned observations (for tests, racing and resuming), and as the set of runs
+//! already done. `RunTable` is the compact form analysis of large CSVs reads.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::columns::{Columns, METRIC_PREFIX, PARAM_PREFIX};
+use super::columns::Columns;
 use super::observation::Observation;
 use super::record_error::RecordError;
 use super::run_key::RunKey;
-use super::sidecar::Sidecar;
-use super::torn_row::torn_line;
-use crate::launch::UnknownRunStatus;
-use crate::spec::{Param, ParamValue};
+use super::run_table::RunTable;
+use crate::spec::Param;
 
 /// A whole result CSV.
 #[derive(Debug, Clone)]
@@ -23,51 +22,24 @@ pub struct ResultTable {
 impl ResultTable {
     /// Reads a CSV, its param columns typed by the params its sidecar declares (inferred without one).
     pub fn read(path: &Path) -> Result<ResultTable, RecordError> {
-        let declared = Sidecar::beside(path)?.map(|sidecar| sidecar.params).unwrap_or_default();
-        ResultTable::read_typed(path, &declared)
+        RunTable::read(path).map(ResultTable::of)
     }
 
     /// Reads a CSV whose param columns hold values of `declared` (a param not declared is inferred);
     /// a torn last row, a non-finite metric or a malformed row is an error naming its line.
     pub fn read_typed(path: &Path, declared: &[Param]) -> Result<ResultTable, RecordError> {
-        let bytes = std::fs::read(path).map_err(RecordError::io(path))?;
-        if let Some(line) = torn_line(&bytes) {
-            return Err(RecordError::TornRow { path: path.to_path_buf(), line });
-        }
-        let mut reader = csv::ReaderBuilder::new().flexible(false).from_reader(bytes.as_slice());
-        let header: Vec<String> =
-            reader.headers().map_err(|error| csv_error(path, error))?.iter().map(str::to_string).collect();
-        let columns = Columns::from_header(&header)
-            .map_err(|reason| RecordError::NotAResultCsv { path: path.to_path_buf(), reason })?;
-        let mut observations = Vec::new();
-        for record in reader.records() {
-            let record = record.map_err(|error| csv_error(path, error))?;
-            // Shards of one sweep merge by concatenation (`cat a.csv b.csv`): later headers are not runs.
-            if record.iter().eq(header.iter().map(String::as_str)) {
-                continue;
-            }
-            let line = record.position().map_or(0, |p| p.line());
-            let row: BTreeMap<&str, &str> = header.iter().map(String::as_str).zip(record.iter()).collect();
-            observations.push(observation(&row, &columns, declared).map_err(|error| match error {
-                RowError::Row(reason) => RecordError::BadRow { path: path.to_path_buf(), line, reason },
-                RowError::Metric { column, reason } => RecordError::BadValue {
-                    path: path.to_path_buf(),
-                    line,
-                    column: header.iter().position(|name| *name == column).map_or(0, |index| index + 1),
-                    reason,
-                },
-            })?);
-        }
-        Ok(ResultTable { path: path.to_path_buf(), columns, observations })
+        RunTable::read_typed(path, declared).map(ResultTable::of)
     }
 
     /// Reads a CSV to analyse: one without any run has nothing to report.
     pub fn read_runs(path: &Path) -> Result<ResultTable, RecordError> {
-        let table = ResultTable::read(path)?;
-        if table.observations.is_empty() {
-            return Err(RecordError::NoRuns { path: path.to_path_buf() });
-        }
-        Ok(table)
+        RunTable::read_runs(path).map(ResultTable::of)
+    }
+
+    /// Every run of a compact table as an owned observation.
+    fn of(table: RunTable) -> ResultTable {
+        let observations = (0..table.len()).map(|run| table.observation(run)).collect();
+        ResultTable { path: table.path, columns: table.columns, observations }
     }
 
     /// Runs already recorded, whatever their status: resuming never repeats a (setting, rep) pair.
@@ -83,61 +55,15 @@ fn run_key(observation: &Observation) -> RunKey {
     RunKey { params, variant, rep: observation.rep, warmup: observation.warmup }
 }
 
-/// Why a row was refused: the row as a whole, or one metric cell (located by its column).
-enum RowError {
-    Row(String),
-    Metric { column: String, reason: String },
-}
-
-fn observation(row: &BTreeMap<&str, &str>, columns: &Columns, declared: &[Param]) -> Result<Observation, RowError> {
-    let values_of = |name: &str| declared.iter().find(|param| param.name == name).map_or(&[][..], |p| &p.values[..]);
-    let mut setting: Vec<(String, ParamValue)> = columns
-        .params
-        .iter()
-        .map(|name| {
-            let text = row[format!("{PARAM_PREFIX}{name}").as_str()];
-            (name.clone(), ParamValue::typed_by(values_of(name), text))
-        })
-        .collect();
-    setting.push(("variant".to_string(), ParamValue::Text(row["variant"].to_string())));
-    let mut metrics = BTreeMap::new();
-    for name in &columns.metrics {
-        let column = format!("{METRIC_PREFIX}{name}");
-        let text = row[column.as_str()];
-        if !text.is_empty() {
-            // A NaN or infinite metric would win or poison every comparison it enters: refuse it.
-            let value = text.parse::<f64>().ok().filter(|value| value.is_finite()).ok_or_else(|| RowError::Metric {
-                reason: format!("metric `{name}` is `{text}`, not a finite number"),
-                column: column.clone(),
-            })?;
-            metrics.insert(name.clone(), value);
-        }
-    }
-    Ok(Observation {
-        setting,
-        rep: row["rep"].parse().map_err(|_| RowError::Row(format!("rep `{}` is not a number", row["rep"])))?,
-        warmup: row["warmup"] == "true",
-        status: row["status"].parse().map_err(|error: UnknownRunStatus| RowError::Row(error.to_string()))?,
-        error: row["error"].to_string(),
-        metrics,
-    })
-}
-
-fn csv_error(path: &Path, error: csv::Error) -> RecordError {
-    match error.position() {
-        Some(position) => {
-            RecordError::BadRow { path: path.to_path_buf(), line: position.line(), reason: error.to_string() }
-        }
-        None => RecordError::NotAResultCsv { path: path.to_path_buf(), reason: error.to_string() },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::provenance::Provenance;
     use super::super::result_writer::{ResultWriter, RunRow};
+    use super::super::sidecar::Sidecar;
     use super::*;
     use crate::launch::RunStatus;
+    use crate::spec::ParamValue;
+    use std::collections::BTreeMap;
 
     fn columns() -> Columns {
         Columns {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::PlanOptions;
+use sweep::record::RunTable;
 use sweep::runner::{self, Ablation, RunOptions};
 use sweep::spec::{self, Isolation};
 
@@ -57,8 +58,14 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     );
     let title = format!("{} ({})", sweep.name, outcome.runs.paths.csv.display());
     let blocks = ablation.isolation == Isolation::Copy && sweep.reps.order == spec::RunOrder::Interleaved;
-    let (text, analysis) =
-        summary::write_ablation_summary(&outcome.runs.paths, &sweep.analysis, ablation.decl, blocks, &title)?;
+    let (text, analysis) = summary::write_ablation_summary(
+        &RunTable::read(&outcome.runs.paths.csv)?,
+        &outcome.runs.paths,
+        &sweep.analysis,
+        ablation.decl,
+        blocks,
+        &title,
+    )?;
     stdout::print_line(&text);
     let code = finish_message(&outcome.runs);
     let failed_builds = outcome.builds.iter().any(|b| matches!(b.status, sweep::build::BuildStatus::Failed { .. }));

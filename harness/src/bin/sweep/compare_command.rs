@@ -6,7 +6,7 @@ use std::path::Path;
 use sweep::analyse::Direction;
 use sweep::compare::{self, CompareConfig, Comparison};
 use sweep::exit_code;
-use sweep::record::{ResultPaths, ResultTable, Sidecar};
+use sweep::record::{RecordedRun, ResultPaths, RunTable, Sidecar};
 use sweep::report;
 use sweep::spec::{AnalysisConfig, RunOrder};
 
@@ -73,7 +73,7 @@ fn two_files(args: &CompareArgs, labels: Option<(String, String)>) -> Result<Lab
     }
     let recorded = [recorded(path_a), recorded(path_b)];
     let config = compare_config(args, &recorded, [(&a, path_a), (&b, path_b)])?;
-    let comparison = compare::compare(&a.observations, &b.observations, &config);
+    let comparison = compare::compare(&a.runs(), &b.runs(), &config);
     let labels = labels.unwrap_or_else(|| toolchain_labels(path_a, path_b));
     Ok((comparison, labels, format!("{} vs {}", path_a.display(), path_b.display())))
 }
@@ -102,15 +102,16 @@ fn within(args: &CompareArgs, csv: &Path, labels: Option<(String, String)>) -> R
     let recorded = [Some(sidecar.sweep.analysis.clone()), Some(sidecar.sweep.analysis.clone())];
     let config = compare_config(args, &recorded, [(&table, csv), (&table, csv)])?;
     let blocks = sidecar.sweep.reps.order == RunOrder::Interleaved;
-    let comparison = compare::compare_within(&table.observations, by, [a, b], &config, blocks);
+    let comparison = compare::compare_within(&table.runs(), by, [a, b], &config, blocks);
     let labels = labels.unwrap_or_else(|| (format!("{by}={a}"), format!("{by}={b}")));
     Ok((comparison, labels, format!("{} by {by}", csv.display())))
 }
 
 /// The values of a parameter that have runs, in declared order (else first-seen order).
-fn by_values(table: &ResultTable, sidecar: &Sidecar, by: &str) -> Vec<String> {
+fn by_values(table: &RunTable, sidecar: &Sidecar, by: &str) -> Vec<String> {
     let declared = sidecar.params.iter().filter(|p| p.name == by).flat_map(|p| p.values.iter().map(|v| v.to_string()));
-    let recorded = table.observations.iter().filter_map(|o| o.setting_value(by)).map(|v| v.to_string());
+    let runs = table.runs();
+    let recorded = runs.iter().filter_map(|o| o.setting_value(by)).map(|v| v.to_string());
     let present: Vec<String> = recorded.clone().collect();
     let mut values: Vec<String> = Vec::new();
     for value in declared.filter(|v| present.contains(v)).chain(recorded) {
@@ -130,7 +131,7 @@ fn recorded(csv: &Path) -> Option<AnalysisConfig> {
 fn compare_config(
     args: &CompareArgs,
     recorded: &[Option<AnalysisConfig>; 2],
-    tables: [(&ResultTable, &Path); 2],
+    tables: [(&RunTable, &Path); 2],
 ) -> Result<CompareConfig, CommandError> {
     if !(args.alpha > 0.0 && args.alpha < 1.0) {
         return Err(CommandError::BadInput(format!("--alpha {}: must be in (0, 1)", args.alpha)));
@@ -173,7 +174,7 @@ fn compare_config(
 }
 
 /// A metric named on the command line must be in both CSVs; the error lists the ones there are.
-fn require_metric(tables: &[(&ResultTable, &Path); 2], metric: &str) -> Result<(), CommandError> {
+fn require_metric(tables: &[(&RunTable, &Path); 2], metric: &str) -> Result<(), CommandError> {
     for (table, path) in tables {
         if !table.columns.metrics.iter().any(|m| m == metric) {
             return Err(CommandError::BadInput(format!(

@@ -1,7 +1,7 @@
 //! `sweep report`: the summary of a finished result CSV, written again from the CSV and its sidecar.
 
 use sweep::exit_code;
-use sweep::record::ResultPaths;
+use sweep::record::{RecordedRun, ResultPaths};
 
 use crate::args::ReportArgs;
 use crate::exit_status::CommandError;
@@ -11,7 +11,7 @@ use crate::summary;
 pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
     let csv = if args.csv.is_dir() { crate::merge_command::merge_dir(&args.csv)? } else { args.csv };
     let table = summary::read_finished(&csv)?;
-    let failed = table.observations.iter().filter(|o| o.status != sweep::launch::RunStatus::Ok).count();
+    let failed = table.runs().iter().filter(|o| o.status() != sweep::launch::RunStatus::Ok).count();
     let paths = ResultPaths::for_csv(&csv);
     let config = summary::recorded_analysis(&paths)?;
     let title = csv.display().to_string();
@@ -22,12 +22,12 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
             let in_place = ablation.isolation == sweep::spec::Isolation::InPlace
                 || sidecar.command_line.windows(2).any(|w| w[0] == "--isolation" && w[1] == "in-place");
             let blocks = !in_place && summary::recorded_rounds_are_blocks(&paths)?;
-            let (text, analysis) = summary::write_ablation_summary(&paths, &config, &ablation, blocks, &title)?;
+            let (text, analysis) = summary::write_ablation_summary(&table, &paths, &config, &ablation, blocks, &title)?;
             (text, summary::ablation_checks_failed(&analysis, failed))
         }
         None => {
             let blocks = summary::recorded_rounds_are_blocks(&paths)?;
-            let (text, analysis) = summary::write_run_summary(&paths, &config, blocks, &title)?;
+            let (text, analysis) = summary::write_run_summary(&table, &paths, &config, blocks, &title)?;
             (text, summary::sweep_checks_failed(&analysis))
         }
     };

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::{parse_shard, Plan, PlanOptions};
-use sweep::record::{ResultPaths, Sidecar};
+use sweep::record::{ResultPaths, RunTable, Sidecar};
 use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome, VariantSite};
 use sweep::spec::{self, Race};
 
@@ -27,7 +27,13 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     let outcome = runner::run_sweep(&sweep, &options, &events)?;
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
     let blocks = sweep.reps.order == spec::RunOrder::Interleaved;
-    let (text, analysis) = summary::write_run_summary(&outcome.paths, &sweep.analysis, blocks, &title)?;
+    let (text, analysis) = summary::write_run_summary(
+        &RunTable::read(&outcome.paths.csv)?,
+        &outcome.paths,
+        &sweep.analysis,
+        blocks,
+        &title,
+    )?;
     stdout::print_line(&text);
     let code = finish_message(&outcome);
     if code == exit_code::SUCCESS as u8 && summary::sweep_checks_failed(&analysis) {

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use crate::exit_status::CommandError;
 use sweep::analyse::{self, AnalysisConfig};
-use sweep::record::{ResultPaths, ResultTable, Sidecar};
+use sweep::record::{ResultPaths, RunTable, Sidecar};
 use sweep::report::{self, PlannedRuns};
 use sweep::spec::AblationDecl;
 
@@ -25,20 +25,20 @@ pub fn recorded_plan(paths: &ResultPaths) -> Option<PlannedRuns> {
     Some(PlannedRuns { runs: sidecar.settings.len() * rounds as usize, race: sidecar.race.is_some() })
 }
 
-/// Analyses the CSV at `paths.csv`, writes the summary, `analysis.json`, plot and page, and returns the
-/// summary's text with the analysis.
+/// Analyses `table` (the CSV at `paths.csv`), writes the summary, `analysis.json`, plot and page, and
+/// returns the summary's text with the analysis.
 pub fn write_run_summary(
+    table: &RunTable,
     paths: &ResultPaths,
     config: &AnalysisConfig,
     rounds_are_blocks: bool,
     title: &str,
 ) -> Result<(String, analyse::SweepAnalysis), CommandError> {
-    let table = ResultTable::read(&paths.csv)?;
     let sidecar = Sidecar::read(&paths.sidecar).ok();
     let declared = sidecar.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let tables = sidecar.as_ref().map(|s| s.sweep.report.clone()).unwrap_or_default();
     let config = &config.racing(sidecar.as_ref().and_then(|s| s.race));
-    let analysis = analyse::analyse_sweep(&table.observations, config, rounds_are_blocks, &declared);
+    let analysis = analyse::analyse_sweep_runs(&table.runs(), config, rounds_are_blocks, &declared);
     let text = report::run_summary_markdown(&analysis, config, &tables, recorded_plan(paths), title);
     save(&paths.summary, &text)?;
     save(&paths.html, &report::HtmlPage::sweep(&analysis, config, &text, sidecar.as_ref(), title))?;
@@ -67,20 +67,20 @@ pub fn ablation_checks_failed(analysis: &analyse::AblationAnalysis, table_failed
     table_failed > 0 || not_additive
 }
 
-/// Analyses an ablation's CSV (primary metric first), writes the summary file and returns the report
+/// Analyses an ablation's CSV (`table`, primary metric first), writes the summary file and returns the report
 /// with its verdict. `rounds_are_blocks` when variants ran interleaved (copy isolation, interleaved order).
 pub fn write_ablation_summary(
+    table: &RunTable,
     paths: &ResultPaths,
     config: &AnalysisConfig,
     ablation: &AblationDecl,
     rounds_are_blocks: bool,
     title: &str,
 ) -> Result<(String, analyse::AblationAnalysis), CommandError> {
-    let table = ResultTable::read(&paths.csv)?;
     let mut metrics = vec![config.primary.clone()];
     metrics.extend(table.columns.metrics.iter().filter(|name| **name != config.primary).cloned());
-    let analysis = analyse::analyse_ablation(
-        &table.observations,
+    let analysis = analyse::analyse_ablation_runs(
+        &table.runs(),
         &ablation.groups,
         &metrics,
         ablation.tolerance,
@@ -117,9 +117,9 @@ pub fn save(path: &Path, text: &str) -> Result<(), CommandError> {
 
 /// A finished result CSV for `report` and `compare`: a missing, torn or empty one is bad input (exit 2)
 /// named by the CSV itself, not by the sidecar beside it.
-pub fn read_finished(csv: &Path) -> Result<ResultTable, CommandError> {
+pub fn read_finished(csv: &Path) -> Result<RunTable, CommandError> {
     if !csv.is_file() {
         return Err(CommandError::BadInput(format!("{}: no such result CSV", csv.display())));
     }
-    Ok(ResultTable::read_runs(csv)?)
+    Ok(RunTable::read_runs(csv)?)
 }

@@ -1,0 +1,73 @@
+//! `RecordedRun`: what analysis reads of one recorded run, whether it is an owned `Observation` or a row
+//! of a compact `RunTable`.
+
+use crate::launch::RunStatus;
+use crate::spec::ParamValue;
+
+use super::observation::LOGS_IN;
+
+/// One recorded run as the analysis reads it: which setting it measured and what it measured.
+pub trait RecordedRun {
+    /// Parameter name -> value, typed as declared, in declaration order, followed by `("variant", name)`.
+    fn setting(&self) -> &Vec<(String, ParamValue)>;
+    /// Repetition number, 1-based.
+    fn rep(&self) -> u32;
+    /// Warmup runs are recorded but never analysed.
+    fn warmup(&self) -> bool;
+    fn status(&self) -> RunStatus;
+    /// Why the run failed; empty when it did not.
+    fn error(&self) -> &str;
+    /// The value of a metric, if the run reported it as a number.
+    fn metric(&self, name: &str) -> Option<f64>;
+    /// Every metric the run reported as a number, by name in ascending order.
+    fn metrics(&self) -> impl Iterator<Item = (&str, f64)>;
+
+    /// Whether this run counts in statistics: finished ok and not a warmup.
+    fn is_usable(&self) -> bool {
+        self.status() == RunStatus::Ok && !self.warmup()
+    }
+
+    /// The value of a setting column (parameter or `variant`).
+    fn setting_value(&self, name: &str) -> Option<&ParamValue> {
+        self.setting().iter().find(|(key, _)| key == name).map(|(_, value)| value)
+    }
+
+    /// Why the run failed without where its logs are (which differs per run), so identical failures
+    /// compare equal; the status when no error was recorded.
+    fn failure_reason(&self) -> &str {
+        match self.error().split(LOGS_IN).next() {
+            Some(reason) if !reason.is_empty() => reason,
+            _ => self.status().as_str(),
+        }
+    }
+
+    /// The variant this run measured (`default` in a plain sweep).
+    fn variant(&self) -> Option<&str> {
+        self.setting_value("variant").and_then(ParamValue::as_text)
+    }
+}
+
+/// A borrowed run reads as the run (analysis groups runs by reference).
+impl<T: RecordedRun> RecordedRun for &T {
+    fn setting(&self) -> &Vec<(String, ParamValue)> {
+        (**self).setting()
+    }
+    fn rep(&self) -> u32 {
+        (**self).rep()
+    }
+    fn warmup(&self) -> bool {
+        (**self).warmup()
+    }
+    fn status(&self) -> RunStatus {
+        (**self).status()
+    }
+    fn error(&self) -> &str {
+        (**self).error()
+    }
+    fn metric(&self, name: &str) -> Option<f64> {
+        (**self).metric(name)
+    }
+    fn metrics(&self) -> impl Iterator<Item = (&str, f64)> {
+        (**self).metrics()
+    }
+}

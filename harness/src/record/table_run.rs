@@ -1,0 +1,53 @@
+//! `TableRun`: one run of a `RunTable`, read in place.
+
+use super::recorded_run::RecordedRun;
+use super::run_table::RunTable;
+use crate::launch::RunStatus;
+use crate::spec::ParamValue;
+
+/// A run of a `RunTable` by its index: what analysis reads of it, without copying it out.
+#[derive(Debug, Clone, Copy)]
+pub struct TableRun<'a> {
+    table: &'a RunTable,
+    run: usize,
+}
+
+impl<'a> TableRun<'a> {
+    pub(super) fn new(table: &'a RunTable, run: usize) -> TableRun<'a> {
+        TableRun { table, run }
+    }
+
+    fn value(&self, metric: usize) -> Option<f64> {
+        Some(self.table.values[metric][self.run]).filter(|value| !value.is_nan())
+    }
+}
+
+impl RecordedRun for TableRun<'_> {
+    fn setting(&self) -> &Vec<(String, ParamValue)> {
+        &self.table.settings[self.table.setting[self.run] as usize]
+    }
+    fn rep(&self) -> u32 {
+        self.table.rep[self.run]
+    }
+    fn warmup(&self) -> bool {
+        self.table.warmup[self.run]
+    }
+    fn status(&self) -> RunStatus {
+        self.table.status[self.run]
+    }
+    fn error(&self) -> &str {
+        let errors = &self.table.errors;
+        errors.binary_search_by_key(&self.run, |(run, _)| *run).map_or("", |at| errors[at].1.as_str())
+    }
+    fn metric(&self, name: &str) -> Option<f64> {
+        // The last column of a name, as a header-keyed row reads it.
+        let metric = self.table.columns.metrics.iter().rposition(|known| known == name)?;
+        self.value(metric)
+    }
+    fn metrics(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.table
+            .by_name
+            .iter()
+            .filter_map(|&metric| Some((self.table.columns.metrics[metric].as_str(), self.value(metric)?)))
+    }
+}
