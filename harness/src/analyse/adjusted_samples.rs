@@ -1,8 +1,6 @@
 //! The usable runs being compared, on the comparison scale, drift removed by the control metric, with
 //! the residual variance the design allows: what every paired or Welch comparison is computed from.
 
-use std::collections::BTreeMap;
-
 use super::control_adjustment::ControlAdjustment;
 use super::ratio_interval::RatioInterval;
 use super::rival_comparison::RivalComparison;
@@ -20,8 +18,9 @@ pub struct AdjustedSamples {
     pub adjustment: Option<ControlAdjustment>,
     /// The additive setting + round model, when rounds are blocks and it has residual df.
     pub model: Option<RoundModel>,
-    /// Per setting: its (value, control) per round (a round's repeats averaged) and all of them.
-    rounds: Vec<BTreeMap<u32, (f64, f64)>>,
+    /// Per setting: its (round, value, control) sorted by round (a round's repeats averaged), and all
+    /// its (value, control) pairs.
+    rounds: Vec<Vec<(u32, f64, f64)>>,
     values: Vec<Vec<(f64, f64)>>,
 }
 
@@ -81,11 +80,9 @@ impl AdjustedSamples {
         let control = |pair: &(f64, f64)| pair.1;
         let pooled = self.model.as_ref().filter(|m| m.is_homogeneous());
         let paired = self.rounds_are_blocks.then(|| {
-            let shared = |part| {
-                RivalComparison::shared_rounds(&self.round_values(rival, part), &self.round_values(reference, part))
-            };
-            let comparison = RivalComparison::of_differences(&shared(value)?, pooled)?;
-            Some((comparison, mean(&shared(control)?)))
+            let (values, controls) = self.shared_round_differences(rival, reference);
+            let comparison = RivalComparison::of_differences(&values, pooled)?;
+            Some((comparison, mean(&controls)))
         });
         let welch = || {
             let comparison = RivalComparison::welch(&self.all(rival, value), &self.all(reference, value))?;
@@ -105,8 +102,25 @@ impl AdjustedSamples {
         }
     }
 
-    fn round_values(&self, setting: usize, part: fn(&(f64, f64)) -> f64) -> BTreeMap<u32, f64> {
-        self.rounds[setting].iter().map(|(round, pair)| (*round, part(pair))).collect()
+    /// (rival − reference) of the values and of the controls, in every round both ran in: a merge of
+    /// the two round-sorted series.
+    fn shared_round_differences(&self, rival: usize, reference: usize) -> (Vec<f64>, Vec<f64>) {
+        let (a, b) = (&self.rounds[rival], &self.rounds[reference]);
+        let (mut i, mut j) = (0, 0);
+        let (mut values, mut controls) = (Vec::new(), Vec::new());
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    values.push(a[i].1 - b[j].1);
+                    controls.push(a[i].2 - b[j].2);
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        (values, controls)
     }
 
     fn all(&self, setting: usize, part: fn(&(f64, f64)) -> f64) -> Vec<f64> {
@@ -114,25 +128,59 @@ impl AdjustedSamples {
     }
 }
 
-type PerSetting = (Vec<BTreeMap<u32, (f64, f64)>>, Vec<Vec<(f64, f64)>>);
+type PerSetting = (Vec<Vec<(u32, f64, f64)>>, Vec<Vec<(f64, f64)>>);
 
-/// Each setting's (value, control) pairs, per round (repeats in a round averaged) and all.
+/// Each setting's (value, control) pairs, per round sorted by round (repeats in a round averaged), and all.
 fn per_setting(samples: &[RunSample], settings: usize) -> PerSetting {
     let mut values = vec![Vec::new(); settings];
-    let mut sums: Vec<BTreeMap<u32, (f64, f64, f64)>> = vec![BTreeMap::new(); settings];
+    let mut by_round: Vec<Vec<(u32, f64, f64)>> = vec![Vec::new(); settings];
     for sample in samples {
         let control = sample.control.unwrap_or(0.0);
         values[sample.setting].push((sample.value, control));
-        let entry = sums[sample.setting].entry(sample.round).or_default();
-        *entry = (entry.0 + sample.value, entry.1 + control, entry.2 + 1.0);
+        by_round[sample.setting].push((sample.round, sample.value, control));
     }
-    let rounds = sums
-        .into_iter()
-        .map(|s| s.into_iter().map(|(round, (value, control, n))| (round, (value / n, control / n))).collect())
-        .collect();
+    let rounds = by_round.into_iter().map(average_repeats).collect();
     (rounds, values)
+}
+
+/// One entry per round, sorted: a round's repeats (a setting run twice in a round) averaged.
+fn average_repeats(mut runs: Vec<(u32, f64, f64)>) -> Vec<(u32, f64, f64)> {
+    runs.sort_by_key(|run| run.0);
+    let mut rounds: Vec<(u32, f64, f64, f64)> = Vec::with_capacity(runs.len());
+    for (round, value, control) in runs {
+        match rounds.last_mut() {
+            Some(last) if last.0 == round => *last = (round, last.1 + value, last.2 + control, last.3 + 1.0),
+            _ => rounds.push((round, value, control, 1.0)),
+        }
+    }
+    rounds.into_iter().map(|(round, value, control, n)| (round, value / n, control / n)).collect()
 }
 
 fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(setting: usize, round: u32, value: f64) -> RunSample {
+        RunSample { setting, round, value, control: None }
+    }
+
+    #[test]
+    fn only_shared_rounds_are_paired_and_a_repeated_round_counts_as_its_mean() {
+        // Rival in rounds 1, 2, 4 (round 2 twice: 5 and 7); reference in 1, 2, 3.
+        let samples = vec![
+            sample(0, 1, 5.0),
+            sample(0, 2, 5.0),
+            sample(0, 2, 7.0),
+            sample(0, 4, 100.0),
+            sample(1, 1, 4.0),
+            sample(1, 2, 4.0),
+            sample(1, 3, 0.0),
+        ];
+        let adjusted = AdjustedSamples::on_scale(Scale::Linear, samples, 2, &[0, 0], None, true);
+        assert_eq!(adjusted.shared_round_differences(0, 1).0, [1.0, 2.0]);
+    }
 }

@@ -1,7 +1,4 @@
 //! One rival against its group's best: the difference, its standard error and degrees of freedom.
-
-use std::collections::BTreeMap;
-
 use super::comparison_method::ComparisonMethod;
 use super::linear_contrast::LinearContrast;
 use super::round_model::RoundModel;
@@ -25,22 +22,6 @@ impl RivalComparison {
     /// additive round model's residual variance and df when `pooled` is given (a linear model with
     /// round blocks), else the paired t statistic's s_d/√m on m − 1 df (Student 1908). None when the
     /// design leaves no degrees of freedom.
-    pub fn paired(
-        rival: &BTreeMap<u32, f64>,
-        best: &BTreeMap<u32, f64>,
-        pooled: Option<&RoundModel>,
-    ) -> Option<RivalComparison> {
-        Self::shared_rounds(rival, best).and_then(|d| Self::of_differences(&d, pooled))
-    }
-
-    /// The rounds both ran in, as (rival − best) differences.
-    pub fn shared_rounds(rival: &BTreeMap<u32, f64>, best: &BTreeMap<u32, f64>) -> Option<Vec<f64>> {
-        let differences: Vec<f64> =
-            rival.iter().filter_map(|(round, value)| best.get(round).map(|b| value - b)).collect();
-        (!differences.is_empty()).then_some(differences)
-    }
-
-    /// The paired comparison of per-round `differences` (see `paired`).
     pub fn of_differences(differences: &[f64], pooled: Option<&RoundModel>) -> Option<RivalComparison> {
         let m = differences.len();
         let stats = SummaryStats::of(differences)?;
@@ -103,15 +84,11 @@ fn normal_critical(confidence: f64) -> f64 {
 mod tests {
     use super::*;
 
-    fn rounds(values: &[f64]) -> BTreeMap<u32, f64> {
-        values.iter().enumerate().map(|(i, v)| (i as u32 + 1, *v)).collect()
-    }
-
     #[test]
     fn paired_t_by_hand() {
         // d = (1, 2, 3): mean 2, s_d = 1, se = 1/√3, t = 3.4641 on 2 df: two-sided p = 0.07418
         // (R: t.test(c(11,12,13), c(10,10,10), paired = TRUE)$p.value = 0.07417990).
-        let test = RivalComparison::paired(&rounds(&[11.0, 12.0, 13.0]), &rounds(&[10.0, 10.0, 10.0]), None).unwrap();
+        let test = RivalComparison::of_differences(&[1.0, 2.0, 3.0], None).unwrap();
         assert_eq!((test.estimate, test.df, test.method), (2.0, 2.0, ComparisonMethod::Paired));
         assert!((test.p_value() - 0.074_179_90).abs() < 1e-7, "{}", test.p_value());
         // 95% half-width t(0.975, 2)·se = 4.302653 / √3 = 2.48414
@@ -119,23 +96,15 @@ mod tests {
     }
 
     #[test]
-    fn only_shared_rounds_are_paired() {
-        let rival: BTreeMap<u32, f64> = [(1, 5.0), (2, 6.0), (4, 100.0)].into();
-        let best: BTreeMap<u32, f64> = [(1, 4.0), (2, 4.0), (3, 0.0)].into();
-        let test = RivalComparison::paired(&rival, &best, None).unwrap();
-        assert_eq!((test.runs, test.estimate), (2, 1.5));
-    }
-
-    #[test]
     fn pooled_variance_gives_the_model_df() {
         let model = RoundModel { variance: 0.5, df: 30.0, homogeneity_p: Some(0.5) };
-        let test = RivalComparison::paired(&rounds(&[2.0, 3.0]), &rounds(&[1.0, 1.0]), Some(&model)).unwrap();
+        let test = RivalComparison::of_differences(&[1.0, 2.0], Some(&model)).unwrap();
         // se = √(0.5 · 2 / 2) = 0.7071 on 30 df.
         assert_eq!(test.method, ComparisonMethod::Pooled);
         assert!((test.std_error - 0.5f64.sqrt()).abs() < 1e-12 && test.df == 30.0);
         // One shared round is enough with a pooled variance, none without.
-        assert!(RivalComparison::paired(&rounds(&[2.0]), &rounds(&[1.0]), Some(&model)).is_some());
-        assert!(RivalComparison::paired(&rounds(&[2.0]), &rounds(&[1.0]), None).is_none());
+        assert!(RivalComparison::of_differences(&[1.0], Some(&model)).is_some());
+        assert!(RivalComparison::of_differences(&[1.0], None).is_none());
     }
 
     #[test]
@@ -157,7 +126,7 @@ mod tests {
 
     #[test]
     fn noiseless_differences_are_certain() {
-        let test = RivalComparison::paired(&rounds(&[2.0, 2.0]), &rounds(&[1.0, 1.0]), None).unwrap();
+        let test = RivalComparison::of_differences(&[1.0, 1.0], None).unwrap();
         assert_eq!((test.p_value(), test.half_width(0.95)), (0.0, 0.0));
     }
 }

@@ -78,7 +78,20 @@ pub fn additive_residuals(samples: &[RunSample], values: &[f64], by_round: bool)
 }
 
 /// Each key's index among the distinct keys in ascending order, and how many distinct keys there are.
+/// Keys are setting indices and round numbers, small and dense, so a lookup table serves (a sorted
+/// map only when they are sparse).
 fn dense(keys: impl Iterator<Item = u64> + Clone) -> (Vec<usize>, usize) {
+    let (count, max) = keys.clone().fold((0usize, 0u64), |(n, max), key| (n + 1, max.max(key)));
+    if (max as usize) <= count.saturating_mul(4) {
+        let mut index = vec![usize::MAX; max as usize + 1];
+        keys.clone().for_each(|key| index[key as usize] = 0);
+        let mut distinct = 0;
+        for slot in index.iter_mut().filter(|slot| **slot == 0) {
+            *slot = distinct;
+            distinct += 1;
+        }
+        return (keys.map(|key| index[key as usize]).collect(), distinct);
+    }
     let distinct: BTreeMap<u64, usize> =
         keys.clone().collect::<std::collections::BTreeSet<_>>().into_iter().enumerate().map(|(i, k)| (k, i)).collect();
     (keys.map(|key| distinct[&key]).collect(), distinct.len())
