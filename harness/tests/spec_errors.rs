@@ -903,3 +903,80 @@ fn a_baseline_of_another_type_than_the_grid_names_both_as_written() {
         ),
     );
 }
+
+#[test]
+fn a_build_template_naming_an_unknown_param_is_refused() {
+    let text = base_plus("\n[build]\nargs = [\"TPE_ATTENTION_BLOCK={{block}}\"]\n");
+    let line = line_of(&text, "args = [\"TPE_");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `build.args[0]`: unknown build template variable `block` \
+             (a build sees only params, `tree` and `build_dir`)"
+        ),
+    );
+}
+
+#[test]
+fn a_build_env_naming_a_run_time_name_is_refused() {
+    let text = base_plus("\n[build]\nenv = { CXXFLAGS = \"-DREP={{rep}}\" }\n");
+    let line = line_of(&text, "env = { CXX");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `build.env.CXXFLAGS`: unknown build template variable `rep` \
+             (a build sees only params, `tree` and `build_dir`)"
+        ),
+    );
+}
+
+#[test]
+fn a_build_section_for_a_profile_without_a_build_command_is_refused() {
+    let ws = Workspace::new();
+    write_profile(
+        &ws,
+        "prebuilt",
+        "build = [\"make\", \"-s\", \"-C\", \"{{tree}}\", \"BUILD_DIR={{build_dir}}\", \"-j2\"]",
+        "",
+    );
+    let text = base_with("profile = \"reference\"", "profile = \"prebuilt\"") + "\n[build]\nargs = [\"X={{rows}}\"]\n";
+    ws.write_sweep("x", &text);
+    let line = line_of(&text, "[build]");
+    assert_rejected(
+        &ws,
+        &["check", "sweeps/x.toml"],
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `build`: the engine profile sweeps/engines/prebuilt.toml has no \
+             build command to append to"
+        ),
+    );
+}
+
+#[test]
+fn a_rank_count_template_over_an_unknown_name_is_refused() {
+    let text = base_with("profile = \"reference\"", "profile = \"reference\"\nranks = \"{{nodes}}\"");
+    let line = line_of(&text, "ranks = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `engine.ranks`: unknown template variable `nodes` (not a parameter)"
+        ),
+    );
+}
+
+#[test]
+fn a_rank_count_template_that_renders_no_count_is_refused_at_load() {
+    let text = base_with("profile = \"reference\"", "profile = \"reference\"\nranks = \"{{slices}}\"").replacen(
+        "slices = [1, 2]",
+        "slices = [1, 0]",
+        1,
+    );
+    let line = line_of(&text, "ranks = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `engine.ranks`: `{{{{slices}}}}` rendered to `0`, not a rank count \
+             from 1 to 4096"
+        ),
+    );
+}

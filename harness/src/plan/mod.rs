@@ -3,6 +3,7 @@
 mod grid;
 mod plan_error;
 mod planned_run;
+mod recorded_values;
 mod schedule;
 mod setting;
 
@@ -47,9 +48,10 @@ impl Plan {
         let settings: Vec<Setting> = variants
             .iter()
             .flat_map(|variant| {
-                grid::expand(&sweep.params, &sweep.zip)
-                    .into_iter()
-                    .map(move |values| Setting { values, variant: variant.clone() })
+                grid::expand(&sweep.params, &sweep.zip).into_iter().map(move |values| Setting {
+                    values: recorded_values::with_recorded(sweep, values),
+                    variant: variant.clone(),
+                })
             })
             .filter(|setting| matches_filters(setting, &filters))
             .collect();

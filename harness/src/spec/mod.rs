@@ -2,6 +2,7 @@
 
 mod analysis_config;
 mod block_selector;
+mod build_decl;
 mod design;
 mod duration_value;
 mod engine;
@@ -11,6 +12,7 @@ mod fuzz_tests;
 mod param_value;
 mod pivot_config;
 mod race;
+mod ranks_override;
 mod relative_kind;
 mod report_config;
 mod source_decl;
@@ -18,22 +20,27 @@ mod source_file;
 mod spec_error;
 mod sweep;
 mod sweep_decl;
+mod topology;
 mod validate;
+mod validate_build;
 mod validate_relative;
 mod validate_report;
 mod validate_sources;
+mod validate_topology;
 mod variant_name;
 
 use std::path::{Path, PathBuf};
 
 pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
 pub use block_selector::BlockSelector;
+pub use build_decl::BuildDecl;
 pub use design::Design;
 pub use engine::Engine;
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
 pub use param_value::{Param, ParamValue};
 pub use pivot_config::PivotConfig;
 pub use race::Race;
+pub use ranks_override::RanksOverride;
 pub use relative_kind::RelativeKind;
 pub use report_config::ReportConfig;
 pub use source_decl::SourceDecl;
@@ -44,6 +51,7 @@ pub use sweep_decl::{
     AblationDecl, CheckDecl, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl, RegexMetricDecl, RepsDecl, RunDecl,
     RunOrder, SweepDecl, TemplateDecl, Until, DEFAULT_RACE_MIN,
 };
+pub use topology::Topology;
 pub use variant_name::VariantName;
 
 /// Names the harness itself puts into every template context; a param may not shadow them.
@@ -80,6 +88,8 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::checks(&source, &decl.checks, &decl.metrics, &params)?;
     validate::inputs(&source, &decl.inputs)?;
     validate::run_templates(&source, &decl.run, &params, &decl.inputs, engine.launcher)?;
+    validate_build::build(&source, &decl.build, &engine, &params)?;
+    validate_topology::topology(&source, &engine, &params)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
     validate_relative::baseline(&source, &decl.analysis, &decl.metrics, &params)?;
     validate_report::report(&source, &decl.report, &decl.metrics, &params)?;
@@ -125,6 +135,7 @@ pub fn load_engine_profile(path: &Path) -> Result<Engine, SpecError> {
         profile: path.display().to_string(),
         tree: None,
         ranks: None,
+        hostfile: None,
         launcher: None,
         timeout: None,
         grace: None,
@@ -152,7 +163,16 @@ fn read_profile(profile_path: &Path, sweep: &SourceFile, overrides: &EngineOverr
         None => absolute(&profile_dir, &profile.tree),
     };
     validate::engine(&profile_source, sweep, &profile, overrides)?;
-    Ok(resolve_engine(profile, profile_source, &profile_dir))
+    let mut engine = resolve_engine(profile, profile_source, &profile_dir);
+    engine.topology = Topology {
+        ranks: match &overrides.ranks {
+            Some(RanksOverride::Template(text)) => Some(text.clone()),
+            _ => None,
+        },
+        hostfile: overrides.hostfile.clone(),
+        sweep_dir: std::path::absolute(parent_dir(&sweep.path)).unwrap_or_else(|_| parent_dir(&sweep.path)),
+    };
+    Ok(engine)
 }
 
 fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_dir: &Path) -> Engine {
@@ -180,6 +200,7 @@ fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_di
         result: profile.result,
         profile_prefix: profile.profile_prefix,
         toolchain: profile.toolchain,
+        topology: Topology::default(),
     }
 }
 

@@ -31,6 +31,23 @@ impl Sweep {
         &self.source.path
     }
 
+    /// The params the build command names (see `validate_build`): one build per distinct tuple of their values.
+    pub fn build_time_params(&self) -> Vec<&str> {
+        super::validate_build::build_time_params(&self.engine, &self.decl.build, &self.params)
+    }
+
+    /// Whether each setting's build is rendered from its params (build-time params or a `[build]` section),
+    /// so builds happen in cached copies of the tree rather than in the tree itself.
+    pub fn builds_per_setting(&self) -> bool {
+        !self.decl.build.is_empty() || !self.build_time_params().is_empty()
+    }
+
+    /// The param columns of the CSV: the declared params, then `ranks` when the sweep templates it.
+    pub fn recorded_params(&self) -> Vec<String> {
+        let declared = self.params.iter().map(|param| param.name.clone());
+        declared.chain(self.engine.topology.ranks.as_ref().map(|_| "ranks".to_string())).collect()
+    }
+
     /// Every metric name the sweep extracts or derives, in CSV column order.
     pub fn metric_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.metrics.result.clone();

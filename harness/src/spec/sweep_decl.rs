@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::analysis_config::AnalysisConfig;
 use super::block_selector::BlockSelector;
+use super::build_decl::BuildDecl;
 use super::design::Design;
 use super::engine_profile::EngineOverrides;
 use super::report_config::ReportConfig;
@@ -241,6 +242,9 @@ pub struct SweepDecl {
     pub reps: RepsDecl,
     #[serde(default)]
     pub run: RunDecl,
+    /// Appended to the profile's build command; the params it names are build-time.
+    #[serde(default, skip_serializing_if = "BuildDecl::is_empty")]
+    pub build: BuildDecl,
     #[serde(default)]
     pub inputs: Vec<InputDecl>,
     pub metrics: MetricsDecl,

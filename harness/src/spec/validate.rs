@@ -471,8 +471,8 @@ pub fn engine(
     if profile.ranks == 0 || profile.ranks > MAX_RANKS {
         let message = format!("{} ranks: must be between 1 and {MAX_RANKS}", profile.ranks);
         return Err(match overrides.ranks {
-            Some(_) => sweep.error_at("engine.ranks", message),
-            None => profile_source.error_at("ranks", message),
+            Some(super::ranks_override::RanksOverride::Count(_)) => sweep.error_at("engine.ranks", message),
+            _ => profile_source.error_at("ranks", message),
         });
     }
     if profile.result.rank >= profile.ranks {
@@ -556,7 +556,7 @@ pub fn profile_metrics(
 }
 
 /// Compiles a template; handlebars' own message is a multi-line excerpt listing every token it wanted.
-fn template_syntax(source: &SourceFile, key: &str, text: &str) -> Result<(), SpecError> {
+pub(super) fn template_syntax(source: &SourceFile, key: &str, text: &str) -> Result<(), SpecError> {
     crate::template::check_syntax(text).map_err(|error| source.error_at(key, format!("bad template `{text}`: {error}")))
 }
 
@@ -600,7 +600,7 @@ pub fn run_templates(
 }
 
 /// The variable paths of `{{name}}` expressions in a template without blocks (inside a block `this` moves).
-fn plain_variables(text: &str) -> Vec<&str> {
+pub(super) fn plain_variables(text: &str) -> Vec<&str> {
     if text.contains("{{#") || text.contains("{{~#") {
         return Vec::new();
     }
