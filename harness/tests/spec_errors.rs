@@ -980,3 +980,44 @@ fn a_rank_count_template_that_renders_no_count_is_refused_at_load() {
         ),
     );
 }
+
+#[test]
+fn a_where_constraint_over_an_unknown_param_is_refused() {
+    let text = format!("where = [\"K % 256 == 0\"]\n{BASE}");
+    assert_check_rejects(&text, "sweep: error: sweeps/x.toml:1: `where[0]`: unknown parameter `K` in `K % 256 == 0`");
+}
+
+#[test]
+fn a_derived_param_over_a_text_param_is_refused_at_check_not_at_run_time() {
+    let text = base_with("new = 4", "new = 4\nmode = [\"a\", \"b\"]\n\n[params.derived]\nbuf = \"mode * 2\"");
+    let line = line_of(&text, "buf = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `params.derived.buf`: `mode` is not numeric: expressions are over \
+             numbers (compare it in a value map)"
+        ),
+    );
+}
+
+#[test]
+fn a_derived_param_may_not_shadow_a_param() {
+    let text = base_with("new = 4", "new = 4\n\n[params.derived]\nrows = \"new * 2\"");
+    let line = line_of(&text, "rows = \"new");
+    assert_check_rejects(
+        &text,
+        &format!("sweep: error: sweeps/x.toml:{line}: `params.derived.rows`: `rows` is already a parameter or a harness name"),
+    );
+}
+
+#[test]
+fn a_value_map_entry_with_an_unknown_key_is_refused() {
+    let text = base_with("new = 4", "new = 4\n\n[params.tbo]\noff = { args = [] }\nall = { flags = [\"--tbo\"] }");
+    let line = line_of(&text, "all = ");
+    let output_start = format!("sweep: error: sweeps/x.toml:{line}: `params.tbo.all`: unknown field `flags`");
+    let ws = Workspace::new();
+    ws.write_sweep("x", &text);
+    let output = common::sweep(ws.path(), &["check", "sweeps/x.toml"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(common::stderr(&output).starts_with(&output_start), "{}", common::stderr(&output));
+}

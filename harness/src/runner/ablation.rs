@@ -303,7 +303,7 @@ fn copy_builds(
 /// The variant, with its build-time values when there are any (`baseline block=64`), for build lines.
 fn build_name(setting: &Setting, sweep: &Sweep) -> String {
     let build_time = sweep.build_time_params();
-    let values = setting.values.iter().filter(|(name, _)| build_time.contains(&name.as_str()));
+    let values = setting.values.iter().filter(|(name, _)| build_time.contains(name));
     std::iter::once(setting.variant.clone())
         .chain(values.map(|(name, value)| format!("{name}={value}")))
         .collect::<Vec<_>>()

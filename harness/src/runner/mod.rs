@@ -18,6 +18,7 @@ mod setting_engine;
 mod setting_origins;
 mod setup_env;
 mod spawning;
+mod value_args;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

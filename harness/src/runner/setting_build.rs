@@ -26,7 +26,7 @@ pub struct SettingBuild<'a> {
 impl<'a> SettingBuild<'a> {
     pub fn of(sweep: &'a Sweep, setting: &Setting) -> SettingBuild<'a> {
         let build_time = sweep.build_time_params();
-        let params = setting.context().into_iter().filter(|(name, _)| build_time.contains(&name.as_str())).collect();
+        let params = setting.context().into_iter().filter(|(name, _)| build_time.contains(name)).collect();
         SettingBuild {
             argv: sweep.engine.build.iter().chain(&sweep.decl.build.args).collect(),
             env: sweep.decl.build.env.iter().collect(),

@@ -3,12 +3,14 @@
 mod analysis_config;
 mod block_selector;
 mod build_decl;
+mod derived_param;
 mod design;
 mod duration_value;
 mod engine;
 mod engine_profile;
 #[cfg(test)]
 mod fuzz_tests;
+mod param_tables;
 mod param_value;
 mod pivot_config;
 mod race;
@@ -23,10 +25,12 @@ mod sweep_decl;
 mod topology;
 mod validate;
 mod validate_build;
+mod validate_param_helpers;
 mod validate_relative;
 mod validate_report;
 mod validate_sources;
 mod validate_topology;
+mod value_map;
 mod variant_name;
 
 use std::path::{Path, PathBuf};
@@ -34,6 +38,7 @@ use std::path::{Path, PathBuf};
 pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
 pub use block_selector::BlockSelector;
 pub use build_decl::BuildDecl;
+pub use derived_param::DerivedParam;
 pub use design::Design;
 pub use engine::Engine;
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
@@ -52,6 +57,7 @@ pub use sweep_decl::{
     RunOrder, SweepDecl, TemplateDecl, Until, DEFAULT_RACE_MIN,
 };
 pub use topology::Topology;
+pub use value_map::{ValueArgs, ValueMap};
 pub use variant_name::VariantName;
 
 /// Names the harness itself puts into every template context; a param may not shadow them.
@@ -79,7 +85,11 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     let decl: SweepDecl = source.parse()?;
     validate::name(&source, &decl.name)?;
     let engine = load_engine(&source, &decl.engine)?;
-    let params = validate::params(&source, &decl.params)?;
+    let tables = param_tables::ParamTables::split(&source, &decl.params)?;
+    let params = validate::params(&source, &tables.values)?;
+    validate_param_helpers::derived(&source, &tables.derived, &params)?;
+    validate_param_helpers::constraints(&source, &decl.constraints, &params, &tables.derived)?;
+    validate_param_helpers::value_maps(&source, &tables.maps)?;
     validate::zip_groups(&source, &decl.zip, &params)?;
     validate::repeated_values(&source, &params, &decl.zip)?;
     validate::reps(&source, &decl.reps)?;
@@ -87,8 +97,10 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;
     validate::checks(&source, &decl.checks, &decl.metrics, &params)?;
     validate::inputs(&source, &decl.inputs)?;
-    validate::run_templates(&source, &decl.run, &params, &decl.inputs, engine.launcher)?;
-    validate_build::build(&source, &decl.build, &engine, &params)?;
+    // Templates may also name derived params (their values are known per setting, not here).
+    let named: Vec<Param> = params.iter().cloned().chain(tables.derived.iter().map(DerivedParam::as_named)).collect();
+    validate::run_templates(&source, &decl.run, &named, &decl.inputs, engine.launcher)?;
+    validate_build::build(&source, &decl.build, &engine, &named)?;
     validate_topology::topology(&source, &engine, &params)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
     validate_relative::baseline(&source, &decl.analysis, &decl.metrics, &params)?;
@@ -100,6 +112,8 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
         name: decl.name.clone(),
         engine,
         params,
+        derived: tables.derived,
+        value_maps: tables.maps,
         zip: decl.zip.clone(),
         reps: decl.reps.clone(),
         run: decl.run.clone(),

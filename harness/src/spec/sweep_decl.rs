@@ -235,6 +235,9 @@ pub struct SweepDecl {
     /// Groups of params whose lists move together instead of forming a product.
     #[serde(default)]
     pub zip: Vec<Vec<String>>,
+    /// Grid constraints: a setting is planned only when every expression holds (`K % 256 == 0`).
+    #[serde(default, rename = "where", skip_serializing_if = "Vec::is_empty")]
+    pub constraints: Vec<String>,
     pub engine: EngineOverrides,
     #[serde(default)]
     pub params: toml::Table,

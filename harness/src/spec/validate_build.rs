@@ -45,9 +45,9 @@ fn build_template(source: &SourceFile, key: &str, text: &str, params: &[Param]) 
     }
 }
 
-/// The params a build template names, in declaration order: each distinct tuple of their values is one build.
-pub fn build_time_params<'a>(engine: &Engine, build: &BuildDecl, params: &'a [Param]) -> Vec<&'a str> {
+/// The params (of `names`, in order) a build template names: each distinct tuple of their values is one build.
+pub fn build_time_params(engine: &Engine, build: &BuildDecl, names: Vec<String>) -> Vec<String> {
     let texts: Vec<&String> = engine.build.iter().chain(&build.args).chain(build.env.values()).collect();
     let named: Vec<&str> = texts.iter().flat_map(|text| plain_variables(text)).collect();
-    params.iter().map(|param| param.name.as_str()).filter(|name| named.contains(name)).collect()
+    names.into_iter().filter(|name| named.contains(&name.as_str())).collect()
 }
