@@ -133,7 +133,8 @@ fn unknown_top_level_key_names_key_and_line() {
     assert_check_rejects(
         &base_with("name = \"x\"\n", "name = \"x\"\ncolour = \"red\"\n"),
         "sweep: error: sweeps/x.toml:2: `colour`: unknown key `colour`, expected one of `name`, `description`, `zip`, \
-         `engine`, `params`, `reps`, `run`, `inputs`, `metrics`, `checks`, `analysis`, `report`, `ablation`",
+         `where`, `engine`, `params`, `reps`, `run`, `build`, `inputs`, `metrics`, `checks`, `analysis`, `report`, \
+         `ablation`",
     );
 }
 
@@ -189,7 +190,8 @@ fn empty_param_list_is_refused() {
 fn param_value_that_is_a_table_is_refused() {
     assert_check_rejects(
         &base_with("slices = [1, 2]", "slices = { a = 1 }"),
-        "sweep: error: sweeps/x.toml:8: `params.slices`: values must be numbers, strings or booleans, not a table",
+        "sweep: error: sweeps/x.toml:8: `params.slices`: values must be numbers, strings or booleans, not a table \
+         (a value map gives each value a table: `on = { args = [...], env = {...} }`)",
     );
 }
 
@@ -369,7 +371,7 @@ fn derived_expression_with_an_unknown_name_names_it() {
         &text,
         &format!(
             "sweep: error: sweeps/x.toml:{line}: `metrics.derived.ms_per_row`: unknown name `prefill_seconds` in \
-             `1000 * prefill_seconds / rows` (not a metric or parameter)"
+             `1000 * prefill_seconds / rows` (not a metric or numeric parameter)"
         ),
     );
 }
@@ -840,7 +842,7 @@ fn a_check_expression_over_an_unknown_name_is_refused() {
         &text,
         &format!(
             "sweep: error: sweeps/x.toml:{line}: `checks[0].expr`: unknown name `prefill_seconds` in \
-             `prefill_tokens_per_s * prefill_seconds` (not a metric or parameter)"
+             `prefill_tokens_per_s * prefill_seconds` (not a metric or numeric parameter)"
         ),
     );
 }
@@ -885,7 +887,7 @@ fn an_equivalence_expression_over_an_unknown_name_is_refused() {
         &text,
         &format!(
             "sweep: error: sweeps/x.toml:{line}: `analysis.equivalence`: unknown name `slice` in \
-             `if(rows / slice < 96, 1, slices)` (not a metric or parameter)"
+             `if(rows / slice < 96, 1, slices)` (not a metric or numeric parameter)"
         ),
     );
 }
@@ -1020,4 +1022,18 @@ fn a_value_map_entry_with_an_unknown_key_is_refused() {
     let output = common::sweep(ws.path(), &["check", "sweeps/x.toml"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(common::stderr(&output).starts_with(&output_start), "{}", common::stderr(&output));
+}
+
+#[test]
+fn a_check_expression_over_a_text_param_is_refused_at_check_not_at_run_time() {
+    let text = base_with("new = 4", "new = 4\nmode = [\"a\", \"b\"]")
+        + "\n[[checks]]\nexpr = \"prefill_tokens_per_s * mode\"\nequals = \"rows\"\n";
+    let line = line_of(&text, "expr = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `checks[0].expr`: unknown name `mode` in \
+             `prefill_tokens_per_s * mode` (not a metric or numeric parameter)"
+        ),
+    );
 }

@@ -90,19 +90,19 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate_param_helpers::derived(&source, &tables.derived, &params)?;
     validate_param_helpers::constraints(&source, &decl.constraints, &params, &tables.derived)?;
     validate_param_helpers::value_maps(&source, &tables.maps)?;
+    // Templates, expressions and analysis may also name derived params (their values are known per setting).
+    let named: Vec<Param> = params.iter().cloned().chain(tables.derived.iter().map(DerivedParam::as_named)).collect();
     validate::zip_groups(&source, &decl.zip, &params)?;
     validate::repeated_values(&source, &params, &decl.zip)?;
     validate::reps(&source, &decl.reps)?;
-    validate::metrics(&source, &decl.metrics, &params)?;
+    validate::metrics(&source, &decl.metrics, &named)?;
     validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;
-    validate::checks(&source, &decl.checks, &decl.metrics, &params)?;
+    validate::checks(&source, &decl.checks, &decl.metrics, &named)?;
     validate::inputs(&source, &decl.inputs)?;
-    // Templates may also name derived params (their values are known per setting, not here).
-    let named: Vec<Param> = params.iter().cloned().chain(tables.derived.iter().map(DerivedParam::as_named)).collect();
     validate::run_templates(&source, &decl.run, &named, &decl.inputs, engine.launcher)?;
     validate_build::build(&source, &decl.build, &engine, &named)?;
     validate_topology::topology(&source, &engine, &params)?;
-    validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
+    validate::analysis(&source, &decl.analysis, &decl.metrics, &named)?;
     validate_relative::baseline(&source, &decl.analysis, &decl.metrics, &params)?;
     validate_report::report(&source, &decl.report, &decl.metrics, &params)?;
     validate::ablation(&source, decl.ablation.as_ref())?;

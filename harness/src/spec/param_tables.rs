@@ -34,6 +34,11 @@ impl ParamTables {
                     }
                 }
                 toml::Value::Table(map) => {
+                    if map.values().any(|entry| !entry.is_table()) {
+                        let message = "values must be numbers, strings or booleans, not a table (a value map gives \
+                                       each value a table: `on = { args = [...], env = {...} }`)";
+                        return Err(source.error_at(&format!("params.{name}"), message));
+                    }
                     let values = map
                         .iter()
                         .map(|(value, args)| {

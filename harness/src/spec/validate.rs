@@ -303,7 +303,7 @@ pub fn metrics(source: &SourceFile, metrics: &MetricsDecl, params: &[Param]) -> 
     for (name, decl) in &metrics.regex {
         regex_metric(source, name, &decl.pattern)?;
     }
-    let known: BTreeSet<&str> = names.iter().copied().chain(params.iter().map(|p| p.name.as_str())).collect();
+    let known: BTreeSet<&str> = names.iter().copied().chain(numeric_names(params)).collect();
     for (name, expression) in &metrics.derived {
         derived_metric(source, name, expression, &known)?;
     }
@@ -324,6 +324,15 @@ fn derived_metric(source: &SourceFile, name: &str, expression: &str, known: &BTr
     expression_over(source, &format!("metrics.derived.{name}"), expression, known, Some(name))
 }
 
+/// The params an expression may read: numbers only (evaluate_number binds numbers), so an expression over
+/// a text or boolean param is refused here, not found at run time.
+fn numeric_names(params: &[Param]) -> impl Iterator<Item = &str> {
+    params
+        .iter()
+        .filter(|param| param.values.iter().all(|value| value.as_f64().is_some()))
+        .map(|param| param.name.as_str())
+}
+
 /// `expression` parses and reads only `known` names (and not `itself`).
 fn expression_over(
     source: &SourceFile,
@@ -339,8 +348,10 @@ fn expression_over(
             return Err(source.error_at(key, format!("`{variable}` is defined in terms of itself")));
         }
         if !known.contains(variable) {
-            return Err(source
-                .error_at(key, format!("unknown name `{variable}` in `{expression}` (not a metric or parameter)")));
+            return Err(source.error_at(
+                key,
+                format!("unknown name `{variable}` in `{expression}` (not a metric or numeric parameter)"),
+            ));
         }
     }
     Ok(())
@@ -354,8 +365,7 @@ pub fn checks(
     metrics: &MetricsDecl,
     params: &[Param],
 ) -> Result<(), SpecError> {
-    let known: BTreeSet<&str> =
-        metric_names(metrics).into_iter().chain(params.iter().map(|p| p.name.as_str())).collect();
+    let known: BTreeSet<&str> = metric_names(metrics).into_iter().chain(numeric_names(params)).collect();
     for (index, check) in checks.iter().enumerate() {
         let key = |field: &str| format!("checks[{index}].{field}");
         match (&check.metric, &check.expr) {
@@ -453,7 +463,7 @@ pub fn analysis(
         named("analysis.rows_per_slice.slices".into(), &rule.slices)?;
     }
     if let Some(key) = analysis.equivalence_key.as_ref().filter(|key| !is_param(key) && !is_metric(metrics, key)) {
-        let known = metric_names(metrics).into_iter().chain(params.iter().map(|p| p.name.as_str())).collect();
+        let known = metric_names(metrics).into_iter().chain(numeric_names(params)).collect();
         expression_over(source, "analysis.equivalence", key, &known, None)?;
     }
     Ok(())
