@@ -2,7 +2,6 @@
 
 mod analysis_config;
 mod block_selector;
-mod build_decl;
 mod derived_param;
 mod design;
 mod duration_value;
@@ -37,7 +36,6 @@ use std::path::{Path, PathBuf};
 
 pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
 pub use block_selector::BlockSelector;
-pub use build_decl::BuildDecl;
 pub use derived_param::DerivedParam;
 pub use design::Design;
 pub use engine::Engine;
@@ -57,7 +55,7 @@ pub use sweep_decl::{
     RunOrder, SweepDecl, TemplateDecl, Until, DEFAULT_RACE_MIN,
 };
 pub use topology::Topology;
-pub use value_map::{ValueArgs, ValueMap};
+pub use value_map::ValueMap;
 pub use variant_name::VariantName;
 
 /// Names the harness itself puts into every template context; a param may not shadow them.

@@ -4,7 +4,8 @@
 use super::derived_param::DerivedParam;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::value_map::{ValueArgs, ValueMap};
+use super::sweep_decl::RunDecl;
+use super::value_map::ValueMap;
 
 /// The key of `[params]` holding derived params.
 const DERIVED: &str = "derived";
@@ -43,7 +44,7 @@ impl ParamTables {
                         .iter()
                         .map(|(value, args)| {
                             let key = format!("params.{name}.{value}");
-                            let args: ValueArgs = args.clone().try_into().map_err(|error: toml::de::Error| {
+                            let args: RunDecl = args.clone().try_into().map_err(|error: toml::de::Error| {
                                 source.error_at(
                                     &key,
                                     format!("{} (expected {{ args = [...], env = {{...}} }})", error.message()),

@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 
 use super::analysis_config::AnalysisConfig;
 use super::block_selector::BlockSelector;
-use super::build_decl::BuildDecl;
 use super::design::Design;
 use super::engine_profile::EngineOverrides;
 use super::report_config::ReportConfig;
@@ -89,14 +88,22 @@ fn default_reps() -> u32 {
     3
 }
 
-/// What each run passes to the engine, as handlebars templates over the params.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+/// Argv elements and environment, as handlebars templates over the params: what each run passes to the
+/// engine (`[run]`), what `[build]` appends to the profile's build command (its params are build-time),
+/// and what one value of a value map adds to a run.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunDecl {
     #[serde(default)]
     pub args: Vec<String>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+}
+
+impl RunDecl {
+    pub fn is_empty(&self) -> bool {
+        self.args.is_empty() && self.env.is_empty()
+    }
 }
 
 /// A file generated in each run directory, e.g. a prompt of exactly `{{rows}}` token ids.
@@ -246,8 +253,8 @@ pub struct SweepDecl {
     #[serde(default)]
     pub run: RunDecl,
     /// Appended to the profile's build command; the params it names are build-time.
-    #[serde(default, skip_serializing_if = "BuildDecl::is_empty")]
-    pub build: BuildDecl,
+    #[serde(default, skip_serializing_if = "RunDecl::is_empty")]
+    pub build: RunDecl,
     #[serde(default)]
     pub inputs: Vec<InputDecl>,
     pub metrics: MetricsDecl,

@@ -2,17 +2,17 @@
 //! `tree`, `build_dir` and params (those params become build-time), without blocks, so which params a
 //! build depends on is known at load.
 
-use super::build_decl::BuildDecl;
 use super::engine::Engine;
 use super::param_value::Param;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
+use super::sweep_decl::RunDecl;
 use super::validate::{plain_variables, template_syntax};
 
 /// Names a build template may use besides params.
 const BUILD_NAMES: &[&str] = &["tree", "build_dir"];
 
-pub fn build(source: &SourceFile, build: &BuildDecl, engine: &Engine, params: &[Param]) -> Result<(), SpecError> {
+pub fn build(source: &SourceFile, build: &RunDecl, engine: &Engine, params: &[Param]) -> Result<(), SpecError> {
     if !build.is_empty() && engine.build.is_empty() {
         return Err(source.error_at(
             "build",
@@ -46,7 +46,7 @@ fn build_template(source: &SourceFile, key: &str, text: &str, params: &[Param]) 
 }
 
 /// The params (of `names`, in order) a build template names: each distinct tuple of their values is one build.
-pub fn build_time_params(engine: &Engine, build: &BuildDecl, names: Vec<String>) -> Vec<String> {
+pub fn build_time_params(engine: &Engine, build: &RunDecl, names: Vec<String>) -> Vec<String> {
     let texts: Vec<&String> = engine.build.iter().chain(&build.args).chain(build.env.values()).collect();
     let named: Vec<&str> = texts.iter().flat_map(|text| plain_variables(text)).collect();
     names.into_iter().filter(|name| named.contains(&name.as_str())).collect()

@@ -2,29 +2,19 @@
 //! all = { args = ["--enable-tbo", "all"] }`): each value adds its own argv elements and env to the run,
 //! so a flag absent for one value leaves no empty argv element.
 
-use std::collections::BTreeMap;
+use serde::Serialize;
 
-use serde::{Deserialize, Serialize};
-
-/// What one value adds to the run: argv elements after `[run] args`, and env over `[run] env`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ValueArgs {
-    #[serde(default)]
-    pub args: Vec<String>,
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-}
+use super::sweep_decl::RunDecl;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ValueMap {
     pub param: String,
-    /// Value (as written, a string) -> what it adds, in declaration order.
-    pub values: Vec<(String, ValueArgs)>,
+    /// Value (as written, a string) -> what it adds: argv elements after `[run] args`, env over `[run] env`.
+    pub values: Vec<(String, RunDecl)>,
 }
 
 impl ValueMap {
-    pub fn of(&self, value: &str) -> Option<&ValueArgs> {
+    pub fn of(&self, value: &str) -> Option<&RunDecl> {
         self.values.iter().find(|(name, _)| name == value).map(|(_, args)| args)
     }
 }
