@@ -468,11 +468,24 @@ fn build_line(report: &BuildReport) -> String {
     }
 }
 
-/// Which groups a variant removes, so a broken build points at the group whose removal broke it.
-fn what_it_ablates(variant: &str) -> String {
-    if variant == VariantName::BASELINE {
-        "nothing ablated: the shipped sources".to_string()
-    } else {
-        format!("ablates {}", variant.split('+').collect::<Vec<_>>().join(", "))
+/// Which groups a build's variant removes, so a broken build points at the group whose removal broke it.
+/// A build is named `<variant>` then its build-time values (`baseline block=64`).
+fn what_it_ablates(build: &str) -> String {
+    match build.split(' ').next().unwrap_or_default() {
+        VariantName::BASELINE | crate::plan::DEFAULT_VARIANT => "nothing ablated: the shipped sources".to_string(),
+        variant => format!("ablates {}", variant.split('+').collect::<Vec<_>>().join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failed build of a build-time tuple blamed its build-time values as ablated groups.
+    #[test]
+    fn a_build_named_with_build_time_values_is_blamed_on_its_variant_only() {
+        assert_eq!(what_it_ablates("baseline block=64"), "nothing ablated: the shipped sources");
+        assert_eq!(what_it_ablates("default block=64"), "nothing ablated: the shipped sources");
+        assert_eq!(what_it_ablates("rank1_update+fold block=64"), "ablates rank1_update, fold");
     }
 }
