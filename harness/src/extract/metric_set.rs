@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::extract_error::ExtractError;
 use super::key_value;
 use super::profile_block::{parse_profile_blocks, select_block};
+use crate::expression::evaluate_number;
 use crate::spec::BlockSelector;
 use crate::spec::{CheckDecl, MetricsDecl, ProfileMetricsDecl, ResultLine};
 
@@ -141,37 +142,6 @@ fn evaluate(
 ) -> Result<f64, String> {
     let numeric_params = params.iter().filter_map(|(name, value)| value.as_f64().map(|v| (name.as_str(), v)));
     evaluate_number(expression, numeric_params.chain(metrics.iter().map(|(name, value)| (name.as_str(), *value))))
-}
-
-/// The number an evalexpr expression gives with `values` bound by name (as floats, so `/` divides).
-pub fn evaluate_number<'a>(expression: &str, values: impl IntoIterator<Item = (&'a str, f64)>) -> Result<f64, String> {
-    let context = expression_context(values, evalexpr::Value::Float)?;
-    evalexpr::eval_number_with_context(expression, &context).map_err(|error| error.to_string())
-}
-
-/// A condition such as `K % 256 == 0` over numbers: whole numbers are bound as integers, because
-/// evalexpr's `==` never equates a float with an integer literal.
-pub fn evaluate_condition<'a>(
-    expression: &str,
-    values: impl IntoIterator<Item = (&'a str, f64)>,
-) -> Result<bool, String> {
-    let context = expression_context(values, |value| match value.fract() == 0.0 && value.abs() < 9.0e15 {
-        true => evalexpr::Value::Int(value as i64),
-        false => evalexpr::Value::Float(value),
-    })?;
-    evalexpr::eval_boolean_with_context(expression, &context).map_err(|error| error.to_string())
-}
-
-fn expression_context<'a>(
-    values: impl IntoIterator<Item = (&'a str, f64)>,
-    bind: impl Fn(f64) -> evalexpr::Value,
-) -> Result<evalexpr::HashMapContext, String> {
-    use evalexpr::ContextWithMutableVariables;
-    let mut context = evalexpr::HashMapContext::<evalexpr::DefaultNumericTypes>::new();
-    for (name, value) in values {
-        context.set_value(name.to_string(), bind(value)).map_err(|error| error.to_string())?;
-    }
-    Ok(context)
 }
 
 /// Applies `[[checks]]`: each metric must equal its rendered expectation (a number), or each expression

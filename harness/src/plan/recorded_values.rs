@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::plan_error::PlanError;
-use crate::extract::{evaluate_condition, evaluate_number};
+use crate::expression::{evaluate_condition, evaluate_number};
 use crate::spec::{ParamValue, Sweep, MAX_RANKS};
 
 /// `values` followed by the derived params and the rank count, in `Sweep::recorded_params` order.
