@@ -1037,3 +1037,19 @@ fn a_check_expression_over_a_text_param_is_refused_at_check_not_at_run_time() {
         ),
     );
 }
+
+#[test]
+fn a_hostfile_template_for_a_launcher_that_is_not_mpirun_is_refused() {
+    let text = base_with(
+        "profile = \"reference\"",
+        "profile = \"reference\"\nlauncher = \"per-rank\"\nhostfile = \"hosts/{{slices}}.txt\"",
+    );
+    let line = line_of(&text, "hostfile = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `engine.hostfile`: a hostfile is passed to mpirun only; the \
+             launcher is not mpirun"
+        ),
+    );
+}

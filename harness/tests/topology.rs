@@ -42,3 +42,18 @@ fn a_rank_count_templated_from_a_param_starts_that_many_ranks_and_is_recorded() 
         assert_eq!(row["metric.ranks"], row["param.nodes"], "the engine ran another rank count: {row:?}");
     }
 }
+
+#[test]
+fn a_hostfile_templated_from_a_param_is_passed_per_setting() {
+    let ws = Workspace::new();
+    let text = TOPOLOGY.replace("ranks = \"{{nodes}}\"", "ranks = \"{{nodes}}\"\nhostfile = \"hosts/{{nodes}}.txt\"");
+    let file = ws.write_sweep("topology", &text);
+    let output = sweep(ws.path(), &["run", &file, "--dry-run"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let plan = common::stdout(&output);
+    let hosts = ws.path().canonicalize().unwrap().join("sweeps/hosts");
+    for nodes in ["1", "2"] {
+        let expected = format!("-n {nodes} --hostfile {}/{nodes}.txt", hosts.display());
+        assert!(plan.contains(&expected), "no `{expected}` in:\n{plan}");
+    }
+}
