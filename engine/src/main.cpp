@@ -85,10 +85,10 @@ void run_inference(const Config& cfg, int rank, int world, std::chrono::steady_c
     if (rank != 0) return;
     std::printf(
         "tpe_result ranks=%d rows=%d new=%d overlap_slices=%d prefill_seconds=%.6f prefill_tokens_per_s=%.3f "
-        "decode_seconds=%.6f decode_tokens_per_s=%.3f decode_token_count=%d checksum=%.9g wall=%.6f\n",
+        "decode_seconds=%.6f decode_tokens_per_s=%.3f decode_token_count=%d checksum=%.9g wall=%.6f attention_block=%d\n",
         world, cfg.rows, cfg.new_tokens, slices, prefill_seconds, cfg.rows / prefill_seconds, decode_seconds,
         cfg.new_tokens > 0 ? cfg.new_tokens / decode_seconds : 0.0, cfg.new_tokens, sum,
-        seconds_since(wall_start));
+        seconds_since(wall_start), attention_block());
     std::fflush(stdout);
 }
 

@@ -19,8 +19,13 @@ constexpr std::uint64_t kEmbeddingTensor = 1ULL << 40;
 // Scales the softplus of the decay gate so decays stay in about (0.87, 1): a state that
 // remembers for tens of tokens, like a trained model's.
 constexpr float kDecayRate = 0.1f;
-// Query rows per full-attention block.
-constexpr int kAttentionBlock = 128;
+// Query rows per full-attention block: a compile-time option (`make TPE_ATTENTION_BLOCK=64`), so a
+// build-time sweep has a real knob to turn.
+#ifndef TPE_ATTENTION_BLOCK
+#define TPE_ATTENTION_BLOCK 128
+#endif
+constexpr int kAttentionBlock = TPE_ATTENTION_BLOCK;
+static_assert(kAttentionBlock > 0, "TPE_ATTENTION_BLOCK must be a positive row count");
 constexpr int kPromptPattern[10] = {151, 9707, 11, 1879, 0, 2055, 315, 10896, 13, 198};
 
 void rms_norm(const float* x, float* y, int rows, int cols) {
@@ -66,6 +71,8 @@ void masked_softmax(float* row, int valid, int cols) {
 }
 
 }  // namespace
+
+int attention_block() { return kAttentionBlock; }
 
 Model::Model(const Config& cfg, int max_rows, int max_positions, MPI_Comm comm)
     : cfg_(cfg), comm_(comm), max_rows_(max_rows), max_positions_(max_positions) {

@@ -11,6 +11,9 @@
 // the write strength (beta) and the decay gate.
 constexpr int kGateCols = 2;
 
+// Query rows per full-attention block, as compiled (TPE_ATTENTION_BLOCK); printed with the result.
+int attention_block();
+
 class Model {
 public:
     // `max_rows` bounds the rows of one forward call; `max_positions` bounds prompt plus decoded

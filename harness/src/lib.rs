@@ -2,7 +2,7 @@
 //!
 //! One module per pipeline stage; data flows one way, and a stage imports only from the stages before it:
 //! `spec -> plan -> variants -> build -> launch -> extract -> record -> analyse -> compare -> report`.
-//! `runner` drives the stages; `template`, `atomic_file` and `exit_code` are shared helpers.
+//! `runner` drives the stages; `template`, `expression`, `atomic_file` and `exit_code` are shared helpers.
 //! See docs/ARCHITECTURE.md.
 
 pub mod analyse;
@@ -10,6 +10,7 @@ pub mod atomic_file;
 pub mod build;
 pub mod compare;
 pub mod exit_code;
+pub mod expression;
 pub mod extract;
 pub mod file_lock;
 pub mod launch;

@@ -133,7 +133,8 @@ fn unknown_top_level_key_names_key_and_line() {
     assert_check_rejects(
         &base_with("name = \"x\"\n", "name = \"x\"\ncolour = \"red\"\n"),
         "sweep: error: sweeps/x.toml:2: `colour`: unknown key `colour`, expected one of `name`, `description`, `zip`, \
-         `engine`, `params`, `reps`, `run`, `inputs`, `metrics`, `checks`, `analysis`, `report`, `ablation`",
+         `where`, `engine`, `params`, `reps`, `run`, `build`, `inputs`, `metrics`, `checks`, `analysis`, `report`, \
+         `ablation`",
     );
 }
 
@@ -189,7 +190,8 @@ fn empty_param_list_is_refused() {
 fn param_value_that_is_a_table_is_refused() {
     assert_check_rejects(
         &base_with("slices = [1, 2]", "slices = { a = 1 }"),
-        "sweep: error: sweeps/x.toml:8: `params.slices`: values must be numbers, strings or booleans, not a table",
+        "sweep: error: sweeps/x.toml:8: `params.slices`: values must be numbers, strings or booleans, not a table \
+         (a value map gives each value a table: `on = { args = [...], env = {...} }`)",
     );
 }
 
@@ -369,7 +371,7 @@ fn derived_expression_with_an_unknown_name_names_it() {
         &text,
         &format!(
             "sweep: error: sweeps/x.toml:{line}: `metrics.derived.ms_per_row`: unknown name `prefill_seconds` in \
-             `1000 * prefill_seconds / rows` (not a metric or parameter)"
+             `1000 * prefill_seconds / rows` (not a metric or numeric parameter)"
         ),
     );
 }
@@ -840,7 +842,7 @@ fn a_check_expression_over_an_unknown_name_is_refused() {
         &text,
         &format!(
             "sweep: error: sweeps/x.toml:{line}: `checks[0].expr`: unknown name `prefill_seconds` in \
-             `prefill_tokens_per_s * prefill_seconds` (not a metric or parameter)"
+             `prefill_tokens_per_s * prefill_seconds` (not a metric or numeric parameter)"
         ),
     );
 }
@@ -885,7 +887,7 @@ fn an_equivalence_expression_over_an_unknown_name_is_refused() {
         &text,
         &format!(
             "sweep: error: sweeps/x.toml:{line}: `analysis.equivalence`: unknown name `slice` in \
-             `if(rows / slice < 96, 1, slices)` (not a metric or parameter)"
+             `if(rows / slice < 96, 1, slices)` (not a metric or numeric parameter)"
         ),
     );
 }
@@ -900,6 +902,154 @@ fn a_baseline_of_another_type_than_the_grid_names_both_as_written() {
         &format!(
             "sweep: error: sweeps/x.toml:{line}: `analysis.baseline.slices`: `1` is not a value of `slices` in the \
              grid (`1.0`, `2.0`)"
+        ),
+    );
+}
+
+#[test]
+fn a_build_template_naming_an_unknown_param_is_refused() {
+    let text = base_plus("\n[build]\nargs = [\"TPE_ATTENTION_BLOCK={{block}}\"]\n");
+    let line = line_of(&text, "args = [\"TPE_");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `build.args[0]`: unknown build template variable `block` \
+             (a build sees only params, `tree` and `build_dir`)"
+        ),
+    );
+}
+
+#[test]
+fn a_build_env_naming_a_run_time_name_is_refused() {
+    let text = base_plus("\n[build]\nenv = { CXXFLAGS = \"-DREP={{rep}}\" }\n");
+    let line = line_of(&text, "env = { CXX");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `build.env.CXXFLAGS`: unknown build template variable `rep` \
+             (a build sees only params, `tree` and `build_dir`)"
+        ),
+    );
+}
+
+#[test]
+fn a_build_section_for_a_profile_without_a_build_command_is_refused() {
+    let ws = Workspace::new();
+    write_profile(
+        &ws,
+        "prebuilt",
+        "build = [\"make\", \"-s\", \"-C\", \"{{tree}}\", \"BUILD_DIR={{build_dir}}\", \"-j2\"]",
+        "",
+    );
+    let text = base_with("profile = \"reference\"", "profile = \"prebuilt\"") + "\n[build]\nargs = [\"X={{rows}}\"]\n";
+    ws.write_sweep("x", &text);
+    let line = line_of(&text, "[build]");
+    assert_rejected(
+        &ws,
+        &["check", "sweeps/x.toml"],
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `build`: the engine profile sweeps/engines/prebuilt.toml has no \
+             build command to append to"
+        ),
+    );
+}
+
+#[test]
+fn a_rank_count_template_over_an_unknown_name_is_refused() {
+    let text = base_with("profile = \"reference\"", "profile = \"reference\"\nranks = \"{{nodes}}\"");
+    let line = line_of(&text, "ranks = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `engine.ranks`: unknown template variable `nodes` (not a parameter)"
+        ),
+    );
+}
+
+#[test]
+fn a_rank_count_template_that_renders_no_count_is_refused_at_load() {
+    let text = base_with("profile = \"reference\"", "profile = \"reference\"\nranks = \"{{slices}}\"").replacen(
+        "slices = [1, 2]",
+        "slices = [1, 0]",
+        1,
+    );
+    let line = line_of(&text, "ranks = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `engine.ranks`: `{{{{slices}}}}` rendered to `0`, not a rank count \
+             from 1 to 4096"
+        ),
+    );
+}
+
+#[test]
+fn a_where_constraint_over_an_unknown_param_is_refused() {
+    let text = format!("where = [\"K % 256 == 0\"]\n{BASE}");
+    assert_check_rejects(&text, "sweep: error: sweeps/x.toml:1: `where[0]`: unknown parameter `K` in `K % 256 == 0`");
+}
+
+#[test]
+fn a_derived_param_over_a_text_param_is_refused_at_check_not_at_run_time() {
+    let text = base_with("new = 4", "new = 4\nmode = [\"a\", \"b\"]\n\n[params.derived]\nbuf = \"mode * 2\"");
+    let line = line_of(&text, "buf = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `params.derived.buf`: `mode` is not numeric: expressions are over \
+             numbers (compare it in a value map)"
+        ),
+    );
+}
+
+#[test]
+fn a_derived_param_may_not_shadow_a_param() {
+    let text = base_with("new = 4", "new = 4\n\n[params.derived]\nrows = \"new * 2\"");
+    let line = line_of(&text, "rows = \"new");
+    assert_check_rejects(
+        &text,
+        &format!("sweep: error: sweeps/x.toml:{line}: `params.derived.rows`: `rows` is already a parameter or a harness name"),
+    );
+}
+
+#[test]
+fn a_value_map_entry_with_an_unknown_key_is_refused() {
+    let text = base_with("new = 4", "new = 4\n\n[params.tbo]\noff = { args = [] }\nall = { flags = [\"--tbo\"] }");
+    let line = line_of(&text, "all = ");
+    let output_start = format!("sweep: error: sweeps/x.toml:{line}: `params.tbo.all`: unknown field `flags`");
+    let ws = Workspace::new();
+    ws.write_sweep("x", &text);
+    let output = common::sweep(ws.path(), &["check", "sweeps/x.toml"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(common::stderr(&output).starts_with(&output_start), "{}", common::stderr(&output));
+}
+
+#[test]
+fn a_check_expression_over_a_text_param_is_refused_at_check_not_at_run_time() {
+    let text = base_with("new = 4", "new = 4\nmode = [\"a\", \"b\"]")
+        + "\n[[checks]]\nexpr = \"prefill_tokens_per_s * mode\"\nequals = \"rows\"\n";
+    let line = line_of(&text, "expr = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `checks[0].expr`: unknown name `mode` in \
+             `prefill_tokens_per_s * mode` (not a metric or numeric parameter)"
+        ),
+    );
+}
+
+#[test]
+fn a_hostfile_template_for_a_launcher_that_is_not_mpirun_is_refused() {
+    let text = base_with(
+        "profile = \"reference\"",
+        "profile = \"reference\"\nlauncher = \"per-rank\"\nhostfile = \"hosts/{{slices}}.txt\"",
+    );
+    let line = line_of(&text, "hostfile = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `engine.hostfile`: a hostfile is passed to mpirun only; the \
+             launcher is not mpirun"
         ),
     );
 }

@@ -1,13 +1,22 @@
-//! The build command of a profile rendered for one tree and build dir (`{{tree}}`, `{{build_dir}}`).
+//! The build command of a profile rendered for one tree and build dir (`{{tree}}`, `{{build_dir}}`) and the
+//! build-time params of one setting.
 
 use std::path::Path;
+
+use serde_json::{Map, Value};
 
 use crate::template::{self, TemplateError};
 
 /// Renders each argv element; the result is run directly, never through a shell.
-pub fn render_build_argv(argv: &[String], tree: &Path, build_dir: &Path) -> Result<Vec<String>, TemplateError> {
-    let context =
-        serde_json::json!({ "tree": tree.display().to_string(), "build_dir": build_dir.display().to_string() });
+pub fn render_build_argv(
+    argv: &[String],
+    tree: &Path,
+    build_dir: &Path,
+    params: &Map<String, Value>,
+) -> Result<Vec<String>, TemplateError> {
+    let mut context = params.clone();
+    context.insert("tree".into(), tree.display().to_string().into());
+    context.insert("build_dir".into(), build_dir.display().to_string().into());
     argv.iter().map(|part| template::render(part, &context)).collect()
 }
 
@@ -18,7 +27,15 @@ mod tests {
     #[test]
     fn tree_and_build_dir_are_substituted_per_element() {
         let argv = ["make".to_string(), "-C".into(), "{{tree}}".into(), "BUILD_DIR={{build_dir}}".into()];
-        let rendered = render_build_argv(&argv, Path::new("/t"), Path::new("/t/b 2")).unwrap();
+        let rendered = render_build_argv(&argv, Path::new("/t"), Path::new("/t/b 2"), &Map::new()).unwrap();
         assert_eq!(rendered, ["make", "-C", "/t", "BUILD_DIR=/t/b 2"]);
+    }
+
+    #[test]
+    fn build_time_params_are_substituted() {
+        let argv = ["make".to_string(), "TPE_ATTENTION_BLOCK={{block}}".into()];
+        let params: Map<String, Value> = [("block".to_string(), Value::from(64))].into_iter().collect();
+        let rendered = render_build_argv(&argv, Path::new("/t"), Path::new("/b"), &params).unwrap();
+        assert_eq!(rendered, ["make", "TPE_ATTENTION_BLOCK=64"]);
     }
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::extract_error::ExtractError;
 use super::key_value;
 use super::profile_block::{parse_profile_blocks, select_block};
+use crate::expression::evaluate_number;
 use crate::spec::BlockSelector;
 use crate::spec::{CheckDecl, MetricsDecl, ProfileMetricsDecl, ResultLine};
 
@@ -147,16 +148,6 @@ fn evaluate(
 ) -> Result<f64, String> {
     let numeric_params = params.iter().filter_map(|(name, value)| value.as_f64().map(|v| (name.as_str(), v)));
     evaluate_number(expression, numeric_params.chain(metrics.iter().map(|(name, value)| (name.as_str(), *value))))
-}
-
-/// The number an evalexpr expression gives with `values` bound by name (as floats, so `/` divides).
-pub fn evaluate_number<'a>(expression: &str, values: impl IntoIterator<Item = (&'a str, f64)>) -> Result<f64, String> {
-    use evalexpr::{ContextWithMutableVariables, HashMapContext, Value as ExprValue};
-    let mut context = HashMapContext::<evalexpr::DefaultNumericTypes>::new();
-    for (name, value) in values {
-        context.set_value(name.to_string(), ExprValue::Float(value)).map_err(|error| error.to_string())?;
-    }
-    evalexpr::eval_number_with_context(expression, &context).map_err(|error| error.to_string())
 }
 
 /// Applies `[[checks]]`: each metric must equal its rendered expectation (a number), or each expression

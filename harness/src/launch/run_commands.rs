@@ -72,7 +72,7 @@ pub fn run_commands(
             .collect(),
         kind => {
             let context = run_context(params.clone(), engine, site, None);
-            let mut argv = launcher_prefix(engine, kind, site)?;
+            let mut argv = launcher_prefix(engine, kind, site, params)?;
             argv.push(program);
             argv.extend(render_args(sweep, &run.args, &context)?);
             Ok(vec![RankCommand {
@@ -93,8 +93,16 @@ pub fn log_path(site: &RunSite<'_>, rank: Option<u32>) -> PathBuf {
     }
 }
 
-fn launcher_prefix(engine: &Engine, kind: LauncherKind, site: &RunSite<'_>) -> Result<Vec<String>, SpecError> {
-    let context = serde_json::json!({ "tree": site.tree.display().to_string() });
+/// The launcher and its flags, rendered with `{{tree}}` and the params (a node list such as
+/// `--host {{hosts}}` may follow a param of the topology).
+fn launcher_prefix(
+    engine: &Engine,
+    kind: LauncherKind,
+    site: &RunSite<'_>,
+    params: &Map<String, Value>,
+) -> Result<Vec<String>, SpecError> {
+    let mut context = params.clone();
+    context.insert("tree".into(), path_value(site.tree));
     let mut argv = engine
         .launcher_command
         .iter()

@@ -3,6 +3,7 @@
 mod grid;
 mod plan_error;
 mod planned_run;
+mod recorded_values;
 mod schedule;
 mod setting;
 
@@ -44,12 +45,17 @@ impl Plan {
             return Err(PlanError::ZeroReps);
         }
         let filters = parse_filters(sweep, &options.filters)?;
+        let mut points = Vec::new();
+        for values in grid::expand(&sweep.params, &sweep.zip) {
+            let values = recorded_values::with_recorded(sweep, values)?;
+            if recorded_values::admitted(sweep, &values)? {
+                points.push(values);
+            }
+        }
         let settings: Vec<Setting> = variants
             .iter()
             .flat_map(|variant| {
-                grid::expand(&sweep.params, &sweep.zip)
-                    .into_iter()
-                    .map(move |values| Setting { values, variant: variant.clone() })
+                points.iter().map(|values| Setting { values: values.clone(), variant: variant.clone() })
             })
             .filter(|setting| matches_filters(setting, &filters))
             .collect();

@@ -16,4 +16,6 @@ pub enum PlanError {
         "--reps {reps}: {settings} settings x {rounds} rounds = {runs} runs, more than the {max} a sweep may plan"
     )]
     TooManyRuns { reps: u32, settings: usize, rounds: u64, runs: u64, max: u64 },
+    #[error("{file}: `{key}` at {setting}: {message}")]
+    Expression { file: String, key: String, setting: String, message: String },
 }

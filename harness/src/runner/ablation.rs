@@ -8,14 +8,16 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use super::copy_sources::CopySources;
 use super::engine_build::build_engine_tree;
 use super::origin::Origin;
 use super::prepared_run::VariantSite;
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::session::Session;
+use super::setting_build::SettingBuild;
 use super::spawning::Spawning;
-use super::{open_results, preflight, result_paths, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
+use super::{open_results, planned_key, preflight, result_paths, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
 use crate::build::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlannedRun, Setting};
@@ -84,8 +86,13 @@ impl<'a> Ablation<'a> {
                 return Err(RunnerError::Spec(sweep.source.error_at(&format!("ablation.groups[{index}]"), message)));
             }
         }
+        let isolation = isolation.unwrap_or(decl.isolation);
+        if isolation == Isolation::InPlace && sweep.builds_per_setting() {
+            let message = "in-place isolation builds in the tree itself; build-time params need `isolation = \"copy\"`";
+            return Err(RunnerError::Spec(sweep.source.error_at("ablation.isolation", message)));
+        }
         let variants = design_variants(&decl.groups, decl.design);
-        Ok(Some(Ablation { sweep, decl, isolation: isolation.unwrap_or(decl.isolation), targets, variants }))
+        Ok(Some(Ablation { sweep, decl, isolation, targets, variants }))
     }
 
     /// Every template names only declared groups and, with nothing ablated, reproduces the shipped source.
@@ -201,18 +208,24 @@ pub fn run_ablation(
     let paths = result_paths(ablation.sweep, options, false)?;
     let context = Context { options, paths, origin, events };
     match ablation.isolation {
-        Isolation::Copy => run_copies(ablation, &plan, &context, jobs),
+        Isolation::Copy => {
+            let sources = CopySources {
+                exclude: ablation.decl.exclude.clone(),
+                render: Box::new(|setting: &Setting| ablation.render(setting)),
+            };
+            run_copies(ablation.sweep, &sources, &plan, &context, jobs)
+        }
         Isolation::InPlace => run_in_place(ablation, &plan, &context),
     }
 }
 
-/// What every stage of one ablation shares.
-struct Context<'a> {
-    options: &'a RunOptions,
-    paths: ResultPaths,
+/// What every stage of one ablation (or build-time sweep) shares.
+pub(super) struct Context<'a> {
+    pub(super) options: &'a RunOptions,
+    pub(super) paths: ResultPaths,
     /// Host, engine commit and toolchain versions, gathered once: the versions also key the build cache.
-    origin: Origin,
-    events: &'a RunEvents,
+    pub(super) origin: Origin,
+    pub(super) events: &'a RunEvents,
 }
 
 impl Context<'_> {
@@ -232,7 +245,8 @@ impl Context<'_> {
     }
 }
 
-/// One build per distinct rendering, keyed by content, so settings that render alike share it.
+/// One build per distinct rendering and tuple of build-time values, keyed by content, so settings that
+/// render alike share it.
 struct Builds {
     keys: Vec<BuildKey>,
     jobs: Vec<BuildJob>,
@@ -240,32 +254,36 @@ struct Builds {
 }
 
 fn copy_builds(
-    ablation: &Ablation<'_>,
+    sweep: &Sweep,
+    sources: &CopySources<'_>,
     plan: &Plan,
     cache: &BuildCache,
     context: &Context<'_>,
 ) -> Result<Builds, RunnerError> {
-    let engine = &ablation.sweep.engine;
+    let engine = &sweep.engine;
     let toolchain = context.toolchain_id();
     let base_env = &context.origin.base_env;
-    let fingerprint = variants::tree_fingerprint(&engine.tree, &ablation.decl.exclude)?;
+    let fingerprint = variants::tree_fingerprint(&engine.tree, &sources.exclude)?;
     let mut prepared: HashMap<BuildKey, build::CachedBuild> = HashMap::new();
     let mut builds = Builds { keys: Vec::new(), jobs: Vec::new(), sites: Vec::new() };
     for setting in &plan.settings {
-        let files = ablation.render(setting)?;
-        let key = BuildKey::new(&files, &engine.build, &toolchain, &fingerprint);
+        let files = (sources.render)(setting)?;
+        let command = SettingBuild::of(sweep, setting);
+        let key_argv = command.key_argv().map_err(RunnerError::BuildCommand)?;
+        let key = BuildKey::new(&files, &key_argv, &toolchain, &fingerprint);
         let entry = match prepared.entry(key) {
             std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
             std::collections::hash_map::Entry::Vacant(slot) => {
-                let entry = cache.prepare(&key, &engine.tree, &files, &ablation.decl.exclude)?;
-                let argv = build::render_build_argv(&engine.build, &entry.tree, &entry.build)
-                    .map_err(RunnerError::BuildCommand)?;
+                let entry = cache.prepare(&key, &engine.tree, &files, &sources.exclude)?;
+                let argv = command.argv(&entry.tree, &entry.build).map_err(RunnerError::BuildCommand)?;
+                let mut env = base_env.overrides().to_vec();
+                env.extend(command.env().map_err(RunnerError::BuildCommand)?);
                 builds.jobs.push(BuildJob {
-                    variant: setting.variant.clone(),
+                    variant: build_name(setting, sweep),
                     tree: entry.tree.clone(),
                     build_dir: entry.build.clone(),
                     argv,
-                    env: base_env.overrides().to_vec(),
+                    env,
                     key,
                 });
                 slot.insert(entry)
@@ -282,18 +300,30 @@ fn copy_builds(
     Ok(builds)
 }
 
-fn run_copies(
-    ablation: &Ablation<'_>,
+/// The variant, with its build-time values when there are any (`baseline block=64`), for build lines.
+fn build_name(setting: &Setting, sweep: &Sweep) -> String {
+    let build_time = sweep.build_time_params();
+    let values = setting.values.iter().filter(|(name, _)| build_time.contains(name));
+    std::iter::once(setting.variant.clone())
+        .chain(values.map(|(name, value)| format!("{name}={value}")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Builds each distinct setting build in its own cached copy, in parallel, then runs every setting's
+/// runs interleaved.
+pub(super) fn run_copies(
+    sweep: &Sweep,
+    sources: &CopySources<'_>,
     plan: &Plan,
     context: &Context<'_>,
     jobs: usize,
 ) -> Result<AblationOutcome, RunnerError> {
-    let sweep = ablation.sweep;
     let options = context.options;
     // Held to the end: an in-place ablation must not render the tree while it is copied and measured.
     let _tree_lock = variants::TreeLock::acquire_shared(&sweep.engine.tree)?;
     let cache = BuildCache::new(cache_root(options, sweep));
-    let builds = copy_builds(ablation, plan, &cache, context)?;
+    let builds = copy_builds(sweep, sources, plan, &cache, context)?;
     preflight(sweep, plan, &builds.sites)?;
     let started = std::time::Instant::now();
     let progress = Progress::new(0);
@@ -302,16 +332,19 @@ fn run_copies(
     let build_seconds = started.elapsed().as_secs_f64();
     let failed: Vec<BuildKey> =
         reports.iter().filter(|r| matches!(r.status, BuildStatus::Failed { .. })).map(|r| r.key).collect();
-    let runnable: Vec<PlannedRun> =
+    let buildable: Vec<PlannedRun> =
         plan.runs.iter().filter(|run| !failed.contains(&builds.keys[run.setting])).copied().collect();
-    let mut session = open_session(sweep, plan, context, &runnable)?;
+    let (mut session, runnable) = open_session(sweep, plan, context, &buildable)?;
     if !failed.is_empty() && options.fail_fast {
         session.stopped = Some(super::EarlyStop::FailFast);
     }
     if let Some(signal) = context.events.signals.received() {
         session.stopped = Some(super::EarlyStop::Interrupted { signal });
     }
-    session.run_all(plan, &runnable, &builds.sites)?;
+    match options.race {
+        Some(race) => session.run_race(plan, &runnable, &builds.sites, race, &context.paths.csv)?,
+        None => session.run_all(plan, &runnable, &builds.sites)?,
+    }
     let runs = SweepOutcome {
         paths: context.paths.clone(),
         tally: session.tally,
@@ -339,7 +372,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     let sites: Vec<VariantSite> =
         plan.settings.iter().zip(&keys).map(|(s, key)| ablation.in_tree_site(s, key.to_string())).collect();
     preflight(sweep, plan, &sites)?;
-    let mut session = open_session(sweep, plan, context, &plan.runs)?;
+    let (mut session, _) = open_session(sweep, plan, context, &plan.runs)?;
     let mut reports = Vec::new();
     let mut build_seconds = 0.0;
     for (first, key) in keys.iter().enumerate().filter(|(i, key)| keys.iter().position(|k| k == *key) == Some(*i)) {
@@ -404,17 +437,21 @@ fn build_in_place(
     Ok(Some(BuildReport { variant: setting.variant.clone(), key, status }))
 }
 
-/// Opens the CSV and sidecar and starts a session that will run `runs`.
+/// Opens the CSV (the one being resumed, if any) and sidecar and starts a session that will run those of
+/// `runs` not yet recorded, which it returns.
 fn open_session<'a>(
     sweep: &'a Sweep,
     plan: &Plan,
     context: &'a Context<'a>,
     runs: &[PlannedRun],
-) -> Result<Session<'a>, RunnerError> {
+) -> Result<(Session<'a>, Vec<PlannedRun>), RunnerError> {
     let paths = &context.paths;
-    let (writer, _) = open_results(sweep, paths, false, context.origin.provenance.clone())?;
-    write_sidecar(sweep, plan, context.options, paths, &context.origin)?;
-    Ok(Session::new(sweep, writer, paths, context.spawning(), runs.len(), context.options.fail_fast))
+    let options = context.options;
+    let (writer, done) = open_results(sweep, paths, options.resume.is_some(), context.origin.provenance.clone())?;
+    write_sidecar(sweep, plan, options, paths, &context.origin)?;
+    let todo: Vec<PlannedRun> = runs.iter().filter(|run| !done.contains(&planned_key(plan, run))).copied().collect();
+    let session = Session::new(sweep, writer, paths, context.spawning(), todo.len(), options.fail_fast);
+    Ok((session, todo))
 }
 
 fn build_line(report: &BuildReport) -> String {
@@ -431,11 +468,24 @@ fn build_line(report: &BuildReport) -> String {
     }
 }
 
-/// Which groups a variant removes, so a broken build points at the group whose removal broke it.
-fn what_it_ablates(variant: &str) -> String {
-    if variant == VariantName::BASELINE {
-        "nothing ablated: the shipped sources".to_string()
-    } else {
-        format!("ablates {}", variant.split('+').collect::<Vec<_>>().join(", "))
+/// Which groups a build's variant removes, so a broken build points at the group whose removal broke it.
+/// A build is named `<variant>` then its build-time values (`baseline block=64`).
+fn what_it_ablates(build: &str) -> String {
+    match build.split(' ').next().unwrap_or_default() {
+        VariantName::BASELINE | crate::plan::DEFAULT_VARIANT => "nothing ablated: the shipped sources".to_string(),
+        variant => format!("ablates {}", variant.split('+').collect::<Vec<_>>().join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failed build of a build-time tuple blamed its build-time values as ablated groups.
+    #[test]
+    fn a_build_named_with_build_time_values_is_blamed_on_its_variant_only() {
+        assert_eq!(what_it_ablates("baseline block=64"), "nothing ablated: the shipped sources");
+        assert_eq!(what_it_ablates("default block=64"), "nothing ablated: the shipped sources");
+        assert_eq!(what_it_ablates("rank1_update+fold block=64"), "ablates rank1_update, fold");
     }
 }

@@ -5,6 +5,7 @@ use std::fmt::Write;
 use super::prepared_run::{prepare_served_run, VariantSite};
 use super::runner_error::RunnerError;
 use super::session::{limits_text, run_dir_name};
+use super::setting_build::SettingBuild;
 use super::shared_services;
 use crate::launch::shell_line;
 use crate::plan::Plan;
@@ -38,7 +39,7 @@ pub fn describe_plan(
         toml_spelling(&sweep.reps.order),
         seed_text(plan.seed, seed_drawn)
     );
-    out.push_str(&build_lines(sweep, sites)?);
+    out.push_str(&build_lines(sweep, plan, sites)?);
     let _ = writeln!(out, "\nsettings:");
     for (index, setting) in plan.settings.iter().enumerate() {
         let _ = writeln!(out, "  [{}] {}", index + 1, setting.label());
@@ -107,22 +108,20 @@ fn seed_text(seed: u64, drawn: bool) -> String {
     }
 }
 
-/// The build command once per distinct build dir, as it will run (rendered, shell-quoted).
-fn build_lines(sweep: &Sweep, sites: &[VariantSite]) -> Result<String, RunnerError> {
+/// The build command once per distinct build, as it will run (rendered, shell-quoted).
+fn build_lines(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<String, RunnerError> {
     if sweep.engine.build.is_empty() {
         return Ok("build: none (the profile has no build command)\n".to_string());
     }
-    let mut out = String::new();
-    let mut seen: Vec<&std::path::Path> = Vec::new();
-    for site in sites {
-        if seen.contains(&site.build_dir.as_path()) {
-            continue;
+    let mut lines: Vec<String> = Vec::new();
+    for (setting, site) in plan.settings.iter().zip(sites) {
+        let argv = SettingBuild::of(sweep, setting).argv(&site.tree, &site.build_dir)?;
+        let line = format!("build [{}] in {}: {}\n", site.name, site.tree.display(), shell_line(&argv));
+        if !lines.contains(&line) {
+            lines.push(line);
         }
-        seen.push(&site.build_dir);
-        let argv = crate::build::render_build_argv(&sweep.engine.build, &site.tree, &site.build_dir)?;
-        let _ = writeln!(out, "build [{}] in {}: {}", site.name, site.tree.display(), shell_line(&argv));
     }
-    Ok(out)
+    Ok(lines.concat())
 }
 
 #[cfg(test)]

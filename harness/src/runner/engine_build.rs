@@ -21,8 +21,8 @@ pub fn build_engine_tree(
     base_env: &BaseEnv,
     on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
 ) -> Result<Result<BuildOutcome, BuildError>, RunnerError> {
-    let argv =
-        build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir).map_err(RunnerError::BuildCommand)?;
+    let argv = build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir, &Default::default())
+        .map_err(RunnerError::BuildCommand)?;
     let job = BuildJob {
         variant: variant.to_string(),
         tree: engine.tree.clone(),

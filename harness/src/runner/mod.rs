@@ -3,6 +3,8 @@
 
 mod ablation;
 mod ablation_show;
+mod build_time;
+mod copy_sources;
 mod dry_run;
 mod engine_build;
 mod origin;
@@ -11,10 +13,13 @@ mod progress;
 mod race;
 mod runner_error;
 mod session;
+mod setting_build;
+mod setting_engine;
 mod setting_origins;
 mod setup_env;
 mod shared_services;
 mod spawning;
+mod value_args;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -80,12 +85,12 @@ pub fn plan_sweep(sweep: &Sweep, options: &RunOptions) -> Result<(Plan, Vec<Vari
         plan_options.seed = plan_options.seed.or_else(|| recorded_seed(&ResultPaths::for_csv(resume).sidecar));
     }
     let plan = Plan::new(sweep, &[DEFAULT_VARIANT.to_string()], &plan_options)?;
-    let site = VariantSite {
-        name: DEFAULT_VARIANT.to_string(),
-        tree: sweep.engine.tree.clone(),
-        build_dir: sweep.engine.build_dir.clone(),
-        hash: String::new(),
+    // A sweep with build-time params builds each tuple in a cache entry named by its key, known once copied.
+    let (tree, build_dir) = match sweep.builds_per_setting() {
+        true => (cache_root(options, sweep).join("<key>/tree"), cache_root(options, sweep).join("<key>/build")),
+        false => (sweep.engine.tree.clone(), sweep.engine.build_dir.clone()),
     };
+    let site = VariantSite { name: DEFAULT_VARIANT.to_string(), tree, build_dir, hash: String::new() };
     let sites = vec![site; plan.settings.len()];
     Ok((plan, sites))
 }
@@ -106,6 +111,9 @@ pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<()
 
 /// Runs a plain sweep (`sweep run`).
 pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Result<SweepOutcome, RunnerError> {
+    if sweep.builds_per_setting() {
+        return build_time::run_build_time(sweep, options, events);
+    }
     let (plan, mut sites) = plan_sweep(sweep, options)?;
     preflight(sweep, &plan, &sites)?;
     // Held to the end: no in-place ablation may render or rebuild the tree under these runs.
@@ -161,7 +169,7 @@ pub fn result_paths(sweep: &Sweep, options: &RunOptions, dry_run: bool) -> Resul
 /// The CSV columns of a sweep.
 pub fn columns(sweep: &Sweep) -> Columns {
     Columns {
-        params: sweep.params.iter().map(|param| param.name.clone()).collect(),
+        params: sweep.recorded_params(),
         metrics: sweep.metric_names(),
         toolchains: sweep.engine.toolchain.keys().cloned().collect(),
         slurm: true,

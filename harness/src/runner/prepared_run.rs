@@ -65,16 +65,19 @@ pub fn prepare_served_run(
         variant: &variant.name,
         inputs: Map::new(),
     };
-    let bare_context = launch::run_context(params.clone(), &sweep.engine, &site, None);
+    let engine = super::setting_engine::setting_engine(sweep, &params)?;
+    let bare_context = launch::run_context(params.clone(), &engine, &site, None);
     let inputs = render_inputs(sweep, &bare_context, run_dir)?;
     site.inputs =
         inputs.iter().map(|(name, path, _)| (name.clone(), Value::String(path.display().to_string()))).collect();
-    let context = launch::run_context(params.clone(), &sweep.engine, &site, None);
+    let context = launch::run_context(params.clone(), &engine, &site, None);
+    let mut commands = launch::run_commands(&sweep.source, &engine, &sweep.run, &params, &site)?;
+    super::value_args::apply_value_maps(sweep, setting, &context, &mut commands)?;
     Ok(PreparedRun {
         run_dir: run_dir.to_path_buf(),
         pre_run: render_pre_run(sweep, &context, run_dir)?,
         services: launch::service_commands(&sweep.source, &sweep.run.service, &context, run_dir)?,
-        commands: launch::run_commands(&sweep.source, &sweep.engine, &sweep.run, &params, &site)?,
+        commands,
         inputs: inputs.into_iter().map(|(_, path, text)| (path, text)).collect(),
         context,
     })

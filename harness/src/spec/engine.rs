@@ -8,6 +8,7 @@ use serde::{Serialize, Serializer};
 
 use super::engine_profile::{LauncherKind, ResultLine};
 use super::source_file::SourceFile;
+use super::topology::Topology;
 
 /// Everything the later stages need to build, launch and read the engine.
 #[derive(Debug, Clone, Serialize)]
@@ -33,6 +34,8 @@ pub struct Engine {
     pub result: ResultLine,
     pub profile_prefix: Option<String>,
     pub toolchain: BTreeMap<String, Vec<String>>,
+    /// Rank count and hostfile templated over params by the sweep, if any.
+    pub topology: Topology,
 }
 
 /// A profile is recorded (in the sidecar) by its path.

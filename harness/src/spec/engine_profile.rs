@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::duration_value;
+use super::ranks_override::RanksOverride;
 
 /// How the ranks of one run are started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -85,8 +86,12 @@ pub struct EngineOverrides {
     pub profile: String,
     #[serde(default)]
     pub tree: Option<String>,
+    /// A count, or a template over params (`"{{nodes}}"`) rendered per setting.
     #[serde(default)]
-    pub ranks: Option<u32>,
+    pub ranks: Option<RanksOverride>,
+    /// An MPI hostfile template over params, relative to the sweep file (`"hosts/{{nodes}}.txt"`).
+    #[serde(default)]
+    pub hostfile: Option<String>,
     #[serde(default)]
     pub launcher: Option<LauncherKind>,
     #[serde(default, deserialize_with = "duration_value::deserialize_option")]
@@ -104,7 +109,7 @@ impl EngineProfile {
         if let Some(tree) = &overrides.tree {
             self.tree.clone_from(tree);
         }
-        if let Some(ranks) = overrides.ranks {
+        if let Some(RanksOverride::Count(ranks)) = overrides.ranks {
             self.ranks = ranks;
         }
         if let Some(launcher) = overrides.launcher {

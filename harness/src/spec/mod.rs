@@ -2,15 +2,18 @@
 
 mod analysis_config;
 mod block_selector;
+mod derived_param;
 mod design;
 mod duration_value;
 mod engine;
 mod engine_profile;
 #[cfg(test)]
 mod fuzz_tests;
+mod param_tables;
 mod param_value;
 mod pivot_config;
 mod race;
+mod ranks_override;
 mod ready_decl;
 mod relative_kind;
 mod report_config;
@@ -20,23 +23,30 @@ mod source_file;
 mod spec_error;
 mod sweep;
 mod sweep_decl;
+mod topology;
 mod validate;
+mod validate_build;
+mod validate_param_helpers;
 mod validate_relative;
 mod validate_report;
 mod validate_services;
 mod validate_sources;
+mod validate_topology;
+mod value_map;
 mod variant_name;
 
 use std::path::{Path, PathBuf};
 
 pub use analysis_config::{AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
 pub use block_selector::BlockSelector;
+pub use derived_param::DerivedParam;
 pub use design::Design;
 pub use engine::Engine;
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
 pub use param_value::{Param, ParamValue};
 pub use pivot_config::PivotConfig;
 pub use race::Race;
+pub use ranks_override::RanksOverride;
 pub use ready_decl::{ReadyDecl, DEFAULT_READY_WITHIN};
 pub use relative_kind::RelativeKind;
 pub use report_config::ReportConfig;
@@ -49,7 +59,9 @@ pub use sweep_decl::{
     AblationDecl, CheckDecl, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl, RegexMetricDecl, RepsDecl, RunDecl,
     RunOrder, SweepDecl, TemplateDecl, Until, DEFAULT_RACE_MIN,
 };
+pub use topology::Topology;
 pub use validate_services::CLIENT_PROCESS;
+pub use value_map::ValueMap;
 pub use variant_name::VariantName;
 
 /// Names the harness itself puts into every template context; a param may not shadow them.
@@ -77,18 +89,26 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     let decl: SweepDecl = source.parse()?;
     validate::name(&source, &decl.name)?;
     let engine = load_engine(&source, &decl.engine)?;
-    let params = validate::params(&source, &decl.params)?;
+    let tables = param_tables::ParamTables::split(&source, &decl.params)?;
+    let params = validate::params(&source, &tables.values)?;
+    validate_param_helpers::derived(&source, &tables.derived, &params)?;
+    validate_param_helpers::constraints(&source, &decl.constraints, &params, &tables.derived)?;
+    validate_param_helpers::value_maps(&source, &tables.maps)?;
+    // Templates, expressions and analysis may also name derived params (their values are known per setting).
+    let named: Vec<Param> = params.iter().cloned().chain(tables.derived.iter().map(DerivedParam::as_named)).collect();
     validate::zip_groups(&source, &decl.zip, &params)?;
     validate::repeated_values(&source, &params, &decl.zip)?;
     validate::reps(&source, &decl.reps)?;
-    validate::metrics(&source, &decl.metrics, &params)?;
+    validate::metrics(&source, &decl.metrics, &named)?;
     validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;
-    validate::checks(&source, &decl.checks, &decl.metrics, &params)?;
+    validate::checks(&source, &decl.checks, &decl.metrics, &named)?;
     validate::inputs(&source, &decl.inputs)?;
-    validate_services::services(&source, &decl.run, &params, !engine.pre_run.is_empty())?;
+    validate_services::services(&source, &decl.run, &named, !engine.pre_run.is_empty())?;
     validate_services::metric_processes(&source, &decl.metrics, &decl.run)?;
-    validate::run_templates(&source, &decl.run, &params, &decl.inputs, engine.launcher)?;
-    validate::analysis(&source, &decl.analysis, &decl.metrics, &params)?;
+    validate::run_templates(&source, &decl.run, &named, &decl.inputs, engine.launcher)?;
+    validate_build::build(&source, &decl.build, &engine, &named)?;
+    validate_topology::topology(&source, &engine, &params)?;
+    validate::analysis(&source, &decl.analysis, &decl.metrics, &named)?;
     validate_relative::baseline(&source, &decl.analysis, &decl.metrics, &params)?;
     validate_report::report(&source, &decl.report, &decl.metrics, &params)?;
     validate::ablation(&source, decl.ablation.as_ref())?;
@@ -98,6 +118,8 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
         name: decl.name.clone(),
         engine,
         params,
+        derived: tables.derived,
+        value_maps: tables.maps,
         zip: decl.zip.clone(),
         reps: decl.reps.clone(),
         run: decl.run.clone(),
@@ -133,6 +155,7 @@ pub fn load_engine_profile(path: &Path) -> Result<Engine, SpecError> {
         profile: path.display().to_string(),
         tree: None,
         ranks: None,
+        hostfile: None,
         launcher: None,
         timeout: None,
         grace: None,
@@ -160,7 +183,16 @@ fn read_profile(profile_path: &Path, sweep: &SourceFile, overrides: &EngineOverr
         None => absolute(&profile_dir, &profile.tree),
     };
     validate::engine(&profile_source, sweep, &profile, overrides)?;
-    Ok(resolve_engine(profile, profile_source, &profile_dir))
+    let mut engine = resolve_engine(profile, profile_source, &profile_dir);
+    engine.topology = Topology {
+        ranks: match &overrides.ranks {
+            Some(RanksOverride::Template(text)) => Some(text.clone()),
+            _ => None,
+        },
+        hostfile: overrides.hostfile.clone(),
+        sweep_dir: std::path::absolute(parent_dir(&sweep.path)).unwrap_or_else(|_| parent_dir(&sweep.path)),
+    };
+    Ok(engine)
 }
 
 fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_dir: &Path) -> Engine {
@@ -188,6 +220,7 @@ fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_di
         result: profile.result,
         profile_prefix: profile.profile_prefix,
         toolchain: profile.toolchain,
+        topology: Topology::default(),
     }
 }
 

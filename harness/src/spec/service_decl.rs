@@ -9,7 +9,7 @@ use super::ready_decl::ReadyDecl;
 /// A process started before the run's main process, in its own process group and with its own log,
 /// and stopped (SIGTERM, grace, SIGKILL) once the main process ends. Every text is a template over
 /// the run's context, like `[run]`.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServiceDecl {
     /// Names its log (`service-<name>.log`) and `process = "<name>"` on metrics.

@@ -3,10 +3,12 @@
 use std::path::PathBuf;
 
 use super::analysis_config::AnalysisConfig;
+use super::derived_param::DerivedParam;
 use super::engine::Engine;
 use super::param_value::Param;
 use super::source_file::SourceFile;
 use super::sweep_decl::{CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl, SweepDecl};
+use super::value_map::ValueMap;
 
 /// A sweep that passed `spec::load_sweep`; later stages may trust every name in it.
 #[derive(Debug, Clone)]
@@ -15,6 +17,10 @@ pub struct Sweep {
     pub name: String,
     pub engine: Engine,
     pub params: Vec<Param>,
+    /// `[params.derived]`, in declaration order (one may use an earlier one).
+    pub derived: Vec<DerivedParam>,
+    /// Params whose values add run arguments (`[params.tbo]`).
+    pub value_maps: Vec<ValueMap>,
     pub zip: Vec<Vec<String>>,
     pub reps: RepsDecl,
     pub run: RunDecl,
@@ -29,6 +35,25 @@ pub struct Sweep {
 impl Sweep {
     pub fn file(&self) -> &PathBuf {
         &self.source.path
+    }
+
+    /// The params the build command names (see `validate_build`): one build per distinct tuple of their values.
+    pub fn build_time_params(&self) -> Vec<String> {
+        super::validate_build::build_time_params(&self.engine, &self.decl.build, self.recorded_params())
+    }
+
+    /// Whether each setting's build is rendered from its params (build-time params or a `[build]` section),
+    /// so builds happen in cached copies of the tree rather than in the tree itself.
+    pub fn builds_per_setting(&self) -> bool {
+        !self.decl.build.is_empty() || !self.build_time_params().is_empty()
+    }
+
+    /// The param columns of the CSV: the declared params, the derived ones, then `ranks` when the sweep
+    /// templates it.
+    pub fn recorded_params(&self) -> Vec<String> {
+        let declared = self.params.iter().map(|param| param.name.clone());
+        let derived = self.derived.iter().map(|param| param.name.clone());
+        declared.chain(derived).chain(self.engine.topology.ranks.as_ref().map(|_| "ranks".to_string())).collect()
     }
 
     /// Every metric name the sweep extracts or derives, in CSV column order.

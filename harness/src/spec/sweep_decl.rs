@@ -89,8 +89,10 @@ fn default_reps() -> u32 {
     3
 }
 
-/// What each run passes to the engine, as handlebars templates over the params.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+/// Argv elements and environment, as handlebars templates over the params: what each run passes to the
+/// engine (`[run]`), what `[build]` appends to the profile's build command (its params are build-time),
+/// and what one value of a value map adds to a run.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunDecl {
     #[serde(default)]
@@ -100,6 +102,12 @@ pub struct RunDecl {
     /// `[[run.service]]`: processes started (and ready) before the run's main process, stopped after it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub service: Vec<ServiceDecl>,
+}
+
+impl RunDecl {
+    pub fn is_empty(&self) -> bool {
+        self.args.is_empty() && self.env.is_empty()
+    }
 }
 
 /// A file generated in each run directory, e.g. a prompt of exactly `{{rows}}` token ids.
@@ -247,6 +255,9 @@ pub struct SweepDecl {
     /// Groups of params whose lists move together instead of forming a product.
     #[serde(default)]
     pub zip: Vec<Vec<String>>,
+    /// Grid constraints: a setting is planned only when every expression holds (`K % 256 == 0`).
+    #[serde(default, rename = "where", skip_serializing_if = "Vec::is_empty")]
+    pub constraints: Vec<String>,
     pub engine: EngineOverrides,
     #[serde(default)]
     pub params: toml::Table,
@@ -254,6 +265,9 @@ pub struct SweepDecl {
     pub reps: RepsDecl,
     #[serde(default)]
     pub run: RunDecl,
+    /// Appended to the profile's build command; the params it names are build-time.
+    #[serde(default, skip_serializing_if = "RunDecl::is_empty")]
+    pub build: RunDecl,
     #[serde(default)]
     pub inputs: Vec<InputDecl>,
     pub metrics: MetricsDecl,

@@ -303,7 +303,7 @@ pub fn metrics(source: &SourceFile, metrics: &MetricsDecl, params: &[Param]) -> 
     for (name, decl) in &metrics.regex {
         regex_metric(source, name, &decl.pattern)?;
     }
-    let known: BTreeSet<&str> = names.iter().copied().chain(params.iter().map(|p| p.name.as_str())).collect();
+    let known: BTreeSet<&str> = names.iter().copied().chain(numeric_names(params)).collect();
     for (name, expression) in &metrics.derived {
         derived_metric(source, name, expression, &known)?;
     }
@@ -324,6 +324,15 @@ fn derived_metric(source: &SourceFile, name: &str, expression: &str, known: &BTr
     expression_over(source, &format!("metrics.derived.{name}"), expression, known, Some(name))
 }
 
+/// The params an expression may read: numbers only (evaluate_number binds numbers), so an expression over
+/// a text or boolean param is refused here, not found at run time.
+fn numeric_names(params: &[Param]) -> impl Iterator<Item = &str> {
+    params
+        .iter()
+        .filter(|param| param.values.iter().all(|value| value.as_f64().is_some()))
+        .map(|param| param.name.as_str())
+}
+
 /// `expression` parses and reads only `known` names (and not `itself`).
 fn expression_over(
     source: &SourceFile,
@@ -339,8 +348,10 @@ fn expression_over(
             return Err(source.error_at(key, format!("`{variable}` is defined in terms of itself")));
         }
         if !known.contains(variable) {
-            return Err(source
-                .error_at(key, format!("unknown name `{variable}` in `{expression}` (not a metric or parameter)")));
+            return Err(source.error_at(
+                key,
+                format!("unknown name `{variable}` in `{expression}` (not a metric or numeric parameter)"),
+            ));
         }
     }
     Ok(())
@@ -354,8 +365,7 @@ pub fn checks(
     metrics: &MetricsDecl,
     params: &[Param],
 ) -> Result<(), SpecError> {
-    let known: BTreeSet<&str> =
-        metric_names(metrics).into_iter().chain(params.iter().map(|p| p.name.as_str())).collect();
+    let known: BTreeSet<&str> = metric_names(metrics).into_iter().chain(numeric_names(params)).collect();
     for (index, check) in checks.iter().enumerate() {
         let key = |field: &str| format!("checks[{index}].{field}");
         match (&check.metric, &check.expr) {
@@ -453,7 +463,7 @@ pub fn analysis(
         named("analysis.rows_per_slice.slices".into(), &rule.slices)?;
     }
     if let Some(key) = analysis.equivalence_key.as_ref().filter(|key| !is_param(key) && !is_metric(metrics, key)) {
-        let known = metric_names(metrics).into_iter().chain(params.iter().map(|p| p.name.as_str())).collect();
+        let known = metric_names(metrics).into_iter().chain(numeric_names(params)).collect();
         expression_over(source, "analysis.equivalence", key, &known, None)?;
     }
     Ok(())
@@ -471,8 +481,8 @@ pub fn engine(
     if profile.ranks == 0 || profile.ranks > MAX_RANKS {
         let message = format!("{} ranks: must be between 1 and {MAX_RANKS}", profile.ranks);
         return Err(match overrides.ranks {
-            Some(_) => sweep.error_at("engine.ranks", message),
-            None => profile_source.error_at("ranks", message),
+            Some(super::ranks_override::RanksOverride::Count(_)) => sweep.error_at("engine.ranks", message),
+            _ => profile_source.error_at("ranks", message),
         });
     }
     if profile.result.rank >= profile.ranks {
@@ -556,7 +566,7 @@ pub fn profile_metrics(
 }
 
 /// Compiles a template; handlebars' own message is a multi-line excerpt listing every token it wanted.
-fn template_syntax(source: &SourceFile, key: &str, text: &str) -> Result<(), SpecError> {
+pub(super) fn template_syntax(source: &SourceFile, key: &str, text: &str) -> Result<(), SpecError> {
     crate::template::check_syntax(text).map_err(|error| source.error_at(key, format!("bad template `{text}`: {error}")))
 }
 
@@ -624,7 +634,7 @@ fn known_variables(source: &SourceFile, key: &str, text: &str, known: &TemplateN
 }
 
 /// The variable paths of `{{name}}` expressions in a template without blocks (inside a block `this` moves).
-fn plain_variables(text: &str) -> Vec<&str> {
+pub(super) fn plain_variables(text: &str) -> Vec<&str> {
     if text.contains("{{#") || text.contains("{{~#") {
         return Vec::new();
     }

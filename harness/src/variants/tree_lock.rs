@@ -59,18 +59,17 @@ impl TreeLock {
 
     fn take(tree: &Path, mode: LockMode) -> Result<Self, VariantError> {
         let state = tree.join(STATE_DIR);
-        fs::create_dir_all(&state).map_err(VariantError::io("create", &state))?;
         let path = state.join(LOCK_FILE);
         // The file may be unlinked by a releasing holder between our open and our flock; then the lock we got
         // is on a dead inode and another process could lock a fresh one, so retry until the inodes agree.
+        // The last holder also removes the state directory, so it is made again on every try.
         loop {
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)
-                .map_err(VariantError::io("open", &path))?;
+            fs::create_dir_all(&state).map_err(VariantError::io("create", &state))?;
+            let opened = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path);
+            let file = match opened {
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
+                opened => opened.map_err(VariantError::io("open", &path))?,
+            };
             match FileLock::try_lock(file, mode).map_err(VariantError::io("lock", &path))? {
                 Ok(lock) if same_inode(lock.file(), &path) => {
                     if mode == LockMode::Exclusive {

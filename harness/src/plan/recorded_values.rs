@@ -1,0 +1,78 @@
+//! Values a setting records beside its declared params (its derived params, and the effective rank
+//! count when the sweep templates `[engine] ranks`), and the `where` constraints that admit it.
+
+use serde_json::{Map, Value};
+
+use super::plan_error::PlanError;
+use crate::expression::{evaluate_condition, evaluate_number};
+use crate::spec::{ParamValue, Sweep, MAX_RANKS};
+
+/// `values` followed by the derived params and the rank count, in `Sweep::recorded_params` order.
+pub fn with_recorded(
+    sweep: &Sweep,
+    mut values: Vec<(String, ParamValue)>,
+) -> Result<Vec<(String, ParamValue)>, PlanError> {
+    for derived in &sweep.derived {
+        let number = evaluate(sweep, &format!("params.derived.{}", derived.name), &derived.expression, &values)?;
+        values.push((derived.name.clone(), as_param_value(number)));
+    }
+    let context: Map<String, Value> =
+        values.iter().map(|(name, value)| (name.clone(), serde_json::to_value(value).unwrap_or(Value::Null))).collect();
+    // Every value was rendered when the sweep was loaded, so the count is known to be valid.
+    if let Some(Ok(ranks)) = sweep.engine.topology.ranks_for(&context, MAX_RANKS) {
+        values.push(("ranks".to_string(), ParamValue::Int(i64::from(ranks))));
+    }
+    Ok(values)
+}
+
+/// Whether every `where` constraint holds for `values`.
+pub fn admitted(sweep: &Sweep, values: &[(String, ParamValue)]) -> Result<bool, PlanError> {
+    for (index, constraint) in sweep.decl.constraints.iter().enumerate() {
+        let numbers = values.iter().filter_map(|(name, value)| value.as_f64().map(|number| (name.as_str(), number)));
+        if !evaluate_condition(constraint, numbers)
+            .map_err(|message| expression_error(sweep, index, values, message))?
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn evaluate(sweep: &Sweep, key: &str, expression: &str, values: &[(String, ParamValue)]) -> Result<f64, PlanError> {
+    let numbers = values.iter().filter_map(|(name, value)| value.as_f64().map(|number| (name.as_str(), number)));
+    evaluate_number(expression, numbers).map_err(|message| PlanError::Expression {
+        file: sweep.file().display().to_string(),
+        key: key.to_string(),
+        setting: setting_text(values),
+        message,
+    })
+}
+
+fn expression_error(sweep: &Sweep, index: usize, values: &[(String, ParamValue)], message: String) -> PlanError {
+    let file = sweep.file().display().to_string();
+    PlanError::Expression { file, key: format!("where[{index}]"), setting: setting_text(values), message }
+}
+
+fn setting_text(values: &[(String, ParamValue)]) -> String {
+    values.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join(" ")
+}
+
+/// A whole number is recorded as an integer (`4096`, not `4096.0`), so templates render it as a count.
+fn as_param_value(number: f64) -> ParamValue {
+    if number.fract() == 0.0 && number.abs() < 9.0e15 {
+        ParamValue::Int(number as i64)
+    } else {
+        ParamValue::Float(number)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_numbers_are_recorded_as_integers() {
+        assert_eq!(as_param_value(4096.0), ParamValue::Int(4096));
+        assert_eq!(as_param_value(0.5), ParamValue::Float(0.5));
+    }
+}

@@ -1,0 +1,20 @@
+//! `DerivedParam`: `[params.derived] hccl_buffsize = "ceil(M / 128) * 128"`, a value computed from the
+//! numeric params of each setting, usable in templates and recorded as a CSV column.
+
+use serde::Serialize;
+
+use super::param_value::{Param, ParamValue};
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DerivedParam {
+    pub name: String,
+    /// Over numeric params and earlier derived params (evaluated with `extract::evaluate_number`).
+    pub expression: String,
+}
+
+impl DerivedParam {
+    /// A stand-in param of this name, for checks that only need names (template variables).
+    pub fn as_named(&self) -> Param {
+        Param { name: self.name.clone(), values: vec![ParamValue::Int(0)], is_list: false }
+    }
+}

@@ -1,0 +1,53 @@
+//! Checks the build command templates: the profile's `build` argv and the sweep's `[build]` may name only
+//! `tree`, `build_dir` and params (those params become build-time), without blocks, so which params a
+//! build depends on is known at load.
+
+use super::engine::Engine;
+use super::param_value::Param;
+use super::source_file::SourceFile;
+use super::spec_error::SpecError;
+use super::sweep_decl::RunDecl;
+use super::validate::{plain_variables, template_syntax};
+
+/// Names a build template may use besides params.
+const BUILD_NAMES: &[&str] = &["tree", "build_dir"];
+
+pub fn build(source: &SourceFile, build: &RunDecl, engine: &Engine, params: &[Param]) -> Result<(), SpecError> {
+    if !build.is_empty() && engine.build.is_empty() {
+        return Err(source.error_at(
+            "build",
+            format!("the engine profile {} has no build command to append to", engine.profile.path.display()),
+        ));
+    }
+    let profile = engine.build.iter().enumerate().map(|(i, text)| (&engine.profile, format!("build[{i}]"), text));
+    let args = build.args.iter().enumerate().map(|(i, text)| (source, format!("build.args[{i}]"), text));
+    let env = build.env.iter().map(|(name, text)| (source, format!("build.env.{name}"), text));
+    for (file, key, text) in profile.chain(args).chain(env) {
+        build_template(file, &key, text, params)?;
+    }
+    Ok(())
+}
+
+fn build_template(source: &SourceFile, key: &str, text: &str, params: &[Param]) -> Result<(), SpecError> {
+    template_syntax(source, key, text)?;
+    if text.contains("{{#") || text.contains("{{~#") {
+        return Err(source.error_at(key, "blocks are not allowed in a build template: name params plainly"));
+    }
+    let unknown = plain_variables(text)
+        .into_iter()
+        .find(|name| !BUILD_NAMES.contains(name) && !params.iter().any(|param| param.name == *name));
+    match unknown {
+        Some(name) => Err(source.error_at(
+            key,
+            format!("unknown build template variable `{name}` (a build sees only params, `tree` and `build_dir`)"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The params (of `names`, in order) a build template names: each distinct tuple of their values is one build.
+pub fn build_time_params(engine: &Engine, build: &RunDecl, names: Vec<String>) -> Vec<String> {
+    let texts: Vec<&String> = engine.build.iter().chain(&build.args).chain(build.env.values()).collect();
+    let named: Vec<&str> = texts.iter().flat_map(|text| plain_variables(text)).collect();
+    names.into_iter().filter(|name| named.contains(&name.as_str())).collect()
+}

@@ -1,0 +1,62 @@
+//! Checks a templated topology at load: `[engine] ranks` and `hostfile` name only params, and the rank
+//! count renders to a valid count for every value of the params it names.
+
+use serde_json::{Map, Value};
+
+use super::engine::Engine;
+use super::engine_profile::LauncherKind;
+use super::param_value::Param;
+use super::source_file::SourceFile;
+use super::spec_error::SpecError;
+use super::validate::{plain_variables, template_syntax};
+use super::MAX_RANKS;
+
+pub fn topology(source: &SourceFile, engine: &Engine, params: &[Param]) -> Result<(), SpecError> {
+    let topology = &engine.topology;
+    for (key, text) in [("engine.ranks", &topology.ranks), ("engine.hostfile", &topology.hostfile)] {
+        let Some(text) = text else { continue };
+        template_syntax(source, key, text)?;
+        if let Some(name) = plain_variables(text).into_iter().find(|name| !params.iter().any(|p| p.name == *name)) {
+            return Err(source.error_at(key, format!("unknown template variable `{name}` (not a parameter)")));
+        }
+    }
+    if topology.hostfile.is_some() && engine.launcher != LauncherKind::Mpirun {
+        return Err(
+            source.error_at("engine.hostfile", "a hostfile is passed to mpirun only; the launcher is not mpirun")
+        );
+    }
+    let Some(text) = &topology.ranks else { return Ok(()) };
+    let named: Vec<&Param> =
+        params.iter().filter(|param| plain_variables(text).contains(&param.name.as_str())).collect();
+    for point in combinations(&named) {
+        let ranks = topology
+            .ranks_for(&point, MAX_RANKS)
+            .expect("templated")
+            .map_err(|m| source.error_at("engine.ranks", m))?;
+        if engine.launcher == LauncherKind::Local && ranks != 1 {
+            let message = format!("`{text}` gives {ranks} ranks but the local launcher starts one process");
+            return Err(source.error_at("engine.ranks", message));
+        }
+        if engine.result.rank >= ranks {
+            let message = format!("`{text}` gives {ranks} ranks, so result rank {} does not exist", engine.result.rank);
+            return Err(source.error_at("engine.ranks", message));
+        }
+    }
+    Ok(())
+}
+
+/// Every combination of the values of `params`, as template contexts.
+fn combinations(params: &[&Param]) -> Vec<Map<String, Value>> {
+    params.iter().fold(vec![Map::new()], |points, param| {
+        points
+            .iter()
+            .flat_map(|point| {
+                param.values.iter().map(move |value| {
+                    let mut next = point.clone();
+                    next.insert(param.name.clone(), serde_json::to_value(value).unwrap_or(Value::Null));
+                    next
+                })
+            })
+            .collect()
+    })
+}
