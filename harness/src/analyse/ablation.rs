@@ -147,6 +147,37 @@ pub fn analyse_ablation_runs<R: RecordedRun>(
     AblationAnalysis { groups: groups.to_vec(), metrics: metrics.to_vec(), tolerance, variants, effects }
 }
 
+/// An ablation per `group_by` setting (e.g. per row count): the same analysis over each group's runs,
+/// groups in first-seen order. Empty without grouping or when every run is in one group, where the
+/// pooled `analyse_ablation_runs` says it all.
+pub fn analyse_ablation_by_group<R: RecordedRun + Clone>(
+    runs: &[R],
+    group_by: &[String],
+    groups: &[String],
+    metrics: &[String],
+    tolerance: f64,
+    rounds_are_blocks: bool,
+) -> Vec<(super::setting_summary::Labels, AblationAnalysis)> {
+    let mut grouped: Vec<(super::setting_summary::Labels, Vec<R>)> = Vec::new();
+    for run in runs {
+        let labels: super::setting_summary::Labels =
+            run.setting().iter().filter(|(name, _)| group_by.contains(name)).cloned().collect();
+        match grouped.iter_mut().find(|(known, _)| *known == labels) {
+            Some((_, members)) => members.push(run.clone()),
+            None => grouped.push((labels, vec![run.clone()])),
+        }
+    }
+    if grouped.len() < 2 {
+        return Vec::new();
+    }
+    grouped
+        .into_iter()
+        .map(|(labels, members)| {
+            (labels, analyse_ablation_runs(&members, groups, metrics, tolerance, rounds_are_blocks))
+        })
+        .collect()
+}
+
 impl VariantSummary {
     fn of<R: RecordedRun>(observations: &[R], variant: VariantName, metrics: &[String]) -> VariantSummary {
         let name = variant.to_string();
@@ -578,5 +609,42 @@ mod tests {
         assert_eq!(no_metric.effects, AblationEffects::NoScopeMetric);
         let nothing = analyse_ablation(&[], &fixture_names(&["a"]), &fixture_names(&["t"]), 0.05, false);
         assert_eq!(nothing.effects, AblationEffects::NotEnoughData { missing: fixture_names(&["baseline", "a"]) });
+    }
+
+    /// The ablation summary pooled every setting of a variant into one mean: at 512 rows the groups
+    /// interact, at 4096 they add up, and only the per-setting analysis says which.
+    #[test]
+    fn per_group_by_setting_each_row_count_gets_its_own_verdict() {
+        let mut observations = Vec::new();
+        for (rows, interaction) in [("512", 0.5), ("4096", 0.0)] {
+            for (variant, value) in [("baseline", 10.0), ("a", 9.0), ("b", 9.0), ("a+b", 8.0 + interaction)] {
+                for (rep, jitter) in [-0.001, 0.0, 0.001].iter().enumerate() {
+                    let labels = [("rows", rows), ("variant", variant)];
+                    observations.push(fixture_observation(&labels, rep as u32 + 1, &[("t", value + jitter)]));
+                }
+            }
+        }
+        let groups = fixture_names(&["a", "b"]);
+        let per_group = analyse_ablation_by_group(
+            &observations,
+            &fixture_names(&["rows"]),
+            &groups,
+            &fixture_names(&["t"]),
+            0.05,
+            false,
+        );
+        let verdicts: Vec<(String, AdditivityVerdict)> = per_group
+            .iter()
+            .map(|(labels, analysis)| (labels[0].1.to_string(), measured(analysis).verdict.clone()))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("512".to_string(), AdditivityVerdict::NotAdditive { interacting: groups.clone() }),
+                ("4096".to_string(), AdditivityVerdict::Additive)
+            ]
+        );
+        let ungrouped = analyse_ablation_by_group(&observations, &[], &groups, &fixture_names(&["t"]), 0.05, false);
+        assert!(ungrouped.is_empty(), "one group: the pooled analysis says it all");
     }
 }

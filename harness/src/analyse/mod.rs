@@ -29,8 +29,8 @@ mod time_unit;
 mod verdicts;
 
 pub use ablation::{
-    analyse_ablation, analyse_ablation_runs, AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict,
-    Interaction, PairInteraction, VariantSummary,
+    analyse_ablation, analyse_ablation_by_group, analyse_ablation_runs, AblationAnalysis, AblationEffects, Additivity,
+    AdditivityVerdict, Interaction, PairInteraction, VariantSummary,
 };
 pub use adjusted_samples::AdjustedSamples;
 pub use baseline_effect::BaselineEffect;

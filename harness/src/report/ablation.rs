@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::markdown_table::MarkdownTable;
 use super::number_format::{percent, signed, signed_percent, signed_with_ci, with_ci};
-use crate::analyse::{AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, Interaction};
+use crate::analyse::{AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, Interaction, Labels};
 
 /// Render an ablation like section 5.4 of the slice study: variant | scope metric | delta (abs, %)
 /// | other metrics, then the single deltas against the all-groups delta, the interaction with its
@@ -24,6 +24,18 @@ pub fn ablation_markdown(analysis: &AblationAnalysis, title: &str) -> String {
         AblationEffects::Measured(additivity) => {
             write!(out, "{}\n{}", variant_table(analysis), additivity_lines(additivity, analysis.tolerance)).unwrap()
         }
+    }
+    out
+}
+
+/// One section per `group_by` setting (`## rows=512`): its variant table and its additivity verdict,
+/// so an ablation over several settings is not pooled into one mean per variant.
+pub fn ablation_groups_markdown(groups: &[(Labels, AblationAnalysis)]) -> String {
+    let mut out = String::new();
+    for (labels, analysis) in groups {
+        let name: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let section = ablation_markdown(analysis, &name.join(" "));
+        write!(out, "\n#{section}").unwrap();
     }
     out
 }

@@ -20,7 +20,7 @@ mod run_summary;
 mod setting_columns;
 mod verdict_lines;
 
-pub use ablation::ablation_markdown;
+pub use ablation::{ablation_groups_markdown, ablation_markdown};
 pub use analysis_json::{analysis_json, setting_object, ANALYSIS_SCHEMA_VERSION};
 pub use comparison::{compare_json, compare_markdown};
 pub use html_page::HtmlPage;

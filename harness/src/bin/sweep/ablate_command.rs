@@ -58,7 +58,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     );
     let title = format!("{} ({})", sweep.name, outcome.runs.paths.csv.display());
     let blocks = ablation.isolation == Isolation::Copy && sweep.reps.order == spec::RunOrder::Interleaved;
-    let (text, analysis) = summary::write_ablation_summary(
+    let (text, not_additive) = summary::write_ablation_summary(
         &RunTable::read(&outcome.runs.paths.csv)?,
         &outcome.runs.paths,
         &sweep.analysis,
@@ -69,7 +69,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     stdout::print_line(&text);
     let code = finish_message(&outcome.runs);
     let failed_builds = outcome.builds.iter().any(|b| matches!(b.status, sweep::build::BuildStatus::Failed { .. }));
-    if code == exit_code::SUCCESS as u8 && (failed_builds || summary::ablation_checks_failed(&analysis, 0)) {
+    if code == exit_code::SUCCESS as u8 && (failed_builds || not_additive) {
         return Ok(exit_code::CHECK_FAILED as u8);
     }
     Ok(code)

@@ -22,8 +22,9 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
             let in_place = ablation.isolation == sweep::spec::Isolation::InPlace
                 || sidecar.command_line.windows(2).any(|w| w[0] == "--isolation" && w[1] == "in-place");
             let blocks = !in_place && summary::recorded_rounds_are_blocks(&paths)?;
-            let (text, analysis) = summary::write_ablation_summary(&table, &paths, &config, &ablation, blocks, &title)?;
-            (text, summary::ablation_checks_failed(&analysis, failed))
+            let (text, not_additive) =
+                summary::write_ablation_summary(&table, &paths, &config, &ablation, blocks, &title)?;
+            (text, not_additive || failed > 0)
         }
         None => {
             let blocks = summary::recorded_rounds_are_blocks(&paths)?;

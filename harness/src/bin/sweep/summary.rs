@@ -60,15 +60,17 @@ pub fn sweep_checks_failed(analysis: &analyse::SweepAnalysis) -> bool {
     analysis.failures.failed > 0 || disagreement
 }
 
-/// What an ablation's checks say: a failed run, or groups that are not additive.
-pub fn ablation_checks_failed(analysis: &analyse::AblationAnalysis, table_failed: usize) -> bool {
-    let not_additive = matches!(&analysis.effects, analyse::AblationEffects::Measured(a)
-        if matches!(a.verdict, analyse::AdditivityVerdict::NotAdditive { .. }));
-    table_failed > 0 || not_additive
+/// Whether an ablation's groups are not additive, pooled or at any `group_by` setting (exit 1).
+fn any_not_additive(analyses: &[&analyse::AblationAnalysis]) -> bool {
+    analyses.iter().any(|analysis| {
+        matches!(&analysis.effects, analyse::AblationEffects::Measured(a)
+            if matches!(a.verdict, analyse::AdditivityVerdict::NotAdditive { .. }))
+    })
 }
 
-/// Analyses an ablation's CSV (`table`, primary metric first), writes the summary file and returns the report
-/// with its verdict. `rounds_are_blocks` when variants ran interleaved (copy isolation, interleaved order).
+/// Analyses an ablation's CSV (`table`, primary metric first), pooled and per `group_by` setting, writes the
+/// summary file and returns the report and whether a group is not additive. `rounds_are_blocks` when
+/// variants ran interleaved (copy isolation, interleaved order).
 pub fn write_ablation_summary(
     table: &RunTable,
     paths: &ResultPaths,
@@ -76,7 +78,7 @@ pub fn write_ablation_summary(
     ablation: &AblationDecl,
     rounds_are_blocks: bool,
     title: &str,
-) -> Result<(String, analyse::AblationAnalysis), CommandError> {
+) -> Result<(String, bool), CommandError> {
     let mut metrics = vec![config.primary.clone()];
     metrics.extend(table.columns.metrics.iter().filter(|name| **name != config.primary).cloned());
     let analysis = analyse::analyse_ablation_runs(
@@ -86,7 +88,15 @@ pub fn write_ablation_summary(
         ablation.tolerance,
         rounds_are_blocks,
     );
-    let text = report::ablation_markdown(&analysis, title);
+    let per_group = analyse::analyse_ablation_by_group(
+        &table.runs(),
+        &config.group_by,
+        &ablation.groups,
+        &metrics,
+        ablation.tolerance,
+        rounds_are_blocks,
+    );
+    let text = report::ablation_markdown(&analysis, title) + &report::ablation_groups_markdown(&per_group);
     save(&paths.summary, &text)?;
     let unit = recorded_unit(paths, &config.primary).or_else(|| report::unit_from_name(&config.primary));
     if let Some(svg) = report::ablation_plot_svg(&analysis, unit) {
@@ -94,7 +104,9 @@ pub fn write_ablation_summary(
     }
     let sidecar = Sidecar::read(&paths.sidecar).ok();
     save(&paths.html, &report::HtmlPage::ablation(&analysis, &text, unit, sidecar.as_ref(), title))?;
-    Ok((text, analysis))
+    let analyses: Vec<&analyse::AblationAnalysis> =
+        std::iter::once(&analysis).chain(per_group.iter().map(|(_, group)| group)).collect();
+    Ok((text, any_not_additive(&analyses)))
 }
 
 /// Seconds for a metric the sweep reads from the engine's phase profile (`[metrics.profile] phases`).
