@@ -125,6 +125,7 @@ mod tests {
             alpha: 0.05,
             negligible: None,
             looks: None,
+            stopping: false,
             baseline: Default::default(),
             relative: Default::default(),
         };
@@ -146,6 +147,7 @@ mod tests {
             alpha: 0.05,
             negligible: None,
             looks: None,
+            stopping: false,
             baseline: Default::default(),
             relative: Default::default(),
         };

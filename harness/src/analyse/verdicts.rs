@@ -140,7 +140,7 @@ impl Judge<'_> {
         let beaten = losing_side && p_adjusted.is_some_and(|p| p < self.config.alpha_per_look());
         let equivalent = match (comparison, self.config.negligible) {
             (Some(c), Some(share)) => {
-                c.is_within(self.adjusted.scale.margin(share, best_mean), self.config.alpha_per_look())
+                c.is_within(self.adjusted.scale.margin(share, best_mean), self.config.equivalence_alpha())
             }
             _ => false,
         };

@@ -9,7 +9,7 @@ use super::session::Session;
 use crate::analyse::{SettingSummary, Verdicts};
 use crate::plan::{Plan, PlannedRun};
 use crate::record::ResultTable;
-use crate::spec::Race;
+use crate::spec::{AnalysisConfig, Race};
 
 impl Session<'_> {
     /// Runs `todo` round by round (warmups first). From round `min` on, the recorded CSV is analysed
@@ -60,7 +60,7 @@ impl Session<'_> {
     fn still_racing(&self, plan: &Plan, csv: &Path, race: Race) -> Result<BTreeSet<usize>, RunnerError> {
         let table = ResultTable::read(csv)?;
         let settings = SettingSummary::summarise(&table.observations);
-        let config = self.sweep.analysis.racing(Some(race));
+        let config = AnalysisConfig { stopping: true, ..self.sweep.analysis.racing(Some(race)) };
         let verdicts = Verdicts::decide(&table.observations, &settings, &config, true);
         let racing_labels: Vec<_> = verdicts.racing().into_iter().map(|index| &settings[index].setting).collect();
         let undecided_or_unmeasured = plan.settings.iter().enumerate().filter(|(_, setting)| {

@@ -23,6 +23,15 @@ impl AnalysisConfig {
         self.alpha / f64::from(self.looks.unwrap_or(1).max(1))
     }
 
+    /// The level of the two one-sided tests that make a rival a practical tie.
+    pub fn equivalence_alpha(&self) -> f64 {
+        if self.stopping {
+            self.alpha
+        } else {
+            self.alpha_per_look()
+        }
+    }
+
     /// This configuration as a race with `race`'s looks analyses it.
     pub fn racing(&self, race: Option<super::Race>) -> AnalysisConfig {
         AnalysisConfig { looks: race.map(|r| r.looks()), ..self.clone() }
@@ -81,6 +90,11 @@ pub struct AnalysisConfig {
     /// Not declared: the analyses a race makes, over which `alpha` is split (1 for a plain sweep).
     #[serde(skip)]
     pub looks: Option<u32>,
+    /// Not declared: this analysis only decides which settings a race keeps running. Stopping a
+    /// practical tie costs no claim (the final verdict tests it again at `alpha_per_look`), so its
+    /// equivalence test spends the whole `alpha`; beating a setting is a claim and does not.
+    #[serde(skip)]
+    pub stopping: bool,
 }
 
 /// The conventional 5% family-wise error rate.
