@@ -1,6 +1,6 @@
-//! `GroupGate`: a process group that exists before anything runs in it. A placeholder process leads
+//! `GroupGate`: a process group that exists before anything runs in it. A stand-in process leads
 //! the new group and waits at a pipe; the caller records the group (an in-place build writes it to
-//! the tree's state dir and fsyncs it), starts the real command inside it, then lets the placeholder
+//! the tree's state dir and fsyncs it), starts the real command inside it, then lets the stand-in
 //! go. So a SIGKILL of sweep at any instant leaves either nothing running or a recorded group.
 
 use std::os::fd::OwnedFd;
@@ -12,7 +12,7 @@ use nix::unistd::{fork, getppid, pipe2, read, setpgid, write, ForkResult, Pid};
 
 use super::reaper::{self, Reaper};
 
-/// The placeholder leading a new process group, holding it open until released.
+/// The stand-in leading a new process group, holding it open until released.
 #[derive(Debug)]
 pub struct GroupGate {
     leader: Pid,
@@ -20,7 +20,7 @@ pub struct GroupGate {
 }
 
 impl GroupGate {
-    /// Forks the placeholder; the group is the placeholder's pid.
+    /// Forks the stand-in; the group is the stand-in's pid.
     pub fn open() -> std::io::Result<GroupGate> {
         let (wait_end, release_end) = pipe2(OFlag::O_CLOEXEC)?;
         let parent = Pid::this();
@@ -56,7 +56,7 @@ impl GroupGate {
 }
 
 impl Drop for GroupGate {
-    /// Lets the placeholder exit and reaps it; the group lives on while a member is left.
+    /// Lets the stand-in exit and reaps it; the group lives on while a member is left.
     fn drop(&mut self) {
         if let Some(gate) = self.gate.take() {
             let _ = write(&gate, b"g");
@@ -72,7 +72,7 @@ mod tests {
     use std::os::unix::process::CommandExt;
 
     #[test]
-    fn a_command_started_in_the_gate_group_runs_there_and_the_placeholder_is_reaped() {
+    fn a_command_started_in_the_gate_group_runs_there_and_the_stand_in_is_reaped() {
         let gate = GroupGate::open().unwrap();
         let group = gate.group();
         let output = std::process::Command::new("sh")
@@ -82,6 +82,6 @@ mod tests {
             .unwrap();
         drop(gate);
         assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), group.to_string());
-        assert!(!std::path::Path::new(&format!("/proc/{group}")).exists(), "the placeholder was not reaped");
+        assert!(!std::path::Path::new(&format!("/proc/{group}")).exists(), "the stand-in was not reaped");
     }
 }
