@@ -114,21 +114,8 @@ mod tests {
 
     #[test]
     fn optional_parts_are_absent_unless_asked() {
-        let config = AnalysisConfig {
-            primary: "prefill_tokens_per_s".into(),
-            direction: Direction::Higher,
-            group_by: vec![],
-            control: None,
-            equivalence_key: None,
-            fit: None,
-            rows_per_slice: None,
-            alpha: 0.05,
-            negligible: None,
-            looks: None,
-            stopping: false,
-            baseline: Default::default(),
-            relative: Default::default(),
-        };
+        let config =
+            AnalysisConfig { group_by: vec![], control: None, equivalence_key: None, ..fixture_slice_config() };
         let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true, &[]);
         assert_eq!(analysis.verdicts.groups.len(), 1, "no grouping: one group of everything");
         assert!(analysis.drift.is_none() && analysis.equivalence.is_none());
@@ -142,14 +129,7 @@ mod tests {
             group_by: vec![],
             control: Some("y".into()),
             equivalence_key: None,
-            fit: None,
-            rows_per_slice: None,
-            alpha: 0.05,
-            negligible: None,
-            looks: None,
-            stopping: false,
-            baseline: Default::default(),
-            relative: Default::default(),
+            ..fixture_slice_config()
         };
         let analysis = analyse_sweep(&[], &config, true, &[]);
         assert!(analysis.settings.is_empty() && analysis.verdicts.groups.is_empty() && analysis.drift.is_none());

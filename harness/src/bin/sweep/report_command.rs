@@ -1,7 +1,8 @@
 //! `sweep report`: the summary of a finished result CSV, written again from the CSV and its sidecar.
 
 use sweep::exit_code;
-use sweep::record::{RecordedRun, ResultPaths};
+use sweep::record::{RecordedRun, ResultPaths, Sidecar};
+use sweep::spec::{Isolation, RunOrder};
 
 use crate::args::ReportArgs;
 use crate::exit_status::CommandError;
@@ -13,22 +14,22 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
     let table = summary::read_finished(&csv)?;
     let failed = table.runs().iter().filter(|o| o.status() != sweep::launch::RunStatus::Ok).count();
     let paths = ResultPaths::for_csv(&csv);
-    let config = summary::recorded_analysis(&paths)?;
+    let sidecar = Sidecar::read(&paths.sidecar)?;
+    let config = &sidecar.sweep.analysis;
+    let interleaved = sidecar.sweep.reps.order == RunOrder::Interleaved;
     let title = csv.display().to_string();
-    let (text, checks_failed) = match summary::recorded_ablation(&paths)? {
+    let (text, checks_failed) = match &sidecar.sweep.ablation {
         Some(ablation) => {
             // The sidecar's command line says whether `--isolation` overrode the declared one.
-            let sidecar = sweep::record::Sidecar::read(&paths.sidecar)?;
-            let in_place = ablation.isolation == sweep::spec::Isolation::InPlace
+            let in_place = ablation.isolation == Isolation::InPlace
                 || sidecar.command_line.windows(2).any(|w| w[0] == "--isolation" && w[1] == "in-place");
-            let blocks = !in_place && summary::recorded_rounds_are_blocks(&paths)?;
+            let blocks = !in_place && interleaved;
             let (text, not_additive) =
-                summary::write_ablation_summary(&table, &paths, &config, &ablation, blocks, &title)?;
+                summary::write_ablation_summary(&table, &paths, config, ablation, blocks, &title)?;
             (text, not_additive || failed > 0)
         }
         None => {
-            let blocks = summary::recorded_rounds_are_blocks(&paths)?;
-            let (text, analysis) = summary::write_run_summary(&table, &paths, &config, blocks, &title)?;
+            let (text, analysis) = summary::write_run_summary(&table, &paths, config, interleaved, &title)?;
             (text, summary::sweep_checks_failed(&analysis))
         }
     };

@@ -13,11 +13,6 @@ pub fn recorded_analysis(paths: &ResultPaths) -> Result<AnalysisConfig, CommandE
     Ok(Sidecar::read(&paths.sidecar)?.sweep.analysis)
 }
 
-/// Whether the recorded sweep ran in interleaved rounds (so rounds are blocks of its analysis).
-pub fn recorded_rounds_are_blocks(paths: &ResultPaths) -> Result<bool, CommandError> {
-    Ok(Sidecar::read(&paths.sidecar)?.sweep.reps.order == sweep::spec::RunOrder::Interleaved)
-}
-
 /// The runs the recorded plan held, from the sidecar (settings x rounds, warmups included).
 pub fn recorded_plan(paths: &ResultPaths) -> Option<PlannedRuns> {
     let sidecar = Sidecar::read(&paths.sidecar).ok()?;
@@ -114,11 +109,6 @@ fn recorded_unit(paths: &ResultPaths, metric: &str) -> Option<&'static str> {
     let sidecar = Sidecar::read(&paths.sidecar).ok()?;
     let phases = sidecar.sweep.rest.get("metrics")?.get("profile")?.get("phases")?;
     phases.get(metric).map(|_| "s")
-}
-
-/// The `[ablation]` section recorded in a result's sidecar, if the result is an ablation.
-pub fn recorded_ablation(paths: &ResultPaths) -> Result<Option<AblationDecl>, CommandError> {
-    Ok(Sidecar::read(&paths.sidecar)?.sweep.ablation)
 }
 
 /// Writes a report atomically so a reader never sees half of it.
