@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Analysis speed and memory on a large result (prints figures; asserts nothing: this machine is noisy).
 # Generates a 1,000,000-row result CSV + sidecar (bench/gen_results.py: 20 settings, 3 metrics) and a
-# second one 2% faster, then times, median of 3 interleaved runs each:
+# second one 2% faster, then times, median of 5 interleaved runs each:
 #  - `sweep report A.csv` and `sweep compare A.csv B.csv` (elapsed and max RSS via /usr/bin/time -v);
 #  - DuckDB and Polars reading A.csv and computing per-setting mean, sd and count of every metric
 #    over ok, non-warmup runs (the floor a dataframe library sets for the reading part of `report`).
-# Prints the ratios of `sweep report` to each library.
+# Prints the ratios of `sweep report` to each library, and of `sweep compare` to twice each library's
+# time (it reads two files). `sweep` includes its process start and writing its summary, page and plot;
+# the libraries' times exclude Python's start and imports.
 # Usage: bench/report_speed.sh [rows=1000000]   (needs python3 with duckdb and polars: pip install duckdb polars)
 #        SWEEP=/path/to/sweep bench/report_speed.sh   times that binary instead of building target/release/sweep
 set -euo pipefail
@@ -20,6 +22,8 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 python3 bench/gen_results.py "$work/a.csv" "$rows" 1
 python3 bench/gen_results.py "$work/b.csv" "$rows" 2 1.02
+# The files just written are still being flushed to disk: let that finish before anything is timed.
+sync
 echo "result CSV: $rows rows, $(du -m "$work/a.csv" | cut -f1) MB"
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -59,7 +63,7 @@ print(f"{elapsed:.3f}")
 PY
 
 # Interleaved, so a change of machine load lands on every contender alike.
-for _ in 1 2 3; do
+for _ in 1 2 3 4 5; do
     timed "$sweep" report "$work/a.csv" >>"$work/report"
     timed "$sweep" compare "$work/a.csv" "$work/b.csv" >>"$work/compare"
     python3 "$work/library.py" duckdb "$work/a.csv" >>"$work/duckdb"
@@ -69,10 +73,11 @@ report_s=$(cut -d' ' -f1 "$work/report" | median); report_mb=$(cut -d' ' -f2 "$w
 compare_s=$(cut -d' ' -f1 "$work/compare" | median); compare_mb=$(cut -d' ' -f2 "$work/compare" | median)
 duckdb_s=$(median <"$work/duckdb"); polars_s=$(median <"$work/polars")
 
-printf '%-34s %8s %10s\n' "median of 3" "seconds" "max RSS MB"
+printf '%-34s %8s %10s\n' "median of 5" "seconds" "max RSS MB"
 printf '%-34s %8s %10s\n' "sweep report (1 file)" "$report_s" "$report_mb"
 printf '%-34s %8s %10s\n' "sweep compare (2 files)" "$compare_s" "$compare_mb"
 printf '%-34s %8s\n' "DuckDB per-setting mean/sd/count" "$duckdb_s"
 printf '%-34s %8s\n' "Polars per-setting mean/sd/count" "$polars_s"
-awk -v r="$report_s" -v d="$duckdb_s" -v p="$polars_s" \
-    'BEGIN { printf "report / DuckDB %.2fx, report / Polars %.2fx (target <= 1.5x)\n", r / d, r / p }'
+awk -v r="$report_s" -v c="$compare_s" -v d="$duckdb_s" -v p="$polars_s" 'BEGIN {
+    printf "report / DuckDB %.2fx, report / Polars %.2fx (target <= 1.5x)\n", r / d, r / p
+    printf "compare / (2 x DuckDB) %.2fx, compare / (2 x Polars) %.2fx (two files read)\n", c / (2 * d), c / (2 * p) }'

@@ -264,11 +264,10 @@ fn copy_isolation_runs_every_variant_leaves_the_engine_untouched_and_a_rerun_bui
     // Exit 1 here can only be the additivity check (every build and run was ok): the summary must say so.
     let verdict =
         text.lines().find(|l| l.contains("with all groups ablated")).unwrap_or_else(|| panic!("no verdict:\n{text}"));
-    if code == Some(1) {
-        assert!(verdict.contains("NOT additive"), "exit 1 without a NOT additive verdict: {verdict}");
-    } else {
-        assert!(!verdict.contains("NOT additive"), "exit 0 with a NOT additive verdict: {verdict}");
-    }
+    // The check looked for `NOT additive` after the verdict came to read `-> not additive within 5.0%`,
+    // so a noisy machine's (correct) exit 1 failed it.
+    let not_additive = verdict.contains("-> not additive within");
+    assert_eq!(code == Some(1), not_additive, "exit {code:?} against the verdict: {verdict}");
     assert_eq!(stdout(&first).trim(), text.trim(), "stdout and the summary file differ");
 
     // Same declaration, same results dir: every build is a cache hit and the compiler never runs.

@@ -1,11 +1,14 @@
 //! The usable runs being compared, on the comparison scale, drift removed by the control metric, with
 //! the residual variance the design allows: what every paired or Welch comparison is computed from.
 
+use rayon::prelude::*;
+
 use super::control_adjustment::ControlAdjustment;
 use super::ratio_interval::RatioInterval;
 use super::rival_comparison::RivalComparison;
 use super::round_model::RoundModel;
 use super::run_sample::RunSample;
+use super::sample_layout::SampleLayout;
 use super::scale::Scale;
 
 /// Samples of several settings, ready to be compared pairwise.
@@ -50,14 +53,25 @@ impl AdjustedSamples {
         rounds_are_blocks: bool,
     ) -> AdjustedSamples {
         let control_scale = Scale::for_values(samples.iter().filter_map(|s| s.control));
-        for sample in &mut samples {
+        samples.par_iter_mut().with_min_len(1 << 14).for_each(|sample| {
             sample.value = scale.transform(sample.value);
             sample.control = sample.control.map(|c| control_scale.transform(c));
-        }
-        let adjustment = control
-            .and_then(|metric| ControlAdjustment::fit_and_apply(metric, &mut samples, group_of, rounds_are_blocks));
-        let model = rounds_are_blocks.then(|| RoundModel::fit(&samples, usize::from(adjustment.is_some()))).flatten();
-        let (rounds, values) = per_setting(&samples, settings);
+        });
+        let layout = (control.is_some() || rounds_are_blocks).then(|| SampleLayout::of(&samples));
+        let (adjustment, residuals) = control
+            .zip(layout.as_ref())
+            .and_then(|(metric, layout)| {
+                ControlAdjustment::fit_and_apply(metric, &mut samples, layout, group_of, rounds_are_blocks)
+            })
+            .unzip();
+        let round_model = |layout: &SampleLayout| match &residuals {
+            Some(residuals) => RoundModel::of_residuals(layout, residuals, 1),
+            None => RoundModel::fit(&samples, layout),
+        };
+        let (model, (rounds, values)) = rayon::join(
+            || layout.as_ref().filter(|_| rounds_are_blocks).and_then(round_model),
+            || per_setting(&samples, settings, rounds_are_blocks),
+        );
         AdjustedSamples { scale, rounds_are_blocks, adjustment, model, rounds, values }
     }
 
@@ -130,30 +144,50 @@ impl AdjustedSamples {
 
 type PerSetting = (Vec<Vec<(u32, f64, f64)>>, Vec<Vec<(f64, f64)>>);
 
-/// Each setting's (value, control) pairs, per round sorted by round (repeats in a round averaged), and all.
-fn per_setting(samples: &[RunSample], settings: usize) -> PerSetting {
-    let mut values = vec![Vec::new(); settings];
-    let mut by_round: Vec<Vec<(u32, f64, f64)>> = vec![Vec::new(); settings];
+/// Each setting's (value, control) pairs: all of them, and with `by_round` one per round sorted by round
+/// (repeats in a round averaged; without, no round series is kept: a Welch design never pairs).
+fn per_setting(samples: &[RunSample], settings: usize, by_round: bool) -> PerSetting {
+    let mut counts = vec![0usize; settings];
+    samples.iter().for_each(|sample| counts[sample.setting] += 1);
+    let mut values: Vec<Vec<(f64, f64)>> = counts.iter().map(|&n| Vec::with_capacity(n)).collect();
+    let mut series: Vec<Vec<(u32, f64, f64)>> =
+        counts.iter().map(|&n| Vec::with_capacity(if by_round { n } else { 0 })).collect();
     for sample in samples {
         let control = sample.control.unwrap_or(0.0);
         values[sample.setting].push((sample.value, control));
-        by_round[sample.setting].push((sample.round, sample.value, control));
+        if by_round {
+            series[sample.setting].push((sample.round, sample.value, control));
+        }
     }
-    let rounds = by_round.into_iter().map(average_repeats).collect();
+    let rounds = series.into_iter().map(average_repeats).collect();
     (rounds, values)
 }
 
-/// One entry per round, sorted: a round's repeats (a setting run twice in a round) averaged.
+/// One entry per round, sorted: a round's repeats (a setting run twice in a round) averaged. Rounds
+/// recorded in order (an interleaved sweep's file order) are averaged in place.
 fn average_repeats(mut runs: Vec<(u32, f64, f64)>) -> Vec<(u32, f64, f64)> {
-    runs.sort_by_key(|run| run.0);
-    let mut rounds: Vec<(u32, f64, f64, f64)> = Vec::with_capacity(runs.len());
-    for (round, value, control) in runs {
-        match rounds.last_mut() {
-            Some(last) if last.0 == round => *last = (round, last.1 + value, last.2 + control, last.3 + 1.0),
-            _ => rounds.push((round, value, control, 1.0)),
+    if !runs.is_sorted_by_key(|run| run.0) {
+        runs.sort_by_key(|run| run.0);
+    }
+    let mut kept = 0;
+    let mut repeats = 1.0;
+    for next in 1..=runs.len() {
+        if next < runs.len() && runs[next].0 == runs[kept].0 {
+            runs[kept].1 += runs[next].1;
+            runs[kept].2 += runs[next].2;
+            repeats += 1.0;
+            continue;
+        }
+        runs[kept].1 /= repeats;
+        runs[kept].2 /= repeats;
+        if next < runs.len() {
+            kept += 1;
+            runs[kept] = runs[next];
+            repeats = 1.0;
         }
     }
-    rounds.into_iter().map(|(round, value, control, n)| (round, value / n, control / n)).collect()
+    runs.truncate(kept + usize::from(!runs.is_empty()));
+    runs
 }
 
 fn mean(values: &[f64]) -> f64 {

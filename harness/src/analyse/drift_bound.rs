@@ -1,8 +1,6 @@
 //! Machine drift as the control metric shows it: how much a metric no setting changes moved between rounds.
 
-use std::collections::HashMap;
-
-use super::setting_summary::Labels;
+use super::setting_index::SettingIndex;
 use crate::record::RecordedRun;
 
 /// The control metric's spread *within* settings: run-to-run movement of the machine, with the control's
@@ -27,11 +25,11 @@ impl DriftBound {
     /// over usable runs. None when no setting has two usable runs with the metric.
     pub fn of<R: RecordedRun>(observations: &[R], metric: &str) -> Option<DriftBound> {
         // Settings in first-seen order, so the pooled sums (and their last digits) do not vary by run.
-        let mut index: HashMap<&Labels, usize> = HashMap::new();
+        let mut index = SettingIndex::default();
         let mut by_setting: Vec<Vec<f64>> = Vec::new();
         for observation in observations.iter().filter(|o| o.is_usable()) {
             if let Some(value) = observation.metric(metric) {
-                let slot = *index.entry(observation.setting()).or_insert_with(|| {
+                let slot = index.get_or_insert_with(observation.setting(), || {
                     by_setting.push(Vec::new());
                     by_setting.len() - 1
                 });

@@ -1,8 +1,7 @@
 //! One usable run reduced to what a verdict needs: its setting, its round, its primary and control values.
 
-use std::collections::HashMap;
-
-use super::setting_summary::{Labels, SettingSummary};
+use super::setting_index::SettingIndex;
+use super::setting_summary::SettingSummary;
 use crate::record::RecordedRun;
 
 /// A usable run of a setting, on the scale the verdicts are computed on (see `Scale`).
@@ -27,16 +26,14 @@ impl RunSample {
         metric: &str,
         control: Option<&str>,
     ) -> Vec<RunSample> {
-        let index: HashMap<&Labels, usize> = settings.iter().enumerate().map(|(i, s)| (&s.setting, i)).collect();
-        observations
-            .iter()
-            .filter(|o| o.is_usable())
-            .filter_map(|o| {
-                let setting = *index.get(o.setting())?;
-                let value = o.metric(metric)?;
-                let control = control.and_then(|c| o.metric(c));
-                Some(RunSample { setting, round: o.rep(), value, control })
-            })
-            .collect()
+        let mut index = SettingIndex::of(settings.iter().map(|s| &s.setting));
+        let mut samples = Vec::with_capacity(observations.len());
+        samples.extend(observations.iter().filter(|o| o.is_usable()).filter_map(|o| {
+            let setting = index.get(o.setting())?;
+            let value = o.metric(metric)?;
+            let control = control.and_then(|c| o.metric(c));
+            Some(RunSample { setting, round: o.rep(), value, control })
+        }));
+        samples
     }
 }

@@ -1,7 +1,10 @@
 //! Per-setting statistics: every metric of one setting's usable runs.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
+use rayon::prelude::*;
+
+use super::setting_index::SettingIndex;
 use super::summary_stats::SummaryStats;
 use crate::record::RecordedRun;
 use crate::spec::{Param, ParamValue};
@@ -9,8 +12,9 @@ use crate::spec::{Param, ParamValue};
 /// Setting labels as recorded: (column, typed value) pairs in declaration order.
 pub type Labels = Vec<(String, ParamValue)>;
 
-/// While summarising: a setting's labels, its runs, its usable runs and their values by metric.
-type SettingRuns<'a> = (&'a Labels, usize, usize, BTreeMap<&'a str, Vec<f64>>);
+/// While summarising: a setting's labels, its runs, its usable runs and their values by metric (in the
+/// order first met).
+type SettingRuns<'a> = (&'a Labels, usize, usize, Vec<(&'a str, Vec<f64>)>);
 
 /// One distinct setting vector and what its usable runs measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,30 +37,18 @@ impl SettingSummary {
     }
 
     /// Group observations by exact setting vector, in first-seen order, and summarise each metric
-    /// of the usable runs (descriptive statistics, `SummaryStats::of`). One pass over the runs.
+    /// of the usable runs (descriptive statistics, `SummaryStats::of`). One pass over the runs, a part
+    /// of them on each core; the parts' values are joined in file order, so every sum is as one pass's.
     pub fn summarise<R: RecordedRun>(observations: &[R]) -> Vec<SettingSummary> {
-        let mut index: HashMap<&Labels, usize> = HashMap::new();
-        let mut settings: Vec<SettingRuns> = Vec::new();
-        for observation in observations {
-            let slot = *index.entry(observation.setting()).or_insert_with(|| {
-                settings.push((observation.setting(), 0, 0, BTreeMap::new()));
-                settings.len() - 1
-            });
-            let (_, runs, usable, values) = &mut settings[slot];
-            *runs += 1;
-            if observation.is_usable() {
-                *usable += 1;
-                for (name, value) in observation.metrics() {
-                    values.entry(name).or_default().push(value);
-                }
-            }
-        }
+        let part = observations.len().div_ceil(rayon::current_num_threads()).max(1 << 14);
+        let parts: Vec<Vec<SettingRuns>> = observations.par_chunks(part).map(gather).collect();
         let summary = |(setting, runs, usable, values): SettingRuns| {
             let metrics =
                 values.into_iter().filter_map(|(name, v)| Some((name.to_string(), SummaryStats::of(&v)?))).collect();
             SettingSummary { setting: setting.clone(), runs, usable, metrics }
         };
-        settings.into_iter().map(summary).collect()
+        // Each setting's statistics are independent (a million runs' medians and spreads): on every core.
+        join_parts(parts).into_par_iter().map(summary).collect()
     }
 
     /// Settings in declared grid order: by each param's position in its declared values (a value not
@@ -102,6 +94,61 @@ impl SettingSummary {
     pub fn labels_of(&self, columns: &[String]) -> Labels {
         columns.iter().filter_map(|column| self.setting.iter().find(|(key, _)| key == column).cloned()).collect()
     }
+}
+
+/// Each setting's runs among `observations`, first-seen order.
+fn gather<R: RecordedRun>(observations: &[R]) -> Vec<SettingRuns<'_>> {
+    let mut index = SettingIndex::default();
+    let mut settings: Vec<SettingRuns> = Vec::new();
+    for observation in observations {
+        let slot = index.get_or_insert_with(observation.setting(), || {
+            settings.push((observation.setting(), 0, 0, Vec::new()));
+            settings.len() - 1
+        });
+        let (_, runs, usable, values) = &mut settings[slot];
+        *runs += 1;
+        if observation.is_usable() {
+            *usable += 1;
+            for (position, (name, value)) in observation.metrics().enumerate() {
+                values_of(values, position, name).push(value);
+            }
+        }
+    }
+    settings
+}
+
+/// The settings of consecutive parts of the runs as one part's: first-seen order, values in run order.
+fn join_parts(parts: Vec<Vec<SettingRuns<'_>>>) -> Vec<SettingRuns<'_>> {
+    let mut parts = parts.into_iter();
+    let mut joined = parts.next().unwrap_or_default();
+    let mut index = SettingIndex::of(joined.iter().map(|(labels, ..)| *labels));
+    for (labels, runs, usable, values) in parts.flatten() {
+        let slot = index.get_or_insert_with(labels, || {
+            joined.push((labels, 0, 0, Vec::new()));
+            joined.len() - 1
+        });
+        let (_, all_runs, all_usable, all_values) = &mut joined[slot];
+        *all_runs += runs;
+        *all_usable += usable;
+        for (position, (name, more)) in values.into_iter().enumerate() {
+            values_of(all_values, position, name).extend(more);
+        }
+    }
+    joined
+}
+
+/// The values of metric `name`, which a run reported as its `position`-th: runs report their metrics in
+/// one order, so the slot at that position is almost always the one (a million runs are summarised
+/// without a map lookup each).
+fn values_of<'a, 'v>(values: &'v mut Vec<(&'a str, Vec<f64>)>, position: usize, name: &'a str) -> &'v mut Vec<f64> {
+    let slot = match values.get(position) {
+        Some((known, _)) if *known == name => position,
+        _ => values.iter().position(|(known, _)| *known == name).unwrap_or_else(|| {
+            values.push((name, Vec::new()));
+            values.len() - 1
+        }),
+    };
+    &mut values[slot].1
 }
 
 #[cfg(test)]

@@ -55,9 +55,14 @@ pub fn analyse_sweep_runs<R: RecordedRun>(
     rounds_are_blocks: bool,
     declared: &[Param],
 ) -> SweepAnalysis {
-    let mut settings = SettingSummary::summarise(observations);
+    let (mut settings, (drift, failures)) = rayon::join(
+        || SettingSummary::summarise(observations),
+        || {
+            let drift = config.control.as_deref().and_then(|control| DriftBound::of(observations, control));
+            (drift, FailureSummary::of(observations))
+        },
+    );
     SettingSummary::sort_by_declaration(&mut settings, declared);
-    let drift = config.control.as_deref().and_then(|control| DriftBound::of(observations, control));
     let verdicts = Verdicts::decide(observations, &settings, config, rounds_are_blocks);
     let equivalence = config
         .equivalence_key
@@ -74,17 +79,7 @@ pub fn analyse_sweep_runs<R: RecordedRun>(
         rows_per_slice_rule(&pairs)
     });
     let relative = BaselineEffect::all(observations, &settings, config, rounds_are_blocks);
-    SweepAnalysis {
-        settings,
-        verdicts,
-        drift,
-        equivalence,
-        failures: FailureSummary::of(observations),
-        fit,
-        group_fits,
-        rows_per_slice,
-        relative,
-    }
+    SweepAnalysis { settings, verdicts, drift, equivalence, failures, fit, group_fits, rows_per_slice, relative }
 }
 
 #[cfg(test)]

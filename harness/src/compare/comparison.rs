@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use super::compare_config::CompareConfig;
 use super::setting_comparison::{judge, SettingComparison, Verdict};
-use crate::analyse::{holm_adjust, AdjustedSamples, ComparisonMethod, ControlAdjustment, Labels, RunSample};
+use crate::analyse::{
+    holm_adjust, AdjustedSamples, ComparisonMethod, ControlAdjustment, Labels, RunSample, SettingIndex,
+};
 use crate::record::RecordedRun;
 
 /// The comparison of side B against side A.
@@ -56,7 +58,8 @@ impl Comparison {
 /// labels, `variant` included). Their rounds are not shared, so each setting is compared by Welch's
 /// test on the log scale (`AdjustedSamples`), with the control metric as a covariate when it is set.
 pub fn compare<R: RecordedRun>(a: &[R], b: &[R], config: &CompareConfig) -> Comparison {
-    join(Side::group(a.iter(), None), Side::group(b.iter(), None), config, false)
+    let sides = [a, b];
+    join(|side| sides[side].iter(), None, config, false)
 }
 
 /// Two values of the parameter `by` inside one interleaved sweep (e.g. `cann = ["8.5", "9.0"]`): the
@@ -70,82 +73,56 @@ pub fn compare_within<R: RecordedRun>(
     config: &CompareConfig,
     rounds_are_blocks: bool,
 ) -> Comparison {
-    let side = |value: &str| {
-        let runs = observations.iter().filter(|o| o.setting_value(by).is_some_and(|v| v.to_string() == value));
-        Side::group(runs, Some(by))
+    let side = |side: usize| {
+        let value = values[side];
+        observations.iter().filter(move |o| o.setting_value(by).is_some_and(|v| v.to_string() == value))
     };
-    join(side(values[0]), side(values[1]), config, rounds_are_blocks)
+    join(side, Some(by), config, rounds_are_blocks)
 }
 
-/// One side's usable and unusable runs, grouped by setting (first-seen order).
-struct Side<'r, R> {
-    settings: Vec<(Labels, Vec<&'r R>)>,
-}
-
-impl<'r, R: RecordedRun> Side<'r, R> {
-    /// Groups runs by their labels, without the `without` column (the one that tells the sides apart).
-    /// The labels are cut once per distinct recorded setting, not once per run.
-    fn group(observations: impl Iterator<Item = &'r R>, without: Option<&str>) -> Side<'r, R> {
-        let mut settings: Vec<(Labels, Vec<&'r R>)> = Vec::new();
-        let mut index: HashMap<Labels, usize> = HashMap::new();
-        let mut recorded: HashMap<&'r Labels, usize> = HashMap::new();
-        for observation in observations {
-            let slot = *recorded.entry(observation.setting()).or_insert_with(|| {
-                let labels: Labels =
-                    observation.setting().iter().filter(|(name, _)| Some(name.as_str()) != without).cloned().collect();
-                *index.entry(labels.clone()).or_insert_with(|| {
-                    settings.push((labels, Vec::new()));
-                    settings.len() - 1
-                })
-            });
-            settings[slot].1.push(observation);
-        }
-        Side { settings }
+/// Judges every setting on both sides (`runs(0)` is A's runs, `runs(1)` B's, in file order, as often as
+/// asked for): samples indexed 2j (A) and 2j + 1 (B) for the j-th joined setting, drift removed with
+/// the control, each B compared with its A, Holm over all of them.
+fn join<'r, R, I>(runs: impl Fn(usize) -> I, without: Option<&str>, config: &CompareConfig, paired: bool) -> Comparison
+where
+    R: RecordedRun + 'r,
+    I: Iterator<Item = &'r R>,
+{
+    let [a, b] = [0, 1].map(|side| Side::group(runs(side), without, config));
+    let joined: Vec<(usize, usize)> =
+        (0..a.settings.len()).filter_map(|slot_a| Some((slot_a, b.find(&a.settings[slot_a].0)?))).collect();
+    let mut compared = [vec![None; a.settings.len()], vec![None; b.settings.len()]];
+    for (j, &(slot_a, slot_b)) in joined.iter().enumerate() {
+        (compared[0][slot_a], compared[1][slot_b]) = (Some(2 * j), Some(2 * j + 1));
     }
-
-    fn find(&self, labels: &Labels) -> Option<&Vec<&'r R>> {
-        self.settings.iter().find(|(known, _)| known == labels).map(|(_, runs)| runs)
-    }
-
-    fn unmatched(&self, other: &Side<R>) -> Vec<Labels> {
-        self.settings.iter().filter(|(labels, _)| other.find(labels).is_none()).map(|(l, _)| l.clone()).collect()
-    }
-}
-
-/// Judges every setting on both sides: samples indexed 2j (A) and 2j + 1 (B) for the j-th joined
-/// setting, drift removed with the control, each B compared with its A, Holm over all of them.
-fn join<R: RecordedRun>(a: Side<R>, b: Side<R>, config: &CompareConfig, paired: bool) -> Comparison {
-    let joined: Vec<(&Labels, &Vec<&R>, &Vec<&R>)> =
-        a.settings.iter().filter_map(|(labels, runs_a)| Some((labels, runs_a, b.find(labels)?))).collect();
-    let mut samples = Vec::new();
-    for (j, (_, runs_a, runs_b)) in joined.iter().enumerate() {
-        samples.extend(samples_of(runs_a, 2 * j, config));
-        samples.extend(samples_of(runs_b, 2 * j + 1, config));
+    let measured = |j: usize| (&a.settings[joined[j].0].1, &b.settings[joined[j].1].1);
+    let mut samples = Vec::with_capacity((0..joined.len()).map(|j| measured(j).0.n + measured(j).1.n).sum());
+    for (index, (side, compared)) in [&a, &b].into_iter().zip(&compared).enumerate() {
+        side.samples(runs(index), compared, config, &mut samples);
     }
     let group_of: Vec<usize> = (0..2 * joined.len()).map(|index| index / 2).collect();
     let adjusted = AdjustedSamples::new(samples, group_of.len(), &group_of, config.control.as_deref(), paired);
     let tests: Vec<_> = (0..joined.len()).map(|j| adjusted.compare(2 * j + 1, 2 * j)).collect();
     let p_values: Vec<f64> = tests.iter().flatten().map(|t| t.p_value()).collect();
     let mut holm = holm_adjust(&p_values).into_iter();
-    let settings = joined
-        .iter()
-        .zip(tests)
-        .map(|((labels, runs_a, runs_b), test)| {
-            let (mean_a, mean_b) = (mean_of(runs_a, &config.metric), mean_of(runs_b, &config.metric));
-            let ratio = test.as_ref().zip(mean_a).map(|(t, reference)| adjusted.ratio(t, reference));
+    let settings = tests
+        .into_iter()
+        .enumerate()
+        .map(|(j, test)| {
+            let (side_a, side_b) = measured(j);
+            let ratio = test.as_ref().zip(side_a.mean()).map(|(t, reference)| adjusted.ratio(t, reference));
             let p_adjusted = test.map(|_| holm.next().expect("one adjusted p per test"));
-            let control_ratio = config.control.as_deref().and_then(|c| Some(mean_of(runs_b, c)? / mean_of(runs_a, c)?));
             SettingComparison {
-                setting: (*labels).clone(),
-                n_a: usable(runs_a, &config.metric),
-                n_b: usable(runs_b, &config.metric),
-                mean_a,
-                mean_b,
+                setting: a.settings[joined[j].0].0.clone(),
+                n_a: side_a.n,
+                n_b: side_b.n,
+                mean_a: side_a.mean(),
+                mean_b: side_b.mean(),
                 ratio,
                 p_value: test.map(|t| t.p_value()),
                 p_adjusted,
                 method: test.map(|t| t.method),
-                control_ratio,
+                control_ratio: side_b.control_mean().zip(side_a.control_mean()).map(|(b, a)| b / a),
                 verdict: judge(ratio, p_adjusted, config),
             }
         })
@@ -160,6 +137,100 @@ fn join<R: RecordedRun>(a: Side<R>, b: Side<R>, config: &CompareConfig, paired: 
     }
 }
 
+/// One side's runs, measured per setting (first-seen order), in one pass in file order.
+struct Side<'r> {
+    settings: Vec<(Labels, Measured)>,
+    /// A recorded setting's index into `settings`.
+    slots: SettingIndex<'r>,
+}
+
+impl<'r> Side<'r> {
+    /// Measures runs per setting, the settings' labels without the `without` column (the one that tells
+    /// the sides apart). The labels are cut once per distinct recorded setting, not once per run.
+    fn group<R: RecordedRun + 'r>(
+        runs: impl Iterator<Item = &'r R>,
+        without: Option<&str>,
+        config: &CompareConfig,
+    ) -> Side<'r> {
+        let mut settings: Vec<(Labels, Measured)> = Vec::new();
+        let mut index: HashMap<Labels, usize> = HashMap::new();
+        let mut slots = SettingIndex::default();
+        for run in runs {
+            let slot = slots.get_or_insert_with(run.setting(), || {
+                let labels: Labels =
+                    run.setting().iter().filter(|(name, _)| Some(name.as_str()) != without).cloned().collect();
+                *index.entry(labels.clone()).or_insert_with(|| {
+                    settings.push((labels, Measured::default()));
+                    settings.len() - 1
+                })
+            });
+            settings[slot].1.add(run, config);
+        }
+        Side { settings, slots }
+    }
+
+    /// Appends the samples of `runs` (this side's, again) whose setting is compared, as `compared[slot]`.
+    fn samples<R: RecordedRun + 'r>(
+        &self,
+        runs: impl Iterator<Item = &'r R>,
+        compared: &[Option<usize>],
+        config: &CompareConfig,
+        samples: &mut Vec<RunSample>,
+    ) {
+        let mut slots = self.slots.clone();
+        for run in runs.filter(|run| run.is_usable()) {
+            let Some(setting) = slots.get(run.setting()).and_then(|slot| compared[slot]) else { continue };
+            if let Some(value) = run.metric(&config.metric) {
+                let control = config.control.as_deref().and_then(|c| run.metric(c));
+                samples.push(RunSample { setting, round: run.rep(), value, control });
+            }
+        }
+    }
+
+    fn find(&self, labels: &Labels) -> Option<usize> {
+        self.settings.iter().position(|(known, _)| known == labels)
+    }
+
+    fn unmatched(&self, other: &Side) -> Vec<Labels> {
+        self.settings.iter().filter(|(labels, _)| other.find(labels).is_none()).map(|(l, _)| l.clone()).collect()
+    }
+}
+
+/// What one side's usable runs of one setting measured.
+#[derive(Debug, Clone, Default)]
+struct Measured {
+    /// Usable runs that reported the compared metric, and its sum over them.
+    n: usize,
+    metric_sum: f64,
+    /// The control's sum and count over the usable runs that reported it.
+    control_sum: f64,
+    controls: usize,
+}
+
+impl Measured {
+    fn add<R: RecordedRun>(&mut self, run: &R, config: &CompareConfig) {
+        if !run.is_usable() {
+            return;
+        }
+        if let Some(control) = config.control.as_deref().and_then(|c| run.metric(c)) {
+            self.control_sum += control;
+            self.controls += 1;
+        }
+        if let Some(value) = run.metric(&config.metric) {
+            self.metric_sum += value;
+            self.n += 1;
+        }
+    }
+
+    fn mean(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.metric_sum / self.n as f64)
+    }
+
+    fn control_mean(&self) -> Option<f64> {
+        (self.controls > 0).then(|| self.control_sum / self.controls as f64)
+    }
+}
+
 impl Comparison {
     /// `paired` when every test shared rounds, else `welch`.
     pub fn design(&self) -> Design {
@@ -170,26 +241,6 @@ impl Comparison {
             Design::Welch
         }
     }
-}
-
-fn samples_of<R: RecordedRun>(runs: &[R], setting: usize, config: &CompareConfig) -> Vec<RunSample> {
-    runs.iter()
-        .filter(|o| o.is_usable())
-        .filter_map(|o| {
-            let value = o.metric(&config.metric)?;
-            let control = config.control.as_deref().and_then(|c| o.metric(c));
-            Some(RunSample { setting, round: o.rep(), value, control })
-        })
-        .collect()
-}
-
-fn usable<R: RecordedRun>(runs: &[R], metric: &str) -> usize {
-    runs.iter().filter(|o| o.is_usable() && o.metric(metric).is_some()).count()
-}
-
-fn mean_of<R: RecordedRun>(runs: &[R], metric: &str) -> Option<f64> {
-    let values: Vec<f64> = runs.iter().filter(|o| o.is_usable()).filter_map(|o| o.metric(metric)).collect();
-    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }
 
 #[cfg(test)]

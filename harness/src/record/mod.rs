@@ -1,6 +1,7 @@
 //! Writes results as they happen (CSV row per run, fsynced; JSON sidecar) and reads them back.
 
 mod columns;
+mod file_range;
 #[cfg(test)]
 mod fuzz_tests;
 mod merged_shards;

@@ -6,8 +6,9 @@ use crate::spec::ParamValue;
 
 use super::observation::LOGS_IN;
 
-/// One recorded run as the analysis reads it: which setting it measured and what it measured.
-pub trait RecordedRun {
+/// One recorded run as the analysis reads it: which setting it measured and what it measured. Shared
+/// between threads: a large sweep is analysed on every core.
+pub trait RecordedRun: Sync {
     /// Parameter name -> value, typed as declared, in declaration order, followed by `("variant", name)`.
     fn setting(&self) -> &Vec<(String, ParamValue)>;
     /// Repetition number, 1-based.

@@ -5,7 +5,11 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+use simd_csv::ZeroCopyByteRecord;
+
 use super::columns::Columns;
+use super::file_range::{line_aligned_splits, newlines_between, FileRange};
 use super::observation::Observation;
 use super::record_error::RecordError;
 use super::recorded_run::RecordedRun;
@@ -64,41 +68,71 @@ impl RunTable {
         Ok(table)
     }
 
-    /// Reads a CSV whose param columns hold values of `declared` (a param not declared is inferred) in one
-    /// pass over reused byte records; a torn last row, a non-finite metric or a malformed row is an error
-    /// naming its line.
+    /// Reads a CSV whose param columns hold values of `declared` (a param not declared is inferred) over
+    /// reused byte records, its rows split into line-aligned ranges read in parallel; a torn last row, a
+    /// non-finite metric or a malformed row is an error naming its line (the first in the file).
     pub fn read_typed(path: &Path, declared: &[Param]) -> Result<RunTable, RecordError> {
+        let parts = |rows_bytes| if rows_bytes >= PARALLEL_FROM { rayon::current_num_threads() as u64 } else { 1 };
+        RunTable::read_in_parts(path, declared, parts)
+    }
+
+    /// `read_typed` with the rows split into `parts(bytes of rows)` ranges.
+    fn read_in_parts(path: &Path, declared: &[Param], parts: impl Fn(u64) -> u64) -> Result<RunTable, RecordError> {
         let file = File::open(path).map_err(RecordError::io(path))?;
         refuse_torn(path, &file)?;
-        let mut reader = csv::ReaderBuilder::new().flexible(false).buffer_capacity(1 << 16).from_reader(file);
-        let header: Vec<String> =
-            reader.headers().map_err(|error| csv_error(path, error))?.iter().map(str::to_string).collect();
-        let header_bytes = reader.byte_headers().map_err(|error| csv_error(path, error))?.clone();
-        let columns = Columns::from_header(&header)
+        let length = file.metadata().map_err(RecordError::io(path))?.len();
+        let (header, rows_start, header_lines) = read_header(path, &file, length)?;
+        let names: Vec<String> = header.iter().map(|cell| String::from_utf8_lossy(cell).into_owned()).collect();
+        let columns = Columns::from_header(&names)
             .map_err(|reason| RecordError::NotAResultCsv { path: path.to_path_buf(), reason })?;
-        let layout = RowLayout::of(&header, &columns);
-        let mut interned = SettingInterner::new(&columns.params, declared);
-        let mut table = RunTable::empty(path, columns);
-        let mut record = csv::ByteRecord::new();
-        while reader.read_byte_record(&mut record).map_err(|error| csv_error(path, error))? {
-            // Shards of one sweep merge by concatenation (`cat a.csv b.csv`): later headers are not runs.
-            if record == header_bytes {
-                continue;
+        let layout = RowLayout::of(&names, &columns);
+        let rows = RowReader { path, file: &file, header: &header, layout: &layout, columns: &columns, declared };
+        let splits = line_aligned_splits(&file, rows_start, length, parts(length - rows_start))
+            .map_err(RecordError::io(path))?;
+        let reads: Vec<RangeRead> = splits.par_windows(2).map(|range| rows.read(range[0], range[1])).collect();
+        let mut table = RunTable::empty(path, columns.clone());
+        let mut lines_before = header_lines;
+        for (mut read, range) in reads.into_iter().zip(splits.windows(2)) {
+            // A quote may open a field that holds a line end, so the next split may have cut a row: the
+            // rest of the file is read again in one piece from this range's start, known to start a row.
+            let rest_reread = read.quoted && range[1] < length;
+            if rest_reread {
+                read = rows.read(range[0], length);
             }
-            table.push(&record, &layout, &mut interned).map_err(|error| {
-                let line = record.position().map_or(0, |p| p.line());
-                match error {
-                    RowError::Row(reason) => RecordError::BadRow { path: path.to_path_buf(), line, reason },
-                    RowError::Metric { metric, reason } => RecordError::BadValue {
-                        path: path.to_path_buf(),
-                        line,
-                        column: layout.metric_columns[metric],
-                        reason,
-                    },
-                }
-            })?;
+            table.append(read.table.map_err(|error| error.lines_later(lines_before))?);
+            lines_before += read.newlines;
+            if rest_reread {
+                break;
+            }
         }
         Ok(table)
+    }
+
+    /// Appends `other`'s runs after this table's, its settings merged into this table's by their labels.
+    fn append(&mut self, other: RunTable) {
+        if self.is_empty() && self.settings.is_empty() {
+            *self = RunTable { path: std::mem::take(&mut self.path), ..other };
+            return;
+        }
+        let merged: Vec<u32> = other.settings.into_iter().map(|labels| self.setting_index(labels)).collect();
+        let offset = self.len();
+        self.setting.extend(other.setting.iter().map(|&setting| merged[setting as usize]));
+        self.rep.extend(other.rep);
+        self.warmup.extend(other.warmup);
+        self.status.extend(other.status);
+        self.errors.extend(other.errors.into_iter().map(|(run, error)| (run + offset, error)));
+        for (values, more) in self.values.iter_mut().zip(other.values) {
+            values.extend(more);
+        }
+    }
+
+    /// The index of the setting with `labels`, appended when new.
+    fn setting_index(&mut self, labels: Labels) -> u32 {
+        let index = self.settings.iter().position(|known| *known == labels).unwrap_or_else(|| {
+            self.settings.push(labels);
+            self.settings.len() - 1
+        });
+        u32::try_from(index).expect("fewer than 2^32 settings")
     }
 
     fn empty(path: &Path, columns: Columns) -> RunTable {
@@ -124,32 +158,38 @@ impl RunTable {
     /// row's error is the same.
     fn push(
         &mut self,
-        record: &csv::ByteRecord,
+        record: &ZeroCopyByteRecord,
+        fields: usize,
         layout: &RowLayout,
         interned: &mut SettingInterner,
     ) -> Result<(), RowError> {
-        if std::str::from_utf8(record.as_slice()).is_err() {
+        if record.len() != fields {
+            return Err(RowError::Row(format!("found a row of {} fields, but the header has {fields}", record.len())));
+        }
+        if simdutf8::basic::from_utf8(record.as_slice()).is_err() {
             return Err(RowError::Row("the row is not valid UTF-8".to_string()));
         }
+        let cell = |column: usize| record.unescape(column).expect("the row has every column");
         for (metric, &column) in layout.metrics.iter().enumerate() {
-            let value = self.metric_value(metric, text(&record[column])?)?;
+            let value = self.metric_value(metric, text(&cell(column))?)?;
             self.values[metric].push(value);
         }
-        let rep = text(&record[layout.rep])?;
+        let rep = cell(layout.rep);
+        let rep = text(&rep)?;
         let rep = rep.parse().map_err(|_| RowError::Row(format!("rep `{rep}` is not a number")))?;
-        let status =
-            text(&record[layout.status])?.parse().map_err(|e: UnknownRunStatus| RowError::Row(e.to_string()))?;
-        let cells = layout.setting.iter().map(|&column| &record[column]);
+        let status = text(&cell(layout.status))?.parse().map_err(|e: UnknownRunStatus| RowError::Row(e.to_string()))?;
+        let raw = layout.setting.iter().map(|&column| record.get(column).expect("the row has every column"));
         let setting = interned
-            .index(cells, &mut self.settings)
+            .index(raw, || layout.setting.iter().map(|&column| cell(column)).collect(), &mut self.settings)
             .map_err(|_| RowError::Row("a setting cell is not valid UTF-8".to_string()))?;
-        let error = text(&record[layout.error])?;
+        let error = cell(layout.error);
+        let error = text(&error)?;
         if !error.is_empty() {
             self.errors.push((self.rep.len(), error.to_string()));
         }
         self.setting.push(setting);
         self.rep.push(rep);
-        self.warmup.push(&record[layout.warmup] == b"true");
+        self.warmup.push(*cell(layout.warmup) == *b"true");
         self.status.push(status);
         Ok(())
     }
@@ -190,6 +230,92 @@ impl RunTable {
             status: self.status[run],
             error: view.error().to_string(),
             metrics: view.metrics().map(|(name, value)| (name.to_string(), value)).collect::<BTreeMap<_, _>>(),
+        }
+    }
+}
+
+/// Below this many bytes of rows a CSV is read in one piece: splitting it would cost more than it saves.
+const PARALLEL_FROM: u64 = 1 << 20;
+
+/// The header record, the offset of the first row and how many lines the header took.
+fn read_header(path: &Path, file: &File, length: u64) -> Result<(csv::ByteRecord, u64, u64), RecordError> {
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(FileRange::new(file, 0, length));
+    let mut header = csv::ByteRecord::new();
+    reader.read_byte_record(&mut header).map_err(|error| csv_error(path, error))?;
+    if std::str::from_utf8(header.as_slice()).is_err() {
+        let reason = "the header is not valid UTF-8".to_string();
+        return Err(RecordError::NotAResultCsv { path: path.to_path_buf(), reason });
+    }
+    let position = reader.position();
+    Ok((header, position.byte(), position.line() - 1))
+}
+
+/// What one range of a CSV's rows read to: its runs (or the first row refused, its line counted from the
+/// range's start), its line ends, and whether a quote went by (`FileRange`).
+struct RangeRead {
+    table: Result<RunTable, RecordError>,
+    newlines: u64,
+    quoted: bool,
+}
+
+/// Reads ranges of one CSV's rows, each into a table of its own.
+struct RowReader<'a> {
+    path: &'a Path,
+    file: &'a File,
+    header: &'a csv::ByteRecord,
+    layout: &'a RowLayout,
+    columns: &'a Columns,
+    declared: &'a [Param],
+}
+
+impl RowReader<'_> {
+    /// The rows in bytes `start..end`, which start a row (read by `simd-csv`: a result CSV's rows are
+    /// rarely quoted, where it parses about twice as fast as the `csv` crate).
+    fn read(&self, start: u64, end: u64) -> RangeRead {
+        let mut range = FileRange::new(self.file, start, end);
+        let mut reader = simd_csv::ZeroCopyReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .buffer_capacity(1 << 16)
+            .from_reader(&mut range);
+        let mut interned = SettingInterner::new(&self.columns.params, self.declared);
+        let mut table = RunTable::empty(self.path, self.columns.clone());
+        let table = loop {
+            let row_start = start + reader.position();
+            match reader.read_byte_record() {
+                Err(error) => break Err(self.refused(start, row_start, RowError::Row(error.to_string()))),
+                Ok(None) => break Ok(table),
+                // Shards of one sweep merge by concatenation (`cat a.csv b.csv`): later headers are not runs.
+                Ok(Some(record)) if self.is_header(&record) => continue,
+                Ok(Some(record)) => {
+                    if let Err(error) = table.push(&record, self.header.len(), self.layout, &mut interned) {
+                        break Err(self.refused(start, row_start, error));
+                    }
+                }
+            }
+        };
+        RangeRead { table, newlines: range.newlines, quoted: range.quoted }
+    }
+
+    /// Whether `record` repeats the header.
+    fn is_header(&self, record: &ZeroCopyByteRecord) -> bool {
+        record.len() == self.header.len()
+            && self.header.iter().enumerate().all(|(column, name)| record.unescape(column).as_deref() == Some(name))
+    }
+
+    /// The error of a row refused in the range from `start`, the row starting at byte `row_start`: its
+    /// line is counted from the range's start (`RecordError::lines_later` makes it the file's).
+    fn refused(&self, start: u64, row_start: u64, error: RowError) -> RecordError {
+        let path = self.path.to_path_buf();
+        let line = match newlines_between(self.file, start, row_start) {
+            Ok(newlines) => newlines + 1,
+            Err(source) => return RecordError::Io { path, source },
+        };
+        match error {
+            RowError::Row(reason) => RecordError::BadRow { path, line, reason },
+            RowError::Metric { metric, reason } => {
+                RecordError::BadValue { path, line, column: self.layout.metric_columns[metric], reason }
+            }
         }
     }
 }
@@ -295,6 +421,102 @@ mod tests {
             control: config.control.clone(),
         };
         assert_eq!(compare(&table_a.runs(), &table_b.runs(), &compared), compare(&a, &b, &compared));
+    }
+
+    /// A result CSV of `rows` runs over four settings (one, then another, seen first only late), the
+    /// `error` cell of every 7th run quoted across two lines.
+    fn split_fixture(dir: &Path, rows: usize) -> PathBuf {
+        let path = dir.join("split.csv");
+        let columns =
+            Columns { params: vec!["rows".into()], metrics: vec!["t".into()], toolchains: vec![], slurm: true };
+        let mut text = columns.header().join(",") + "\n";
+        for run in 0..rows {
+            let setting = if run > rows * 3 / 4 { 4096 } else { [512, 1024, 2048][run % 3] };
+            let error = if run % 7 == 0 { "\"first line,\nsecond \"\"line\"\"\"" } else { "" };
+            text += &format!("{setting},default,{run},false,{run},ok,{error},,1,{run}.5,,,,,,,runs\n");
+        }
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_table_read_in_parts_equals_one_read_in_one_piece() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = split_fixture(dir.path(), 400);
+        let whole = RunTable::read_in_parts(&path, &[], |_| 1).unwrap();
+        assert_eq!(whole.len(), 400);
+        assert_eq!(whole.errors.len(), 58, "every 7th run's two-line error");
+        for parts in [2, 3, 7] {
+            let split = RunTable::read_in_parts(&path, &[], |_| parts).unwrap();
+            assert_eq!(
+                (split.settings.clone(), split.setting.clone()),
+                (whole.settings.clone(), whole.setting.clone())
+            );
+            assert_eq!((split.rep.clone(), split.values.clone()), (whole.rep.clone(), whole.values.clone()));
+            assert_eq!(split.errors, whole.errors);
+        }
+    }
+
+    #[test]
+    fn a_table_without_quotes_read_in_parts_equals_one_read_in_one_piece() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = split_fixture(dir.path(), 400);
+        let unquoted = std::fs::read_to_string(&path).unwrap().replace("\"first line,\nsecond \"\"line\"\"\"", "e");
+        std::fs::write(&path, unquoted).unwrap();
+        let whole = RunTable::read_in_parts(&path, &[], |_| 1).unwrap();
+        let split = RunTable::read_in_parts(&path, &[], |_| 5).unwrap();
+        assert_eq!(whole.len(), 400);
+        assert_eq!((split.settings, split.setting, split.errors), (whole.settings, whole.setting, whole.errors));
+    }
+
+    /// A bad row in a later part must name its line in the file, not in its part.
+    #[test]
+    fn a_bad_row_in_a_later_part_names_its_line_in_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.csv");
+        let columns =
+            Columns { params: vec!["rows".into()], metrics: vec!["t".into()], toolchains: vec![], slurm: true };
+        let mut text = columns.header().join(",") + "\n";
+        for run in 0..300 {
+            let value = if run == 250 { "fast".to_string() } else { format!("{run}.5") };
+            text += &format!("512,default,{run},false,{run},ok,,,1,{value},,,,,,,runs\n");
+        }
+        std::fs::write(&path, text).unwrap();
+        for parts in [1, 4] {
+            match RunTable::read_in_parts(&path, &[], |_| parts) {
+                Err(RecordError::BadValue { line, .. }) => assert_eq!(line, 252, "{parts} parts"),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    /// Rows of a hand-edited CSV: `\r\n` line ends, a blank line, and a variant quoted (with an escaped
+    /// quote, and once quoted where it need not be) read as the plain rows do.
+    #[test]
+    fn crlf_blank_lines_and_quoted_cells_read_as_plain_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let columns =
+            Columns { params: vec!["rows".into()], metrics: vec!["t".into()], toolchains: vec![], slurm: true };
+        let row = |variant: &str, rep: u32, end: &str| {
+            format!("512,{variant},{rep},false,{rep},ok,,,1,{rep}.5,,,,,,,runs{end}")
+        };
+        let plain = columns.header().join(",") + "\n" + &row("a", 1, "\n") + &row("b", 2, "\n") + &row("a", 3, "\n");
+        let edited = columns.header().join(",")
+            + "\r\n"
+            + &row("a", 1, "\r\n")
+            + "\r\n"
+            + &row("\"b\"", 2, "\r\n")
+            + &row("a", 3, "\r\n");
+        let read = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let table = RunTable::read(&path).unwrap();
+            (table.settings, table.setting, table.rep, table.values)
+        };
+        assert_eq!(read("edited.csv", &edited), read("plain.csv", &plain));
+        let quoted = columns.header().join(",") + "\n" + &row("\"say \"\"hi\"\"\"", 1, "\n");
+        let (settings, ..) = read("quoted.csv", &quoted);
+        assert_eq!(settings[0][1], ("variant".to_string(), ParamValue::Text("say \"hi\"".into())));
     }
 
     #[test]

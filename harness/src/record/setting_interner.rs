@@ -1,6 +1,6 @@
 //! `SettingInterner`: a result CSV's setting cells mapped to one shared label vector per distinct setting.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::spec::{Param, ParamValue};
 
@@ -11,33 +11,35 @@ pub(super) struct SettingInterner<'a> {
     params: Vec<String>,
     declared: &'a [Param],
     /// Length-prefixed setting cells -> index into the settings.
-    known: HashMap<Vec<u8>, u32>,
+    known: FxHashMap<Vec<u8>, u32>,
     /// The current row's key, reused across rows.
     key: Vec<u8>,
 }
 
 impl<'a> SettingInterner<'a> {
     pub fn new(params: &[String], declared: &'a [Param]) -> SettingInterner<'a> {
-        SettingInterner { params: params.to_vec(), declared, known: HashMap::new(), key: Vec::new() }
+        SettingInterner { params: params.to_vec(), declared, known: FxHashMap::default(), key: Vec::new() }
     }
 
-    /// The index into `settings` of the setting whose cells are `cells` (the params' in order, then
-    /// `variant`'s), appended to `settings` when new. Cells that type to labels already known (`1.0` and
-    /// `1.00` of a float param) share their index.
-    pub fn index<'c>(
+    /// The index into `settings` of the setting whose cells, as written in the file, are `raw` (the
+    /// params' in order, then `variant`'s), appended to `settings` when new, typed from `cells()` (the
+    /// same cells unquoted). Cells that type to labels already known (`1.0` and `1.00` of a float param)
+    /// share their index.
+    pub fn index<'c, C: AsRef<[u8]>>(
         &mut self,
-        cells: impl Iterator<Item = &'c [u8]> + Clone,
+        raw: impl Iterator<Item = &'c [u8]>,
+        cells: impl FnOnce() -> Vec<C>,
         settings: &mut Vec<Vec<(String, ParamValue)>>,
     ) -> Result<u32, std::str::Utf8Error> {
         self.key.clear();
-        for cell in cells.clone() {
+        for cell in raw {
             self.key.extend_from_slice(&(cell.len() as u64).to_le_bytes());
             self.key.extend_from_slice(cell);
         }
         if let Some(&index) = self.known.get(self.key.as_slice()) {
             return Ok(index);
         }
-        let labels = self.labels(cells)?;
+        let labels = self.labels(&cells())?;
         let index = match settings.iter().position(|known| *known == labels) {
             Some(index) => index,
             None => {
@@ -51,13 +53,11 @@ impl<'a> SettingInterner<'a> {
     }
 
     /// The typed labels of a setting's cells, `("variant", name)` last.
-    fn labels<'c>(
-        &self,
-        mut cells: impl Iterator<Item = &'c [u8]>,
-    ) -> Result<Vec<(String, ParamValue)>, std::str::Utf8Error> {
+    fn labels<C: AsRef<[u8]>>(&self, cells: &[C]) -> Result<Vec<(String, ParamValue)>, std::str::Utf8Error> {
         let values_of =
             |name: &str| self.declared.iter().find(|param| param.name == name).map_or(&[][..], |p| &p.values[..]);
-        let mut next = || std::str::from_utf8(cells.next().expect("a cell per param and the variant's"));
+        let mut cells = cells.iter().map(|cell| std::str::from_utf8(cell.as_ref()));
+        let mut next = || cells.next().expect("a cell per param and the variant's");
         let mut labels = Vec::with_capacity(self.params.len() + 1);
         for name in &self.params {
             labels.push((name.clone(), ParamValue::typed_by(values_of(name), next()?)));
