@@ -118,3 +118,17 @@ fn ablation_variants_cross_build_time_params_each_pair_built_once() {
     assert!(again.status.success(), "{}", stderr(&again));
     assert!(!stderr(&again).contains("built "), "a rerun rebuilt: {}", stderr(&again));
 }
+
+/// `--no-build` of a build-time sweep was ignored: every block size was built anyway.
+#[test]
+fn no_build_of_a_build_time_sweep_is_refused_before_anything_is_built_or_written() {
+    let ws = Workspace::new();
+    let file = build_tile(&ws);
+    let out = sweep(ws.path(), &["run", &file, "--reps", "1", "--no-build", "--out", "never.csv"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("--no-build cannot apply") && err.contains("`block`"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(!ws.path().join("never.csv").exists());
+    assert!(!err.contains("built default"), "nothing was built: {err}");
+}

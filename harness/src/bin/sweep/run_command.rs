@@ -67,6 +67,7 @@ pub fn resolve_declaration(name: &str) -> PathBuf {
 
 /// The checked form of the command line.
 fn run_options(args: &RunArgs, sweep: &spec::Sweep) -> Result<RunOptions, CommandError> {
+    refuse_no_build_of_per_setting_builds(args, sweep)?;
     let execution = &args.execution;
     let race = race(args, sweep)?;
     Ok(RunOptions {
@@ -84,6 +85,21 @@ fn run_options(args: &RunArgs, sweep: &spec::Sweep) -> Result<RunOptions, Comman
         command_line: std::env::args().collect(),
         race,
     })
+}
+
+/// `--no-build` of a sweep whose settings each need their own build (build-time params or `[build]`)
+/// cannot be honoured: every setting would run a binary built for another. Silently building anyway
+/// ignored the flag.
+fn refuse_no_build_of_per_setting_builds(args: &RunArgs, sweep: &spec::Sweep) -> Result<(), CommandError> {
+    if !args.no_build || !sweep.builds_per_setting() {
+        return Ok(());
+    }
+    let params = sweep.build_time_params();
+    let why = if params.is_empty() { "its [build] section".to_string() } else { format!("`{}`", params.join("`, `")) };
+    Err(CommandError::BadInput(format!(
+        "{}: --no-build cannot apply: each setting is built for {why} (cached copies are reused; drop --no-build)",
+        sweep.source.path.display()
+    )))
 }
 
 /// The race the declaration and `--until-decided` / `--max-reps` ask for, if any.
