@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{csv_rows, stderr, sweep, Workspace};
+use common::{csv_rows, stderr, sweep, sweep_bin, Workspace};
 
 /// The repository's build-time sweep, in a workspace whose `reference` profile builds the test's engine copy.
 fn build_tile(ws: &Workspace) -> String {
@@ -39,7 +39,8 @@ fn each_block_size_is_built_once_in_its_own_copy_and_a_rerun_builds_nothing() {
     assert_eq!(hashes.len(), 2, "one variant_hash per block size: {hashes:?}");
     assert_eq!(distinct.len(), 2, "block sizes share a variant_hash: {hashes:?}");
     let cache = ws.path().join("results/build_tile/build-cache");
-    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 2, "one cache entry per block size");
+    let entries = std::fs::read_dir(&cache).unwrap().filter(|entry| entry.as_ref().unwrap().path().is_dir()).count();
+    assert_eq!(entries, 2, "one cache entry per block size (beside each, the lock file of its claim)");
 
     let again = run(&ws, &file, "again.csv");
     assert!(again.status.success(), "{}", stderr(&again));
@@ -131,4 +132,55 @@ fn no_build_of_a_build_time_sweep_is_refused_before_anything_is_built_or_written
     assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
     assert!(!ws.path().join("never.csv").exists());
     assert!(!err.contains("built default"), "nothing was built: {err}");
+}
+
+/// Two shards of a build-time sweep started together shared its build cache unguarded: each could copy,
+/// build or discard the other's half-built entry. Now one builds each block size and the other waits.
+#[test]
+fn concurrent_shards_build_each_block_size_once_between_them() {
+    let ws = Workspace::new();
+    let file = build_tile(&ws);
+    let shard = |i: &str| {
+        std::process::Command::new(sweep_bin())
+            .args([
+                "run",
+                &file,
+                "--reps",
+                "2",
+                "--filter",
+                "rows=512",
+                "--shard",
+                i,
+                "--out",
+                &format!("s{}.csv", &i[..1]),
+            ])
+            .current_dir(ws.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (first, second) = (shard("1/2"), shard("2/2"));
+    let outputs = [first.wait_with_output().unwrap(), second.wait_with_output().unwrap()];
+    let log: String = outputs.iter().map(stderr).collect();
+    assert!(outputs.iter().all(|out| out.status.success()), "{log}");
+    assert_eq!(log.matches("built default").count(), 2, "one build per block size between them: {log}");
+    for csv in ["s1.csv", "s2.csv"] {
+        let rows = csv_rows(&ws.path().join(csv));
+        assert_eq!(rows.len(), 2, "{csv}: {rows:?}");
+        assert!(rows.iter().all(|row| row["status"] == "ok" && row["metric.attention_block"] == row["param.block"]));
+    }
+}
+
+/// `sweep submit` passed `--no-build` to every task, which a build-time sweep's run refuses: its tasks
+/// build in the shared cache instead.
+#[test]
+fn submitted_shards_of_a_build_time_sweep_build_in_the_cache() {
+    let ws = Workspace::new();
+    let file = build_tile(&ws);
+    let out = sweep(ws.path(), &["submit", &file, "--shards", "2", "--reps", "2", "--dry-run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let script = String::from_utf8_lossy(&out.stdout);
+    assert!(script.contains(" run ") && script.contains("--seed "), "{script}");
+    assert!(!script.contains("--no-build"), "{script}");
 }

@@ -6,6 +6,7 @@ mod build_cache;
 mod build_job;
 mod build_key;
 mod build_report;
+mod entry_claim;
 mod error;
 mod first_error;
 
@@ -14,5 +15,6 @@ pub use build_cache::{BuildCache, CachedBuild};
 pub use build_job::{log_tail, run_build, run_build_recorded, BuildJob, BuildOutcome};
 pub use build_key::BuildKey;
 pub use build_report::{build_all, BuildReport, BuildStatus};
+pub use entry_claim::EntryClaim;
 pub use error::BuildError;
 pub use first_error::{first_error_line, first_failure_line};

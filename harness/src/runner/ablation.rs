@@ -251,6 +251,8 @@ struct Builds {
     keys: Vec<BuildKey>,
     jobs: Vec<BuildJob>,
     sites: Vec<VariantSite>,
+    /// The entries this sweep builds, claimed until their builds end.
+    claims: Vec<build::EntryClaim>,
 }
 
 fn copy_builds(
@@ -262,42 +264,59 @@ fn copy_builds(
 ) -> Result<Builds, RunnerError> {
     let engine = &sweep.engine;
     let toolchain = context.toolchain_id();
-    let base_env = &context.origin.base_env;
     let fingerprint = variants::tree_fingerprint(&engine.tree, &sources.exclude)?;
-    let mut prepared: HashMap<BuildKey, build::CachedBuild> = HashMap::new();
-    let mut builds = Builds { keys: Vec::new(), jobs: Vec::new(), sites: Vec::new() };
+    // Each setting's key; each distinct key once, with the first setting that has it and its files.
+    let mut keys = Vec::with_capacity(plan.settings.len());
+    let mut distinct: Vec<(BuildKey, &Setting, Vec<RenderedFile>)> = Vec::new();
     for setting in &plan.settings {
         let files = (sources.render)(setting)?;
-        let command = SettingBuild::of(sweep, setting);
-        let key_argv = command.key_argv().map_err(RunnerError::BuildCommand)?;
+        let key_argv = SettingBuild::of(sweep, setting).key_argv().map_err(RunnerError::BuildCommand)?;
         let key = BuildKey::new(&files, &key_argv, &toolchain, &fingerprint);
-        let entry = match prepared.entry(key) {
-            std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                let entry = cache.prepare(&key, &engine.tree, &files, &sources.exclude)?;
-                let argv = command.argv(&entry.tree, &entry.build).map_err(RunnerError::BuildCommand)?;
-                let mut env = base_env.overrides().to_vec();
-                env.extend(command.env().map_err(RunnerError::BuildCommand)?);
-                builds.jobs.push(BuildJob {
-                    variant: build_name(setting, sweep),
-                    tree: entry.tree.clone(),
-                    build_dir: entry.build.clone(),
-                    argv,
-                    env,
-                    key,
-                });
-                slot.insert(entry)
-            }
-        };
-        builds.sites.push(VariantSite {
-            name: setting.variant.clone(),
-            tree: entry.tree.clone(),
-            build_dir: entry.build.clone(),
-            hash: key.to_string(),
-        });
-        builds.keys.push(key);
+        if !distinct.iter().any(|(known, ..)| *known == key) {
+            distinct.push((key, setting, files));
+        }
+        keys.push(key);
     }
-    Ok(builds)
+    let claims = claim_unbuilt(cache, distinct.iter().map(|(key, ..)| *key), context)?;
+    let mut entries: HashMap<BuildKey, build::CachedBuild> = HashMap::new();
+    let mut jobs = Vec::with_capacity(distinct.len());
+    for (key, setting, files) in distinct {
+        let entry = cache.prepare(&key, &engine.tree, &files, &sources.exclude)?;
+        let command = SettingBuild::of(sweep, setting);
+        let argv = command.argv(&entry.tree, &entry.build).map_err(RunnerError::BuildCommand)?;
+        let mut env = context.origin.base_env.overrides().to_vec();
+        env.extend(command.env().map_err(RunnerError::BuildCommand)?);
+        let (tree, build_dir) = (entry.tree.clone(), entry.build.clone());
+        jobs.push(BuildJob { variant: build_name(setting, sweep), tree, build_dir, argv, env, key });
+        entries.insert(key, entry);
+    }
+    let sites = plan
+        .settings
+        .iter()
+        .zip(&keys)
+        .map(|(setting, key)| VariantSite {
+            name: setting.variant.clone(),
+            tree: entries[key].tree.clone(),
+            build_dir: entries[key].build.clone(),
+            hash: key.to_string(),
+        })
+        .collect();
+    Ok(Builds { keys, jobs, sites, claims })
+}
+
+/// Claims every entry of `keys` still to be built, in key order: sweeps sharing the cache claim the
+/// entries they both need in one order, so none holds one while waiting for another's.
+fn claim_unbuilt(
+    cache: &BuildCache,
+    keys: impl Iterator<Item = BuildKey>,
+    context: &Context<'_>,
+) -> Result<Vec<build::EntryClaim>, RunnerError> {
+    let mut unbuilt: Vec<BuildKey> = keys.filter(|key| cache.lookup(key).is_none()).collect();
+    unbuilt.sort_by_key(BuildKey::to_string);
+    let progress = Progress::new(0);
+    let (waiting, stop) = (|note: &str| progress.note(note), || context.events.signals.received());
+    let claims = unbuilt.iter().map(|key| build::EntryClaim::acquire(&cache.root, key, &waiting, &stop));
+    Ok(claims.collect::<Result<_, _>>()?)
 }
 
 /// The variant, with its build-time values when there are any (`baseline block=64`), for build lines.
@@ -328,6 +347,8 @@ pub(super) fn run_copies(
     let started = std::time::Instant::now();
     let progress = Progress::new(0);
     let reports = build::build_all(builds.jobs, &cache, jobs, |report| progress.note(&build_line(report)))?;
+    // Built, failed or interrupted: another sweep waiting for one of these entries may take it now.
+    drop(builds.claims);
     drop(progress);
     let build_seconds = started.elapsed().as_secs_f64();
     let failed: Vec<BuildKey> =

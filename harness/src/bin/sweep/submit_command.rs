@@ -31,7 +31,7 @@ pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
         tasks: args.shards,
         workdir: absolute(Path::new("."))?,
         results: results.clone(),
-        run_argv: run_argv(&args, &absolute(&args.spec)?, seed)?,
+        run_argv: run_argv(&args, &sweep, &absolute(&args.spec)?, seed)?,
         sbatch_args: args.sbatch_args.clone(),
     };
     if args.dry_run {
@@ -49,7 +49,8 @@ pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
 
 /// Refuses what shards cannot run: a race (its rounds depend on each other), more shards than reps (a
 /// shard with no rep), an unbuilt engine (tasks run `--no-build`: N tasks must not build one tree at
-/// once), and any template error, which would otherwise fail every task.
+/// once; a build-time sweep's tasks build each tuple in the shared cache instead, one claimant per
+/// entry), and any template error, which would otherwise fail every task.
 fn check_shardable(args: &SubmitArgs, sweep: &Sweep, seed: u64) -> Result<(), CommandError> {
     let file = args.spec.display();
     if sweep.reps.race().is_some() {
@@ -70,7 +71,7 @@ fn check_shardable(args: &SubmitArgs, sweep: &Sweep, seed: u64) -> Result<(), Co
     runner::preflight(sweep, &plan, &sites)?;
     let program = launch::program_path(&sweep.engine, &sweep.engine.tree, &sweep.engine.build_dir)
         .map_err(|error| CommandError::BadInput(format!("{file}: engine program: {error}")))?;
-    if !Path::new(&program).is_file() {
+    if !sweep.builds_per_setting() && !Path::new(&program).is_file() {
         return Err(CommandError::BadInput(format!(
             "{program}: the engine is not built; the array tasks run with --no-build, so build it first \
              (`sweep run {file} --reps 1`, or the profile's build command)"
@@ -79,11 +80,15 @@ fn check_shardable(args: &SubmitArgs, sweep: &Sweep, seed: u64) -> Result<(), Co
     Ok(())
 }
 
-/// `sweep run SPEC` with what every shard must share: the seed (one order), the reps, no build.
-fn run_argv(args: &SubmitArgs, spec: &Path, seed: u64) -> Result<Vec<String>, CommandError> {
+/// `sweep run SPEC` with what every shard must share: the seed (one order), the reps, and no build of
+/// the engine's own tree (a build-time sweep's shards build in the cache, which they share safely).
+fn run_argv(args: &SubmitArgs, sweep: &Sweep, spec: &Path, seed: u64) -> Result<Vec<String>, CommandError> {
     let exe = std::env::current_exe().map_err(|error| write_error(Path::new("sweep"), error))?;
     let mut argv = vec![exe.display().to_string(), "run".into(), spec.display().to_string()];
-    argv.extend(["--seed".to_string(), seed.to_string(), "--no-build".to_string()]);
+    argv.extend(["--seed".to_string(), seed.to_string()]);
+    if !sweep.builds_per_setting() {
+        argv.push("--no-build".to_string());
+    }
     if let Some(reps) = args.reps {
         argv.extend(["--reps".to_string(), reps.to_string()]);
     }
