@@ -164,30 +164,22 @@ fn per_setting(samples: &[RunSample], settings: usize, by_round: bool) -> PerSet
 }
 
 /// One entry per round, sorted: a round's repeats (a setting run twice in a round) averaged. Rounds
-/// recorded in order (an interleaved sweep's file order) are averaged in place.
+/// recorded in order and once each (an interleaved sweep's) are returned as they are.
 fn average_repeats(mut runs: Vec<(u32, f64, f64)>) -> Vec<(u32, f64, f64)> {
     if !runs.is_sorted_by_key(|run| run.0) {
         runs.sort_by_key(|run| run.0);
     }
-    let mut kept = 0;
-    let mut repeats = 1.0;
-    for next in 1..=runs.len() {
-        if next < runs.len() && runs[next].0 == runs[kept].0 {
-            runs[kept].1 += runs[next].1;
-            runs[kept].2 += runs[next].2;
-            repeats += 1.0;
-            continue;
-        }
-        runs[kept].1 /= repeats;
-        runs[kept].2 /= repeats;
-        if next < runs.len() {
-            kept += 1;
-            runs[kept] = runs[next];
-            repeats = 1.0;
+    if runs.windows(2).all(|pair| pair[0].0 != pair[1].0) {
+        return runs;
+    }
+    let mut rounds: Vec<(u32, f64, f64, f64)> = Vec::with_capacity(runs.len());
+    for (round, value, control) in runs {
+        match rounds.last_mut() {
+            Some(last) if last.0 == round => *last = (round, last.1 + value, last.2 + control, last.3 + 1.0),
+            _ => rounds.push((round, value, control, 1.0)),
         }
     }
-    runs.truncate(kept + usize::from(!runs.is_empty()));
-    runs
+    rounds.into_iter().map(|(round, value, control, n)| (round, value / n, control / n)).collect()
 }
 
 fn mean(values: &[f64]) -> f64 {

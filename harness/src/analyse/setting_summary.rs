@@ -101,11 +101,7 @@ fn gather<R: RecordedRun>(observations: &[R]) -> Vec<SettingRuns<'_>> {
     let mut index = SettingIndex::default();
     let mut settings: Vec<SettingRuns> = Vec::new();
     for observation in observations {
-        let slot = index.get_or_insert_with(observation.setting(), || {
-            settings.push((observation.setting(), 0, 0, Vec::new()));
-            settings.len() - 1
-        });
-        let (_, runs, usable, values) = &mut settings[slot];
+        let (_, runs, usable, values) = slot(&mut index, &mut settings, observation.setting());
         *runs += 1;
         if observation.is_usable() {
             *usable += 1;
@@ -123,11 +119,7 @@ fn join_parts(parts: Vec<Vec<SettingRuns<'_>>>) -> Vec<SettingRuns<'_>> {
     let mut joined = parts.next().unwrap_or_default();
     let mut index = SettingIndex::of(joined.iter().map(|(labels, ..)| *labels));
     for (labels, runs, usable, values) in parts.flatten() {
-        let slot = index.get_or_insert_with(labels, || {
-            joined.push((labels, 0, 0, Vec::new()));
-            joined.len() - 1
-        });
-        let (_, all_runs, all_usable, all_values) = &mut joined[slot];
+        let (_, all_runs, all_usable, all_values) = slot(&mut index, &mut joined, labels);
         *all_runs += runs;
         *all_usable += usable;
         for (position, (name, more)) in values.into_iter().enumerate() {
@@ -135,6 +127,19 @@ fn join_parts(parts: Vec<Vec<SettingRuns<'_>>>) -> Vec<SettingRuns<'_>> {
         }
     }
     joined
+}
+
+/// The entry of the setting with `labels`, appended (with nothing gathered yet) when new.
+fn slot<'a, 's>(
+    index: &mut SettingIndex<'a>,
+    settings: &'s mut Vec<SettingRuns<'a>>,
+    labels: &'a Labels,
+) -> &'s mut SettingRuns<'a> {
+    let slot = index.get_or_insert_with(labels, || {
+        settings.push((labels, 0, 0, Vec::new()));
+        settings.len() - 1
+    });
+    &mut settings[slot]
 }
 
 /// The values of metric `name`, which a run reported as its `position`-th: runs report their metrics in

@@ -8,7 +8,7 @@ use crate::variants::RenderedFile;
 
 /// sha256 over the rendered sources, the build argv, the toolchain id and the engine source id; equal keys
 /// mean an identical build.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BuildKey([u8; 32]);
 
 /// Hex characters shown and used as the cache directory name: 64 bits, ample for a handful of variants.

@@ -4,21 +4,19 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
 
-/// Reads bytes `offset..end` of a file, noting the line ends and whether a `"` went by: a range split at
-/// a line end starts a CSV record only when no quoted field can span the split.
+/// Reads bytes `offset..end` of a file, noting whether a `"` went by: a range split at a line end starts
+/// a CSV record only when no quoted field can span the split.
 pub(super) struct FileRange<'f> {
     file: &'f File,
     offset: u64,
     end: u64,
-    /// `\n` bytes read so far.
-    pub newlines: u64,
     /// Whether any `"` was read.
     pub quoted: bool,
 }
 
 impl<'f> FileRange<'f> {
     pub fn new(file: &'f File, offset: u64, end: u64) -> FileRange<'f> {
-        FileRange { file, offset, end, newlines: 0, quoted: false }
+        FileRange { file, offset, end, quoted: false }
     }
 }
 
@@ -28,17 +26,20 @@ impl Read for FileRange<'_> {
         let read = self.file.read_at(&mut buf[..wanted], self.offset)?;
         let bytes = &buf[..read];
         self.offset += read as u64;
-        self.newlines += memchr::memchr_iter(b'\n', bytes).count() as u64;
         self.quoted |= memchr::memchr(b'"', bytes).is_some();
         Ok(read)
     }
 }
 
-/// How many line ends bytes `start..end` of `file` hold.
-pub(super) fn newlines_between(file: &File, start: u64, end: u64) -> io::Result<u64> {
-    let mut range = FileRange::new(file, start, end);
-    io::copy(&mut range, &mut io::sink())?;
-    Ok(range.newlines)
+/// The 1-based line of `file` that byte `offset` is on: one more than the line ends before it. Only a
+/// refused row asks, so the rows are not counted as they are read.
+pub(super) fn line_at(file: &File, offset: u64) -> io::Result<u64> {
+    let mut newlines = 0;
+    windows(file, 0, offset, |bytes| {
+        newlines += memchr::memchr_iter(b'\n', bytes).count() as u64;
+        None::<()>
+    })?;
+    Ok(newlines + 1)
 }
 
 /// Splits `start..end` of `file` into at most `parts` ranges of about equal size, each but the first
@@ -60,20 +61,32 @@ pub(super) fn line_aligned_splits(file: &File, start: u64, end: u64, parts: u64)
 /// The offset just after the first `\n` at or after `from - 1` (so `from` itself when a line ends just
 /// before it), or `end` when none does.
 fn next_line_start(file: &File, from: u64, end: u64) -> io::Result<u64> {
+    let start = from.saturating_sub(1);
+    let mut offset = start;
+    let found = windows(file, start, end, |bytes| {
+        let at = memchr::memchr(b'\n', bytes).map(|at| offset + at as u64 + 1);
+        offset += bytes.len() as u64;
+        at
+    })?;
+    Ok(found.unwrap_or(end))
+}
+
+/// Reads bytes `start..end` of `file` in 64 KiB windows, handing each to `look` until it returns a value.
+fn windows<T>(file: &File, start: u64, end: u64, mut look: impl FnMut(&[u8]) -> Option<T>) -> io::Result<Option<T>> {
     let mut window = vec![0u8; 1 << 16];
-    let mut offset = from.saturating_sub(1);
+    let mut offset = start;
     while offset < end {
         let wanted = window.len().min(usize::try_from(end - offset).unwrap_or(usize::MAX));
         let read = file.read_at(&mut window[..wanted], offset)?;
         if read == 0 {
             break;
         }
-        if let Some(at) = memchr::memchr(b'\n', &window[..read]) {
-            return Ok(offset + at as u64 + 1);
+        if let Some(found) = look(&window[..read]) {
+            return Ok(Some(found));
         }
         offset += read as u64;
     }
-    Ok(end)
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -102,14 +115,15 @@ mod tests {
     }
 
     #[test]
-    fn a_range_counts_its_line_ends_and_notices_quotes() {
+    fn a_range_notices_quotes_and_a_byte_knows_its_line() {
         let file = file_of("a,b\n\"c\",d\ne,f\n");
         let mut range = FileRange::new(&file, 0, 4);
         let mut text = String::new();
         range.read_to_string(&mut text).unwrap();
-        assert_eq!((text.as_str(), range.newlines, range.quoted), ("a,b\n", 1, false));
+        assert_eq!((text.as_str(), range.quoted), ("a,b\n", false));
         let mut rest = FileRange::new(&file, 4, 14);
         std::io::copy(&mut rest, &mut std::io::sink()).unwrap();
-        assert_eq!((rest.newlines, rest.quoted), (2, true));
+        assert!(rest.quoted);
+        assert_eq!([0, 3, 4, 10].map(|offset| line_at(&file, offset).unwrap()), [1, 1, 2, 3]);
     }
 }

@@ -49,16 +49,4 @@ impl RecordError {
     pub fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> RecordError + '_ {
         move |source| RecordError::Io { path: path.to_path_buf(), source }
     }
-
-    /// This error with the line it names moved `lines` later: a row refused while reading a part of a
-    /// file, whose lines were counted from the part's start.
-    pub(super) fn lines_later(self, lines: u64) -> RecordError {
-        match self {
-            RecordError::BadRow { path, line, reason } => RecordError::BadRow { path, line: line + lines, reason },
-            RecordError::BadValue { path, line, column, reason } => {
-                RecordError::BadValue { path, line: line + lines, column, reason }
-            }
-            other => other,
-        }
-    }
 }

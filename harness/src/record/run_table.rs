@@ -9,12 +9,12 @@ use rayon::prelude::*;
 use simd_csv::ZeroCopyByteRecord;
 
 use super::columns::Columns;
-use super::file_range::{line_aligned_splits, newlines_between, FileRange};
+use super::file_range::{line_aligned_splits, line_at, FileRange};
 use super::observation::Observation;
 use super::record_error::RecordError;
 use super::recorded_run::RecordedRun;
 use super::row_layout::RowLayout;
-use super::setting_interner::SettingInterner;
+use super::setting_interner::{intern_labels, SettingInterner};
 use super::sidecar::Sidecar;
 use super::table_run::TableRun;
 use super::torn_row::torn_line;
@@ -81,7 +81,7 @@ impl RunTable {
         let file = File::open(path).map_err(RecordError::io(path))?;
         refuse_torn(path, &file)?;
         let length = file.metadata().map_err(RecordError::io(path))?.len();
-        let (header, rows_start, header_lines) = read_header(path, &file, length)?;
+        let (header, rows_start) = read_header(path, &file, length)?;
         let names: Vec<String> = header.iter().map(|cell| String::from_utf8_lossy(cell).into_owned()).collect();
         let columns = Columns::from_header(&names)
             .map_err(|reason| RecordError::NotAResultCsv { path: path.to_path_buf(), reason })?;
@@ -91,7 +91,6 @@ impl RunTable {
             .map_err(RecordError::io(path))?;
         let reads: Vec<RangeRead> = splits.par_windows(2).map(|range| rows.read(range[0], range[1])).collect();
         let mut table = RunTable::empty(path, columns.clone());
-        let mut lines_before = header_lines;
         for (mut read, range) in reads.into_iter().zip(splits.windows(2)) {
             // A quote may open a field that holds a line end, so the next split may have cut a row: the
             // rest of the file is read again in one piece from this range's start, known to start a row.
@@ -99,8 +98,7 @@ impl RunTable {
             if rest_reread {
                 read = rows.read(range[0], length);
             }
-            table.append(read.table.map_err(|error| error.lines_later(lines_before))?);
-            lines_before += read.newlines;
+            table.append(read.table?);
             if rest_reread {
                 break;
             }
@@ -111,10 +109,11 @@ impl RunTable {
     /// Appends `other`'s runs after this table's, its settings merged into this table's by their labels.
     fn append(&mut self, other: RunTable) {
         if self.is_empty() && self.settings.is_empty() {
-            *self = RunTable { path: std::mem::take(&mut self.path), ..other };
+            *self = other;
             return;
         }
-        let merged: Vec<u32> = other.settings.into_iter().map(|labels| self.setting_index(labels)).collect();
+        let merged: Vec<u32> =
+            other.settings.into_iter().map(|labels| intern_labels(&mut self.settings, labels)).collect();
         let offset = self.len();
         self.setting.extend(other.setting.iter().map(|&setting| merged[setting as usize]));
         self.rep.extend(other.rep);
@@ -124,15 +123,6 @@ impl RunTable {
         for (values, more) in self.values.iter_mut().zip(other.values) {
             values.extend(more);
         }
-    }
-
-    /// The index of the setting with `labels`, appended when new.
-    fn setting_index(&mut self, labels: Labels) -> u32 {
-        let index = self.settings.iter().position(|known| *known == labels).unwrap_or_else(|| {
-            self.settings.push(labels);
-            self.settings.len() - 1
-        });
-        u32::try_from(index).expect("fewer than 2^32 settings")
     }
 
     fn empty(path: &Path, columns: Columns) -> RunTable {
@@ -237,8 +227,8 @@ impl RunTable {
 /// Below this many bytes of rows a CSV is read in one piece: splitting it would cost more than it saves.
 const PARALLEL_FROM: u64 = 1 << 20;
 
-/// The header record, the offset of the first row and how many lines the header took.
-fn read_header(path: &Path, file: &File, length: u64) -> Result<(csv::ByteRecord, u64, u64), RecordError> {
+/// The header record and the offset of the first row.
+fn read_header(path: &Path, file: &File, length: u64) -> Result<(csv::ByteRecord, u64), RecordError> {
     let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(FileRange::new(file, 0, length));
     let mut header = csv::ByteRecord::new();
     reader.read_byte_record(&mut header).map_err(|error| csv_error(path, error))?;
@@ -246,15 +236,13 @@ fn read_header(path: &Path, file: &File, length: u64) -> Result<(csv::ByteRecord
         let reason = "the header is not valid UTF-8".to_string();
         return Err(RecordError::NotAResultCsv { path: path.to_path_buf(), reason });
     }
-    let position = reader.position();
-    Ok((header, position.byte(), position.line() - 1))
+    Ok((header, reader.position().byte()))
 }
 
-/// What one range of a CSV's rows read to: its runs (or the first row refused, its line counted from the
-/// range's start), its line ends, and whether a quote went by (`FileRange`).
+/// What one range of a CSV's rows read to: its runs (or the first row refused), and whether a quote went
+/// by (`FileRange`).
 struct RangeRead {
     table: Result<RunTable, RecordError>,
-    newlines: u64,
     quoted: bool,
 }
 
@@ -283,18 +271,18 @@ impl RowReader<'_> {
         let table = loop {
             let row_start = start + reader.position();
             match reader.read_byte_record() {
-                Err(error) => break Err(self.refused(start, row_start, RowError::Row(error.to_string()))),
+                Err(error) => break Err(self.refused(row_start, RowError::Row(error.to_string()))),
                 Ok(None) => break Ok(table),
                 // Shards of one sweep merge by concatenation (`cat a.csv b.csv`): later headers are not runs.
                 Ok(Some(record)) if self.is_header(&record) => continue,
                 Ok(Some(record)) => {
                     if let Err(error) = table.push(&record, self.header.len(), self.layout, &mut interned) {
-                        break Err(self.refused(start, row_start, error));
+                        break Err(self.refused(row_start, error));
                     }
                 }
             }
         };
-        RangeRead { table, newlines: range.newlines, quoted: range.quoted }
+        RangeRead { table, quoted: range.quoted }
     }
 
     /// Whether `record` repeats the header.
@@ -303,12 +291,11 @@ impl RowReader<'_> {
             && self.header.iter().enumerate().all(|(column, name)| record.unescape(column).as_deref() == Some(name))
     }
 
-    /// The error of a row refused in the range from `start`, the row starting at byte `row_start`: its
-    /// line is counted from the range's start (`RecordError::lines_later` makes it the file's).
-    fn refused(&self, start: u64, row_start: u64, error: RowError) -> RecordError {
+    /// The error of a row refused, the row starting at byte `row_start` of the file.
+    fn refused(&self, row_start: u64, error: RowError) -> RecordError {
         let path = self.path.to_path_buf();
-        let line = match newlines_between(self.file, start, row_start) {
-            Ok(newlines) => newlines + 1,
+        let line = match line_at(self.file, row_start) {
+            Ok(line) => line,
             Err(source) => return RecordError::Io { path, source },
         };
         match error {

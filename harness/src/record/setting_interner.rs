@@ -39,15 +39,7 @@ impl<'a> SettingInterner<'a> {
         if let Some(&index) = self.known.get(self.key.as_slice()) {
             return Ok(index);
         }
-        let labels = self.labels(&cells())?;
-        let index = match settings.iter().position(|known| *known == labels) {
-            Some(index) => index,
-            None => {
-                settings.push(labels);
-                settings.len() - 1
-            }
-        };
-        let index = u32::try_from(index).expect("fewer than 2^32 settings");
+        let index = intern_labels(settings, self.labels(&cells())?);
         self.known.insert(self.key.clone(), index);
         Ok(index)
     }
@@ -65,4 +57,13 @@ impl<'a> SettingInterner<'a> {
         labels.push(("variant".to_string(), ParamValue::Text(next()?.to_string())));
         Ok(labels)
     }
+}
+
+/// The index of `labels` in `settings`, appended when no setting has them.
+pub(super) fn intern_labels(settings: &mut Vec<Vec<(String, ParamValue)>>, labels: Vec<(String, ParamValue)>) -> u32 {
+    let index = settings.iter().position(|known| *known == labels).unwrap_or_else(|| {
+        settings.push(labels);
+        settings.len() - 1
+    });
+    u32::try_from(index).expect("fewer than 2^32 settings")
 }

@@ -312,7 +312,7 @@ fn claim_unbuilt(
     context: &Context<'_>,
 ) -> Result<Vec<build::EntryClaim>, RunnerError> {
     let mut unbuilt: Vec<BuildKey> = keys.filter(|key| cache.lookup(key).is_none()).collect();
-    unbuilt.sort_by_key(BuildKey::to_string);
+    unbuilt.sort();
     let progress = Progress::new(0);
     let (waiting, stop) = (|note: &str| progress.note(note), || context.events.signals.received());
     let claims = unbuilt.iter().map(|key| build::EntryClaim::acquire(&cache.root, key, &waiting, &stop));
