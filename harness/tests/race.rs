@@ -35,7 +35,10 @@ fn a_race_stops_once_every_group_is_decided() {
     assert_eq!(rows.len(), 9, "3 settings x the 3 rounds every race runs, then nothing");
     let summary = std::fs::read_to_string(workspace.result_csv("race").with_extension("summary.md")).unwrap();
     assert!(summary.contains("The race recorded 9 of at most 18 runs"), "{summary}");
-    assert!(summary.contains("split over the race's 4 looks"), "{summary}");
+    assert!(
+        summary.contains("spent over the race's 4 looks by a Lan-DeMets O'Brien-Fleming-type function"),
+        "{summary}"
+    );
 }
 
 /// Settings a and b print the same numbers (a true tie); c is far behind.

@@ -3,13 +3,14 @@
 
 use std::collections::BTreeMap;
 
-use super::adjusted_samples::AdjustedSamples;
 use super::effect_interval::EffectInterval;
-use super::holm::holm_adjust;
+use super::holm::{holm_adjust, simultaneous_level};
 use super::rival_comparison::RivalComparison;
 use super::run_sample::RunSample;
 use super::scale::Scale;
+use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
 use super::setting_summary::{Labels, SettingSummary};
+use super::verdicts::slow_side;
 use crate::record::RecordedRun;
 use crate::spec::{AnalysisConfig, ParamValue, RelativeKind};
 
@@ -25,20 +26,24 @@ pub struct BaselineEffect {
     /// setting − baseline on the comparison scale (log for a ratio of positive values, else linear).
     pub comparison: Option<RivalComparison>,
     /// The ratio setting / baseline, or the difference setting − baseline in the metric's unit, with its
-    /// 95% interval; None when no test was possible (e.g. one rep).
+    /// simultaneous interval (compatible with Holm's decisions over all effects, `level`); None when no
+    /// test was possible (e.g. one rep).
     pub interval: Option<EffectInterval>,
+    /// The confidence of that interval.
+    pub level: f64,
     /// Holm-adjusted over every baseline-relative effect of the sweep.
     pub p_adjusted: Option<f64>,
 }
 
 impl BaselineEffect {
     /// Every non-baseline setting's effect on every `config.relative` metric (metrics in name order,
-    /// settings in the order given). Each comparison is `AdjustedSamples::compare` with the partner as
-    /// the reference: within rounds when `rounds_are_blocks` (paired t, or the round model's pooled
-    /// variance), else Welch's test; the control metric, when declared, is a covariate (CUPED) whose
-    /// comparison groups are the families of settings differing only in baseline params. A ratio is
-    /// computed on the log scale when every value is positive (else as a ratio of a linear difference);
-    /// a difference always on the linear scale. Holm (1979) adjusts the p-values over all effects.
+    /// settings in the order given). Each comparison is `SettingModel::compare` with the partner as the
+    /// reference (rounds as blocks when `rounds_are_blocks`, moderated variances, Huber M-estimates; the
+    /// control metric, unless the settings move it, a covariate whose comparison groups are the families
+    /// of settings differing only in baseline params; the primary metric screened for stragglers). A ratio
+    /// is computed on the log scale when every value is positive (else as a ratio of a linear difference);
+    /// a difference always on the linear scale. Holm (1979) adjusts the p-values over all effects, and
+    /// every interval is at the simultaneous level compatible with those decisions.
     pub fn all<R: RecordedRun>(
         observations: &[R],
         settings: &[SettingSummary],
@@ -54,7 +59,7 @@ impl BaselineEffect {
             .filter_map(|(index, summary)| Some((index, partner_of(&summary.setting, settings, &config.baseline)?)))
             .collect();
         let families = families(settings, &config.baseline);
-        let mut effects: Vec<BaselineEffect> = Vec::new();
+        let mut per_metric: Vec<(SettingModel, Vec<BaselineEffect>)> = Vec::new();
         for (metric, kind) in &config.relative {
             let control = config.control.as_deref().filter(|control| control != metric);
             let samples = RunSample::collect(observations, settings, metric, control);
@@ -62,32 +67,54 @@ impl BaselineEffect {
                 RelativeKind::Ratio => Scale::for_values(samples.iter().map(|s| s.value)),
                 RelativeKind::Difference => Scale::Linear,
             };
-            let adjusted =
-                AdjustedSamples::on_scale(scale, samples, settings.len(), &families, control, rounds_are_blocks);
-            for &(setting, baseline) in partners.iter().filter(|(s, b)| adjusted.has(*s) && adjusted.has(*b)) {
-                let comparison = adjusted.compare(setting, baseline);
-                let baseline_mean = settings[baseline].metric(metric).map_or(f64::NAN, |stats| stats.mean);
-                let interval = comparison.map(|c| match kind {
-                    RelativeKind::Ratio => adjusted.ratio(&c, baseline_mean).into(),
-                    RelativeKind::Difference => EffectInterval::difference(&c),
-                });
-                effects.push(BaselineEffect {
+            let design = ModelDesign {
+                settings: settings.len(),
+                group_of: &families,
+                control,
+                policy: ControlPolicy::UnlessMoved,
+                blocks: rounds_are_blocks,
+                slow: (*metric == config.primary).then(|| slow_side(config.direction)),
+            };
+            let model = SettingModel::on_scale(scale, samples, design);
+            let effects = partners
+                .iter()
+                .filter(|(s, b)| model.has(*s) && model.has(*b))
+                .map(|&(setting, baseline)| BaselineEffect {
                     setting,
                     baseline,
                     metric: metric.clone(),
                     kind: *kind,
-                    comparison,
-                    interval,
+                    comparison: model.compare(setting, baseline).ok(),
+                    interval: None,
+                    level: 0.95,
                     p_adjusted: None,
-                });
+                })
+                .collect();
+            per_metric.push((model, effects));
+        }
+        let p_values: Vec<f64> = per_metric
+            .iter()
+            .flat_map(|(_, effects)| effects.iter().filter_map(|e| e.comparison.map(|c| c.p_value())))
+            .collect();
+        let adjusted = holm_adjust(&p_values);
+        let level = simultaneous_level(&adjusted, config.alpha);
+        let mut adjusted = adjusted.into_iter();
+        let mut all = Vec::new();
+        for (model, effects) in per_metric {
+            for mut effect in effects {
+                effect.level = level;
+                if let Some(c) = effect.comparison {
+                    effect.p_adjusted = adjusted.next();
+                    let baseline_mean = settings[effect.baseline].metric(&effect.metric).map_or(f64::NAN, |s| s.mean);
+                    effect.interval = Some(match effect.kind {
+                        RelativeKind::Ratio => model.ratio(&c, baseline_mean, level).into(),
+                        RelativeKind::Difference => EffectInterval::difference(&c, level),
+                    });
+                }
+                all.push(effect);
             }
         }
-        let p_values: Vec<f64> = effects.iter().filter_map(|e| e.comparison.map(|c| c.p_value())).collect();
-        let mut adjusted = holm_adjust(&p_values).into_iter();
-        for effect in effects.iter_mut().filter(|e| e.comparison.is_some()) {
-            effect.p_adjusted = adjusted.next();
-        }
-        effects
+        all
     }
 }
 
@@ -141,7 +168,7 @@ mod tests {
     }
 
     #[test]
-    fn ratio_and_difference_against_the_partner_paired_by_round_by_hand() {
+    fn ratio_and_difference_against_the_partner_within_rounds_by_hand() {
         let observations = tbo_sweep();
         let settings = SettingSummary::summarise(&observations);
         let effects = BaselineEffect::all(&observations, &settings, &tbo_config(), true);
@@ -149,33 +176,41 @@ mod tests {
         assert_eq!(effects.len(), 2, "{effects:?}");
         let (ratio, difference) = (&effects[0], &effects[1]);
         assert_eq!((ratio.setting, ratio.baseline, ratio.metric.as_str()), (1, 0, "output_tps"));
-        // d = ln(112/100), ln(121/110), ln(130/120): mean 0.0962272, se 0.0096198 on 2 df;
-        // t(0.975, 2) = 4.302653: ratio e^0.0962272 = 1.101009 [1.056368, 1.147537], p = 0.0098465.
+        // Two settings in three rounds: the model's contrast is the mean per-round log ratio, ln(112/100),
+        // ln(121/110), ln(130/120): 0.0962272 (no residual is beyond Huber's k, so the M-estimate is the mean);
+        // its variance the pooled one (two settings' residuals mirror each other: d0 = inf) times Huber's
+        // 1.052631: se = 0.0096198 · 1.025978 = 0.0098697 on 2 df, t = 9.7498, p = 0.0103567. Both effects are
+        // rejected (Holm), so the simultaneous level is Bonferroni's 97.5%: t(0.9875, 2) = 6.205347,
+        // e^0.0962272 = 1.101009 [1.035602, 1.170548].
+        let comparison = ratio.comparison.unwrap();
+        assert!(close(comparison.estimate, 0.096_227_2) && close(comparison.std_error, 0.009_869_7));
+        assert!(close(comparison.p_value(), 0.010_356_7), "{}", comparison.p_value());
+        assert!(close(ratio.level, 0.975));
         let interval = ratio.interval.unwrap();
-        assert!(close(interval.effect, 1.101_009) && close(interval.low, 1.056_368) && close(interval.high, 1.147_537));
-        assert!(close(ratio.comparison.unwrap().p_value(), 0.009_846_5));
-        // d = −2, −1.5, −2 ms on the linear scale (every value is positive, still a difference):
-        // −1.833333 ± 4.302653 · 0.1666667 = [−2.550442, −1.116225], p = 1 − t/√(2 + t²) = 0.0081634.
+        assert!(close(interval.effect, 1.101_009) && close(interval.low, 1.035_602) && close(interval.high, 1.170_548));
+        // Gate time, a difference on the linear scale (every value is positive, still a difference): −2, −1.5,
+        // −2 ms per round, the middle round's residual beyond k: the M-estimate leans away from it.
         let interval = difference.interval.unwrap();
-        assert!(
-            close(interval.effect, -1.833_333) && close(interval.low, -2.550_442) && close(interval.high, -1.116_225)
-        );
+        assert!(interval.effect < -1.8 && interval.effect > -1.95, "{interval:?}");
+        assert!(interval.low < interval.effect && interval.high < 0.0, "{interval:?}");
         assert_eq!(difference.kind, RelativeKind::Difference);
-        // Holm over the two: 2 · 0.0081634 = 0.0163268 for the smaller, max(that, 0.0098465) for the other.
-        assert!(close(difference.p_adjusted.unwrap(), 0.016_326_8));
-        assert!(close(ratio.p_adjusted.unwrap(), 0.016_326_8));
-        assert!(effects.iter().all(|e| e.comparison.unwrap().method != ComparisonMethod::Welch));
+        // Holm over the two: the larger p is adjusted no lower than either raw p.
+        let p_adjusted = [ratio.p_adjusted.unwrap(), difference.p_adjusted.unwrap()];
+        assert!(p_adjusted.iter().all(|p| *p >= comparison.p_value() && *p < 0.05), "{p_adjusted:?}");
+        assert!(effects.iter().all(|e| e.comparison.unwrap().method == ComparisonMethod::Blocked));
     }
 
     #[test]
-    fn without_interleaving_the_effects_are_welch_tests() {
+    fn without_interleaving_the_effects_are_independent_samples() {
         let observations = tbo_sweep();
         let settings = SettingSummary::summarise(&observations);
         let effects = BaselineEffect::all(&observations, &settings, &tbo_config(), false);
-        assert!(effects.iter().all(|e| e.comparison.unwrap().method == ComparisonMethod::Welch));
-        // Welch on the values: means 9.1667 − 11 = −1.8333, variances 1.5833 and 1: se √(1.5833/3 + 1/3) = 0.927961.
+        assert!(effects.iter().all(|e| e.comparison.unwrap().method == ComparisonMethod::Independent));
+        // Gate time: means 9.1667 − 11 = −1.8333 ms; no round effects, so the rounds' drift stays in the noise:
+        // the interval is far wider than within rounds.
         let comparison = effects[1].comparison.unwrap();
-        assert!(close(comparison.estimate, -1.833_333) && close(comparison.std_error, 0.927_961));
+        assert!((comparison.estimate + 1.833_333).abs() < 0.1, "{comparison:?}");
+        assert!(comparison.std_error > 0.5, "{comparison:?}");
     }
 
     #[test]

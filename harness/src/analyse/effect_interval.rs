@@ -14,9 +14,9 @@ pub struct EffectInterval {
 }
 
 impl EffectInterval {
-    /// A difference as estimated, ± the half-width of its t interval.
-    pub fn difference(comparison: &RivalComparison) -> EffectInterval {
-        let half = comparison.half_width(0.95);
+    /// A difference as estimated, ± the half-width of its t interval at `confidence`.
+    pub fn difference(comparison: &RivalComparison, confidence: f64) -> EffectInterval {
+        let half = comparison.half_width(confidence);
         EffectInterval {
             effect: comparison.estimate,
             low: comparison.estimate - half,

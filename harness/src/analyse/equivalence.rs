@@ -1,7 +1,12 @@
 //! Equivalence checks: settings that resolve to the same code path must measure the same.
 
+use serde::Serialize;
+
 use super::drift_bound::DriftBound;
+use super::no_test::NoTest;
+use super::setting_model::SettingModel;
 use super::setting_summary::{Labels, SettingSummary};
+use super::student_t::one_sided_critical;
 use crate::record::RecordedRun;
 use crate::spec::AnalysisConfig;
 
@@ -17,6 +22,20 @@ pub struct EquivalenceCheck {
     pub inconsistent: Vec<usize>,
 }
 
+/// What the data show about a class: level-alpha tests against the margin, never a claim without data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Agreement {
+    /// Two one-sided tests (Schuirmann 1987) put the extreme settings' difference within the margin.
+    #[serde(rename = "agree")]
+    Agree,
+    /// The difference is shown to exceed the margin (one-sided, Bonferroni over the classes).
+    #[serde(rename = "disagree")]
+    Disagree,
+    /// Neither: the interval straddles the margin, or no test was possible (the reason).
+    #[serde(rename = "cannot tell")]
+    CannotTell(Option<NoTest>),
+}
+
 /// Settings of one group that share a key value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EquivalenceClass {
@@ -28,29 +47,39 @@ pub struct EquivalenceClass {
     pub settings: Vec<usize>,
     /// (max − min) / mean of the settings' primary means.
     pub spread: f64,
-    /// What the spread must stay within: the combined 95% half-widths of the two extreme settings
-    /// relative to the class mean, widened to the control's drift (2√2 × its within-setting relative
-    /// sd: two single runs' 95% range) when that is larger.
+    /// The margin within which they count as equal, relative: the declared `negligible`, or the drift the
+    /// control shows (2√2 × its within-setting relative sd: two single runs' 95% range) when larger; 0
+    /// without either, when only a disagreement can be shown.
     pub bound: f64,
+    /// The extreme pair's difference relative to the lower one, with its 1 − 2·alpha interval.
+    pub difference: Option<(f64, f64, f64)>,
+    pub agreement: Agreement,
 }
 
 impl EquivalenceClass {
     pub fn agrees(&self) -> bool {
-        self.spread <= self.bound
+        self.agreement == Agreement::Agree
+    }
+
+    /// Shown to differ: what makes a sweep's check fail (exit 1).
+    pub fn disagrees(&self) -> bool {
+        self.agreement == Agreement::Disagree
     }
 }
 
 impl EquivalenceCheck {
-    /// Class settings by (group labels, key value) and compare the relative range of their primary
-    /// means with the root sum of squares of the extremes' Student's t 95% half-widths, or the drift
-    /// the control metric shows when that is larger. The key is read from the setting
-    /// labels when it is a column, otherwise from each usable run's metric rounded to an integer.
+    /// Class settings by (group labels, key value); test each class's extreme pair (the lowest and
+    /// highest model estimates) on the verdicts' model: agree when the 1 − 2·alpha interval of their
+    /// difference lies within ± the bound, disagree when the interval at 1 − 2·alpha/classes lies wholly
+    /// beyond it, cannot tell otherwise. The key is read from the setting labels when it is a column,
+    /// otherwise from each usable run's metric rounded to an integer.
     pub fn of<R: RecordedRun>(
         observations: &[R],
         settings: &[SettingSummary],
         config: &AnalysisConfig,
         key: &str,
         drift: Option<&DriftBound>,
+        model: &SettingModel,
     ) -> EquivalenceCheck {
         let mut classes: Vec<(Labels, String, Vec<usize>)> = Vec::new();
         let mut inconsistent = Vec::new();
@@ -70,37 +99,70 @@ impl EquivalenceCheck {
                 None => classes.push((group, value, vec![index])),
             }
         }
+        classes.retain(|(_, _, members)| members.len() >= 2);
+        let bound =
+            drift.map_or(0.0, |d| 2.0 * std::f64::consts::SQRT_2 * d.rel_sd).max(config.negligible.unwrap_or(0.0));
+        let tests = Tests { model, bound, alpha: config.alpha, classes: classes.len().max(1) };
         let classes = classes
             .into_iter()
-            .filter(|(_, _, members)| members.len() >= 2)
-            .map(|(group, value, members)| {
-                EquivalenceClass::of(group, value, members, settings, &config.primary, drift)
-            })
+            .map(|(group, value, members)| tests.class(group, value, members, settings, &config.primary))
             .collect();
         EquivalenceCheck { key: key.to_string(), classes, inconsistent }
     }
 }
 
-impl EquivalenceClass {
-    fn of(
+/// The tests every class gets.
+struct Tests<'a> {
+    model: &'a SettingModel,
+    bound: f64,
+    alpha: f64,
+    classes: usize,
+}
+
+impl Tests<'_> {
+    fn class(
+        &self,
         group: Labels,
         value: String,
         settings: Vec<usize>,
         summaries: &[SettingSummary],
         primary: &str,
-        drift: Option<&DriftBound>,
     ) -> EquivalenceClass {
-        let mut stats: Vec<_> = settings
+        let means: Vec<f64> = settings
             .iter()
-            .map(|&i| summaries[i].metric(primary).expect("classed settings have the primary"))
+            .map(|&i| summaries[i].metric(primary).expect("classed settings have the primary").mean)
             .collect();
-        stats.sort_by(|a, b| a.mean.total_cmp(&b.mean));
-        let (lowest, highest) = (stats[0], stats[stats.len() - 1]);
-        let mean = stats.iter().map(|s| s.mean).sum::<f64>() / stats.len() as f64;
-        let spread = (highest.mean - lowest.mean) / mean;
-        let drift_bound = drift.map_or(0.0, |d| 2.0 * std::f64::consts::SQRT_2 * d.rel_sd);
-        let bound = (lowest.combined_ci95(highest) / mean).max(drift_bound);
-        EquivalenceClass { group, value, settings, spread, bound }
+        let (low, high) = means.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), m| (l.min(*m), h.max(*m)));
+        let spread = (high - low) / (means.iter().sum::<f64>() / means.len() as f64);
+        let measured: Vec<usize> = settings.iter().copied().filter(|&s| self.model.has(s)).collect();
+        let lowest = measured.iter().copied().min_by(|&a, &b| self.model.mean(a).total_cmp(&self.model.mean(b)));
+        let highest = measured.iter().copied().max_by(|&a, &b| self.model.mean(a).total_cmp(&self.model.mean(b)));
+        let (difference, agreement) = match lowest.zip(highest).map(|(l, h)| self.model.compare(h, l)) {
+            Some(Ok(test)) => {
+                let scale = self.model.scale;
+                let reference = lowest.map_or(1.0, |l| self.model.mean(l));
+                let relative = |d: f64| scale.ratio(d, scale.inverse(reference)) - 1.0;
+                let margin = scale.margin(self.bound, scale.inverse(reference));
+                let within = one_sided_critical(1.0 - self.alpha, test.df).unwrap_or(f64::INFINITY) * test.std_error;
+                let beyond = one_sided_critical(1.0 - self.alpha / self.classes as f64, test.df)
+                    .unwrap_or(f64::INFINITY)
+                    * test.std_error;
+                let size = test.estimate.abs();
+                let agreement = if size + within < margin {
+                    Agreement::Agree
+                } else if size - beyond > margin {
+                    Agreement::Disagree
+                } else {
+                    Agreement::CannotTell(None)
+                };
+                let interval =
+                    (relative(test.estimate), relative(test.estimate - within), relative(test.estimate + within));
+                (Some(interval), agreement)
+            }
+            Some(Err(reason)) => (None, Agreement::CannotTell(Some(reason))),
+            None => (None, Agreement::CannotTell(None)),
+        };
+        EquivalenceClass { group, value, settings, spread, bound: self.bound, difference, agreement }
     }
 }
 
@@ -132,10 +194,16 @@ mod tests {
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_config, fixture_slice_sweep};
     use crate::record::Observation;
 
-    fn check(observations: &[Observation], drift: bool) -> EquivalenceCheck {
+    fn checked(observations: &[Observation], key: &str, drift: bool) -> EquivalenceCheck {
         let settings = SettingSummary::summarise(observations);
+        let config = fixture_slice_config();
+        let model = crate::analyse::Verdicts::decide(observations, &settings, &config, true).model;
         let drift = drift.then(|| DriftBound::of(observations, "decode_tokens_per_s")).flatten();
-        EquivalenceCheck::of(observations, &settings, &fixture_slice_config(), "overlap_slices", drift.as_ref())
+        EquivalenceCheck::of(observations, &settings, &config, key, drift.as_ref(), &model)
+    }
+
+    fn check(observations: &[Observation], drift: bool) -> EquivalenceCheck {
+        checked(observations, "overlap_slices", drift)
     }
 
     #[test]
@@ -149,20 +217,18 @@ mod tests {
         );
         // 875.75 vs 879.59: 0.44% apart, inside the 3.05% drift.
         assert!((class.spread - 0.00437).abs() < 1e-4, "{}", class.spread);
-        assert!(class.agrees());
+        assert!(class.agrees(), "{class:?}");
         assert!(check.inconsistent.is_empty());
     }
 
+    /// With no drift bound and no `negligible` margin nothing can be shown equal; these two are not shown
+    /// to differ either, so the check cannot tell (it used to call them agreeing on a bound of its own).
     #[test]
-    fn without_drift_the_combined_interval_bounds_the_spread() {
-        let observations = fixture_slice_sweep();
-        let settings = SettingSummary::summarise(&observations);
-        let class = check(&observations, false).classes[0].clone();
-        let (serial, forced) =
-            (settings[0].metric("prefill_tokens_per_s").unwrap(), settings[2].metric("prefill_tokens_per_s").unwrap());
-        let expected = serial.combined_ci95(forced) / ((serial.mean + forced.mean) / 2.0);
-        assert!((class.bound - expected).abs() < 1e-12);
-        assert!(class.agrees());
+    fn without_a_margin_agreement_cannot_be_shown() {
+        let class = check(&fixture_slice_sweep(), false).classes[0].clone();
+        assert_eq!(class.bound, 0.0);
+        assert_eq!(class.agreement, Agreement::CannotTell(None));
+        assert!(!class.disagrees());
     }
 
     #[test]
@@ -183,7 +249,7 @@ mod tests {
             path("512", "4", 2, 50.0, 2.0),
         ];
         let check = check(&observations, false);
-        assert!(!check.classes[0].agrees());
+        assert!(check.classes[0].disagrees(), "{check:?}");
         assert_eq!(check.inconsistent, vec![2]);
     }
 
@@ -198,9 +264,7 @@ mod tests {
                 o
             })
             .collect();
-        let settings = SettingSummary::summarise(&observations);
-        let key = "if(rows / slices < 96, 1, slices)";
-        let check = EquivalenceCheck::of(&observations, &settings, &fixture_slice_config(), key, None);
+        let check = checked(&observations, "if(rows / slices < 96, 1, slices)", true);
         assert_eq!(check.classes.len(), 1, "{check:?}");
         let class = &check.classes[0];
         assert_eq!((class.value.as_str(), class.settings.clone()), ("1", vec![0, 2]));
@@ -209,9 +273,7 @@ mod tests {
 
     #[test]
     fn a_setting_column_key_reads_labels() {
-        let observations = fixture_slice_sweep();
-        let settings = SettingSummary::summarise(&observations);
-        let check = EquivalenceCheck::of(&observations, &settings, &fixture_slice_config(), "slices", None);
+        let check = checked(&fixture_slice_sweep(), "slices", false);
         assert!(check.classes.is_empty(), "each (rows, slices) is its own class");
     }
 }

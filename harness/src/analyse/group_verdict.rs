@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::no_test::NoTest;
 use super::ratio_interval::RatioInterval;
 use super::rival_comparison::RivalComparison;
 use super::setting_summary::Labels;
@@ -15,7 +16,7 @@ pub enum GroupOutcome {
     /// Some rivals cannot be separated from the best.
     #[serde(rename = "tied")]
     Tied,
-    /// No test was possible (one rep, or no degrees of freedom).
+    /// No test was possible (one rep, no residual degrees of freedom, or a zero standard error).
     #[serde(rename = "cannot tell")]
     CannotTell,
 }
@@ -25,12 +26,19 @@ pub enum GroupOutcome {
 pub struct Rival {
     /// Index into `SweepAnalysis::settings`.
     pub setting: usize,
-    /// None when no test was possible.
-    pub comparison: Option<RivalComparison>,
-    /// rival / best on the metric's own scale, with its 95% interval (not multiplicity-adjusted).
+    /// Why no test was possible, or the test.
+    pub comparison: Result<RivalComparison, NoTest>,
+    /// rival / best on the metric's own scale, with its simultaneous interval (`Verdicts::level`, the
+    /// level compatible with Holm's decisions): beaten rivals' intervals lie wholly below 1 (better side
+    /// excluded), tied rivals' contain 1.
     pub ratio: Option<RatioInterval>,
+    /// The same ratio with its marginal 95% interval (not multiplicity-adjusted).
+    pub marginal: Option<RatioInterval>,
     /// Holm-adjusted p-value of "no difference".
     pub p_adjusted: Option<f64>,
+    /// The smallest relative difference (0.021 = 2.1%) the test would detect with 80% power at the level
+    /// it was held to: the resolution of a tie.
+    pub detectable: Option<f64>,
     /// Worse than the best, family-wise significant.
     pub beaten: bool,
     /// Within the declared negligible margin of the best (two one-sided tests): a practical tie.
@@ -54,18 +62,21 @@ pub struct GroupVerdict {
     /// Every other setting of the group, in setting order.
     pub rivals: Vec<Rival>,
     pub outcome: GroupOutcome,
+    /// Why the group cannot be told, when it cannot.
+    pub reason: Option<NoTest>,
 }
 
 impl GroupVerdict {
     pub fn new(group: Labels, best: usize, rivals: Vec<Rival>) -> GroupVerdict {
-        let outcome = if rivals.iter().any(|r| r.comparison.is_none()) {
+        let reason = rivals.iter().find_map(|r| r.comparison.err());
+        let outcome = if reason.is_some() {
             GroupOutcome::CannotTell
         } else if rivals.iter().all(|r| r.beaten) {
             GroupOutcome::Resolved
         } else {
             GroupOutcome::Tied
         };
-        GroupVerdict { group, best, rivals, outcome }
+        GroupVerdict { group, best, rivals, outcome, reason }
     }
 
     /// Every rival is beaten or a practical tie: more runs would not change the answer.
@@ -95,8 +106,17 @@ mod tests {
 
     fn rival(setting: usize, beaten: bool, equivalent: bool) -> Rival {
         let comparison =
-            RivalComparison { estimate: -0.1, std_error: 0.01, df: 10.0, runs: 3, method: ComparisonMethod::Pooled };
-        Rival { setting, comparison: Some(comparison), ratio: None, p_adjusted: None, beaten, equivalent }
+            RivalComparison { estimate: -0.1, std_error: 0.01, df: 10.0, runs: 3, method: ComparisonMethod::Blocked };
+        Rival {
+            setting,
+            comparison: Ok(comparison),
+            ratio: None,
+            marginal: None,
+            p_adjusted: None,
+            detectable: None,
+            beaten,
+            equivalent,
+        }
     }
 
     #[test]
@@ -117,9 +137,9 @@ mod tests {
 
     #[test]
     fn an_untestable_rival_means_cannot_tell() {
-        let untested = Rival { comparison: None, ..rival(1, false, false) };
+        let untested = Rival { comparison: Err(NoTest::NoResidualDf), ..rival(1, false, false) };
         let group = GroupVerdict::new(vec![], 0, vec![untested]);
-        assert_eq!(group.outcome, GroupOutcome::CannotTell);
+        assert_eq!((group.outcome, group.reason), (GroupOutcome::CannotTell, Some(NoTest::NoResidualDf)));
         assert!(!group.is_decided());
     }
 }

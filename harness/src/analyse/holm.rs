@@ -1,4 +1,4 @@
-//! Holm's step-down adjustment: family-wise error control over every test a set of verdicts rests on.
+//! Holm's step-down adjustment, and the confidence level of intervals that agree with its decisions.
 
 /// Holm (1979) adjusted p-values, returned in input order. With the p-values sorted ascending,
 /// p₍₁₎ ≤ … ≤ p₍ₘ₎, the adjusted value of p₍ᵢ₎ is maxⱼ≤ᵢ min(1, (m − j + 1)·p₍ⱼ₎). Rejecting every
@@ -16,6 +16,17 @@ pub fn holm_adjust(p_values: &[f64]) -> Vec<f64> {
         adjusted[index] = running_max;
     }
     adjusted
+}
+
+/// The confidence level of simultaneous intervals compatible with Holm's decisions at `alpha`
+/// (Strassburger & Bretz 2008): with J of the `tests` hypotheses not rejected, every interval at
+/// 1 − alpha/J, which contains 0 for each of those J and excludes it for every rejected one; when all
+/// are rejected, the Bonferroni level 1 − alpha/m, each interval then cut at 0 on the side its test
+/// decided (`RatioInterval::cut_at_one`). 1 − alpha without tests.
+pub fn simultaneous_level(adjusted: &[f64], alpha: f64) -> f64 {
+    let not_rejected = adjusted.iter().filter(|p| **p >= alpha).count();
+    let divisor = if not_rejected > 0 { not_rejected } else { adjusted.len().max(1) };
+    1.0 - alpha / divisor as f64
 }
 
 #[cfg(test)]
@@ -46,5 +57,23 @@ mod tests {
     fn one_test_is_not_adjusted_and_none_is_empty() {
         assert_eq!(holm_adjust(&[0.03]), vec![0.03]);
         assert!(holm_adjust(&[]).is_empty());
+    }
+
+    /// Every interval at the simultaneous level agrees with Holm while some hypothesis stands: a rejected p
+    /// is below alpha/J (its interval excludes 0), a kept one at or above it (its interval contains 0).
+    #[test]
+    fn simultaneous_intervals_agree_with_every_holm_decision() {
+        for raw in [vec![0.001, 0.011, 0.02, 0.04, 0.3], vec![0.004, 0.009, 0.012, 0.2], vec![0.2, 0.6], vec![0.03]] {
+            let adjusted = holm_adjust(&raw);
+            let level = simultaneous_level(&adjusted, 0.05);
+            for (p, adjusted) in raw.iter().zip(&adjusted) {
+                assert_eq!(*adjusted < 0.05, *p < 1.0 - level, "{raw:?}: p {p}, level {level}");
+            }
+        }
+        // Three of five rejected: J = 2, level 1 − 0.05/2. All rejected: Bonferroni's level.
+        let adjusted = holm_adjust(&[0.001, 0.011, 0.004, 0.04, 0.3]);
+        assert!((simultaneous_level(&adjusted, 0.05) - 0.975).abs() < 1e-12);
+        let all = holm_adjust(&[0.001, 0.02, 0.04]);
+        assert!((simultaneous_level(&all, 0.05) - (1.0 - 0.05 / 3.0)).abs() < 1e-12);
     }
 }

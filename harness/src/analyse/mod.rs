@@ -1,10 +1,11 @@
 //! Statistics over recorded runs: pure functions over plain data, each citing its method.
 
 mod ablation;
-mod adjusted_samples;
+mod alpha_spending;
 mod baseline_effect;
 mod comparison_method;
 mod control_adjustment;
+mod control_move;
 mod cost_model;
 mod drift_bound;
 mod effect_interval;
@@ -15,29 +16,37 @@ pub(crate) mod fixtures;
 mod group_fit;
 mod group_verdict;
 mod holm;
+mod huber;
 mod linear_contrast;
+mod no_test;
+mod polygamma;
+mod random_effects;
 mod ratio_interval;
 mod rival_comparison;
-mod round_model;
 mod run_sample;
 mod sample_layout;
 mod scale;
 mod setting_index;
+mod setting_model;
 mod setting_summary;
+mod straggler;
 mod student_t;
 mod summary_stats;
 mod sweep_analysis;
 mod time_unit;
+mod variance_prior;
 mod verdicts;
+mod weighted_backfit;
 
 pub use ablation::{
-    analyse_ablation, analyse_ablation_by_group, analyse_ablation_runs, AblationAnalysis, AblationEffects, Additivity,
-    AdditivityVerdict, Interaction, PairInteraction, VariantSummary,
+    analyse_ablation, analyse_ablation_by_group, analyse_ablation_runs, AblationAnalysis, AblationEffects,
+    AblationQuestion, Additivity, AdditivityVerdict, Interaction, PairInteraction, VariantSummary,
 };
-pub use adjusted_samples::AdjustedSamples;
+pub use alpha_spending::AlphaSpending;
 pub use baseline_effect::BaselineEffect;
 pub use comparison_method::ComparisonMethod;
 pub use control_adjustment::ControlAdjustment;
+pub use control_move::ControlMove;
 // Declared in `spec` (a sweep's `[analysis]` table); re-exported beside the analysis that answers it.
 pub use crate::spec::{AnalysisConfig, Direction, FitConfig, RelativeKind, RowsPerSliceConfig};
 // Read from a result CSV by `record`; re-exported as the unit every analysis works on.
@@ -45,20 +54,24 @@ pub use crate::record::Observation;
 pub use cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};
 pub use drift_bound::DriftBound;
 pub use effect_interval::EffectInterval;
-pub use equivalence::{EquivalenceCheck, EquivalenceClass};
+pub use equivalence::{Agreement, EquivalenceCheck, EquivalenceClass};
 pub use failure_summary::FailureSummary;
 pub use group_fit::GroupFit;
 pub use group_verdict::{GroupOutcome, GroupVerdict, Rival};
-pub use holm::holm_adjust;
+pub use holm::{holm_adjust, simultaneous_level};
 pub use linear_contrast::LinearContrast;
+pub use no_test::NoTest;
+pub use random_effects::RandomEffects;
 pub use ratio_interval::RatioInterval;
 pub use rival_comparison::RivalComparison;
-pub use round_model::RoundModel;
 pub use run_sample::RunSample;
 pub use scale::Scale;
 pub use setting_index::SettingIndex;
+pub use setting_model::{ControlPolicy, ModelDesign, SettingModel};
 pub use setting_summary::{Labels, SettingSummary};
+pub use straggler::{SlowSide, Straggler};
 pub use summary_stats::SummaryStats;
 pub use sweep_analysis::{analyse_sweep, analyse_sweep_runs, SweepAnalysis};
 pub use time_unit::TimeUnit;
-pub use verdicts::Verdicts;
+pub use variance_prior::VariancePrior;
+pub use verdicts::{slow_side, Verdicts, DETECTION_POWER};

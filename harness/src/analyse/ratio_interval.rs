@@ -16,4 +16,14 @@ impl RatioInterval {
     pub fn resolution(&self) -> f64 {
         (self.high - 1.0).abs().max((1.0 - self.low).abs())
     }
+
+    /// The interval of a rejected "no difference" cut at 1 on the side the test decided: a Holm rejection
+    /// says the sign; the Bonferroni bound says how far (Strassburger & Bretz 2008).
+    pub fn cut_at_one(self) -> RatioInterval {
+        if self.ratio < 1.0 {
+            RatioInterval { high: self.high.min(1.0), ..self }
+        } else {
+            RatioInterval { low: self.low.max(1.0), ..self }
+        }
+    }
 }

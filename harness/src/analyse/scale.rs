@@ -25,6 +25,14 @@ impl Scale {
         }
     }
 
+    /// A value on this scale back in the metric's own unit.
+    pub fn inverse(self, value: f64) -> f64 {
+        match self {
+            Scale::Log => value.exp(),
+            Scale::Linear => value,
+        }
+    }
+
     /// A difference on this scale as a ratio to `reference` (the best setting's mean).
     pub fn ratio(self, difference: f64, reference: f64) -> f64 {
         match self {

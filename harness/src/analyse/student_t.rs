@@ -1,22 +1,41 @@
 //! Student's t distribution quantiles and tail probabilities, the one place the analysis calls statrs.
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+
+/// Beyond this many degrees of freedom the t distribution is the normal to every printed digit (and
+/// statrs' incomplete-beta quantile loses accuracy).
+const NORMAL_DF: f64 = 1e6;
+
+/// The quantile of Student's t with `df` degrees of freedom at probability `p`; None when `df` is not
+/// positive.
+fn quantile(p: f64, df: f64) -> Option<f64> {
+    if df >= NORMAL_DF {
+        return Some(Normal::standard().inverse_cdf(p));
+    }
+    Some(StudentsT::new(0.0, 1.0, df).ok()?.inverse_cdf(p))
+}
 
 /// The two-sided critical value t* with P(|T| <= t*) = `confidence` for `df` degrees of freedom
 /// (Student's t quantile at (1 + confidence) / 2). None when `df` is not positive.
 pub fn two_sided_critical(confidence: f64, df: f64) -> Option<f64> {
-    let t = StudentsT::new(0.0, 1.0, df).ok()?;
-    Some(t.inverse_cdf((1.0 + confidence) / 2.0))
+    quantile((1.0 + confidence) / 2.0, df)
 }
 
-/// The two-sided p-value P(|T| >= |t|) of a t statistic with `df` degrees of freedom.
+/// The one-sided critical value t* with P(T <= t*) = `probability`. None when `df` is not positive.
+pub fn one_sided_critical(probability: f64, df: f64) -> Option<f64> {
+    quantile(probability, df)
+}
+
+/// The two-sided p-value P(|T| >= |t|) of a t statistic with `df` degrees of freedom, never below the
+/// smallest positive double (a p-value is a probability of what was seen; it is not 0).
 /// None when `df` is not positive.
 pub fn two_sided_p_value(t: f64, df: f64) -> Option<f64> {
     if t.is_nan() {
         return None;
     }
-    let dist = StudentsT::new(0.0, 1.0, df).ok()?;
-    Some(2.0 * dist.sf(t.abs()))
+    let tail =
+        if df >= NORMAL_DF { Normal::standard().sf(t.abs()) } else { StudentsT::new(0.0, 1.0, df).ok()?.sf(t.abs()) };
+    Some((2.0 * tail).max(f64::MIN_POSITIVE))
 }
 
 #[cfg(test)]
@@ -35,6 +54,13 @@ mod tests {
         assert!((two_sided_p_value(4.303, 2.0).unwrap() - 0.05).abs() < 1e-3);
         assert!((two_sided_p_value(-2.228, 10.0).unwrap() - 0.05).abs() < 1e-3);
         assert_eq!(two_sided_p_value(0.0, 3.0).unwrap(), 1.0);
+    }
+
+    #[test]
+    fn huge_or_infinite_df_is_the_normal_and_p_is_never_zero() {
+        assert!((two_sided_critical(0.95, f64::INFINITY).unwrap() - 1.959_964).abs() < 1e-6);
+        assert!((one_sided_critical(0.8, 1e9).unwrap() - 0.841_621).abs() < 1e-6);
+        assert!(two_sided_p_value(1e6, 5.0).unwrap() > 0.0);
     }
 
     #[test]

@@ -67,7 +67,7 @@ pub fn analyse_sweep_runs<R: RecordedRun>(
     let equivalence = config
         .equivalence_key
         .as_deref()
-        .map(|key| EquivalenceCheck::of(observations, &settings, config, key, drift.as_ref()));
+        .map(|key| EquivalenceCheck::of(observations, &settings, config, key, drift.as_ref(), &verdicts.model));
     let pooled = config.fit.as_ref().filter(|fit| fit.by.is_empty());
     let group_fits = config.fit.as_ref().filter(|fit| !fit.by.is_empty());
     let group_fits = group_fits.map_or_else(Vec::new, |fit| GroupFit::per_group(&settings, fit));

@@ -17,4 +17,16 @@ pub struct CompareConfig {
     /// and it is used as a covariate that removes machine drift.
     #[serde(default)]
     pub control: Option<String>,
+    /// A control that moved by more than this share between the sides (either way) means the machine
+    /// changed: no verdict about the compared thing is drawn from it.
+    #[serde(default = "default_control_threshold")]
+    pub control_threshold: f64,
+}
+
+/// The default `control_threshold`: drift between two days moves a control by a few percent, which the
+/// covariate removes; a 25% move is another machine (or a version that moved the control itself).
+pub const DEFAULT_CONTROL_THRESHOLD: f64 = 0.25;
+
+fn default_control_threshold() -> f64 {
+    DEFAULT_CONTROL_THRESHOLD
 }

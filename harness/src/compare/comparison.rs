@@ -6,9 +6,11 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::compare_config::CompareConfig;
+use super::overall_change::OverallChange;
 use super::setting_comparison::{judge, SettingComparison, Verdict};
 use crate::analyse::{
-    holm_adjust, AdjustedSamples, ComparisonMethod, ControlAdjustment, Labels, RunSample, SettingIndex,
+    holm_adjust, simultaneous_level, slow_side, ControlPolicy, Labels, ModelDesign, RandomEffects, RunSample, Scale,
+    SettingIndex, SettingModel,
 };
 use crate::record::RecordedRun;
 
@@ -23,8 +25,16 @@ pub struct Comparison {
     pub only_b: Vec<Labels>,
     /// Rounds were blocks shared by both sides (one interleaved sweep).
     pub paired: bool,
-    /// The drift the control metric removed, when it could be fitted.
-    pub adjustment: Option<ControlAdjustment>,
+    /// The model every setting's B/A comes from: control adjustment, variance prior, stragglers, df.
+    pub model: SettingModel,
+    /// The grid-wide B/A (random-effects meta-analysis over the settings), when two or more were tested.
+    pub overall: Option<OverallChange>,
+    /// B/A of the control over every joined setting (the geometric mean of the per-setting ratios), when
+    /// both sides report it.
+    pub control_change: Option<f64>,
+    /// Confidence of every interval shown (simultaneous, compatible with Holm over the settings and the
+    /// overall test).
+    pub level: f64,
 }
 
 /// How the two sides were compared, for the header and `--json`.
@@ -36,14 +46,16 @@ pub enum Design {
 }
 
 impl Comparison {
-    /// Whether any setting regressed significantly beyond the threshold: the CLI's exit code 1.
+    /// Whether a setting, or the grid as a whole, regressed significantly beyond the threshold: the
+    /// CLI's exit code 1.
     pub fn has_significant_regression(&self) -> bool {
         self.settings.iter().any(|s| s.verdict == Verdict::Regressed)
+            || self.overall.as_ref().is_some_and(|o| o.verdict == Verdict::Regressed)
     }
 
-    /// Holm's family: the settings that could be tested.
+    /// Holm's family: the settings that could be tested, and the overall effect.
     pub fn tests(&self) -> usize {
-        self.settings.iter().filter(|s| s.p_value.is_some()).count()
+        self.settings.iter().filter(|s| s.p_value.is_some()).count() + usize::from(self.overall.is_some())
     }
 
     /// Settings whose control metric moved by more than the threshold between the sides: a change of
@@ -52,20 +64,27 @@ impl Comparison {
         let threshold = self.config.threshold;
         self.settings.iter().filter(|s| s.control_ratio.is_some_and(|r| (r - 1.0).abs() > threshold)).collect()
     }
+
+    /// The control moved by more than `control_threshold` over the whole grid: the machine (or what the
+    /// control measures) changed between the sides, and no verdict about the compared thing stands.
+    pub fn machine_changed(&self) -> Option<f64> {
+        let limit = self.config.control_threshold;
+        self.control_change.filter(|change| (change.ln()).abs() > (1.0 + limit).ln())
+    }
 }
 
 /// Two recorded sweeps (e.g. CANN 8 and CANN 9), joined on exact equality of setting vectors (all
-/// labels, `variant` included). Their rounds are not shared, so each setting is compared by Welch's
-/// test on the log scale (`AdjustedSamples`), with the control metric as a covariate when it is set.
-pub fn compare<R: RecordedRun>(a: &[R], b: &[R], config: &CompareConfig) -> Comparison {
+/// labels, `variant` included). Their rounds are not shared: with `blocks` (both sides interleaved) each
+/// side's rounds are blocks of its own, centred within the side, so drift inside a sweep is removed and
+/// the sides' levels are compared; otherwise settings are independent samples.
+pub fn compare<R: RecordedRun>(a: &[R], b: &[R], config: &CompareConfig, blocks: bool) -> Comparison {
     let sides = [a, b];
-    join(|side| sides[side].iter(), None, config, false)
+    join(|side| sides[side].iter(), None, config, Rounds::Separate { blocks })
 }
 
 /// Two values of the parameter `by` inside one interleaved sweep (e.g. `cann = ["8.5", "9.0"]`): the
-/// versions share rounds, so each setting (the other parameters) is compared within rounds (paired,
-/// pooled residual variance of the setting + round model when homogeneous).
-/// (Falls back to Welch when `rounds_are_blocks` is false: the sweep was not interleaved.)
+/// versions share rounds, so each setting (the other parameters) is compared within rounds.
+/// (Without `rounds_are_blocks`, the sweep was not interleaved: independent samples.)
 pub fn compare_within<R: RecordedRun>(
     observations: &[R],
     by: &str,
@@ -77,13 +96,26 @@ pub fn compare_within<R: RecordedRun>(
         let value = values[side];
         observations.iter().filter(move |o| o.setting_value(by).is_some_and(|v| v.to_string() == value))
     };
-    join(side, Some(by), config, rounds_are_blocks)
+    join(side, Some(by), config, Rounds::Shared { blocks: rounds_are_blocks })
+}
+
+/// Whether the two sides' rounds are the same rounds.
+#[derive(Debug, Clone, Copy)]
+enum Rounds {
+    Shared { blocks: bool },
+    Separate { blocks: bool },
 }
 
 /// Judges every setting on both sides (`runs(0)` is A's runs, `runs(1)` B's, in file order, as often as
-/// asked for): samples indexed 2j (A) and 2j + 1 (B) for the j-th joined setting, drift removed with
-/// the control, each B compared with its A, Holm over all of them.
-fn join<'r, R, I>(runs: impl Fn(usize) -> I, without: Option<&str>, config: &CompareConfig, paired: bool) -> Comparison
+/// asked for): samples indexed 2j (A) and 2j + 1 (B) for the j-th joined setting in one `SettingModel`
+/// (stragglers screened, control as a covariate, moderated variances), each B compared with its A, the
+/// grid-wide change by DerSimonian-Laird over the settings, Holm over all of them.
+fn join<'r, R, I>(
+    runs: impl Fn(usize) -> I,
+    without: Option<&str>,
+    config: &CompareConfig,
+    rounds: Rounds,
+) -> Comparison
 where
     R: RecordedRun + 'r,
     I: Iterator<Item = &'r R>,
@@ -97,21 +129,46 @@ where
     }
     let measured = |j: usize| (&a.settings[joined[j].0].1, &b.settings[joined[j].1].1);
     let mut samples = Vec::with_capacity((0..joined.len()).map(|j| measured(j).0.n + measured(j).1.n).sum());
-    for (index, (side, compared)) in [&a, &b].into_iter().zip(&compared).enumerate() {
-        side.samples(runs(index), compared, config, &mut samples);
-    }
+    a.samples(runs(0), &compared[0], config, 0, &mut samples);
+    let offset = match rounds {
+        Rounds::Separate { .. } => samples.iter().map(|s| s.round).max().unwrap_or(0) + 1,
+        Rounds::Shared { .. } => 0,
+    };
+    b.samples(runs(1), &compared[1], config, offset, &mut samples);
+    let (Rounds::Shared { blocks } | Rounds::Separate { blocks }) = rounds;
     let group_of: Vec<usize> = (0..2 * joined.len()).map(|index| index / 2).collect();
-    let adjusted = AdjustedSamples::new(samples, group_of.len(), &group_of, config.control.as_deref(), paired);
-    let tests: Vec<_> = (0..joined.len()).map(|j| adjusted.compare(2 * j + 1, 2 * j)).collect();
-    let p_values: Vec<f64> = tests.iter().flatten().map(|t| t.p_value()).collect();
-    let mut holm = holm_adjust(&p_values).into_iter();
-    let settings = tests
+    let design = ModelDesign {
+        settings: group_of.len(),
+        group_of: &group_of,
+        control: config.control.as_deref(),
+        policy: ControlPolicy::Always,
+        blocks,
+        slow: Some(slow_side(config.direction)),
+    };
+    let model = SettingModel::new(samples, design);
+    let tests: Vec<_> = (0..joined.len()).map(|j| model.compare(2 * j + 1, 2 * j)).collect();
+    let overall_effects: Vec<(f64, f64)> =
+        tests.iter().flatten().map(|t| (t.estimate, t.std_error * t.std_error)).collect();
+    // Ratios pool across settings; differences in each setting's own unit do not.
+    let meta = (model.scale == Scale::Log).then(|| RandomEffects::fit(&overall_effects)).flatten();
+    let mut p_values: Vec<f64> = tests.iter().flatten().map(|t| t.p_value()).collect();
+    p_values.extend(meta.map(|m| m.p_value));
+    let adjusted = holm_adjust(&p_values);
+    let level = simultaneous_level(&adjusted, config.alpha);
+    let overall = meta.map(|m| OverallChange::of(m, *adjusted.last().expect("the overall p"), &model, level, config));
+    let mut holm = adjusted.into_iter();
+    let settings: Vec<SettingComparison> = tests
         .into_iter()
         .enumerate()
         .map(|(j, test)| {
             let (side_a, side_b) = measured(j);
-            let ratio = test.as_ref().zip(side_a.mean()).map(|(t, reference)| adjusted.ratio(t, reference));
-            let p_adjusted = test.map(|_| holm.next().expect("one adjusted p per test"));
+            let tested = test.as_ref().ok();
+            let reference = side_a.mean();
+            let ratio = tested.zip(reference).map(|(t, reference)| model.ratio(t, reference, level));
+            let marginal = tested.zip(reference).map(|(t, reference)| model.ratio(t, reference, 0.95));
+            let p_adjusted = tested.map(|_| holm.next().expect("one adjusted p per test"));
+            let control_ratio = side_b.control_mean().zip(side_a.control_mean()).map(|(b, a)| b / a);
+            let verdict = judge(ratio, p_adjusted, control_ratio, config);
             SettingComparison {
                 setting: a.settings[joined[j].0].0.clone(),
                 n_a: side_a.n,
@@ -119,22 +176,36 @@ where
                 mean_a: side_a.mean(),
                 mean_b: side_b.mean(),
                 ratio,
-                p_value: test.map(|t| t.p_value()),
+                marginal,
+                p_value: tested.map(|t| t.p_value()),
                 p_adjusted,
-                method: test.map(|t| t.method),
-                control_ratio: side_b.control_mean().zip(side_a.control_mean()).map(|(b, a)| b / a),
-                verdict: judge(ratio, p_adjusted, config),
+                df: tested.map(|t| t.df),
+                method: tested.map(|t| t.method),
+                reason: test.err(),
+                control_ratio,
+                verdict,
             }
         })
         .collect();
+    let control_change = geometric_mean(settings.iter().filter_map(|s| s.control_ratio));
+    let paired = matches!(rounds, Rounds::Shared { blocks: true });
     Comparison {
         config: config.clone(),
-        settings,
         only_a: a.unmatched(&b),
         only_b: b.unmatched(&a),
+        settings,
         paired,
-        adjustment: adjusted.adjustment,
+        model,
+        overall,
+        control_change,
+        level,
     }
+}
+
+/// exp(mean ln xᵢ), None without values.
+fn geometric_mean(values: impl Iterator<Item = f64>) -> Option<f64> {
+    let (sum, n) = values.filter(|v| *v > 0.0).fold((0.0, 0usize), |(sum, n), v| (sum + v.ln(), n + 1));
+    (n > 0).then(|| (sum / n as f64).exp())
 }
 
 /// One side's runs, measured per setting (first-seen order), in one pass in file order.
@@ -169,12 +240,14 @@ impl<'r> Side<'r> {
         Side { settings, slots }
     }
 
-    /// Appends the samples of `runs` (this side's, again) whose setting is compared, as `compared[slot]`.
+    /// Appends the samples of `runs` (this side's, again) whose setting is compared, as `compared[slot]`,
+    /// their rounds shifted by `round_offset` (the other side's rounds when the sides share none).
     fn samples<R: RecordedRun + 'r>(
         &self,
         runs: impl Iterator<Item = &'r R>,
         compared: &[Option<usize>],
         config: &CompareConfig,
+        round_offset: u32,
         samples: &mut Vec<RunSample>,
     ) {
         let mut slots = self.slots.clone();
@@ -182,7 +255,7 @@ impl<'r> Side<'r> {
             let Some(setting) = slots.get(run.setting()).and_then(|slot| compared[slot]) else { continue };
             if let Some(value) = run.metric(&config.metric) {
                 let control = config.control.as_deref().and_then(|c| run.metric(c));
-                samples.push(RunSample { setting, round: run.rep(), value, control });
+                samples.push(RunSample { setting, round: run.rep() + round_offset, value, control });
             }
         }
     }
@@ -232,10 +305,9 @@ impl Measured {
 }
 
 impl Comparison {
-    /// `paired` when every test shared rounds, else `welch`.
+    /// `paired` when the sides shared the rounds of one interleaved sweep, else `welch`.
     pub fn design(&self) -> Design {
-        let all_paired = self.settings.iter().filter_map(|s| s.method).all(|m| m != ComparisonMethod::Welch);
-        if self.paired && all_paired {
+        if self.paired {
             Design::Paired
         } else {
             Design::Welch
@@ -257,12 +329,13 @@ mod tests {
             threshold: 0.02,
             alpha: 0.05,
             control: None,
+            control_threshold: crate::compare::DEFAULT_CONTROL_THRESHOLD,
         }
     }
 
     #[test]
     fn join_on_settings_and_flag_the_regression() {
-        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &config());
+        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &config(), false);
         assert_eq!(comparison.settings.len(), 5);
         let verdicts: Vec<Verdict> = comparison.settings.iter().map(|s| s.verdict).collect();
         use Verdict::*;
@@ -273,7 +346,9 @@ mod tests {
         assert_eq!(comparison.only_a.len(), 2);
         assert_eq!(comparison.only_b, vec![fixture_slice_sweep_b().last().unwrap().setting.clone()]);
         assert!(comparison.has_significant_regression());
-        assert_eq!((comparison.tests(), comparison.design()), (5, Design::Welch));
+        // Five settings and the grid's overall change, one Holm family.
+        assert_eq!((comparison.tests(), comparison.design()), (6, Design::Welch));
+        assert!(comparison.overall.as_ref().is_some_and(|o| !o.is_consistent()), "one setting changed, the rest not");
         let regressed = &comparison.settings[1];
         assert!(regressed.p_adjusted.unwrap() >= regressed.p_value.unwrap(), "Holm never lowers a p-value");
         assert!((regressed.ratio.unwrap().ratio - 0.9).abs() < 1e-3);
@@ -281,7 +356,7 @@ mod tests {
 
     #[test]
     fn identical_sweeps_do_not_regress() {
-        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep(), &config());
+        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep(), &config(), false);
         assert!(!comparison.has_significant_regression());
         assert!(comparison.settings.iter().all(|s| s.p_value == Some(1.0)));
         assert!(comparison.only_a.is_empty() && comparison.only_b.is_empty());
@@ -291,7 +366,7 @@ mod tests {
     fn variant_is_part_of_the_join() {
         let a = [fixture_observation(&[("rows", "1"), ("variant", "baseline")], 1, &[])];
         let b = [fixture_observation(&[("rows", "1"), ("variant", "other")], 1, &[])];
-        let comparison = compare(&a, &b, &config());
+        let comparison = compare(&a, &b, &config(), false);
         assert!(comparison.settings.is_empty());
         assert_eq!((comparison.only_a.len(), comparison.only_b.len()), (1, 1));
     }
@@ -313,11 +388,11 @@ mod tests {
             runs
         };
         let with_control = CompareConfig { control: Some("decode".into()), ..config() };
-        let comparison = compare(&side(1.0), &side(1.0 / 6.0), &with_control);
+        let comparison = compare(&side(1.0), &side(1.0 / 6.0), &with_control, true);
         assert!(!comparison.has_significant_regression(), "{:?}", comparison.settings);
         assert!(comparison.settings.iter().all(|s| (s.control_ratio.unwrap() - 1.0 / 6.0).abs() < 1e-9));
         assert_eq!(comparison.control_moved().len(), 2);
-        assert!(compare(&side(1.0), &side(1.0 / 6.0), &config()).has_significant_regression());
+        assert!(compare(&side(1.0), &side(1.0 / 6.0), &config(), true).has_significant_regression());
     }
 
     #[test]
@@ -352,7 +427,7 @@ mod tests {
                 })
                 .collect()
         };
-        assert!(!compare(&strip(a), &strip(b), &config()).has_significant_regression());
+        assert!(!compare(&strip(a), &strip(b), &config(), false).has_significant_regression());
     }
 }
 
@@ -393,13 +468,14 @@ mod family_wise {
             threshold: 0.0,
             alpha: 0.05,
             control: Some("decode".into()),
+            control_threshold: crate::compare::DEFAULT_CONTROL_THRESHOLD,
         };
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let trials = 300;
         let flagged = (0..trials)
             .filter(|_| {
                 let (a, b) = (side(&mut rng), side(&mut rng));
-                compare(&a, &b, &config).settings.iter().any(|s| s.verdict != Verdict::NoSignificantChange)
+                compare(&a, &b, &config, true).settings.iter().any(|s| s.verdict != Verdict::NoSignificantChange)
             })
             .count();
         // Binomial(300, 0.05): mean 15, sd 3.8.

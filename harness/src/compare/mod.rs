@@ -3,8 +3,10 @@
 
 mod compare_config;
 mod comparison;
+mod overall_change;
 mod setting_comparison;
 
-pub use compare_config::CompareConfig;
+pub use compare_config::{CompareConfig, DEFAULT_CONTROL_THRESHOLD};
 pub use comparison::{compare, compare_within, Comparison, Design};
+pub use overall_change::OverallChange;
 pub use setting_comparison::{SettingComparison, Verdict};

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::compare_config::CompareConfig;
-use crate::analyse::{ComparisonMethod, Direction, Labels, RatioInterval};
+use crate::analyse::{ComparisonMethod, Direction, Labels, NoTest, RatioInterval};
 
 /// The verdict on one setting, B against A.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -17,9 +17,13 @@ pub enum Verdict {
     /// Not significant, or significant but within the threshold.
     #[serde(rename = "no change")]
     NoSignificantChange,
-    /// No test is possible (fewer than two usable runs on a side).
+    /// No test is possible (one run on a side, no residual degrees of freedom, a zero standard error).
     #[serde(rename = "insufficient")]
     Insufficient,
+    /// The control moved by more than `control_threshold` between the sides: the machine changed (or the
+    /// compared thing moved the control too), so no change of the metric can be attributed.
+    #[serde(rename = "cannot tell")]
+    MachineChanged,
 }
 
 /// One joined setting.
@@ -30,12 +34,18 @@ pub struct SettingComparison {
     pub n_b: usize,
     pub mean_a: Option<f64>,
     pub mean_b: Option<f64>,
-    /// B / A of the (control-adjusted) metric with its 95% interval.
+    /// B / A of the (control-adjusted) metric with its simultaneous interval (`Comparison::level`).
     pub ratio: Option<RatioInterval>,
-    /// Two-sided p-value of "no change", and the same after Holm's correction over all settings.
+    /// The same with its marginal 95% interval.
+    pub marginal: Option<RatioInterval>,
+    /// Two-sided p-value of "no change" (moderated t), and the same after Holm's correction.
     pub p_value: Option<f64>,
     pub p_adjusted: Option<f64>,
+    /// Degrees of freedom of the test.
+    pub df: Option<f64>,
     pub method: Option<ComparisonMethod>,
+    /// Why no test was possible.
+    pub reason: Option<NoTest>,
     /// B / A of the control metric's means, when both sides report it.
     pub control_ratio: Option<f64>,
     pub verdict: Verdict,
@@ -49,11 +59,20 @@ impl SettingComparison {
 }
 
 /// Regressed / Improved need the Holm-adjusted p-value below alpha and a relative change B/A − 1
-/// beyond the threshold in the bad / good direction.
-pub fn judge(ratio: Option<RatioInterval>, p_adjusted: Option<f64>, config: &CompareConfig) -> Verdict {
+/// beyond the threshold in the bad / good direction; a control that moved beyond `control_threshold`
+/// (B/A of the control) makes any such verdict "cannot tell".
+pub fn judge(
+    ratio: Option<RatioInterval>,
+    p_adjusted: Option<f64>,
+    control_ratio: Option<f64>,
+    config: &CompareConfig,
+) -> Verdict {
     let (Some(ratio), Some(p)) = (ratio, p_adjusted) else {
         return Verdict::Insufficient;
     };
+    if control_ratio.is_some_and(|r| r.ln().abs() > config.control_threshold.ln_1p()) {
+        return Verdict::MachineChanged;
+    }
     let change = ratio.ratio - 1.0;
     let gain = match config.direction {
         Direction::Higher => change,
@@ -73,9 +92,17 @@ pub fn judge(ratio: Option<RatioInterval>, p_adjusted: Option<f64>, config: &Com
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::compare_config::DEFAULT_CONTROL_THRESHOLD;
 
     fn config(direction: Direction) -> CompareConfig {
-        CompareConfig { metric: "m".into(), direction, threshold: 0.02, alpha: 0.05, control: None }
+        CompareConfig {
+            metric: "m".into(),
+            direction,
+            threshold: 0.02,
+            alpha: 0.05,
+            control: None,
+            control_threshold: DEFAULT_CONTROL_THRESHOLD,
+        }
     }
 
     fn ratio(value: f64) -> Option<RatioInterval> {
@@ -84,18 +111,28 @@ mod tests {
 
     #[test]
     fn significant_drop_in_throughput_is_a_regression_and_in_time_an_improvement() {
-        assert_eq!(judge(ratio(0.9), Some(0.001), &config(Direction::Higher)), Verdict::Regressed);
-        assert_eq!(judge(ratio(0.9), Some(0.001), &config(Direction::Lower)), Verdict::Improved);
+        assert_eq!(judge(ratio(0.9), Some(0.001), None, &config(Direction::Higher)), Verdict::Regressed);
+        assert_eq!(judge(ratio(0.9), Some(0.001), Some(1.01), &config(Direction::Lower)), Verdict::Improved);
     }
 
     #[test]
     fn significant_but_small_or_large_but_not_significant_is_no_change() {
-        assert_eq!(judge(ratio(0.99), Some(0.001), &config(Direction::Higher)), Verdict::NoSignificantChange);
-        assert_eq!(judge(ratio(0.5), Some(0.2), &config(Direction::Higher)), Verdict::NoSignificantChange);
+        assert_eq!(judge(ratio(0.99), Some(0.001), None, &config(Direction::Higher)), Verdict::NoSignificantChange);
+        assert_eq!(judge(ratio(0.5), Some(0.2), None, &config(Direction::Higher)), Verdict::NoSignificantChange);
     }
 
     #[test]
     fn no_test_is_insufficient() {
-        assert_eq!(judge(None, None, &config(Direction::Higher)), Verdict::Insufficient);
+        assert_eq!(judge(None, None, None, &config(Direction::Higher)), Verdict::Insufficient);
+    }
+
+    /// A control 4.8x faster on B made "improved" of a machine change.
+    #[test]
+    fn a_control_that_moved_beyond_its_threshold_cannot_tell() {
+        assert_eq!(judge(ratio(1.5), Some(0.001), Some(4.8), &config(Direction::Higher)), Verdict::MachineChanged);
+        assert_eq!(
+            judge(ratio(1.5), Some(0.001), Some(1.0 / 4.8), &config(Direction::Higher)),
+            Verdict::MachineChanged
+        );
     }
 }

@@ -406,8 +406,9 @@ mod tests {
             threshold: 0.02,
             alpha: 0.05,
             control: config.control.clone(),
+            control_threshold: crate::compare::DEFAULT_CONTROL_THRESHOLD,
         };
-        assert_eq!(compare(&table_a.runs(), &table_b.runs(), &compared), compare(&a, &b, &compared));
+        assert_eq!(compare(&table_a.runs(), &table_b.runs(), &compared, true), compare(&a, &b, &compared, true));
     }
 
     /// A result CSV of `rows` runs over four settings (one, then another, seen first only late), the

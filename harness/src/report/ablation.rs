@@ -3,8 +3,11 @@
 use std::fmt::Write;
 
 use super::markdown_table::MarkdownTable;
-use super::number_format::{percent, signed, signed_percent, signed_with_ci, with_ci};
-use crate::analyse::{AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, Interaction, Labels};
+use super::number_format::{confidence, degrees, number, percent, signed, signed_percent, signed_with_ci, with_ci};
+use crate::analyse::{
+    AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, Interaction, Labels, LinearContrast,
+};
+use crate::spec::AdditivityScale;
 
 /// Render an ablation like section 5.4 of the slice study: variant | scope metric | delta (abs, %)
 /// | other metrics, then the single deltas against the all-groups delta, the interaction with its
@@ -65,26 +68,42 @@ fn variant_table(analysis: &AblationAnalysis) -> String {
 }
 
 fn additivity_lines(effects: &Additivity, tolerance: f64) -> String {
-    let mut out = format!(
-        "Single deltas sum to {} against {} with all groups ablated: interaction {} ({} of the all-groups delta) -> {}.\n",
-        signed(effects.sum_of_singles),
-        signed(effects.all.estimate),
-        signed_with_ci(effects.interaction.estimate, effects.interaction.ci95),
-        percent(effects.relative_interaction().abs()),
-        verdict_phrase(effects, tolerance)
-    );
+    let head = match effects.scale {
+        AdditivityScale::Linear => format!(
+            "Single deltas sum to {} against {} with all groups ablated: interaction {} ({} of the all-groups delta{})",
+            signed(effects.sum_of_singles),
+            signed(effects.all.estimate),
+            signed_with_ci(effects.interaction.estimate, effects.interaction.ci95),
+            percent(effects.relative_interaction().abs()),
+            tost_interval(effects, &effects.interaction),
+        ),
+        AdditivityScale::Log => format!(
+            "Single ratios multiply to {} against {} with all groups ablated: interaction {} as a ratio of ratios \
+             ({})",
+            number(effects.sum_of_singles.exp()),
+            number(effects.all.estimate.exp()),
+            signed_percent(effects.relative_interaction()),
+            tost_interval(effects, &effects.interaction).trim_start_matches("; "),
+        ),
+    };
+    let mut out = format!("{head} -> {}.\n", verdict_phrase(effects, tolerance));
     if !effects.pairwise.is_empty() {
         let mut table = MarkdownTable::new(vec![
             "pair".into(),
             "interaction (± 95% CI)".into(),
-            "of all-groups delta".into(),
+            format!("relative [{} interval]", confidence(1.0 - 2.0 * effects.alpha)),
             "additive".into(),
         ]);
         for pair in &effects.pairwise {
             table.push(vec![
                 format!("{} × {}", pair.groups.0, pair.groups.1),
                 signed_with_ci(pair.interaction.estimate, pair.interaction.ci95),
-                percent(pair.interaction.estimate.abs() / effects.all.estimate.abs()),
+                format!(
+                    "{}{}",
+                    percent(effects.relative_of(pair.interaction.estimate).abs()),
+                    bounds(effects, &pair.interaction)
+                        .map_or_else(String::new, |(low, high)| format!(" [{low}, {high}]"))
+                ),
                 match pair.judged {
                     Interaction::Within => "yes",
                     Interaction::Beyond => "NO",
@@ -98,21 +117,44 @@ fn additivity_lines(effects: &Additivity, tolerance: f64) -> String {
     out
 }
 
+/// `; 90% interval -0.4%..+1.8%`: the interval the two one-sided tests read, relative like the tolerance.
+fn tost_interval(effects: &Additivity, interaction: &LinearContrast) -> String {
+    bounds(effects, interaction).map_or_else(String::new, |(low, high)| {
+        format!("; {} interval {low}..{high}", confidence(1.0 - 2.0 * effects.alpha))
+    })
+}
+
+/// The ends of an interaction's 1 − 2·alpha interval, relative like the tolerance.
+fn bounds(effects: &Additivity, interaction: &LinearContrast) -> Option<(String, String)> {
+    let half = interaction.one_sided_half_width(effects.alpha)?;
+    Some((
+        signed_percent(effects.relative_of(interaction.estimate - half)),
+        signed_percent(effects.relative_of(interaction.estimate + half)),
+    ))
+}
+
 /// The verdict in plain words: additive within the tolerance, not additive (naming the groups), or
-/// cannot tell (why, and what would help).
+/// cannot tell (why, and what would help), with the test behind it.
 fn verdict_phrase(effects: &Additivity, tolerance: f64) -> String {
+    let df = degrees(effects.residual_df);
+    let test = format!("(two one-sided tests at alpha {}, Schuirmann 1987; {df} residual df)", effects.alpha);
     match &effects.verdict {
-        AdditivityVerdict::Additive => format!("additive within {}", percent(tolerance)),
-        AdditivityVerdict::NotAdditive { interacting } => {
-            format!("not additive within {}: {} interact", percent(tolerance), interacting.join(", "))
-        }
-        AdditivityVerdict::CannotTell if effects.interaction.ci95.is_none() => {
-            "cannot tell (1 rep: no interval; run more reps)".to_string()
-        }
-        AdditivityVerdict::CannotTell => format!(
-            "cannot tell: the interaction's 95% interval reaches beyond {} of the all-groups delta (more reps narrow it)",
-            percent(tolerance)
+        AdditivityVerdict::Additive => format!("additive within {} {test}", percent(tolerance)),
+        AdditivityVerdict::NotAdditive { interacting } => format!(
+            "not additive within {}: {} interact (shown beyond the tolerance by a one-sided test at alpha {}, \
+             Bonferroni over the interactions judged; {df} residual df)",
+            percent(tolerance),
+            interacting.join(", "),
+            effects.alpha
         ),
+        AdditivityVerdict::CannotTell => match effects.interaction.reason {
+            Some(reason) => format!("cannot tell ({reason}: no interval; run more reps)"),
+            None => format!(
+                "cannot tell: the interaction's {} interval reaches across ±{} (more reps narrow it) {test}",
+                confidence(1.0 - 2.0 * effects.alpha),
+                percent(tolerance)
+            ),
+        },
     }
 }
 
@@ -145,7 +187,10 @@ mod tests {
         assert!(report.contains("-0.7918 (-36.0%)"));
         assert!(report.contains("-1.360 (-61.7%)"));
         assert!(report.contains("Single deltas sum to -1.369 against -1.360"));
-        assert!(report.contains("(0.7% of the all-groups delta) -> additive within 5.0%"));
+        assert!(
+            report.contains("(0.7% of the all-groups delta; 90% interval 0.0%..+1.4%) -> additive within 5.0%"),
+            "{report}"
+        );
     }
 
     #[test]

@@ -4,11 +4,12 @@ use serde_json::{json, Map, Value};
 
 use super::group_fits::group_fits_json;
 use super::relative_effects::relative_json;
-use crate::analyse::{AnalysisConfig, GroupVerdict, Labels, Rival, SweepAnalysis};
+use crate::analyse::{AnalysisConfig, GroupVerdict, Labels, Rival, Scale, SettingModel, SweepAnalysis};
 use crate::plan::DEFAULT_VARIANT;
 
-/// Version of the layout below; bump it when a field changes meaning.
-pub const ANALYSIS_SCHEMA_VERSION: u32 = 1;
+/// Version of the layout below; bump it when a field changes meaning. 2: `low`/`high` are the simultaneous
+/// intervals (`level`), and the model (prior, residual df, stragglers, control use) is reported.
+pub const ANALYSIS_SCHEMA_VERSION: u32 = 2;
 
 /// The analysis as JSON: top-level `runs` (engine runs recorded), `alpha`, `method` (`paired` or
 /// `welch`), and per group its labels, verdict (`resolved`, `tied`, `cannot tell`), best setting and
@@ -29,10 +30,16 @@ pub fn analysis_json(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Value
         "runs": analysis.failures.runs,
         "method": verdicts.method().design(),
         "tests": verdicts.tests,
-        "control": verdicts.adjustment.as_ref().map(|a| json!({
+        "alpha_spent": verdicts.alpha_spent,
+        "look": verdicts.look,
+        "level": verdicts.level,
+        "control": verdicts.model.adjustment.as_ref().map(|a| json!({
             "metric": a.metric, "slope": a.slope, "variance_removed": a.variance_removed,
         })),
-        "pooled_df": verdicts.model.as_ref().filter(|m| m.is_homogeneous()).map(|m| m.df),
+        "control_move": verdicts.model.control_move,
+        "pooled_df": verdicts.model.prior.filter(|p| p.prior_df.is_infinite()).map(|_| verdicts.model.residual_df),
+        "model": model_json(&verdicts.model),
+        "stragglers": stragglers_json(&verdicts.model, &setting),
         "groups": groups,
         "baseline": config.baseline,
         "relative": relative_json(analysis),
@@ -40,19 +47,45 @@ pub fn analysis_json(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Value
     })
 }
 
+/// The model behind every verdict: scale, estimator, variance prior and the residual df left.
+fn model_json(model: &SettingModel) -> Value {
+    json!({
+        "scale": match model.scale { Scale::Log => "log", Scale::Linear => "linear" },
+        "estimator": "huber",
+        "huber_k": 1.345,
+        "residual_df": model.residual_df,
+        "prior": model.prior.map(|p| json!({
+            "df": if p.prior_df.is_finite() { Some(p.prior_df) } else { None },
+            "variance": p.prior_variance,
+        })),
+    })
+}
+
+fn stragglers_json(model: &SettingModel, setting: &dyn Fn(usize) -> Value) -> Value {
+    let stragglers: Vec<Value> = model
+        .stragglers
+        .iter()
+        .map(|s| json!({ "setting": setting(s.setting), "rep": s.rep, "slowdown": s.slowdown, "t": s.t }))
+        .collect();
+    Value::Array(stragglers)
+}
+
 fn group_json(group: &GroupVerdict, setting: &dyn Fn(usize) -> Value) -> Value {
     let rivals: Vec<Value> = group.rivals.iter().map(|rival| rival_json(rival, setting)).collect();
     json!({
         "group": setting_object(&group.group),
         "verdict": group.outcome,
+        "reason": group.reason,
         "decided": group.is_decided(),
         "best": setting(group.best),
-        "method": group.rivals.iter().find_map(|r| r.comparison).map(|c| c.method.design()),
+        "method": group.rivals.iter().find_map(|r| r.comparison.as_ref().ok()).map(|c| c.method.design()),
+        "detectable": group.tied().filter_map(|r| r.detectable).reduce(f64::max),
         "rivals": rivals,
     })
 }
 
 fn rival_json(rival: &Rival, setting: &dyn Fn(usize) -> Value) -> Value {
+    let tested = rival.comparison.as_ref().ok();
     json!({
         "setting": setting(rival.setting),
         "verdict": if rival.beaten { "beaten" } else { "tied" },
@@ -60,8 +93,15 @@ fn rival_json(rival: &Rival, setting: &dyn Fn(usize) -> Value) -> Value {
         "ratio": rival.ratio.map(|r| r.ratio),
         "low": rival.ratio.map(|r| r.low),
         "high": rival.ratio.map(|r| r.high),
+        "marginal_low": rival.marginal.map(|r| r.low),
+        "marginal_high": rival.marginal.map(|r| r.high),
+        "p_value": tested.map(|c| c.p_value()),
         "p_adjusted": rival.p_adjusted,
-        "method": rival.comparison.map(|c| c.method.design()),
+        "df": tested.map(|c| c.df),
+        "std_error": tested.map(|c| c.std_error),
+        "detectable": rival.detectable,
+        "reason": rival.comparison.as_ref().err(),
+        "method": tested.map(|c| c.method.design()),
     })
 }
 
@@ -85,7 +125,7 @@ mod tests {
     fn verdicts_with_typed_settings() {
         let config = fixture_slice_config();
         let json = analysis_json(&analyse_sweep(&fixture_slice_sweep(), &config, true, &[]), &config);
-        assert_eq!(json["schema_version"], 1);
+        assert_eq!(json["schema_version"], 2);
         assert_eq!(json["runs"], 25);
         assert_eq!(json["alpha"], 0.05);
         assert_eq!(json["method"], "paired");

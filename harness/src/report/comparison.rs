@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::number_format::{number, p_value, percent};
+use super::number_format::{confidence, degrees, number, p_value, percent, signed_percent};
 use super::setting_columns::SettingColumns;
 use serde_json::{json, Value};
 
@@ -18,13 +18,15 @@ pub fn compare_markdown(comparison: &Comparison, label_a: &str, label_b: &str, t
         comparison.settings.iter().map(|s| &s.setting).chain(&comparison.only_a).chain(&comparison.only_b);
     let columns = SettingColumns::of(all_settings);
     let mut out = format!(
-        "# {title}\n\nA = {label_a}, B = {label_b}. Metric: {} ({} is better). {}\n",
+        "# {title}\n\nA = {label_a}, B = {label_b}. Metric: {} ({} is better).\n\n{}\n\n{}\n",
         config.metric,
         config.direction,
+        headline(comparison, label_b),
         method_line(comparison)
     );
     out.push_str(&columns.fixed_line().unwrap_or_default());
-    let mut header = vec!["n A", "n B", "mean A", "mean B", "B/A (95% CI)", "p (Holm)", "verdict"];
+    let interval = format!("B/A ({} CI)", confidence(comparison.level));
+    let mut header = vec!["n A", "n B", "mean A", "mean B", interval.as_str(), "p (Holm)", "verdict"];
     if config.control.is_some() {
         header.insert(6, "control B/A");
     }
@@ -48,26 +50,91 @@ pub fn compare_markdown(comparison: &Comparison, label_a: &str, label_b: &str, t
     out
 }
 
-/// How the verdicts were reached, in one sentence.
+/// The grid-wide answer first: B's change over all settings, or why it cannot be told.
+fn headline(comparison: &Comparison, label_b: &str) -> String {
+    if let Some(change) = comparison.machine_changed() {
+        let control = comparison.config.control.as_deref().unwrap_or("control");
+        return format!(
+            "Headline: cannot tell: the machine changed ({control} x{} between the sides, beyond the {} control \
+             threshold): no change of the metric can be attributed to {label_b}.",
+            number(change),
+            percent(comparison.config.control_threshold)
+        );
+    }
+    let Some(overall) = &comparison.overall else {
+        return "Headline: fewer than two settings could be tested, so there is no grid-wide answer.".to_string();
+    };
+    let better = comparison.config.direction == crate::analyse::Direction::Higher;
+    let change = overall.ratio.ratio - 1.0;
+    let (word, low, high) = match (change >= 0.0) == better {
+        true => ("better", overall.ratio.low - 1.0, overall.ratio.high - 1.0),
+        false => ("worse", overall.ratio.low - 1.0, overall.ratio.high - 1.0),
+    };
+    let spread = if overall.is_consistent() {
+        "consistent across settings".to_string()
+    } else {
+        format!(
+            "but not the same everywhere (between-setting sd {}, I² {})",
+            percent(overall.effects.tau2.sqrt()),
+            percent(overall.effects.i2)
+        )
+    };
+    let verdict = match overall.verdict {
+        Verdict::Regressed => "a significant regression",
+        Verdict::Improved => "a significant improvement",
+        _ => "not a significant change beyond the threshold",
+    };
+    format!(
+        "Headline: {label_b} is {} {word} overall ({} CI {}..{}), {spread}: {verdict} (random-effects \
+         meta-analysis over {} settings, DerSimonian & Laird 1986, Hartung-Knapp interval; p {} Holm-adjusted).",
+        percent(change.abs()),
+        confidence(comparison.level),
+        signed_percent(low),
+        signed_percent(high),
+        overall.effects.settings,
+        p_value(overall.p_adjusted)
+    )
+}
+
+/// How the verdicts were reached.
 fn method_line(comparison: &Comparison) -> String {
     let config = &comparison.config;
+    let model = &comparison.model;
     let design = match comparison.design() {
-        Design::Paired => "Paired within the rounds both sides share (one interleaved sweep)",
-        Design::Welch => "Welch's t-test of log values (the sides share no rounds)",
+        Design::Paired => "rounds as blocks both sides share (one interleaved sweep)",
+        Design::Welch if model.blocks => "each side's rounds as blocks of its own (drift inside a sweep removed)",
+        Design::Welch => "independent samples (the sides share no rounds)",
     };
-    let control = comparison.adjustment.as_ref().map_or_else(String::new, |a| {
+    let control = model.adjustment.as_ref().map_or_else(String::new, |a| {
         format!(
-            "; control {} as a per-run covariate (CUPED): slope {}, removing {} of the within-setting variance",
+            "; control {} as a per-run covariate (CUPED, Deng et al. 2013): slope {}, removing {} of the residual \
+             variance",
             a.metric,
             number(a.slope),
             percent(a.variance_removed)
         )
     });
+    let prior = model.prior.map_or_else(String::new, |prior| {
+        if prior.prior_df.is_infinite() {
+            "; one pooled variance (empirical Bayes finds the settings' variances equal)".to_string()
+        } else {
+            format!(
+                "; variances moderated across settings (empirical Bayes, Smyth 2004: d0 = {})",
+                degrees(prior.prior_df)
+            )
+        }
+    });
+    let stragglers = match model.stragglers.len() {
+        0 => String::new(),
+        n => format!("; {n} straggler run(s) left out of the fit"),
+    };
     format!(
-        "{design}{control}. A regression is significant at alpha {}, Holm-corrected over {} settings, and worse \
-         by more than {}.",
-        config.alpha,
+        "Method: a robust model of log values (Huber 1964), {design}{control}{prior}{stragglers}; {} residual df; \
+         each setting's B/A by the moderated t, and the grid's by a random-effects meta-analysis, Holm-corrected \
+         over {} tests at alpha {}; a regression is significant and worse by more than {}.",
+        degrees(model.residual_df),
         comparison.tests(),
+        config.alpha,
         percent(config.threshold)
     )
 }
@@ -92,6 +159,7 @@ fn verdict_word(verdict: Verdict) -> &'static str {
         Verdict::Regressed => "REGRESSED",
         Verdict::NoSignificantChange => "no significant change",
         Verdict::Insufficient => "insufficient data",
+        Verdict::MachineChanged => "cannot tell (control moved)",
     }
 }
 
@@ -138,7 +206,8 @@ pub fn compare_json(comparison: &Comparison, label_a: &str, label_b: &str) -> Va
                 "setting": setting_object(&s.setting),
                 "n_a": s.n_a, "n_b": s.n_b, "mean_a": s.mean_a, "mean_b": s.mean_b,
                 "ratio": s.ratio.map(|r| r.ratio), "low": s.ratio.map(|r| r.low), "high": s.ratio.map(|r| r.high),
-                "p": s.p_value, "p_adjusted": s.p_adjusted,
+                "marginal_low": s.marginal.map(|r| r.low), "marginal_high": s.marginal.map(|r| r.high),
+                "p": s.p_value, "p_adjusted": s.p_adjusted, "df": s.df, "reason": s.reason,
                 "control_ratio": s.control_ratio,
                 "verdict": s.verdict,
             })
@@ -156,6 +225,18 @@ pub fn compare_json(comparison: &Comparison, label_a: &str, label_b: &str) -> Va
         "only_a": comparison.only_a.iter().map(setting_object).collect::<Vec<_>>(),
         "only_b": comparison.only_b.iter().map(setting_object).collect::<Vec<_>>(),
         "regression": comparison.has_significant_regression(),
+        "level": comparison.level,
+        "overall": comparison.overall.as_ref().map(|o| json!({
+            "ratio": o.ratio.ratio, "low": o.ratio.low, "high": o.ratio.high,
+            "p_adjusted": o.p_adjusted, "verdict": o.verdict,
+            "tau": o.effects.tau2.sqrt(), "i2": o.effects.i2, "q": o.effects.q,
+            "heterogeneity_p": o.heterogeneity_p, "consistent": o.is_consistent(),
+            "settings": o.effects.settings, "df": o.effects.df,
+        })),
+        "control_change": comparison.control_change,
+        "machine_changed": comparison.machine_changed().is_some(),
+        "residual_df": comparison.model.residual_df,
+        "stragglers": comparison.model.stragglers.len(),
     })
 }
 
@@ -173,11 +254,12 @@ mod tests {
             threshold: 0.02,
             alpha: 0.05,
             control: None,
+            control_threshold: crate::compare::DEFAULT_CONTROL_THRESHOLD,
         }
     }
 
     fn fixture_report() -> String {
-        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &fixture_config());
+        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &fixture_config(), false);
         compare_markdown(&comparison, "CANN 8", "CANN 9", "Slice sweep, CANN 8 vs 9")
     }
 

@@ -1,7 +1,7 @@
 //! The page's figures beyond `plot.rs`'s: baseline-relative effects and a comparison as forest plots,
 //! a fit's residuals and an ablation as a waterfall, each a `RowChart` built from analysis results.
 
-use super::number_format::percent;
+use super::number_format::{confidence, percent};
 use super::row_chart::RowChart;
 use super::row_mark::RowMark;
 use super::setting_columns::SettingColumns;
@@ -31,8 +31,9 @@ pub fn relative_forest_svgs(analysis: &SweepAnalysis, config: &AnalysisConfig) -
                 RelativeKind::Ratio => (format!("{metric}: setting / {baseline}"), 1.0),
                 RelativeKind::Difference => (format!("{metric}: setting - {baseline}"), 0.0),
             };
+            let level = effects.first().map_or(0.95, |e| e.level);
             let chart = RowChart {
-                title: format!("{metric} vs {baseline} (95% CI)"),
+                title: format!("{metric} vs {baseline} ({} simultaneous CI)", confidence(level)),
                 axis,
                 rows,
                 reference: Some(reference),
@@ -139,7 +140,7 @@ pub fn ablation_waterfall_svg(analysis: &AblationAnalysis, unit: Option<&str>) -
     chart.svg()
 }
 
-/// B/A per setting with its 95% interval, a line at 1 and the band of changes within the threshold.
+/// B/A per setting with its simultaneous interval, a line at 1 and the band of changes within the threshold.
 pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str) -> Option<String> {
     let config = &comparison.config;
     let columns = SettingColumns::of(comparison.settings.iter().map(|s| &s.setting));
@@ -159,7 +160,7 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
         .collect();
     let threshold = config.threshold;
     let chart = RowChart {
-        title: format!("{}: B/A per setting (95% CI)", config.metric),
+        title: format!("{}: B/A per setting ({} simultaneous CI)", config.metric, confidence(comparison.level)),
         axis: format!(
             "B/A ({label_b} / {label_a}); {} is better; shaded: within {} of A",
             config.direction,

@@ -46,7 +46,9 @@ impl HtmlPage {
         )];
         figures.extend(relative_forest_svgs(analysis, config).into_iter().map(|svg| {
             (
-                "Each setting against its baseline partner, with the 95% interval; dashed: no change.".to_string(),
+                "Each setting against its baseline partner, with its simultaneous interval (compatible with the \
+                 Holm-corrected tests); dashed: no change."
+                    .to_string(),
                 Some(svg),
             )
         }));
@@ -92,7 +94,8 @@ impl HtmlPage {
     /// The page of `sweep compare`: the verdict table and gate, and B/A per setting as a forest plot.
     pub fn comparison(comparison: &Comparison, label_a: &str, label_b: &str, markdown: &str, title: &str) -> String {
         let figure = (
-            "B/A per setting with its 95% interval; dashed: no change; shaded: changes within the threshold."
+            "B/A per setting with its simultaneous interval (compatible with the Holm-corrected tests); dashed: no \
+             change; shaded: changes within the threshold."
                 .to_string(),
             compare_forest_svg(comparison, label_a, label_b),
         );

@@ -33,9 +33,22 @@ pub fn plain_number(value: f64) -> String {
     }
 }
 
-/// A signed number, as the study writes deltas: +0.0090, -0.7918.
+/// Degrees of freedom: whole as they usually are (11), else to one decimal (8.7), `inf` when infinite.
+pub fn degrees(df: f64) -> String {
+    if df.is_infinite() {
+        "inf".to_string()
+    } else if (df - df.round()).abs() < 1e-9 {
+        format!("{df:.0}")
+    } else {
+        format!("{df:.1}")
+    }
+}
+
+/// A signed number, as the study writes deltas: +0.0090, -0.7918 (a value that prints as zero is +).
 pub fn signed(value: f64) -> String {
-    format!("{}{}", sign_of(value), number(value.abs()))
+    let magnitude = number(value.abs());
+    let zero = magnitude.trim_start_matches(['0', '.']).is_empty();
+    format!("{}{magnitude}", if zero { "+" } else { sign_of(value) })
 }
 
 /// A fraction as a percentage with one decimal: 0.0305 -> 3.0%.
@@ -43,9 +56,18 @@ pub fn percent(fraction: f64) -> String {
     format!("{:.1}%", fraction * 100.0)
 }
 
-/// A signed percentage: -36.0%, +0.7%.
+/// A signed percentage: -36.0%, +0.7%; one that rounds to zero is 0.0% (never "-0.0%").
 pub fn signed_percent(fraction: f64) -> String {
+    if (fraction * 1000.0).round() == 0.0 {
+        return percent(0.0);
+    }
     format!("{}{}", sign_of(fraction), percent(fraction.abs()))
+}
+
+/// A confidence level as people write it: 95%, 97.5%, 99.17%: the digits that tell levels apart, no more.
+pub fn confidence(level: f64) -> String {
+    let text = format!("{:.2}", level * 100.0);
+    format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
 /// `mean ± half-width`, the half-width to two significant digits and the mean to the same decimal
@@ -69,7 +91,9 @@ pub fn with_ci(mean: f64, half_width: Option<f64>) -> String {
 
 /// A signed estimate with its half-width: +0.0090 ± 0.0096.
 pub fn signed_with_ci(estimate: f64, half_width: Option<f64>) -> String {
-    format!("{}{}", sign_of(estimate), with_ci(estimate.abs(), half_width))
+    let text = with_ci(estimate.abs(), half_width);
+    let zero = text.split(' ').next().is_some_and(|digits| digits.trim_start_matches(['0', '.']).is_empty());
+    format!("{}{text}", if zero { "+" } else { sign_of(estimate) })
 }
 
 /// A p-value: three decimals, or `< 0.001`.

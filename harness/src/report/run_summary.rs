@@ -4,14 +4,15 @@ use std::fmt::Write;
 
 use super::group_fits::group_fit_table;
 use super::markdown_table::MarkdownTable;
-use super::number_format::{number, percent, plain_number, with_ci};
+use super::number_format::{confidence, number, percent, plain_number, signed_percent, with_ci};
 use super::pivot_table::pivot_table;
 use super::planned_runs::PlannedRuns;
 use super::relative_effects::relative_table;
 use super::setting_columns::SettingColumns;
 use super::verdict_lines::{best_table, verdict_section};
 use crate::analyse::{
-    AnalysisConfig, CostFit, DriftBound, EquivalenceCheck, FailureSummary, GroupOutcome, SettingSummary, SweepAnalysis,
+    Agreement, AnalysisConfig, CostFit, DriftBound, EquivalenceCheck, FailureSummary, GroupOutcome, SettingSummary,
+    SweepAnalysis,
 };
 use crate::spec::ReportConfig;
 
@@ -168,14 +169,33 @@ fn fit_verdict(fit: &CostFit, points: &[(f64, f64)], x: &str) -> String {
 }
 
 fn equivalence_lines(check: &EquivalenceCheck, analysis: &SweepAnalysis, columns: &SettingColumns) -> String {
-    let mut out = format!("## Equivalence ({})\n\n", check.key);
+    let alpha = analysis.verdicts.alpha;
+    let mut out = format!(
+        "## Equivalence ({})\n\nSettings resolving to one code path: agree when two one-sided tests (Schuirmann 1987) at \
+         alpha {alpha} put their difference within the margin, disagree when it is shown beyond it.\n\n",
+        check.key
+    );
     for class in &check.classes {
         let members: Vec<String> =
             class.settings.iter().map(|&i| columns.label(&analysis.settings[i].setting)).collect();
-        let verdict = if class.agrees() { "agree" } else { "WARNING: disagree" };
+        let verdict = match class.agreement {
+            Agreement::Agree => "agree".to_string(),
+            Agreement::Disagree => "WARNING: disagree".to_string(),
+            Agreement::CannotTell(Some(reason)) => format!("cannot tell ({reason})"),
+            Agreement::CannotTell(None) => "cannot tell".to_string(),
+        };
+        let interval = class.difference.map_or_else(String::new, |(difference, low, high)| {
+            format!(
+                "; difference {} ({} interval {}..{})",
+                signed_percent(difference),
+                confidence(1.0 - 2.0 * alpha),
+                signed_percent(low),
+                signed_percent(high)
+            )
+        });
         writeln!(
             out,
-            "- {verdict}: {} resolve to {}={}; spread {} against a bound of {}.",
+            "- {verdict}: {} resolve to {}={}; spread {} against a margin of {}{interval}.",
             members.join(", "),
             check.key,
             class.value,
@@ -233,8 +253,8 @@ mod tests {
         let report = fixture_report();
         assert!(report.contains("| 512  | 1      | 3   | 875.8 ± 28.3"), "{report}");
         assert!(report.contains(
-            "| 512  | slices=8 | 879.6 ± 17.4         | tied     | slices=4 0.4904 [0.4765, 0.5048] | slices=1 0.9951 [0.9525, 1.040] |"
-        ));
+            "| 512  | slices=8 | 879.6 ± 17.4         | tied     | slices=4 0.4896 [0.4788, 0.5006] | slices=1 0.9962 [0.9685, 1.025] |"
+        ), "{report}");
         assert!(report.contains("- rows=2048: resolved: slices=2 is best (1238.6 prefill_tokens_per_s)"), "{report}");
         assert!(report.contains("decode_tokens_per_s varied by 1.0% (pooled within-setting relative sd over 21 runs"));
         assert!(

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::markdown_table::MarkdownTable;
-use super::number_format::{number, p_value, percent, with_ci};
+use super::number_format::{confidence, degrees, number, p_value, percent, with_ci};
 use super::setting_columns::SettingColumns;
 use crate::analyse::{
     AnalysisConfig, ComparisonMethod, GroupOutcome, GroupVerdict, RatioInterval, Rival, Scale, SweepAnalysis, Verdicts,
@@ -16,6 +16,9 @@ pub fn verdict_section(analysis: &SweepAnalysis, config: &AnalysisConfig, column
         return String::new();
     }
     let mut out = format!("## Verdicts\n\n{}\n\n", method_line(verdicts));
+    for note in model_notes(analysis, columns) {
+        writeln!(out, "{note}\n").unwrap();
+    }
     let speaker = Speaker { analysis, config, rest: columns.without(&config.group_by) };
     for group in &verdicts.groups {
         writeln!(out, "- {}", speaker.sentence(group)).unwrap();
@@ -24,51 +27,116 @@ pub fn verdict_section(analysis: &SweepAnalysis, config: &AnalysisConfig, column
     out
 }
 
-/// What the verdicts rest on, in one paragraph.
+/// What the verdicts rest on, in one paragraph naming each method and the df it left.
 fn method_line(verdicts: &Verdicts) -> String {
+    let model = &verdicts.model;
     let scale = match verdicts.scale {
-        Scale::Log => "ratios (differences of log values)",
-        Scale::Linear => "differences",
+        Scale::Log => "log values (effects are ratios)",
+        Scale::Linear => "values (effects are differences)",
     };
-    let design = match (verdicts.method(), &verdicts.model) {
-        (ComparisonMethod::Pooled, Some(model)) => format!(
-            "rounds as blocks: per-round {scale}, with the residual variance of the additive setting + round \
-             model pooled over the sweep ({} df; Bartlett's test of equal variances p = {})",
-            number(model.df),
-            model.homogeneity_p.map_or_else(|| "n/a".to_string(), p_value)
-        ),
-        (ComparisonMethod::Paired, _) => format!(
-            "rounds as blocks: paired per-round {scale} with each pair's own variance (the settings' variances \
-             differ too much to pool)"
-        ),
-        _ if verdicts.paired => format!("Welch's t-test of {scale} (too few shared rounds to pair)"),
-        _ => format!("Welch's t-test of {scale} (the order was not interleaved, so rounds are not blocks)"),
+    let design = match verdicts.method() {
+        ComparisonMethod::Blocked => "setting + round blocks (the interleaved rounds: drift a round shares cancels)",
+        ComparisonMethod::Independent if verdicts.paired => "settings (too few shared rounds to block on)",
+        ComparisonMethod::Independent => "settings (the order was not interleaved, so rounds are not blocks)",
     };
-    let control = verdicts.adjustment.as_ref().map_or_else(String::new, |a| {
+    let control = model.adjustment.as_ref().map_or_else(String::new, |a| {
         format!(
-            "; control {} as a per-run covariate (CUPED, Deng et al. 2013): slope {}, removing {} of the \
-             within-setting variance",
+            " + control {} as a per-run covariate (CUPED, Deng et al. 2013; slope {}, removing {} of the residual \
+             variance)",
             a.metric,
             number(a.slope),
             percent(a.variance_removed)
         )
     });
-    let negligible = verdicts.negligible.map_or_else(String::new, |share| {
-        format!("; differences shown (two one-sided tests) to be within {} are practical ties", percent(share))
-    });
-    let looks = if verdicts.looks > 1 {
+    let prior = model.prior.map_or_else(
+        || "each setting's own variance".to_string(),
+        |prior| {
+            let sd = spread(verdicts.scale, prior.prior_variance.sqrt());
+            if prior.prior_df.is_infinite() {
+                format!("one pooled variance (empirical Bayes, Smyth 2004, finds the settings' variances equal: d0 = inf, s0 = {sd})")
+            } else {
+                format!(
+                    "each setting's variance moderated toward a prior fitted across settings (empirical Bayes, Smyth \
+                     2004: d0 = {}, s0 = {sd})",
+                    degrees(prior.prior_df)
+                )
+            }
+        },
+    );
+    let alpha = if verdicts.looks > 1 {
         format!(
-            " split over the race's {} looks (Bonferroni: {} at each)",
+            "alpha {} spent over the race's {} looks by a Lan-DeMets O'Brien-Fleming-type function (Lan & DeMets \
+             1983): {} at look {}",
+            verdicts.alpha,
             verdicts.looks,
-            number(verdicts.alpha / f64::from(verdicts.looks))
+            number(verdicts.alpha_spent),
+            verdicts.look
         )
     } else {
-        String::new()
+        format!("alpha {}", verdicts.alpha)
     };
+    let negligible = verdicts.negligible.map_or_else(String::new, |share| {
+        format!(
+            "; differences shown by two one-sided tests (Schuirmann 1987) to be within {} are practical ties",
+            percent(share)
+        )
+    });
     format!(
-        "Method: {design}{control}; Holm-corrected over {} comparisons, alpha {}{looks}{negligible}.",
-        verdicts.tests, verdicts.alpha
+        "Method: a robust linear model of {scale}: {design}{control}; Huber M-estimation (k = 1.345, Huber 1964); \
+         {prior}; {} residual df. Each rival against its group's best by the moderated t, Holm-corrected over {} \
+         comparisons (Holm 1979) at {alpha}{negligible}; intervals are {} simultaneous (compatible with Holm's \
+         decisions, Strassburger & Bretz 2008).",
+        degrees(model.residual_df),
+        verdicts.tests,
+        confidence(verdicts.level),
     )
+}
+
+/// What the model set aside, one sentence each: a control the settings move, and stragglers.
+pub fn model_notes(analysis: &SweepAnalysis, columns: &SettingColumns) -> Vec<String> {
+    let model = &analysis.verdicts.model;
+    let mut notes = Vec::new();
+    if let Some(moved) = model.control_move.as_ref().filter(|m| m.is_moved()) {
+        notes.push(format!(
+            "The settings move the control {} (F({}, {}) = {}, p = {}; up to {} between settings of a group, {}x its \
+             noise): it cannot tell drift from a setting's effect, so it is not used; round blocks remove drift.",
+            moved.metric,
+            degrees(moved.df_settings),
+            degrees(moved.df_residual),
+            number(moved.f),
+            p_value(moved.p_value),
+            percent(moved.largest_shift),
+            number(moved.shift_in_noise)
+        ));
+    }
+    if !model.stragglers.is_empty() {
+        let (low, high) = model
+            .stragglers
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(low, high), s| (low.min(s.slowdown), high.max(s.slowdown)));
+        let named: Vec<String> = model
+            .stragglers
+            .iter()
+            .map(|s| format!("{} rep {}", columns.label(&analysis.settings[s.setting].setting), s.rep))
+            .collect();
+        let range =
+            if high - low < 0.05 { format!("{}x", number(low)) } else { format!("{}-{}x", number(low), number(high)) };
+        notes.push(format!(
+            "{} {} {range} slower than their setting's other runs predict, left out of the fit (kept in the CSV): {}.",
+            model.stragglers.len(),
+            if model.stragglers.len() == 1 { "run" } else { "runs" },
+            named.join(", ")
+        ));
+    }
+    notes
+}
+
+/// A standard deviation on the analysis scale as the reader knows it: a percentage of log values.
+fn spread(scale: Scale, sd: f64) -> String {
+    match scale {
+        Scale::Log => percent(sd.exp_m1()),
+        Scale::Linear => number(sd),
+    }
 }
 
 /// Writes verdicts as sentences about named settings.
@@ -100,14 +168,15 @@ impl Speaker<'_> {
             ),
             GroupOutcome::Tied => {
                 let tied: Vec<&Rival> = group.tied().collect();
-                let resolution = tied.iter().filter_map(|r| r.ratio).map(|r| r.resolution()).fold(0.0, f64::max);
+                let detectable = tied.iter().filter_map(|r| r.detectable).fold(0.0, f64::max);
                 let mut text = format!(
-                    "{head}: tied: {best} ({} {}) cannot be told from {}; these data could not detect a \
-                     difference smaller than {}",
+                    "{head}: tied: {best} ({} {}) cannot be told from {}; these data would detect a difference \
+                     of {} with {} power at the level Holm held them to",
                     number(mean),
                     self.config.primary,
                     self.list(tied.iter().copied()),
-                    percent(resolution)
+                    percent(detectable),
+                    confidence(crate::analyse::DETECTION_POWER)
                 );
                 if tied.iter().all(|r| r.equivalent) {
                     text.push_str(", and every tie is within the negligible margin");
@@ -119,8 +188,7 @@ impl Speaker<'_> {
                 text
             }
             GroupOutcome::CannotTell => {
-                let reps = self.analysis.settings[group.best].metric(&self.config.primary).map_or(0, |s| s.n);
-                let why = if reps <= 1 { "1 rep".to_string() } else { "no degrees of freedom".to_string() };
+                let why = group.reason.map_or_else(|| "no test".to_string(), |reason| reason.to_string());
                 format!(
                     "{head}: cannot tell ({why}): {best} has the best mean ({}), but no test of it was possible.",
                     number(mean)
@@ -141,15 +209,18 @@ impl Speaker<'_> {
     /// `slices=4 (0.492, 95% CI 0.487..0.497), slices=8 (...)`.
     fn list<'r>(&self, rivals: impl Iterator<Item = &'r Rival>) -> String {
         let parts: Vec<String> = rivals
-            .map(|r| format!("{} ({})", self.name(r.setting), r.ratio.map_or_else(String::new, ratio_text)))
+            .map(|r| {
+                let ratio = r.ratio.map_or_else(String::new, |ratio| ratio_text(ratio, self.analysis.verdicts.level));
+                format!("{} ({ratio})", self.name(r.setting))
+            })
             .collect();
         parts.join(", ")
     }
 }
 
-/// `ratio 0.492, 95% CI 0.487..0.497`.
-pub fn ratio_text(ratio: RatioInterval) -> String {
-    format!("ratio {}, 95% CI {}..{}", number(ratio.ratio), number(ratio.low), number(ratio.high))
+/// `ratio 0.492, 99.2% CI 0.487..0.497` (the simultaneous interval's level).
+pub fn ratio_text(ratio: RatioInterval, level: f64) -> String {
+    format!("ratio {}, {} CI {}..{}", number(ratio.ratio), confidence(level), number(ratio.low), number(ratio.high))
 }
 
 /// `## Best per group`: one row per group with the best setting, its mean and every rival's ratio.
@@ -212,7 +283,9 @@ pub fn best_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &S
         table.push(row);
     }
     format!(
-        "## Best per group\n\nRatios with their 95% intervals; verdicts are Holm-corrected.\n\n{}\n",
+        "## Best per group\n\nRatios rival / best with their {} simultaneous intervals (compatible with the \
+         Holm-corrected verdicts).\n\n{}\n",
+        confidence(analysis.verdicts.level),
         table.render()
     )
 }

@@ -18,23 +18,27 @@ pub enum Direction {
 }
 
 impl AnalysisConfig {
-    /// The error rate each analysis may spend: alpha, split over a race's looks (Bonferroni).
-    pub fn alpha_per_look(&self) -> f64 {
-        self.alpha / f64::from(self.looks.unwrap_or(1).max(1))
+    /// The error rate the analysis after `round` may spend: alpha for a plain sweep; in a race, that
+    /// look's share under the Lan-DeMets O'Brien-Fleming-type spending function (`AlphaSpending`).
+    pub fn alpha_at(&self, round: u32) -> f64 {
+        match self.race {
+            Some(race) => crate::analyse::AlphaSpending { alpha: self.alpha, race }.at_look(round),
+            None => self.alpha,
+        }
     }
 
-    /// The level of the two one-sided tests that make a rival a practical tie.
-    pub fn equivalence_alpha(&self) -> f64 {
+    /// The level of the two one-sided tests that make a rival a practical tie after `round`.
+    pub fn equivalence_alpha(&self, round: u32) -> f64 {
         if self.stopping {
             self.alpha
         } else {
-            self.alpha_per_look()
+            self.alpha_at(round)
         }
     }
 
     /// This configuration as a race with `race`'s looks analyses it.
     pub fn racing(&self, race: Option<super::Race>) -> AnalysisConfig {
-        AnalysisConfig { looks: race.map(|r| r.looks()), ..self.clone() }
+        AnalysisConfig { race, ..self.clone() }
     }
 }
 
@@ -87,14 +91,29 @@ pub struct AnalysisConfig {
     /// Metric -> how it is compared with the baseline partner (`ratio` or `difference`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub relative: BTreeMap<String, RelativeKind>,
-    /// Not declared: the analyses a race makes, over which `alpha` is split (1 for a plain sweep).
+    /// How ablation deltas compose: `linear` (the study adds millisecond deltas; the default) or `log`
+    /// (speedups multiply: the interaction is a ratio of ratios).
+    #[serde(default)]
+    pub additivity_scale: AdditivityScale,
+    /// Not declared: the race whose looks `alpha` is spent over (None for a plain sweep).
     #[serde(skip)]
-    pub looks: Option<u32>,
+    pub race: Option<super::Race>,
     /// Not declared: this analysis only decides which settings a race keeps running. Stopping a
-    /// practical tie costs no claim (the final verdict tests it again at `alpha_per_look`), so its
+    /// practical tie costs no claim (the final verdict tests it again at its look's level), so its
     /// equivalence test spends the whole `alpha`; beating a setting is a claim and does not.
     #[serde(skip)]
     pub stopping: bool,
+}
+
+/// The scale on which ablation deltas are expected to add up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AdditivityScale {
+    /// Deltas in the metric's unit add: all − Σ singles + (k − 1) · baseline = 0.
+    #[default]
+    Linear,
+    /// Ratios to the baseline multiply: the interaction is computed on log values.
+    Log,
 }
 
 /// The conventional 5% family-wise error rate.

@@ -150,6 +150,9 @@ pub struct CompareArgs {
     /// Family-wise error rate over all settings (Holm-corrected).
     #[arg(long, default_value_t = 0.05)]
     pub alpha: f64,
+    /// A control that moved by more than this between the sides means the machine changed: cannot tell.
+    #[arg(long, default_value = "25%", value_parser = parse_share)]
+    pub control_threshold: f64,
     /// Column labels `A,B` (default: the toolchain version that differs between the two, else file names).
     #[arg(long, value_name = "A,B")]
     pub labels: Option<String>,

@@ -37,6 +37,15 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
         eprintln!("page: {}", out.display());
     }
     let config = &comparison.config;
+    if let Some(change) = comparison.machine_changed() {
+        eprintln!(
+            "cannot tell: the machine changed (control `{}` x{change:.3} between the sides, beyond the {:.0}% \
+             control threshold)",
+            config.control.as_deref().unwrap_or_default(),
+            config.control_threshold * 100.0
+        );
+        return Ok(exit_code::CHECK_FAILED as u8);
+    }
     if !comparison.control_moved().is_empty() {
         eprintln!(
             "warning: the control `{}` moved by more than the threshold (see the table)",
@@ -73,7 +82,8 @@ fn two_files(args: &CompareArgs, labels: Option<(String, String)>) -> Result<Lab
     }
     let recorded = [recorded(path_a), recorded(path_b)];
     let config = compare_config(args, &recorded, [(&a, path_a), (&b, path_b)])?;
-    let comparison = compare::compare(&a.runs(), &b.runs(), &config);
+    let blocks = interleaved(path_a) && interleaved(path_b);
+    let comparison = compare::compare(&a.runs(), &b.runs(), &config, blocks);
     let labels = labels.unwrap_or_else(|| toolchain_labels(path_a, path_b));
     Ok((comparison, labels, format!("{} vs {}", path_a.display(), path_b.display())))
 }
@@ -120,6 +130,11 @@ fn by_values(table: &RunTable, sidecar: &Sidecar, by: &str) -> Vec<String> {
         }
     }
     values
+}
+
+/// Whether the sweep behind `csv` ran interleaved (its rounds are blocks); false without a sidecar.
+fn interleaved(csv: &Path) -> bool {
+    Sidecar::read(&ResultPaths::for_csv(csv).sidecar).is_ok_and(|s| s.sweep.reps.order == RunOrder::Interleaved)
 }
 
 fn recorded(csv: &Path) -> Option<AnalysisConfig> {
@@ -170,7 +185,14 @@ fn compare_config(
     // A control only recorded in a sidecar is used where both sides measured it.
     let control = args.control.clone().or_else(|| first.and_then(|c| c.control.clone()));
     let control = control.filter(|c| tables.iter().all(|(table, _)| table.columns.metrics.contains(c)));
-    Ok(CompareConfig { metric, direction, threshold: args.threshold, alpha: args.alpha, control })
+    Ok(CompareConfig {
+        metric,
+        direction,
+        threshold: args.threshold,
+        alpha: args.alpha,
+        control,
+        control_threshold: args.control_threshold,
+    })
 }
 
 /// A metric named on the command line must be in both CSVs; the error lists the ones there are.

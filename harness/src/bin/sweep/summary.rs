@@ -46,12 +46,12 @@ pub fn write_run_summary(
 }
 
 /// What a sweep's checks say, as `run` and `report` both exit: a failed run or settings that should
-/// agree (equivalence) but do not.
+/// agree (equivalence) but are shown not to.
 pub fn sweep_checks_failed(analysis: &analyse::SweepAnalysis) -> bool {
     let disagreement = analysis
         .equivalence
         .as_ref()
-        .is_some_and(|check| !check.inconsistent.is_empty() || check.classes.iter().any(|c| !c.agrees()));
+        .is_some_and(|check| !check.inconsistent.is_empty() || check.classes.iter().any(|c| c.disagrees()));
     analysis.failures.failed > 0 || disagreement
 }
 
@@ -76,21 +76,16 @@ pub fn write_ablation_summary(
 ) -> Result<(String, bool), CommandError> {
     let mut metrics = vec![config.primary.clone()];
     metrics.extend(table.columns.metrics.iter().filter(|name| **name != config.primary).cloned());
-    let analysis = analyse::analyse_ablation_runs(
-        &table.runs(),
-        &ablation.groups,
-        &metrics,
-        ablation.tolerance,
+    let question = analyse::AblationQuestion {
+        tolerance: ablation.tolerance,
+        alpha: config.alpha,
+        scale: config.additivity_scale,
         rounds_are_blocks,
-    );
-    let per_group = analyse::analyse_ablation_by_group(
-        &table.runs(),
-        &config.group_by,
-        &ablation.groups,
-        &metrics,
-        ablation.tolerance,
-        rounds_are_blocks,
-    );
+        slow: Some(analyse::slow_side(config.direction)),
+    };
+    let runs = table.runs();
+    let analysis = analyse::analyse_ablation_runs(&runs, &ablation.groups, &metrics, &question);
+    let per_group = analyse::analyse_ablation_by_group(&runs, &config.group_by, &ablation.groups, &metrics, &question);
     let text = report::ablation_markdown(&analysis, title) + &report::ablation_groups_markdown(&per_group);
     save(&paths.summary, &text)?;
     let unit = recorded_unit(paths, &config.primary).or_else(|| report::unit_from_name(&config.primary));

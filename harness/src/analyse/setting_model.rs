@@ -1,0 +1,540 @@
+//! The model every comparison of settings rests on: value = setting + round + slope · control + noise,
+//! fitted robustly (stragglers screened out, Huber M-estimation), each setting's variance moderated toward
+//! a prior fitted across all settings, and every estimate carrying the residual degrees of freedom left.
+
+use super::comparison_method::ComparisonMethod;
+use super::control_adjustment::ControlAdjustment;
+use super::control_move::ControlMove;
+use super::huber;
+use super::no_test::NoTest;
+use super::ratio_interval::RatioInterval;
+use super::rival_comparison::RivalComparison;
+use super::run_sample::RunSample;
+use super::sample_layout::SampleLayout;
+use super::scale::Scale;
+use super::straggler::{SlowSide, Straggler};
+use super::variance_prior::VariancePrior;
+use super::weighted_backfit::{RoundComponents, WeightedBackfit};
+
+/// What the model is asked to do with the control metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ControlPolicy {
+    /// Test first whether the settings move it (`ControlMove`); adjust only when they do not.
+    UnlessMoved,
+    /// Adjust whatever it does (comparing two versions: the caller judges the control's move itself).
+    Always,
+}
+
+/// How a model is set up: the settings' comparison groups, the control, the design.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelDesign<'a> {
+    /// Settings' indices run `0..settings`; a sample's setting indexes `group_of`.
+    pub settings: usize,
+    /// Per setting, its comparison group (settings compared with each other share one): the control is
+    /// adjusted to each group's mean level, and its move is tested within groups.
+    pub group_of: &'a [usize],
+    pub control: Option<&'a str>,
+    pub policy: ControlPolicy,
+    /// Rounds are blocks (an interleaved schedule): round effects are fitted and cancel in comparisons.
+    pub blocks: bool,
+    /// The side a straggler is slow on, when the metric's direction is known; None screens nothing.
+    pub slow: Option<SlowSide>,
+}
+
+/// A fitted model of one metric over a sweep's settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingModel {
+    pub scale: Scale,
+    /// Rounds were fitted as blocks.
+    pub blocks: bool,
+    /// The control covariate's fit, when it was used.
+    pub adjustment: Option<ControlAdjustment>,
+    /// The test of whether the settings move the control (when there was one to test).
+    pub control_move: Option<ControlMove>,
+    /// The empirical-Bayes prior the settings' variances were moderated toward (two or more settings with
+    /// residual df).
+    pub prior: Option<VariancePrior>,
+    /// Runs − settings − round blocks − covariate slopes: the df every estimate's df is capped at.
+    pub residual_df: f64,
+    /// Runs left out of the fit.
+    pub stragglers: Vec<Straggler>,
+    /// Per setting: its estimate on the analysis scale, the variance of that estimate, the df behind the
+    /// variance, its runs in the fit, and its control level (for the slope's share of a contrast).
+    estimates: Vec<SettingEstimate>,
+    slope_variance: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct SettingEstimate {
+    mean: f64,
+    mean_variance: f64,
+    variance_df: f64,
+    runs: usize,
+    control_level: f64,
+}
+
+/// The iterations of the robust fit: least squares (on the runs the straggler screen kept), then one
+/// Huber-weighted step from it. From a √n-consistent start one step is as efficient as iterating to
+/// convergence (Bickel 1975, "one-step Huber estimates"), and it costs a million-run sweep two fits, not ten.
+const ITERATIONS: usize = 2;
+
+impl SettingModel {
+    /// A model on the log scale when every value is positive (effects are ratios), else linear.
+    pub fn new(samples: Vec<RunSample>, design: ModelDesign) -> SettingModel {
+        let scale = Scale::for_values(samples.iter().map(|s| s.value));
+        SettingModel::on_scale(scale, samples, design)
+    }
+
+    /// Fits yᵢ = μₛ + βᵣ + θ (cᵢ − c̄_group) + εᵢ, Var(εᵢ) = σ²ₛ:
+    /// 1. stragglers are screened out (`Straggler::screen`) and take no part;
+    /// 2. the control enters as a covariate (ANCOVA / CUPED, Deng et al. 2013) unless the settings move it
+    ///    (`ControlMove`, with `ControlPolicy::UnlessMoved`);
+    /// 3. iteratively reweighted least squares with weights hᵢ/σ̃²ₛ: Huber's ψ at k = 1.345 on residuals
+    ///    standardised by their setting's scale (Huber 1964), the scale from ψ-winsorised residuals
+    ///    (Proposal 2), each setting's variance on its share dₛ of the residual df moderated toward a prior
+    ///    fitted across all settings (Smyth 2004; d₀ infinite, i.e. one pooled variance, when they do not
+    ///    differ beyond sampling);
+    /// 4. the round effects and the slope come from the same weighted fit (Frisch–Waugh–Lovell).
+    pub fn on_scale(scale: Scale, mut samples: Vec<RunSample>, design: ModelDesign) -> SettingModel {
+        let control_scale = Scale::for_values(samples.iter().filter_map(|s| s.control));
+        for sample in &mut samples {
+            sample.value = scale.transform(sample.value);
+            sample.control = sample.control.map(|c| control_scale.transform(c));
+        }
+        let layout = SampleLayout::of(&samples);
+        let rounds = design.blocks.then(|| RoundComponents::of(&layout));
+        let stragglers = design.slow.map_or_else(Vec::new, |slow| {
+            Straggler::screen(&layout, &samples, design.blocks, slow, scale == Scale::Log)
+        });
+        let mut included = vec![1.0; samples.len()];
+        stragglers.iter().for_each(|s| included[s.sample] = 0.0);
+        let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
+        let group_of: Vec<usize> = dense_groups(&layout, &samples, design.group_of);
+        let controls: Option<Vec<f64>> =
+            design.control.and_then(|_| samples.iter().map(|s| s.control).collect::<Option<Vec<f64>>>());
+        // The control's unweighted fit serves its move test and the robust fit's first step.
+        let control_fit = controls.as_ref().map(|c| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None));
+        let control_move = match (design.control, &control_fit, design.policy) {
+            (Some(metric), Some(full), ControlPolicy::UnlessMoved) => ControlMove::test(
+                metric,
+                &layout,
+                full,
+                &included,
+                &group_of,
+                rounds.as_ref(),
+                control_scale == Scale::Log,
+            ),
+            _ => None,
+        };
+        let moved = control_move.as_ref().is_some_and(ControlMove::is_moved);
+        let covariate = controls.as_deref().filter(|_| !moved).map(|c| (c, control_fit));
+        let fit = RobustFit::new(&layout, &values, covariate, included, rounds.as_ref(), &group_of);
+        let residual_df = fit.residual_df();
+        let estimates = fit.estimates(&layout);
+        let adjustment = design.control.zip(fit.slope).map(|(metric, slope)| ControlAdjustment {
+            metric: metric.to_string(),
+            slope: slope.slope,
+            variance_removed: slope.variance_removed,
+            runs: fit.runs(),
+            slope_variance: slope.variance,
+        });
+        let slope_variance = fit.slope.map_or(0.0, |s| s.variance);
+        // Map the dense layout's settings back to the caller's indices.
+        let mut by_setting = vec![SettingEstimate::ABSENT; design.settings];
+        for (sample, &dense) in samples.iter().zip(&layout.setting_of) {
+            by_setting[sample.setting] = estimates[dense as usize];
+        }
+        let mut stragglers = stragglers;
+        for straggler in &mut stragglers {
+            straggler.setting = samples[straggler.sample].setting;
+        }
+        SettingModel {
+            scale,
+            blocks: design.blocks,
+            adjustment,
+            control_move,
+            prior: fit.prior,
+            residual_df,
+            stragglers,
+            estimates: by_setting,
+            slope_variance,
+        }
+    }
+
+    /// Whether `setting` has a run in the fit.
+    pub fn has(&self, setting: usize) -> bool {
+        self.estimates[setting].runs > 0
+    }
+
+    /// The model's estimate of `setting` on the analysis scale (control-adjusted, rounds removed).
+    pub fn mean(&self, setting: usize) -> f64 {
+        self.estimates[setting].mean
+    }
+
+    /// Runs of `setting` in the fit (stragglers excluded).
+    pub fn runs(&self, setting: usize) -> usize {
+        self.estimates[setting].runs
+    }
+
+    /// `rival` − `reference` on the analysis scale: `contrast` with weights +1 and −1.
+    pub fn compare(&self, rival: usize, reference: usize) -> Result<RivalComparison, NoTest> {
+        self.contrast(&[(rival, 1.0), (reference, -1.0)])
+    }
+
+    /// Σ cₛ μ̂ₛ over (setting, weight) pairs whose weights sum to zero (a difference, an ablation's delta
+    /// or interaction): its variance Σ cₛ² Var(μ̂ₛ) (round effects cancel within shared rounds) plus
+    /// (Σ cₛ c̄ₛ)² · Var(θ̂) when a slope was fitted, its df the Welch–Satterthwaite combination of the
+    /// moderated variances' dₛ + d₀ (Satterthwaite 1946), capped at the model's residual df (as limma caps
+    /// the moderated t's). Err with the reason when no test is possible: a setting with one run and nothing
+    /// to borrow, no residual df, or a zero standard error.
+    pub fn contrast(&self, weights: &[(usize, f64)]) -> Result<RivalComparison, NoTest> {
+        self.combine(weights, |mean| (mean, 1.0))
+    }
+
+    /// Σ cₛ e^μ̂ₛ: a contrast of the settings' levels in the metric's own unit from a model on the log
+    /// scale (drift multiplies, so it is fitted there), by the delta method: Var ≈ Σ cₛ² e^(2μ̂ₛ) Var(μ̂ₛ).
+    pub fn level_contrast(&self, weights: &[(usize, f64)]) -> Result<RivalComparison, NoTest> {
+        self.combine(weights, |mean| (mean.exp(), mean.exp()))
+    }
+
+    /// Σ cₛ f(μ̂ₛ) with f given as (value, derivative) at μ̂ₛ, its variance by the delta method.
+    fn combine(&self, weights: &[(usize, f64)], f: impl Fn(f64) -> (f64, f64)) -> Result<RivalComparison, NoTest> {
+        let terms: Vec<(SettingEstimate, f64)> =
+            weights.iter().filter(|(_, c)| *c != 0.0).map(|&(s, c)| (self.estimates[s], c)).collect();
+        if terms.is_empty() {
+            let method = if self.blocks { ComparisonMethod::Blocked } else { ComparisonMethod::Independent };
+            return Ok(RivalComparison { estimate: 0.0, std_error: 0.0, df: f64::INFINITY, runs: 0, method });
+        }
+        let fewest = terms.iter().map(|(e, _)| e.runs).min().unwrap_or(0);
+        let most = terms.iter().map(|(e, _)| e.runs).max().unwrap_or(0);
+        if fewest == 0 || most < 2 {
+            return Err(NoTest::OneRep);
+        }
+        if self.residual_df < 1.0 || terms.iter().any(|(e, _)| e.variance_df <= 0.0) {
+            return Err(if fewest < 2 { NoTest::OneRep } else { NoTest::NoResidualDf });
+        }
+        let control_gap: f64 = terms.iter().map(|(e, c)| c * f(e.mean).1 * e.control_level).sum();
+        let parts: Vec<(f64, f64)> = terms
+            .iter()
+            .map(|(e, c)| {
+                let slope = c * f(e.mean).1;
+                (slope * slope * e.mean_variance, e.variance_df)
+            })
+            .collect();
+        let variance = parts.iter().map(|(v, _)| v).sum::<f64>() + control_gap * control_gap * self.slope_variance;
+        if variance.is_nan() || variance <= 0.0 || variance.is_infinite() {
+            return Err(NoTest::ZeroStdError);
+        }
+        let df = satterthwaite(&parts).min(self.residual_df);
+        if df.is_nan() || df < 1.0 {
+            return Err(NoTest::NoResidualDf);
+        }
+        let method = if self.blocks { ComparisonMethod::Blocked } else { ComparisonMethod::Independent };
+        Ok(RivalComparison {
+            estimate: terms.iter().map(|(e, c)| c * f(e.mean).0).sum(),
+            std_error: variance.sqrt(),
+            df,
+            runs: fewest,
+            method,
+        })
+    }
+
+    /// A comparison as rival / reference on the metric's own scale, with its interval at `confidence`.
+    pub fn ratio(&self, comparison: &RivalComparison, reference_mean: f64, confidence: f64) -> RatioInterval {
+        let half = comparison.half_width(confidence);
+        RatioInterval {
+            ratio: self.scale.ratio(comparison.estimate, reference_mean),
+            low: self.scale.ratio(comparison.estimate - half, reference_mean),
+            high: self.scale.ratio(comparison.estimate + half, reference_mean),
+        }
+    }
+}
+
+impl SettingEstimate {
+    const ABSENT: SettingEstimate =
+        SettingEstimate { mean: f64::NAN, mean_variance: f64::NAN, variance_df: 0.0, runs: 0, control_level: 0.0 };
+}
+
+/// The caller's comparison group of each dense setting, renumbered densely in first-seen order.
+fn dense_groups(layout: &SampleLayout, samples: &[RunSample], group_of: &[usize]) -> Vec<usize> {
+    let mut caller_group = vec![usize::MAX; layout.settings];
+    for (sample, &dense) in samples.iter().zip(&layout.setting_of) {
+        caller_group[dense as usize] = group_of[sample.setting];
+    }
+    let mut known: rustc_hash::FxHashMap<usize, usize> = rustc_hash::FxHashMap::default();
+    caller_group
+        .into_iter()
+        .map(|group| {
+            let next = known.len();
+            *known.entry(group).or_insert(next)
+        })
+        .collect()
+}
+
+/// (Σ vᵢ)² / Σ vᵢ²/νᵢ: the df of a sum of independent variance estimates (Satterthwaite 1946); infinite
+/// when every part is known exactly.
+pub(crate) fn satterthwaite(parts: &[(f64, f64)]) -> f64 {
+    let total: f64 = parts.iter().map(|(v, _)| v).sum();
+    let denominator: f64 = parts.iter().filter(|(v, _)| *v > 0.0).map(|(v, df)| v * v / df).sum();
+    if denominator > 0.0 {
+        total * total / denominator
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// The control covariate's slope in the final weighted fit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Slope {
+    slope: f64,
+    /// Var(θ̂) = κ / Σ wᵢ e_c,ᵢ² (weights are inverse variances).
+    variance: f64,
+    variance_removed: f64,
+}
+
+/// The iteratively reweighted fit and what it leaves.
+struct RobustFit<'a> {
+    layout: &'a SampleLayout,
+    group_of: &'a [usize],
+    /// 1 for a sample in the fit, 0 for a straggler.
+    included: Vec<f64>,
+    fit: WeightedBackfit,
+    control_fit: Option<WeightedBackfit>,
+    slope: Option<Slope>,
+    /// Per dense setting: moderated variance σ̃²ₛ, its own df dₛ, runs in the fit.
+    variances: Vec<f64>,
+    own_df: Vec<f64>,
+    runs: Vec<usize>,
+    prior: Option<VariancePrior>,
+    round_params: f64,
+    huber: bool,
+}
+
+impl<'a> RobustFit<'a> {
+    /// The robust fit of `values` (and the `controls` covariate, whose unweighted fit `control_fit` may
+    /// already have been made) over the `included` samples.
+    fn new(
+        layout: &'a SampleLayout,
+        values: &[f64],
+        controls: Option<(&[f64], Option<WeightedBackfit>)>,
+        included: Vec<f64>,
+        rounds: Option<&RoundComponents>,
+        group_of: &'a [usize],
+    ) -> RobustFit<'a> {
+        let (controls, control_fit) = controls.map_or((None, None), |(c, fit)| (Some(c), fit));
+        let mut runs = vec![0usize; layout.settings];
+        for (&setting, &w) in layout.setting_of.iter().zip(&included) {
+            runs[setting as usize] += usize::from(w > 0.0);
+        }
+        let round_params = rounds.map_or(0.0, |r| (layout.rounds - r.count) as f64);
+        let mut fit = RobustFit {
+            layout,
+            group_of,
+            fit: WeightedBackfit { setting_effect: Vec::new(), round_effect: Vec::new(), residuals: Vec::new() },
+            control_fit,
+            slope: None,
+            variances: vec![1.0; layout.settings],
+            own_df: vec![0.0; layout.settings],
+            runs,
+            prior: None,
+            round_params,
+            huber: false,
+            included,
+        };
+        let mut weights = fit.included.clone();
+        for iteration in 0..ITERATIONS {
+            fit.weighted_fit(values, controls, &weights, rounds, iteration == 0);
+            let residuals = fit.residuals(controls.is_some());
+            fit.update_variances(&residuals, &weights);
+            fit.huber = iteration > 0;
+            if iteration + 1 < ITERATIONS {
+                weights = fit
+                    .huber_weights(&residuals)
+                    .iter()
+                    .zip(&fit.layout.setting_of)
+                    .map(|(h, &s)| h / fit.variances[s as usize].max(f64::MIN_POSITIVE))
+                    .collect();
+            }
+        }
+        fit
+    }
+
+    /// The weighted fit of the values, and of the controls with the slope by Frisch–Waugh–Lovell. The
+    /// first (unweighted) fit of the controls may already be there: the control's move test made it.
+    fn weighted_fit(
+        &mut self,
+        values: &[f64],
+        controls: Option<&[f64]>,
+        weights: &[f64],
+        rounds: Option<&RoundComponents>,
+        first: bool,
+    ) {
+        let start = (!self.fit.setting_effect.is_empty()).then_some(&self.fit);
+        let control_start = self.control_fit.take();
+        let (fit, control_fit) = rayon::join(
+            || WeightedBackfit::fit(self.layout, values, weights, rounds, start),
+            || match (controls, control_start) {
+                (Some(_), Some(made)) if first => Some(made),
+                (Some(c), start) => Some(WeightedBackfit::fit(self.layout, c, weights, rounds, start.as_ref())),
+                (None, _) => None,
+            },
+        );
+        self.slope = control_fit.as_ref().and_then(|control_fit| {
+            let (mut cross, mut control_ss, mut value_ss) = (0.0, 0.0, 0.0);
+            for ((w, y), c) in weights.iter().zip(&fit.residuals).zip(&control_fit.residuals) {
+                cross += w * y * c;
+                control_ss += w * c * c;
+                value_ss += w * y * y;
+            }
+            (control_ss > 0.0 && value_ss > 0.0).then(|| Slope {
+                slope: cross / control_ss,
+                variance: 1.0 / control_ss,
+                variance_removed: (cross * cross / control_ss / value_ss).clamp(0.0, 1.0),
+            })
+        });
+        self.fit = fit;
+        self.control_fit = control_fit;
+    }
+
+    /// e_y − θ e_c: the residuals of the model with the covariate.
+    fn residuals(&self, with_control: bool) -> Vec<f64> {
+        match (&self.slope, &self.control_fit) {
+            (Some(slope), Some(control)) if with_control => {
+                self.fit.residuals.iter().zip(&control.residuals).map(|(y, c)| y - slope.slope * c).collect()
+            }
+            _ => self.fit.residuals.clone(),
+        }
+    }
+
+    /// Each setting's share dₛ of the residual df, its variance Σ e² / dₛ from the residuals of the robust
+    /// fit (stragglers screened out beforehand; a moderate outlier left in widens its setting's variance,
+    /// which errs on the side of caution, where winsorising it would understate the noise of small
+    /// samples), and the moderated variances.
+    fn update_variances(&mut self, residuals: &[f64], weights: &[f64]) {
+        let settings = self.layout.settings;
+        let n: f64 = self.runs.iter().sum::<usize>() as f64;
+        let covariates = if self.slope.is_some() { 1.0 } else { 0.0 };
+        let shares = self.round_shares(weights);
+        let blocked = self.round_params > 0.0;
+        for ((df, &runs), share) in self.own_df.iter_mut().zip(&self.runs).zip(shares) {
+            let runs = runs as f64;
+            let blocks_share = if blocked { share } else { 0.0 };
+            *df = ((runs - 1.0) * (1.0 - blocks_share) - covariates * runs / n.max(1.0)).max(0.0);
+        }
+        let mut ss = vec![0.0; settings];
+        for ((&setting, residual), &included) in self.layout.setting_of.iter().zip(residuals).zip(&self.included) {
+            ss[setting as usize] += included * residual * residual;
+        }
+        let sample_variances: Vec<(f64, f64)> = (0..settings)
+            .map(|s| {
+                let df = self.own_df[s];
+                (if df > 0.0 { ss[s] / df } else { 0.0 }, df)
+            })
+            .collect();
+        self.prior = VariancePrior::fit(&sample_variances).map(|prior| pooled_when_equal(prior, &sample_variances));
+        self.variances = sample_variances
+            .iter()
+            .map(|&(variance, df)| self.prior.map_or(variance, |prior| prior.moderate(variance, df)))
+            .collect();
+    }
+
+    /// The standard deviation of one residual of setting `s`: σ̃ₛ √(dₛ/nₛ) (its runs share dₛ df).
+    fn residual_spread(&self, s: usize) -> f64 {
+        let runs = self.runs[s].max(1) as f64;
+        (self.variances[s] * self.own_df[s] / runs).sqrt()
+    }
+
+    /// Per setting, the average share of its rounds' weight it carries (πₛ): with rounds as blocks a
+    /// setting's residuals lose (nₛ − 1)·πₛ df to the round effects, the ones it dominates most.
+    fn round_shares(&self, weights: &[f64]) -> Vec<f64> {
+        let mut round_weight = vec![0.0; self.layout.rounds];
+        for (&round, &w) in self.layout.round_of.iter().zip(weights) {
+            round_weight[round as usize] += w;
+        }
+        let mut shares = vec![0.0; self.layout.settings];
+        for ((&setting, &round), &w) in self.layout.setting_of.iter().zip(&self.layout.round_of).zip(weights) {
+            if w > 0.0 {
+                shares[setting as usize] += w / round_weight[round as usize];
+            }
+        }
+        shares.iter().zip(&self.runs).map(|(share, &n)| if n > 0 { share / n as f64 } else { 0.0 }).collect()
+    }
+
+    /// hᵢ = ψ(uᵢ)/uᵢ at uᵢ = eᵢ / (σ̃ₛ √(dₛ/nₛ)) (stragglers stay 0).
+    fn huber_weights(&self, residuals: &[f64]) -> Vec<f64> {
+        residuals
+            .iter()
+            .zip(&self.layout.setting_of)
+            .zip(&self.included)
+            .map(|((residual, &s), &included)| {
+                let scale = self.residual_spread(s as usize);
+                if included == 0.0 {
+                    0.0
+                } else if scale > 0.0 {
+                    huber::weight(residual / scale)
+                } else {
+                    1.0
+                }
+            })
+            .collect()
+    }
+
+    fn runs(&self) -> usize {
+        self.runs.iter().sum()
+    }
+
+    /// Runs − settings − round blocks − slopes.
+    fn residual_df(&self) -> f64 {
+        let settings = self.runs.iter().filter(|n| **n > 0).count() as f64;
+        let covariates = if self.slope.is_some() { 1.0 } else { 0.0 };
+        self.runs() as f64 - settings - self.round_params - covariates
+    }
+
+    /// Per dense setting: the adjusted mean μ̂ₛ − θ (c̄ₛ − c̄_group), Var = κ σ̃²ₛ / nₛ (κ = Huber's
+    /// variance inflation once Huber weights were used), df dₛ + d₀.
+    fn estimates(&self, layout: &SampleLayout) -> Vec<SettingEstimate> {
+        let inflation = if self.huber { huber::variance_inflation() } else { 1.0 };
+        let control_levels = self.control_fit.as_ref().map(|c| c.setting_effect.clone());
+        let group_level = control_levels.as_ref().map(|levels| group_means(levels, self.group_of));
+        (0..layout.settings)
+            .map(|s| {
+                let runs = self.runs[s];
+                let control_level = control_levels.as_ref().map_or(0.0, |levels| levels[s]);
+                let shift = match (&self.slope, &group_level) {
+                    (Some(slope), Some(group)) => slope.slope * (control_level - group[self.group_of[s]]),
+                    _ => 0.0,
+                };
+                let variance_df = self.prior.map_or(self.own_df[s], |p| p.moderated_df(self.own_df[s]));
+                SettingEstimate {
+                    mean: self.fit.setting_effect[s] - shift,
+                    mean_variance: inflation * self.variances[s] / runs.max(1) as f64,
+                    variance_df,
+                    runs,
+                    control_level,
+                }
+            })
+            .collect()
+    }
+}
+
+/// With d₀ infinite the settings share one variance: its estimate is the pooled Σ dₛ s²ₛ / Σ dₛ on Σ dₛ
+/// df, not the moment estimate (which with few settings of little df each is far noisier).
+fn pooled_when_equal(prior: VariancePrior, variances: &[(f64, f64)]) -> VariancePrior {
+    if prior.prior_df.is_finite() {
+        return prior;
+    }
+    let df: f64 = variances.iter().map(|(_, df)| df).sum();
+    let pooled = variances.iter().map(|(v, df)| v * df).sum::<f64>() / df;
+    VariancePrior { prior_variance: pooled, ..prior }
+}
+
+/// The mean of `levels` over each group's settings.
+fn group_means(levels: &[f64], group_of: &[usize]) -> Vec<f64> {
+    let groups = group_of.iter().copied().max().map_or(0, |g| g + 1);
+    let mut sums = vec![(0.0, 0.0); groups];
+    for (level, &group) in levels.iter().zip(group_of) {
+        sums[group].0 += level;
+        sums[group].1 += 1.0;
+    }
+    sums.into_iter().map(|(sum, n)| sum / n).collect()
+}

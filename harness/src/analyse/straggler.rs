@@ -1,0 +1,321 @@
+//! Stragglers: runs far slower than their setting's other runs and their round predict (a node that
+//! paged, a daemon that woke), found before any mean is taken so that one of them cannot move a verdict.
+
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use super::run_sample::RunSample;
+use super::sample_layout::SampleLayout;
+
+/// One run the fit leaves out (weight 0): kept in the CSV, named in the summary and the JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Straggler {
+    /// Index of the run among the analysed samples.
+    #[serde(skip)]
+    pub sample: usize,
+    /// Index into the sweep's settings.
+    #[serde(skip)]
+    pub setting: usize,
+    /// The round (rep) it ran in.
+    pub rep: u32,
+    /// How many times slower than its setting's other runs in their rounds predict (e.g. 2.7).
+    pub slowdown: f64,
+    /// Its studentised deviation from them.
+    pub t: f64,
+}
+
+/// Prior degrees of freedom given to the sweep-wide robust scale when a setting's own other runs are
+/// few: a straggler must stand out against both.
+const SCALE_PRIOR_DF: f64 = 4.0;
+
+/// The screen's error rate over all runs of a sweep: a run of well-behaved noise is called a straggler
+/// in about one sweep in a thousand.
+const FALSE_STRAGGLER_RATE: f64 = 1e-3;
+
+/// The side a straggler is on: slower is a lower throughput (`Higher` is better) or a longer time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlowSide {
+    Low,
+    High,
+}
+
+impl Straggler {
+    /// Runs beyond the screen, at most one per setting per pass, three passes. A run's deviation is its
+    /// residual from a robust two-way start (Tukey's median polish of value over setting and round)
+    /// less the mean residual of its setting's other runs; its scale combines the sweep's robust scale
+    /// (1.4826 · MAD of all residuals, on `SCALE_PRIOR_DF` df) with the spread of those other runs, as
+    /// a moderated variance does (Smyth 2004). A run is a straggler when that studentised deviation
+    /// (external, leave-one-out) lies on the slow side beyond the t quantile at 1 − 0.001/N. `values`
+    /// are on the analysis scale (log for positive metrics: a slowdown is a ratio).
+    pub fn screen(
+        layout: &SampleLayout,
+        samples: &[RunSample],
+        blocks: bool,
+        slow: SlowSide,
+        log_scale: bool,
+    ) -> Vec<Straggler> {
+        let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
+        let largest = values.iter().map(|v| v.abs()).fold(0.0, f64::max);
+        let mut excluded = vec![false; values.len()];
+        let mut found = Vec::new();
+        for _ in 0..3 {
+            let by_setting = grouped(&layout.setting_of, layout.settings, &excluded);
+            let residuals = median_polish(layout, &values, &excluded, &by_setting, blocks);
+            let setting_sums = by_setting.sums(&residuals);
+            let scale = robust_scale(&by_setting, &residuals, &setting_sums);
+            // Noise at the last digits of the values (an exactly additive table) is no noise at all.
+            if scale.is_nan() || scale <= 1e-12 * (1.0 + largest) {
+                break;
+            }
+            let screen = Screen { residuals: &residuals, scale, slow, runs: by_setting.samples.len() };
+            let new = screen.worst_per_setting(&by_setting, &setting_sums);
+            if new.is_empty() {
+                break;
+            }
+            for (sample, deviation, t) in new {
+                excluded[sample] = true;
+                let slowdown = if log_scale { deviation.abs().exp() } else { 1.0 + deviation.abs() };
+                let setting = layout.setting_of[sample] as usize;
+                found.push(Straggler { sample, setting, rep: samples[sample].round, slowdown, t });
+            }
+        }
+        found
+    }
+}
+
+/// One pass of the screen over a sweep's residuals.
+struct Screen<'a> {
+    residuals: &'a [f64],
+    scale: f64,
+    slow: SlowSide,
+    /// Runs screened, for the per-run error rate.
+    runs: usize,
+}
+
+impl Screen<'_> {
+    /// Per setting, its most extreme run on the slow side if it passes the screen: (sample, deviation, t).
+    fn worst_per_setting(&self, by_setting: &Grouped, sums: &[(f64, f64)]) -> Vec<(usize, f64, f64)> {
+        let alpha = FALSE_STRAGGLER_RATE / self.runs.max(1) as f64;
+        let slow_sign = match self.slow {
+            SlowSide::Low => -1.0,
+            SlowSide::High => 1.0,
+        };
+        let mut critical_by_runs: Vec<f64> = Vec::new();
+        let mut found = Vec::new();
+        for (members, &(sum, sum_sq)) in by_setting.groups().zip(sums) {
+            if members.len() < 2 {
+                continue;
+            }
+            let n = members.len() as f64;
+            if critical_by_runs.len() <= members.len() {
+                critical_by_runs.resize(members.len() + 1, f64::NAN);
+            }
+            if critical_by_runs[members.len()].is_nan() {
+                critical_by_runs[members.len()] = t_quantile(1.0 - alpha, SCALE_PRIOR_DF + n - 2.0);
+            }
+            let critical = critical_by_runs[members.len()];
+            let mut best: Option<(usize, f64, f64)> = None;
+            for &i in members {
+                let residual = self.residuals[i as usize];
+                let others_mean = (sum - residual) / (n - 1.0);
+                let deviation = residual - others_mean;
+                if deviation * slow_sign <= 0.0 {
+                    continue;
+                }
+                let others_ss = (sum_sq - residual * residual) - (n - 1.0) * others_mean * others_mean;
+                let variance =
+                    (SCALE_PRIOR_DF * self.scale * self.scale + others_ss.max(0.0)) / (SCALE_PRIOR_DF + n - 2.0);
+                let t = deviation.abs() / (variance * (1.0 + 1.0 / (n - 1.0))).sqrt();
+                if t > critical && best.is_none_or(|(_, _, t_best)| t > t_best) {
+                    best = Some((i as usize, deviation, t));
+                }
+            }
+            found.extend(best);
+        }
+        found
+    }
+}
+
+fn t_quantile(p: f64, df: f64) -> f64 {
+    StudentsT::new(0.0, 1.0, df).map_or(f64::INFINITY, |t| t.inverse_cdf(p))
+}
+
+/// The sweep's robust noise scale: 1.4826 · the median absolute leave-one-out deviation of the included
+/// runs (each run's residual less the mean of its setting's other runs, scaled by √(1 + 1/(n − 1)) to
+/// the noise's σ): consistent at the normal, unmoved by a few gross stragglers, and unlike the median
+/// polish residuals themselves not shrunk by the medians that fit some runs exactly.
+fn robust_scale(by_setting: &Grouped, residuals: &[f64], sums: &[(f64, f64)]) -> f64 {
+    let mut deviations: Vec<f64> = Vec::with_capacity(by_setting.samples.len());
+    for (members, &(sum, _)) in by_setting.groups().zip(sums).filter(|(m, _)| m.len() >= 2) {
+        let n = members.len() as f64;
+        let inflation = (1.0 + 1.0 / (n - 1.0)).sqrt();
+        deviations.extend(members.iter().map(|&i| {
+            let residual = residuals[i as usize];
+            (residual - (sum - residual) / (n - 1.0)).abs() / inflation
+        }));
+    }
+    if deviations.is_empty() {
+        return 0.0;
+    }
+    1.4826 * median_in_place(&mut deviations)
+}
+
+/// Residuals of one sweep of Tukey's median polish (setting medians, then round medians of what is left,
+/// then setting medians again: enough for a start that no straggler moves), excluded samples ignored in
+/// the medians but given residuals.
+fn median_polish(
+    layout: &SampleLayout,
+    values: &[f64],
+    excluded: &[bool],
+    by_setting: &Grouped,
+    blocks: bool,
+) -> Vec<f64> {
+    let mut residuals = values.to_vec();
+    subtract_group_medians(&mut residuals, &layout.setting_of, by_setting);
+    if blocks {
+        let by_round = grouped(&layout.round_of, layout.rounds, excluded);
+        subtract_group_medians(&mut residuals, &layout.round_of, &by_round);
+        subtract_group_medians(&mut residuals, &layout.setting_of, by_setting);
+    }
+    residuals
+}
+
+/// The included samples of each key, as one array of sample indices in key order and each key's range.
+struct Grouped {
+    samples: Vec<u32>,
+    starts: Vec<usize>,
+}
+
+impl Grouped {
+    fn groups(&self) -> impl Iterator<Item = &[u32]> {
+        self.starts.windows(2).map(|range| &self.samples[range[0]..range[1]])
+    }
+
+    /// (Σ x, Σ x²) of `values` over each group.
+    fn sums(&self, values: &[f64]) -> Vec<(f64, f64)> {
+        self.groups()
+            .map(|members| {
+                members.iter().fold((0.0, 0.0), |(sum, sum_sq), &i| {
+                    let x = values[i as usize];
+                    (sum + x, sum_sq + x * x)
+                })
+            })
+            .collect()
+    }
+}
+
+fn grouped(key_of: &[u32], keys: usize, excluded: &[bool]) -> Grouped {
+    let mut starts = vec![0usize; keys + 1];
+    for (i, &key) in key_of.iter().enumerate() {
+        if !excluded[i] {
+            starts[key as usize + 1] += 1;
+        }
+    }
+    for k in 0..keys {
+        starts[k + 1] += starts[k];
+    }
+    let mut next = starts.clone();
+    let mut samples = vec![0u32; starts[keys]];
+    for (i, &key) in key_of.iter().enumerate() {
+        if !excluded[i] {
+            samples[next[key as usize]] = i as u32;
+            next[key as usize] += 1;
+        }
+    }
+    Grouped { samples, starts }
+}
+
+fn subtract_group_medians(residuals: &mut [f64], key_of: &[u32], groups: &Grouped) {
+    let mut scratch = Vec::new();
+    let medians: Vec<f64> = groups
+        .groups()
+        .map(|members| {
+            scratch.clear();
+            scratch.extend(members.iter().map(|&i| residuals[i as usize]));
+            if scratch.is_empty() {
+                0.0
+            } else {
+                median_in_place(&mut scratch)
+            }
+        })
+        .collect();
+    for (residual, &key) in residuals.iter_mut().zip(key_of) {
+        *residual -= medians[key as usize];
+    }
+}
+
+fn median_in_place(values: &mut [f64]) -> f64 {
+    let (mid, even) = (values.len() / 2, values.len() % 2 == 0);
+    let (below, middle, _) = values.select_nth_unstable_by(mid, f64::total_cmp);
+    if even {
+        (below.iter().copied().fold(f64::NEG_INFINITY, f64::max) + *middle) / 2.0
+    } else {
+        *middle
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+
+    /// `settings` x `rounds` log values: setting s at level s/10, round r shifted by r/100, normal noise of
+    /// sd `noise[s]`.
+    fn sweep(noise: &[f64], rounds: u32, seed: u64) -> (SampleLayout, Vec<RunSample>) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut samples = Vec::new();
+        for round in 1..=rounds {
+            for (setting, sd) in noise.iter().enumerate() {
+                let (u, v): (f64, f64) = (rng.random::<f64>().max(1e-300), rng.random());
+                let z = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+                let value = setting as f64 / 10.0 + f64::from(round) / 100.0 + sd * z;
+                samples.push(RunSample { setting, round, value, control: None });
+            }
+        }
+        (SampleLayout::of(&samples), samples)
+    }
+
+    #[test]
+    fn a_run_three_times_slower_is_found_and_measured() {
+        let (layout, mut samples) = sweep(&[0.01; 20], 3, 1);
+        samples[25].value -= 3f64.ln(); // setting 5, round 2: a third of the throughput
+        let found = Straggler::screen(&layout, &samples, true, SlowSide::Low, true);
+        assert_eq!(found.iter().map(|s| (s.sample, s.setting, s.rep)).collect::<Vec<_>>(), [(25, 5, 2)]);
+        assert!((found[0].slowdown - 3.0).abs() < 0.1, "{found:?}");
+        // The same run 3x *faster* is not a straggler (the slow side is low throughput).
+        samples[25].value += 2.0 * 3f64.ln();
+        assert!(Straggler::screen(&layout, &samples, true, SlowSide::Low, true).is_empty());
+    }
+
+    #[test]
+    fn of_two_runs_only_the_slower_is_a_straggler() {
+        let (layout, mut samples) = sweep(&[0.01; 10], 2, 2);
+        samples[13].value += 2f64.ln(); // a time 2x longer
+        let found = Straggler::screen(&layout, &samples, true, SlowSide::High, true);
+        assert_eq!(found.iter().map(|s| s.sample).collect::<Vec<_>>(), [13]);
+    }
+
+    #[test]
+    fn a_noisy_setting_is_not_a_straggler_factory() {
+        // One setting of twenty 4x noisier than the rest (4% vs 1%), over 500 seeded sweeps of 3 rounds: its
+        // runs are noisy, not stragglers; a sweep of well-behaved noise almost never has one either.
+        let mut noise = [0.01; 20];
+        noise[3] = 0.04;
+        noise[7] = 0.005;
+        let false_alarms: usize = (0..500)
+            .map(|seed| {
+                let (layout, samples) = sweep(&noise, 3, 100 + seed);
+                Straggler::screen(&layout, &samples, true, SlowSide::Low, true).len()
+            })
+            .sum();
+        assert!(false_alarms <= 5, "{false_alarms} false stragglers in 500 sweeps");
+    }
+
+    #[test]
+    fn constant_data_has_no_stragglers() {
+        let (layout, samples) = sweep(&[0.0; 4], 3, 3);
+        assert!(Straggler::screen(&layout, &samples, true, SlowSide::Low, true).is_empty());
+    }
+}
