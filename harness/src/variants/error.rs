@@ -37,6 +37,13 @@ pub enum VariantError {
     #[error("{path}: the in-place journal is unreadable: {reason}")]
     Journal { path: PathBuf, reason: String },
 
+    /// Sweep's state in a tree (its journal, saved copies, lock) that it did not write as it writes it.
+    #[error(
+        "{path}: refused, the tree is left as it is: {reason} (sweep keeps its state in real files inside \
+         the tree and restores only files inside it, from its own saved copies)"
+    )]
+    UnsafeState { path: PathBuf, reason: String },
+
     #[error(
         "{build_dir}: an in-place ablation left a variant's build here; run without --no-build so the \
          restored engine is rebuilt before it is measured"
@@ -70,6 +77,7 @@ impl VariantError {
             VariantError::Template { .. }
                 | VariantError::UnknownGroup { .. }
                 | VariantError::OutsideTree { .. }
+                | VariantError::UnsafeState { .. }
                 | VariantError::Stale { .. }
                 | VariantError::Selector { .. }
         )

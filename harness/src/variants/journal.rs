@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::error::VariantError;
+use super::journal_confinement::{directory_refusal, is_sha256_hex, saved_refusal, target_refusal};
 use super::tree_lock::STATE_DIR;
 use crate::atomic_file::{has_stale_temp, remove_stale_temp, sync_dir, write_atomic};
 
@@ -60,17 +61,35 @@ impl Journal {
         Ok(journal)
     }
 
-    /// Reads the journal of an interrupted or running ablation, if there is one.
+    /// Reads the journal of an interrupted or running ablation in `tree` (canonical), if there is one.
+    /// A journal naming anything but files inside the tree and its own saved copies is refused.
     pub fn load(tree: &Path) -> Result<Option<Journal>, VariantError> {
         let path = journal_path(tree);
-        let text = match fs::read(&path) {
-            Ok(text) => text,
+        let unsafe_state = |reason: String| VariantError::UnsafeState { path: path.clone(), reason };
+        if let Some(reason) = directory_refusal(&tree.join(STATE_DIR)) {
+            return Err(unsafe_state(reason));
+        }
+        let text = match fs::symlink_metadata(&path) {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(error) => return Err(VariantError::Io { action: "read", path, error }),
+            Ok(meta) if !meta.is_file() => return Err(unsafe_state("the journal is not a regular file".into())),
+            _ => fs::read(&path).map_err(VariantError::io("read", &path))?,
         };
-        serde_json::from_slice(&text)
-            .map(Some)
-            .map_err(|error| VariantError::Journal { path, reason: error.to_string() })
+        let journal: Journal = serde_json::from_slice(&text)
+            .map_err(|error| VariantError::Journal { path: path.clone(), reason: error.to_string() })?;
+        journal.confinement_refusal(tree).map_or(Ok(Some(journal)), |reason| Err(unsafe_state(reason)))
+    }
+
+    /// Why this journal may not be acted on in `tree`, if it may not (see `journal_confinement`).
+    fn confinement_refusal(&self, tree: &Path) -> Option<String> {
+        let originals = originals_dir(tree);
+        if let Some(reason) = directory_refusal(&originals) {
+            return Some(reason);
+        }
+        self.entries.iter().find_map(|entry| {
+            target_refusal(tree, &entry.target, STATE_DIR).or_else(|| saved_refusal(&originals, &entry.saved)).or_else(
+                || (!is_sha256_hex(&entry.sha256)).then(|| format!("digest `{}` is not a sha256", entry.sha256)),
+            )
+        })
     }
 
     /// Puts every original back (verified against its sha256) and then forgets the journal and the copies.
