@@ -190,3 +190,259 @@ fn the_state_directory_is_kept_out_of_git_status_of_a_checkout_tree() {
     fs::write(victim.tree().join(".sweep-inplace/stray"), "").unwrap();
     assert!(!git(&["status", "--porcelain", "--untracked-files=all"]).contains(".sweep-inplace"));
 }
+
+/// A workspace with a FIXTURE engine (`engine/flaky.sh`, not a measurement): a run of `mode = "ok"` prints a
+/// result; a run of `mode = "flaky"` fails while `engine/broken` exists.
+struct Flaky {
+    dir: tempfile::TempDir,
+}
+
+impl Flaky {
+    fn new() -> Flaky {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("engine")).unwrap();
+        fs::create_dir_all(root.join("sweeps/engines")).unwrap();
+        let script = "#!/bin/sh\n# FIXTURE engine: its numbers are not measurements.\n\
+                      if [ \"$1\" = flaky ] && [ -e \"$(dirname \"$0\")/broken\" ]; then echo 'flaky: broken' >&2; exit 1; fi\n\
+                      echo \"fixture_result value=$2\"\n";
+        fs::write(root.join("engine/flaky.sh"), script).unwrap();
+        std::process::Command::new("chmod").arg("+x").arg(root.join("engine/flaky.sh")).status().unwrap();
+        let profile = "tree = \"../../engine\"\nprogram = \"{{tree}}/flaky.sh\"\nlauncher = \"local\"\nranks = 1\n\
+                       timeout = \"10s\"\n[result]\nprefix = \"fixture_result\"\n";
+        fs::write(root.join("sweeps/engines/flaky.toml"), profile).unwrap();
+        let flaky = Flaky { dir };
+        flaky.declare("flaky", r#"["ok", "flaky"]"#, "");
+        flaky
+    }
+
+    fn path(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
+    /// Writes `sweeps/<name>.toml`: `mode` over `modes`, 2 reps, `extra` appended.
+    fn declare(&self, name: &str, modes: &str, extra: &str) {
+        let text = format!(
+            "name = \"{name}\"\n[engine]\nprofile = \"flaky\"\n[params]\nmode = {modes}\n[reps]\ncount = 2\nseed = 3\n\
+             [run]\nargs = [\"{{{{mode}}}}\", \"{{{{rep}}}}\"]\n[metrics]\nresult = [\"value\"]\n[analysis]\nprimary = \"value\"\n{extra}"
+        );
+        fs::write(self.path().join(format!("sweeps/{name}.toml")), text).unwrap();
+    }
+
+    fn sweep(&self, args: &[&str]) -> std::process::Output {
+        sweep(self.path(), args)
+    }
+
+    fn set_broken(&self, broken: bool) {
+        let marker = self.path().join("engine/broken");
+        if broken {
+            fs::write(marker, "").unwrap();
+        } else {
+            let _ = fs::remove_file(marker);
+        }
+    }
+
+    /// Runs `sweeps/<name>.toml` into `results/<out>.csv` and returns that path (relative).
+    fn run_into(&self, name: &str, out: &str) -> String {
+        let csv = format!("results/{out}.csv");
+        let output = self.sweep(&["run", &format!("sweeps/{name}.toml"), "--out", &csv]);
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
+        csv
+    }
+
+    /// The bytes of every file under `results/`, to show a refusal changed nothing.
+    fn results(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut files: Vec<(PathBuf, Vec<u8>)> = fs::read_dir(self.path().join("results"))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.is_file())
+            .map(|path| (path.clone(), fs::read(&path).unwrap()))
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// `sweep <args>` exits 2 with one line containing `says`, and no file under `results/` changed.
+    fn assert_refused(&self, args: &[&str], says: &str) {
+        let before = self.results();
+        let output = self.sweep(args);
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{message}");
+        assert!(message.contains(says), "{message}");
+        assert_eq!(message.lines().filter(|line| line.starts_with("sweep: error")).count(), 1, "{message}");
+        assert_eq!(self.results(), before, "a refused command changed a file");
+    }
+}
+
+#[test]
+fn resuming_with_another_sweeps_csv_is_refused_and_neither_csv_nor_sidecar_changes() {
+    let flaky = Flaky::new();
+    flaky.declare("other", r#"["ok", "flaky"]"#, "");
+    let other = flaky.run_into("other", "other");
+    flaky.assert_refused(&["run", "sweeps/flaky.toml", "--resume", &other], "it records sweep `other`, not `flaky`");
+}
+
+#[test]
+fn resuming_after_the_declaration_changed_is_refused() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    flaky.declare("flaky", r#"["ok", "flaky"]"#, "[[checks]]\nmetric = \"value\"\nequals = \"{{rep}}\"\n");
+    flaky.assert_refused(&["run", "sweeps/flaky.toml", "--resume", &csv], "the declaration changed");
+    flaky.declare("flaky", r#"["ok", "flaky", "more"]"#, "");
+    flaky.assert_refused(&["run", "sweeps/flaky.toml", "--resume", &csv], "the values of `mode` differ");
+}
+
+#[test]
+fn resuming_a_file_that_is_not_a_csv_is_refused_without_truncating_it() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    let random: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    for (name, bytes) in [("random.csv", random), ("text.csv", b"not,a\nsweep result\ntorn".to_vec())] {
+        fs::write(flaky.path().join("results").join(name), bytes).unwrap();
+        fs::copy(
+            flaky.path().join(csv.replace(".csv", ".json")),
+            flaky.path().join("results").join(name.replace(".csv", ".json")),
+        )
+        .unwrap();
+        flaky.assert_refused(&["run", "sweeps/flaky.toml", "--resume", &format!("results/{name}")], "results/");
+    }
+    fs::remove_file(flaky.path().join("results/r.json")).unwrap();
+    flaky.assert_refused(&["run", "sweeps/flaky.toml", "--resume", &csv], "says which sweep it records");
+}
+
+#[test]
+fn failed_runs_are_run_again_on_resume_and_analysed_once_from_their_last_success() {
+    let flaky = Flaky::new();
+    flaky.set_broken(true);
+    let csv = flaky.run_into("flaky", "r");
+    flaky.set_broken(false);
+    let kept = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv, "--no-retry-failed"]);
+    assert_eq!(kept.status.code(), Some(1), "{}", stderr(&kept));
+    assert_eq!(common::csv_rows(&flaky.path().join(&csv)).len(), 4, "--no-retry-failed ran a failed run again");
+    let resumed = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    assert!(stderr(&resumed).contains("2 failed runs to run again"), "{}", stderr(&resumed));
+    let rows = common::csv_rows(&flaky.path().join(&csv));
+    let attempts: Vec<(&str, &str, &str)> =
+        rows.iter().map(|row| (row["param.mode"].as_str(), row["attempt"].as_str(), row["status"].as_str())).collect();
+    assert_eq!(attempts.iter().filter(|run| *run == &("flaky", "1", "failed")).count(), 2, "{attempts:?}");
+    assert_eq!(attempts.iter().filter(|run| *run == &("flaky", "2", "ok")).count(), 2, "{attempts:?}");
+    let report = flaky.sweep(&["report", &csv]);
+    assert_eq!(report.status.code(), Some(0), "{}", stderr(&report));
+    let summary = common::stdout(&report);
+    assert!(summary.contains("2 runs were run again after failing"), "{summary}");
+    assert!(!summary.contains("Failed runs"), "a superseded failure is still counted:\n{summary}");
+}
+
+#[test]
+fn a_csv_with_every_row_twice_is_refused_not_analysed_with_n_doubled() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    let text = fs::read_to_string(flaky.path().join(&csv)).unwrap();
+    let (header, rows) = text.split_once('\n').unwrap();
+    fs::write(flaky.path().join(&csv), format!("{header}\n{rows}{rows}")).unwrap();
+    flaky.assert_refused(&["report", &csv], "r.csv:6: `mode=");
+    flaky.assert_refused(&["report", &csv], "is already recorded at line 2");
+    flaky.assert_refused(&["compare", &csv, &csv], "is already recorded at line 2");
+}
+
+#[test]
+fn values_outside_the_sidecars_grid_or_of_the_wrong_type_are_refused_by_line() {
+    let flaky = Flaky::new();
+    flaky.declare("flaky", "[1, 2]", "");
+    let csv = flaky.run_into("flaky", "r");
+    let original = fs::read_to_string(flaky.path().join(&csv)).unwrap();
+    for (from, to, says) in [
+        ("\n2,default,", "\n3,default,", "`mode` is `3`, not one of the values"),
+        ("\n2,default,", "\n2.0,default,", "`mode` is `2`, not one of the values"),
+        ("\n2,default,", "\nfast,default,", "`mode` is `fast`, not one of the values"),
+        ("\n2,default,2,", "\n2,default,9,", "rep 9 is outside the 2 reps"),
+        ("\n2,default,2,1,", "\n2,default,2,0,", "attempt `0` is not a whole number from 1"),
+    ] {
+        fs::write(flaky.path().join(&csv), original.replacen(from, to, 1)).unwrap();
+        flaky.assert_refused(&["report", &csv], says);
+    }
+}
+
+#[test]
+fn a_sidecar_that_does_not_match_its_csv_is_refused() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    flaky.declare("wide", r#"["ok", "flaky"]"#, "[params.derived]\ntwice = \"2\"\n");
+    let wide = flaky.run_into("wide", "wide");
+    fs::copy(flaky.path().join(&wide).with_extension("json"), flaky.path().join(&csv).with_extension("json")).unwrap();
+    flaky.assert_refused(&["report", &csv], "r.csv:1: its param columns [mode] are not its sidecar's [mode, twice]");
+}
+
+/// Writes `results/<name>` holding `text` (a file sweep must not overwrite) and returns its relative path.
+fn precious(flaky: &Flaky, name: &str) -> String {
+    let path = format!("results/{name}");
+    fs::create_dir_all(flaky.path().join("results")).unwrap();
+    fs::write(flaky.path().join(&path), "precious\n").unwrap();
+    path
+}
+
+#[test]
+fn merge_out_never_overwrites_an_existing_file_without_force() {
+    let flaky = Flaky::new();
+    for shard in ["1", "2"] {
+        let out = format!("results/s/shard-{shard}.csv");
+        let output = flaky.sweep(&["run", "sweeps/flaky.toml", "--shard", &format!("{shard}/2"), "--out", &out]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    }
+    let target = precious(&flaky, "precious.csv");
+    flaky.assert_refused(&["merge", "results/s", "--out", &target], "not an earlier merge of these shards");
+    let sidecar_name = precious(&flaky, "other.json");
+    flaky.assert_refused(&["merge", "results/s", "--out", "results/other.csv"], "other.json exists");
+    fs::remove_file(flaky.path().join(sidecar_name)).unwrap();
+    assert_eq!(flaky.sweep(&["merge", "results/s"]).status.code(), Some(0), "a first merge");
+    assert_eq!(flaky.sweep(&["merge", "results/s"]).status.code(), Some(0), "merging again replaces its own merge");
+    let forced = flaky.sweep(&["merge", "results/s", "--out", &target, "--force"]);
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+}
+
+#[test]
+fn template_out_never_overwrites_an_existing_file_without_force() {
+    let flaky = Flaky::new();
+    let target = precious(&flaky, "gd.cpp.hbs");
+    let args = ["template", "engine/flaky.sh", "--group", "g=2-2", "-o", &target];
+    flaky.assert_refused(&args, "it already exists");
+    let forced = flaky.sweep(&[&args[..], &["--force"]].concat());
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+    assert!(fs::read_to_string(flaky.path().join(&target)).unwrap().contains("ablate.g"));
+}
+
+#[test]
+fn compare_html_never_overwrites_an_existing_file_without_force() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    let target = precious(&flaky, "compare.html");
+    flaky.assert_refused(&["compare", &csv, &csv, "--html", &target], "it already exists");
+}
+
+#[test]
+fn report_never_overwrites_a_page_that_is_not_this_sweeps() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    assert_eq!(flaky.sweep(&["report", "--html", &csv]).status.code(), Some(0), "the sweep's own page is rewritten");
+    flaky.declare("other", r#"["ok", "flaky"]"#, "");
+    let other = flaky.run_into("other", "other");
+    fs::copy(flaky.path().join(&other).with_extension("html"), flaky.path().join(&csv).with_extension("html")).unwrap();
+    flaky.assert_refused(&["report", "--html", &csv], "r.html exists and is another sweep's");
+    precious(&flaky, "r.html");
+    flaky.assert_refused(&["report", "--html", &csv], "r.html exists and is not one sweep wrote for this result");
+    let forced = flaky.sweep(&["report", "--html", &csv, "--force"]);
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+}
+
+#[test]
+fn run_out_never_overwrites_a_page_or_other_file_beside_it_without_force() {
+    let flaky = Flaky::new();
+    let page = precious(&flaky, "new.html");
+    flaky.assert_refused(&["run", "sweeps/flaky.toml", "--out", "results/new.csv"], "new.html already exists");
+    let forced = flaky.sweep(&["run", "sweeps/flaky.toml", "--out", "results/new.csv", "--force"]);
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+    assert_ne!(fs::read_to_string(flaky.path().join(page)).unwrap(), "precious\n");
+    fs::create_dir_all(flaky.path().join("results/dir")).unwrap();
+    flaky.assert_refused(&["run", "sweeps/flaky.toml", "--out", "results/dir.csv", "--force"], "as a folder");
+}

@@ -67,17 +67,40 @@ impl MergedShards {
         Ok(MergedShards { header, rows, sidecar, missing })
     }
 
+    /// Why writing the merge to `csv` (and its sidecar beside it) would replace files that are not an earlier
+    /// merge of these same shards, if it would: sweep replaces only its own merge, never a user's file, a
+    /// shard or another sweep's result.
+    pub fn replace_refusal(&self, csv: &Path) -> Option<String> {
+        let sidecar = csv.with_extension("json");
+        let existing: Vec<&Path> =
+            [csv, sidecar.as_path()].into_iter().filter(|p| p.symlink_metadata().is_ok()).collect();
+        if existing.is_empty() {
+            return None;
+        }
+        if let Some(path) = existing.iter().find(|path| !path.symlink_metadata().is_ok_and(|meta| meta.is_file())) {
+            return Some(format!("{} exists and is not a regular file", path.display()));
+        }
+        let earlier = Sidecar::read(&sidecar).ok().filter(|earlier| {
+            let merged = matches!(earlier.command_line.get(1).map(String::as_str), Some("merge" | "report"));
+            merged && declaration_fingerprint(earlier) == declaration_fingerprint(&self.sidecar)
+        });
+        match earlier {
+            Some(_) => None,
+            None => Some(format!("{} exists and is not an earlier merge of these shards", existing[0].display())),
+        }
+    }
+
     /// Writes the merged CSV and its sidecar (`command_line` saying how it was merged), each atomically.
     pub fn write(&self, csv: &Path, command_line: Vec<String>) -> Result<(), RecordError> {
         let mut writer = csv::Writer::from_writer(Vec::new());
         for record in std::iter::once(&self.header).chain(&self.rows) {
             writer
                 .write_record(record)
-                .map_err(|error| RecordError::Io { path: csv.to_path_buf(), source: error.into() })?;
+                .map_err(|error| RecordError::Io { path: csv.to_path_buf(), error: error.into() })?;
         }
         let bytes = writer
             .into_inner()
-            .map_err(|error| RecordError::Io { path: csv.to_path_buf(), source: error.into_error() })?;
+            .map_err(|error| RecordError::Io { path: csv.to_path_buf(), error: error.into_error() })?;
         crate::atomic_file::write_atomic(csv, &bytes, None).map_err(RecordError::io(csv))?;
         let sidecar = Sidecar { command_line, ..self.sidecar.clone() };
         sidecar.write(&csv.with_extension("json"))
@@ -182,8 +205,13 @@ mod tests {
     /// Writes a shard CSV holding `runs` (slices, rep) and a sidecar edited by `edit`.
     fn shard(dir: &Path, name: &str, runs: &[(u32, u32)], edit: impl Fn(&mut Value)) -> PathBuf {
         let path = dir.join(format!("{name}.csv"));
-        let columns =
-            Columns { params: vec!["slices".into()], metrics: vec!["tps".into()], toolchains: vec![], slurm: true };
+        let columns = Columns {
+            params: vec!["slices".into()],
+            metrics: vec!["tps".into()],
+            toolchains: vec![],
+            slurm: true,
+            attempt: true,
+        };
         let mut writer = ResultWriter::create(&path, columns, Provenance::default()).unwrap();
         let metrics: BTreeMap<String, f64> = [("tps".to_string(), 1.0)].into();
         for &(slices, rep) in runs {
@@ -192,6 +220,7 @@ mod tests {
                     param_values: vec![slices.to_string()],
                     variant: "default",
                     rep,
+                    attempt: 1,
                     warmup: false,
                     order: 0,
                     status: RunStatus::Ok,

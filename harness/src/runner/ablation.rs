@@ -17,7 +17,7 @@ use super::runner_error::RunnerError;
 use super::session::Session;
 use super::setting_build::SettingBuild;
 use super::spawning::Spawning;
-use super::{open_results, planned_key, preflight, result_paths, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
+use super::{open_results, preflight, result_paths, runs_to_do, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
 use crate::build::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlannedRun, Setting};
@@ -468,10 +468,11 @@ fn open_session<'a>(
 ) -> Result<(Session<'a>, Vec<PlannedRun>), RunnerError> {
     let paths = &context.paths;
     let options = context.options;
-    let (writer, done) = open_results(sweep, paths, options.resume.is_some(), context.origin.provenance.clone())?;
+    let (writer, recorded) = open_results(sweep, paths, options.resume.is_some(), context.origin.provenance.clone())?;
     write_sidecar(sweep, plan, options, paths, &context.origin)?;
-    let todo: Vec<PlannedRun> = runs.iter().filter(|run| !done.contains(&planned_key(plan, run))).copied().collect();
-    let session = Session::new(sweep, writer, paths, context.spawning(), todo.len(), options.fail_fast);
+    let todo = runs_to_do(plan, runs, &recorded, options);
+    let mut session = Session::new(sweep, writer, paths, context.spawning(), todo.len(), options);
+    session.resumed(plan, &todo, recorded);
     Ok((session, todo))
 }
 

@@ -10,12 +10,12 @@ use super::runner_error::RunnerError;
 use super::setting_origins::SettingOrigins;
 use super::shared_services;
 use super::spawning::Spawning;
-use super::ResultPaths;
+use super::{planned_key, ResultPaths, RunOptions};
 use crate::build::first_failure_line;
 use crate::extract::{self, RunLogs};
 use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunEvents, RunStatus, StopReason};
 use crate::plan::{Plan, PlannedRun, Setting};
-use crate::record::{ResultWriter, RunRow, LOGS_IN};
+use crate::record::{RecordedAttempts, ResultWriter, RunRow, LOGS_IN};
 use crate::spec::Sweep;
 
 /// Why a session stopped scheduling before its plan was done.
@@ -49,6 +49,8 @@ pub struct Session<'a> {
     /// Per setting, the environment and toolchain its runs start from, when the setup script is
     /// chosen by a param; None: every run starts from `base_env`.
     pub origins: Option<SettingOrigins>,
+    /// What a resumed CSV already holds of each run: the attempt each new row records.
+    pub attempts: RecordedAttempts,
 }
 
 impl<'a> Session<'a> {
@@ -59,7 +61,7 @@ impl<'a> Session<'a> {
         paths: &ResultPaths,
         spawning: Spawning<'a>,
         runs: usize,
-        fail_fast: bool,
+        options: &RunOptions,
     ) -> Session<'a> {
         Session {
             sweep,
@@ -68,11 +70,30 @@ impl<'a> Session<'a> {
             base_env: spawning.base_env.clone(),
             events: spawning.events,
             progress: Progress::new(runs),
-            fail_fast,
+            fail_fast: options.fail_fast,
             tally: Tally::default(),
             stopped: None,
             origins: None,
+            attempts: RecordedAttempts::default(),
         }
+    }
+
+    /// Takes what a resumed CSV holds (nothing for a new one) and says what of `plan` is left: `todo`.
+    pub fn resumed(&mut self, plan: &Plan, todo: &[PlannedRun], recorded: RecordedAttempts) {
+        let again = todo.iter().filter(|run| recorded.failed(&planned_key(plan, run))).count();
+        let done = plan.runs.len() - todo.len();
+        if done > 0 || again > 0 {
+            let again = if again > 0 { format!(", {again} failed runs to run again") } else { String::new() };
+            self.progress.note(&format!(
+                "resuming {}: {done} runs already recorded{again}, {} to go",
+                self.writer.path().display(),
+                todo.len()
+            ));
+        }
+        if recorded.without_attempts {
+            self.progress.note("its failed runs are kept: the CSV was written before runs recorded their attempt");
+        }
+        self.attempts = recorded;
     }
 
     /// Runs `runs` of `plan`, each on its setting's build (`sites[setting]`); stops early on a signal or
@@ -185,6 +206,7 @@ impl<'a> Session<'a> {
             param_values: setting.value_texts(),
             variant: &variant.name,
             rep: run.rep,
+            attempt: self.attempts.next_attempt(&planned_key(plan, run)),
             warmup: run.warmup,
             order: run.order,
             status,

@@ -10,7 +10,7 @@ use crate::template::TemplateError;
 #[derive(Debug, thiserror::Error)]
 pub enum VariantError {
     // Not a `source`: the message already says it, and `{:#}` would print it twice.
-    #[error("{path}: could not {action}: {error}")]
+    #[error("{}: could not {action}", crate::os_error::describe(error, path))]
     Io { action: &'static str, path: PathBuf, error: std::io::Error },
 
     #[error("{template}: the template did not render: {source}")]
@@ -70,11 +70,13 @@ impl VariantError {
 }
 
 impl VariantError {
-    /// Whether the templates or declaration are at fault (exit 2) rather than the machine (exit 1).
+    /// Whether the templates or declaration are at fault, or the operating system refused a file (exit 2),
+    /// rather than a build or a run (exit 1).
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            VariantError::Template { .. }
+            VariantError::Io { .. }
+                | VariantError::Template { .. }
                 | VariantError::UnknownGroup { .. }
                 | VariantError::OutsideTree { .. }
                 | VariantError::UnsafeState { .. }

@@ -65,6 +65,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         ablation.decl,
         blocks,
         &title,
+        args.execution.force,
     )?;
     stdout::print_line(&text);
     let code = finish_message(&outcome.runs);
@@ -90,9 +91,11 @@ fn run_options(args: &AblateArgs) -> Result<RunOptions, CommandError> {
         plan: PlanOptions { reps: execution.reps, filters: Vec::new(), shard: None, seed: execution.seed },
         fail_fast: execution.fail_fast,
         resume: None,
-        out: checked_out(execution.out.as_deref())?,
+        out: checked_out(execution.out.as_deref(), execution.force)?,
         results_dir: execution.results_dir.clone(),
         build: true,
         command_line: std::env::args().collect(),
+        keep_failed: false,
+        same_failures_limit: execution.same_failures_limit(),
     })
 }

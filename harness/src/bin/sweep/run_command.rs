@@ -12,11 +12,18 @@ use sweep::spec::{self, Race};
 use crate::args::RunArgs;
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
+use crate::result_files::ResultFiles;
 use crate::stdout;
 use crate::summary;
 
 pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     let sweep = spec::load_sweep(&resolve_declaration(&args.spec))?;
+    if let Some(csv) = &args.resume {
+        // Before anything is read from it or written: the CSV must be this sweep's, and so must every
+        // summary, page and plot the resumed sweep will write again beside it.
+        let sidecar = runner::check_resume(&sweep, csv)?;
+        ResultFiles::new(Some(&sidecar), args.execution.force).check(&ResultPaths::for_csv(csv))?;
+    }
     let options = run_options(&args, &sweep)?;
     restore_if_interrupted(&sweep.engine.tree)?;
     if args.execution.dry_run {
@@ -33,6 +40,7 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
         &sweep.analysis,
         blocks,
         &title,
+        args.execution.force,
     )?;
     stdout::print_line(&text);
     let code = finish_message(&outcome);
@@ -79,11 +87,13 @@ fn run_options(args: &RunArgs, sweep: &spec::Sweep) -> Result<RunOptions, Comman
         },
         fail_fast: execution.fail_fast,
         resume: args.resume.clone(),
-        out: checked_out(execution.out.as_deref())?,
+        out: checked_out(execution.out.as_deref(), execution.force)?,
         results_dir: execution.results_dir.clone(),
         build: !args.no_build,
         command_line: std::env::args().collect(),
         race,
+        keep_failed: args.no_retry_failed,
+        same_failures_limit: execution.same_failures_limit(),
     })
 }
 
@@ -130,19 +140,24 @@ fn race(args: &RunArgs, sweep: &spec::Sweep) -> Result<Option<Race>, CommandErro
     Ok(Some(Race { min, max }))
 }
 
-/// `--out X.csv` must name a new CSV whose siblings do not exist either: a sweep never overwrites a user's file.
-pub fn checked_out(out: Option<&Path>) -> Result<Option<PathBuf>, CommandError> {
+/// `--out X.csv` must name a new CSV whose siblings do not exist either: a sweep never overwrites a user's
+/// file. With `--force` files at those names are removed first (never a folder: `X/` holds run logs).
+pub fn checked_out(out: Option<&Path>, force: bool) -> Result<Option<PathBuf>, CommandError> {
     let Some(csv) = out else { return Ok(None) };
     if csv.extension().is_none_or(|extension| extension != "csv") {
         return Err(CommandError::BadInput(format!("--out {}: the result file must end in `.csv`", csv.display())));
     }
-    if let Some(existing) = ResultPaths::for_csv(csv).outputs().into_iter().find(|path| path.symlink_metadata().is_ok())
-    {
-        return Err(CommandError::BadInput(format!(
-            "--out {}: {} already exists; a sweep never overwrites files, choose another name",
-            csv.display(),
-            existing.display()
-        )));
+    for existing in ResultPaths::for_csv(csv).outputs().into_iter().filter(|path| path.symlink_metadata().is_ok()) {
+        let folder = existing.symlink_metadata().is_ok_and(|meta| meta.is_dir());
+        if !force || folder {
+            let kind = if folder { "a folder (--force replaces files only)" } else { "a file (--force replaces it)" };
+            return Err(CommandError::BadInput(format!(
+                "--out {}: {} already exists as {kind}; a sweep never overwrites it otherwise, choose another name",
+                csv.display(),
+                existing.display()
+            )));
+        }
+        std::fs::remove_file(&existing).map_err(|error| CommandError::Write { path: existing.clone(), error })?;
     }
     Ok(Some(csv.to_path_buf()))
 }
