@@ -446,3 +446,127 @@ fn run_out_never_overwrites_a_page_or_other_file_beside_it_without_force() {
     fs::create_dir_all(flaky.path().join("results/dir")).unwrap();
     flaky.assert_refused(&["run", "sweeps/flaky.toml", "--out", "results/dir.csv", "--force"], "as a folder");
 }
+
+/// Regression (issue 20): every remaining run of a broken engine was recorded failed, one after the
+/// other, to the end of the sweep. The third run in a row failing the same way stops it (exit 1) with
+/// the command that completes it; `--keep-going` runs them all.
+#[test]
+fn runs_failing_the_same_way_in_a_row_stop_the_sweep_unless_keep_going() {
+    let flaky = Flaky::new();
+    flaky.declare("flaky", r#"["flaky"]"#, "");
+    let text = fs::read_to_string(flaky.path().join("sweeps/flaky.toml")).unwrap().replace("count = 2", "count = 6");
+    fs::write(flaky.path().join("sweeps/flaky.toml"), text).unwrap();
+    flaky.set_broken(true);
+    let output = flaky.sweep(&["run", "sweeps/flaky.toml", "--out", "results/r.csv"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("stopped: 3 runs in a row failed the same way (the launcher exited with code 1)"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output).contains("this completes the sweep: ")
+            && stderr(&output).contains(" run sweeps/flaky.toml --resume results/r.csv"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(common::csv_rows(&flaky.path().join("results/r.csv")).len(), 3);
+    let kept_going = flaky.sweep(&["run", "sweeps/flaky.toml", "--out", "results/all.csv", "--keep-going"]);
+    assert_eq!(kept_going.status.code(), Some(1), "{}", stderr(&kept_going));
+    assert_eq!(common::csv_rows(&flaky.path().join("results/all.csv")).len(), 6);
+}
+
+/// Regression (issue 20): an OS error exited 1 with Rust's raw message. It exits 2 and says what the
+/// system said about which file, as the user named it.
+#[test]
+fn permission_denied_is_exit_2_naming_the_file() {
+    let flaky = Flaky::new();
+    if !std::process::Command::new("setpriv").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: no setpriv to run sweep as another user");
+        return;
+    }
+    fs::create_dir_all(flaky.path().join("results")).unwrap();
+    for dir in
+        [flaky.path(), &flaky.path().join("sweeps"), &flaky.path().join("sweeps/engines"), &flaky.path().join("engine")]
+    {
+        std::process::Command::new("chmod").arg("755").arg(dir).status().unwrap();
+    }
+    let output = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(common::sweep_bin())
+        .args(["run", "sweeps/flaky.toml", "--out", "results/x.csv"])
+        .current_dir(flaky.path())
+        .output()
+        .unwrap();
+    if stderr(&output).contains("Permission denied") && output.status.code() != Some(2) {
+        panic!("{}", stderr(&output));
+    }
+    assert_eq!(stderr(&output), "sweep: error: permission denied: results/x.csv\n");
+    assert_eq!(output.status.code(), Some(2));
+}
+
+/// A small tmpfs mounted at `dir` for the life of the value (unmounted on drop), if this process may mount.
+struct SmallDisk {
+    dir: PathBuf,
+}
+
+impl SmallDisk {
+    fn mount(dir: &std::path::Path, size: &str) -> Option<SmallDisk> {
+        fs::create_dir_all(dir).unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .output()
+            .is_ok_and(|output| output.status.success());
+        mounted.then(|| SmallDisk { dir: dir.to_path_buf() })
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg("-l").arg(&self.dir).status();
+    }
+}
+
+/// Regression (issue 20): when the disk filled, every remaining run was recorded "failed: launcher exited
+/// 1" and the sweep went on to the end. It stops after the run that found the disk full (exit 2), the rows
+/// recorded are whole, and the hint is a command that completes the sweep once there is space.
+#[test]
+fn a_full_disk_stops_the_sweep_with_whole_rows_and_a_command_that_completes_it() {
+    let flaky = Flaky::new();
+    let Some(disk) = SmallDisk::mount(&flaky.path().join("results"), "3m") else {
+        eprintln!("skipped: cannot mount a small tmpfs here (not root, or no mount permission)");
+        return;
+    };
+    // FIXTURE: each run leaves 700 KiB in its run directory, so the third or fourth run finds the disk full.
+    let script = "#!/bin/sh\nhead -c 716800 /dev/zero > blob || { echo 'blob: disk full' >&2; exit 1; }\necho \"fixture_result value=$2\"\n";
+    fs::write(flaky.path().join("engine/flaky.sh"), script).unwrap();
+    let text = fs::read_to_string(flaky.path().join("sweeps/flaky.toml")).unwrap().replace("count = 2", "count = 5");
+    fs::write(flaky.path().join("sweeps/flaky.toml"), text).unwrap();
+    let output = flaky.sweep(&["run", "sweeps/flaky.toml", "--out", "results/r.csv"]);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    assert!(message.contains("sweep: error: no space left on device: "), "{message}");
+    let hint = message.split("this completes the sweep: ").nth(1).expect("a resume command").trim().to_string();
+    assert!(hint.ends_with(" run sweeps/flaky.toml --resume results/r.csv"), "{hint}");
+    let rows = common::csv_rows(&flaky.path().join("results/r.csv"));
+    assert!(rows.len() < 10, "the sweep went on after the disk filled: {} rows", rows.len());
+    assert!(fs::read_to_string(flaky.path().join("results/r.csv")).unwrap().ends_with('\n'), "a torn last row");
+    for blob in glob_blobs(&flaky.path().join("results/r/runs")) {
+        fs::remove_file(blob).unwrap();
+    }
+    fs::write(flaky.path().join("engine/flaky.sh"), "#!/bin/sh\necho \"fixture_result value=$2\"\n").unwrap();
+    let argv: Vec<&str> = hint.split(' ').skip(1).collect();
+    let completed = flaky.sweep(&argv);
+    assert_eq!(completed.status.code(), Some(0), "{}", stderr(&completed));
+    let report = flaky.sweep(&["report", "results/r.csv"]);
+    assert_eq!(report.status.code(), Some(0), "{}", stderr(&report));
+    drop(disk);
+}
+
+/// The `blob` files the full-disk fixture left in run directories.
+fn glob_blobs(runs: &std::path::Path) -> Vec<PathBuf> {
+    fs::read_dir(runs)
+        .map(|entries| entries.map(|entry| entry.unwrap().path().join("blob")).filter(|blob| blob.exists()).collect())
+        .unwrap_or_default()
+}

@@ -359,6 +359,9 @@ pub(super) fn run_copies(
     if !failed.is_empty() && options.fail_fast {
         session.stopped = Some(super::EarlyStop::FailFast);
     }
+    if !failed.is_empty() {
+        session.stopped = super::failure_watch::disk_full_at(&cache.root).or(session.stopped);
+    }
     if let Some(signal) = context.events.signals.received() {
         session.stopped = Some(super::EarlyStop::Interrupted { signal });
     }
@@ -413,6 +416,8 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
             build_seconds += seconds;
             let runs: Vec<PlannedRun> = plan.runs.iter().filter(|run| keys[run.setting] == *key).copied().collect();
             session.run_all(plan, &runs, &sites)?;
+        } else if let Some(full) = super::failure_watch::disk_full_at(&engine.build_dir) {
+            session.stopped = Some(full);
         } else if options.fail_fast {
             session.stopped = Some(super::EarlyStop::FailFast);
         }

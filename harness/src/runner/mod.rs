@@ -7,6 +7,7 @@ mod build_time;
 mod copy_sources;
 mod dry_run;
 mod engine_build;
+mod failure_watch;
 mod origin;
 mod prepared_run;
 mod progress;
@@ -159,7 +160,12 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
             let stopped = events.signals.received().map(|signal| EarlyStop::Interrupted { signal });
             return Ok(SweepOutcome { paths, tally: Tally::default(), stopped, skipped: 0 });
         }
-        Some(Err(error)) => return Err(RunnerError::Build(error)),
+        Some(Err(error)) => match failure_watch::disk_full_at(&sweep.engine.build_dir) {
+            Some(stopped) => {
+                return Ok(SweepOutcome { paths, tally: Tally::default(), stopped: Some(stopped), skipped: 0 })
+            }
+            None => return Err(RunnerError::Build(error)),
+        },
     }
     let hash = program_hash(sweep, &sites[0]);
     sites.iter_mut().for_each(|site| site.hash.clone_from(&hash));

@@ -32,6 +32,9 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     }
     let events = RunEvents::install().map_err(CommandError::Signals)?;
     let outcome = runner::run_sweep(&sweep, &options, &events)?;
+    if disk_full(&outcome) {
+        return Ok(finish_message(&outcome));
+    }
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
     let blocks = sweep.reps.order == spec::RunOrder::Interleaved;
     let (text, analysis) = summary::write_run_summary(
@@ -162,6 +165,35 @@ pub fn checked_out(out: Option<&Path>, force: bool) -> Result<Option<PathBuf>, C
     Ok(Some(csv.to_path_buf()))
 }
 
+/// Whether the sweep stopped on a full disk: no summary is written then (`sweep report` writes it later).
+pub fn disk_full(outcome: &SweepOutcome) -> bool {
+    matches!(outcome.stopped, Some(EarlyStop::DiskFull { .. }))
+}
+
+/// How to complete the sweep: for `sweep run`, this invocation's command line with `--resume CSV` in place
+/// of `--out`, `--resume`, `--dry-run` and `--force`, whole and quoted for a shell; `sweep ablate` has no
+/// resume and is run again.
+fn resume_hint(csv: &Path) -> String {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) != Some("run") {
+        return "run it again to complete it".to_string();
+    }
+    let mut command = Vec::new();
+    let mut value_of_dropped = false;
+    for arg in argv {
+        let dropped = matches!(arg.as_str(), "--dry-run" | "--force")
+            || ["--out=", "--resume="].iter().any(|flag| arg.starts_with(flag));
+        match (std::mem::take(&mut value_of_dropped), arg.as_str()) {
+            (true, _) => {}
+            (false, "--out" | "--resume") => value_of_dropped = true,
+            (false, _) if dropped => {}
+            (false, _) => command.push(arg),
+        }
+    }
+    command.extend(["--resume".to_string(), sweep::os_error::shown(csv).display().to_string()]);
+    format!("this completes the sweep: {}", sweep::launch::shell_line(&command))
+}
+
 /// Says where everything is and picks the exit code: 130 interrupted, 1 if a run failed.
 pub fn finish_message(outcome: &SweepOutcome) -> u8 {
     let paths = &outcome.paths;
@@ -175,17 +207,30 @@ pub fn finish_message(outcome: &SweepOutcome) -> u8 {
     if paths.plot.is_file() {
         eprintln!("  plot {}", paths.plot.display());
     }
-    match outcome.stopped {
+    let resume = resume_hint(&paths.csv);
+    match &outcome.stopped {
         Some(EarlyStop::Interrupted { signal }) => {
-            eprintln!(
-                "interrupted by signal {signal}: {} finished runs are kept; `--resume {}` completes the sweep",
-                outcome.tally.recorded,
-                paths.csv.display()
-            );
+            eprintln!("interrupted by signal {signal}: {} finished runs are kept; {resume}", outcome.tally.recorded);
             exit_code::INTERRUPTED as u8
         }
         Some(EarlyStop::FailFast) => {
             eprintln!("stopped at the first failed run (--fail-fast)");
+            exit_code::CHECK_FAILED as u8
+        }
+        Some(EarlyStop::DiskFull { path, reason }) => {
+            eprintln!(
+                "sweep: error: {reason}: {}: stopped; the {} runs recorded in {} are whole; free space, then {resume}",
+                sweep::os_error::shown(path).display(),
+                outcome.tally.recorded,
+                sweep::os_error::shown(&paths.csv).display()
+            );
+            exit_code::BAD_INPUT as u8
+        }
+        Some(EarlyStop::RepeatedFailure { runs, reason }) => {
+            eprintln!(
+                "stopped: {runs} runs in a row failed the same way ({reason}); every run left would too \
+                 (--keep-going runs them anyway); once it is fixed, {resume}"
+            );
             exit_code::CHECK_FAILED as u8
         }
         None if outcome.tally.failed > 0 => {
