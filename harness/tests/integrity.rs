@@ -67,6 +67,18 @@ impl Victim {
         files
     }
 
+    /// `sweeps/s.toml` and its profile: a one-run sweep of `/bin/true` (no result line) in the tree.
+    fn write_run_files(&self) {
+        let profile = format!(
+            "tree = \"{}\"\nprogram = \"/bin/true\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"5s\"\n[result]\nprefix = \"r\"\n",
+            self.tree().display()
+        );
+        fs::create_dir_all(self.dir.path().join("sweeps/engines")).unwrap();
+        fs::write(self.dir.path().join("sweeps/engines/e.toml"), profile).unwrap();
+        let declaration = "name = \"s\"\n[engine]\nprofile = \"e\"\n[params]\nx = [1]\n[reps]\ncount = 1\n[metrics]\nresult = [\"v\"]\n[analysis]\nprimary = \"v\"\n";
+        fs::write(self.dir.path().join("sweeps/s.toml"), declaration).unwrap();
+    }
+
     /// `sweep restore` on the tree is refused with exit 2 in one line, and no file anywhere changed.
     fn assert_restore_refused(&self, says: &str) {
         let before = self.snapshot();
@@ -155,14 +167,7 @@ fn a_lock_file_that_is_a_symlink_is_never_written_through() {
 fn a_run_on_a_tree_with_a_forged_journal_is_refused_before_anything_runs() {
     let victim = Victim::new();
     victim.plant_journal("../outside/precious.txt", "0.orig", "overwritten\n");
-    let profile = format!(
-        "tree = \"{}\"\nprogram = \"/bin/true\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"5s\"\n[result]\nprefix = \"r\"\n",
-        victim.tree().display()
-    );
-    fs::create_dir_all(victim.dir.path().join("sweeps/engines")).unwrap();
-    fs::write(victim.dir.path().join("sweeps/engines/e.toml"), profile).unwrap();
-    let declaration = "name = \"s\"\n[engine]\nprofile = \"e\"\n[params]\nx = [1]\n[metrics]\nresult = [\"v\"]\n[analysis]\nprimary = \"v\"\n";
-    fs::write(victim.dir.path().join("sweeps/s.toml"), declaration).unwrap();
+    victim.write_run_files();
     let before = victim.snapshot();
     let output = sweep(victim.dir.path(), &["run", "sweeps/s.toml", "--no-build"]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
@@ -183,9 +188,9 @@ fn the_state_directory_is_kept_out_of_git_status_of_a_checkout_tree() {
         String::from_utf8_lossy(&output.stdout).into_owned()
     };
     git(&["init", "-q"]);
-    victim.plant_journal("kernels/gd.cpp", "0.orig", "shipped\n");
-    let output = sweep(victim.dir.path(), &["restore", victim.tree().to_str().unwrap()]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    victim.write_run_files();
+    let output = sweep(victim.dir.path(), &["run", "sweeps/s.toml", "--no-build"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     fs::create_dir_all(victim.tree().join(".sweep-inplace")).unwrap();
     fs::write(victim.tree().join(".sweep-inplace/stray"), "").unwrap();
     assert!(!git(&["status", "--porcelain", "--untracked-files=all"]).contains(".sweep-inplace"));
@@ -569,4 +574,67 @@ fn glob_blobs(runs: &std::path::Path) -> Vec<PathBuf> {
     fs::read_dir(runs)
         .map(|entries| entries.map(|entry| entry.unwrap().path().join("blob")).filter(|blob| blob.exists()).collect())
         .unwrap_or_default()
+}
+
+#[test]
+fn a_journal_restoring_into_the_checkouts_git_is_refused() {
+    let victim = Victim::new();
+    fs::create_dir_all(victim.tree().join(".git")).unwrap();
+    fs::write(victim.tree().join(".git/config"), "[core]\n").unwrap();
+    victim.plant_journal(".git/config", "0.orig", "[core]\n\tfsmonitor = touch /tmp/pwned\n");
+    victim.assert_restore_refused("target `.git/config` is inside the checkout's .git");
+}
+
+#[test]
+fn a_journal_with_one_corrupt_copy_restores_nothing() {
+    let victim = Victim::new();
+    fs::write(victim.tree().join("kernels/other.cpp"), "ablated\n").unwrap();
+    victim.plant_journal("kernels/other.cpp", "0.orig", "original\n");
+    let state = victim.tree().join(".sweep-inplace");
+    fs::write(state.join("originals/1.orig"), "tampered\n").unwrap();
+    let journal = serde_json::json!({ "pid": 1, "entries": [
+        { "target": "kernels/other.cpp", "saved": "0.orig", "sha256": sha256(b"original\n") },
+        { "target": "kernels/gd.cpp", "saved": "1.orig", "sha256": sha256(b"shipped\n") }] });
+    fs::write(state.join("journal.json"), journal.to_string()).unwrap();
+    victim.assert_restore_refused("is corrupt");
+    assert_eq!(fs::read_to_string(victim.tree().join("kernels/other.cpp")).unwrap(), "ablated\n");
+}
+
+#[test]
+fn a_journal_that_is_not_json_is_refused_with_exit_2() {
+    let victim = Victim::new();
+    victim.plant_journal("kernels/gd.cpp", "0.orig", "shipped\n");
+    fs::write(victim.tree().join(".sweep-inplace/journal.json"), "{\"pid\": 1, \"entries\": [{\"target\": 5}]}")
+        .unwrap();
+    victim.assert_restore_refused("not a journal sweep wrote");
+}
+
+#[test]
+fn resuming_with_its_run_folder_linked_elsewhere_is_refused() {
+    let flaky = Flaky::new();
+    flaky.set_broken(true);
+    let csv = flaky.run_into("flaky", "r");
+    let elsewhere = flaky.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    fs::rename(flaky.path().join("results/r/runs"), flaky.path().join("results/runs-moved")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, flaky.path().join("results/r/runs")).unwrap();
+    flaky.set_broken(false);
+    flaky.assert_refused(&["run", "sweeps/flaky.toml", "--resume", &csv], "is a symbolic link");
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0, "a run directory was made through the link");
+}
+
+#[test]
+fn the_torn_rows_keeper_file_is_never_written_through_a_link() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    let path = flaky.path().join(&csv);
+    let mut text = fs::read_to_string(&path).unwrap();
+    text.push_str("ok,default,2,1,fal");
+    fs::write(&path, text).unwrap();
+    let victim = precious(&flaky, "victim.txt");
+    std::os::unix::fs::symlink(flaky.path().join(&victim), flaky.path().join("results/r.torn")).unwrap();
+    let output = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert_eq!(fs::read_to_string(flaky.path().join(&victim)).unwrap(), "precious\n");
+    assert!(fs::read_to_string(&path).unwrap().ends_with("fal"), "the CSV was cut though the resume was refused");
 }

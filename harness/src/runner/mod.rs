@@ -234,7 +234,15 @@ pub fn open_results(
 /// read) and returns its sidecar: done before anything is built or written.
 pub fn check_resume(sweep: &Sweep, csv: &Path) -> Result<Sidecar, RunnerError> {
     ResultWriter::check_resumable(csv, &columns(sweep), &SweepFingerprint::of(sweep))?;
-    Ok(Sidecar::read(&ResultPaths::for_csv(csv).sidecar)?)
+    let paths = ResultPaths::for_csv(csv);
+    // Run directories go under these: a link planted there would send them (and the runs' files) elsewhere.
+    for dir in [paths.logs.clone(), paths.logs.join("runs")] {
+        if let Some(reason) = crate::variants::directory_refusal(&dir) {
+            let reason = format!("{reason}; its run directories must be real folders beside it");
+            return Err(crate::record::RecordError::ResumeMismatch { path: csv.to_path_buf(), reason }.into());
+        }
+    }
+    Ok(Sidecar::read(&paths.sidecar)?)
 }
 
 /// The planned runs still to run: those not recorded, and (unless `--no-retry-failed`) those whose every

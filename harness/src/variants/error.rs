@@ -19,7 +19,7 @@ pub enum VariantError {
     #[error("{template}:{line}: `ablate.{group}` names no declared ablation group (declared: {declared})")]
     UnknownGroup { template: PathBuf, line: usize, group: String, declared: String },
 
-    #[error("{target}: a target path outside the engine tree {tree} is refused")]
+    #[error("{target}: a target path outside the engine tree {tree} (or in its .git, or sweep's state) is refused")]
     OutsideTree { target: PathBuf, tree: PathBuf },
 
     #[error(
@@ -80,6 +80,7 @@ impl VariantError {
                 | VariantError::UnknownGroup { .. }
                 | VariantError::OutsideTree { .. }
                 | VariantError::UnsafeState { .. }
+                | VariantError::CorruptOriginal { .. }
                 | VariantError::Stale { .. }
                 | VariantError::Selector { .. }
         )

@@ -75,7 +75,7 @@ impl Journal {
             _ => fs::read(&path).map_err(VariantError::io("read", &path))?,
         };
         let journal: Journal = serde_json::from_slice(&text)
-            .map_err(|error| VariantError::Journal { path: path.clone(), reason: error.to_string() })?;
+            .map_err(|error| unsafe_state(format!("not a journal sweep wrote: {error}")))?;
         journal.confinement_refusal(tree).map_or(Ok(Some(journal)), |reason| Err(unsafe_state(reason)))
     }
 
@@ -92,11 +92,13 @@ impl Journal {
         })
     }
 
-    /// Puts every original back (verified against its sha256) and then forgets the journal and the copies.
+    /// Puts every original back (each verified against its sha256 before any is written: one that does not
+    /// match leaves the tree as it is) and then forgets the journal and the copies.
     /// Idempotent: a crash part-way leaves the journal in place and the next call finishes the job.
     pub fn restore(&self, tree: &Path) -> Result<(), VariantError> {
-        for entry in &self.entries {
-            restore_entry(tree, entry)?;
+        let originals = self.entries.iter().map(|entry| saved_original(tree, entry)).collect::<Result<Vec<_>, _>>()?;
+        for (entry, bytes) in self.entries.iter().zip(originals) {
+            restore_entry(tree, entry, &bytes)?;
         }
         let journal = journal_path(tree);
         fs::remove_file(&journal).map_err(VariantError::io("remove", &journal))?;
@@ -136,21 +138,28 @@ fn save_original(tree: &Path, target: &Path, originals: &Path, index: usize) -> 
     Ok(JournalEntry { target: target.to_path_buf(), saved, sha256: sha256_hex(&bytes) })
 }
 
-fn restore_entry(tree: &Path, entry: &JournalEntry) -> Result<(), VariantError> {
+/// The bytes of an entry's saved copy, which must be the ones the journal recorded.
+fn saved_original(tree: &Path, entry: &JournalEntry) -> Result<Vec<u8>, VariantError> {
+    let saved = originals_dir(tree).join(&entry.saved);
+    let bytes = fs::read(&saved).map_err(VariantError::io("read the saved original", &saved))?;
+    let actual = sha256_hex(&bytes);
+    if actual != entry.sha256 {
+        let target = tree.join(&entry.target);
+        return Err(VariantError::CorruptOriginal { saved, target, expected: entry.sha256.clone(), actual });
+    }
+    Ok(bytes)
+}
+
+fn restore_entry(tree: &Path, entry: &JournalEntry, bytes: &[u8]) -> Result<(), VariantError> {
     let saved = originals_dir(tree).join(&entry.saved);
     let target = tree.join(&entry.target);
     // A write killed before its rename leaves a temporary sibling; the target itself is still whole.
     remove_stale_temp(&target).map_err(VariantError::io("remove a half-written copy of", &target))?;
-    let bytes = fs::read(&saved).map_err(VariantError::io("read the saved original", &saved))?;
-    let actual = sha256_hex(&bytes);
-    if actual != entry.sha256 {
-        return Err(VariantError::CorruptOriginal { saved, target, expected: entry.sha256.clone(), actual });
-    }
-    if fs::read(&target).ok().as_deref() == Some(bytes.as_slice()) {
+    if fs::read(&target).ok().as_deref() == Some(bytes) {
         return Ok(());
     }
     let permissions = fs::metadata(&saved).map_err(VariantError::io("stat", &saved))?.permissions();
-    write_atomic(&target, &bytes, Some(permissions)).map_err(VariantError::io("restore", &target))
+    write_atomic(&target, bytes, Some(permissions)).map_err(VariantError::io("restore", &target))
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {

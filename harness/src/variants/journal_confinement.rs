@@ -13,8 +13,8 @@ pub(super) fn target_refusal(tree: &Path, target: &Path, state_dir: &str) -> Opt
     if target.as_os_str().is_empty() || !target.components().all(|part| matches!(part, Component::Normal(_))) {
         return Some(format!("target `{shown}` is not a plain path relative to the tree"));
     }
-    if target.components().next().is_some_and(|first| first.as_os_str() == state_dir) {
-        return Some(format!("target `{shown}` is inside sweep's own state directory"));
+    if let Some(reason) = reserved_refusal(target, state_dir) {
+        return Some(format!("target `{shown}` is {reason}"));
     }
     let joined = tree.join(target);
     let parent = joined.parent().unwrap_or(tree);
@@ -25,6 +25,16 @@ pub(super) fn target_refusal(tree: &Path, target: &Path, state_dir: &str) -> Opt
     }
     match fs::symlink_metadata(&joined) {
         Ok(meta) if !meta.is_file() => Some(format!("target `{shown}` is not a regular file")),
+        _ => None,
+    }
+}
+
+/// Why a path relative to a tree may not be written by sweep, if it may not: sweep's own state, and the
+/// checkout's `.git` (a config or hook written there runs code at the next git command).
+pub fn reserved_refusal(relative: &Path, state_dir: &str) -> Option<&'static str> {
+    match relative.components().next().map(|first| first.as_os_str()) {
+        Some(first) if first == state_dir => Some("inside sweep's own state directory"),
+        Some(first) if first == ".git" => Some("inside the checkout's .git"),
         _ => None,
     }
 }
@@ -69,7 +79,16 @@ mod tests {
         fs::create_dir_all(tree.join("kernels")).unwrap();
         fs::write(tree.join("kernels/gd.cpp"), "x").unwrap();
         assert_eq!(target_refusal(&tree, Path::new("kernels/gd.cpp"), ".sweep-inplace"), None);
-        for bad in ["../gd.cpp", "/etc/passwd", "kernels/../gd.cpp", "./kernels/gd.cpp", "", ".sweep-inplace/lock"] {
+        let bad = [
+            "../gd.cpp",
+            "/etc/passwd",
+            "kernels/../gd.cpp",
+            "./kernels/gd.cpp",
+            "",
+            ".sweep-inplace/lock",
+            ".git/config",
+        ];
+        for bad in bad {
             assert!(target_refusal(&tree, Path::new(bad), ".sweep-inplace").is_some(), "{bad}");
         }
         std::os::unix::fs::symlink("/tmp", tree.join("out")).unwrap();

@@ -31,6 +31,7 @@ pub use design::design_variants;
 pub use error::VariantError;
 pub use in_place_session::InPlaceSession;
 pub use journal::sha256_hex;
+pub use journal_confinement::directory_refusal;
 pub use recovery::{left_by_an_ablation, recover_in_place, Recovery};
 pub use rendered_file::{render_variant, RenderedFile};
 pub use selector::{LineBlock, Selector};

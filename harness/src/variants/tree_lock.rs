@@ -48,7 +48,12 @@ impl TreeLock {
     }
 
     fn take_shared(tree: &Path) -> Result<Option<Self>, VariantError> {
-        match TreeLock::take(tree, LockMode::Shared) {
+        let taken = TreeLock::take(tree, LockMode::Shared);
+        if taken.is_ok() {
+            // Sweep's lock is in the tree while it runs there: keep it out of a checkout's `git status`.
+            super::git_exclude::exclude_state_dir(tree);
+        }
+        match taken {
             Err(VariantError::Io { error, .. })
                 if matches!(error.raw_os_error(), Some(nix::libc::EACCES | nix::libc::EROFS | nix::libc::EPERM)) =>
             {
@@ -69,7 +74,6 @@ impl TreeLock {
             if let Some(reason) = directory_refusal(&state) {
                 return Err(VariantError::UnsafeState { path: state, reason });
             }
-            super::git_exclude::exclude_state_dir(tree);
             // Never through a symbolic link: the pid is written into the file, which must be sweep's own.
             let opened = OpenOptions::new()
                 .read(true)
