@@ -47,6 +47,7 @@ impl RunnerError {
             | RunnerError::SetupTemplate(_) => true,
             RunnerError::Record(error) => error.is_bad_input(),
             RunnerError::Variant(error) => error.is_bad_input(),
+            RunnerError::Build(crate::build::BuildError::Io { .. }) => true,
             _ => false,
         }
     }
