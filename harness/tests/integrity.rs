@@ -376,7 +376,10 @@ fn a_sidecar_that_does_not_match_its_csv_is_refused() {
     flaky.declare("wide", r#"["ok", "flaky"]"#, "[params.derived]\ntwice = \"2\"\n");
     let wide = flaky.run_into("wide", "wide");
     fs::copy(flaky.path().join(&wide).with_extension("json"), flaky.path().join(&csv).with_extension("json")).unwrap();
-    flaky.assert_refused(&["report", &csv], "r.csv:1: its param columns [mode] are not its sidecar's [mode, twice]");
+    flaky.assert_refused(
+        &["report", &csv],
+        "r.csv:1: its sidecar records param columns [mode, twice], the CSV has [mode]",
+    );
 }
 
 /// Writes `results/<name>` holding `text` (a file sweep must not overwrite) and returns its relative path.

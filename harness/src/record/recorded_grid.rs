@@ -39,24 +39,9 @@ impl RecordedGrid {
     /// Why the CSV's columns are not the ones its sidecar records, if they are not.
     pub fn columns_refusal(&self, columns: &Columns) -> Option<String> {
         let fingerprint = &self.fingerprint;
-        let differs = |recorded: &[String], found: &[String]| !recorded.is_empty() && recorded != found;
-        let declared_missing = fingerprint.params.iter().find(|param| !columns.params.contains(&param.name));
-        if let Some(param) = declared_missing {
-            Some(format!("no column `param.{}`, which its sidecar declares", param.name))
-        } else if differs(&fingerprint.param_columns, &columns.params) {
-            Some(format!(
-                "its param columns [{}] are not its sidecar's [{}]",
-                columns.params.join(", "),
-                fingerprint.param_columns.join(", ")
-            ))
-        } else if differs(&fingerprint.metrics, &columns.metrics) {
-            Some(format!(
-                "its metric columns [{}] are not its sidecar's [{}]",
-                columns.metrics.join(", "),
-                fingerprint.metrics.join(", ")
-            ))
-        } else {
-            None
+        match fingerprint.params.iter().find(|param| !columns.params.contains(&param.name)) {
+            Some(param) => Some(format!("no column `param.{}`, which its sidecar declares", param.name)),
+            None => fingerprint.columns_difference(&columns.params, &columns.metrics, "the CSV"),
         }
     }
 

@@ -168,7 +168,10 @@ mod tests {
         let other_sweep = super::super::test_sidecar::fingerprint(&other);
         let refused = ResultWriter::append(&path, other, Provenance::default(), &other_sweep).err().unwrap();
         assert!(matches!(refused, RecordError::ResumeMismatch { .. }), "{refused}");
-        assert!(refused.to_string().contains("its param columns are [slices, rows], not [slices]"), "{refused}");
+        assert!(
+            refused.to_string().contains("its sidecar records param columns [slices, rows], this sweep has [slices]"),
+            "{refused}"
+        );
         assert!(ResultWriter::append(&path, columns(), Provenance::default(), &sweep).is_ok());
     }
 

@@ -636,17 +636,22 @@ mod tests {
         assert_eq!(compare(&table_a.runs(), &table_b.runs(), &compared), compare(&a, &b, &compared));
     }
 
-    /// A result CSV of `rows` runs over four settings (one, then another, seen first only late), the
-    /// `error` cell of every 7th run quoted across two lines.
-    fn split_fixture(dir: &Path, rows: usize) -> PathBuf {
-        let path = dir.join("split.csv");
-        let columns = Columns {
+    /// The layout of the hand-written CSVs below: one param, one metric, no `attempt` column.
+    fn rows_and_t() -> Columns {
+        Columns {
             params: vec!["rows".into()],
             metrics: vec!["t".into()],
             toolchains: vec![],
             slurm: true,
             attempt: false,
-        };
+        }
+    }
+
+    /// A result CSV of `rows` runs over four settings (one, then another, seen first only late), the
+    /// `error` cell of every 7th run quoted across two lines.
+    fn split_fixture(dir: &Path, rows: usize) -> PathBuf {
+        let path = dir.join("split.csv");
+        let columns = rows_and_t();
         let mut text = columns.header().join(",") + "\n";
         for run in 0..rows {
             let setting = if run > rows * 3 / 4 { 4096 } else { [512, 1024, 2048][run % 3] };
@@ -692,13 +697,7 @@ mod tests {
     fn a_bad_row_in_a_later_part_names_its_line_in_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.csv");
-        let columns = Columns {
-            params: vec!["rows".into()],
-            metrics: vec!["t".into()],
-            toolchains: vec![],
-            slurm: true,
-            attempt: false,
-        };
+        let columns = rows_and_t();
         let mut text = columns.header().join(",") + "\n";
         for run in 0..300 {
             let value = if run == 250 { "fast".to_string() } else { format!("{run}.5") };
@@ -718,13 +717,7 @@ mod tests {
     #[test]
     fn crlf_blank_lines_and_quoted_cells_read_as_plain_rows() {
         let dir = tempfile::tempdir().unwrap();
-        let columns = Columns {
-            params: vec!["rows".into()],
-            metrics: vec!["t".into()],
-            toolchains: vec![],
-            slurm: true,
-            attempt: false,
-        };
+        let columns = rows_and_t();
         let row = |variant: &str, rep: u32, end: &str| {
             format!("512,{variant},{rep},false,{rep},ok,,,1,{rep}.5,,,,,,,runs{end}")
         };

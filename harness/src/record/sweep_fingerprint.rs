@@ -36,7 +36,6 @@ impl SweepFingerprint {
     /// What a sidecar written before fingerprints (or before typed params) did not record is not compared.
     pub fn difference(&self, expected: &SweepFingerprint) -> Option<String> {
         let names = |params: &[Param]| params.iter().map(|param| param.name.clone()).collect::<Vec<_>>();
-        let known = |recorded: &[String], expected: &[String]| !recorded.is_empty() && recorded != expected;
         if self.name != expected.name {
             Some(format!("it records sweep `{}`, not `{}`", self.name, expected.name))
         } else if !self.params.is_empty() && names(&self.params) != names(&expected.params) {
@@ -47,19 +46,29 @@ impl SweepFingerprint {
             ))
         } else if let Some(param) = self.params.iter().zip(&expected.params).find(|(a, b)| a.values != b.values) {
             Some(format!("the values of `{}` differ from the declaration's", param.0.name))
-        } else if known(&self.param_columns, &expected.param_columns) {
-            Some(format!(
-                "its param columns are [{}], not [{}]",
-                self.param_columns.join(", "),
-                expected.param_columns.join(", ")
-            ))
-        } else if known(&self.metrics, &expected.metrics) {
-            Some(format!("its metric columns are [{}], not [{}]", self.metrics.join(", "), expected.metrics.join(", ")))
+        } else if let Some(reason) = self.columns_difference(&expected.param_columns, &expected.metrics, "this sweep") {
+            Some(reason)
         } else if self.declaration != expected.declaration {
             Some("the declaration changed since the CSV was recorded (its digest differs)".to_string())
         } else {
             None
         }
+    }
+
+    /// How the recorded CSV columns differ from `params` and `metrics`, found in `found_in` (`the CSV`,
+    /// `this sweep`), if they do. Columns a sidecar written before fingerprints did not record are not compared.
+    pub fn columns_difference(&self, params: &[String], metrics: &[String], found_in: &str) -> Option<String> {
+        [("param", &self.param_columns, params), ("metric", &self.metrics, metrics)].into_iter().find_map(
+            |(kind, recorded, found)| {
+                (!recorded.is_empty() && recorded.as_slice() != found).then(|| {
+                    format!(
+                        "its sidecar records {kind} columns [{}], {found_in} has [{}]",
+                        recorded.join(", "),
+                        found.join(", ")
+                    )
+                })
+            },
+        )
     }
 
     /// A short digest of the whole fingerprint, which marks the files written for results of this sweep.
