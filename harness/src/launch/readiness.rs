@@ -120,24 +120,28 @@ mod tests {
         assert_eq!(last, Err("connection refused".to_string()));
     }
 
-    /// The probe read 64 bytes and closed: a larger answer left unread bytes, the close reset the
-    /// connection, and a python server logged ConnectionResetError tracebacks.
+    /// The probe read 64 bytes and closed: the rest of the answer arrived at a closed socket, which resets
+    /// the connection, and a python server logged ConnectionResetError tracebacks.
     #[test]
     fn an_http_probe_reads_the_whole_answer_so_its_close_resets_nothing() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/health", listener.local_addr().unwrap());
-        let body = "x".repeat(256 * 1024);
         let server = std::thread::spawn(move || {
             let (mut stream, _) = listener.accept().unwrap();
             let mut request = [0u8; 256];
             let _ = stream.read(&mut request).unwrap();
-            let answer = format!("HTTP/1.0 200 OK\r\nContent-Length: {}\r\n\r\n{body}", body.len());
-            let written = stream.write_all(answer.as_bytes());
-            drop(stream);
-            written
+            let head =
+                format!("HTTP/1.0 200 OK\r\nServer: fixture\r\nContent-Length: 3\r\n{}\r\n", "X-Pad: x\r\n".repeat(8));
+            stream.write_all(head.as_bytes()).unwrap();
+            // The body follows a moment later, as a server that writes head and body apart sends it.
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            let written = stream.write_all(b"ok\n");
+            // A reset reaches the writer at its next write or at the close.
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            written.and_then(|()| stream.shutdown(std::net::Shutdown::Both))
         });
         assert!(Readiness::Http(url).is_ready(Path::new("/nonexistent"), &mut 0));
-        assert!(server.join().unwrap().is_ok(), "the server's write was reset");
+        assert!(server.join().unwrap().is_ok(), "the probe reset the connection before the answer ended");
     }
 
     #[test]
