@@ -45,6 +45,11 @@ impl Renderer {
         Ok(Renderer { context })
     }
 
+    /// A renderer over a JSON context it takes over (no copy is made).
+    pub fn of(context: serde_json::Value) -> Renderer {
+        Renderer { context: handlebars::Context::from(context) }
+    }
+
     /// Renders `template` in strict mode without escaping. Text without `{{` is returned as it is
     /// (handlebars would too), and a template is compiled once per thread.
     /// A syntax error is reported as `check_syntax` does (line and column, one line), not as handlebars'

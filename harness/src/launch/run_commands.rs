@@ -60,7 +60,7 @@ pub fn run_commands(
     match engine.launcher {
         LauncherKind::PerRank => (0..engine.ranks)
             .map(|rank| {
-                let context = renderer(sweep, run_context(params.clone(), engine, site, Some(rank)))?;
+                let context = Renderer::of(run_context(params.clone(), engine, site, Some(rank)));
                 let argv = [program.clone()].into_iter().chain(render_args(sweep, &run.args, &context)?).collect();
                 Ok(RankCommand {
                     rank: Some(rank),
@@ -71,7 +71,7 @@ pub fn run_commands(
             })
             .collect(),
         kind => {
-            let context = renderer(sweep, run_context(params.clone(), engine, site, None))?;
+            let context = Renderer::of(run_context(params.clone(), engine, site, None));
             let mut argv = launcher_prefix(engine, kind, site, params)?;
             argv.push(program);
             argv.extend(render_args(sweep, &run.args, &context)?);
@@ -152,11 +152,6 @@ fn render_env(
         env.push((name, value));
     }
     Ok(env)
-}
-
-/// A run context ready to render many templates.
-fn renderer(sweep: &SourceFile, context: Value) -> Result<Renderer, SpecError> {
-    Renderer::new(&context).map_err(|error| sweep.error_at("run", error.to_string()))
 }
 
 fn profile_error(engine: &Engine, key: &str, error: template::TemplateError) -> SpecError {
