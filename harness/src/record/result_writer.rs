@@ -97,6 +97,9 @@ impl ResultWriter {
         expected: &SweepFingerprint,
     ) -> Result<(Columns, RunTable), RecordError> {
         let mismatch = |reason: String| RecordError::ResumeMismatch { path: path.to_path_buf(), reason };
+        if !std::fs::metadata(path).map_err(RecordError::io(path))?.is_file() {
+            return Err(RecordError::NotAResultCsv { path: path.to_path_buf(), reason: "not a regular file".into() });
+        }
         let sidecar = super::result_paths::ResultPaths::for_csv(path).sidecar;
         let recorded = Sidecar::beside(path)?.ok_or_else(|| {
             mismatch(format!("no sidecar {} beside it says which sweep it records", sidecar.display()))
