@@ -110,6 +110,21 @@ mod tests {
     use super::*;
     use std::net::TcpListener;
 
+    /// `http://.../health` of a server that answers one connection with `answer(stream, request)`.
+    fn serve_once<T: Send + 'static>(
+        answer: impl FnOnce(TcpStream, String) -> T + Send + 'static,
+    ) -> (String, std::thread::JoinHandle<T>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/health", listener.local_addr().unwrap());
+        let server = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut request = [0u8; 256];
+            let read = stream.read(&mut request).unwrap();
+            answer(stream, String::from_utf8_lossy(&request[..read]).into_owned())
+        });
+        (url, server)
+    }
+
     #[test]
     fn tcp_is_ready_only_while_something_listens() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -124,12 +139,7 @@ mod tests {
     /// the connection, and a python server logged ConnectionResetError tracebacks.
     #[test]
     fn an_http_probe_reads_the_whole_answer_so_its_close_resets_nothing() {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/health", listener.local_addr().unwrap());
-        let server = std::thread::spawn(move || {
-            let (mut stream, _) = listener.accept().unwrap();
-            let mut request = [0u8; 256];
-            let _ = stream.read(&mut request).unwrap();
+        let (url, server) = serve_once(|mut stream, _| {
             let head =
                 format!("HTTP/1.0 200 OK\r\nServer: fixture\r\nContent-Length: 3\r\n{}\r\n", "X-Pad: x\r\n".repeat(8));
             stream.write_all(head.as_bytes()).unwrap();
@@ -147,14 +157,9 @@ mod tests {
     #[test]
     fn http_needs_a_2xx_status() {
         for (answer, ready) in [("HTTP/1.0 200 OK\r\n\r\nok", true), ("HTTP/1.0 503 Busy\r\n\r\n", false)] {
-            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-            let url = format!("http://{}/health", listener.local_addr().unwrap());
-            let server = std::thread::spawn(move || {
-                let (mut stream, _) = listener.accept().unwrap();
-                let mut request = [0u8; 256];
-                let read = stream.read(&mut request).unwrap();
+            let (url, server) = serve_once(move |mut stream, request| {
                 stream.write_all(answer.as_bytes()).unwrap();
-                String::from_utf8_lossy(&request[..read]).into_owned()
+                request
             });
             let probed = Readiness::Http(url).probe(Path::new("/nonexistent"), &mut 0);
             assert_eq!(probed.is_ok(), ready, "{answer}");
