@@ -2,7 +2,8 @@
 //!
 //! One module per pipeline stage; data flows one way, and a stage imports only from the stages before it:
 //! `spec -> plan -> variants -> build -> launch -> extract -> record -> analyse -> compare -> report`.
-//! `runner` drives the stages; `template`, `expression`, `atomic_file` and `exit_code` are shared helpers.
+//! `runner` drives the stages; `template`, `expression`, `atomic_file`, `os_error` and `exit_code` are
+//! shared helpers.
 //! See docs/ARCHITECTURE.md.
 
 pub mod analyse;
@@ -16,6 +17,7 @@ pub mod file_lock;
 pub mod launch;
 #[cfg(test)]
 mod mutation;
+pub mod os_error;
 pub mod plan;
 pub mod record;
 pub mod report;

@@ -1,6 +1,8 @@
 //! The one handlebars setup every stage renders with: strict (an unknown variable is an error) and no
 //! HTML escaping (argv, env values and C++ sources are not HTML: `std::vector<float>` must survive).
 
+use std::cell::RefCell;
+
 use handlebars::Handlebars;
 use serde::Serialize;
 
@@ -17,17 +19,61 @@ fn registry() -> Handlebars<'static> {
     registry
 }
 
-/// Renders `template` against `context` in strict mode without escaping.
-/// A syntax error is reported as `check_syntax` does (line and column, one line), not as handlebars'
-/// excerpt of the whole template located in `"Unnamed"`.
+thread_local! {
+    /// Templates compiled once per thread, keyed by their text: a sweep renders the same few argv and
+    /// env templates for every run (a 100,000-setting preflight renders each once per setting).
+    static COMPILED: RefCell<Handlebars<'static>> = RefCell::new(registry());
+}
+
+/// Renders `template` against `context` in strict mode without escaping (see `Renderer`).
 pub fn render(template: &str, context: &impl Serialize) -> Result<String, TemplateError> {
-    check_syntax(template)?;
-    registry().render_template(template, context).map_err(|error| match error.reason() {
-        handlebars::RenderErrorReason::MissingVariable(Some(name)) => {
-            TemplateError(format!("unknown template variable `{name}`"))
+    if !template.contains("{{") {
+        return Ok(template.to_string());
+    }
+    Renderer::new(context)?.render(template)
+}
+
+/// One context many templates render against (a run's argv and env): it is converted for handlebars once.
+pub struct Renderer {
+    context: handlebars::Context,
+}
+
+impl Renderer {
+    pub fn new(context: &impl Serialize) -> Result<Renderer, TemplateError> {
+        let context =
+            handlebars::Context::wraps(context).map_err(|error| TemplateError(one_line(&error.to_string())))?;
+        Ok(Renderer { context })
+    }
+
+    /// A renderer over a JSON context it takes over (no copy is made).
+    pub fn of(context: serde_json::Value) -> Renderer {
+        Renderer { context: handlebars::Context::from(context) }
+    }
+
+    /// Renders `template` in strict mode without escaping. Text without `{{` is returned as it is
+    /// (handlebars would too), and a template is compiled once per thread.
+    /// A syntax error is reported as `check_syntax` does (line and column, one line), not as handlebars'
+    /// excerpt of the whole template located in `"Unnamed"`.
+    pub fn render(&self, template: &str) -> Result<String, TemplateError> {
+        if !template.contains("{{") {
+            return Ok(template.to_string());
         }
-        _ => TemplateError(one_line(&error.to_string())),
-    })
+        COMPILED.with(|compiled| {
+            let mut compiled = compiled.borrow_mut();
+            if !compiled.has_template(template) {
+                check_syntax(template)?;
+                compiled
+                    .register_template_string(template, template)
+                    .map_err(|error| TemplateError(one_line(&error.to_string())))?;
+            }
+            compiled.render_with_context(template, &self.context).map_err(|error| match error.reason() {
+                handlebars::RenderErrorReason::MissingVariable(Some(name)) => {
+                    TemplateError(format!("unknown template variable `{name}`"))
+                }
+                _ => TemplateError(one_line(&error.to_string())),
+            })
+        })
+    }
 }
 
 /// Checks that `template` parses, without rendering it; the error says what and where, on one line.

@@ -144,10 +144,12 @@ fn a_service_never_ready_fails_the_run_in_time_and_the_client_never_starts() {
     let (row, run_dir) = only_run(&workspace, "never_ready");
     assert_eq!(row["status"], "failed");
     let error = &row["error"];
-    assert!(
-        error.contains("service `server` was not ready within 1s; its log ends: fixture server: loading"),
-        "{error}"
+    let expected = format!(
+        "service `server` was not ready within 1s: the last probe, a log line matching `running on`, found: no \
+         line of its log matched; its log {} ends: fixture server: loading",
+        run_dir.join("service-server.log").display()
     );
+    assert!(error.contains(&expected), "{error}");
     assert!(!run_dir.join("output.log").exists(), "the client started");
     assert!(is_gone(server_pid(&run_dir)));
 }
@@ -281,4 +283,78 @@ fn reuse_across_serves_the_settings_of_a_round_that_differ_only_there_from_one_i
     instances.dedup();
     assert_eq!(instances.len(), 4, "one instance per mode per round");
     assert!(instances.iter().all(|&pid| is_gone(pid)));
+}
+
+/// Regression (issue 20): a service that never got ready cost the whole readiness limit on every run of
+/// its setting. After the first, the setting's remaining runs are recorded failed at once, naming the
+/// probe, what it last found and the log.
+#[test]
+fn a_service_never_ready_trips_a_breaker_so_its_settings_other_runs_fail_at_once() {
+    let workspace = Workspace::new();
+    let ready = r#"{ http = "http://127.0.0.1:{{port}}/health", within = "1s" }"#;
+    let spec = served_sweep(&workspace, "breaker", r#""--startup-seconds", "60""#, ready, CLIENT);
+    let text = std::fs::read_to_string(workspace.path().join(&spec)).unwrap().replace("count = 1", "count = 3");
+    std::fs::write(workspace.path().join(&spec), text).unwrap();
+    let output = sweep(workspace.path(), &["run", &spec]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let rows = csv_rows(&workspace.result_csv("breaker"));
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    let first = &rows[0]["error"];
+    let port = first.split("127.0.0.1:").nth(1).and_then(|rest| rest.split('/').next()).expect("the probe's URL");
+    let log = PathBuf::from(&rows[0]["log_dir"]).join("service-server.log");
+    let probe = format!(
+        "service `server` was not ready within 1s: the last probe, GET http://127.0.0.1:{port}/health, found: \
+         connection refused; its log {} ends: fixture server: loading",
+        log.display()
+    );
+    assert!(first.starts_with(&probe), "{first}");
+    for row in &rows[1..] {
+        assert_eq!(row["status"], "failed");
+        assert!(
+            row["error"].starts_with(&format!("not run: an earlier run of this setting found: {probe}")),
+            "{row:?}"
+        );
+        assert_eq!(row["duration_s"], "0.000000", "a tripped run waited: {row:?}");
+        assert_eq!(row["log_dir"], rows[0]["log_dir"], "{row:?}");
+    }
+}
+
+/// Regression (issue 20): the HTTP probe read 64 bytes of the answer and closed the socket with the rest
+/// unread, which resets the connection: the python server logged ConnectionResetError tracebacks.
+#[test]
+fn the_http_readiness_probe_closes_cleanly_and_the_server_logs_no_traceback() {
+    let workspace = Workspace::new();
+    // The server pauses between the head and the body of /health: a probe that closes after reading the
+    // head alone resets the connection before the body is written.
+    let spec = served_sweep(&workspace, "clean_probe", r#""--health-pause", "0.3""#, HEALTH, CLIENT);
+    let output = sweep(workspace.path(), &["run", &spec]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let (row, run_dir) = only_run(&workspace, "clean_probe");
+    assert_eq!(row["status"], "ok", "{row:?}");
+    let log = std::fs::read_to_string(run_dir.join("service-server.log")).unwrap();
+    for noise in ["Traceback", "ConnectionResetError", "BrokenPipeError", "Exception occurred"] {
+        assert!(!log.contains(noise), "the server logged `{noise}`:\n{log}");
+    }
+}
+
+/// Regression (issue 20): a run whose service was killed was recorded failed, and `--resume` never ran
+/// failed runs again, so the sweep kept the hole. It is run again (attempt 2) and the sweep completes.
+#[test]
+fn a_run_whose_service_was_killed_is_run_again_by_resume() {
+    let workspace = Workspace::new();
+    let marker = workspace.path().join("kill-the-server");
+    std::fs::write(&marker, "").unwrap();
+    let server_args = format!(r#""--die-after", "0.3", "--die-only-if", "{}""#, marker.display());
+    let client = r#""--url", "http://127.0.0.1:{{port}}", "--concurrency", "1", "--requests", "2000""#;
+    let spec = served_sweep(&workspace, "killed", &server_args, HEALTH, client);
+    let output = sweep(workspace.path(), &["run", &spec]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let csv = workspace.result_csv("killed");
+    std::fs::remove_file(&marker).unwrap();
+    let resumed = sweep(workspace.path(), &["run", &spec, "--resume", csv.to_str().unwrap()]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    let rows = csv_rows(&csv);
+    let attempts: Vec<(&str, &str)> =
+        rows.iter().map(|row| (row["attempt"].as_str(), row["status"].as_str())).collect();
+    assert_eq!(attempts, [("1", "failed"), ("2", "ok")]);
 }

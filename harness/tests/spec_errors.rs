@@ -620,16 +620,25 @@ fn a_sweep_name_that_is_a_path_is_refused() {
 fn out_refuses_to_overwrite_any_sibling_it_would_write() {
     let ws = Workspace::new();
     ws.write_sweep("x", BASE);
-    let siblings = ["victim/data.json", "victim/data.summary.md", "victim/data.svg", "victim/data.analysis.json"];
+    let siblings = [
+        "victim/data.json",
+        "victim/data.summary.md",
+        "victim/data.svg",
+        "victim/data.analysis.json",
+        "victim/data.html",
+    ];
     for sibling in siblings.into_iter().chain(["victim/data"]) {
         let path = ws.path().join(sibling);
-        if sibling.ends_with("data") {
+        let kind = if sibling.ends_with("data") {
             std::fs::create_dir_all(&path).unwrap();
+            "a folder (--force replaces files only)"
         } else {
             ws.write(sibling, "precious");
-        }
+            "a file (--force replaces it)"
+        };
         let expected = format!(
-            "sweep: error: --out victim/data.csv: {} already exists; a sweep never overwrites files, choose another name",
+            "sweep: error: --out victim/data.csv: {} already exists as {kind}; a sweep never overwrites it \
+             otherwise, choose another name",
             absolute(&ws, sibling)
         );
         assert_rejected(&ws, &["run", "sweeps/x.toml", "--out", "victim/data.csv"], &expected);
@@ -1051,5 +1060,150 @@ fn a_hostfile_template_for_a_launcher_that_is_not_mpirun_is_refused() {
             "sweep: error: sweeps/x.toml:{line}: `engine.hostfile`: a hostfile is passed to mpirun only; the \
              launcher is not mpirun"
         ),
+    );
+}
+
+// Issue 20: `sweep check` passed declarations that fail every run. Each is now refused at check, naming
+// the file, line and key.
+
+#[test]
+fn a_derived_metric_that_does_not_evaluate_is_refused_at_check() {
+    let text = base_plus("\n[metrics.derived]\nms = \"prefill_tokens_per_s +* 2\"\n");
+    let line = line_of(&text, "ms = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `metrics.derived.ms`: `prefill_tokens_per_s +* 2` cannot be \
+             evaluated: An operator expected 2 arguments, but got 1."
+        ),
+    );
+}
+
+#[test]
+fn derived_metrics_defined_in_a_cycle_are_refused_at_check() {
+    let text = base_plus("\n[metrics.derived]\na = \"b + 1\"\nb = \"c * 2\"\nc = \"a - rows\"\n");
+    let line = line_of(&text, "a = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `metrics.derived.a`: derived metrics defined in terms of each \
+             other (a -> b -> c -> a) can never be evaluated"
+        ),
+    );
+}
+
+#[test]
+fn a_check_with_an_unknown_template_variable_is_refused_at_check() {
+    let text = base_plus("\n[[checks]]\nmetric = \"rows\"\nequals = \"{{row}}\"\n");
+    let line = line_of(&text, "equals = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `checks[0].equals`: `{{{{row}}}}` does not render: unknown \
+             template variable `row`"
+        ),
+    );
+}
+
+#[test]
+fn a_missing_hostfile_of_the_profile_is_refused_at_check() {
+    let ws = Workspace::new();
+    write_profile(&ws, "hosts", "ranks = 2", "ranks = 2\nhostfile = \"hosts.txt\"");
+    ws.write_sweep("x", &base_with("profile = \"reference\"", "profile = \"hosts\""));
+    let line = line_of(&std::fs::read_to_string(ws.path().join("sweeps/engines/hosts.toml")).unwrap(), "hostfile");
+    let expected = format!(
+        "sweep: error: sweeps/engines/hosts.toml:{line}: `hostfile`: hostfile {} does not exist: mpirun would \
+         fail every run",
+        absolute(&ws, "sweeps/engines/hosts.txt")
+    );
+    assert_rejected(&ws, &["check", "sweeps/x.toml"], &expected);
+}
+
+#[test]
+fn a_derived_param_that_evaluates_to_inf_is_refused_at_check() {
+    let text = base_with("new = 4", "new = 4\n[params.derived]\nper_slice = \"rows / (slices - 1)\"");
+    let line = line_of(&text, "per_slice = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `params.derived.per_slice` at rows=512 slices=1 new=4: \
+             `rows / (slices - 1)` is inf, not a finite number"
+        ),
+    );
+}
+
+#[test]
+fn env_names_that_are_empty_or_hold_an_equals_sign_are_refused_at_check() {
+    let text = base_plus("\n[run.env]\n\"A=B\" = \"1\"\n");
+    let line = line_of(&text, "\"A=B\"");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `run.env.A=B`: `A=B`: a variable name cannot hold `=` (it would \
+             end the name)"
+        ),
+    );
+    let text = base_with("profile = \"reference\"", "profile = \"reference\"\nenv = { \"\" = \"1\" }");
+    let line = line_of(&text, "env = ");
+    assert_check_rejects(
+        &text,
+        &format!("sweep: error: sweeps/x.toml:{line}: `engine.env.`: ``: an empty variable name cannot be set"),
+    );
+}
+
+#[test]
+fn a_result_prefix_that_no_line_can_start_with_is_refused_at_check() {
+    let ws = Workspace::new();
+    write_profile(&ws, "spaced", "prefix = \"tpe_result\"", "prefix = \" \"");
+    ws.write_sweep("x", &base_with("profile = \"reference\"", "profile = \"spaced\""));
+    let profile = std::fs::read_to_string(ws.path().join("sweeps/engines/spaced.toml")).unwrap();
+    let line = line_of(&profile, "prefix = \" \"");
+    let expected = format!(
+        "sweep: error: sweeps/engines/spaced.toml:{line}: `result.prefix`: ` ` holds whitespace, so no line's \
+         first token can be it: every run would find no result line (write the first token, or \"\" for any line \
+         of key=value tokens) (reached from sweeps/x.toml)"
+    );
+    assert_rejected(&ws, &["check", "sweeps/x.toml", "sweeps/x.toml"], &format!("{expected}\n{expected}"));
+}
+
+#[test]
+fn a_control_that_is_the_primary_metric_is_refused_at_check() {
+    let text = base_plus("control = \"prefill_tokens_per_s\"\n");
+    let line = line_of(&text, "control = ");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{line}: `analysis.control`: `prefill_tokens_per_s` is the primary \
+             metric: the control is a metric no setting changes, which removes drift from the primary"
+        ),
+    );
+}
+
+#[test]
+fn a_shard_beyond_the_reps_is_refused_and_writes_nothing() {
+    let ws = Workspace::new();
+    ws.write_sweep("x", BASE);
+    assert_rejected(
+        &ws,
+        &["run", "sweeps/x.toml", "--shard", "4/4", "--dry-run"],
+        "sweep: error: --shard 4/4: 4 shards of 3 reps leave shard 4 without a rep; give at most 3 shards",
+    );
+    assert!(!ws.path().join("results").exists(), "a rejected run wrote results/");
+}
+
+#[test]
+fn a_list_of_100000_values_checks_and_its_repeat_is_found() {
+    let values: Vec<String> = (0..100_000).map(|value| value.to_string()).collect();
+    let text = base_with("slices = [1, 2]", &format!("slices = [{}]", values.join(", ")))
+        .replace("rows = [512, 1024]", "rows = 512");
+    let ws = Workspace::new();
+    ws.write_sweep("x", &text);
+    let output = common::sweep(ws.path(), &["check", "sweeps/x.toml"]);
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let repeated = text.replacen(", 99999]", ", 7]", 1);
+    let line = line_of(&repeated, "slices = ");
+    assert_check_rejects(
+        &repeated,
+        &format!("sweep: error: sweeps/x.toml:{line}: `params.slices`: `7` is listed twice: two settings would be one and the same"),
     );
 }

@@ -44,10 +44,13 @@ fn a_rank_count_templated_from_a_param_starts_that_many_ranks_and_is_recorded() 
 }
 
 #[test]
-fn a_hostfile_templated_from_a_param_is_passed_per_setting() {
+fn a_hostfile_templated_from_a_param_is_passed_per_setting_and_must_exist() {
     let ws = Workspace::new();
     let text = TOPOLOGY.replace("ranks = \"{{nodes}}\"", "ranks = \"{{nodes}}\"\nhostfile = \"hosts/{{nodes}}.txt\"");
     let file = ws.write_sweep("topology", &text);
+    for nodes in ["1", "2"] {
+        ws.write(&format!("sweeps/hosts/{nodes}.txt"), "localhost slots=2\n");
+    }
     let output = sweep(ws.path(), &["run", &file, "--dry-run"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let plan = common::stdout(&output);
@@ -56,4 +59,13 @@ fn a_hostfile_templated_from_a_param_is_passed_per_setting() {
         let expected = format!("-n {nodes} --hostfile {}/{nodes}.txt", hosts.display());
         assert!(plan.contains(&expected), "no `{expected}` in:\n{plan}");
     }
+    std::fs::remove_file(ws.path().join("sweeps/hosts/2.txt")).unwrap();
+    let missing = sweep(ws.path(), &["check", &file]);
+    assert_eq!(missing.status.code(), Some(2), "{}", stderr(&missing));
+    assert!(stderr(&missing).contains("`engine.hostfile`: hostfile "), "{}", stderr(&missing));
+    assert!(
+        stderr(&missing).contains("hosts/2.txt does not exist: mpirun would fail every run"),
+        "{}",
+        stderr(&missing)
+    );
 }

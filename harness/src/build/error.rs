@@ -8,7 +8,7 @@ use crate::variants::VariantError;
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     // Not a `source`: the message already says it, and `{:#}` would print it twice.
-    #[error("{path}: could not {action}: {error}")]
+    #[error("{}: could not {action}", crate::os_error::describe(error, path))]
     Io { action: &'static str, path: PathBuf, error: std::io::Error },
 
     #[error("variant {variant}: the build command is empty")]

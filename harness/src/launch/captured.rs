@@ -46,7 +46,7 @@ impl Captured {
             StopReason::TimedOut { after_seconds } => Some(format!("timed out after {after_seconds:.1}s")),
             StopReason::Interrupted { signal } => Some(format!("was interrupted by signal {signal}")),
             StopReason::SpawnFailed { error, .. } => Some(format!("could not start: {error}")),
-            reason @ StopReason::ServiceFailed { .. } => Some(reason.to_string()),
+            reason @ (StopReason::ServiceFailed { .. } | StopReason::NotReady(_)) => Some(reason.to_string()),
         }
     }
 }

@@ -19,6 +19,7 @@ use super::log_tail;
 use super::rank_command::RankCommand;
 use super::reaper::{self, Reaper};
 use super::service_command::ServiceCommand;
+use super::service_not_ready::ServiceNotReady;
 use super::signal_subscription::Subscription;
 use super::signal_watch;
 use super::stop_reason::StopReason;
@@ -291,7 +292,7 @@ impl<'a> RunningGroups<'a> {
     ) -> Result<(), StopReason> {
         services.iter().try_for_each(|service| {
             self.start(&service.command, cwd, base_env, sender, on_group)?;
-            self.await_ready(self.members.len() - 1, service)
+            self.await_ready(service)
         })
     }
 
@@ -339,17 +340,24 @@ impl<'a> RunningGroups<'a> {
 
     /// Probes the service at `index` every `READY_POLL` until it is ready; any member's exit, a signal
     /// or the end of its `within` stops the wait with the reason the run fails.
-    fn await_ready(&mut self, index: usize, service: &ServiceCommand) -> Result<(), StopReason> {
+    fn await_ready(&mut self, service: &ServiceCommand) -> Result<(), StopReason> {
         let deadline = later(Instant::now(), service.within);
         let mut scanned = 0;
         loop {
-            if service.readiness.is_ready(&service.command.log, &mut scanned) {
-                return Ok(());
-            }
+            let last = match service.readiness.probe(&service.command.log, &mut scanned) {
+                Ok(()) => return Ok(()),
+                Err(last) => last,
+            };
             let now = Instant::now();
             if now >= deadline {
-                let what = format!("was not ready within {}", humantime::format_duration(service.within));
-                return Err(self.service_failure(index, what));
+                return Err(StopReason::NotReady(Box::new(ServiceNotReady {
+                    name: service.name.clone(),
+                    within: service.within,
+                    probe: service.readiness.describe(),
+                    last,
+                    log: service.command.log.clone(),
+                    tail: log_tail::last_lines(&service.command.log),
+                })));
             }
             match self.events.recv_timeout(READY_POLL.min(deadline - now)) {
                 Ok(Event::Exited { index, status }) => {
@@ -634,7 +642,13 @@ mod tests {
         let marker = dir.path().join("client-ran");
         let execution = served(&[server], sh(&format!("touch {}", marker.display()), &dir.path().join("c.log")));
         let reason = execution.reason.to_string();
-        assert!(reason.contains("was not ready within 400ms; its log ends: loading"), "{reason}");
+        let log = dir.path().join("s.log");
+        let expected = format!(
+            "was not ready within 400ms: the last probe, a log line matching `^listening`, found: no line of its \
+             log matched; its log {} ends: loading",
+            log.display()
+        );
+        assert!(reason.contains(&expected), "{reason}");
         assert!(!marker.exists());
         assert!(gone(&pid));
     }

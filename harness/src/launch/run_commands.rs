@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::rank_command::RankCommand;
 use crate::spec::{Engine, LauncherKind, RunDecl, SourceFile, SpecError};
-use crate::template;
+use crate::template::{self, Renderer};
 
 /// Where one run happens and which build of the engine it uses.
 #[derive(Debug, Clone)]
@@ -60,7 +60,7 @@ pub fn run_commands(
     match engine.launcher {
         LauncherKind::PerRank => (0..engine.ranks)
             .map(|rank| {
-                let context = run_context(params.clone(), engine, site, Some(rank));
+                let context = Renderer::of(run_context(params.clone(), engine, site, Some(rank)));
                 let argv = [program.clone()].into_iter().chain(render_args(sweep, &run.args, &context)?).collect();
                 Ok(RankCommand {
                     rank: Some(rank),
@@ -71,7 +71,7 @@ pub fn run_commands(
             })
             .collect(),
         kind => {
-            let context = run_context(params.clone(), engine, site, None);
+            let context = Renderer::of(run_context(params.clone(), engine, site, None));
             let mut argv = launcher_prefix(engine, kind, site, params)?;
             argv.push(program);
             argv.extend(render_args(sweep, &run.args, &context)?);
@@ -117,12 +117,11 @@ fn launcher_prefix(
     Ok(argv)
 }
 
-fn render_args(sweep: &SourceFile, args: &[String], context: &Value) -> Result<Vec<String>, SpecError> {
+fn render_args(sweep: &SourceFile, args: &[String], context: &Renderer) -> Result<Vec<String>, SpecError> {
     args.iter()
         .enumerate()
         .map(|(index, arg)| {
-            template::render(arg, context)
-                .map_err(|error| sweep.error_at(&format!("run.args[{index}]"), error.to_string()))
+            context.render(arg).map_err(|error| sweep.error_at(&format!("run.args[{index}]"), error.to_string()))
         })
         .collect()
 }
@@ -132,15 +131,17 @@ fn render_env(
     sweep: &SourceFile,
     engine: &Engine,
     run: &RunDecl,
-    context: &Value,
+    context: &Renderer,
 ) -> Result<Vec<(String, String)>, SpecError> {
     let profile = engine.env.iter().map(|(name, value)| {
-        template::render(value, context)
+        context
+            .render(value)
             .map(|v| (name.clone(), v))
             .map_err(|error| profile_error(engine, &format!("env.{name}"), error))
     });
     let declared = run.env.iter().map(|(name, value)| {
-        template::render(value, context)
+        context
+            .render(value)
             .map(|v| (name.clone(), v))
             .map_err(|error| sweep.error_at(&format!("run.env.{name}"), error.to_string()))
     });

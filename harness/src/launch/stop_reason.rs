@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::run_status::RunStatus;
+use super::service_not_ready::ServiceNotReady;
 
 /// How a run ended. Anything but `Succeeded` makes the run `failed`, `timeout` or `interrupted`.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,8 +20,11 @@ pub enum StopReason {
     Interrupted { signal: i32 },
     /// A process could not be started at all.
     SpawnFailed { program: String, error: String },
-    /// A service exited, or was not ready in time; `what` says which, `tail` quotes its log's last lines.
+    /// A service exited before it was ready or while the run went on; `what` says which, `tail` quotes its
+    /// log's last lines.
     ServiceFailed { name: String, what: String, tail: String },
+    /// A service was not ready within its limit: what was probed, what the last probe found, its log.
+    NotReady(Box<ServiceNotReady>),
 }
 
 impl StopReason {
@@ -33,7 +37,8 @@ impl StopReason {
             StopReason::Failed { .. }
             | StopReason::Signalled { .. }
             | StopReason::SpawnFailed { .. }
-            | StopReason::ServiceFailed { .. } => RunStatus::Failed,
+            | StopReason::ServiceFailed { .. }
+            | StopReason::NotReady(_) => RunStatus::Failed,
         }
     }
 }
@@ -56,6 +61,7 @@ impl fmt::Display for StopReason {
             StopReason::ServiceFailed { name, what, tail } => {
                 write!(f, "service `{name}` {what}; its log ends: {tail}")
             }
+            StopReason::NotReady(not_ready) => not_ready.fmt(f),
         }
     }
 }

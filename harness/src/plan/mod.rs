@@ -71,6 +71,9 @@ impl Plan {
             let settings = settings.len();
             return Err(PlanError::TooManyRuns { reps, settings, rounds, runs, max: crate::spec::MAX_RUNS });
         }
+        if let Some((index, count)) = options.shard.filter(|&(_, count)| count > reps) {
+            return Err(PlanError::ShardBeyondReps { index, count, reps, empty: reps + 1 });
+        }
         let seed = options.seed.or(sweep.reps.seed).unwrap_or_else(rand::random);
         let mut runs = schedule::schedule(settings.len(), reps, sweep.reps.warmup, sweep.reps.order, seed);
         if let Some((index, count)) = options.shard {

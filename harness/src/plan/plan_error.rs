@@ -16,6 +16,8 @@ pub enum PlanError {
         "--reps {reps}: {settings} settings x {rounds} rounds = {runs} runs, more than the {max} a sweep may plan"
     )]
     TooManyRuns { reps: u32, settings: usize, rounds: u64, runs: u64, max: u64 },
-    #[error("{file}: `{key}` at {setting}: {message}")]
-    Expression { file: String, key: String, setting: String, message: String },
+    #[error("{location} at {setting}: {message}")]
+    Expression { location: crate::spec::Location, setting: String, message: String },
+    #[error("--shard {index}/{count}: {count} shards of {reps} reps leave shard {empty} without a rep; give at most {reps} shards")]
+    ShardBeyondReps { index: u32, count: u32, reps: u32, empty: u32 },
 }

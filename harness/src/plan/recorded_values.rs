@@ -38,19 +38,26 @@ pub fn admitted(sweep: &Sweep, values: &[(String, ParamValue)]) -> Result<bool, 
     Ok(true)
 }
 
+/// A derived param's value at one setting: a finite number (an infinite or NaN value would be passed to
+/// every run of the setting as `inf` or `NaN`).
 fn evaluate(sweep: &Sweep, key: &str, expression: &str, values: &[(String, ParamValue)]) -> Result<f64, PlanError> {
     let numbers = values.iter().filter_map(|(name, value)| value.as_f64().map(|number| (name.as_str(), number)));
-    evaluate_number(expression, numbers).map_err(|message| PlanError::Expression {
-        file: sweep.file().display().to_string(),
-        key: key.to_string(),
-        setting: setting_text(values),
-        message,
-    })
+    let number = evaluate_number(expression, numbers).map_err(|message| expression_at(sweep, key, values, message))?;
+    if !number.is_finite() {
+        let message = format!("`{expression}` is {number}, not a finite number");
+        return Err(expression_at(sweep, key, values, message));
+    }
+    Ok(number)
 }
 
 fn expression_error(sweep: &Sweep, index: usize, values: &[(String, ParamValue)], message: String) -> PlanError {
-    let file = sweep.file().display().to_string();
-    PlanError::Expression { file, key: format!("where[{index}]"), setting: setting_text(values), message }
+    expression_at(sweep, &format!("where[{index}]"), values, message)
+}
+
+fn expression_at(sweep: &Sweep, key: &str, values: &[(String, ParamValue)], message: String) -> PlanError {
+    let location =
+        crate::spec::Location { file: sweep.file().clone(), line: sweep.source.line_of_key(key), key: key.to_string() };
+    PlanError::Expression { location, setting: setting_text(values), message }
 }
 
 fn setting_text(values: &[(String, ParamValue)]) -> String {

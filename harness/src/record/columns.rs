@@ -5,6 +5,9 @@
 pub const RUN_COLUMNS: &[&str] = &["variant", "rep", "warmup", "order", "status", "error", "started_at", "duration_s"];
 /// Fixed provenance columns, after the metrics.
 pub const PROVENANCE_COLUMNS: &[&str] = &["host", "engine_commit", "engine_dirty", "variant_hash"];
+/// Which attempt at its (setting, rep) the row is (1 for the first run, 2 for a failed run run again by
+/// `--resume`), right after `rep`; CSVs written before it existed lack it and read as attempt 1.
+pub const ATTEMPT_COLUMN: &str = "attempt";
 /// Which Slurm job and array task ran the row, after the provenance columns; CSVs written before
 /// they existed lack them and still read.
 pub const SLURM_COLUMNS: &[&str] = &["slurm_job_id", "slurm_array_task_id"];
@@ -21,6 +24,8 @@ pub struct Columns {
     pub toolchains: Vec<String>,
     /// Whether the CSV has the `SLURM_COLUMNS` (every CSV written now does).
     pub slurm: bool,
+    /// Whether the CSV has the `ATTEMPT_COLUMN` (every CSV written now does).
+    pub attempt: bool,
 }
 
 impl Columns {
@@ -28,7 +33,12 @@ impl Columns {
         let prefixed =
             |prefix: &str, names: &[String]| names.iter().map(|n| format!("{prefix}{n}")).collect::<Vec<_>>();
         let mut header = prefixed(PARAM_PREFIX, &self.params);
-        header.extend(RUN_COLUMNS.iter().map(|c| c.to_string()));
+        for column in RUN_COLUMNS {
+            header.push(column.to_string());
+            if *column == "rep" && self.attempt {
+                header.push(ATTEMPT_COLUMN.to_string());
+            }
+        }
         header.extend(prefixed(METRIC_PREFIX, &self.metrics));
         header.extend(PROVENANCE_COLUMNS.iter().map(|c| c.to_string()));
         if self.slurm {
@@ -53,6 +63,7 @@ impl Columns {
             metrics: with(METRIC_PREFIX),
             toolchains: with(TOOLCHAIN_PREFIX),
             slurm,
+            attempt: header.iter().any(|column| column == ATTEMPT_COLUMN),
         })
     }
 }
@@ -63,16 +74,18 @@ mod tests {
 
     #[test]
     fn header_round_trips() {
-        for slurm in [true, false] {
+        for (slurm, attempt) in [(true, true), (false, false), (true, false)] {
             let columns = Columns {
                 params: vec!["status".into()],
                 metrics: vec!["wall".into()],
                 toolchains: vec!["mpicxx".into()],
                 slurm,
+                attempt,
             };
             let header = columns.header();
             assert_eq!(header[0], "param.status");
             assert_eq!(header.iter().any(|column| column == "slurm_job_id"), slurm);
+            assert_eq!(header[3] == "attempt", attempt, "{header:?}");
             assert_eq!(Columns::from_header(&header).unwrap(), columns);
         }
     }

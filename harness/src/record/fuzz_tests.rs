@@ -28,6 +28,7 @@ impl Folder {
             metrics: vec!["tps".into(), "wall".into()],
             toolchains: vec![],
             slurm: true,
+            attempt: true,
         };
         let mut writer = ResultWriter::create(&path, columns, Provenance::default()).unwrap();
         for rep in 1..=3u32 {
@@ -37,6 +38,7 @@ impl Folder {
                     param_values: vec!["512".into()],
                     variant: "default",
                     rep,
+                    attempt: 1,
                     warmup: false,
                     order: rep as usize,
                     status: crate::launch::RunStatus::Ok,

@@ -21,8 +21,8 @@ pub struct MergedShards {
     pub missing: Vec<(String, u32)>,
 }
 
-/// One (setting, rep) as a row says it: param texts, variant, rep, warmup.
-type RowKey = (Vec<String>, String, u32, bool);
+/// One attempt at a (setting, rep) as a row says it: param texts, variant, rep, warmup, attempt.
+type RowKey = (Vec<String>, String, u32, bool, u32);
 /// A data row and the line it is on.
 type NumberedRow = (u64, Vec<String>);
 
@@ -50,13 +50,18 @@ impl MergedShards {
             }
             for (line, row) in shard_rows {
                 let key = row_key(&header, &row);
-                let (_, _, _, warmup) = key;
+                let (_, _, rep, warmup, attempt) = key;
                 if !warmup {
                     if let Some(earlier) = seen.insert(key.clone(), path.clone()) {
+                        let attempt = if attempt == 1 { String::new() } else { format!(" attempt {attempt}") };
                         return Err(RecordError::BadRow {
                             path: path.clone(),
                             line,
-                            reason: format!("{} rep {} is also recorded in {}", label(&key), key.2, earlier.display()),
+                            reason: format!(
+                                "{} rep {rep}{attempt} is also recorded in {}",
+                                label(&key),
+                                earlier.display()
+                            ),
                         });
                     }
                 }
@@ -67,17 +72,40 @@ impl MergedShards {
         Ok(MergedShards { header, rows, sidecar, missing })
     }
 
+    /// Why writing the merge to `csv` (and its sidecar beside it) would replace files that are not an earlier
+    /// merge of these same shards, if it would: sweep replaces only its own merge, never a user's file, a
+    /// shard or another sweep's result.
+    pub fn replace_refusal(&self, csv: &Path) -> Option<String> {
+        let sidecar = csv.with_extension("json");
+        let existing: Vec<&Path> =
+            [csv, sidecar.as_path()].into_iter().filter(|p| p.symlink_metadata().is_ok()).collect();
+        if existing.is_empty() {
+            return None;
+        }
+        if let Some(path) = existing.iter().find(|path| !path.symlink_metadata().is_ok_and(|meta| meta.is_file())) {
+            return Some(format!("{} exists and is not a regular file", path.display()));
+        }
+        let earlier = Sidecar::read(&sidecar).ok().filter(|earlier| {
+            let merged = matches!(earlier.command_line.get(1).map(String::as_str), Some("merge" | "report"));
+            merged && declaration_fingerprint(earlier) == declaration_fingerprint(&self.sidecar)
+        });
+        match earlier {
+            Some(_) => None,
+            None => Some(format!("{} exists and is not an earlier merge of these shards", existing[0].display())),
+        }
+    }
+
     /// Writes the merged CSV and its sidecar (`command_line` saying how it was merged), each atomically.
     pub fn write(&self, csv: &Path, command_line: Vec<String>) -> Result<(), RecordError> {
         let mut writer = csv::Writer::from_writer(Vec::new());
         for record in std::iter::once(&self.header).chain(&self.rows) {
             writer
                 .write_record(record)
-                .map_err(|error| RecordError::Io { path: csv.to_path_buf(), source: error.into() })?;
+                .map_err(|error| RecordError::Io { path: csv.to_path_buf(), error: error.into() })?;
         }
         let bytes = writer
             .into_inner()
-            .map_err(|error| RecordError::Io { path: csv.to_path_buf(), source: error.into_error() })?;
+            .map_err(|error| RecordError::Io { path: csv.to_path_buf(), error: error.into_error() })?;
         crate::atomic_file::write_atomic(csv, &bytes, None).map_err(RecordError::io(csv))?;
         let sidecar = Sidecar { command_line, ..self.sidecar.clone() };
         sidecar.write(&csv.with_extension("json"))
@@ -136,7 +164,8 @@ fn row_key(header: &[String], row: &[String]) -> RowKey {
         .zip(row)
         .filter_map(|(column, value)| column.strip_prefix(PARAM_PREFIX).map(|name| format!("{name}={value}")))
         .collect();
-    (params, cell("variant").to_string(), cell("rep").parse().unwrap_or(0), cell("warmup") == "true")
+    let attempt = cell(super::columns::ATTEMPT_COLUMN).parse().unwrap_or(1);
+    (params, cell("variant").to_string(), cell("rep").parse().unwrap_or(0), cell("warmup") == "true", attempt)
 }
 
 /// The setting label a row's key has: what `Setting::label` printed into the sidecar.
@@ -182,8 +211,13 @@ mod tests {
     /// Writes a shard CSV holding `runs` (slices, rep) and a sidecar edited by `edit`.
     fn shard(dir: &Path, name: &str, runs: &[(u32, u32)], edit: impl Fn(&mut Value)) -> PathBuf {
         let path = dir.join(format!("{name}.csv"));
-        let columns =
-            Columns { params: vec!["slices".into()], metrics: vec!["tps".into()], toolchains: vec![], slurm: true };
+        let columns = Columns {
+            params: vec!["slices".into()],
+            metrics: vec!["tps".into()],
+            toolchains: vec![],
+            slurm: true,
+            attempt: true,
+        };
         let mut writer = ResultWriter::create(&path, columns, Provenance::default()).unwrap();
         let metrics: BTreeMap<String, f64> = [("tps".to_string(), 1.0)].into();
         for &(slices, rep) in runs {
@@ -192,6 +226,7 @@ mod tests {
                     param_values: vec![slices.to_string()],
                     variant: "default",
                     rep,
+                    attempt: 1,
                     warmup: false,
                     order: 0,
                     status: RunStatus::Ok,
@@ -240,6 +275,26 @@ mod tests {
         let two = shard(dir.path(), "shard-2", &[(2, 2), (1, 1)], |_| {});
         let error = MergedShards::read(&[one, two]).unwrap_err().to_string();
         assert!(error.contains("shard-2.csv:3: slices=1 rep 1 is also recorded in"), "{error}");
+    }
+
+    /// A shard resumed after a failure holds two attempts at one (setting, rep): not a run recorded twice.
+    #[test]
+    fn a_run_retried_within_a_shard_merges_and_one_recorded_by_two_shards_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = shard(dir.path(), "shard-1", &[(1, 1), (2, 1)], |_| {});
+        let text = std::fs::read_to_string(&one).unwrap();
+        let retried = text.lines().nth(1).unwrap().replacen("1,default,1,1,", "1,default,1,2,", 1);
+        std::fs::write(&one, format!("{text}{retried}\n")).unwrap();
+        let two = shard(dir.path(), "shard-2", &[(2, 2), (1, 2)], |_| {});
+        assert_eq!(MergedShards::read(&[one.clone(), two]).unwrap().rows.len(), 5);
+        let three = shard(dir.path(), "shard-3", &[(1, 2)], |_| {});
+        std::fs::write(
+            &three,
+            std::fs::read_to_string(&three).unwrap().replacen("1,default,2,1,", "1,default,1,2,", 1),
+        )
+        .unwrap();
+        let error = MergedShards::read(&[one, three]).unwrap_err().to_string();
+        assert!(error.contains("shard-3.csv:2: slices=1 rep 1 attempt 2 is also recorded in"), "{error}");
     }
 
     #[test]

@@ -1,15 +1,19 @@
 //! Writes results as they happen (CSV row per run, fsynced; JSON sidecar) and reads them back.
 
+mod attempt_index;
 mod columns;
 mod file_range;
 #[cfg(test)]
 mod fuzz_tests;
 mod merged_shards;
 mod observation;
+mod output_mark;
 mod provenance;
 mod record_error;
+mod recorded_attempts;
 mod recorded_decl;
 mod recorded_environment;
+mod recorded_grid;
 mod recorded_run;
 mod result_paths;
 mod result_table;
@@ -19,14 +23,19 @@ mod run_key;
 mod run_table;
 mod setting_interner;
 mod sidecar;
+mod sweep_fingerprint;
 mod table_run;
+#[cfg(test)]
+mod test_sidecar;
 mod torn_row;
 
 pub use columns::Columns;
 pub use merged_shards::MergedShards;
 pub use observation::{Observation, LOGS_IN};
+pub use output_mark::OutputMark;
 pub use provenance::{version_line, Provenance};
 pub use record_error::RecordError;
+pub use recorded_attempts::RecordedAttempts;
 pub use recorded_decl::RecordedDecl;
 pub use recorded_environment::{Inherited, RecordedEnvironment};
 pub use recorded_run::RecordedRun;
@@ -36,5 +45,6 @@ pub use result_writer::{ResultWriter, RunRow};
 pub use run_key::RunKey;
 pub use run_table::RunTable;
 pub use sidecar::{Sidecar, SIDECAR_SCHEMA_VERSION};
+pub use sweep_fingerprint::{declaration_digest, SweepFingerprint};
 pub use table_run::TableRun;
 pub use torn_row::TornRow;

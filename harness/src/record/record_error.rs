@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    /// The operating system refused a file (permission, full disk): not a source, the message says it.
+    #[error("{}", crate::os_error::describe(error, path))]
+    Io { path: PathBuf, error: std::io::Error },
     #[error("{}: not a sweep result CSV: {reason}", path.display())]
     NotAResultCsv { path: PathBuf, reason: String },
     #[error("{}: {reason}", path.display())]
@@ -24,18 +25,20 @@ pub enum RecordError {
     NoRuns { path: PathBuf },
     #[error("{}: {holder} is writing this CSV; two sweeps appending to it would record runs twice", path.display())]
     Locked { path: PathBuf, holder: crate::file_lock::Holder },
-    #[error("{}: its columns differ from this sweep's ({reason}); resume a CSV of the same sweep", path.display())]
+    #[error("{}: cannot be resumed by this sweep: {reason}; nothing was written", path.display())]
     ResumeMismatch { path: PathBuf, reason: String },
     #[error("{}: not a shard of the same sweep: {reason}", path.display())]
     ShardMismatch { path: PathBuf, reason: String },
 }
 
 impl RecordError {
-    /// Whether the file given to us is at fault (exit 2) rather than the machine (exit 1).
+    /// Whether the file given to us is at fault, or the operating system refused it (exit 2), rather than
+    /// the run (exit 1).
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            RecordError::NotAResultCsv { .. }
+            RecordError::Io { .. }
+                | RecordError::NotAResultCsv { .. }
                 | RecordError::BadSidecar { .. }
                 | RecordError::BadRow { .. }
                 | RecordError::BadValue { .. }
@@ -47,6 +50,6 @@ impl RecordError {
     }
 
     pub fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> RecordError + '_ {
-        move |source| RecordError::Io { path: path.to_path_buf(), source }
+        move |error| RecordError::Io { path: path.to_path_buf(), error }
     }
 }

@@ -67,7 +67,7 @@ impl ResultPaths {
     }
 
     /// Every file a sweep writing `self.csv` would create beside it (`X.csv`, `X.json`, `X.summary.md`,
-    /// `X.svg`, `X.analysis.json`, `X/`).
+    /// `X.svg`, `X.analysis.json`, `X.html`, `X/`).
     pub fn outputs(&self) -> Vec<PathBuf> {
         vec![
             self.csv.clone(),
@@ -75,6 +75,7 @@ impl ResultPaths {
             self.summary.clone(),
             self.plot.clone(),
             self.analysis.clone(),
+            self.html.clone(),
             self.logs.clone(),
         ]
     }

@@ -1,13 +1,11 @@
 //! Reads a result CSV back as owned observations (for tests, racing and resuming), and as the set of runs
 //! already done. `RunTable` is the compact form analysis of large CSVs reads.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::columns::Columns;
 use super::observation::Observation;
 use super::record_error::RecordError;
-use super::run_key::RunKey;
 use super::run_table::RunTable;
 use crate::spec::Param;
 
@@ -36,23 +34,11 @@ impl ResultTable {
         RunTable::read_runs(path).map(ResultTable::of)
     }
 
-    /// Every run of a compact table as an owned observation.
+    /// Every run the analysis reads of a compact table (superseded attempts left out) as an owned observation.
     fn of(table: RunTable) -> ResultTable {
-        let observations = (0..table.len()).map(|run| table.observation(run)).collect();
+        let observations = table.current_runs().map(|run| table.observation(run)).collect();
         ResultTable { path: table.path, columns: table.columns, observations }
     }
-
-    /// Runs already recorded, whatever their status: resuming never repeats a (setting, rep) pair.
-    pub fn recorded_runs(&self) -> BTreeSet<RunKey> {
-        self.observations.iter().map(run_key).collect()
-    }
-}
-
-/// The resume key of an observation read from a CSV.
-fn run_key(observation: &Observation) -> RunKey {
-    let params = observation.setting.iter().filter(|(name, _)| name != "variant").map(|(_, v)| v.to_string()).collect();
-    let variant = observation.variant().unwrap_or_default().to_string();
-    RunKey { params, variant, rep: observation.rep, warmup: observation.warmup }
 }
 
 #[cfg(test)]
@@ -71,6 +57,7 @@ mod tests {
             metrics: vec!["tps".into(), "wall".into()],
             toolchains: vec!["cc".into()],
             slurm: true,
+            attempt: true,
         }
     }
 
@@ -79,6 +66,7 @@ mod tests {
             param_values: vec!["4".into(), "512".into()],
             variant: "default",
             rep,
+            attempt: 1,
             warmup: false,
             order: rep as usize,
             status,
@@ -119,7 +107,15 @@ mod tests {
         assert_eq!(second.status, RunStatus::Failed);
         assert!(second.metrics.is_empty());
         assert_eq!(second.error, "rank 1 exited with code 3, see log line two");
-        assert_eq!(table.recorded_runs().len(), 2);
+        let attempts = RunTable::read(&path).unwrap().recorded_attempts();
+        let key = |rep| crate::record::RunKey {
+            params: vec!["4".into(), "512".into()],
+            variant: "default".into(),
+            rep,
+            warmup: false,
+        };
+        assert!(!attempts.needs_run(&key(1), true) && attempts.needs_run(&key(2), true));
+        assert_eq!(attempts.next_attempt(&key(2)), 2);
     }
 
     #[test]
@@ -142,20 +138,20 @@ mod tests {
     }
 
     #[test]
-    fn resuming_a_csv_written_before_the_slurm_columns_keeps_its_layout() {
+    fn resuming_a_csv_written_before_the_slurm_and_attempt_columns_keeps_its_layout() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.csv");
-        let old = Columns { slurm: false, ..columns() };
+        let old = Columns { slurm: false, attempt: false, ..columns() };
         let metrics: BTreeMap<String, f64> = [("tps".to_string(), 1.0)].into();
         ResultWriter::create(&path, old.clone(), Provenance::default())
             .unwrap()
             .write(&row(&metrics, 1, RunStatus::Ok, ""))
             .unwrap();
+        let sweep = super::super::test_sidecar::write_sidecar(&path, &columns());
         let provenance = Provenance { slurm_job_id: "40".into(), ..Provenance::default() };
-        ResultWriter::append(&path, columns(), provenance)
-            .unwrap()
-            .write(&row(&metrics, 2, RunStatus::Ok, ""))
-            .unwrap();
+        let (mut writer, existing) = ResultWriter::append(&path, columns(), provenance, &sweep).unwrap();
+        assert!(existing.recorded_attempts().without_attempts, "failed runs of an old CSV cannot be run again");
+        writer.write(&RunRow { attempt: 2, ..row(&metrics, 2, RunStatus::Ok, "") }).unwrap();
         let table = ResultTable::read(&path).unwrap();
         assert_eq!(table.columns, old);
         assert_eq!(table.observations.len(), 2);
@@ -166,13 +162,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.csv");
         ResultWriter::create(&path, columns(), Provenance::default()).unwrap();
+        let sweep = super::super::test_sidecar::write_sidecar(&path, &columns());
         let mut other = columns();
         other.params.pop();
-        assert!(matches!(
-            ResultWriter::append(&path, other, Provenance::default()),
-            Err(RecordError::ResumeMismatch { .. })
-        ));
-        assert!(ResultWriter::append(&path, columns(), Provenance::default()).is_ok());
+        let other_sweep = super::super::test_sidecar::fingerprint(&other);
+        let refused = ResultWriter::append(&path, other, Provenance::default(), &other_sweep).err().unwrap();
+        assert!(matches!(refused, RecordError::ResumeMismatch { .. }), "{refused}");
+        assert!(
+            refused.to_string().contains("its sidecar records param columns [slices, rows], this sweep has [slices]"),
+            "{refused}"
+        );
+        assert!(ResultWriter::append(&path, columns(), Provenance::default(), &sweep).is_ok());
     }
 
     #[test]
@@ -186,7 +186,8 @@ mod tests {
 
     /// Three settings whose `mode` prints `1` each time: an int, a float and a text.
     fn write_lookalike_settings(path: &Path) {
-        let columns = Columns { params: vec!["mode".into()], metrics: vec![], toolchains: vec![], slurm: true };
+        let columns =
+            Columns { params: vec!["mode".into()], metrics: vec![], toolchains: vec![], slurm: true, attempt: true };
         let mut writer = ResultWriter::create(path, columns, Provenance::default()).unwrap();
         let none = BTreeMap::new();
         for (rep, variant) in [(1, "a"), (2, "b"), (3, "c")] {
@@ -223,7 +224,7 @@ mod tests {
         assert_eq!(ResultTable::read(&path).unwrap().observations[0].setting[0].1, ParamValue::Int(1));
         let mut sidecar: Sidecar = serde_json::from_value(serde_json::json!({
             "sweep": { "analysis": { "primary": "tps" } }, "declaration_file": "s.toml", "engine": {},
-            "command_line": [], "seed": 1, "reps": 1, "settings": [], "base_environment": "inherited",
+            "command_line": [], "seed": 1, "reps": 3, "settings": [], "base_environment": "inherited",
             "provenance": { "host": "", "engine_commit": "", "engine_dirty": false, "toolchain": {} },
             "sweep_version": "0"
         }))

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use super::columns::Columns;
 use super::provenance::Provenance;
 use super::record_error::RecordError;
-use super::result_table::ResultTable;
+use super::run_table::RunTable;
+use super::sidecar::Sidecar;
+use super::sweep_fingerprint::SweepFingerprint;
 use super::torn_row::TornRow;
 use crate::file_lock::{FileLock, LockMode};
 use crate::launch::RunStatus;
@@ -19,6 +21,8 @@ pub struct RunRow<'a> {
     pub param_values: Vec<String>,
     pub variant: &'a str,
     pub rep: u32,
+    /// 1 for a run's first row; a failed run run again by `--resume` records the next attempt.
+    pub attempt: u32,
     pub warmup: bool,
     pub order: usize,
     pub status: RunStatus,
@@ -40,6 +44,8 @@ pub struct ResultWriter {
     csv: csv::Writer<File>,
     /// A torn last row cut away when this writer opened a resumed CSV.
     torn: Option<TornRow>,
+    /// The CSV's length after its last whole row: a row whose write fails is cut back to it.
+    whole: u64,
     /// Held while this writer lives: a second sweep resuming the same CSV is refused.
     _lock: FileLock,
 }
@@ -53,30 +59,65 @@ impl ResultWriter {
         let file = OpenOptions::new().write(true).create_new(true).open(path).map_err(RecordError::io(path))?;
         let _lock = lock_for_writing(path)?;
         let csv = csv::Writer::from_writer(file);
-        let mut writer = ResultWriter { path: path.to_path_buf(), csv, columns, provenance, torn: None, _lock };
+        let mut writer =
+            ResultWriter { path: path.to_path_buf(), csv, columns, provenance, torn: None, whole: 0, _lock };
         let header = writer.columns.header();
         writer.write_record(&header)?;
         Ok(writer)
     }
 
-    /// Reopens a partial CSV of the same sweep to complete it.
-    /// Opens a recorded CSV to append to (`--resume`), under its writer's lock. A last row cut off by
-    /// a crash (no line end) is cut away first, its bytes kept in `<stem>.torn` (see `torn`).
+    /// Opens a recorded CSV to append to (`--resume`), under its writer's lock, and returns it with the
+    /// rows it holds. Everything is checked before a byte changes (`check_resumable`); then a last row cut
+    /// off by a crash (no line end) is cut away, its bytes kept in `<stem>.torn` (see `torn`).
     /// The CSV keeps its own layout: one written before the Slurm columns gets rows without them.
-    pub fn append(path: &Path, mut columns: Columns, provenance: Provenance) -> Result<ResultWriter, RecordError> {
+    pub fn append(
+        path: &Path,
+        columns: Columns,
+        provenance: Provenance,
+        expected: &SweepFingerprint,
+    ) -> Result<(ResultWriter, RunTable), RecordError> {
+        ResultWriter::check_resumable(path, &columns, expected)?;
         let _lock = lock_for_writing(path)?;
+        // Again under the lock: another sweep may have appended since.
+        let (columns, existing) = ResultWriter::check_resumable(path, &columns, expected)?;
         let torn = super::torn_row::cut_torn_row(path)?;
-        let existing = ResultTable::read(path)?;
-        columns.slurm = existing.columns.slurm;
-        if existing.columns != columns {
-            return Err(RecordError::ResumeMismatch {
-                path: path.to_path_buf(),
-                reason: describe_difference(&existing.columns, &columns),
-            });
-        }
         let file = OpenOptions::new().append(true).open(path).map_err(RecordError::io(path))?;
+        let whole = file.metadata().map_err(RecordError::io(path))?.len();
         let csv = csv::WriterBuilder::new().has_headers(false).from_writer(file);
-        Ok(ResultWriter { path: path.to_path_buf(), columns, provenance, csv, torn, _lock })
+        Ok((ResultWriter { path: path.to_path_buf(), columns, provenance, csv, torn, whole, _lock }, existing))
+    }
+
+    /// Whether `path` can be resumed as a CSV of the sweep `expected` fingerprints with `columns`, reading
+    /// only: its sidecar must be there and name this sweep (name, grid, columns, declaration), and its
+    /// rows must read (a torn last row aside). Returns the layout rows will be appended in (the CSV's own
+    /// Slurm and attempt columns) and the rows.
+    pub fn check_resumable(
+        path: &Path,
+        columns: &Columns,
+        expected: &SweepFingerprint,
+    ) -> Result<(Columns, RunTable), RecordError> {
+        let mismatch = |reason: String| RecordError::ResumeMismatch { path: path.to_path_buf(), reason };
+        if !std::fs::metadata(path).map_err(RecordError::io(path))?.is_file() {
+            return Err(RecordError::NotAResultCsv { path: path.to_path_buf(), reason: "not a regular file".into() });
+        }
+        let sidecar = super::result_paths::ResultPaths::for_csv(path).sidecar;
+        let recorded = Sidecar::beside(path)?.ok_or_else(|| {
+            mismatch(format!("no sidecar {} beside it says which sweep it records", sidecar.display()))
+        })?;
+        if let Some(reason) = recorded.fingerprint().difference(expected) {
+            return Err(mismatch(reason));
+        }
+        let existing = RunTable::read_resumable(path, &recorded)?;
+        let layout = Columns { slurm: existing.columns.slurm, attempt: existing.columns.attempt, ..columns.clone() };
+        if existing.columns != layout {
+            return Err(mismatch(describe_difference(&existing.columns, &layout)));
+        }
+        Ok((layout, existing))
+    }
+
+    /// The CSV being written.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// The torn last row `append` cut away, if there was one.
@@ -86,9 +127,11 @@ impl ResultWriter {
 
     pub fn write(&mut self, row: &RunRow<'_>) -> Result<(), RecordError> {
         let mut record: Vec<String> = row.param_values.clone();
+        record.extend([row.variant.to_string(), row.rep.to_string()]);
+        if self.columns.attempt {
+            record.push(row.attempt.to_string());
+        }
         record.extend([
-            row.variant.to_string(),
-            row.rep.to_string(),
             row.warmup.to_string(),
             row.order.to_string(),
             row.status.to_string(),
@@ -118,12 +161,26 @@ impl ResultWriter {
         self.write_record(&record)
     }
 
+    /// Writes one record durably; a record that cannot be written whole (a full disk) is cut off again,
+    /// so the CSV still ends after its last whole row.
     fn write_record(&mut self, record: &[String]) -> Result<(), RecordError> {
-        self.csv
+        let written = self
+            .csv
             .write_record(record)
-            .map_err(|error| RecordError::Io { path: self.path.clone(), source: error.into() })?;
-        self.csv.flush().map_err(RecordError::io(&self.path))?;
-        self.csv.get_ref().sync_data().map_err(RecordError::io(&self.path))
+            .map_err(std::io::Error::from)
+            .and_then(|()| self.csv.flush())
+            .and_then(|()| self.csv.get_ref().sync_data())
+            .and_then(|()| self.csv.get_ref().metadata());
+        match written {
+            Ok(meta) => {
+                self.whole = meta.len();
+                Ok(())
+            }
+            Err(error) => {
+                let _ = self.csv.get_ref().set_len(self.whole);
+                Err(RecordError::io(&self.path)(error))
+            }
+        }
     }
 }
 
@@ -138,11 +195,11 @@ fn lock_for_writing(path: &Path) -> Result<FileLock, RecordError> {
 
 fn describe_difference(found: &Columns, expected: &Columns) -> String {
     if found.params != expected.params {
-        format!("params {:?} vs {:?}", found.params, expected.params)
+        format!("its param columns are {:?}, not {:?}", found.params, expected.params)
     } else if found.metrics != expected.metrics {
-        format!("metrics {:?} vs {:?}", found.metrics, expected.metrics)
+        format!("its metric columns are {:?}, not {:?}", found.metrics, expected.metrics)
     } else {
-        format!("toolchains {:?} vs {:?}", found.toolchains, expected.toolchains)
+        format!("its toolchain columns are {:?}, not {:?}", found.toolchains, expected.toolchains)
     }
 }
 
@@ -156,6 +213,7 @@ mod tests {
             metrics: vec!["wall".to_string()],
             toolchains: Vec::new(),
             slurm: true,
+            attempt: true,
         }
     }
 
@@ -164,11 +222,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sweep.csv");
         let writer = ResultWriter::create(&path, columns(), Provenance::default()).unwrap();
-        let refused = ResultWriter::append(&path, columns(), Provenance::default()).err().unwrap();
+        let sweep = super::super::test_sidecar::write_sidecar(&path, &columns());
+        let refused = ResultWriter::append(&path, columns(), Provenance::default(), &sweep).err().unwrap();
         assert!(refused.to_string().contains(&format!("sweep pid {} is writing this CSV", std::process::id())));
         drop(writer);
-        let resumed = ResultWriter::append(&path, columns(), Provenance::default()).unwrap();
-        assert!(ResultWriter::append(&path, columns(), Provenance::default()).is_err());
+        let resumed = ResultWriter::append(&path, columns(), Provenance::default(), &sweep).unwrap();
+        assert!(ResultWriter::append(&path, columns(), Provenance::default(), &sweep).is_err());
         drop(resumed);
     }
 }

@@ -1,6 +1,6 @@
 //! `RowLayout`: where the columns a `RunTable` keeps sit in a result CSV's header.
 
-use super::columns::{Columns, METRIC_PREFIX, PARAM_PREFIX};
+use super::columns::{Columns, ATTEMPT_COLUMN, METRIC_PREFIX, PARAM_PREFIX};
 
 /// Column positions (0-based) of the cells a run is read from. A name the header repeats reads from its
 /// last column, as the header-keyed reader did.
@@ -9,6 +9,8 @@ pub(super) struct RowLayout {
     /// The params in `Columns::params` order, then `variant`: the cells that name a setting.
     pub setting: Vec<usize>,
     pub rep: usize,
+    /// `None` in a CSV written before attempts were recorded: every row is attempt 1.
+    pub attempt: Option<usize>,
     pub warmup: usize,
     pub status: usize,
     pub error: usize,
@@ -29,6 +31,7 @@ impl RowLayout {
         RowLayout {
             setting,
             rep: last("rep"),
+            attempt: header.iter().rposition(|column| column == ATTEMPT_COLUMN),
             warmup: last("warmup"),
             status: last("status"),
             error: last("error"),

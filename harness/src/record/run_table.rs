@@ -8,12 +8,16 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use simd_csv::ZeroCopyByteRecord;
 
+use super::attempt_index::{AttemptIndex, Duplicate, RunColumns};
 use super::columns::Columns;
 use super::file_range::{line_aligned_splits, line_at, FileRange};
 use super::observation::Observation;
 use super::record_error::RecordError;
+use super::recorded_attempts::RecordedAttempts;
+use super::recorded_grid::RecordedGrid;
 use super::recorded_run::RecordedRun;
 use super::row_layout::RowLayout;
+use super::run_key::RunKey;
 use super::setting_interner::{intern_labels, SettingInterner};
 use super::sidecar::Sidecar;
 use super::table_run::TableRun;
@@ -44,6 +48,20 @@ pub struct RunTable {
     pub(super) values: Vec<Vec<f64>>,
     /// Metric indices in ascending name order, one per name.
     pub(super) by_name: Vec<usize>,
+    /// The runs recorded as an attempt other than the first, ascending by run, with their attempt.
+    pub(super) retries: Vec<(usize, u32)>,
+    /// The runs the analysis reads when a (setting, rep) was run more than once (`AttemptIndex`).
+    pub(super) current: Option<Vec<u32>>,
+    /// (setting, rep) pairs recorded more than once.
+    pub(super) retried: usize,
+}
+
+/// What a CSV's rows must hold to be read: param columns typed by the declared params, and, when a
+/// sidecar says so, settings and reps inside its grid.
+#[derive(Clone, Copy)]
+struct ReadRules<'a> {
+    declared: &'a [Param],
+    grid: Option<&'a RecordedGrid>,
 }
 
 /// Why a row was refused: the row as a whole, or one metric cell (by its index in `columns.metrics`).
@@ -54,9 +72,25 @@ enum RowError {
 
 impl RunTable {
     /// Reads a CSV, its param columns typed by the params its sidecar declares (inferred without one).
+    /// With a sidecar the rows must fit it: its columns, the settings and reps it plans, each
+    /// (setting, rep, attempt) once; a row that does not is refused naming its line.
     pub fn read(path: &Path) -> Result<RunTable, RecordError> {
-        let declared = Sidecar::beside(path)?.map(|sidecar| sidecar.params).unwrap_or_default();
-        RunTable::read_typed(path, &declared)
+        match Sidecar::beside(path)? {
+            Some(sidecar) => RunTable::read_beside(path, &sidecar, ReadEnd::Refused),
+            None => RunTable::read_typed(path, &[]),
+        }
+    }
+
+    /// Reads a CSV being resumed against its sidecar: as `read`, but a last row cut off without a line
+    /// end is left out rather than refused (resuming cuts it off and runs it again).
+    pub fn read_resumable(path: &Path, sidecar: &Sidecar) -> Result<RunTable, RecordError> {
+        RunTable::read_beside(path, sidecar, ReadEnd::WholeRows)
+    }
+
+    fn read_beside(path: &Path, sidecar: &Sidecar, end: ReadEnd) -> Result<RunTable, RecordError> {
+        let grid = RecordedGrid::of(sidecar, &super::result_paths::ResultPaths::for_csv(path).sidecar);
+        let rules = ReadRules { declared: &sidecar.params, grid: Some(&grid) };
+        RunTable::read_in_parts(path, rules, end, parallel_parts)
     }
 
     /// Reads a CSV to analyse: one without any run has nothing to report.
@@ -72,21 +106,33 @@ impl RunTable {
     /// reused byte records, its rows split into line-aligned ranges read in parallel; a torn last row, a
     /// non-finite metric or a malformed row is an error naming its line (the first in the file).
     pub fn read_typed(path: &Path, declared: &[Param]) -> Result<RunTable, RecordError> {
-        let parts = |rows_bytes| if rows_bytes >= PARALLEL_FROM { rayon::current_num_threads() as u64 } else { 1 };
-        RunTable::read_in_parts(path, declared, parts)
+        RunTable::read_in_parts(path, ReadRules { declared, grid: None }, ReadEnd::Refused, parallel_parts)
     }
 
     /// `read_typed` with the rows split into `parts(bytes of rows)` ranges.
-    fn read_in_parts(path: &Path, declared: &[Param], parts: impl Fn(u64) -> u64) -> Result<RunTable, RecordError> {
-        let file = File::open(path).map_err(RecordError::io(path))?;
-        refuse_torn(path, &file)?;
-        let length = file.metadata().map_err(RecordError::io(path))?.len();
+    fn read_in_parts(
+        path: &Path,
+        rules: ReadRules<'_>,
+        end: ReadEnd,
+        parts: impl Fn(u64) -> u64,
+    ) -> Result<RunTable, RecordError> {
+        let file = open_regular(path)?;
+        let length = match end {
+            ReadEnd::Refused => {
+                refuse_torn(path, &file)?;
+                file.metadata().map_err(RecordError::io(path))?.len()
+            }
+            ReadEnd::WholeRows => whole_rows_end(path, &file)?,
+        };
         let (header, rows_start) = read_header(path, &file, length)?;
         let names: Vec<String> = header.iter().map(|cell| String::from_utf8_lossy(cell).into_owned()).collect();
         let columns = Columns::from_header(&names)
             .map_err(|reason| RecordError::NotAResultCsv { path: path.to_path_buf(), reason })?;
+        if let Some(reason) = rules.grid.and_then(|grid| grid.columns_refusal(&columns)) {
+            return Err(RecordError::BadRow { path: path.to_path_buf(), line: 1, reason });
+        }
         let layout = RowLayout::of(&names, &columns);
-        let rows = RowReader { path, file: &file, header: &header, layout: &layout, columns: &columns, declared };
+        let rows = RowReader { path, file: &file, header: &header, layout: &layout, columns: &columns, rules };
         let splits = line_aligned_splits(&file, rows_start, length, parts(length - rows_start))
             .map_err(RecordError::io(path))?;
         let reads: Vec<RangeRead> = splits.par_windows(2).map(|range| rows.read(range[0], range[1])).collect();
@@ -103,7 +149,81 @@ impl RunTable {
                 break;
             }
         }
+        table.index_attempts(&rows, length)?;
         Ok(table)
+    }
+
+    /// Refuses a (setting, rep, attempt) recorded twice, naming both lines, and picks the attempt of each
+    /// (setting, rep) the analysis reads.
+    fn index_attempts(&mut self, rows: &RowReader<'_>, length: u64) -> Result<(), RecordError> {
+        let attempt = |run: usize| self.attempt(run);
+        let columns = RunColumns {
+            setting: &self.setting,
+            rep: &self.rep,
+            warmup: &self.warmup,
+            status: &self.status,
+            attempt: &attempt,
+        };
+        let index = AttemptIndex::of(columns).map_err(|Duplicate { run, earlier }| {
+            let lines = rows.lines_of_runs(&[earlier, run], length);
+            let (earlier_line, line) = match lines {
+                Ok(lines) => (lines[0], lines[1]),
+                Err(error) => return error,
+            };
+            let labels = &self.settings[self.setting[run] as usize];
+            let values = labels[..labels.len() - 1].to_vec();
+            let variant = labels.last().and_then(|(_, value)| value.as_text()).unwrap_or_default().to_string();
+            let setting = crate::plan::Setting { values, variant }.label();
+            RecordError::BadRow {
+                path: rows.path.to_path_buf(),
+                line,
+                reason: format!(
+                    "`{setting}` rep {} attempt {} is already recorded at line {earlier_line}: a run is counted once",
+                    self.rep[run],
+                    self.attempt(run)
+                ),
+            }
+        })?;
+        self.current = index.current;
+        self.retried = index.retried;
+        Ok(())
+    }
+
+    /// The attempt run `run` recorded (1 unless the CSV says otherwise).
+    pub(super) fn attempt(&self, run: usize) -> u32 {
+        self.retries.binary_search_by_key(&run, |(retried, _)| *retried).map_or(1, |at| self.retries[at].1)
+    }
+
+    /// How many (setting, rep) the CSV records more than once (failed runs run again by `--resume`); the
+    /// analysis reads the last successful attempt of each.
+    pub fn retried(&self) -> usize {
+        self.retried
+    }
+
+    /// The runs the analysis reads (0-based, file order): every run but attempts another one supersedes.
+    pub fn current_runs(&self) -> Box<dyn Iterator<Item = usize> + '_> {
+        match &self.current {
+            Some(current) => Box::new(current.iter().map(|&run| run as usize)),
+            None => Box::new(0..self.len()),
+        }
+    }
+
+    /// What the CSV holds of every (setting, rep): its last attempt and whether one succeeded, superseded
+    /// attempts included (for `--resume`).
+    pub fn recorded_attempts(&self) -> RecordedAttempts {
+        let mut attempts = RecordedAttempts::default();
+        attempts.without_attempts = !self.columns.attempt;
+        for run in 0..self.len() {
+            let labels = &self.settings[self.setting[run] as usize];
+            let key = RunKey {
+                params: labels[..labels.len() - 1].iter().map(|(_, value)| value.to_string()).collect(),
+                variant: labels.last().map(|(_, value)| value.to_string()).unwrap_or_default(),
+                rep: self.rep[run],
+                warmup: self.warmup[run],
+            };
+            attempts.record(key, self.attempt(run), self.status[run] == RunStatus::Ok);
+        }
+        attempts
     }
 
     /// Appends `other`'s runs after this table's, its settings merged into this table's by their labels.
@@ -120,6 +240,7 @@ impl RunTable {
         self.warmup.extend(other.warmup);
         self.status.extend(other.status);
         self.errors.extend(other.errors.into_iter().map(|(run, error)| (run + offset, error)));
+        self.retries.extend(other.retries.into_iter().map(|(run, attempt)| (run + offset, attempt)));
         for (values, more) in self.values.iter_mut().zip(other.values) {
             values.extend(more);
         }
@@ -140,6 +261,9 @@ impl RunTable {
             status: Vec::new(),
             errors: Vec::new(),
             by_name,
+            retries: Vec::new(),
+            current: None,
+            retried: 0,
         }
     }
 
@@ -152,6 +276,7 @@ impl RunTable {
         fields: usize,
         layout: &RowLayout,
         interned: &mut SettingInterner,
+        grid: Option<&RecordedGrid>,
     ) -> Result<(), RowError> {
         if record.len() != fields {
             return Err(RowError::Row(format!("found a row of {} fields, but the header has {fields}", record.len())));
@@ -168,18 +293,40 @@ impl RunTable {
         let rep = text(&rep)?;
         let rep = rep.parse().map_err(|_| RowError::Row(format!("rep `{rep}` is not a number")))?;
         let status = text(&cell(layout.status))?.parse().map_err(|e: UnknownRunStatus| RowError::Row(e.to_string()))?;
+        let warmup = match &*cell(layout.warmup) {
+            b"true" => true,
+            b"false" => false,
+            other => {
+                return Err(RowError::Row(format!("warmup `{}` is not true or false", String::from_utf8_lossy(other))))
+            }
+        };
+        let attempt = match layout.attempt {
+            Some(column) => attempt_value(text(&cell(column))?)?,
+            None => 1,
+        };
+        let known = self.settings.len();
         let raw = layout.setting.iter().map(|&column| record.get(column).expect("the row has every column"));
         let setting = interned
             .index(raw, || layout.setting.iter().map(|&column| cell(column)).collect(), &mut self.settings)
             .map_err(|_| RowError::Row("a setting cell is not valid UTF-8".to_string()))?;
+        if let Some(grid) = grid {
+            let outside = self.settings[known..].iter().find_map(|labels| grid.setting_refusal(labels));
+            if let Some(reason) = outside.or_else(|| grid.rep_refusal(rep, warmup)) {
+                return Err(RowError::Row(reason));
+            }
+        }
         let error = cell(layout.error);
         let error = text(&error)?;
+        let run = self.rep.len();
         if !error.is_empty() {
-            self.errors.push((self.rep.len(), error.to_string()));
+            self.errors.push((run, error.to_string()));
+        }
+        if attempt != 1 {
+            self.retries.push((run, attempt));
         }
         self.setting.push(setting);
         self.rep.push(rep);
-        self.warmup.push(*cell(layout.warmup) == *b"true");
+        self.warmup.push(warmup);
         self.status.push(status);
         Ok(())
     }
@@ -205,9 +352,10 @@ impl RunTable {
         self.rep.is_empty()
     }
 
-    /// Every run, in file order, as the analysis reads it.
+    /// Every run the analysis reads, in file order: of several attempts at one (setting, rep), only the
+    /// last that succeeded (see `current_runs`).
     pub fn runs(&self) -> Vec<TableRun<'_>> {
-        (0..self.len()).map(|run| TableRun::new(self, run)).collect()
+        self.current_runs().map(|run| TableRun::new(self, run)).collect()
     }
 
     /// Run `run` (0-based, file order) as an owned observation.
@@ -226,6 +374,52 @@ impl RunTable {
 
 /// Below this many bytes of rows a CSV is read in one piece: splitting it would cost more than it saves.
 const PARALLEL_FROM: u64 = 1 << 20;
+
+/// How many ranges `rows_bytes` of rows are read in: one per core for a large CSV.
+fn parallel_parts(rows_bytes: u64) -> u64 {
+    if rows_bytes >= PARALLEL_FROM {
+        rayon::current_num_threads() as u64
+    } else {
+        1
+    }
+}
+
+/// What a read does with a last row cut off without a line end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReadEnd {
+    /// Refuses the CSV, naming the row (report, compare).
+    Refused,
+    /// Reads the whole rows before it (resume, which cuts it off afterwards).
+    WholeRows,
+}
+
+/// An `attempt` cell: a whole number from 1.
+fn attempt_value(text: &str) -> Result<u32, RowError> {
+    text.parse()
+        .ok()
+        .filter(|&attempt| attempt >= 1)
+        .ok_or_else(|| RowError::Row(format!("attempt `{text}` is not a whole number from 1")))
+}
+
+/// Opens a result CSV for reading, refusing anything but a regular file (a FIFO would block the read, a
+/// directory or device is no CSV).
+fn open_regular(path: &Path) -> Result<File, RecordError> {
+    let meta = std::fs::metadata(path).map_err(RecordError::io(path))?;
+    if !meta.is_file() {
+        return Err(RecordError::NotAResultCsv { path: path.to_path_buf(), reason: "not a regular file".to_string() });
+    }
+    File::open(path).map_err(RecordError::io(path))
+}
+
+/// The length of a CSV's whole rows: up to its last line end. Only the last byte is read unless it is not
+/// a line end.
+fn whole_rows_end(path: &Path, file: &File) -> Result<u64, RecordError> {
+    if refuse_torn(path, file).is_ok() {
+        return file.metadata().map(|meta| meta.len()).map_err(RecordError::io(path));
+    }
+    let bytes = std::fs::read(path).map_err(RecordError::io(path))?;
+    Ok(bytes.iter().rposition(|&byte| byte == b'\n').map_or(0, |end| end as u64 + 1))
+}
 
 /// The header record and the offset of the first row.
 fn read_header(path: &Path, file: &File, length: u64) -> Result<(csv::ByteRecord, u64), RecordError> {
@@ -253,7 +447,7 @@ struct RowReader<'a> {
     header: &'a csv::ByteRecord,
     layout: &'a RowLayout,
     columns: &'a Columns,
-    declared: &'a [Param],
+    rules: ReadRules<'a>,
 }
 
 impl RowReader<'_> {
@@ -266,7 +460,7 @@ impl RowReader<'_> {
             .flexible(true)
             .buffer_capacity(1 << 16)
             .from_reader(&mut range);
-        let mut interned = SettingInterner::new(&self.columns.params, self.declared);
+        let mut interned = SettingInterner::new(&self.columns.params, self.rules.declared);
         let mut table = RunTable::empty(self.path, self.columns.clone());
         let table = loop {
             let row_start = start + reader.position();
@@ -276,13 +470,40 @@ impl RowReader<'_> {
                 // Shards of one sweep merge by concatenation (`cat a.csv b.csv`): later headers are not runs.
                 Ok(Some(record)) if self.is_header(&record) => continue,
                 Ok(Some(record)) => {
-                    if let Err(error) = table.push(&record, self.header.len(), self.layout, &mut interned) {
+                    let grid = self.rules.grid;
+                    if let Err(error) = table.push(&record, self.header.len(), self.layout, &mut interned, grid) {
                         break Err(self.refused(row_start, error));
                     }
                 }
             }
         };
         RangeRead { table, quoted: range.quoted }
+    }
+
+    /// The 1-based lines of data rows `runs` (0-based, ascending, in file order), found by reading the rows
+    /// again as `read` does: only a refused CSV asks.
+    fn lines_of_runs(&self, runs: &[usize], end: u64) -> Result<Vec<u64>, RecordError> {
+        let (_, rows_start) = read_header(self.path, self.file, end)?;
+        let mut range = FileRange::new(self.file, rows_start, end);
+        let mut reader =
+            simd_csv::ZeroCopyReaderBuilder::new().has_headers(false).flexible(true).from_reader(&mut range);
+        let mut lines = Vec::with_capacity(runs.len());
+        let mut run = 0;
+        while lines.len() < runs.len() {
+            let row_start = rows_start + reader.position();
+            match reader.read_byte_record() {
+                Ok(Some(record)) if self.is_header(&record) => continue,
+                Ok(Some(_)) => {
+                    if runs[lines.len()] == run {
+                        lines.push(line_at(self.file, row_start).map_err(RecordError::io(self.path))?);
+                    }
+                    run += 1;
+                }
+                _ => break,
+            }
+        }
+        lines.resize(runs.len(), 0);
+        Ok(lines)
     }
 
     /// Whether `record` repeats the header.
@@ -296,7 +517,7 @@ impl RowReader<'_> {
         let path = self.path.to_path_buf();
         let line = match line_at(self.file, row_start) {
             Ok(line) => line,
-            Err(source) => return RecordError::Io { path, source },
+            Err(error) => return RecordError::Io { path, error },
         };
         match error {
             RowError::Row(reason) => RecordError::BadRow { path, line, reason },
@@ -349,6 +570,9 @@ mod tests {
     use crate::compare::{compare, CompareConfig};
     use std::collections::BTreeSet;
 
+    /// Rows read as they are, without a sidecar's grid.
+    const NO_RULES: ReadRules<'static> = ReadRules { declared: &[], grid: None };
+
     /// Writes `runs` as `sweep run` would (params `rows`, `slices`) and reads them back compactly.
     fn written(dir: &Path, name: &str, runs: &[Observation]) -> RunTable {
         let metrics: BTreeSet<&String> = runs.iter().flat_map(|run| run.metrics.keys()).collect();
@@ -357,6 +581,7 @@ mod tests {
             metrics: metrics.into_iter().cloned().collect(),
             toolchains: vec![],
             slurm: true,
+            attempt: true,
         };
         let path = dir.join(name);
         let mut writer = ResultWriter::create(&path, columns, Provenance::default()).unwrap();
@@ -367,6 +592,7 @@ mod tests {
                     param_values: run.setting[..2].iter().map(|(_, value)| value.to_string()).collect(),
                     variant,
                     rep: run.rep,
+                    attempt: 1,
                     warmup: run.warmup,
                     order,
                     status: run.status,
@@ -411,12 +637,22 @@ mod tests {
         assert_eq!(compare(&table_a.runs(), &table_b.runs(), &compared, true), compare(&a, &b, &compared, true));
     }
 
+    /// The layout of the hand-written CSVs below: one param, one metric, no `attempt` column.
+    fn rows_and_t() -> Columns {
+        Columns {
+            params: vec!["rows".into()],
+            metrics: vec!["t".into()],
+            toolchains: vec![],
+            slurm: true,
+            attempt: false,
+        }
+    }
+
     /// A result CSV of `rows` runs over four settings (one, then another, seen first only late), the
     /// `error` cell of every 7th run quoted across two lines.
     fn split_fixture(dir: &Path, rows: usize) -> PathBuf {
         let path = dir.join("split.csv");
-        let columns =
-            Columns { params: vec!["rows".into()], metrics: vec!["t".into()], toolchains: vec![], slurm: true };
+        let columns = rows_and_t();
         let mut text = columns.header().join(",") + "\n";
         for run in 0..rows {
             let setting = if run > rows * 3 / 4 { 4096 } else { [512, 1024, 2048][run % 3] };
@@ -431,11 +667,11 @@ mod tests {
     fn a_table_read_in_parts_equals_one_read_in_one_piece() {
         let dir = tempfile::tempdir().unwrap();
         let path = split_fixture(dir.path(), 400);
-        let whole = RunTable::read_in_parts(&path, &[], |_| 1).unwrap();
+        let whole = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| 1).unwrap();
         assert_eq!(whole.len(), 400);
         assert_eq!(whole.errors.len(), 58, "every 7th run's two-line error");
         for parts in [2, 3, 7] {
-            let split = RunTable::read_in_parts(&path, &[], |_| parts).unwrap();
+            let split = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| parts).unwrap();
             assert_eq!(
                 (split.settings.clone(), split.setting.clone()),
                 (whole.settings.clone(), whole.setting.clone())
@@ -451,8 +687,8 @@ mod tests {
         let path = split_fixture(dir.path(), 400);
         let unquoted = std::fs::read_to_string(&path).unwrap().replace("\"first line,\nsecond \"\"line\"\"\"", "e");
         std::fs::write(&path, unquoted).unwrap();
-        let whole = RunTable::read_in_parts(&path, &[], |_| 1).unwrap();
-        let split = RunTable::read_in_parts(&path, &[], |_| 5).unwrap();
+        let whole = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| 1).unwrap();
+        let split = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| 5).unwrap();
         assert_eq!(whole.len(), 400);
         assert_eq!((split.settings, split.setting, split.errors), (whole.settings, whole.setting, whole.errors));
     }
@@ -462,8 +698,7 @@ mod tests {
     fn a_bad_row_in_a_later_part_names_its_line_in_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.csv");
-        let columns =
-            Columns { params: vec!["rows".into()], metrics: vec!["t".into()], toolchains: vec![], slurm: true };
+        let columns = rows_and_t();
         let mut text = columns.header().join(",") + "\n";
         for run in 0..300 {
             let value = if run == 250 { "fast".to_string() } else { format!("{run}.5") };
@@ -471,7 +706,7 @@ mod tests {
         }
         std::fs::write(&path, text).unwrap();
         for parts in [1, 4] {
-            match RunTable::read_in_parts(&path, &[], |_| parts) {
+            match RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| parts) {
                 Err(RecordError::BadValue { line, .. }) => assert_eq!(line, 252, "{parts} parts"),
                 other => panic!("{other:?}"),
             }
@@ -483,8 +718,7 @@ mod tests {
     #[test]
     fn crlf_blank_lines_and_quoted_cells_read_as_plain_rows() {
         let dir = tempfile::tempdir().unwrap();
-        let columns =
-            Columns { params: vec!["rows".into()], metrics: vec!["t".into()], toolchains: vec![], slurm: true };
+        let columns = rows_and_t();
         let row = |variant: &str, rep: u32, end: &str| {
             format!("512,{variant},{rep},false,{rep},ok,,,1,{rep}.5,,,,,,,runs{end}")
         };
@@ -511,7 +745,8 @@ mod tests {
     fn float_cells_written_differently_are_one_setting() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.csv");
-        let columns = Columns { params: vec!["scale".into()], metrics: vec![], toolchains: vec![], slurm: true };
+        let columns =
+            Columns { params: vec!["scale".into()], metrics: vec![], toolchains: vec![], slurm: true, attempt: false };
         std::fs::write(&path, columns.header().join(",") + "\n").unwrap();
         let row = |scale: &str, rep: u32| format!("{scale},default,{rep},false,{rep},ok,,,1,,,,,,,runs\n");
         let text = std::fs::read_to_string(&path).unwrap() + &row("1.0", 1) + &row("1.00", 2);

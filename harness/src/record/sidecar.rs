@@ -10,6 +10,7 @@ use super::record_error::RecordError;
 use super::recorded_decl::RecordedDecl;
 use super::recorded_environment::RecordedEnvironment;
 use super::result_paths::ResultPaths;
+use super::sweep_fingerprint::{declaration_digest, SweepFingerprint};
 use crate::spec::{Param, Race};
 
 /// The schema this version writes. 0 is a sidecar written before the schema was versioned: the same
@@ -42,6 +43,9 @@ pub struct Sidecar {
     /// The race's limits when the sweep raced (its verdicts split alpha over the race's looks).
     #[serde(default)]
     pub race: Option<Race>,
+    /// Which sweep the CSV records; absent from sidecars written before it was (see `fingerprint`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<SweepFingerprint>,
 }
 
 impl Sidecar {
@@ -71,6 +75,18 @@ impl Sidecar {
         }
         serde_json::from_value(value)
             .map_err(|error| bad(format!("not a valid sidecar of schema version {version}: {error}")))
+    }
+
+    /// Which sweep the CSV records: as written, or for an older sidecar what it still says of it (name,
+    /// grid and declaration; its columns unknown).
+    pub fn fingerprint(&self) -> SweepFingerprint {
+        self.fingerprint.clone().unwrap_or_else(|| SweepFingerprint {
+            name: self.sweep.rest.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
+            params: self.params.clone(),
+            param_columns: Vec::new(),
+            metrics: Vec::new(),
+            declaration: declaration_digest(&self.sweep),
+        })
     }
 
     /// The sidecar beside a result CSV, if there is one.

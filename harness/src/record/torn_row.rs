@@ -2,6 +2,7 @@
 
 use std::fs::OpenOptions;
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use super::record_error::RecordError;
@@ -28,7 +29,13 @@ pub fn cut_torn_row(csv: &Path) -> Result<Option<TornRow>, RecordError> {
     let Some(line) = torn_line(&bytes) else { return Ok(None) };
     let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |end| end + 1);
     let kept = csv.with_extension("torn");
-    let mut copy = OpenOptions::new().create(true).append(true).open(&kept).map_err(RecordError::io(&kept))?;
+    // Never through a symbolic link: the file is appended to, and sits in a results folder anyone may have written.
+    let mut copy = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .custom_flags(nix::libc::O_NOFOLLOW)
+        .open(&kept)
+        .map_err(RecordError::io(&kept))?;
     copy.write_all(&bytes[keep..]).and_then(|()| copy.write_all(b"\n")).map_err(RecordError::io(&kept))?;
     copy.sync_all().map_err(RecordError::io(&kept))?;
     let file = OpenOptions::new().write(true).open(csv).map_err(RecordError::io(csv))?;

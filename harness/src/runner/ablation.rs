@@ -17,7 +17,7 @@ use super::runner_error::RunnerError;
 use super::session::Session;
 use super::setting_build::SettingBuild;
 use super::spawning::Spawning;
-use super::{open_results, planned_key, preflight, result_paths, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
+use super::{open_results, preflight, result_paths, runs_to_do, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
 use crate::build::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlannedRun, Setting};
@@ -359,6 +359,9 @@ pub(super) fn run_copies(
     if !failed.is_empty() && options.fail_fast {
         session.stopped = Some(super::EarlyStop::FailFast);
     }
+    if !failed.is_empty() {
+        session.stopped = super::failure_watch::disk_full_at(&cache.root).or(session.stopped);
+    }
     if let Some(signal) = context.events.signals.received() {
         session.stopped = Some(super::EarlyStop::Interrupted { signal });
     }
@@ -413,6 +416,8 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
             build_seconds += seconds;
             let runs: Vec<PlannedRun> = plan.runs.iter().filter(|run| keys[run.setting] == *key).copied().collect();
             session.run_all(plan, &runs, &sites)?;
+        } else if let Some(full) = super::failure_watch::disk_full_at(&engine.build_dir) {
+            session.stopped = Some(full);
         } else if options.fail_fast {
             session.stopped = Some(super::EarlyStop::FailFast);
         }
@@ -468,10 +473,11 @@ fn open_session<'a>(
 ) -> Result<(Session<'a>, Vec<PlannedRun>), RunnerError> {
     let paths = &context.paths;
     let options = context.options;
-    let (writer, done) = open_results(sweep, paths, options.resume.is_some(), context.origin.provenance.clone())?;
+    let (writer, recorded) = open_results(sweep, paths, options.resume.is_some(), context.origin.provenance.clone())?;
     write_sidecar(sweep, plan, options, paths, &context.origin)?;
-    let todo: Vec<PlannedRun> = runs.iter().filter(|run| !done.contains(&planned_key(plan, run))).copied().collect();
-    let session = Session::new(sweep, writer, paths, context.spawning(), todo.len(), options.fail_fast);
+    let todo = runs_to_do(plan, runs, &recorded, options);
+    let mut session = Session::new(sweep, writer, paths, context.spawning(), todo.len(), options);
+    session.resumed(plan, &todo, recorded);
     Ok((session, todo))
 }
 

@@ -68,9 +68,14 @@ pub fn prepare_served_run(
     let engine = super::setting_engine::setting_engine(sweep, &params)?;
     let bare_context = launch::run_context(params.clone(), &engine, &site, None);
     let inputs = render_inputs(sweep, &bare_context, run_dir)?;
-    site.inputs =
-        inputs.iter().map(|(name, path, _)| (name.clone(), Value::String(path.display().to_string()))).collect();
-    let context = launch::run_context(params.clone(), &engine, &site, None);
+    // With inputs the context names their files; without, it is the bare one.
+    let context = if inputs.is_empty() {
+        bare_context
+    } else {
+        site.inputs =
+            inputs.iter().map(|(name, path, _)| (name.clone(), Value::String(path.display().to_string()))).collect();
+        launch::run_context(params.clone(), &engine, &site, None)
+    };
     let mut commands = launch::run_commands(&sweep.source, &engine, &sweep.run, &params, &site)?;
     super::value_args::apply_value_maps(sweep, setting, &context, &mut commands)?;
     Ok(PreparedRun {

@@ -14,8 +14,9 @@ pub enum RunnerError {
     Plan(#[from] PlanError),
     #[error(transparent)]
     Record(#[from] RecordError),
-    #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    /// The operating system refused a file (permission, full disk): not a source, the message says it.
+    #[error("{}", crate::os_error::describe(error, path))]
+    Io { path: PathBuf, error: std::io::Error },
     #[error("setup script {}: {reason}", script.display())]
     Setup { script: PathBuf, reason: String },
     #[error(transparent)]
@@ -32,18 +33,21 @@ pub enum RunnerError {
 
 impl RunnerError {
     pub fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> RunnerError + '_ {
-        move |source| RunnerError::Io { path: path.to_path_buf(), source }
+        move |error| RunnerError::Io { path: path.to_path_buf(), error }
     }
 
-    /// Whether the user's input is at fault (exit 2) rather than the run (exit 1).
+    /// Whether the user's input is at fault, or the operating system refused a file (exit 2), rather than
+    /// the run (exit 1).
     pub fn is_bad_input(&self) -> bool {
         match self {
-            RunnerError::Spec(_)
+            RunnerError::Io { .. }
+            | RunnerError::Spec(_)
             | RunnerError::Plan(_)
             | RunnerError::UnknownVariant { .. }
             | RunnerError::SetupTemplate(_) => true,
             RunnerError::Record(error) => error.is_bad_input(),
             RunnerError::Variant(error) => error.is_bad_input(),
+            RunnerError::Build(crate::build::BuildError::Io { .. }) => true,
             _ => false,
         }
     }

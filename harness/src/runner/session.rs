@@ -4,27 +4,33 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::failure_watch::{disk_full_of, FailureWatch, NotRun};
 use super::prepared_run::{prepare_served_run, PreparedRun, VariantSite};
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::setting_origins::SettingOrigins;
 use super::shared_services;
 use super::spawning::Spawning;
-use super::ResultPaths;
+use super::{planned_key, ResultPaths, RunOptions};
 use crate::build::first_failure_line;
 use crate::extract::{self, RunLogs};
 use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunEvents, RunStatus, StopReason};
 use crate::plan::{Plan, PlannedRun, Setting};
-use crate::record::{ResultWriter, RunRow, LOGS_IN};
+use crate::record::{RecordedAttempts, ResultWriter, RunRow, LOGS_IN};
 use crate::spec::Sweep;
 
 /// Why a session stopped scheduling before its plan was done.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EarlyStop {
     /// Ctrl-C, SIGTERM or SIGHUP; the run in flight was killed and not recorded.
     Interrupted { signal: i32 },
     /// `--fail-fast` and a run failed.
     FailFast,
+    /// The disk filled up (writing `path`, or too little space left after a failed run): every run left
+    /// would fail. The rows recorded so far are whole.
+    DiskFull { path: PathBuf, reason: String },
+    /// `runs` runs in a row failed the same way (without `--keep-going`).
+    RepeatedFailure { runs: u32, reason: String },
 }
 
 /// Counts of what a session recorded.
@@ -49,6 +55,19 @@ pub struct Session<'a> {
     /// Per setting, the environment and toolchain its runs start from, when the setup script is
     /// chosen by a param; None: every run starts from `base_env`.
     pub origins: Option<SettingOrigins>,
+    /// What a resumed CSV already holds of each run: the attempt each new row records.
+    pub attempts: RecordedAttempts,
+    /// Faults across runs that end the sweep or a setting early.
+    pub watch: FailureWatch,
+}
+
+/// What a row records of one run besides its setting.
+struct Outcome {
+    metrics: BTreeMap<String, f64>,
+    status: RunStatus,
+    error: String,
+    started: std::time::SystemTime,
+    duration: std::time::Duration,
 }
 
 impl<'a> Session<'a> {
@@ -59,7 +78,7 @@ impl<'a> Session<'a> {
         paths: &ResultPaths,
         spawning: Spawning<'a>,
         runs: usize,
-        fail_fast: bool,
+        options: &RunOptions,
     ) -> Session<'a> {
         Session {
             sweep,
@@ -68,15 +87,36 @@ impl<'a> Session<'a> {
             base_env: spawning.base_env.clone(),
             events: spawning.events,
             progress: Progress::new(runs),
-            fail_fast,
+            fail_fast: options.fail_fast,
             tally: Tally::default(),
             stopped: None,
             origins: None,
+            attempts: RecordedAttempts::default(),
+            watch: FailureWatch::new(options.same_failures_limit),
         }
     }
 
-    /// Runs `runs` of `plan`, each on its setting's build (`sites[setting]`); stops early on a signal or
-    /// `--fail-fast`.
+    /// Takes what a resumed CSV holds (nothing for a new one) and says what of `plan` is left: `todo`.
+    pub fn resumed(&mut self, plan: &Plan, todo: &[PlannedRun], recorded: RecordedAttempts) {
+        let again = todo.iter().filter(|run| recorded.failed(&planned_key(plan, run))).count();
+        let done = plan.runs.len() - todo.len();
+        if done > 0 || again > 0 {
+            let again = if again > 0 { format!(", {again} failed runs to run again") } else { String::new() };
+            self.progress.note(&format!(
+                "resuming {}: {done} runs already recorded{again}, {} to go",
+                self.writer.path().display(),
+                todo.len()
+            ));
+        }
+        if recorded.without_attempts {
+            self.progress.note("its failed runs are kept: the CSV was written before runs recorded their attempt");
+        }
+        self.attempts = recorded;
+    }
+
+    /// Runs `runs` of `plan`, each on its setting's build (`sites[setting]`); stops early on a signal,
+    /// `--fail-fast`, a full disk or runs failing alike (`FailureWatch`). A setting whose service was not
+    /// ready has its remaining runs recorded failed at once.
     pub fn run_all(&mut self, plan: &Plan, runs: &[PlannedRun], sites: &[VariantSite]) -> Result<(), RunnerError> {
         let runs = shared_services::grouped(self.sweep, plan, runs);
         let mut rest = &runs[..];
@@ -87,11 +127,23 @@ impl<'a> Session<'a> {
             if self.stopped.is_some() {
                 return Ok(());
             }
-            let done = match shared_services::shared_len(self.sweep, plan, rest) {
-                1 => self.run_one(plan, &rest[0], &sites[rest[0].setting]).map(|()| 1)?,
-                shared => self.run_shared(plan, &rest[..shared], sites)?,
+            let site = &sites[rest[0].setting];
+            let done = match (
+                self.watch.not_run(rest[0].setting).cloned(),
+                shared_services::shared_len(self.sweep, plan, rest),
+            ) {
+                (Some(not_run), _) => self.record_not_run(plan, &rest[0], site, &not_run).map(|()| 1),
+                (None, 1) => self.run_one(plan, &rest[0], site).map(|()| 1),
+                (None, shared) => self.run_shared(plan, &rest[..shared], sites),
             };
-            rest = &rest[done..];
+            match done {
+                Ok(done) => rest = &rest[done..],
+                Err(error) => match disk_full_of(&error) {
+                    // What is recorded stays whole; the run whose files could not be written runs again on resume.
+                    Some(stop) => self.stopped = Some(stop),
+                    None => return Err(error),
+                },
+            }
         }
         Ok(())
     }
@@ -129,6 +181,10 @@ impl<'a> Session<'a> {
                 }
                 recorded.is_ok() && self.stopped.is_none()
             });
+        // Settings served by an instance that was never ready share its verdict.
+        for run in &runs[1..] {
+            self.watch.share_not_ready(runs[0].setting, run.setting);
+        }
         // Runs the instance did not get to are prepared afresh (beside a new instance) later.
         for unrun in &prepared[done..] {
             std::fs::remove_dir_all(&unrun.run_dir).map_err(RunnerError::io(&unrun.run_dir))?;
@@ -170,7 +226,6 @@ impl<'a> Session<'a> {
     ) -> Result<(), RunnerError> {
         let setting = &plan.settings[run.setting];
         let run_dir = &prepared.run_dir;
-        let origin = self.origins.as_ref().map(|origins| origins.of(run.setting));
         if let StopReason::Interrupted { signal } = execution.reason {
             self.stopped = Some(EarlyStop::Interrupted { signal });
             self.progress.note(&format!(
@@ -181,29 +236,72 @@ impl<'a> Session<'a> {
             return Ok(());
         }
         let (metrics, status, error) = self.outcome(&execution, prepared, setting);
+        let outcome = Outcome { metrics, status, error, started: execution.started, duration: execution.duration };
+        self.write_row(plan, run, variant, &outcome, run_dir)?;
+        if let Some(stop) = self.watch.after_run(run.setting, &execution.reason, &outcome.error, run_dir) {
+            self.stopped.get_or_insert(stop);
+        }
+        Ok(())
+    }
+
+    /// Records a run of a setting whose service was never ready as failed without running it: it would
+    /// only wait out the readiness limit again.
+    fn record_not_run(
+        &mut self,
+        plan: &Plan,
+        run: &PlannedRun,
+        variant: &VariantSite,
+        not_run: &NotRun,
+    ) -> Result<(), RunnerError> {
+        let outcome = Outcome {
+            metrics: BTreeMap::new(),
+            status: RunStatus::Failed,
+            error: format!(
+                "not run: an earlier run of this setting found: {}{LOGS_IN}{}",
+                not_run.reason,
+                not_run.logs.display()
+            ),
+            started: std::time::SystemTime::now(),
+            duration: std::time::Duration::ZERO,
+        };
+        self.write_row(plan, run, variant, &outcome, &not_run.logs)
+    }
+
+    /// Writes the row of `run` (durably), counts it and says so; `--fail-fast` stops at a failure.
+    fn write_row(
+        &mut self,
+        plan: &Plan,
+        run: &PlannedRun,
+        variant: &VariantSite,
+        outcome: &Outcome,
+        log_dir: &Path,
+    ) -> Result<(), RunnerError> {
+        let setting = &plan.settings[run.setting];
+        let origin = self.origins.as_ref().map(|origins| origins.of(run.setting));
         self.writer.write(&RunRow {
             param_values: setting.value_texts(),
             variant: &variant.name,
             rep: run.rep,
+            attempt: self.attempts.next_attempt(&planned_key(plan, run)),
             warmup: run.warmup,
             order: run.order,
-            status,
-            error: error.clone(),
-            started_at: humantime::format_rfc3339_millis(execution.started).to_string(),
-            duration_s: execution.duration.as_secs_f64(),
-            metrics: &metrics,
+            status: outcome.status,
+            error: outcome.error.clone(),
+            started_at: humantime::format_rfc3339_millis(outcome.started).to_string(),
+            duration_s: outcome.duration.as_secs_f64(),
+            metrics: &outcome.metrics,
             variant_hash: &variant.hash,
-            log_dir: run_dir,
+            log_dir,
             toolchain: origin.map(|o| &o.provenance.toolchain),
         })?;
         self.tally.recorded += 1;
-        let detail = if error.is_empty() {
-            primary_detail(&self.sweep.analysis.primary, &metrics)
+        let detail = if outcome.error.is_empty() {
+            primary_detail(&self.sweep.analysis.primary, &outcome.metrics)
         } else {
-            format!(": {error}")
+            format!(": {}", outcome.error)
         };
-        self.progress.finished(&progress_label(setting, run), status, execution.duration, &detail);
-        if status != RunStatus::Ok {
+        self.progress.finished(&progress_label(setting, run), outcome.status, outcome.duration, &detail);
+        if outcome.status != RunStatus::Ok {
             self.tally.failed += 1;
             if self.fail_fast {
                 self.stopped = Some(EarlyStop::FailFast);

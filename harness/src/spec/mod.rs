@@ -26,6 +26,7 @@ mod sweep_decl;
 mod topology;
 mod validate;
 mod validate_build;
+mod validate_env;
 mod validate_param_helpers;
 mod validate_relative;
 mod validate_report;
@@ -94,6 +95,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate_param_helpers::derived(&source, &tables.derived, &params)?;
     validate_param_helpers::constraints(&source, &decl.constraints, &params, &tables.derived)?;
     validate_param_helpers::value_maps(&source, &tables.maps)?;
+    declared_env_names(&source, &decl, &tables.maps)?;
     // Templates, expressions and analysis may also name derived params (their values are known per setting).
     let named: Vec<Param> = params.iter().cloned().chain(tables.derived.iter().map(DerivedParam::as_named)).collect();
     validate::zip_groups(&source, &decl.zip, &params)?;
@@ -130,6 +132,23 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
         decl,
         source,
     })
+}
+
+/// Every environment a sweep declares has settable variable names: `[engine] env`, `[run] env`, each
+/// service's, `[build] env` and each value map's.
+fn declared_env_names(source: &SourceFile, decl: &SweepDecl, maps: &[ValueMap]) -> Result<(), SpecError> {
+    validate_env::env_names(source, "engine.env", &decl.engine.env)?;
+    validate_env::env_names(source, "run.env", &decl.run.env)?;
+    validate_env::env_names(source, "build.env", &decl.build.env)?;
+    for (index, service) in decl.run.service.iter().enumerate() {
+        validate_env::env_names(source, &format!("run.service[{index}].env"), &service.env)?;
+    }
+    for map in maps {
+        for (value, args) in &map.values {
+            validate_env::env_names(source, &format!("params.{}.{value}.env", map.param), &args.env)?;
+        }
+    }
+    Ok(())
 }
 
 /// A declared enum value as the TOML spells it (`mpirun`, `interleaved`), not as Rust's Debug does.

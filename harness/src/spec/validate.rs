@@ -148,11 +148,14 @@ pub fn repeated_values(source: &SourceFile, params: &[Param], zip: &[Vec<String>
     Ok(())
 }
 
-/// The first point that prints like an earlier one, with that earlier point.
+/// The first point that prints like an earlier one, with that earlier point. Linear: a list of 100,000
+/// values is checked in milliseconds.
 fn first_repeat<'a>(points: &'a [Vec<&'a ParamValue>]) -> Option<(&'a [&'a ParamValue], &'a [&'a ParamValue])> {
-    let printed: Vec<Vec<String>> = points.iter().map(|point| point.iter().map(|v| v.to_string()).collect()).collect();
+    let mut seen: std::collections::HashMap<Vec<String>, usize> =
+        std::collections::HashMap::with_capacity(points.len());
     points.iter().enumerate().find_map(|(i, point)| {
-        printed[..i].iter().position(|earlier| *earlier == printed[i]).map(|j| (points[j].as_slice(), point.as_slice()))
+        let printed = point.iter().map(|value| value.to_string()).collect();
+        seen.insert(printed, i).map(|j| (points[j].as_slice(), point.as_slice()))
     })
 }
 
@@ -307,6 +310,44 @@ pub fn metrics(source: &SourceFile, metrics: &MetricsDecl, params: &[Param]) -> 
     for (name, expression) in &metrics.derived {
         derived_metric(source, name, expression, &known)?;
     }
+    derived_cycle(source, &metrics.derived)
+}
+
+/// Derived metrics may use one another, but not in a cycle: `a = "b + 1"`, `b = "a + 1"` can never be
+/// evaluated, so every run would fail.
+fn derived_cycle(source: &SourceFile, derived: &std::collections::BTreeMap<String, String>) -> Result<(), SpecError> {
+    let uses = |name: &str| -> Vec<&str> {
+        let tree = evalexpr::build_operator_tree::<evalexpr::DefaultNumericTypes>(&derived[name]);
+        let read: Vec<String> =
+            tree.map(|tree| tree.iter_read_variable_identifiers().map(str::to_string).collect()).unwrap_or_default();
+        derived.keys().map(String::as_str).filter(|other| read.iter().any(|used| used == other)).collect()
+    };
+    // Depth-first from each metric: a path that comes back to a metric on it is a cycle.
+    let mut finished: BTreeSet<&str> = BTreeSet::new();
+    for start in derived.keys() {
+        let mut path: Vec<(&str, Vec<&str>)> = vec![(start.as_str(), uses(start))];
+        while let Some((_, next)) = path.last_mut() {
+            match next.pop() {
+                Some(used) if path.iter().any(|(on, _)| *on == used) => {
+                    let at = path.iter().position(|(on, _)| *on == used).unwrap_or_default();
+                    let cycle: Vec<&str> = path[at..].iter().map(|(on, _)| *on).chain([used]).collect();
+                    return Err(source.error_at(
+                        &format!("metrics.derived.{used}"),
+                        format!(
+                            "derived metrics defined in terms of each other ({}) can never be evaluated",
+                            cycle.join(" -> ")
+                        ),
+                    ));
+                }
+                Some(used) if !finished.contains(used) => path.push((used, uses(used))),
+                Some(_) => {}
+                None => {
+                    let (done, _) = path.pop().expect("the path is not empty");
+                    finished.insert(done);
+                }
+            }
+        }
+    }
     Ok(())
 }
 
@@ -333,7 +374,9 @@ fn numeric_names(params: &[Param]) -> impl Iterator<Item = &str> {
         .map(|param| param.name.as_str())
 }
 
-/// `expression` parses and reads only `known` names (and not `itself`).
+/// `expression` parses, reads only `known` names (and not `itself`), and evaluates: a wrong arity, an
+/// unknown function or a type error (`value +* 2`, `a b`, `if(x, 1, 2)` over numbers) would fail every
+/// run, whatever the numbers, since every name is bound to a number.
 fn expression_over(
     source: &SourceFile,
     key: &str,
@@ -354,7 +397,9 @@ fn expression_over(
             ));
         }
     }
-    Ok(())
+    crate::expression::evaluate_number(expression, known.iter().map(|name| (*name, 1.5)))
+        .map(|_| ())
+        .map_err(|error| source.error_at(key, format!("`{expression}` cannot be evaluated: {error}")))
 }
 
 /// A check names a declared metric and a template, or an expression and an expression, over declared
@@ -435,6 +480,12 @@ pub fn analysis(
         if !is_metric(metrics, control) {
             return Err(source.error_at("analysis.control", unknown_metric(metrics, control)));
         }
+        if *control == analysis.primary {
+            let message = format!(
+                "`{control}` is the primary metric: the control is a metric no setting changes, which removes drift from the primary"
+            );
+            return Err(source.error_at("analysis.control", message));
+        }
     }
     let is_param = |name: &str| params.iter().any(|param| param.name == name);
     for (index, column) in analysis.group_by.iter().enumerate() {
@@ -514,7 +565,26 @@ pub fn engine(
         }
     }
     template_syntax(profile_source, "program", &profile.program)?;
-    Ok(())
+    let own_env = profile.env.iter().filter(|(name, _)| !overrides.env.contains_key(*name));
+    super::validate_env::env_names(profile_source, "env", &own_env.map(|(k, v)| (k.clone(), v.clone())).collect())?;
+    prefixes(profile_source, profile)
+}
+
+/// A result prefix is one whole first token of a line (or empty: any line of `key=value` tokens), so one
+/// holding whitespace matches no line; a profile prefix must be a token too.
+fn prefixes(profile_source: &SourceFile, profile: &EngineProfile) -> Result<(), SpecError> {
+    let prefix = &profile.result.prefix;
+    if prefix.chars().any(char::is_whitespace) {
+        let message = format!("`{prefix}` holds whitespace, so no line's first token can be it: every run would find no result line (write the first token, or \"\" for any line of key=value tokens)");
+        return Err(profile_source.error_at("result.prefix", message));
+    }
+    match profile.profile_prefix.as_deref() {
+        Some(prefix) if prefix.is_empty() || prefix.chars().any(char::is_whitespace) => Err(profile_source.error_at(
+            "profile_prefix",
+            format!("`{prefix}` is not a first token of a line: no phase-profile line could be found"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 pub(super) fn is_metric(metrics: &MetricsDecl, name: &str) -> bool {

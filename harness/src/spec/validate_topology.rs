@@ -25,6 +25,7 @@ pub fn topology(source: &SourceFile, engine: &Engine, params: &[Param]) -> Resul
             source.error_at("engine.hostfile", "a hostfile is passed to mpirun only; the launcher is not mpirun")
         );
     }
+    hostfiles_exist(source, engine, params)?;
     let Some(text) = &topology.ranks else { return Ok(()) };
     let named: Vec<&Param> =
         params.iter().filter(|param| plain_variables(text).contains(&param.name.as_str())).collect();
@@ -40,6 +41,27 @@ pub fn topology(source: &SourceFile, engine: &Engine, params: &[Param]) -> Resul
         if engine.result.rank >= ranks {
             let message = format!("`{text}` gives {ranks} ranks, so result rank {} does not exist", engine.result.rank);
             return Err(source.error_at("engine.ranks", message));
+        }
+    }
+    Ok(())
+}
+
+/// mpirun fails every run given a hostfile that is not there: the profile's, and the sweep's rendered for
+/// every value of the params it names.
+fn hostfiles_exist(source: &SourceFile, engine: &Engine, params: &[Param]) -> Result<(), SpecError> {
+    let missing =
+        |file: &std::path::Path| format!("hostfile {} does not exist: mpirun would fail every run", file.display());
+    if let Some(file) = engine.hostfile.as_ref().filter(|file| !file.is_file()) {
+        return Err(engine.profile.error_at("hostfile", missing(file)));
+    }
+    let Some(text) = &engine.topology.hostfile else { return Ok(()) };
+    let named: Vec<&Param> =
+        params.iter().filter(|param| plain_variables(text).contains(&param.name.as_str())).collect();
+    for point in combinations(&named) {
+        match engine.topology.hostfile_for(&point).expect("templated") {
+            Ok(file) if !file.is_file() => return Err(source.error_at("engine.hostfile", missing(&file))),
+            Ok(_) => {}
+            Err(message) => return Err(source.error_at("engine.hostfile", message)),
         }
     }
     Ok(())

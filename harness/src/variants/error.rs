@@ -10,7 +10,7 @@ use crate::template::TemplateError;
 #[derive(Debug, thiserror::Error)]
 pub enum VariantError {
     // Not a `source`: the message already says it, and `{:#}` would print it twice.
-    #[error("{path}: could not {action}: {error}")]
+    #[error("{}: could not {action}", crate::os_error::describe(error, path))]
     Io { action: &'static str, path: PathBuf, error: std::io::Error },
 
     #[error("{template}: the template did not render: {source}")]
@@ -19,7 +19,7 @@ pub enum VariantError {
     #[error("{template}:{line}: `ablate.{group}` names no declared ablation group (declared: {declared})")]
     UnknownGroup { template: PathBuf, line: usize, group: String, declared: String },
 
-    #[error("{target}: a target path outside the engine tree {tree} is refused")]
+    #[error("{target}: a target path outside the engine tree {tree} (or in its .git, or sweep's state) is refused")]
     OutsideTree { target: PathBuf, tree: PathBuf },
 
     #[error(
@@ -36,6 +36,13 @@ pub enum VariantError {
 
     #[error("{path}: the in-place journal is unreadable: {reason}")]
     Journal { path: PathBuf, reason: String },
+
+    /// Sweep's state in a tree (its journal, saved copies, lock) that it did not write as it writes it.
+    #[error(
+        "{path}: refused, the tree is left as it is: {reason} (sweep keeps its state in real files inside \
+         the tree and restores only files inside it, from its own saved copies)"
+    )]
+    UnsafeState { path: PathBuf, reason: String },
 
     #[error(
         "{build_dir}: an in-place ablation left a variant's build here; run without --no-build so the \
@@ -63,13 +70,17 @@ impl VariantError {
 }
 
 impl VariantError {
-    /// Whether the templates or declaration are at fault (exit 2) rather than the machine (exit 1).
+    /// Whether the templates or declaration are at fault, or the operating system refused a file (exit 2),
+    /// rather than a build or a run (exit 1).
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            VariantError::Template { .. }
+            VariantError::Io { .. }
+                | VariantError::Template { .. }
                 | VariantError::UnknownGroup { .. }
                 | VariantError::OutsideTree { .. }
+                | VariantError::UnsafeState { .. }
+                | VariantError::CorruptOriginal { .. }
                 | VariantError::Stale { .. }
                 | VariantError::Selector { .. }
         )

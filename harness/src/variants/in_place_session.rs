@@ -30,7 +30,10 @@ impl InPlaceSession {
         // fails the journal stays (with the lock file) for `sweep restore`.
         restore_under_lock(&tree)?;
         match Journal::save(&tree, &targets) {
-            Ok(journal) => Ok(InPlaceSession { tree, journal, lock: Some(lock) }),
+            Ok(journal) => {
+                super::git_exclude::exclude_state_dir(&tree);
+                Ok(InPlaceSession { tree, journal, lock: Some(lock) })
+            }
             Err(error) => {
                 lock.release();
                 Err(error)

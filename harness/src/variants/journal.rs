@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::error::VariantError;
+use super::journal_confinement::{directory_refusal, is_sha256_hex, saved_refusal, target_refusal};
 use super::tree_lock::STATE_DIR;
 use crate::atomic_file::{has_stale_temp, remove_stale_temp, sync_dir, write_atomic};
 
@@ -60,24 +61,44 @@ impl Journal {
         Ok(journal)
     }
 
-    /// Reads the journal of an interrupted or running ablation, if there is one.
+    /// Reads the journal of an interrupted or running ablation in `tree` (canonical), if there is one.
+    /// A journal naming anything but files inside the tree and its own saved copies is refused.
     pub fn load(tree: &Path) -> Result<Option<Journal>, VariantError> {
         let path = journal_path(tree);
-        let text = match fs::read(&path) {
-            Ok(text) => text,
+        let unsafe_state = |reason: String| VariantError::UnsafeState { path: path.clone(), reason };
+        if let Some(reason) = directory_refusal(&tree.join(STATE_DIR)) {
+            return Err(unsafe_state(reason));
+        }
+        let text = match fs::symlink_metadata(&path) {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(error) => return Err(VariantError::Io { action: "read", path, error }),
+            Ok(meta) if !meta.is_file() => return Err(unsafe_state("the journal is not a regular file".into())),
+            _ => fs::read(&path).map_err(VariantError::io("read", &path))?,
         };
-        serde_json::from_slice(&text)
-            .map(Some)
-            .map_err(|error| VariantError::Journal { path, reason: error.to_string() })
+        let journal: Journal = serde_json::from_slice(&text)
+            .map_err(|error| unsafe_state(format!("not a journal sweep wrote: {error}")))?;
+        journal.confinement_refusal(tree).map_or(Ok(Some(journal)), |reason| Err(unsafe_state(reason)))
     }
 
-    /// Puts every original back (verified against its sha256) and then forgets the journal and the copies.
+    /// Why this journal may not be acted on in `tree`, if it may not (see `journal_confinement`).
+    fn confinement_refusal(&self, tree: &Path) -> Option<String> {
+        let originals = originals_dir(tree);
+        if let Some(reason) = directory_refusal(&originals) {
+            return Some(reason);
+        }
+        self.entries.iter().find_map(|entry| {
+            target_refusal(tree, &entry.target, STATE_DIR).or_else(|| saved_refusal(&originals, &entry.saved)).or_else(
+                || (!is_sha256_hex(&entry.sha256)).then(|| format!("digest `{}` is not a sha256", entry.sha256)),
+            )
+        })
+    }
+
+    /// Puts every original back (each verified against its sha256 before any is written: one that does not
+    /// match leaves the tree as it is) and then forgets the journal and the copies.
     /// Idempotent: a crash part-way leaves the journal in place and the next call finishes the job.
     pub fn restore(&self, tree: &Path) -> Result<(), VariantError> {
-        for entry in &self.entries {
-            restore_entry(tree, entry)?;
+        let originals = self.entries.iter().map(|entry| saved_original(tree, entry)).collect::<Result<Vec<_>, _>>()?;
+        for (entry, bytes) in self.entries.iter().zip(originals) {
+            restore_entry(tree, entry, &bytes)?;
         }
         let journal = journal_path(tree);
         fs::remove_file(&journal).map_err(VariantError::io("remove", &journal))?;
@@ -117,21 +138,28 @@ fn save_original(tree: &Path, target: &Path, originals: &Path, index: usize) -> 
     Ok(JournalEntry { target: target.to_path_buf(), saved, sha256: sha256_hex(&bytes) })
 }
 
-fn restore_entry(tree: &Path, entry: &JournalEntry) -> Result<(), VariantError> {
+/// The bytes of an entry's saved copy, which must be the ones the journal recorded.
+fn saved_original(tree: &Path, entry: &JournalEntry) -> Result<Vec<u8>, VariantError> {
+    let saved = originals_dir(tree).join(&entry.saved);
+    let bytes = fs::read(&saved).map_err(VariantError::io("read the saved original", &saved))?;
+    let actual = sha256_hex(&bytes);
+    if actual != entry.sha256 {
+        let target = tree.join(&entry.target);
+        return Err(VariantError::CorruptOriginal { saved, target, expected: entry.sha256.clone(), actual });
+    }
+    Ok(bytes)
+}
+
+fn restore_entry(tree: &Path, entry: &JournalEntry, bytes: &[u8]) -> Result<(), VariantError> {
     let saved = originals_dir(tree).join(&entry.saved);
     let target = tree.join(&entry.target);
     // A write killed before its rename leaves a temporary sibling; the target itself is still whole.
     remove_stale_temp(&target).map_err(VariantError::io("remove a half-written copy of", &target))?;
-    let bytes = fs::read(&saved).map_err(VariantError::io("read the saved original", &saved))?;
-    let actual = sha256_hex(&bytes);
-    if actual != entry.sha256 {
-        return Err(VariantError::CorruptOriginal { saved, target, expected: entry.sha256.clone(), actual });
-    }
-    if fs::read(&target).ok().as_deref() == Some(bytes.as_slice()) {
+    if fs::read(&target).ok().as_deref() == Some(bytes) {
         return Ok(());
     }
     let permissions = fs::metadata(&saved).map_err(VariantError::io("stat", &saved))?.permissions();
-    write_atomic(&target, &bytes, Some(permissions)).map_err(VariantError::io("restore", &target))
+    write_atomic(&target, bytes, Some(permissions)).map_err(VariantError::io("restore", &target))
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {

@@ -55,10 +55,12 @@ pub fn left_by_an_ablation(tree: &Path) -> bool {
     super::build_guard::build_group_recorded(tree) || Journal::any_trace(tree)
 }
 
-/// With the tree's lock held: restores from the journal if one exists.
+/// With the tree's lock held: restores from the journal if one exists. The journal is checked before
+/// anything is done: one that is refused leaves the tree (and any build it names) as it is.
 pub(super) fn restore_under_lock(tree: &Path) -> Result<Option<Recovery>, VariantError> {
+    let journal = Journal::load(tree)?;
     super::build_guard::stop_orphaned_build(tree)?;
-    let Some(journal) = Journal::load(tree)? else {
+    let Some(journal) = journal else {
         Journal::discard_leftovers(tree)?;
         return Ok(None);
     };

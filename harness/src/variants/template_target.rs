@@ -101,6 +101,9 @@ fn lexically_inside(target: &Path) -> Option<PathBuf> {
 pub fn resolve_target(tree: &Path, target: &Path) -> Result<PathBuf, VariantError> {
     let refused = || VariantError::OutsideTree { target: target.to_path_buf(), tree: tree.to_path_buf() };
     let inside = lexically_inside(target).ok_or_else(refused)?;
+    if super::journal_confinement::reserved_refusal(&inside, super::tree_lock::STATE_DIR).is_some() {
+        return Err(refused());
+    }
     let file_name = inside.file_name().ok_or_else(refused)?;
     let root = tree.canonicalize().map_err(VariantError::io("resolve", tree))?;
     let joined = root.join(&inside);

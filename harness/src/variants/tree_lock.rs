@@ -2,10 +2,11 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use super::error::VariantError;
+use super::journal_confinement::directory_refusal;
 use crate::file_lock::{FileLock, LockMode};
 
 /// Sweep's own directory inside an engine tree: its lock, and an in-place ablation's journal.
@@ -47,7 +48,12 @@ impl TreeLock {
     }
 
     fn take_shared(tree: &Path) -> Result<Option<Self>, VariantError> {
-        match TreeLock::take(tree, LockMode::Shared) {
+        let taken = TreeLock::take(tree, LockMode::Shared);
+        if taken.is_ok() {
+            // Sweep's lock is in the tree while it runs there: keep it out of a checkout's `git status`.
+            super::git_exclude::exclude_state_dir(tree);
+        }
+        match taken {
             Err(VariantError::Io { error, .. })
                 if matches!(error.raw_os_error(), Some(nix::libc::EACCES | nix::libc::EROFS | nix::libc::EPERM)) =>
             {
@@ -65,9 +71,23 @@ impl TreeLock {
         // The last holder also removes the state directory, so it is made again on every try.
         loop {
             fs::create_dir_all(&state).map_err(VariantError::io("create", &state))?;
-            let opened = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path);
+            if let Some(reason) = directory_refusal(&state) {
+                return Err(VariantError::UnsafeState { path: state, reason });
+            }
+            // Never through a symbolic link: the pid is written into the file, which must be sweep's own.
+            let opened = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .custom_flags(nix::libc::O_NOFOLLOW)
+                .open(&path);
             let file = match opened {
                 Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(error) if error.raw_os_error() == Some(nix::libc::ELOOP) => {
+                    let reason = "the lock file is a symbolic link".to_string();
+                    return Err(VariantError::UnsafeState { path, reason });
+                }
                 opened => opened.map_err(VariantError::io("open", &path))?,
             };
             match FileLock::try_lock(file, mode).map_err(VariantError::io("lock", &path))? {

@@ -12,7 +12,7 @@ use sweep::spec::{self, Isolation};
 use crate::args::{AblateArgs, IsolationArg};
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
-use crate::run_command::{checked_out, finish_message, print_dry_run, resolve_declaration};
+use crate::run_command::{checked_out, disk_full, finish_message, print_dry_run, resolve_declaration};
 use crate::stdout;
 use crate::summary;
 
@@ -56,6 +56,9 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         outcome.builds.len(),
         jobs
     );
+    if disk_full(&outcome.runs) {
+        return Ok(finish_message(&outcome.runs));
+    }
     let title = format!("{} ({})", sweep.name, outcome.runs.paths.csv.display());
     let blocks = ablation.isolation == Isolation::Copy && sweep.reps.order == spec::RunOrder::Interleaved;
     let (text, not_additive) = summary::write_ablation_summary(
@@ -65,6 +68,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         ablation.decl,
         blocks,
         &title,
+        args.execution.force,
     )?;
     stdout::print_line(&text);
     let code = finish_message(&outcome.runs);
@@ -90,9 +94,11 @@ fn run_options(args: &AblateArgs) -> Result<RunOptions, CommandError> {
         plan: PlanOptions { reps: execution.reps, filters: Vec::new(), shard: None, seed: execution.seed },
         fail_fast: execution.fail_fast,
         resume: None,
-        out: checked_out(execution.out.as_deref())?,
+        out: checked_out(execution.out.as_deref(), execution.force)?,
         results_dir: execution.results_dir.clone(),
         build: true,
         command_line: std::env::args().collect(),
+        keep_failed: false,
+        same_failures_limit: execution.same_failures_limit(),
     })
 }

@@ -61,6 +61,23 @@ pub struct ExecutionArgs {
     /// Write the CSV here instead of <results-dir>/<sweep>/<stamp>.csv.
     #[arg(long, value_name = "CSV")]
     pub out: Option<PathBuf>,
+    /// Replace files already at the --out CSV's names (CSV, sidecar, summary, page, plot, analysis).
+    #[arg(long)]
+    pub force: bool,
+    /// Stop the sweep once this many consecutive runs failed the same way (a broken engine or machine
+    /// would fail every run left).
+    #[arg(long, value_name = "K", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_same_failures: u32,
+    /// Run every planned run, however many fail the same way in a row.
+    #[arg(long, conflicts_with = "fail_fast")]
+    pub keep_going: bool,
+}
+
+impl ExecutionArgs {
+    /// How many consecutive runs failing alike stop the sweep; `None` with `--keep-going`.
+    pub fn same_failures_limit(&self) -> Option<u32> {
+        (!self.keep_going).then_some(self.max_same_failures)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -69,9 +86,12 @@ pub struct RunArgs {
     pub spec: String,
     #[command(flatten)]
     pub execution: ExecutionArgs,
-    /// Complete a partial CSV of this sweep: runs already recorded are skipped.
+    /// Complete a partial CSV of this sweep: runs already recorded are skipped, failed ones run again.
     #[arg(long, value_name = "CSV", conflicts_with = "out")]
     pub resume: Option<PathBuf>,
+    /// With --resume: keep the failed runs the CSV records instead of running them again.
+    #[arg(long, requires = "resume")]
+    pub no_retry_failed: bool,
     /// Only settings whose parameter KEY has VALUE, read as that parameter's type (`8` selects 8 and 8.0)
     /// (repeatable; all must match).
     #[arg(long = "filter", value_name = "KEY=VALUE")]
@@ -162,6 +182,9 @@ pub struct CompareArgs {
     /// Also write the comparison as a self-contained HTML page (a forest plot of B/A and the table).
     #[arg(long, value_name = "OUT.html")]
     pub html: Option<PathBuf>,
+    /// Replace a file already at --html's path.
+    #[arg(long, requires = "html")]
+    pub force: bool,
 }
 
 /// `0.02` or `2%`; a bare number above 1 is refused as ambiguous (`5` could mean 5% or 500%).
@@ -191,6 +214,9 @@ pub struct ReportArgs {
     /// Print the path of the HTML page (`<stem>.html`, written beside every summary) instead of the summary.
     #[arg(long, conflicts_with = "json")]
     pub html: bool,
+    /// Replace a summary, page, plot or analysis (or a folder's merged.csv) that is not this sweep's own.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -225,6 +251,9 @@ pub struct MergeArgs {
     /// The merged CSV (default for a folder: <folder>/merged.csv); its sidecar goes beside it.
     #[arg(long, value_name = "CSV")]
     pub out: Option<PathBuf>,
+    /// Replace a file at --out (or its sidecar's name) that is not an earlier merge of the same sweep.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -251,6 +280,9 @@ pub struct TemplateArgs {
     /// Write the template here instead of printing it.
     #[arg(short = 'o', long = "out", value_name = "FILE.hbs")]
     pub out: Option<PathBuf>,
+    /// Replace a file already at -o's path.
+    #[arg(long, requires = "out")]
+    pub force: bool,
 }
 
 /// Runs the chosen command; the exit code comes back as `Ok` when the command itself decided it.

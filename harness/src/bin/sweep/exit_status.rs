@@ -31,22 +31,22 @@ pub enum CommandError {
     CheckFailed(String),
     #[error("cannot install signal handlers")]
     Signals(#[source] std::io::Error),
-    #[error("cannot write {}", path.display())]
-    Write { path: PathBuf, source: std::io::Error },
+    /// The operating system refused to write a file (not a source: the message says it).
+    #[error("{}", sweep::os_error::describe(error, path))]
+    Write { path: PathBuf, error: std::io::Error },
 }
 
 impl CommandError {
     /// Bad input is 2; anything else that stopped a command is 1.
     pub fn exit_code(&self) -> u8 {
         let bad_input = match self {
-            CommandError::Spec(_) | CommandError::Plan(_) | CommandError::BadInput(_) => true,
+            CommandError::Spec(_) | CommandError::Plan(_) | CommandError::BadInput(_) | CommandError::Write { .. } => {
+                true
+            }
             CommandError::Runner(error) => error.is_bad_input(),
             CommandError::Record(error) => error.is_bad_input(),
             CommandError::Variant(error) => error.is_bad_input(),
-            CommandError::CheckFailed(_)
-            | CommandError::Signals(_)
-            | CommandError::Write { .. }
-            | CommandError::Slurm(_) => false,
+            CommandError::CheckFailed(_) | CommandError::Signals(_) | CommandError::Slurm(_) => false,
         };
         (if bad_input { exit_code::BAD_INPUT } else { exit_code::CHECK_FAILED }) as u8
     }

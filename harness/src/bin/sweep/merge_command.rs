@@ -22,19 +22,20 @@ pub fn merge(args: MergeArgs) -> Result<u8, CommandError> {
             ))
         }
     };
-    let complete = merge_into(&shards, &out)?;
+    let complete = merge_into(&shards, &out, args.force)?;
     Ok((if complete { exit_code::SUCCESS } else { exit_code::CHECK_FAILED }) as u8)
 }
 
 /// Merges the shards in `dir` into `<dir>/merged.csv` (for `sweep report DIR`) and returns its path.
-pub fn merge_dir(dir: &Path) -> Result<PathBuf, CommandError> {
+pub fn merge_dir(dir: &Path, force: bool) -> Result<PathBuf, CommandError> {
     let out = dir.join(MERGED_CSV);
-    merge_into(&shards_in(dir)?, &out)?;
+    merge_into(&shards_in(dir)?, &out, force)?;
     Ok(out)
 }
 
-/// Writes the merge and says what it holds; false when a planned run is in no shard.
-fn merge_into(shards: &[PathBuf], out: &Path) -> Result<bool, CommandError> {
+/// Writes the merge and says what it holds; false when a planned run is in no shard. Files at `out` are
+/// replaced only when they are an earlier merge of the same shards' sweep, or with `force`.
+fn merge_into(shards: &[PathBuf], out: &Path, force: bool) -> Result<bool, CommandError> {
     if let Some(shard) = shards.iter().find(|shard| same_file(shard, out)) {
         return Err(CommandError::BadInput(format!(
             "--out {} would overwrite the shard {}",
@@ -43,6 +44,12 @@ fn merge_into(shards: &[PathBuf], out: &Path) -> Result<bool, CommandError> {
         )));
     }
     let merged = MergedShards::read(shards)?;
+    if let Some(reason) = merged.replace_refusal(out).filter(|_| !force) {
+        return Err(CommandError::BadInput(format!(
+            "--out {}: {reason}; sweep does not overwrite it (--force replaces it)",
+            out.display()
+        )));
+    }
     merged.write(out, std::env::args().collect())?;
     eprintln!("merged {} shards, {} rows: {}", shards.len(), merged.rows.len(), out.display());
     for (setting, rep) in &merged.missing {

@@ -10,7 +10,7 @@ use crate::stdout;
 use crate::summary;
 
 pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
-    let csv = if args.csv.is_dir() { crate::merge_command::merge_dir(&args.csv)? } else { args.csv };
+    let csv = if args.csv.is_dir() { crate::merge_command::merge_dir(&args.csv, args.force)? } else { args.csv };
     let table = summary::read_finished(&csv)?;
     let failed = table.runs().iter().filter(|o| o.status() != sweep::launch::RunStatus::Ok).count();
     let paths = ResultPaths::for_csv(&csv);
@@ -25,11 +25,11 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
                 || sidecar.command_line.windows(2).any(|w| w[0] == "--isolation" && w[1] == "in-place");
             let blocks = !in_place && interleaved;
             let (text, not_additive) =
-                summary::write_ablation_summary(&table, &paths, config, ablation, blocks, &title)?;
+                summary::write_ablation_summary(&table, &paths, config, ablation, blocks, &title, args.force)?;
             (text, not_additive || failed > 0)
         }
         None => {
-            let (text, analysis) = summary::write_run_summary(&table, &paths, config, interleaved, &title)?;
+            let (text, analysis) = summary::write_run_summary(&table, &paths, config, interleaved, &title, args.force)?;
             (text, summary::sweep_checks_failed(&analysis))
         }
     };

@@ -12,11 +12,18 @@ use sweep::spec::{self, Race};
 use crate::args::RunArgs;
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
+use crate::result_files::ResultFiles;
 use crate::stdout;
 use crate::summary;
 
 pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     let sweep = spec::load_sweep(&resolve_declaration(&args.spec))?;
+    if let Some(csv) = &args.resume {
+        // Before anything is read from it or written: the CSV must be this sweep's, and so must every
+        // summary, page and plot the resumed sweep will write again beside it.
+        let sidecar = runner::check_resume(&sweep, csv)?;
+        ResultFiles::new(Some(&sidecar), args.execution.force).check(&ResultPaths::for_csv(csv))?;
+    }
     let options = run_options(&args, &sweep)?;
     restore_if_interrupted(&sweep.engine.tree)?;
     if args.execution.dry_run {
@@ -25,6 +32,9 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     }
     let events = RunEvents::install().map_err(CommandError::Signals)?;
     let outcome = runner::run_sweep(&sweep, &options, &events)?;
+    if disk_full(&outcome) {
+        return Ok(finish_message(&outcome));
+    }
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
     let blocks = sweep.reps.order == spec::RunOrder::Interleaved;
     let (text, analysis) = summary::write_run_summary(
@@ -33,6 +43,7 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
         &sweep.analysis,
         blocks,
         &title,
+        args.execution.force,
     )?;
     stdout::print_line(&text);
     let code = finish_message(&outcome);
@@ -79,11 +90,13 @@ fn run_options(args: &RunArgs, sweep: &spec::Sweep) -> Result<RunOptions, Comman
         },
         fail_fast: execution.fail_fast,
         resume: args.resume.clone(),
-        out: checked_out(execution.out.as_deref())?,
+        out: checked_out(execution.out.as_deref(), execution.force)?,
         results_dir: execution.results_dir.clone(),
         build: !args.no_build,
         command_line: std::env::args().collect(),
         race,
+        keep_failed: args.no_retry_failed,
+        same_failures_limit: execution.same_failures_limit(),
     })
 }
 
@@ -130,21 +143,55 @@ fn race(args: &RunArgs, sweep: &spec::Sweep) -> Result<Option<Race>, CommandErro
     Ok(Some(Race { min, max }))
 }
 
-/// `--out X.csv` must name a new CSV whose siblings do not exist either: a sweep never overwrites a user's file.
-pub fn checked_out(out: Option<&Path>) -> Result<Option<PathBuf>, CommandError> {
+/// `--out X.csv` must name a new CSV whose siblings do not exist either: a sweep never overwrites a user's
+/// file. With `--force` files at those names are removed first (never a folder: `X/` holds run logs).
+pub fn checked_out(out: Option<&Path>, force: bool) -> Result<Option<PathBuf>, CommandError> {
     let Some(csv) = out else { return Ok(None) };
     if csv.extension().is_none_or(|extension| extension != "csv") {
         return Err(CommandError::BadInput(format!("--out {}: the result file must end in `.csv`", csv.display())));
     }
-    if let Some(existing) = ResultPaths::for_csv(csv).outputs().into_iter().find(|path| path.symlink_metadata().is_ok())
-    {
-        return Err(CommandError::BadInput(format!(
-            "--out {}: {} already exists; a sweep never overwrites files, choose another name",
-            csv.display(),
-            existing.display()
-        )));
+    for existing in ResultPaths::for_csv(csv).outputs().into_iter().filter(|path| path.symlink_metadata().is_ok()) {
+        let folder = existing.symlink_metadata().is_ok_and(|meta| meta.is_dir());
+        if !force || folder {
+            let kind = if folder { "a folder (--force replaces files only)" } else { "a file (--force replaces it)" };
+            return Err(CommandError::BadInput(format!(
+                "--out {}: {} already exists as {kind}; a sweep never overwrites it otherwise, choose another name",
+                csv.display(),
+                existing.display()
+            )));
+        }
+        std::fs::remove_file(&existing).map_err(|error| CommandError::Write { path: existing.clone(), error })?;
     }
     Ok(Some(csv.to_path_buf()))
+}
+
+/// Whether the sweep stopped on a full disk: no summary is written then (`sweep report` writes it later).
+pub fn disk_full(outcome: &SweepOutcome) -> bool {
+    matches!(outcome.stopped, Some(EarlyStop::DiskFull { .. }))
+}
+
+/// How to complete the sweep: for `sweep run`, this invocation's command line with `--resume CSV` in place
+/// of `--out`, `--resume`, `--dry-run` and `--force`, whole and quoted for a shell; `sweep ablate` has no
+/// resume and is run again.
+fn resume_hint(csv: &Path) -> String {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) != Some("run") {
+        return "run it again to complete it".to_string();
+    }
+    let mut command = Vec::new();
+    let mut value_of_dropped = false;
+    for arg in argv {
+        let dropped = matches!(arg.as_str(), "--dry-run" | "--force")
+            || ["--out=", "--resume="].iter().any(|flag| arg.starts_with(flag));
+        match (std::mem::take(&mut value_of_dropped), arg.as_str()) {
+            (true, _) => {}
+            (false, "--out" | "--resume") => value_of_dropped = true,
+            (false, _) if dropped => {}
+            (false, _) => command.push(arg),
+        }
+    }
+    command.extend(["--resume".to_string(), sweep::os_error::shown(csv).display().to_string()]);
+    format!("this completes the sweep: {}", sweep::launch::shell_line(&command))
 }
 
 /// Says where everything is and picks the exit code: 130 interrupted, 1 if a run failed.
@@ -160,17 +207,30 @@ pub fn finish_message(outcome: &SweepOutcome) -> u8 {
     if paths.plot.is_file() {
         eprintln!("  plot {}", paths.plot.display());
     }
-    match outcome.stopped {
+    let resume = resume_hint(&paths.csv);
+    match &outcome.stopped {
         Some(EarlyStop::Interrupted { signal }) => {
-            eprintln!(
-                "interrupted by signal {signal}: {} finished runs are kept; `--resume {}` completes the sweep",
-                outcome.tally.recorded,
-                paths.csv.display()
-            );
+            eprintln!("interrupted by signal {signal}: {} finished runs are kept; {resume}", outcome.tally.recorded);
             exit_code::INTERRUPTED as u8
         }
         Some(EarlyStop::FailFast) => {
             eprintln!("stopped at the first failed run (--fail-fast)");
+            exit_code::CHECK_FAILED as u8
+        }
+        Some(EarlyStop::DiskFull { path, reason }) => {
+            eprintln!(
+                "sweep: error: {reason}: {}: stopped; the {} runs recorded in {} are whole; free space, then {resume}",
+                sweep::os_error::shown(path).display(),
+                outcome.tally.recorded,
+                sweep::os_error::shown(&paths.csv).display()
+            );
+            exit_code::BAD_INPUT as u8
+        }
+        Some(EarlyStop::RepeatedFailure { runs, reason }) => {
+            eprintln!(
+                "stopped: {runs} runs in a row failed the same way ({reason}); every run left would too \
+                 (--keep-going runs them anyway); once it is fixed, {resume}"
+            );
             exit_code::CHECK_FAILED as u8
         }
         None if outcome.tally.failed > 0 => {

@@ -96,5 +96,5 @@ fn run_argv(args: &SubmitArgs, sweep: &Sweep, spec: &Path, seed: u64) -> Result<
 }
 
 fn write_error(path: &Path, source: std::io::Error) -> CommandError {
-    CommandError::Write { path: PathBuf::from(path), source }
+    CommandError::Write { path: PathBuf::from(path), error: source }
 }

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use crate::exit_status::CommandError;
+use crate::result_files::ResultFiles;
 use sweep::analyse::{self, AnalysisConfig};
 use sweep::record::{ResultPaths, RunTable, Sidecar};
 use sweep::report::{self, PlannedRuns};
@@ -20,27 +21,31 @@ pub fn recorded_plan(paths: &ResultPaths) -> Option<PlannedRuns> {
     Some(PlannedRuns { runs: sidecar.settings.len() * rounds as usize, race: sidecar.race.is_some() })
 }
 
-/// Analyses `table` (the CSV at `paths.csv`), writes the summary, `analysis.json`, plot and page, and
-/// returns the summary's text with the analysis.
+/// Analyses `table` (the CSV at `paths.csv`), writes the summary, `analysis.json`, plot and page (replacing
+/// only files of this sweep unless `force`), and returns the summary's text with the analysis.
 pub fn write_run_summary(
     table: &RunTable,
     paths: &ResultPaths,
     config: &AnalysisConfig,
     rounds_are_blocks: bool,
     title: &str,
+    force: bool,
 ) -> Result<(String, analyse::SweepAnalysis), CommandError> {
     let sidecar = Sidecar::read(&paths.sidecar).ok();
+    let files = ResultFiles::new(sidecar.as_ref(), force);
+    files.check(paths)?;
     let declared = sidecar.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let tables = sidecar.as_ref().map(|s| s.sweep.report.clone()).unwrap_or_default();
     let config = &config.racing(sidecar.as_ref().and_then(|s| s.race));
     let analysis = analyse::analyse_sweep_runs(&table.runs(), config, rounds_are_blocks, &declared);
     let text = report::run_summary_markdown(&analysis, config, &tables, recorded_plan(paths), title);
-    save(&paths.summary, &text)?;
-    save(&paths.html, &report::HtmlPage::sweep(&analysis, config, &text, sidecar.as_ref(), title))?;
+    let text = text + &retried_note(table);
+    files.save(&paths.summary, &text)?;
+    files.save(&paths.html, &report::HtmlPage::sweep(&analysis, config, &text, sidecar.as_ref(), title))?;
     let json = serde_json::to_string_pretty(&report::analysis_json(&analysis, config)).expect("JSON values serialize");
-    save(&paths.analysis, &json)?;
+    files.save(&paths.analysis, &json)?;
     if let Some(svg) = report::sweep_plot_svg(&analysis, config) {
-        save(&paths.plot, &svg)?;
+        files.save(&paths.plot, &svg)?;
     }
     Ok((text, analysis))
 }
@@ -73,7 +78,11 @@ pub fn write_ablation_summary(
     ablation: &AblationDecl,
     rounds_are_blocks: bool,
     title: &str,
+    force: bool,
 ) -> Result<(String, bool), CommandError> {
+    let sidecar = Sidecar::read(&paths.sidecar).ok();
+    let files = ResultFiles::new(sidecar.as_ref(), force);
+    files.check(paths)?;
     let mut metrics = vec![config.primary.clone()];
     metrics.extend(table.columns.metrics.iter().filter(|name| **name != config.primary).cloned());
     let question = analyse::AblationQuestion {
@@ -87,13 +96,13 @@ pub fn write_ablation_summary(
     let analysis = analyse::analyse_ablation_runs(&runs, &ablation.groups, &metrics, &question);
     let per_group = analyse::analyse_ablation_by_group(&runs, &config.group_by, &ablation.groups, &metrics, &question);
     let text = report::ablation_markdown(&analysis, title) + &report::ablation_groups_markdown(&per_group);
-    save(&paths.summary, &text)?;
+    let text = text + &retried_note(table);
+    files.save(&paths.summary, &text)?;
     let unit = recorded_unit(paths, &config.primary).or_else(|| report::unit_from_name(&config.primary));
     if let Some(svg) = report::ablation_plot_svg(&analysis, unit) {
-        save(&paths.plot, &svg)?;
+        files.save(&paths.plot, &svg)?;
     }
-    let sidecar = Sidecar::read(&paths.sidecar).ok();
-    save(&paths.html, &report::HtmlPage::ablation(&analysis, &text, unit, sidecar.as_ref(), title))?;
+    files.save(&paths.html, &report::HtmlPage::ablation(&analysis, &text, unit, sidecar.as_ref(), title))?;
     let analyses: Vec<&analyse::AblationAnalysis> =
         std::iter::once(&analysis).chain(per_group.iter().map(|(_, group)| group)).collect();
     Ok((text, any_not_additive(&analyses)))
@@ -106,10 +115,22 @@ fn recorded_unit(paths: &ResultPaths, metric: &str) -> Option<&'static str> {
     phases.get(metric).map(|_| "s")
 }
 
+/// How many runs the CSV records more than once (failed runs run again by `--resume`), said after the
+/// summary's own sections: each (setting, rep) is analysed once, from its last successful attempt.
+fn retried_note(table: &RunTable) -> String {
+    match table.retried() {
+        0 => String::new(),
+        retried => format!(
+            "\n## Retried runs\n\n{retried} runs were run again after failing (`--resume`); each is analysed once, \
+             from its last successful attempt (the CSV's `attempt` column).\n"
+        ),
+    }
+}
+
 /// Writes a report atomically so a reader never sees half of it.
 pub fn save(path: &Path, text: &str) -> Result<(), CommandError> {
     sweep::atomic_file::write_atomic(path, text.as_bytes(), None)
-        .map_err(|source| CommandError::Write { path: path.to_path_buf(), source })
+        .map_err(|error| CommandError::Write { path: path.to_path_buf(), error })
 }
 
 /// A finished result CSV for `report` and `compare`: a missing, torn or empty one is bad input (exit 2)

@@ -26,8 +26,11 @@ pub fn template(args: TemplateArgs) -> Result<u8, CommandError> {
     }
     match &args.out {
         None => stdout::print(&text),
-        Some(path) => write_atomic(path, text.as_bytes(), None)
-            .map_err(|source| CommandError::Write { path: path.clone(), source })?,
+        Some(path) => {
+            crate::fresh_output::refuse_overwrite(path, "-o", args.force)?;
+            write_atomic(path, text.as_bytes(), None)
+                .map_err(|error| CommandError::Write { path: path.clone(), error })?
+        }
     }
     Ok(exit_code::SUCCESS as u8)
 }

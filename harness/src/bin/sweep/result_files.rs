@@ -1,0 +1,48 @@
+//! `ResultFiles`: writes a result's summary, page, plot and analysis beside its CSV, each marked as this
+//! sweep's, and never replaces such a file that is not (a user's file, another sweep's) unless `--force`.
+
+use std::path::Path;
+
+use sweep::record::{OutputMark, ResultPaths, Sidecar};
+
+use crate::exit_status::CommandError;
+
+/// The derived files of one result, and whether files that are not its own may be replaced.
+pub struct ResultFiles {
+    mark: Option<OutputMark>,
+    force: bool,
+}
+
+impl ResultFiles {
+    /// The files of the result whose sidecar is `sidecar` (unmarked without one).
+    pub fn new(sidecar: Option<&Sidecar>, force: bool) -> ResultFiles {
+        ResultFiles { mark: sidecar.map(|sidecar| OutputMark::of(&sidecar.fingerprint())), force }
+    }
+
+    /// Refuses (exit 2) before anything is written when a summary, page, plot or analysis of `paths`
+    /// exists and is not this sweep's.
+    pub fn check(&self, paths: &ResultPaths) -> Result<(), CommandError> {
+        if self.force {
+            return Ok(());
+        }
+        let outputs = [&paths.summary, &paths.html, &paths.analysis, &paths.plot];
+        let refusal = |path: &&std::path::PathBuf| match &self.mark {
+            Some(mark) => mark.replace_refusal(path),
+            None => path.symlink_metadata().is_ok().then(|| format!("{} exists", path.display())),
+        };
+        match outputs.iter().find_map(refusal) {
+            Some(reason) => {
+                Err(CommandError::BadInput(format!("{reason}: sweep does not overwrite it (--force replaces it)")))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Writes one of the files atomically (a reader never sees half of it), with this sweep's mark.
+    pub fn save(&self, path: &Path, text: &str) -> Result<(), CommandError> {
+        match &self.mark {
+            Some(mark) => crate::summary::save(path, &mark.marked(path, text)),
+            None => crate::summary::save(path, text),
+        }
+    }
+}

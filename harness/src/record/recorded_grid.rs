@@ -1,0 +1,74 @@
+//! `RecordedGrid`: what a sidecar says the rows of its CSV may hold (the planned settings with their
+//! declared, typed values, the reps and the columns), so a row outside it is refused by line, never analysed
+//! as a setting of its own.
+
+use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashSet;
+
+use super::columns::Columns;
+use super::sidecar::Sidecar;
+use super::sweep_fingerprint::SweepFingerprint;
+use crate::plan::{Setting, DEFAULT_VARIANT};
+use crate::spec::{Param, ParamValue};
+
+/// The grid of one sidecar.
+#[derive(Debug, Clone)]
+pub(super) struct RecordedGrid {
+    sidecar: PathBuf,
+    fingerprint: SweepFingerprint,
+    declared: Vec<Param>,
+    /// The planned settings' labels (`Setting::label`).
+    settings: FxHashSet<String>,
+    reps: u32,
+    warmup: u32,
+}
+
+impl RecordedGrid {
+    pub fn of(sidecar: &Sidecar, path: &Path) -> RecordedGrid {
+        RecordedGrid {
+            sidecar: path.to_path_buf(),
+            fingerprint: sidecar.fingerprint(),
+            declared: sidecar.params.clone(),
+            settings: sidecar.settings.iter().cloned().collect(),
+            reps: sidecar.reps,
+            warmup: sidecar.sweep.reps.warmup,
+        }
+    }
+
+    /// Why the CSV's columns are not the ones its sidecar records, if they are not.
+    pub fn columns_refusal(&self, columns: &Columns) -> Option<String> {
+        let fingerprint = &self.fingerprint;
+        match fingerprint.params.iter().find(|param| !columns.params.contains(&param.name)) {
+            Some(param) => Some(format!("no column `param.{}`, which its sidecar declares", param.name)),
+            None => fingerprint.columns_difference(&columns.params, &columns.metrics, "the CSV"),
+        }
+    }
+
+    /// Why a row's setting (param labels, then `("variant", name)`) is not one its sidecar planned, if not.
+    pub fn setting_refusal(&self, labels: &[(String, ParamValue)]) -> Option<String> {
+        let ((_, variant), values) = labels.split_last()?;
+        for (name, value) in values {
+            let Some(param) = self.declared.iter().find(|param| param.name == *name) else { continue };
+            if !param.values.contains(value) {
+                let allowed: Vec<String> = param.values.iter().map(ToString::to_string).collect();
+                return Some(format!(
+                    "`{name}` is `{value}`, not one of the values its sidecar {} declares ({})",
+                    self.sidecar.display(),
+                    allowed.join(", ")
+                ));
+            }
+        }
+        let variant = variant.as_text().unwrap_or(DEFAULT_VARIANT).to_string();
+        let label = Setting { values: values.to_vec(), variant }.label();
+        (!self.settings.is_empty() && !self.settings.contains(&label))
+            .then(|| format!("setting `{label}` is not in the grid its sidecar {} plans", self.sidecar.display()))
+    }
+
+    /// Why a row's rep is outside the reps its sidecar plans, if it is.
+    pub fn rep_refusal(&self, rep: u32, warmup: bool) -> Option<String> {
+        let (last, what) = if warmup { (self.warmup, "warmup rounds") } else { (self.reps, "reps") };
+        (rep == 0 || rep > last)
+            .then(|| format!("rep {rep} is outside the {last} {what} its sidecar {} plans", self.sidecar.display()))
+    }
+}

@@ -1,0 +1,643 @@
+//! Issue 20: every file sweep reads back is untrusted input. Each test is one attack a red team made work
+//! (or a bad input it showed accepted), named after the bug it pins: nothing is written outside a tree,
+//! nothing is overwritten, nothing half-true is analysed, and the exit code follows the README's table.
+
+mod common;
+
+use std::fs;
+use std::path::PathBuf;
+
+use common::{stderr, sweep};
+
+/// An engine tree holding one source, and a directory beside it that sweep must never write to.
+struct Victim {
+    dir: tempfile::TempDir,
+}
+
+impl Victim {
+    fn new() -> Victim {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("tree/kernels")).unwrap();
+        fs::write(dir.path().join("tree/kernels/gd.cpp"), "shipped\n").unwrap();
+        fs::create_dir_all(dir.path().join("outside")).unwrap();
+        fs::write(dir.path().join("outside/precious.txt"), "precious\n").unwrap();
+        fs::write(dir.path().join("outside/secret.txt"), "secret\n").unwrap();
+        Victim { dir }
+    }
+
+    fn tree(&self) -> PathBuf {
+        self.dir.path().join("tree")
+    }
+
+    fn outside(&self, name: &str) -> PathBuf {
+        self.dir.path().join("outside").join(name)
+    }
+
+    /// Plants `.sweep-inplace/journal.json` with one entry and a saved copy `0.orig` holding `saved`.
+    fn plant_journal(&self, target: &str, saved_name: &str, saved: &str) {
+        let state = self.tree().join(".sweep-inplace");
+        fs::create_dir_all(state.join("originals")).unwrap();
+        fs::write(state.join("originals/0.orig"), saved).unwrap();
+        let digest = sha256(saved.as_bytes());
+        let journal = serde_json::json!({
+            "pid": 999_999,
+            "entries": [{ "target": target, "saved": saved_name, "sha256": digest }],
+        });
+        fs::write(state.join("journal.json"), journal.to_string()).unwrap();
+    }
+
+    /// Every file under the victim directory with its bytes, to show nothing changed.
+    fn snapshot(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut files = Vec::new();
+        let mut dirs = vec![self.dir.path().to_path_buf()];
+        while let Some(dir) = dirs.pop() {
+            for entry in fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                let meta = fs::symlink_metadata(&path).unwrap();
+                if meta.is_dir() {
+                    dirs.push(path);
+                } else if meta.is_file() {
+                    files.push((path.clone(), fs::read(&path).unwrap()));
+                } else {
+                    files.push((path.clone(), fs::read_link(&path).unwrap().into_os_string().into_encoded_bytes()));
+                }
+            }
+        }
+        files.sort();
+        files
+    }
+
+    /// `sweeps/s.toml` and its profile: a one-run sweep of `/bin/true` (no result line) in the tree.
+    fn write_run_files(&self) {
+        let profile = format!(
+            "tree = \"{}\"\nprogram = \"/bin/true\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"5s\"\n[result]\nprefix = \"r\"\n",
+            self.tree().display()
+        );
+        fs::create_dir_all(self.dir.path().join("sweeps/engines")).unwrap();
+        fs::write(self.dir.path().join("sweeps/engines/e.toml"), profile).unwrap();
+        let declaration = "name = \"s\"\n[engine]\nprofile = \"e\"\n[params]\nx = [1]\n[reps]\ncount = 1\n[metrics]\nresult = [\"v\"]\n[analysis]\nprimary = \"v\"\n";
+        fs::write(self.dir.path().join("sweeps/s.toml"), declaration).unwrap();
+    }
+
+    /// `sweep restore` on the tree is refused with exit 2 in one line, and no file anywhere changed.
+    fn assert_restore_refused(&self, says: &str) {
+        let before = self.snapshot();
+        let output = sweep(self.dir.path(), &["restore", self.tree().to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        let message = stderr(&output);
+        assert_eq!(message.lines().count(), 1, "{message}");
+        assert!(message.contains(says), "{message}");
+        assert_eq!(self.snapshot(), before, "a refused journal changed a file");
+    }
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    format!("{:x}", sha2::Sha256::digest(bytes))
+}
+
+#[test]
+fn a_journal_naming_a_relative_path_outside_the_tree_is_refused_not_restored() {
+    let victim = Victim::new();
+    victim.plant_journal("../outside/precious.txt", "0.orig", "overwritten\n");
+    victim.assert_restore_refused("not a plain path relative to the tree");
+    assert_eq!(fs::read_to_string(victim.outside("precious.txt")).unwrap(), "precious\n");
+}
+
+#[test]
+fn a_journal_naming_an_absolute_path_is_refused_not_restored() {
+    let victim = Victim::new();
+    let target = victim.outside("precious.txt");
+    victim.plant_journal(target.to_str().unwrap(), "0.orig", "overwritten\n");
+    victim.assert_restore_refused("not a plain path relative to the tree");
+}
+
+#[test]
+fn a_journal_whose_saved_copy_lies_outside_originals_is_refused_and_nothing_is_copied_in() {
+    let victim = Victim::new();
+    let secret = victim.outside("secret.txt");
+    for saved in ["../../../outside/secret.txt".to_string(), secret.display().to_string()] {
+        victim.plant_journal("kernels/gd.cpp", &saved, "secret\n");
+        victim.assert_restore_refused("is not a file name under originals/");
+        assert_eq!(fs::read_to_string(victim.tree().join("kernels/gd.cpp")).unwrap(), "shipped\n");
+    }
+}
+
+#[test]
+fn a_journal_target_reached_through_a_symlink_out_of_the_tree_is_refused() {
+    let victim = Victim::new();
+    std::os::unix::fs::symlink(victim.dir.path().join("outside"), victim.tree().join("link")).unwrap();
+    victim.plant_journal("link/precious.txt", "0.orig", "overwritten\n");
+    victim.assert_restore_refused("reached through a symbolic link");
+}
+
+#[test]
+fn a_saved_copy_that_is_a_symlink_to_a_file_elsewhere_is_refused() {
+    let victim = Victim::new();
+    victim.plant_journal("kernels/gd.cpp", "0.orig", "secret\n");
+    let originals = victim.tree().join(".sweep-inplace/originals");
+    fs::remove_file(originals.join("0.orig")).unwrap();
+    std::os::unix::fs::symlink(victim.outside("secret.txt"), originals.join("0.orig")).unwrap();
+    victim.assert_restore_refused("saved copy `0.orig` is not a regular file");
+}
+
+#[test]
+fn a_state_directory_that_is_a_symlink_out_of_the_tree_is_refused() {
+    let victim = Victim::new();
+    let elsewhere = victim.dir.path().join("outside/state");
+    fs::create_dir_all(elsewhere.join("originals")).unwrap();
+    fs::write(elsewhere.join("originals/0.orig"), "secret\n").unwrap();
+    let journal = serde_json::json!({ "pid": 1, "entries": [
+        { "target": "kernels/gd.cpp", "saved": "0.orig", "sha256": sha256(b"secret\n") }] });
+    fs::write(elsewhere.join("journal.json"), journal.to_string()).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, victim.tree().join(".sweep-inplace")).unwrap();
+    victim.assert_restore_refused("is a symbolic link");
+}
+
+#[test]
+fn a_lock_file_that_is_a_symlink_is_never_written_through() {
+    let victim = Victim::new();
+    victim.plant_journal("kernels/gd.cpp", "0.orig", "shipped\n");
+    std::os::unix::fs::symlink(victim.outside("precious.txt"), victim.tree().join(".sweep-inplace/lock")).unwrap();
+    victim.assert_restore_refused("the lock file is a symbolic link");
+}
+
+/// The automatic recovery every `sweep run` does first follows the same rules as `sweep restore`.
+#[test]
+fn a_run_on_a_tree_with_a_forged_journal_is_refused_before_anything_runs() {
+    let victim = Victim::new();
+    victim.plant_journal("../outside/precious.txt", "0.orig", "overwritten\n");
+    victim.write_run_files();
+    let before = victim.snapshot();
+    let output = sweep(victim.dir.path(), &["run", "sweeps/s.toml", "--no-build"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("not a plain path relative to the tree"), "{}", stderr(&output));
+    let after: Vec<_> = victim
+        .snapshot()
+        .into_iter()
+        .filter(|(path, _)| !path.starts_with(victim.dir.path().join("results")))
+        .collect();
+    assert_eq!(after, before);
+}
+
+#[test]
+fn the_state_directory_is_kept_out_of_git_status_of_a_checkout_tree() {
+    let victim = Victim::new();
+    let git = |args: &[&str]| {
+        let output = std::process::Command::new("git").arg("-C").arg(victim.tree()).args(args).output().unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    git(&["init", "-q"]);
+    victim.write_run_files();
+    let output = sweep(victim.dir.path(), &["run", "sweeps/s.toml", "--no-build"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    fs::create_dir_all(victim.tree().join(".sweep-inplace")).unwrap();
+    fs::write(victim.tree().join(".sweep-inplace/stray"), "").unwrap();
+    assert!(!git(&["status", "--porcelain", "--untracked-files=all"]).contains(".sweep-inplace"));
+}
+
+/// A workspace with a FIXTURE engine (`engine/flaky.sh`, not a measurement): a run of `mode = "ok"` prints a
+/// result; a run of `mode = "flaky"` fails while `engine/broken` exists.
+struct Flaky {
+    dir: tempfile::TempDir,
+}
+
+impl Flaky {
+    fn new() -> Flaky {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("engine")).unwrap();
+        fs::create_dir_all(root.join("sweeps/engines")).unwrap();
+        let script = "#!/bin/sh\n# FIXTURE engine: its numbers are not measurements.\n\
+                      if [ \"$1\" = flaky ] && [ -e \"$(dirname \"$0\")/broken\" ]; then echo 'flaky: broken' >&2; exit 1; fi\n\
+                      echo \"fixture_result value=$2\"\n";
+        fs::write(root.join("engine/flaky.sh"), script).unwrap();
+        std::process::Command::new("chmod").arg("+x").arg(root.join("engine/flaky.sh")).status().unwrap();
+        let profile = "tree = \"../../engine\"\nprogram = \"{{tree}}/flaky.sh\"\nlauncher = \"local\"\nranks = 1\n\
+                       timeout = \"10s\"\n[result]\nprefix = \"fixture_result\"\n";
+        fs::write(root.join("sweeps/engines/flaky.toml"), profile).unwrap();
+        let flaky = Flaky { dir };
+        flaky.declare("flaky", r#"["ok", "flaky"]"#, "");
+        flaky
+    }
+
+    fn path(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
+    /// Writes `sweeps/<name>.toml`: `mode` over `modes`, 2 reps, `extra` appended.
+    fn declare(&self, name: &str, modes: &str, extra: &str) {
+        let text = format!(
+            "name = \"{name}\"\n[engine]\nprofile = \"flaky\"\n[params]\nmode = {modes}\n[reps]\ncount = 2\nseed = 3\n\
+             [run]\nargs = [\"{{{{mode}}}}\", \"{{{{rep}}}}\"]\n[metrics]\nresult = [\"value\"]\n[analysis]\nprimary = \"value\"\n{extra}"
+        );
+        fs::write(self.path().join(format!("sweeps/{name}.toml")), text).unwrap();
+    }
+
+    fn sweep(&self, args: &[&str]) -> std::process::Output {
+        sweep(self.path(), args)
+    }
+
+    fn set_broken(&self, broken: bool) {
+        let marker = self.path().join("engine/broken");
+        if broken {
+            fs::write(marker, "").unwrap();
+        } else {
+            let _ = fs::remove_file(marker);
+        }
+    }
+
+    /// Runs `sweeps/<name>.toml` into `results/<out>.csv` and returns that path (relative).
+    fn run_into(&self, name: &str, out: &str) -> String {
+        let csv = format!("results/{out}.csv");
+        let output = self.sweep(&["run", &format!("sweeps/{name}.toml"), "--out", &csv]);
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
+        csv
+    }
+
+    /// The bytes of every file under `results/`, to show a refusal changed nothing.
+    fn results(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut files: Vec<(PathBuf, Vec<u8>)> = fs::read_dir(self.path().join("results"))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.is_file())
+            .map(|path| (path.clone(), fs::read(&path).unwrap()))
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// `sweep <args>` exits 2 with one line containing `says`, and no file under `results/` changed.
+    fn assert_refused(&self, args: &[&str], says: &str) {
+        let before = self.results();
+        let output = self.sweep(args);
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{message}");
+        assert!(message.contains(says), "{message}");
+        assert_eq!(message.lines().filter(|line| line.starts_with("sweep: error")).count(), 1, "{message}");
+        assert_eq!(self.results(), before, "a refused command changed a file");
+    }
+}
+
+#[test]
+fn resuming_with_another_sweeps_csv_is_refused_and_neither_csv_nor_sidecar_changes() {
+    let flaky = Flaky::new();
+    flaky.declare("other", r#"["ok", "flaky"]"#, "");
+    let other = flaky.run_into("other", "other");
+    flaky.assert_refused(&["run", "sweeps/flaky.toml", "--resume", &other], "it records sweep `other`, not `flaky`");
+}
+
+#[test]
+fn resuming_after_the_declaration_changed_is_refused() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    flaky.declare("flaky", r#"["ok", "flaky"]"#, "[[checks]]\nmetric = \"value\"\nequals = \"{{rep}}\"\n");
+    flaky.assert_refused(&["run", "sweeps/flaky.toml", "--resume", &csv], "the declaration changed");
+    flaky.declare("flaky", r#"["ok", "flaky", "more"]"#, "");
+    flaky.assert_refused(&["run", "sweeps/flaky.toml", "--resume", &csv], "the values of `mode` differ");
+}
+
+#[test]
+fn resuming_a_file_that_is_not_a_csv_is_refused_without_truncating_it() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    let random: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    for (name, bytes) in [("random.csv", random), ("text.csv", b"not,a\nsweep result\ntorn".to_vec())] {
+        fs::write(flaky.path().join("results").join(name), bytes).unwrap();
+        fs::copy(
+            flaky.path().join(csv.replace(".csv", ".json")),
+            flaky.path().join("results").join(name.replace(".csv", ".json")),
+        )
+        .unwrap();
+        flaky.assert_refused(&["run", "sweeps/flaky.toml", "--resume", &format!("results/{name}")], "results/");
+    }
+    fs::remove_file(flaky.path().join("results/r.json")).unwrap();
+    flaky.assert_refused(&["run", "sweeps/flaky.toml", "--resume", &csv], "says which sweep it records");
+}
+
+#[test]
+fn failed_runs_are_run_again_on_resume_and_analysed_once_from_their_last_success() {
+    let flaky = Flaky::new();
+    flaky.set_broken(true);
+    let csv = flaky.run_into("flaky", "r");
+    flaky.set_broken(false);
+    let kept = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv, "--no-retry-failed"]);
+    assert_eq!(kept.status.code(), Some(1), "{}", stderr(&kept));
+    assert_eq!(common::csv_rows(&flaky.path().join(&csv)).len(), 4, "--no-retry-failed ran a failed run again");
+    let resumed = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    assert!(stderr(&resumed).contains("2 failed runs to run again"), "{}", stderr(&resumed));
+    let rows = common::csv_rows(&flaky.path().join(&csv));
+    let attempts: Vec<(&str, &str, &str)> =
+        rows.iter().map(|row| (row["param.mode"].as_str(), row["attempt"].as_str(), row["status"].as_str())).collect();
+    assert_eq!(attempts.iter().filter(|run| *run == &("flaky", "1", "failed")).count(), 2, "{attempts:?}");
+    assert_eq!(attempts.iter().filter(|run| *run == &("flaky", "2", "ok")).count(), 2, "{attempts:?}");
+    let report = flaky.sweep(&["report", &csv]);
+    assert_eq!(report.status.code(), Some(0), "{}", stderr(&report));
+    let summary = common::stdout(&report);
+    assert!(summary.contains("2 runs were run again after failing"), "{summary}");
+    assert!(!summary.contains("Failed runs"), "a superseded failure is still counted:\n{summary}");
+}
+
+#[test]
+fn a_csv_with_every_row_twice_is_refused_not_analysed_with_n_doubled() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    let text = fs::read_to_string(flaky.path().join(&csv)).unwrap();
+    let (header, rows) = text.split_once('\n').unwrap();
+    fs::write(flaky.path().join(&csv), format!("{header}\n{rows}{rows}")).unwrap();
+    flaky.assert_refused(&["report", &csv], "r.csv:6: `mode=");
+    flaky.assert_refused(&["report", &csv], "is already recorded at line 2");
+    flaky.assert_refused(&["compare", &csv, &csv], "is already recorded at line 2");
+}
+
+#[test]
+fn values_outside_the_sidecars_grid_or_of_the_wrong_type_are_refused_by_line() {
+    let flaky = Flaky::new();
+    flaky.declare("flaky", "[1, 2]", "");
+    let csv = flaky.run_into("flaky", "r");
+    let original = fs::read_to_string(flaky.path().join(&csv)).unwrap();
+    for (from, to, says) in [
+        ("\n2,default,", "\n3,default,", "`mode` is `3`, not one of the values"),
+        ("\n2,default,", "\n2.0,default,", "`mode` is `2`, not one of the values"),
+        ("\n2,default,", "\nfast,default,", "`mode` is `fast`, not one of the values"),
+        ("\n2,default,2,", "\n2,default,9,", "rep 9 is outside the 2 reps"),
+        ("\n2,default,2,1,", "\n2,default,2,0,", "attempt `0` is not a whole number from 1"),
+    ] {
+        fs::write(flaky.path().join(&csv), original.replacen(from, to, 1)).unwrap();
+        flaky.assert_refused(&["report", &csv], says);
+    }
+}
+
+#[test]
+fn a_sidecar_that_does_not_match_its_csv_is_refused() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    flaky.declare("wide", r#"["ok", "flaky"]"#, "[params.derived]\ntwice = \"2\"\n");
+    let wide = flaky.run_into("wide", "wide");
+    fs::copy(flaky.path().join(&wide).with_extension("json"), flaky.path().join(&csv).with_extension("json")).unwrap();
+    flaky.assert_refused(
+        &["report", &csv],
+        "r.csv:1: its sidecar records param columns [mode, twice], the CSV has [mode]",
+    );
+}
+
+/// Writes `results/<name>` holding `text` (a file sweep must not overwrite) and returns its relative path.
+fn precious(flaky: &Flaky, name: &str) -> String {
+    let path = format!("results/{name}");
+    fs::create_dir_all(flaky.path().join("results")).unwrap();
+    fs::write(flaky.path().join(&path), "precious\n").unwrap();
+    path
+}
+
+#[test]
+fn merge_out_never_overwrites_an_existing_file_without_force() {
+    let flaky = Flaky::new();
+    for shard in ["1", "2"] {
+        let out = format!("results/s/shard-{shard}.csv");
+        let output = flaky.sweep(&["run", "sweeps/flaky.toml", "--shard", &format!("{shard}/2"), "--out", &out]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    }
+    let target = precious(&flaky, "precious.csv");
+    flaky.assert_refused(&["merge", "results/s", "--out", &target], "not an earlier merge of these shards");
+    let sidecar_name = precious(&flaky, "other.json");
+    flaky.assert_refused(&["merge", "results/s", "--out", "results/other.csv"], "other.json exists");
+    fs::remove_file(flaky.path().join(sidecar_name)).unwrap();
+    assert_eq!(flaky.sweep(&["merge", "results/s"]).status.code(), Some(0), "a first merge");
+    assert_eq!(flaky.sweep(&["merge", "results/s"]).status.code(), Some(0), "merging again replaces its own merge");
+    let forced = flaky.sweep(&["merge", "results/s", "--out", &target, "--force"]);
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+}
+
+#[test]
+fn template_out_never_overwrites_an_existing_file_without_force() {
+    let flaky = Flaky::new();
+    let target = precious(&flaky, "gd.cpp.hbs");
+    let args = ["template", "engine/flaky.sh", "--group", "g=2-2", "-o", &target];
+    flaky.assert_refused(&args, "it already exists");
+    let forced = flaky.sweep(&[&args[..], &["--force"]].concat());
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+    assert!(fs::read_to_string(flaky.path().join(&target)).unwrap().contains("ablate.g"));
+}
+
+#[test]
+fn compare_html_never_overwrites_an_existing_file_without_force() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    let target = precious(&flaky, "compare.html");
+    flaky.assert_refused(&["compare", &csv, &csv, "--html", &target], "it already exists");
+}
+
+#[test]
+fn report_never_overwrites_a_page_that_is_not_this_sweeps() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    assert_eq!(flaky.sweep(&["report", "--html", &csv]).status.code(), Some(0), "the sweep's own page is rewritten");
+    flaky.declare("other", r#"["ok", "flaky"]"#, "");
+    let other = flaky.run_into("other", "other");
+    fs::copy(flaky.path().join(&other).with_extension("html"), flaky.path().join(&csv).with_extension("html")).unwrap();
+    flaky.assert_refused(&["report", "--html", &csv], "r.html exists and is another sweep's");
+    precious(&flaky, "r.html");
+    flaky.assert_refused(&["report", "--html", &csv], "r.html exists and is not one sweep wrote for this result");
+    let forced = flaky.sweep(&["report", "--html", &csv, "--force"]);
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+}
+
+#[test]
+fn run_out_never_overwrites_a_page_or_other_file_beside_it_without_force() {
+    let flaky = Flaky::new();
+    let page = precious(&flaky, "new.html");
+    flaky.assert_refused(&["run", "sweeps/flaky.toml", "--out", "results/new.csv"], "new.html already exists");
+    let forced = flaky.sweep(&["run", "sweeps/flaky.toml", "--out", "results/new.csv", "--force"]);
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+    assert_ne!(fs::read_to_string(flaky.path().join(page)).unwrap(), "precious\n");
+    fs::create_dir_all(flaky.path().join("results/dir")).unwrap();
+    flaky.assert_refused(&["run", "sweeps/flaky.toml", "--out", "results/dir.csv", "--force"], "as a folder");
+}
+
+/// Regression (issue 20): every remaining run of a broken engine was recorded failed, one after the
+/// other, to the end of the sweep. The third run in a row failing the same way stops it (exit 1) with
+/// the command that completes it; `--keep-going` runs them all.
+#[test]
+fn runs_failing_the_same_way_in_a_row_stop_the_sweep_unless_keep_going() {
+    let flaky = Flaky::new();
+    flaky.declare("flaky", r#"["flaky"]"#, "");
+    let text = fs::read_to_string(flaky.path().join("sweeps/flaky.toml")).unwrap().replace("count = 2", "count = 6");
+    fs::write(flaky.path().join("sweeps/flaky.toml"), text).unwrap();
+    flaky.set_broken(true);
+    let output = flaky.sweep(&["run", "sweeps/flaky.toml", "--out", "results/r.csv"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("stopped: 3 runs in a row failed the same way (the launcher exited with code 1)"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output).contains("this completes the sweep: ")
+            && stderr(&output).contains(" run sweeps/flaky.toml --resume results/r.csv"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(common::csv_rows(&flaky.path().join("results/r.csv")).len(), 3);
+    let kept_going = flaky.sweep(&["run", "sweeps/flaky.toml", "--out", "results/all.csv", "--keep-going"]);
+    assert_eq!(kept_going.status.code(), Some(1), "{}", stderr(&kept_going));
+    assert_eq!(common::csv_rows(&flaky.path().join("results/all.csv")).len(), 6);
+}
+
+/// Regression (issue 20): an OS error exited 1 with Rust's raw message. It exits 2 and says what the
+/// system said about which file, as the user named it.
+#[test]
+fn permission_denied_is_exit_2_naming_the_file() {
+    let flaky = Flaky::new();
+    if !std::process::Command::new("setpriv").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: no setpriv to run sweep as another user");
+        return;
+    }
+    fs::create_dir_all(flaky.path().join("results")).unwrap();
+    for dir in
+        [flaky.path(), &flaky.path().join("sweeps"), &flaky.path().join("sweeps/engines"), &flaky.path().join("engine")]
+    {
+        std::process::Command::new("chmod").arg("755").arg(dir).status().unwrap();
+    }
+    let output = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(common::sweep_bin())
+        .args(["run", "sweeps/flaky.toml", "--out", "results/x.csv"])
+        .current_dir(flaky.path())
+        .output()
+        .unwrap();
+    if stderr(&output).contains("Permission denied") && output.status.code() != Some(2) {
+        panic!("{}", stderr(&output));
+    }
+    assert_eq!(stderr(&output), "sweep: error: permission denied: results/x.csv\n");
+    assert_eq!(output.status.code(), Some(2));
+}
+
+/// A small tmpfs mounted at `dir` for the life of the value (unmounted on drop), if this process may mount.
+struct SmallDisk {
+    dir: PathBuf,
+}
+
+impl SmallDisk {
+    fn mount(dir: &std::path::Path, size: &str) -> Option<SmallDisk> {
+        fs::create_dir_all(dir).unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .output()
+            .is_ok_and(|output| output.status.success());
+        mounted.then(|| SmallDisk { dir: dir.to_path_buf() })
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg("-l").arg(&self.dir).status();
+    }
+}
+
+/// Regression (issue 20): when the disk filled, every remaining run was recorded "failed: launcher exited
+/// 1" and the sweep went on to the end. It stops after the run that found the disk full (exit 2), the rows
+/// recorded are whole, and the hint is a command that completes the sweep once there is space.
+#[test]
+fn a_full_disk_stops_the_sweep_with_whole_rows_and_a_command_that_completes_it() {
+    let flaky = Flaky::new();
+    let Some(disk) = SmallDisk::mount(&flaky.path().join("results"), "3m") else {
+        eprintln!("skipped: cannot mount a small tmpfs here (not root, or no mount permission)");
+        return;
+    };
+    // FIXTURE: each run leaves 700 KiB in its run directory, so the third or fourth run finds the disk full.
+    let script = "#!/bin/sh\nhead -c 716800 /dev/zero > blob || { echo 'blob: disk full' >&2; exit 1; }\necho \"fixture_result value=$2\"\n";
+    fs::write(flaky.path().join("engine/flaky.sh"), script).unwrap();
+    let text = fs::read_to_string(flaky.path().join("sweeps/flaky.toml")).unwrap().replace("count = 2", "count = 5");
+    fs::write(flaky.path().join("sweeps/flaky.toml"), text).unwrap();
+    let output = flaky.sweep(&["run", "sweeps/flaky.toml", "--out", "results/r.csv"]);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    assert!(message.contains("sweep: error: no space left on device: "), "{message}");
+    let hint = message.split("this completes the sweep: ").nth(1).expect("a resume command").trim().to_string();
+    assert!(hint.ends_with(" run sweeps/flaky.toml --resume results/r.csv"), "{hint}");
+    let rows = common::csv_rows(&flaky.path().join("results/r.csv"));
+    assert!(rows.len() < 10, "the sweep went on after the disk filled: {} rows", rows.len());
+    assert!(fs::read_to_string(flaky.path().join("results/r.csv")).unwrap().ends_with('\n'), "a torn last row");
+    for blob in glob_blobs(&flaky.path().join("results/r/runs")) {
+        fs::remove_file(blob).unwrap();
+    }
+    fs::write(flaky.path().join("engine/flaky.sh"), "#!/bin/sh\necho \"fixture_result value=$2\"\n").unwrap();
+    let argv: Vec<&str> = hint.split(' ').skip(1).collect();
+    let completed = flaky.sweep(&argv);
+    assert_eq!(completed.status.code(), Some(0), "{}", stderr(&completed));
+    let report = flaky.sweep(&["report", "results/r.csv"]);
+    assert_eq!(report.status.code(), Some(0), "{}", stderr(&report));
+    drop(disk);
+}
+
+/// The `blob` files the full-disk fixture left in run directories.
+fn glob_blobs(runs: &std::path::Path) -> Vec<PathBuf> {
+    fs::read_dir(runs)
+        .map(|entries| entries.map(|entry| entry.unwrap().path().join("blob")).filter(|blob| blob.exists()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_journal_restoring_into_the_checkouts_git_is_refused() {
+    let victim = Victim::new();
+    fs::create_dir_all(victim.tree().join(".git")).unwrap();
+    fs::write(victim.tree().join(".git/config"), "[core]\n").unwrap();
+    victim.plant_journal(".git/config", "0.orig", "[core]\n\tfsmonitor = touch /tmp/pwned\n");
+    victim.assert_restore_refused("target `.git/config` is inside the checkout's .git");
+}
+
+#[test]
+fn a_journal_with_one_corrupt_copy_restores_nothing() {
+    let victim = Victim::new();
+    fs::write(victim.tree().join("kernels/other.cpp"), "ablated\n").unwrap();
+    victim.plant_journal("kernels/other.cpp", "0.orig", "original\n");
+    let state = victim.tree().join(".sweep-inplace");
+    fs::write(state.join("originals/1.orig"), "tampered\n").unwrap();
+    let journal = serde_json::json!({ "pid": 1, "entries": [
+        { "target": "kernels/other.cpp", "saved": "0.orig", "sha256": sha256(b"original\n") },
+        { "target": "kernels/gd.cpp", "saved": "1.orig", "sha256": sha256(b"shipped\n") }] });
+    fs::write(state.join("journal.json"), journal.to_string()).unwrap();
+    victim.assert_restore_refused("is corrupt");
+    assert_eq!(fs::read_to_string(victim.tree().join("kernels/other.cpp")).unwrap(), "ablated\n");
+}
+
+#[test]
+fn a_journal_that_is_not_json_is_refused_with_exit_2() {
+    let victim = Victim::new();
+    victim.plant_journal("kernels/gd.cpp", "0.orig", "shipped\n");
+    fs::write(victim.tree().join(".sweep-inplace/journal.json"), "{\"pid\": 1, \"entries\": [{\"target\": 5}]}")
+        .unwrap();
+    victim.assert_restore_refused("not a journal sweep wrote");
+}
+
+#[test]
+fn resuming_with_its_run_folder_linked_elsewhere_is_refused() {
+    let flaky = Flaky::new();
+    flaky.set_broken(true);
+    let csv = flaky.run_into("flaky", "r");
+    let elsewhere = flaky.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    fs::rename(flaky.path().join("results/r/runs"), flaky.path().join("results/runs-moved")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, flaky.path().join("results/r/runs")).unwrap();
+    flaky.set_broken(false);
+    flaky.assert_refused(&["run", "sweeps/flaky.toml", "--resume", &csv], "is a symbolic link");
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0, "a run directory was made through the link");
+}
+
+#[test]
+fn the_torn_rows_keeper_file_is_never_written_through_a_link() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    let path = flaky.path().join(&csv);
+    let mut text = fs::read_to_string(&path).unwrap();
+    text.push_str("ok,default,2,1,fal");
+    fs::write(&path, text).unwrap();
+    let victim = precious(&flaky, "victim.txt");
+    std::os::unix::fs::symlink(flaky.path().join(&victim), flaky.path().join("results/r.torn")).unwrap();
+    let output = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert_eq!(fs::read_to_string(flaky.path().join(&victim)).unwrap(), "precious\n");
+    assert!(fs::read_to_string(&path).unwrap().ends_with("fal"), "the CSV was cut though the resume was refused");
+}
