@@ -26,6 +26,8 @@ mod rival_comparison;
 mod run_sample;
 mod sample_layout;
 mod scale;
+#[cfg(test)]
+mod scenario_tests;
 mod setting_index;
 mod setting_model;
 mod setting_summary;

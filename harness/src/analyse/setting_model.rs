@@ -101,11 +101,18 @@ impl SettingModel {
             sample.value = scale.transform(sample.value);
             sample.control = sample.control.map(|c| control_scale.transform(c));
         }
+        let reps: Vec<u32> = samples.iter().map(|s| s.round).collect();
+        if design.blocks {
+            split_rounds_into_time_blocks(&mut samples);
+        }
         let layout = SampleLayout::of(&samples);
         let rounds = design.blocks.then(|| RoundComponents::of(&layout));
-        let stragglers = design.slow.map_or_else(Vec::new, |slow| {
+        let mut stragglers = design.slow.map_or_else(Vec::new, |slow| {
             Straggler::screen(&layout, &samples, design.blocks, slow, scale == Scale::Log)
         });
+        for straggler in &mut stragglers {
+            straggler.rep = reps[straggler.sample];
+        }
         let mut included = vec![1.0; samples.len()];
         stragglers.iter().for_each(|s| included[s.sample] = 0.0);
         let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
@@ -144,7 +151,6 @@ impl SettingModel {
         for (sample, &dense) in samples.iter().zip(&layout.setting_of) {
             by_setting[sample.setting] = estimates[dense as usize];
         }
-        let mut stragglers = stragglers;
         for straggler in &mut stragglers {
             straggler.setting = samples[straggler.sample].setting;
         }
@@ -253,6 +259,33 @@ impl SettingModel {
 impl SettingEstimate {
     const ABSENT: SettingEstimate =
         SettingEstimate { mean: f64::NAN, mean_variance: f64::NAN, variance_df: 0.0, runs: 0, control_level: 0.0 };
+}
+
+/// Runs of a round in one time block, at least: a round of more runs is split into consecutive parts of
+/// at least this many.
+const BLOCK_RUNS: usize = 10;
+
+/// Turns each sample's round into its time block: a round of an interleaved schedule (every setting once,
+/// in a shuffled order) split in file order — the order the runs ran in — into parts of at least
+/// `BLOCK_RUNS` runs. Drift a round shares is one block effect either way; drift that moves within a long
+/// round is blocked too. The shuffle puts settings in parts at random, so the parts are randomised
+/// incomplete blocks, which the additive model fits like any unbalanced design.
+fn split_rounds_into_time_blocks(samples: &mut [RunSample]) {
+    let mut sizes: rustc_hash::FxHashMap<u32, usize> = rustc_hash::FxHashMap::default();
+    samples.iter().for_each(|s| *sizes.entry(s.round).or_default() += 1);
+    if sizes.values().all(|&n| n < 2 * BLOCK_RUNS) {
+        return;
+    }
+    let mut seen: rustc_hash::FxHashMap<u32, usize> = rustc_hash::FxHashMap::default();
+    let parts_of = |n: usize| (n / BLOCK_RUNS).max(1);
+    let most = sizes.values().map(|&n| parts_of(n)).max().unwrap_or(1) as u32;
+    for sample in samples.iter_mut() {
+        let n = sizes[&sample.round];
+        let position = seen.entry(sample.round).or_default();
+        let part = (*position * parts_of(n) / n) as u32;
+        *position += 1;
+        sample.round = sample.round * most + part;
+    }
 }
 
 /// The caller's comparison group of each dense setting, renumbered densely in first-seen order.
