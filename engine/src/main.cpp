@@ -46,22 +46,40 @@ int bench_calls(std::size_t bytes) {
     return static_cast<int>(std::max<std::size_t>(5, std::min<std::size_t>(200, calls)));
 }
 
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+// Per payload size: one warm-up call, then the calls in (up to) kBenchBatches timed batches. A
+// batch's time per call is the slowest rank's (what a TP step waits for). The median batch is
+// `us_per_call` and the fastest `min_us_per_call`: on a shared machine a burst of load slows some
+// batches, never speeds one up, so the fastest is the least disturbed estimate of the call's cost.
+constexpr int kBenchBatches = 11;
+
 void run_allreduce_bench(const Config& cfg, int rank) {
     const std::vector<std::size_t>& sizes = cfg.bench_bytes.empty() ? kDefaultBenchBytes : cfg.bench_bytes;
     for (const std::size_t requested : sizes) {
         const std::size_t count = std::max<std::size_t>(1, requested / sizeof(float));
         std::vector<float> buf(count, 1.0f);
-        const int calls = bench_calls(count * sizeof(float));
+        const int wanted = bench_calls(count * sizeof(float));
+        const int batches = std::min(wanted, kBenchBatches);
+        const int per_batch = wanted / batches;
         all_reduce_sum(buf.data(), count, MPI_COMM_WORLD);  // warm-up: connection setup
-        MPI_Barrier(MPI_COMM_WORLD);
-        const double start = MPI_Wtime();
-        for (int i = 0; i < calls; ++i) all_reduce_sum(buf.data(), count, MPI_COMM_WORLD);
-        double per_call = (MPI_Wtime() - start) / calls;
-        // The slowest rank is what a TP step waits for.
-        MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &per_call, &per_call, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        std::vector<double> per_call;
+        for (int batch = 0; batch < batches; ++batch) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            const double start = MPI_Wtime();
+            for (int i = 0; i < per_batch; ++i) all_reduce_sum(buf.data(), count, MPI_COMM_WORLD);
+            double seconds = (MPI_Wtime() - start) / per_batch;
+            MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &seconds, &seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+            per_call.push_back(seconds);
+        }
         if (rank == 0) {
-            std::printf("tpe_allreduce bytes=%zu calls=%d us_per_call=%.3f %s\n", count * sizeof(float), calls,
-                        per_call * 1e6, link_tokens(cfg.link).c_str());
+            std::printf("tpe_allreduce bytes=%zu calls=%d us_per_call=%.3f min_us_per_call=%.3f batches=%d %s\n",
+                        count * sizeof(float), batches * per_batch, median(per_call) * 1e6,
+                        *std::min_element(per_call.begin(), per_call.end()) * 1e6, batches, link_tokens(cfg.link).c_str());
             std::fflush(stdout);
         }
     }
