@@ -205,3 +205,31 @@ fn a_setup_script_chosen_by_a_param_gives_each_setting_its_environment_and_toolc
         serde_json::from_str(&stdout(&output)).unwrap_or_else(|_| panic!("{}", stderr(&output)));
     assert_eq!((json["a"].as_str(), json["method"].as_str()), (Some("kit=8"), Some("paired")));
 }
+
+/// The same with the version as a build-time param (a compiler chosen per setting, `sweeps/toolchains.toml`):
+/// one build per version, and still each setting's runs record the toolchain of its own setup script.
+#[test]
+fn a_setup_script_chosen_by_a_build_time_param_gives_each_setting_its_toolchain() {
+    let workspace = Workspace::new();
+    let fixture = common::repo_root().join("harness/tests/fixtures");
+    for version in ["8", "9"] {
+        workspace.write(&format!("sweeps/engines/kit-{version}.sh"), &format!("export KIT_VERSION=kit-{version}\n"));
+    }
+    workspace.write(
+        "sweeps/engines/fixture.toml",
+        &format!(
+            "tree = \"{}\"\nbuild = [\"sh\", \"-c\", \"mkdir -p \\\"$0\\\"\", \"{{{{build_dir}}}}\"]\nbuild_dir = \"build\"\nprogram = \"{{{{tree}}}}/rank_fixture.sh\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\nsetup = \"kit-{{{{kit}}}}.sh\"\n[result]\nprefix = \"fixture_result\"\n[toolchain]\nkit = [\"sh\", \"-c\", \"echo $KIT_VERSION\"]\n",
+            fixture.display()
+        ),
+    );
+    let spec = workspace.write_sweep(
+        "kits",
+        "name = \"kits\"\n[engine]\nprofile = \"fixture\"\n[params]\nkit = [8, 9]\n[build]\nargs = [\"KIT={{kit}}\"]\n[reps]\ncount = 2\n[run]\nargs = [\"0\", \"ok\", \"m\", \"{{rep}}\"]\n[metrics]\nresult = [\"value\"]\n[analysis]\nprimary = \"value\"\n",
+    );
+    let output = sweep(workspace.path(), &["run", &spec]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stderr(&output).matches("built default").count(), 2, "one build per kit: {}", stderr(&output));
+    for row in common::csv_rows(&workspace.result_csv("kits")) {
+        assert_eq!(row["toolchain.kit"], format!("kit-{}", row["param.kit"]), "{row:?}");
+    }
+}

@@ -16,6 +16,7 @@ use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::session::Session;
 use super::setting_build::SettingBuild;
+use super::setting_origins::SettingOrigins;
 use super::spawning::Spawning;
 use super::{open_results, planned_key, preflight, result_paths, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
 use crate::build::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
@@ -471,7 +472,10 @@ fn open_session<'a>(
     let (writer, done) = open_results(sweep, paths, options.resume.is_some(), context.origin.provenance.clone())?;
     write_sidecar(sweep, plan, options, paths, &context.origin)?;
     let todo: Vec<PlannedRun> = runs.iter().filter(|run| !done.contains(&planned_key(plan, run))).copied().collect();
-    let session = Session::new(sweep, writer, paths, context.spawning(), todo.len(), options.fail_fast);
+    let mut session = Session::new(sweep, writer, paths, context.spawning(), todo.len(), options.fail_fast);
+    // A setup script chosen by a param (`envs/{{compiler}}.sh`) gives each setting its own environment
+    // and toolchain versions here too, as in a plain sweep.
+    session.origins = SettingOrigins::gather(sweep, &plan.settings)?;
     Ok((session, todo))
 }
 
