@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what sweep needs on a Debian machine, only what is missing: the reference engine's
-# toolchain (g++, make, OpenMPI, OpenBLAS), a Rust toolchain and Chromium (the HTML page's test
-# loads it headless). Idempotent and quiet when done.
+# toolchain (g++, make, OpenMPI, OpenBLAS), a Rust toolchain, clang (the second compiler of
+# sweeps/toolchains.toml) and Chromium (the HTML page's test loads it headless). Idempotent and quiet
+# when done.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 "$here/../engine/install-deps.sh"
@@ -14,6 +15,10 @@ apt_install() {
 if ! command -v cargo >/dev/null 2>&1; then
     echo "install-deps: installing cargo from Debian" >&2
     apt_install cargo
+fi
+if ! command -v clang++ >/dev/null 2>&1; then
+    echo "install-deps: installing clang from Debian (sweeps/toolchains.toml compares it with g++)" >&2
+    apt_install --no-install-recommends clang
 fi
 if ! command -v chromium >/dev/null 2>&1; then
     echo "install-deps: installing chromium from Debian (harness/tests/html.rs)" >&2

@@ -23,6 +23,17 @@ bool parse_int(const char* text, long long min, long long max, long long& out) {
     return true;
 }
 
+// A finite decimal in [min, max].
+bool parse_double(const char* text, double min, double max, double& out) {
+    if (text == nullptr || *text == '\0') return false;
+    errno = 0;
+    char* end = nullptr;
+    const double v = std::strtod(text, &end);
+    if (errno != 0 || *end != '\0' || !(v >= min && v <= max)) return false;
+    out = v;
+    return true;
+}
+
 bool parse_byte_list(const std::string& text, std::vector<std::size_t>& out) {
     out.clear();
     std::size_t start = 0;
@@ -134,21 +145,38 @@ bool validate(const Config& cfg, int world, std::string& error) {
     return error.empty() && check_shape(cfg, world, error);
 }
 
+// The link is emulated only when both of its flags are given: a fixed term without a bandwidth
+// (or the reverse) is a half-stated model, refused rather than completed with a guess.
+bool check_link(bool alpha_given, bool gbps_given, Config& cfg, std::string& error) {
+    if (alpha_given != gbps_given) {
+        error = "--link-alpha-us and --link-gbps must be given together";
+        return false;
+    }
+    cfg.link.enabled = alpha_given;
+    return true;
+}
+
 }  // namespace
 
 const char* usage_text() {
     return "usage: tp-engine [--preset tiny|small] [--rows N] [--new N] [--seed N]\n"
            "                 [--hidden N] [--layers N] [--pattern STR] [--heads N]\n"
            "                 [--key-dim N] [--value-dim N] [--intermediate N]\n"
-           "       tp-engine --allreduce-bench [--bytes N,N,...]\n"
+           "                 [--prefill-reps N] [--link-alpha-us US --link-gbps GBPS]\n"
+           "       tp-engine --allreduce-bench [--bytes N,N,...] [--link-alpha-us US --link-gbps GBPS]\n"
            "  --pattern   layer kinds cycled over --layers: L gated-delta, F full attention\n"
            "              (default LLLF)\n"
+           "  --prefill-reps N  one warm prefill, then N timed; the median is reported (default 1)\n"
+           "  --link-alpha-us, --link-gbps  emulate a link: every all-reduce also costs\n"
+           "              alpha + bytes / (GBPS * 1e9 B/s), alpha blocking, bytes overlappable\n"
            "  env: TPE_OVERLAP_SLICES, TPE_MIN_ROWS_PER_SLICE, TPE_OVERLAP_CEILING,\n"
            "       TPE_PHASE_PROFILE=1\n";
 }
 
 bool parse_config(int argc, char** argv, int world, Config& cfg, std::string& error) {
     using Setter = std::function<bool(const char*)>;
+    bool alpha_given = false;
+    bool gbps_given = false;
     auto int_flag = [](int& field, long long min) {
         return Setter([&field, min](const char* v) {
             long long x = 0;
@@ -175,6 +203,10 @@ bool parse_config(int argc, char** argv, int world, Config& cfg, std::string& er
              return true;
          }},
         {"--bytes", [&cfg](const char* v) { return parse_byte_list(v, cfg.bench_bytes); }},
+        {"--prefill-reps", int_flag(cfg.prefill_reps, 1)},
+        {"--link-alpha-us", [&](const char* v) { return alpha_given = parse_double(v, 0.0, 1e7, cfg.link.alpha_us); }},
+        // Above 0 (no infinite link) and at most 1e4 GB/s.
+        {"--link-gbps", [&](const char* v) { return gbps_given = parse_double(v, 1e-6, 1e4, cfg.link.gbps); }},
     };
 
     // The preset is applied first so that explicit shape flags override it wherever they appear.
@@ -205,5 +237,5 @@ bool parse_config(int argc, char** argv, int world, Config& cfg, std::string& er
             return false;
         }
     }
-    return parse_env(cfg, error) && validate(cfg, world, error);
+    return check_link(alpha_given, gbps_given, cfg, error) && parse_env(cfg, error) && validate(cfg, world, error);
 }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "link.h"
+
 // How the row-parallel projections pick their overlap slice count (see tp.h).
 struct SlicePolicy {
     int forced = -1;               // TPE_OVERLAP_SLICES; -1 when unset
@@ -30,6 +32,11 @@ struct Config {
 
     int rows = 512;       // prompt rows (prefill)
     int new_tokens = 8;   // decode steps
+    // --prefill-reps N: with N > 1, one untimed warm prefill, then N timed ones of the same prompt
+    // (state reset between them, as the study's --resident-bench); prefill_seconds is their median.
+    int prefill_reps = 1;
+
+    LinkConfig link;  // --link-alpha-us and --link-gbps, together; off without them
 
     bool help = false;
     bool allreduce_bench = false;

@@ -3,7 +3,10 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <dirent.h>
 
 #include <cblas.h>
 #include <mpi.h>
@@ -29,43 +32,130 @@ double checksum(const std::vector<float>& x, std::size_t n) {
     return sum;
 }
 
+// The result line's statement of the link every all-reduce crossed.
+std::string link_tokens(const LinkConfig& link) {
+    if (!link.enabled) return "link=off";
+    char text[128];
+    std::snprintf(text, sizeof text, "link=emulated link_alpha_us=%g link_gbps=%g", link.alpha_us, link.gbps);
+    return text;
+}
+
 // Enough calls that small payloads are timed over many, few that large ones stay short.
 int bench_calls(std::size_t bytes) {
     const std::size_t calls = (64u << 20) / bytes;
     return static_cast<int>(std::max<std::size_t>(5, std::min<std::size_t>(200, calls)));
 }
 
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+// Per payload size: one warm-up call, then the calls in (up to) kBenchBatches timed batches. A
+// batch's time per call is the slowest rank's (what a TP step waits for). The median batch is
+// `us_per_call` and the fastest `min_us_per_call`: on a shared machine a burst of load slows some
+// batches, never speeds one up, so the fastest is the least disturbed estimate of the call's cost.
+constexpr int kBenchBatches = 11;
+
 void run_allreduce_bench(const Config& cfg, int rank) {
     const std::vector<std::size_t>& sizes = cfg.bench_bytes.empty() ? kDefaultBenchBytes : cfg.bench_bytes;
     for (const std::size_t requested : sizes) {
         const std::size_t count = std::max<std::size_t>(1, requested / sizeof(float));
         std::vector<float> buf(count, 1.0f);
-        const int calls = bench_calls(count * sizeof(float));
+        const int wanted = bench_calls(count * sizeof(float));
+        const int batches = std::min(wanted, kBenchBatches);
+        const int per_batch = wanted / batches;
         all_reduce_sum(buf.data(), count, MPI_COMM_WORLD);  // warm-up: connection setup
-        MPI_Barrier(MPI_COMM_WORLD);
-        const double start = MPI_Wtime();
-        for (int i = 0; i < calls; ++i) all_reduce_sum(buf.data(), count, MPI_COMM_WORLD);
-        double per_call = (MPI_Wtime() - start) / calls;
-        // The slowest rank is what a TP step waits for.
-        MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &per_call, &per_call, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        std::vector<double> per_call;
+        for (int batch = 0; batch < batches; ++batch) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            const double start = MPI_Wtime();
+            for (int i = 0; i < per_batch; ++i) all_reduce_sum(buf.data(), count, MPI_COMM_WORLD);
+            double seconds = (MPI_Wtime() - start) / per_batch;
+            MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &seconds, &seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+            per_call.push_back(seconds);
+        }
         if (rank == 0) {
-            std::printf("tpe_allreduce bytes=%zu calls=%d us_per_call=%.3f\n", count * sizeof(float), calls,
-                        per_call * 1e6);
+            std::printf("tpe_allreduce bytes=%zu calls=%d us_per_call=%.3f min_us_per_call=%.3f batches=%d %s\n",
+                        count * sizeof(float), batches * per_batch, median(per_call) * 1e6,
+                        *std::min_element(per_call.begin(), per_call.end()) * 1e6, batches, link_tokens(cfg.link).c_str());
             std::fflush(stdout);
         }
     }
 }
 
+// Seconds this process's threads have spent runnable but waiting for a CPU (Linux schedstat's run
+// delay, summed over /proc/self/task/*): the share of a shared machine other work took from this run.
+// 0 where the kernel does not report it.
+double cpu_wait_seconds() {
+    DIR* tasks = opendir("/proc/self/task");
+    if (tasks == nullptr) return 0.0;
+    double total = 0.0;
+    while (const dirent* entry = readdir(tasks)) {
+        if (entry->d_name[0] == '.') continue;
+        const std::string path = std::string("/proc/self/task/") + entry->d_name + "/schedstat";
+        if (FILE* file = std::fopen(path.c_str(), "r")) {
+            unsigned long long running = 0, waiting = 0;
+            if (std::fscanf(file, "%llu %llu", &running, &waiting) == 2) total += static_cast<double>(waiting) * 1e-9;
+            std::fclose(file);
+        }
+    }
+    closedir(tasks);
+    return total;
+}
+
+// One timed prefill: its seconds, and the share of them the ranks (on average) waited for a CPU.
+struct PrefillTiming {
+    double seconds;
+    double cpu_wait_share;
+};
+
+// The median timing by seconds (the mean of the middle two for an even count), and the spread of
+// the seconds, (max - min) / median.
+PrefillTiming median_timing(std::vector<PrefillTiming> timings, double& spread) {
+    std::sort(timings.begin(), timings.end(),
+              [](const PrefillTiming& a, const PrefillTiming& b) { return a.seconds < b.seconds; });
+    const std::size_t n = timings.size();
+    const PrefillTiming& low = timings[(n - 1) / 2];
+    const PrefillTiming& high = timings[n / 2];
+    const PrefillTiming mid{(low.seconds + high.seconds) / 2.0, (low.cpu_wait_share + high.cpu_wait_share) / 2.0};
+    spread = (timings.back().seconds - timings.front().seconds) / mid.seconds;
+    return mid;
+}
+
+// Prefills the prompt `cfg.prefill_reps` times (after one untimed warm prefill when more than once)
+// and returns the median timing; `x` holds the last one's output and the profile its phases.
+PrefillTiming timed_prefills(const Config& cfg, Model& model, int slices, int world, std::vector<float>& x,
+                             double& spread) {
+    const std::vector<float> prompt = model.prompt(cfg.rows);
+    const int warm = cfg.prefill_reps > 1 ? 1 : 0;
+    std::vector<PrefillTiming> timings;
+    for (int i = 0; i < warm + cfg.prefill_reps; ++i) {
+        model.reset();
+        x = prompt;
+        profile_discard();
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double waited_before = cpu_wait_seconds();
+        const double start = MPI_Wtime();
+        model.forward(x, cfg.rows, slices);
+        const double seconds = MPI_Wtime() - start;
+        double waited = cpu_wait_seconds() - waited_before;
+        MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        if (i >= warm) timings.push_back({seconds, waited / world / seconds});
+    }
+    return median_timing(std::move(timings), spread);
+}
+
 void run_inference(const Config& cfg, int rank, int world, std::chrono::steady_clock::time_point wall_start) {
     Model model(cfg, cfg.rows, cfg.rows + cfg.new_tokens, MPI_COMM_WORLD);
     const int h = cfg.hidden;
-    std::vector<float> x = model.prompt(cfg.rows);
     const int slices = resolve_slices(cfg.rows, cfg.slices);
 
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double prefill_start = MPI_Wtime();
-    model.forward(x, cfg.rows, slices);
-    const double prefill_seconds = MPI_Wtime() - prefill_start;
+    std::vector<float> x;
+    double prefill_spread = 0.0;
+    const PrefillTiming prefill = timed_prefills(cfg, model, slices, world, x, prefill_spread);
+    const double prefill_seconds = prefill.seconds;
     profile_report("prefill", rank);
     double sum = checksum(x, x.size());
 
@@ -85,10 +175,11 @@ void run_inference(const Config& cfg, int rank, int world, std::chrono::steady_c
     if (rank != 0) return;
     std::printf(
         "tpe_result ranks=%d rows=%d new=%d overlap_slices=%d prefill_seconds=%.6f prefill_tokens_per_s=%.3f "
-        "decode_seconds=%.6f decode_tokens_per_s=%.3f decode_token_count=%d checksum=%.9g wall=%.6f attention_block=%d\n",
+        "decode_seconds=%.6f decode_tokens_per_s=%.3f decode_token_count=%d checksum=%.9g wall=%.6f attention_block=%d "
+        "prefill_reps=%d prefill_spread=%.4f prefill_cpu_wait=%.4f %s\n",
         world, cfg.rows, cfg.new_tokens, slices, prefill_seconds, cfg.rows / prefill_seconds, decode_seconds,
         cfg.new_tokens > 0 ? cfg.new_tokens / decode_seconds : 0.0, cfg.new_tokens, sum,
-        seconds_since(wall_start), attention_block());
+        seconds_since(wall_start), attention_block(), cfg.prefill_reps, prefill_spread, prefill.cpu_wait_share, link_tokens(cfg.link).c_str());
     std::fflush(stdout);
 }
 
@@ -122,11 +213,13 @@ int main(int argc, char** argv) {
     openblas_set_num_threads(1);
     profile_enable(cfg.phase_profile);
 
+    use_emulated_link(cfg.link);
     if (cfg.allreduce_bench) {
         run_allreduce_bench(cfg, rank);
     } else {
         run_inference(cfg, rank, world, wall_start);
     }
+    use_emulated_link(LinkConfig{});
     MPI_Finalize();
     return 0;
 }

@@ -269,6 +269,15 @@ void Model::check_forward_bounds(const std::vector<float>& x, int rows) const {
     MPI_Abort(comm_, 3);
 }
 
+void Model::reset() {
+    for (Layer& layer : layers_) {
+        std::fill(layer.state.begin(), layer.state.end(), 0.0f);
+        std::fill(layer.k_cache.begin(), layer.k_cache.end(), 0.0f);
+        std::fill(layer.v_cache.begin(), layer.v_cache.end(), 0.0f);
+    }
+    position_ = 0;
+}
+
 void Model::forward(std::vector<float>& x, int rows, int slices) {
     check_forward_bounds(x, rows);
     StackScope stack;

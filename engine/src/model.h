@@ -26,6 +26,10 @@ public:
     // the positions so far plus rows <= max_positions, checked: a violation aborts the job.
     void forward(std::vector<float>& x, int rows, int slices);
 
+    // Forgets every processed row (KV caches, gated-delta states, position), so the next forward
+    // computes exactly what the first one did: a repeated prefill of the same prompt.
+    void reset();
+
     // Embeddings of `rows` prompt rows: a fixed 10-token pattern repeated, like the study's prompt.
     std::vector<float> prompt(int rows) const;
 

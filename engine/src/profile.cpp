@@ -77,6 +77,10 @@ void profile_report(const char* tag, int rank) {
     block += line;
     std::fwrite(block.data(), 1, block.size(), stdout);
     std::fflush(stdout);
+    profile_discard();
+}
+
+void profile_discard() {
     const bool keep = g.enabled;
     g = State{};
     g.enabled = keep;

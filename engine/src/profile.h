@@ -41,6 +41,9 @@ private:
     double start_;
 };
 
+// Forgets everything timed so far (a warm-up's or an earlier repetition's phases).
+void profile_discard();
+
 // Prints this rank's block for one measurement boundary as one write, then resets the counters.
 // No-op when profiling is off.
 void profile_report(const char* tag, int rank);

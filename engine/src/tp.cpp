@@ -1,5 +1,7 @@
 #include "tp.h"
 
+#include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <cblas.h>
@@ -7,6 +9,18 @@
 #include "profile.h"
 
 namespace {
+
+// The emulated link every all-reduce crosses, or none (the default: the real path).
+std::unique_ptr<EmulatedLink> g_link;
+
+// Sends one all-reduce's payload over the emulated link (blocking for its fixed term); 0 without one.
+std::uint64_t link_send(std::size_t count) {
+    return g_link ? g_link->send(count * sizeof(float)) : 0;
+}
+
+void link_wait(std::uint64_t ticket) {
+    if (g_link) g_link->wait(ticket);
+}
 
 // The GEMM of a slice runs in this many chunks with an MPI_Test between them: OpenMPI's
 // non-blocking collectives only advance inside MPI calls, so without polling the in-flight
@@ -35,19 +49,24 @@ void gemm_polling(const float* a, int rows, int k, const float* w, int n, float*
 void row_parallel_overlapped(const float* a, int rows, int k, const float* w, int n, float* out,
                              int slices, MPI_Comm comm) {
     std::vector<MPI_Request> pending;
+    std::vector<std::uint64_t> transfers;
     pending.reserve(slices);
+    transfers.reserve(slices);
     for (int s = 0; s < slices; ++s) {
         const int begin = static_cast<int>(static_cast<long>(rows) * s / slices);
         const int end = static_cast<int>(static_cast<long>(rows) * (s + 1) / slices);
         float* slice_out = out + static_cast<long>(begin) * n;
         gemm_polling(a + static_cast<long>(begin) * k, end - begin, k, w, n, slice_out, pending);
         PhaseScope scope(Phase::AllReduce);
+        const int count = (end - begin) * n;
+        transfers.push_back(link_send(static_cast<std::size_t>(count)));
         pending.emplace_back();
-        MPI_Iallreduce(MPI_IN_PLACE, slice_out, (end - begin) * n, MPI_FLOAT, MPI_SUM, comm,
-                       &pending.back());
+        MPI_Iallreduce(MPI_IN_PLACE, slice_out, count, MPI_FLOAT, MPI_SUM, comm, &pending.back());
     }
     PhaseScope scope(Phase::AllReduce);
     MPI_Waitall(static_cast<int>(pending.size()), pending.data(), MPI_STATUSES_IGNORE);
+    // A slice's sum is usable once MPI has computed it and the link has delivered it.
+    for (const std::uint64_t transfer : transfers) link_wait(transfer);
 }
 
 }  // namespace
@@ -71,9 +90,16 @@ void gemm(const float* a, int rows, int k, const float* w, int n, float* out) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, n, k, 1.0f, a, k, w, n, 0.0f, out, n);
 }
 
+void use_emulated_link(const LinkConfig& config) {
+    g_link.reset();
+    if (config.enabled) g_link = std::make_unique<EmulatedLink>(config);
+}
+
 void all_reduce_sum(float* buf, std::size_t count, MPI_Comm comm) {
     PhaseScope scope(Phase::AllReduce);
+    const std::uint64_t transfer = link_send(count);
     MPI_Allreduce(MPI_IN_PLACE, buf, static_cast<int>(count), MPI_FLOAT, MPI_SUM, comm);
+    link_wait(transfer);
 }
 
 void row_parallel(const float* a, int rows, int k, const float* w, int n, float* out, int slices,

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include "config.h"
+#include "link.h"
 
 // A forced slice count whose slices would hold fewer rows than this falls back to the serial
 // path: below it the per-call fixed cost of the extra collectives cannot be won back (the
@@ -24,10 +25,16 @@ int resolve_slices(int rows, const SlicePolicy& policy);
 // out[rows x n] = a[rows x k] * w[k x n] (row-major), timed as `projections`.
 void gemm(const float* a, int rows, int k, const float* w, int n, float* out);
 
-// In-place sum over all ranks, timed as `tp_all_reduce`.
+// Makes every later all-reduce of this process also cross an emulated link (link.h) when
+// `config.enabled`, or removes it. Call it between collectives, never while one is in flight.
+void use_emulated_link(const LinkConfig& config);
+
+// In-place sum over all ranks, timed as `tp_all_reduce`. With an emulated link, the payload is
+// sent over it first and the call returns only once the link has delivered it.
 void all_reduce_sum(float* buf, std::size_t count, MPI_Comm comm);
 
 // Row-parallel projection: out = sum over ranks of a * w, with `slices` > 1 overlapping each
-// slice's all-reduce with the next slice's GEMM. The caller has resolved `slices`.
+// slice's all-reduce (and its emulated link transfer) with the next slice's GEMM. Returns once
+// every slice's sum has arrived. The caller has resolved `slices`.
 void row_parallel(const float* a, int rows, int k, const float* w, int n, float* out, int slices,
                   MPI_Comm comm);

@@ -39,6 +39,12 @@ expect_usage_error 0 --preset huge
 expect_usage_error 0 --pattern LXF
 expect_usage_error 0 --rows=512
 expect_usage_error 0 --allreduce-bench --bytes 8,,16
+expect_usage_error 0 --prefill-reps 0
+expect_usage_error 0 --link-alpha-us 1600
+expect_usage_error 0 --link-gbps 1
+expect_usage_error 0 --link-alpha-us 1600 --link-gbps 0
+expect_usage_error 0 --link-alpha-us -1 --link-gbps 1
+expect_usage_error 0 --link-alpha-us nan --link-gbps 1
 TPE_OVERLAP_SLICES=two expect_usage_error 0 --preset tiny
 # Shape products are checked before anything is allocated: an MPI count or an int width above
 # INT_MAX (and any size_t overflow) is bad input, not a wrapped allocation.

@@ -2,7 +2,8 @@
 # End-to-end: a 2-rank tiny run must print a parseable result line and, with the phase
 # profile on, one complete block per rank and boundary whose prefill STACK matches
 # prefill_seconds. Also: two slice settings that resolve to the same path agree exactly,
-# and a 1-rank run computes the same model as a 2-rank run.
+# and a 1-rank run computes the same model as a 2-rank run. Repeated prefills and the emulated link
+# change timings, never values; the link is named in the result line and priced as modelled.
 set -eu
 ENGINE=${1:?usage: smoke.sh path/to/tp-engine}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +21,7 @@ for key in ranks rows new overlap_slices prefill_seconds prefill_tokens_per_s de
     echo "$result" | grep -Eq " $key=-?[0-9][0-9.e+-]*( |\$)" || fail "result has no numeric $key="
 done
 echo "$result" | grep -q ' ranks=2 rows=512 new=8 ' || fail "result does not echo the run shape"
+echo "$result" | grep -Eq ' link=off$' || fail "a run without link flags does not say link=off"
 
 for tag in prefill decode; do
     for rank in 0 1; do
@@ -52,3 +54,25 @@ single=$(checksum)
 awk -v a="$single" -v b="$serial" 'BEGIN { d = (a - b) / (b == 0 ? 1 : b); exit !(d < 1e-3 && d > -1e-3) }' ||
     fail "1-rank checksum $single differs from 2-rank $serial"
 echo "ok   1-rank and 2-rank runs compute the same model ($single vs $serial)"
+
+field() { sed -n "s/^tpe_result .* $1=\([^ ]*\).*/\1/p" "$OUT"; }
+TPE_OVERLAP_SLICES=1 $RUN -n 2 "$ENGINE" --preset tiny --rows 512 --new 4 --prefill-reps 3 >"$OUT" || fail "3 prefills"
+[ "$(field prefill_reps)" = 3 ] || fail "prefill_reps=3 not echoed"
+[ "$(checksum)" = "$serial" ] || fail "3 repeated prefills differ from one: $(checksum) vs $serial (state not reset)"
+echo "ok   --prefill-reps 3 (warm + 3 timed, median) computes what one prefill does"
+
+# The emulated link: 9 serial all-reduces of 512 x 256 floats (512 KiB) at 1600 us + 512 KiB / 0.33 GB/s
+# = 3.19 ms each, so the prefill takes at least 28.7 ms; values are unchanged.
+TPE_OVERLAP_SLICES=1 $RUN -n 2 "$ENGINE" --preset tiny --rows 512 --new 4 --link-alpha-us 1600 --link-gbps 0.33 \
+    >"$OUT" || fail "linked run"
+result=$(grep '^tpe_result ' "$OUT")
+echo "$result" | grep -Eq ' link=emulated link_alpha_us=1600 link_gbps=0.33$' || fail "result does not name the emulated link"
+[ "$(checksum)" = "$serial" ] || fail "the emulated link changed the result: $(checksum) vs $serial"
+awk -v p="$(field prefill_seconds)" 'BEGIN { exit !(p >= 9 * (1600e-6 + 524288 / 0.33e9)) }' ||
+    fail "prefill $(field prefill_seconds) s is shorter than 9 emulated all-reduces"
+echo "ok   --link-alpha-us 1600 --link-gbps 0.33: named in the result, >= 9 x 3.19 ms of link ($(field prefill_seconds) s)"
+
+$RUN -n 2 "$ENGINE" --allreduce-bench --bytes 1000000 --link-alpha-us 500 --link-gbps 1 >"$OUT" || fail "linked bench"
+us=$(sed -n 's/^tpe_allreduce bytes=1000000 calls=[0-9]* us_per_call=\([^ ]*\) min_us_per_call=.* link=emulated .*/\1/p' "$OUT")
+awk -v us="$us" 'BEGIN { exit !(us >= 1500 && us < 3000) }' || fail "1 MB over a 500 us, 1 GB/s link took '$us' us per call"
+echo "ok   the all-reduce probe pays the link: 1 MB at 500 us + 1 GB/s = $us us per call (model 1500)"

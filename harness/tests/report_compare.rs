@@ -174,11 +174,10 @@ fn report_json_prints_the_verdicts_with_typed_settings() {
     assert!(csv.with_extension("analysis.json").is_file());
 }
 
-/// Two toolchain versions interleaved in one sweep: the profile's setup script is chosen by a param,
-/// each setting's runs start from its own environment and record its own toolchain version, and
-/// `compare --within` pairs the versions by round.
-#[test]
-fn a_setup_script_chosen_by_a_param_gives_each_setting_its_environment_and_toolchain() {
+/// A workspace whose `fixture` profile sources `kit-{{kit}}.sh` (setting `KIT_VERSION`) and records it as
+/// the `kit` toolchain, with `profile_extra` (profile lines) and the sweep `kits` over `kit = [8, 9]` with
+/// `sweep_extra` (sweep tables); returns the workspace, the sweep's path and `sweep run`'s output.
+fn run_kits(profile_extra: &str, sweep_extra: &str) -> (Workspace, String, std::process::Output) {
     let workspace = Workspace::new();
     let fixture = common::repo_root().join("harness/tests/fixtures");
     for version in ["8", "9"] {
@@ -187,22 +186,40 @@ fn a_setup_script_chosen_by_a_param_gives_each_setting_its_environment_and_toolc
     workspace.write(
         "sweeps/engines/fixture.toml",
         &format!(
-            "tree = \"{}\"\nprogram = \"{{{{tree}}}}/rank_fixture.sh\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\nsetup = \"kit-{{{{kit}}}}.sh\"\n[result]\nprefix = \"fixture_result\"\n[toolchain]\nkit = [\"sh\", \"-c\", \"echo $KIT_VERSION\"]\n",
+            "tree = \"{}\"\n{profile_extra}program = \"{{{{tree}}}}/rank_fixture.sh\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\nsetup = \"kit-{{{{kit}}}}.sh\"\n[result]\nprefix = \"fixture_result\"\n[toolchain]\nkit = [\"sh\", \"-c\", \"echo $KIT_VERSION\"]\n",
             fixture.display()
         ),
     );
     let spec = workspace.write_sweep(
         "kits",
-        "name = \"kits\"\n[engine]\nprofile = \"fixture\"\n[params]\nkit = [8, 9]\n[reps]\ncount = 3\n[run]\nargs = [\"0\", \"ok\", \"m\", \"{{rep}}\"]\n[metrics]\nresult = [\"value\"]\n[analysis]\nprimary = \"value\"\n",
+        &format!("name = \"kits\"\n[engine]\nprofile = \"fixture\"\n[params]\nkit = [8, 9]\n{sweep_extra}[reps]\ncount = 3\n[run]\nargs = [\"0\", \"ok\", \"m\", \"{{{{rep}}}}\"]\n[metrics]\nresult = [\"value\"]\n[analysis]\nprimary = \"value\"\n"),
     );
     let output = sweep(workspace.path(), &["run", &spec]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let csv = workspace.result_csv("kits");
-    for row in common::csv_rows(&csv) {
+    for row in common::csv_rows(&workspace.result_csv("kits")) {
         assert_eq!(row["toolchain.kit"], format!("kit-{}", row["param.kit"]), "{row:?}");
     }
+    (workspace, spec, output)
+}
+
+/// Two toolchain versions interleaved in one sweep: the profile's setup script is chosen by a param,
+/// each setting's runs start from its own environment and record its own toolchain version, and
+/// `compare --within` pairs the versions by round.
+#[test]
+fn a_setup_script_chosen_by_a_param_gives_each_setting_its_environment_and_toolchain() {
+    let (workspace, _, _) = run_kits("", "");
+    let csv = workspace.result_csv("kits");
     let output = sweep(workspace.path(), &["compare", "--within", csv.to_str().unwrap(), "--by", "kit", "--json"]);
     let json: serde_json::Value =
         serde_json::from_str(&stdout(&output)).unwrap_or_else(|_| panic!("{}", stderr(&output)));
     assert_eq!((json["a"].as_str(), json["method"].as_str()), (Some("kit=8"), Some("paired")));
+}
+
+/// The same with the version as a build-time param (a compiler chosen per setting, `sweeps/toolchains.toml`):
+/// one build per version, and still each setting's runs record the toolchain of its own setup script.
+#[test]
+fn a_setup_script_chosen_by_a_build_time_param_gives_each_setting_its_toolchain() {
+    let build = "build = [\"sh\", \"-c\", \"mkdir -p \\\"$0\\\"\", \"{{build_dir}}\"]\nbuild_dir = \"build\"\n";
+    let (_, _, output) = run_kits(build, "[build]\nargs = [\"KIT={{kit}}\"]\n");
+    assert_eq!(stderr(&output).matches("built default").count(), 2, "one build per kit: {}", stderr(&output));
 }

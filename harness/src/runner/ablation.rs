@@ -16,6 +16,7 @@ use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::session::Session;
 use super::setting_build::SettingBuild;
+use super::setting_origins::SettingOrigins;
 use super::spawning::Spawning;
 use super::{open_results, preflight, result_paths, runs_to_do, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
 use crate::build::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
@@ -478,6 +479,9 @@ fn open_session<'a>(
     let todo = runs_to_do(plan, runs, &recorded, options);
     let mut session = Session::new(sweep, writer, paths, context.spawning(), todo.len(), options);
     session.resumed(plan, &todo, recorded);
+    // A setup script chosen by a param (`envs/{{compiler}}.sh`) gives each setting its own environment
+    // and toolchain versions here too, as in a plain sweep.
+    session.origins = SettingOrigins::gather(sweep, &plan.settings)?;
     Ok((session, todo))
 }
 
