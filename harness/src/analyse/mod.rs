@@ -27,7 +27,7 @@ mod run_sample;
 mod sample_layout;
 mod scale;
 #[cfg(test)]
-mod scenario_tests;
+pub(crate) mod scenario_tests;
 mod setting_index;
 mod setting_model;
 mod setting_summary;
@@ -72,6 +72,7 @@ pub use setting_index::SettingIndex;
 pub use setting_model::{ControlPolicy, ModelDesign, SettingModel};
 pub use setting_summary::{Labels, SettingSummary};
 pub use straggler::{SlowSide, Straggler};
+pub use student_t::two_sided_p;
 pub use summary_stats::SummaryStats;
 pub use sweep_analysis::{analyse_sweep, analyse_sweep_runs, SweepAnalysis};
 pub use time_unit::TimeUnit;

@@ -1,6 +1,6 @@
 //! One rival against its group's best: the difference, its standard error and degrees of freedom.
 use super::comparison_method::ComparisonMethod;
-use super::student_t::{one_sided_critical, two_sided_critical, two_sided_p_value};
+use super::student_t::{one_sided_critical, two_sided_critical, two_sided_p};
 
 /// mean(rival) − mean(best) on the analysis scale, from the model (`SettingModel::compare`): never with
 /// a zero standard error or fewer than one degree of freedom (those are "cannot tell").
@@ -17,7 +17,7 @@ pub struct RivalComparison {
 impl RivalComparison {
     /// Two-sided p-value of "no difference": the moderated t = estimate / std_error on df (Smyth 2004).
     pub fn p_value(&self) -> f64 {
-        two_sided_p_value(self.estimate / self.std_error, self.df).unwrap_or(1.0)
+        two_sided_p(self.estimate / self.std_error, self.df)
     }
 
     /// Half-width of the two-sided interval at `confidence`.

@@ -57,12 +57,41 @@ pub(crate) struct Noise {
     pub stragglers: f64,
     /// Decode multiplied by this factor at one slice count: a control the setting moves.
     pub control_moved: Option<(u32, f64)>,
+    /// Prefill slower by a factor everywhere or at one (rows, slices): a regression of version B.
+    pub regression: Regression,
     pub reps: u32,
 }
 
+/// A version's change of the primary metric.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Regression {
+    None,
+    Uniform(f64),
+    At { rows: u32, slices: u32, factor: f64 },
+}
+
+impl Regression {
+    fn factor(&self, rows: u32, slices: u32) -> f64 {
+        match *self {
+            Regression::None => 1.0,
+            Regression::Uniform(factor) => factor,
+            Regression::At { rows: r, slices: s, factor } if (r, s) == (rows, slices) => factor,
+            Regression::At { .. } => 1.0,
+        }
+    }
+}
+
 impl Noise {
-    pub const WELL_BEHAVED: Noise =
-        Noise { sd: 0.01, noisy: None, quiet: None, drift: Drift::None, stragglers: 0.0, control_moved: None, reps: 3 };
+    pub const WELL_BEHAVED: Noise = Noise {
+        sd: 0.01,
+        noisy: None,
+        quiet: None,
+        drift: Drift::None,
+        stragglers: 0.0,
+        control_moved: None,
+        regression: Regression::None,
+        reps: 3,
+    };
 }
 
 fn normal(rng: &mut ChaCha8Rng) -> f64 {
@@ -110,7 +139,8 @@ pub(crate) fn simulated(noise: &Noise, rows: &[u32], slices: &[u32], seed: u64) 
             };
             let straggle = if rng.random::<f64>() < noise.stragglers { 1.0 / rng.random_range(2.0..4.0) } else { 1.0 };
             let moved = noise.control_moved.filter(|(at, _)| *at == slices).map_or(1.0, |(_, factor)| factor);
-            let prefill = TRUTH[g].1[s] * speed * straggle * (sd * normal(&mut rng)).exp();
+            let regression = noise.regression.factor(TRUTH[g].0, slices);
+            let prefill = TRUTH[g].1[s] * regression * speed * straggle * (sd * normal(&mut rng)).exp();
             let decode = DECODE[g] * moved * speed * straggle * (noise.sd * normal(&mut rng)).exp();
             let (rows, slices) = (TRUTH[g].0.to_string(), slices.to_string());
             let metrics = [("prefill_tokens_per_s", prefill), ("decode_tokens_per_s", decode)];

@@ -135,6 +135,15 @@ impl SettingModel {
         };
         let moved = control_move.as_ref().is_some_and(ControlMove::is_moved);
         let covariate = controls.as_deref().filter(|_| !moved).map(|c| (c, control_fit));
+        let reliability = match (&covariate, design.policy) {
+            (Some((_, Some(unweighted))), ControlPolicy::Always) => {
+                let df = samples.len() as f64
+                    - layout.settings as f64
+                    - rounds.as_ref().map_or(0.0, |r| (layout.rounds - r.count) as f64);
+                ControlAdjustment::reliability_of(&unweighted.residuals, df)
+            }
+            _ => (0.0, 1.0),
+        };
         let fit = RobustFit::new(&layout, &values, covariate, included, rounds.as_ref(), &group_of);
         let residual_df = fit.residual_df();
         let estimates = fit.estimates(&layout);
@@ -144,6 +153,8 @@ impl SettingModel {
             variance_removed: slope.variance_removed,
             runs: fit.runs(),
             slope_variance: slope.variance,
+            noise_variance: reliability.0,
+            reliability: reliability.1,
         });
         let slope_variance = fit.slope.map_or(0.0, |s| s.variance);
         // Map the dense layout's settings back to the caller's indices.
@@ -175,6 +186,11 @@ impl SettingModel {
     /// The model's estimate of `setting` on the analysis scale (control-adjusted, rounds removed).
     pub fn mean(&self, setting: usize) -> f64 {
         self.estimates[setting].mean
+    }
+
+    /// The model's level of the control at `setting` (0 without a control slope).
+    pub fn control_level(&self, setting: usize) -> f64 {
+        self.estimates[setting].control_level
     }
 
     /// Runs of `setting` in the fit (stragglers excluded).

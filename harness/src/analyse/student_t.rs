@@ -38,6 +38,11 @@ pub fn two_sided_p_value(t: f64, df: f64) -> Option<f64> {
     Some((2.0 * tail).max(f64::MIN_POSITIVE))
 }
 
+/// `two_sided_p_value`, 1 where it has no answer (a non-positive df): a p-value that claims nothing.
+pub fn two_sided_p(t: f64, df: f64) -> f64 {
+    two_sided_p_value(t, df).unwrap_or(1.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,8 +9,8 @@ use super::compare_config::CompareConfig;
 use super::overall_change::OverallChange;
 use super::setting_comparison::{judge, SettingComparison, Verdict};
 use crate::analyse::{
-    holm_adjust, simultaneous_level, slow_side, ControlPolicy, Labels, ModelDesign, RandomEffects, RunSample, Scale,
-    SettingIndex, SettingModel,
+    holm_adjust, simultaneous_level, slow_side, ControlAdjustment, ControlPolicy, Labels, ModelDesign, NoTest,
+    RandomEffects, RivalComparison, RunSample, Scale, SettingIndex, SettingModel,
 };
 use crate::record::RecordedRun;
 
@@ -73,13 +73,14 @@ impl Comparison {
     }
 }
 
-/// Two recorded sweeps (e.g. CANN 8 and CANN 9), joined on exact equality of setting vectors (all
-/// labels, `variant` included). Their rounds are not shared: with `blocks` (both sides interleaved) each
-/// side's rounds are blocks of its own, centred within the side, so drift inside a sweep is removed and
-/// the sides' levels are compared; otherwise settings are independent samples.
-pub fn compare<R: RecordedRun>(a: &[R], b: &[R], config: &CompareConfig, blocks: bool) -> Comparison {
+/// Two recorded sweeps (e.g. CANN 8 and CANN 9, taken on different days), joined on exact equality of
+/// setting vectors (all labels, `variant` included). Their rounds are not shared, and what the machine did
+/// between the two days shows only in the control: settings are independent samples, the control's slope
+/// fitted from all the drift within each sweep, so that the control's change between the sweeps can be
+/// translated into the primary's (round blocks would absorb that drift and leave the slope unidentified).
+pub fn compare<R: RecordedRun>(a: &[R], b: &[R], config: &CompareConfig) -> Comparison {
     let sides = [a, b];
-    join(|side| sides[side].iter(), None, config, Rounds::Separate { blocks })
+    join(|side| sides[side].iter(), None, config, Rounds::Separate)
 }
 
 /// Two values of the parameter `by` inside one interleaved sweep (e.g. `cann = ["8.5", "9.0"]`): the
@@ -103,7 +104,7 @@ pub fn compare_within<R: RecordedRun>(
 #[derive(Debug, Clone, Copy)]
 enum Rounds {
     Shared { blocks: bool },
-    Separate { blocks: bool },
+    Separate,
 }
 
 /// Judges every setting on both sides (`runs(0)` is A's runs, `runs(1)` B's, in file order, as often as
@@ -131,11 +132,11 @@ where
     let mut samples = Vec::with_capacity((0..joined.len()).map(|j| measured(j).0.n + measured(j).1.n).sum());
     a.samples(runs(0), &compared[0], config, 0, &mut samples);
     let offset = match rounds {
-        Rounds::Separate { .. } => samples.iter().map(|s| s.round).max().unwrap_or(0) + 1,
+        Rounds::Separate => samples.iter().map(|s| s.round).max().unwrap_or(0) + 1,
         Rounds::Shared { .. } => 0,
     };
     b.samples(runs(1), &compared[1], config, offset, &mut samples);
-    let (Rounds::Shared { blocks } | Rounds::Separate { blocks }) = rounds;
+    let blocks = matches!(rounds, Rounds::Shared { blocks: true });
     let group_of: Vec<usize> = (0..2 * joined.len()).map(|index| index / 2).collect();
     let design = ModelDesign {
         settings: group_of.len(),
@@ -145,12 +146,28 @@ where
         blocks,
         slow: Some(slow_side(config.direction)),
     };
-    let model = SettingModel::new(samples, design);
-    let tests: Vec<_> = (0..joined.len()).map(|j| model.compare(2 * j + 1, 2 * j)).collect();
-    let overall_effects: Vec<(f64, f64)> =
-        tests.iter().flatten().map(|t| (t.estimate, t.std_error * t.std_error)).collect();
+    let (model, slope) = match rounds {
+        Rounds::Separate => across_days(samples, design),
+        Rounds::Shared { .. } => {
+            let model = SettingModel::new(samples, design);
+            let slope = SharedSlope::within(&model, &group_of);
+            (model, slope)
+        }
+    };
+    let tests: Vec<_> = (0..joined.len()).map(|j| slope.widened(model.compare(2 * j + 1, 2 * j), j)).collect();
+    // The slope's error is one error shared by every setting: pooled separately from their own noise.
+    let overall_effects: Vec<(f64, f64)> = tests
+        .iter()
+        .enumerate()
+        .filter_map(|(j, t)| {
+            t.as_ref().ok().map(|t| (t.estimate, (t.std_error.powi(2) - slope.variance_of(j)).max(0.0)))
+        })
+        .collect();
+    let gaps: Vec<f64> = tests.iter().enumerate().filter(|(_, t)| t.is_ok()).map(|(j, _)| slope.gaps[j]).collect();
     // Ratios pool across settings; differences in each setting's own unit do not.
-    let meta = (model.scale == Scale::Log).then(|| RandomEffects::fit(&overall_effects)).flatten();
+    let meta = (model.scale == Scale::Log)
+        .then(|| RandomEffects::fit(&overall_effects).map(|fit| slope.widen(fit, &overall_effects, &gaps)))
+        .flatten();
     let mut p_values: Vec<f64> = tests.iter().flatten().map(|t| t.p_value()).collect();
     p_values.extend(meta.map(|m| m.p_value));
     let adjusted = holm_adjust(&p_values);
@@ -199,6 +216,86 @@ where
         overall,
         control_change,
         level,
+    }
+}
+
+/// The model of two separate sweeps (e.g. two days): fitted once with the control as a covariate for its
+/// slope θ and reliability λ, then again on the values adjusted by the de-attenuated slope θ / λ, without a
+/// covariate. The within-sweep slope is diluted by the control's own noise (regression dilution, Fuller
+/// 1987), while the mean control of a whole side measures the machine's speed nearly without it: the
+/// difference between the days needs θ / λ, and every setting's variance is then that of what was
+/// actually compared. The slope's own error, shared by every setting, is carried by `SharedSlope`.
+fn across_days(samples: Vec<RunSample>, design: ModelDesign) -> (SettingModel, SharedSlope) {
+    let first = SettingModel::new(samples.clone(), design);
+    let Some(adjustment) = first.adjustment.clone() else {
+        return (first, SharedSlope::none(design.settings / 2));
+    };
+    let slope = adjustment.slope / adjustment.reliability;
+    let control_scale = Scale::for_values(samples.iter().filter_map(|s| s.control));
+    let reference = samples.iter().filter_map(|s| s.control).map(|c| control_scale.transform(c)).sum::<f64>()
+        / samples.len().max(1) as f64;
+    let adjusted: Vec<RunSample> = samples
+        .into_iter()
+        .map(|sample| {
+            let control = sample.control.map_or(reference, |c| control_scale.transform(c));
+            let value = first.scale.inverse(first.scale.transform(sample.value) - slope * (control - reference));
+            RunSample { value, control: None, ..sample }
+        })
+        .collect();
+    let mut model = SettingModel::on_scale(first.scale, adjusted, ModelDesign { control: None, ..design });
+    let gaps = (0..design.settings / 2).map(|j| first.control_level(2 * j + 1) - first.control_level(2 * j)).collect();
+    let variance = adjustment.slope_variance / adjustment.reliability.powi(2);
+    model.adjustment = Some(ControlAdjustment { slope, ..adjustment });
+    (model, SharedSlope { variance, gaps, added: true })
+}
+
+/// The control slope's error as the comparisons carry it: one error shared by every setting.
+struct SharedSlope {
+    /// Var(θ̂) of the slope the comparisons were adjusted by.
+    variance: f64,
+    /// Per joined setting, the control's level difference between B and A.
+    gaps: Vec<f64>,
+    /// The comparisons do not include Δc̄² Var(θ̂) yet (the values were adjusted before the fit).
+    added: bool,
+}
+
+impl SharedSlope {
+    fn none(settings: usize) -> SharedSlope {
+        SharedSlope { variance: 0.0, gaps: vec![0.0; settings], added: false }
+    }
+
+    /// Within one sweep the model carries the slope itself (`SettingModel::compare`).
+    fn within(model: &SettingModel, group_of: &[usize]) -> SharedSlope {
+        let variance = model.adjustment.as_ref().map_or(0.0, |a| a.slope_variance);
+        let settings = group_of.len() / 2;
+        let gaps = (0..settings).map(|j| model.control_level(2 * j + 1) - model.control_level(2 * j)).collect();
+        SharedSlope { variance, gaps, added: false }
+    }
+
+    /// The slope's part of setting j's variance, Δc̄² Var(θ̂).
+    fn variance_of(&self, j: usize) -> f64 {
+        self.gaps[j].powi(2) * self.variance
+    }
+
+    /// A comparison with the slope's part added when the fit could not carry it.
+    fn widened(&self, test: Result<RivalComparison, NoTest>, j: usize) -> Result<RivalComparison, NoTest> {
+        test.map(|t| {
+            if self.added {
+                RivalComparison { std_error: (t.std_error.powi(2) + self.variance_of(j)).sqrt(), ..t }
+            } else {
+                t
+            }
+        })
+    }
+
+    /// The pooled change with the shared slope error added once: (Σ w*Δc̄ / Σ w*)² Var(θ̂), the weights
+    /// those of the random-effects fit.
+    fn widen(&self, mut fit: RandomEffects, effects: &[(f64, f64)], gaps: &[f64]) -> RandomEffects {
+        let weights: Vec<f64> = effects.iter().map(|(_, v)| 1.0 / (v + fit.tau2)).collect();
+        let gap = weights.iter().zip(gaps).map(|(w, g)| w * g).sum::<f64>() / weights.iter().sum::<f64>();
+        fit.std_error = (fit.std_error.powi(2) + gap * gap * self.variance).sqrt();
+        fit.p_value = crate::analyse::two_sided_p(fit.estimate / fit.std_error, fit.df);
+        fit
     }
 }
 
@@ -335,7 +432,7 @@ mod tests {
 
     #[test]
     fn join_on_settings_and_flag_the_regression() {
-        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &config(), false);
+        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &config());
         assert_eq!(comparison.settings.len(), 5);
         let verdicts: Vec<Verdict> = comparison.settings.iter().map(|s| s.verdict).collect();
         use Verdict::*;
@@ -356,7 +453,7 @@ mod tests {
 
     #[test]
     fn identical_sweeps_do_not_regress() {
-        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep(), &config(), false);
+        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep(), &config());
         assert!(!comparison.has_significant_regression());
         assert!(comparison.settings.iter().all(|s| s.p_value == Some(1.0)));
         assert!(comparison.only_a.is_empty() && comparison.only_b.is_empty());
@@ -366,7 +463,7 @@ mod tests {
     fn variant_is_part_of_the_join() {
         let a = [fixture_observation(&[("rows", "1"), ("variant", "baseline")], 1, &[])];
         let b = [fixture_observation(&[("rows", "1"), ("variant", "other")], 1, &[])];
-        let comparison = compare(&a, &b, &config(), false);
+        let comparison = compare(&a, &b, &config());
         assert!(comparison.settings.is_empty());
         assert_eq!((comparison.only_a.len(), comparison.only_b.len()), (1, 1));
     }
@@ -388,11 +485,11 @@ mod tests {
             runs
         };
         let with_control = CompareConfig { control: Some("decode".into()), ..config() };
-        let comparison = compare(&side(1.0), &side(1.0 / 6.0), &with_control, true);
+        let comparison = compare(&side(1.0), &side(1.0 / 6.0), &with_control);
         assert!(!comparison.has_significant_regression(), "{:?}", comparison.settings);
         assert!(comparison.settings.iter().all(|s| (s.control_ratio.unwrap() - 1.0 / 6.0).abs() < 1e-9));
         assert_eq!(comparison.control_moved().len(), 2);
-        assert!(compare(&side(1.0), &side(1.0 / 6.0), &config(), true).has_significant_regression());
+        assert!(compare(&side(1.0), &side(1.0 / 6.0), &config()).has_significant_regression());
     }
 
     #[test]
@@ -427,7 +524,7 @@ mod tests {
                 })
                 .collect()
         };
-        assert!(!compare(&strip(a), &strip(b), &config(), false).has_significant_regression());
+        assert!(!compare(&strip(a), &strip(b), &config()).has_significant_regression());
     }
 }
 
@@ -475,7 +572,7 @@ mod family_wise {
         let flagged = (0..trials)
             .filter(|_| {
                 let (a, b) = (side(&mut rng), side(&mut rng));
-                compare(&a, &b, &config, true).settings.iter().any(|s| s.verdict != Verdict::NoSignificantChange)
+                compare(&a, &b, &config).settings.iter().any(|s| s.verdict != Verdict::NoSignificantChange)
             })
             .count();
         // Binomial(300, 0.05): mean 15, sd 3.8.

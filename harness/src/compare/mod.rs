@@ -4,6 +4,8 @@
 mod compare_config;
 mod comparison;
 mod overall_change;
+#[cfg(test)]
+mod scenario_tests;
 mod setting_comparison;
 
 pub use compare_config::{CompareConfig, DEFAULT_CONTROL_THRESHOLD};

@@ -634,7 +634,7 @@ mod tests {
             control: config.control.clone(),
             control_threshold: crate::compare::DEFAULT_CONTROL_THRESHOLD,
         };
-        assert_eq!(compare(&table_a.runs(), &table_b.runs(), &compared, true), compare(&a, &b, &compared, true));
+        assert_eq!(compare(&table_a.runs(), &table_b.runs(), &compared), compare(&a, &b, &compared));
     }
 
     /// The layout of the hand-written CSVs below: one param, one metric, no `attempt` column.

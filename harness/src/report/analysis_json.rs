@@ -19,7 +19,8 @@ pub const ANALYSIS_SCHEMA_VERSION: u32 = 2;
 pub fn analysis_json(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Value {
     let verdicts = &analysis.verdicts;
     let setting = |index: usize| setting_object(&analysis.settings[index].setting);
-    let groups: Vec<Value> = verdicts.groups.iter().map(|group| group_json(group, &setting)).collect();
+    let design = if verdicts.paired { "paired" } else { "welch" };
+    let groups: Vec<Value> = verdicts.groups.iter().map(|group| group_json(group, &setting, design)).collect();
     json!({
         "schema_version": ANALYSIS_SCHEMA_VERSION,
         "primary": config.primary,
@@ -70,7 +71,8 @@ fn stragglers_json(model: &SettingModel, setting: &dyn Fn(usize) -> Value) -> Va
     Value::Array(stragglers)
 }
 
-fn group_json(group: &GroupVerdict, setting: &dyn Fn(usize) -> Value) -> Value {
+/// One group's verdict; `design` names the method when no rival could be tested.
+fn group_json(group: &GroupVerdict, setting: &dyn Fn(usize) -> Value, design: &str) -> Value {
     let rivals: Vec<Value> = group.rivals.iter().map(|rival| rival_json(rival, setting)).collect();
     json!({
         "group": setting_object(&group.group),
@@ -78,7 +80,7 @@ fn group_json(group: &GroupVerdict, setting: &dyn Fn(usize) -> Value) -> Value {
         "reason": group.reason,
         "decided": group.is_decided(),
         "best": setting(group.best),
-        "method": group.rivals.iter().find_map(|r| r.comparison.as_ref().ok()).map(|c| c.method.design()),
+        "method": group.rivals.iter().find_map(|r| r.comparison.as_ref().ok()).map_or(design, |c| c.method.design()),
         "detectable": group.tied().filter_map(|r| r.detectable).reduce(f64::max),
         "rivals": rivals,
     })

@@ -102,7 +102,6 @@ fn method_line(comparison: &Comparison) -> String {
     let model = &comparison.model;
     let design = match comparison.design() {
         Design::Paired => "rounds as blocks both sides share (one interleaved sweep)",
-        Design::Welch if model.blocks => "each side's rounds as blocks of its own (drift inside a sweep removed)",
         Design::Welch => "independent samples (the sides share no rounds)",
     };
     let control = model.adjustment.as_ref().map_or_else(String::new, |a| {
@@ -149,7 +148,10 @@ fn comparison_cells(setting: &SettingComparison) -> Vec<String> {
         mean(setting.mean_b),
         ratio,
         setting.p_adjusted.map_or("-".to_string(), p_value),
-        verdict_word(setting.verdict).to_string(),
+        match (setting.verdict, setting.reason) {
+            (Verdict::Insufficient, Some(reason)) => format!("cannot tell ({reason})"),
+            (verdict, _) => verdict_word(verdict).to_string(),
+        },
     ]
 }
 
@@ -259,7 +261,7 @@ mod tests {
     }
 
     fn fixture_report() -> String {
-        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &fixture_config(), false);
+        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &fixture_config());
         compare_markdown(&comparison, "CANN 8", "CANN 9", "Slice sweep, CANN 8 vs 9")
     }
 

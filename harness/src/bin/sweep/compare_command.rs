@@ -85,8 +85,7 @@ fn two_files(args: &CompareArgs, labels: Option<(String, String)>) -> Result<Lab
     }
     let recorded = [recorded(path_a), recorded(path_b)];
     let config = compare_config(args, &recorded, [(&a, path_a), (&b, path_b)])?;
-    let blocks = interleaved(path_a) && interleaved(path_b);
-    let comparison = compare::compare(&a.runs(), &b.runs(), &config, blocks);
+    let comparison = compare::compare(&a.runs(), &b.runs(), &config);
     let labels = labels.unwrap_or_else(|| toolchain_labels(path_a, path_b));
     Ok((comparison, labels, format!("{} vs {}", path_a.display(), path_b.display())))
 }
@@ -133,11 +132,6 @@ fn by_values(table: &RunTable, sidecar: &Sidecar, by: &str) -> Vec<String> {
         }
     }
     values
-}
-
-/// Whether the sweep behind `csv` ran interleaved (its rounds are blocks); false without a sidecar.
-fn interleaved(csv: &Path) -> bool {
-    Sidecar::read(&ResultPaths::for_csv(csv).sidecar).is_ok_and(|s| s.sweep.reps.order == RunOrder::Interleaved)
 }
 
 fn recorded(csv: &Path) -> Option<AnalysisConfig> {

@@ -1,0 +1,80 @@
+//! `compare` judged against a known truth: a uniform regression, one setting's regression under drift, and
+//! A/A pairs, on simulated sweeps of the decisions fixture's grid (made-up numbers, not measurements).
+
+use super::{compare, CompareConfig, Comparison, Verdict, DEFAULT_CONTROL_THRESHOLD};
+use crate::analyse::scenario_tests::{simulated, Drift, Noise, Regression};
+use crate::analyse::Direction;
+
+const ROWS: [u32; 5] = [512, 1024, 2048, 4096, 8192];
+const SLICES: [u32; 4] = [1, 2, 4, 8];
+
+fn config() -> CompareConfig {
+    CompareConfig {
+        metric: "prefill_tokens_per_s".into(),
+        direction: Direction::Higher,
+        threshold: 0.02,
+        alpha: 0.05,
+        control: Some("decode_tokens_per_s".into()),
+        control_threshold: DEFAULT_CONTROL_THRESHOLD,
+    }
+}
+
+/// Side A with `a` noise, side B with `b`, from independent seeds; both interleaved.
+fn trial(a: &Noise, b: &Noise, seed: u64) -> Comparison {
+    let side_a = simulated(a, &ROWS, &SLICES, 10_000 + 2 * seed);
+    let side_b = simulated(b, &ROWS, &SLICES, 10_001 + 2 * seed);
+    compare(&side_a, &side_b, &config())
+}
+
+fn flagged(comparison: &Comparison) -> bool {
+    comparison.has_significant_regression()
+        || comparison.settings.iter().any(|s| s.verdict == Verdict::Improved)
+        || comparison.overall.as_ref().is_some_and(|o| o.verdict == Verdict::Improved)
+}
+
+/// Every setting of B 5% slower, 5 x 4 grid, 3 reps: the grid-wide answer finds it.
+#[test]
+fn a_uniform_five_percent_regression_is_flagged_by_the_grid_wide_answer() {
+    let b = Noise { regression: Regression::Uniform(0.95), ..Noise::WELL_BEHAVED };
+    let found = (0..50)
+        .filter(|&seed| {
+            let comparison = trial(&Noise::WELL_BEHAVED, &b, seed);
+            comparison.overall.as_ref().is_some_and(|o| o.verdict == Verdict::Regressed)
+        })
+        .count();
+    assert!(found >= 45, "the uniform regression was flagged in {found} of 50 trials");
+}
+
+/// One setting 5% slower while both sides drift (a slow sine, its own phase on each side).
+#[test]
+fn one_setting_five_percent_slower_under_drift_is_found() {
+    let drift = Drift::Sine { amplitude: 0.05, period: 200.0 };
+    let a = Noise { drift, ..Noise::WELL_BEHAVED };
+    let b = Noise { regression: Regression::At { rows: 2048, slices: 2, factor: 0.95 }, ..a };
+    let found = (0..40)
+        .filter(|&seed| {
+            let comparison = trial(&a, &b, seed);
+            let regressed: Vec<String> = comparison
+                .settings
+                .iter()
+                .filter(|s| s.verdict == Verdict::Regressed)
+                .map(|s| format!("{}/{}", s.setting[0].1, s.setting[1].1))
+                .collect();
+            assert!(
+                regressed.iter().all(|s| s == "2048/2"),
+                "seed {seed}: a setting that did not change: {regressed:?}"
+            );
+            regressed.len() == 1
+        })
+        .count();
+    assert!(found >= 30, "the single regression was found in {found} of 40 trials");
+}
+
+/// The same machine on both sides: at most alpha of the trials may flag anything.
+#[test]
+fn a_a_pairs_flag_in_at_most_alpha_of_trials() {
+    let drift = Noise { drift: Drift::Sine { amplitude: 0.05, period: 200.0 }, ..Noise::WELL_BEHAVED };
+    let flagged_trials = (0..200).filter(|&seed| flagged(&trial(&drift, &drift, seed))).count();
+    // Binomial(200, 0.05): mean 10, sd 3.1.
+    assert!(flagged_trials <= 14, "{flagged_trials} of 200 A/A trials flagged a change");
+}
