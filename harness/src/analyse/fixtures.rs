@@ -135,6 +135,7 @@ pub(crate) fn fixture_slice_config() -> super::AnalysisConfig {
         alpha: 0.05,
         negligible: None,
         additivity_scale: Default::default(),
+        quantities: Vec::new(),
         race: None,
         stopping: false,
         baseline: Default::default(),

@@ -517,6 +517,63 @@ pub fn analysis(
         let known = metric_names(metrics).into_iter().chain(numeric_names(params)).collect();
         expression_over(source, "analysis.equivalence", key, &known, None)?;
     }
+    quantities(source, analysis, metrics, params)
+}
+
+/// Every `[[analysis.quantity]]` compiles, has a name of its own, and reads only declared metrics or
+/// numeric params, at settings of the grid, and the fit only when one is declared.
+fn quantities(
+    source: &SourceFile,
+    analysis: &super::analysis_config::AnalysisConfig,
+    metrics: &MetricsDecl,
+    params: &[Param],
+) -> Result<(), SpecError> {
+    let compiled = analysis
+        .compiled_quantities()
+        .map_err(|(index, message)| source.error_at(&format!("analysis.quantity[{index}].expr"), message))?;
+    let numeric: BTreeSet<&str> = numeric_names(params).collect();
+    for (index, quantity) in compiled.iter().enumerate() {
+        let name = &quantity.name;
+        let key = |field: &str| format!("analysis.quantity[{index}].{field}");
+        let taken = is_metric(metrics, name)
+            || params.iter().any(|param| param.name == *name)
+            || compiled[..index].iter().any(|earlier| earlier.name == *name);
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || taken {
+            let reason =
+                if taken { "is already a metric, param or quantity" } else { "must be a word (letters, digits, _)" };
+            return Err(source.error_at(&key("name"), format!("`{name}` {reason}")));
+        }
+        for term in &quantity.terms {
+            quantity_term(term, analysis.fit.is_some(), metrics, params, &numeric)
+                .map_err(|message| source.error_at(&key("expr"), format!("{message} (in `{}`)", quantity.expr)))?;
+        }
+    }
+    Ok(())
+}
+
+fn quantity_term(
+    term: &super::QuantityTerm,
+    has_fit: bool,
+    metrics: &MetricsDecl,
+    params: &[Param],
+    numeric: &BTreeSet<&str>,
+) -> Result<(), String> {
+    let super::QuantityTerm::Metric { name, overrides } = term else {
+        return if has_fit { Ok(()) } else { Err("`fit.` needs `[analysis] fit = { x = .., y = .. }`".into()) };
+    };
+    if !is_metric(metrics, name) && !numeric.contains(name.as_str()) {
+        return Err(format!("`{name}` is neither a metric nor a numeric parameter"));
+    }
+    for (param, value) in overrides {
+        let declared = params
+            .iter()
+            .find(|declared| declared.name == *param)
+            .ok_or_else(|| format!("`{param}` in `{name}[..]` is not a parameter"))?;
+        if !declared.values.iter().any(|known| known.is_written(value)) {
+            let values: Vec<String> = declared.values.iter().map(|v| format!("`{v}`")).collect();
+            return Err(format!("`{param}={value}` is not in the grid ({})", values.join(", ")));
+        }
+    }
     Ok(())
 }
 
