@@ -136,6 +136,7 @@ pub(crate) fn fixture_slice_config() -> super::AnalysisConfig {
         negligible: None,
         additivity_scale: Default::default(),
         quantities: Vec::new(),
+        verify_rule: None,
         race: None,
         stopping: false,
         baseline: Default::default(),

@@ -7,6 +7,7 @@ use super::equivalence::EquivalenceCheck;
 use super::failure_summary::FailureSummary;
 use super::group_fit::GroupFit;
 use super::quantity_estimate::QuantityEstimate;
+use super::rule_check::RuleCheck;
 use super::setting_summary::SettingSummary;
 use super::verdicts::Verdicts;
 use crate::record::{Observation, RecordedRun};
@@ -35,6 +36,8 @@ pub struct SweepAnalysis {
     pub relative: Vec<BaselineEffect>,
     /// The declared quantities (`[[analysis.quantity]]`) with their intervals.
     pub quantities: Vec<QuantityEstimate>,
+    /// With `verify_rule`: the engine's rule against the forced optimum per group.
+    pub rule: Option<RuleCheck>,
 }
 
 /// Analyse a sweep: descriptive statistics and Student's t 95% intervals per setting, the verdict of
@@ -85,6 +88,8 @@ pub fn analyse_sweep_runs<R: RecordedRun>(
     // Checked when the declaration was read: a formula that does not compile is not in a recorded sweep.
     let formulas = config.compiled_quantities().unwrap_or_default();
     let quantities = QuantityEstimate::all(&formulas, &settings, fit.as_ref(), &group_fits);
+    let rule =
+        config.verify_rule.as_ref().map(|verify| RuleCheck::of(verify, &settings, &verdicts, config, drift.as_ref()));
     SweepAnalysis {
         settings,
         verdicts,
@@ -96,6 +101,7 @@ pub fn analyse_sweep_runs<R: RecordedRun>(
         rows_per_slice,
         relative,
         quantities,
+        rule,
     }
 }
 

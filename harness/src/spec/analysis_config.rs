@@ -110,6 +110,10 @@ pub struct AnalysisConfig {
     /// interval: `fixed_ms = "(prefill_seconds[slices=4] - prefill_seconds[slices=1]) / 384 * 1000"`.
     #[serde(default, rename = "quantity", skip_serializing_if = "Vec::is_empty")]
     pub quantities: Vec<QuantityDecl>,
+    /// Check the engine's own rule (`slices = "rule"`, the variable left unset) against the best
+    /// forced setting of each group: they must be equivalent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_rule: Option<VerifyRule>,
     /// Not declared: the race whose looks `alpha` is spent over (None for a plain sweep).
     #[serde(skip)]
     pub race: Option<super::Race>,
@@ -147,6 +151,15 @@ pub struct FitConfig {
     /// Params whose values split the settings into groups, one line each (e.g. `["topology"]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by: Vec<String>,
+}
+
+/// `verify_rule = { param = "slices", rule = "rule" }`: the param's value that leaves the choice to the
+/// engine's rule; every other value forces one.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifyRule {
+    pub param: String,
+    pub rule: String,
 }
 
 /// Which columns hold the row count and the slice count (e.g. the effective `overlap_slices`).

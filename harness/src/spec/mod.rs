@@ -39,7 +39,9 @@ mod variant_name;
 
 use std::path::{Path, PathBuf};
 
-pub use analysis_config::{AdditivityScale, AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
+pub use analysis_config::{
+    AdditivityScale, AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, VerifyRule, DEFAULT_ALPHA,
+};
 pub use block_selector::BlockSelector;
 pub use derived_param::DerivedParam;
 pub use design::Design;

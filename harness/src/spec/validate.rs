@@ -517,6 +517,15 @@ pub fn analysis(
         let known = metric_names(metrics).into_iter().chain(numeric_names(params)).collect();
         expression_over(source, "analysis.equivalence", key, &known, None)?;
     }
+    if let Some(rule) = &analysis.verify_rule {
+        let param = params.iter().find(|param| param.name == rule.param).ok_or_else(|| {
+            source.error_at("analysis.verify_rule.param", format!("unknown parameter `{}`", rule.param))
+        })?;
+        if !param.values.iter().any(|value| value.is_written(&rule.rule)) || param.values.len() < 2 {
+            let message = format!("`{}` is not a value of `{}` beside forced ones", rule.rule, rule.param);
+            return Err(source.error_at("analysis.verify_rule.rule", message));
+        }
+    }
     quantities(source, analysis, metrics, params)
 }
 
