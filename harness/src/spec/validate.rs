@@ -723,6 +723,27 @@ pub fn run_templates(
     for (key, text) in templates.chain(env).chain(services) {
         known_variables(source, &key, text, &known)?;
     }
+    unset_values(source, run, params)
+}
+
+/// `[run] unset` names params of the grid and one of their values, which some `[run]` template uses.
+fn unset_values(source: &SourceFile, run: &RunDecl, params: &[Param]) -> Result<(), SpecError> {
+    for (name, value) in &run.unset {
+        let key = format!("run.unset.{name}");
+        let param = params
+            .iter()
+            .find(|param| param.name == *name)
+            .ok_or_else(|| source.error_at(&key, format!("unknown parameter `{name}`")))?;
+        if !param.values.iter().any(|known| known.is_written(value)) {
+            return Err(source.error_at(&key, format!("`{value}` is not a value of `{name}`")));
+        }
+        let reference = format!("{{{{{name}}}}}");
+        let used = run.args.iter().chain(run.env.values()).any(|text| text.contains(&reference));
+        if !used {
+            let message = format!("no `[run]` arg or env uses `{reference}`: unsetting `{name}` would change nothing");
+            return Err(source.error_at(&key, message));
+        }
+    }
     Ok(())
 }
 
