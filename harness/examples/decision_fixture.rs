@@ -52,8 +52,8 @@
 //! step  1 for k < FIXTURE_STEP_AT, then 1 - A: the machine gets 15% slower mid-sweep by default
 //! ```
 //!
-//! sigma is `FIXTURE_NOISE` (default 0.01, i.e. 1% per run). The noise is seeded by `FIXTURE_SEED` (default 0)
-//! combined with the setting and `--rep N` when given, else with k (splitmix64, Box-Muller), so a sweep
+//! sigma is `FIXTURE_NOISE` (default 0.01, i.e. 1% per run). The noise is seeded by `FIXTURE_SEED` (default 0),
+//! hashed, then combined with the setting and `--rep N` when given, else with k (splitmix64, Box-Muller), so a sweep
 //! with the same seed reproduces its numbers exactly. Keyed by rep, rep r of a setting draws the same noise
 //! in every sweep of one seed, whatever its order and however many reps it runs (common random numbers):
 //! a racing sweep and a fixed-reps sweep are then judged on the same draws. Every run draws its
@@ -196,7 +196,10 @@ fn run() -> Result<String, String> {
         Some(rep) => [request.ids(), vec![u64::from(rep)]].concat(),
         None => vec![k],
     };
-    let mut rng = SplitMix64(noise_key.iter().fold(knobs.seed, |state, part| SplitMix64(state ^ part).next()));
+    // The seed is hashed before the setting is mixed in: `seed ^ setting` alone collides across sweeps (seed
+    // 1000 with setting 47 and seed 1001 with setting 46 both give 967), so two sweeps would share draws.
+    let hashed_seed = SplitMix64(knobs.seed).next();
+    let mut rng = SplitMix64(noise_key.iter().fold(hashed_seed, |state, part| SplitMix64(state ^ part).next()));
     let drift = drift_factor(&knobs, k)?;
     let (z1, z2) = (rng.normal(), rng.normal());
     // Drawn in every run, so that asking for stragglers leaves every other draw as it was.
@@ -207,7 +210,8 @@ fn run() -> Result<String, String> {
     let prefill = truth * knobs.regression_factor(&request) * drift / slowdown * (sigma * z1).exp();
     let decode = decode_base * moved * drift / slowdown * (knobs.noise * z2).exp();
     Ok(format!(
-        "fixture_result prefill_tokens_per_s={prefill:.4} decode_tokens_per_s={decode:.6} slowdown={slowdown:.3} {label}"
+        "fixture_result prefill_tokens_per_s={prefill:.4} decode_tokens_per_s={decode:.6} \
+         slowdown={slowdown:.3} {label}"
     ))
 }
 

@@ -16,11 +16,11 @@ pub fn preamble(bench: &Bench) {
         bench.sweeps, bench.trials, bench.seed
     );
     println!(
-        "Clear: the best beats every rival by more than {CLEAR_MARGIN_IN_NOISE}x the per-run noise ({:.1}%). Right: a clear \
-         group resolved with its true best, or a true tie reported tied with every true best kept. Wrong: a resolved \
-         best that is not a true best. Cannot tell: neither right nor a claim against the truth (a clear group tied \
-         or `cannot tell` with its true best kept). Overclaim: a true best called beaten (a true tie resolved is one). \
-         Misled: wrong or overclaim.",
+        "Clear: the best beats every rival by more than {CLEAR_MARGIN_IN_NOISE}x the per-run noise ({:.1}%). Right: a \
+         clear group resolved with its true best, or a true tie reported tied with every true best kept. Wrong: a \
+         resolved best that is not a true best. Cannot tell: neither right nor a claim against the truth (a clear \
+         group tied or `cannot tell` with its true best kept). Overclaim: a true best called beaten (a true tie \
+         resolved is one). Misled: wrong or overclaim.",
         CLEAR_MARGIN_IN_NOISE * bench.noise * 100.0
     );
 }
@@ -71,6 +71,9 @@ pub fn scenario(scenario: &Scenario, sweeps: &[SweepFacts], truth: &Truth, done:
     print_seeds(scenario.grid, sweeps, truth, done.get("a").map(Vec::as_slice).filter(|_| scenario.id != "a"));
     for target in scenario.targets {
         println!("  target: {}", target_line(*target, scenario, sweeps, truth, fixed5));
+    }
+    if let Some(note) = scenario.note {
+        println!("  note: {note}");
     }
 }
 

@@ -405,10 +405,13 @@ mod tests {
 
     #[test]
     fn interval_faults_are_zero_width_no_df_or_no_error() {
-        let rival = |slices: u64, low: f64, high: f64, df: f64, se: f64| json!({"setting": {"slices": slices}, "low": low, "high": high, "df": df, "std_error": se});
+        let rival = |slices: u64, [low, high, df, std_error]: [f64; 4]| {
+            let setting = json!({ "slices": slices });
+            json!({"setting": setting, "low": low, "high": high, "df": df, "std_error": std_error})
+        };
         let analysis = json!({"groups": [{"group": {"rows": 2048}, "rivals": [
-            rival(1, 0.95, 0.99, 2.0, 0.01), rival(2, 0.97, 0.97, 2.0, 0.01), rival(4, 0.9, 0.99, 0.5, 0.01),
-            rival(8, 0.9, 0.99, 3.0, 0.0), {"setting": {"slices": 16}, "df": null, "reason": "no residual df"}]}]});
+            rival(1, [0.95, 0.99, 2.0, 0.01]), rival(2, [0.97, 0.97, 2.0, 0.01]), rival(4, [0.9, 0.99, 0.5, 0.01]),
+            rival(8, [0.9, 0.99, 3.0, 0.0]), {"setting": {"slices": 16}, "df": null, "reason": "no residual df"}]}]});
         let (tested, faults) = interval_faults(&analysis, "slices");
         assert_eq!(tested, 4);
         assert_eq!(faults, vec![r#"{"rows":2048} slices=2"#, r#"{"rows":2048} slices=4"#, r#"{"rows":2048} slices=8"#]);
