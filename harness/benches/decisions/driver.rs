@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 use crate::scenarios::{Fixture, Grid};
-use crate::tally::{self, GroupTruth, RunId};
+use crate::tally::{self, GroupTruth, RunId, SettingTruth};
 
 /// A group is clear when its best beats every rival by more than this many times the per-run noise.
 pub const CLEAR_MARGIN_IN_NOISE: f64 = 3.0;
@@ -28,10 +28,10 @@ pub struct Bench {
     pub seed: u64,
 }
 
-/// A grid's truth: its groups, and how many settings it has.
+/// A grid's truth: its settings, and its groups.
 pub struct Truth {
+    pub settings: Vec<SettingTruth>,
     pub groups: Vec<GroupTruth>,
-    pub settings: usize,
 }
 
 /// What one sweep's CSV holds: its engine runs, and the runs the fixture made stragglers.
@@ -65,9 +65,9 @@ impl Bench {
             let values: Vec<u64> = values.iter().map(|value| value.unsigned_abs()).collect();
             table = tally::restrict(&table, param, &values);
         }
-        let settings = table.as_array().map_or(0, Vec::len);
-        let groups = tally::truth_groups(&table, grid.keys, PRIMARY, CLEAR_MARGIN_IN_NOISE * self.noise)?;
-        Ok(Truth { groups, settings })
+        let settings = tally::setting_truths(&table, grid.keys, PRIMARY)?;
+        let groups = tally::truth_groups(&settings, CLEAR_MARGIN_IN_NOISE * self.noise);
+        Ok(Truth { settings, groups })
     }
 
     /// The grid's declaration with the fixture profile by absolute path, the grid's subset and `edits`

@@ -41,9 +41,10 @@ pub struct SweepFacts {
     pub stragglers: (usize, usize, usize),
     /// Whether the control adjusted the verdicts; `None` without a control.
     pub control_used: Option<bool>,
-    /// Rivals tested, and those whose interval is not honest.
+    /// Rivals tested, those whose interval is not honest, and those whose interval misses the true ratio.
     pub tested: usize,
     pub faults: Vec<String>,
+    pub misses: Vec<String>,
 }
 
 /// One `sweep compare` trial: the seeds of its two sweeps and what it claimed.
@@ -132,6 +133,7 @@ fn judge_sweep(csv: &std::path::Path, seed: u64, scenario: &Scenario, truth: &Tr
     let runs = driver::read_runs(csv, grid.params)?;
     let named = tally::named_stragglers(&analysis, grid.params).map_err(in_file)?;
     let (tested, faults) = tally::interval_faults(&analysis, grid.keys.param);
+    let misses = tally::interval_misses(&analysis, grid.keys, &truth.settings).map_err(in_file)?;
     Ok(SweepFacts {
         seed,
         outcomes,
@@ -141,6 +143,7 @@ fn judge_sweep(csv: &std::path::Path, seed: u64, scenario: &Scenario, truth: &Tr
         control_used: tally::control_used(&analysis),
         tested,
         faults,
+        misses,
     })
 }
 

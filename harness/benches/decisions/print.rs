@@ -37,7 +37,7 @@ pub fn truth_once(grid: &Grid, truth: &Truth, shown: &mut Vec<String>) {
         format!("{} {kind} ({} {})", group_label(grid, group), grid.keys.param, best.join(" = "))
     };
     let groups: Vec<String> = truth.groups.iter().map(describe).collect();
-    println!("\nTruth of {} ({} settings): {}.", describe_grid(grid), truth.settings, groups.join("; "));
+    println!("\nTruth of {} ({} settings): {}.", describe_grid(grid), truth.settings.len(), groups.join("; "));
     shown.push(name);
 }
 
@@ -115,11 +115,15 @@ fn print_facts(sweeps: &[SweepFacts]) {
     } else {
         format!("control used in {used} of {with_control} sweeps, set aside in {}", with_control - used)
     };
+    println!("  stragglers named {named} (the fixture made {true_ones}, {found} of them named); {control}");
     let tested = sweeps.iter().map(|sweep| sweep.tested).sum::<usize>();
     let faults = sweeps.iter().map(|sweep| sweep.faults.len()).sum::<usize>();
+    let misses = sweeps.iter().map(|sweep| sweep.misses.len()).sum::<usize>();
+    let missing = sweeps.iter().filter(|sweep| !sweep.misses.is_empty()).count();
     println!(
-        "  stragglers named {named} (the fixture made {true_ones}, {found} of them named); {control}; \
-         rivals tested {tested}, with a zero-width interval, df < 1 or no standard error {faults}"
+        "  rivals tested {tested}: with a zero-width interval, df < 1 or no standard error {faults}; with an interval \
+         missing the true ratio {misses}, in {missing} of {} sweeps (simultaneous intervals: at most alpha of them)",
+        sweeps.len()
     );
 }
 
@@ -147,13 +151,15 @@ fn print_seeds(grid: &Grid, sweeps: &[SweepFacts], truth: &Truth, plain: Option<
             println!("  {name} in {in_sweeps} of {} sweeps: {}{plain}", sweeps.len(), cases.join(", "));
         }
     }
-    let faults: Vec<String> = sweeps
-        .iter()
-        .flat_map(|sweep| sweep.faults.iter().map(move |fault| format!("seed {} {fault}", sweep.seed)))
-        .collect();
-    if !faults.is_empty() {
-        println!("  dishonest intervals: {}", faults.join(", "));
-    }
+    print_by_seed("dishonest intervals", sweeps.iter().map(|sweep| (sweep.seed, &sweep.faults)));
+    print_by_seed("intervals missing the truth", sweeps.iter().map(|sweep| (sweep.seed, &sweep.misses)));
+}
+
+/// Every case of every sweep, named by its seed (`print_cases`).
+fn print_by_seed<'a>(label: &str, cases: impl Iterator<Item = (u64, &'a Vec<String>)>) {
+    let cases: Vec<String> =
+        cases.flat_map(|(seed, cases)| cases.iter().map(move |case| format!("seed {seed} {case}"))).collect();
+    print_cases(label, &cases);
 }
 
 fn target_line(
@@ -192,7 +198,7 @@ fn target_line(
         }
         Target::RunsOfBudget(share) => {
             let runs: Vec<usize> = sweeps.iter().map(|sweep| sweep.runs).collect();
-            let budget = truth.settings * scenario.race_to.unwrap_or(scenario.reps) as usize;
+            let budget = truth.settings.len() * scenario.race_to.unwrap_or(scenario.reps) as usize;
             let median = tally::median(&runs);
             format!(
                 "median runs {median} of the fixed budget {budget} = {:.0}% <= {:.0}%: {}",
@@ -291,10 +297,9 @@ fn ratio_text(what: &str, hits: usize, of: usize) -> String {
 /// The seeds of the trials that went against the expectation (A/A: those that flagged), for a rerun; the
 /// first `MISSED_SHOWN` of them.
 fn print_missed_trials(expect: Expect, trials: &[Trial]) {
-    let missed: Vec<&Trial> = trials.iter().filter(|trial| !expect.holds(&trial.claims)).collect();
-    let shown: Vec<String> = missed
+    let missed: Vec<String> = trials
         .iter()
-        .take(MISSED_SHOWN)
+        .filter(|trial| !expect.holds(&trial.claims))
         .map(|trial| {
             let claims = &trial.claims;
             format!(
@@ -308,10 +313,15 @@ fn print_missed_trials(expect: Expect, trials: &[Trial]) {
             )
         })
         .collect();
-    if !shown.is_empty() {
-        let more = missed.len() - shown.len();
+    print_cases("against expectation", &missed);
+}
+
+/// `label: case; case; ...`, the first `MISSED_SHOWN` of them; nothing when there are none.
+fn print_cases(label: &str, cases: &[String]) {
+    if let Some(shown) = cases.get(..cases.len().min(MISSED_SHOWN)).filter(|shown| !shown.is_empty()) {
+        let more = cases.len() - shown.len();
         let more = if more > 0 { format!("; and {more} more") } else { String::new() };
-        println!("  against expectation: {}{more}", shown.join("; "));
+        println!("  {label}: {}{more}", shown.join("; "));
     }
 }
 

@@ -52,24 +52,31 @@ pub enum Outcome {
 /// Counts of each `Outcome`, indexed by `Outcome as usize`.
 pub type Counts = [usize; 4];
 
-/// The groups of a truth table `[{"rows": 512, "slices": 1, "prefill_tokens_per_s": 876.0}, ...]`.
-///
-/// A setting is among a group's true best when its log distance to the group's maximum is at most
-/// `margin` (3x the per-run noise): closer than that, a 3-rep sweep is not expected to separate them.
-pub fn truth_groups(table: &Value, keys: Keys, metric: &str, margin: f64) -> Result<Vec<GroupTruth>, String> {
+/// One setting of a truth table: its group, its value of the compared param, its noise-free metric.
+pub type SettingTruth = (u64, u64, f64);
+
+/// The settings of a truth table `[{"rows": 512, "slices": 1, "prefill_tokens_per_s": 876.0}, ...]`.
+pub fn setting_truths(table: &Value, keys: Keys, metric: &str) -> Result<Vec<SettingTruth>, String> {
     let rows = table.as_array().ok_or("the truth table is not a JSON array")?;
-    let mut settings: Vec<(u64, u64, f64)> = Vec::new();
-    for row in rows {
+    let setting = |row: &Value| -> Result<SettingTruth, String> {
         let group = group_of(row, keys).ok_or_else(|| format!("truth row {row} has no integer `{:?}`", keys.group))?;
         let value =
             unsigned(&row[keys.param]).ok_or_else(|| format!("truth row {row} has no integer `{}`", keys.param))?;
         let truth = row[metric].as_f64().ok_or_else(|| format!("truth row {row} has no number `{metric}`"))?;
-        settings.push((group, value, truth));
-    }
+        Ok((group, value, truth))
+    };
+    rows.iter().map(setting).collect()
+}
+
+/// The groups of the settings, in group order.
+///
+/// A setting is among a group's true best when its log distance to the group's maximum is at most
+/// `margin` (3x the per-run noise): closer than that, a 3-rep sweep is not expected to separate them.
+pub fn truth_groups(settings: &[SettingTruth], margin: f64) -> Vec<GroupTruth> {
     let mut groups: Vec<u64> = settings.iter().map(|(group, _, _)| *group).collect();
     groups.sort_unstable();
     groups.dedup();
-    Ok(groups.into_iter().map(|group| group_truth(group, &settings, margin)).collect())
+    groups.into_iter().map(|group| group_truth(group, settings, margin)).collect()
 }
 
 /// The rows of a truth table whose `param` is one of `values`; every row when `values` is empty.
@@ -84,7 +91,7 @@ fn group_of(object: &Value, keys: Keys) -> Option<u64> {
     keys.group.map_or(Some(0), |key| unsigned(&object[key]))
 }
 
-fn group_truth(group: u64, settings: &[(u64, u64, f64)], margin: f64) -> GroupTruth {
+fn group_truth(group: u64, settings: &[SettingTruth], margin: f64) -> GroupTruth {
     let members: Vec<(u64, f64)> =
         settings.iter().filter(|(g, _, _)| *g == group).map(|(_, value, truth)| (*value, *truth)).collect();
     let top = members.iter().map(|(_, truth)| *truth).fold(f64::MIN, f64::max);
@@ -200,6 +207,32 @@ pub fn interval_faults(analysis: &Value, param: &str) -> (usize, Vec<String>) {
     (tested.len(), faults)
 }
 
+/// The tested rivals whose interval (`low`..`high`, rival / best) misses the true ratio of their truths:
+/// `group param=value: low..high misses truth`. Simultaneous intervals (family-wise 1 - alpha) should leave
+/// at most alpha of the sweeps with any miss.
+pub fn interval_misses(analysis: &Value, keys: Keys, settings: &[SettingTruth]) -> Result<Vec<String>, String> {
+    let truth = |group: u64, value: &Value| {
+        let value = unsigned(value)?;
+        settings.iter().find(|(g, v, _)| (*g, *v) == (group, value)).map(|(_, _, truth)| *truth)
+    };
+    let mut misses = Vec::new();
+    for group in analysis["groups"].as_array().ok_or("no `groups` array")? {
+        let key = group_of(&group["group"], keys).ok_or_else(|| format!("a group without `{:?}`", keys.group))?;
+        let best =
+            truth(key, &group["best"][keys.param]).ok_or_else(|| format!("group {key}: a best without truth"))?;
+        for rival in group["rivals"].as_array().into_iter().flatten() {
+            let (Some(low), Some(high)) = (rival["low"].as_f64(), rival["high"].as_f64()) else { continue };
+            let value = &rival["setting"][keys.param];
+            let ratio = truth(key, value).ok_or_else(|| format!("group {key}: rival {value} without truth"))? / best;
+            if !(low..=high).contains(&ratio) {
+                misses
+                    .push(format!("{} {}={value}: {low:.4}..{high:.4} misses {ratio:.4}", group["group"], keys.param));
+            }
+        }
+    }
+    Ok(misses)
+}
+
 /// Whether the analysis adjusted by its control (`control` is reported) or set it aside (only the test of
 /// whether the settings move it, `control_move`, is); `None` when the sweep has no control.
 pub fn control_used(analysis: &Value) -> Option<bool> {
@@ -292,7 +325,7 @@ mod tests {
     }
 
     fn truth() -> Vec<GroupTruth> {
-        truth_groups(&table(), ROWS, "tps", 0.03).unwrap()
+        truth_groups(&setting_truths(&table(), ROWS, "tps").unwrap(), 0.03)
     }
 
     fn verdict(verdict: &str, winners: &[u64]) -> GroupVerdict {
@@ -309,7 +342,7 @@ mod tests {
     #[test]
     fn a_wider_margin_turns_a_close_group_into_a_tie() {
         let table = json!([{"g": 1, "p": 1, "m": 100.0}, {"g": 1, "p": 2, "m": 96.5}, {"g": 1, "p": 3, "m": 80.0}]);
-        let groups = truth_groups(&table, Keys { group: Some("g"), param: "p" }, "m", 0.06).unwrap();
+        let groups = truth_groups(&setting_truths(&table, Keys { group: Some("g"), param: "p" }, "m").unwrap(), 0.06);
         assert_eq!(groups[0].best, vec![1, 2]);
         assert!(!groups[0].clear);
     }
@@ -317,7 +350,7 @@ mod tests {
     #[test]
     fn a_grid_without_groups_is_one_group() {
         let table = json!([{"rival": 0, "m": 1000.0}, {"rival": 1, "m": 970.0}]);
-        let groups = truth_groups(&table, Keys { group: None, param: "rival" }, "m", 0.03).unwrap();
+        let groups = truth_groups(&setting_truths(&table, Keys { group: None, param: "rival" }, "m").unwrap(), 0.03);
         assert_eq!(groups, vec![GroupTruth { group: 0, best: vec![0], clear: true }]);
     }
 
@@ -325,7 +358,7 @@ mod tests {
     fn a_restricted_table_keeps_the_values_asked_for() {
         let kept = restrict(&table(), "slices", &[2, 4]);
         assert_eq!(kept.as_array().unwrap().len(), 3);
-        let groups = truth_groups(&restrict(&kept, "rows", &[2048]), ROWS, "tps", 0.03).unwrap();
+        let groups = truth_groups(&setting_truths(&restrict(&kept, "rows", &[2048]), ROWS, "tps").unwrap(), 0.03);
         assert_eq!(groups, vec![GroupTruth { group: 2048, best: vec![2], clear: true }]);
         assert_eq!(restrict(&table(), "rows", &[]), table());
     }
@@ -415,6 +448,20 @@ mod tests {
         let (tested, faults) = interval_faults(&analysis, "slices");
         assert_eq!(tested, 4);
         assert_eq!(faults, vec![r#"{"rows":2048} slices=2"#, r#"{"rows":2048} slices=4"#, r#"{"rows":2048} slices=8"#]);
+    }
+
+    #[test]
+    fn intervals_are_checked_against_the_true_ratio() {
+        let settings = setting_truths(&table(), ROWS, "tps").unwrap();
+        let analysis = json!({"groups": [{"group": {"rows": 2048}, "best": {"slices": 2}, "rivals": [
+            {"setting": {"slices": 1}, "low": 0.95, "high": 0.98},
+            {"setting": {"slices": 4}, "low": 0.96, "high": 0.99},
+            {"setting": {"slices": 8}, "low": null, "high": null}]}]});
+        // True ratios 1195.1 / 1238.6 = 0.9649 (covered) and 1185.8 / 1238.6 = 0.9574 (missed).
+        let misses = interval_misses(&analysis, ROWS, &settings).unwrap();
+        assert_eq!(misses, vec![r#"{"rows":2048} slices=4: 0.9600..0.9900 misses 0.9574"#]);
+        let unknown = json!({"groups": [{"group": {"rows": 2048}, "best": {"slices": 16}, "rivals": []}]});
+        assert!(interval_misses(&unknown, ROWS, &settings).is_err());
     }
 
     #[test]
