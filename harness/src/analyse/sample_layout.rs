@@ -17,8 +17,10 @@ pub struct SampleLayout {
 
 impl SampleLayout {
     pub fn of(samples: &[RunSample]) -> SampleLayout {
-        let (setting_of, settings) = dense(samples.iter().map(|s| s.setting as u64));
-        let (round_of, rounds) = dense(samples.iter().map(|s| u64::from(s.round)));
+        let ((setting_of, settings), (round_of, rounds)) = rayon::join(
+            || dense(samples.iter().map(|s| s.setting as u64)),
+            || dense(samples.iter().map(|s| u64::from(s.round))),
+        );
         SampleLayout { setting_of, settings, round_of, rounds }
     }
 }

@@ -2,6 +2,8 @@
 //! fitted robustly (stragglers screened out, Huber M-estimation), each setting's variance moderated toward
 //! a prior fitted across all settings, and every estimate carrying the residual degrees of freedom left.
 
+use rayon::prelude::*;
+
 use super::comparison_method::ComparisonMethod;
 use super::control_adjustment::ControlAdjustment;
 use super::control_move::ControlMove;
@@ -97,10 +99,10 @@ impl SettingModel {
     /// 4. the round effects and the slope come from the same weighted fit (Frisch–Waugh–Lovell).
     pub fn on_scale(scale: Scale, mut samples: Vec<RunSample>, design: ModelDesign) -> SettingModel {
         let control_scale = Scale::for_values(samples.iter().filter_map(|s| s.control));
-        for sample in &mut samples {
+        samples.par_iter_mut().with_min_len(1 << 14).for_each(|sample| {
             sample.value = scale.transform(sample.value);
             sample.control = sample.control.map(|c| control_scale.transform(c));
-        }
+        });
         let reps: Vec<u32> = samples.iter().map(|s| s.round).collect();
         if design.blocks {
             split_rounds_into_time_blocks(&mut samples);
@@ -287,19 +289,19 @@ const BLOCK_RUNS: usize = 10;
 /// round is blocked too. The shuffle puts settings in parts at random, so the parts are randomised
 /// incomplete blocks, which the additive model fits like any unbalanced design.
 fn split_rounds_into_time_blocks(samples: &mut [RunSample]) {
-    let mut sizes: rustc_hash::FxHashMap<u32, usize> = rustc_hash::FxHashMap::default();
-    samples.iter().for_each(|s| *sizes.entry(s.round).or_default() += 1);
-    if sizes.values().all(|&n| n < 2 * BLOCK_RUNS) {
+    let rounds = samples.iter().map(|s| s.round as usize + 1).max().unwrap_or(0);
+    let mut sizes = vec![0usize; rounds];
+    samples.iter().for_each(|s| sizes[s.round as usize] += 1);
+    if sizes.iter().all(|&n| n < 2 * BLOCK_RUNS) {
         return;
     }
-    let mut seen: rustc_hash::FxHashMap<u32, usize> = rustc_hash::FxHashMap::default();
     let parts_of = |n: usize| (n / BLOCK_RUNS).max(1);
-    let most = sizes.values().map(|&n| parts_of(n)).max().unwrap_or(1) as u32;
+    let most = sizes.iter().map(|&n| parts_of(n)).max().unwrap_or(1) as u32;
+    let mut seen = vec![0usize; rounds];
     for sample in samples.iter_mut() {
-        let n = sizes[&sample.round];
-        let position = seen.entry(sample.round).or_default();
-        let part = (*position * parts_of(n) / n) as u32;
-        *position += 1;
+        let round = sample.round as usize;
+        let part = (seen[round] * parts_of(sizes[round]) / sizes[round]) as u32;
+        seen[round] += 1;
         sample.round = sample.round * most + part;
     }
 }

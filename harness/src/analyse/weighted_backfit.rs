@@ -58,17 +58,18 @@ impl RoundComponents {
     }
 }
 
-/// Backfitting stops when no effect moves by more than this (the values are logs or raw metrics of
-/// order 1..1e6; relative to their spread this is far below any reported digit).
-const TOLERANCE: f64 = 1e-12;
+/// Backfitting stops when no effect moves by more than this: on log values a billionth of the metric,
+/// far below any reported digit and below the standard error of any mean a sweep can measure.
+const TOLERANCE: f64 = 1e-9;
 const MAX_SWEEPS: usize = 500;
 
 /// Below this many samples a pass runs on one core; above, on every core in chunks of it.
 const PARALLEL_CHUNK: usize = 1 << 16;
 
-/// Sums over more keys than this (a million-run sweep's rounds) stay on one core: every chunk would
-/// otherwise zero and add a whole vector of them.
+/// Sums over more keys than this (a million-run sweep's rounds) are split into `WIDE_PARTS` parts only:
+/// every part zeroes and adds a whole vector of them.
 const PARALLEL_KEYS: usize = 1 << 12;
+const WIDE_PARTS: usize = 4;
 
 impl WeightedBackfit {
     /// Minimises Σ wᵢ (yᵢ − μₛ − βᵣ)² by alternating the weighted setting means and round means of the
@@ -91,13 +92,8 @@ impl WeightedBackfit {
             (None, _) => Vec::new(),
         };
         for sweep in 0..MAX_SWEEPS {
-            let sums = if round_effect.is_empty() {
-                key_sums(&layout.setting_of, layout.settings, |i| weights[i] * values[i])
-            } else {
-                key_sums(&layout.setting_of, layout.settings, |i| {
-                    weights[i] * (values[i] - round_effect[layout.round_of[i] as usize])
-                })
-            };
+            let others = (!round_effect.is_empty()).then_some((layout.round_of.as_slice(), round_effect.as_slice()));
+            let sums = partial_sums(&layout.setting_of, layout.settings, values, weights, others);
             let new_settings = divide(sums, &setting_weight);
             let mut moved = largest_change(&setting_effect, &new_settings);
             setting_effect = new_settings;
@@ -106,9 +102,8 @@ impl WeightedBackfit {
                 break;
             }
             if let (Some(components), Some(round_weight)) = (rounds, &round_weight) {
-                let sums = key_sums(&layout.round_of, layout.rounds, |i| {
-                    weights[i] * (values[i] - setting_effect[layout.setting_of[i] as usize])
-                });
+                let others = Some((layout.setting_of.as_slice(), setting_effect.as_slice()));
+                let sums = partial_sums(&layout.round_of, layout.rounds, values, weights, others);
                 let mut new_rounds = divide(sums, round_weight);
                 centre(&mut new_rounds, components);
                 moved = moved.max(largest_change(&round_effect, &new_rounds));
@@ -123,24 +118,44 @@ impl WeightedBackfit {
     }
 }
 
-/// Σ `value(i)` over the samples of each key, on every core for a large sweep (chunks summed in order,
-/// so the result does not depend on the number of threads).
-fn key_sums(key_of: &[u32], keys: usize, value: impl Fn(usize) -> f64 + Sync) -> Vec<f64> {
+/// Σ wᵢ (yᵢ − other[other_keyᵢ]) over the samples of each key (the partial residuals of one factor with
+/// the other's effects taken out), on every core for a large sweep: in chunks of `PARALLEL_CHUNK`, or for
+/// many keys (a million-run sweep's rounds) in `WIDE_PARTS` parts, each a vector of them. The parts are
+/// fixed, not one per core, so the sums' last digits do not depend on the machine.
+fn partial_sums(
+    keys: &[u32],
+    count: usize,
+    values: &[f64],
+    weights: &[f64],
+    others: Option<(&[u32], &[f64])>,
+) -> Vec<f64> {
     let part = |range: std::ops::Range<usize>| {
-        let mut sums = vec![0.0; keys];
-        for i in range {
-            sums[key_of[i] as usize] += value(i);
+        let mut sums = vec![0.0; count];
+        let (keys, values, weights) = (&keys[range.clone()], &values[range.clone()], &weights[range.clone()]);
+        match others {
+            Some((other_keys, effects)) => {
+                for (((&key, &value), &weight), &other) in keys.iter().zip(values).zip(weights).zip(&other_keys[range])
+                {
+                    sums[key as usize] += weight * (value - effects[other as usize]);
+                }
+            }
+            None => {
+                for ((&key, &value), &weight) in keys.iter().zip(values).zip(weights) {
+                    sums[key as usize] += weight * value;
+                }
+            }
         }
         sums
     };
-    if key_of.len() < 2 * PARALLEL_CHUNK || keys > PARALLEL_KEYS {
-        return part(0..key_of.len());
+    if keys.len() < 2 * PARALLEL_CHUNK {
+        return part(0..keys.len());
     }
-    let chunks: Vec<Vec<f64>> = (0..key_of.len().div_ceil(PARALLEL_CHUNK))
+    let chunk = if count > PARALLEL_KEYS { keys.len().div_ceil(WIDE_PARTS) } else { PARALLEL_CHUNK };
+    let chunks: Vec<Vec<f64>> = (0..keys.len().div_ceil(chunk))
         .into_par_iter()
-        .map(|chunk| part(chunk * PARALLEL_CHUNK..((chunk + 1) * PARALLEL_CHUNK).min(key_of.len())))
+        .map(|index| part(index * chunk..((index + 1) * chunk).min(keys.len())))
         .collect();
-    let mut total = vec![0.0; keys];
+    let mut total = vec![0.0; count];
     for chunk in chunks {
         total.iter_mut().zip(chunk).for_each(|(t, c)| *t += c);
     }
@@ -162,14 +177,12 @@ fn weight_sums(layout: &SampleLayout, weights: &[f64], by_round: bool) -> (Vec<f
 
 /// yᵢ − μₛ − βᵣ for every sample, on every core for a large sweep.
 fn residuals(layout: &SampleLayout, values: &[f64], setting_effect: &[f64], round_effect: &[f64]) -> Vec<f64> {
-    let residual = |i: usize| {
-        let round = if round_effect.is_empty() { 0.0 } else { round_effect[layout.round_of[i] as usize] };
-        values[i] - setting_effect[layout.setting_of[i] as usize] - round
-    };
-    if values.len() < 2 * PARALLEL_CHUNK {
-        return (0..values.len()).map(residual).collect();
-    }
-    (0..values.len()).into_par_iter().with_min_len(PARALLEL_CHUNK).map(residual).collect()
+    let rows = values.par_iter().zip(&layout.setting_of).zip(&layout.round_of).with_min_len(PARALLEL_CHUNK);
+    rows.map(|((value, &setting), &round)| {
+        let round = if round_effect.is_empty() { 0.0 } else { round_effect[round as usize] };
+        value - setting_effect[setting as usize] - round
+    })
+    .collect()
 }
 
 /// Each weighted sum over its key's weight (0 for a key without weight).
