@@ -5,7 +5,7 @@
 //! `sweep compare --json` on A/A pairs and on known regressions. It prints figures beside the issues'
 //! targets; it asserts nothing (the fixture's numbers are not measurements).
 //!
-//! `cargo bench --bench decisions [-- SCENARIO...]` (scenarios a..q, default all; or `bench/decisions.sh`).
+//! `cargo bench --bench decisions [-- SCENARIO...]` (scenarios a..r, default all; or `bench/decisions.sh`).
 //! Env: DECISIONS_SWEEPS (sweeps per scenario, default 40), DECISIONS_TRIALS (independent A/B pairs per
 //! compare scenario, default 50), DECISIONS_SEED (the first seed, default 1000: sweep i of every scenario
 //! runs with seed + i, so scenarios differ only by their conditions), DECISIONS_KEEP=1 (keep the work folder
@@ -64,7 +64,18 @@ fn run() -> Result<(), String> {
     let selected: Vec<String> = std::env::args().skip(1).filter(|arg| !arg.starts_with("--")).collect();
     let wanted = |id: &str| selected.is_empty() || selected.iter().any(|arg| arg == id);
     let bench = Bench::new()?;
-    print::preamble(&bench);
+    let result = run_selected(&bench, &wanted);
+    // Kept on a failure too: the failed sweep's logs are in it.
+    if std::env::var_os("DECISIONS_KEEP").is_some() {
+        let kept = bench.work.keep();
+        println!("\nwork folder kept: {} (<scenario>-<seed>/x.analysis.json)", kept.display());
+    }
+    result
+}
+
+/// The scenarios `wanted` (by id) in id order, each printed as it ends.
+fn run_selected(bench: &Bench, wanted: &dyn Fn(&str) -> bool) -> Result<(), String> {
+    print::preamble(bench);
     let mut ids: Vec<&str> = SCENARIOS.iter().map(|s| s.id).chain(COMPARE_SCENARIOS.iter().map(|s| s.id)).collect();
     ids.sort_unstable();
     let mut results: BTreeMap<&str, Vec<SweepFacts>> = BTreeMap::new();
@@ -73,17 +84,13 @@ fn run() -> Result<(), String> {
         if let Some(scenario) = SCENARIOS.iter().find(|s| s.id == id) {
             let truth = bench.truth(scenario.grid)?;
             print::truth_once(scenario.grid, &truth, &mut truths_shown);
-            let facts = run_scenario(&bench, scenario, &truth)?;
+            let facts = run_scenario(bench, scenario, &truth)?;
             print::scenario(scenario, &facts, &truth, &results);
             results.insert(scenario.id, facts);
         } else if let Some(scenario) = COMPARE_SCENARIOS.iter().find(|s| s.id == id) {
-            let trials = run_compare(&bench, scenario)?;
+            let trials = run_compare(bench, scenario)?;
             print::compare(scenario, &trials);
         }
-    }
-    if std::env::var_os("DECISIONS_KEEP").is_some() {
-        let kept = bench.work.keep();
-        println!("\nwork folder kept: {} (<scenario>-<seed>/x.analysis.json)", kept.display());
     }
     Ok(())
 }

@@ -107,8 +107,16 @@ const fn misbehaving(id: &'static str, title: &'static str, fixture: Fixture, ta
     Scenario { id, title, fixture, targets, ..A }
 }
 
-/// Issue 7's scenarios (a..f), then issue 19's misbehaving noise (h..m) and its race (q).
-pub const SCENARIOS: [Scenario; 13] = [
+/// `scenario` with a note for the reader of its MISSED targets.
+const fn noted(scenario: Scenario, note: &'static str) -> Scenario {
+    Scenario { note: Some(note), ..scenario }
+}
+
+/// Prefill sd 4% at 1 slice, the setting in both true ties (scenario r).
+const NOISY_1: Fixture = &[("FIXTURE_NOISE_BY_SLICES", "1:0.04")];
+
+/// Issue 7's scenarios (a..f), then issue 19's misbehaving noise (h..m, r) and its race (q).
+pub const SCENARIOS: [Scenario; 14] = [
     A,
     Scenario {
         id: "b",
@@ -148,18 +156,22 @@ pub const SCENARIOS: [Scenario; 13] = [
         &[("FIXTURE_STRAGGLERS", "0.03")],
         &[NoWrong, ClearRight(0.75)],
     ),
-    Scenario {
-        note: Some(
-            "every clear group has slices 4 within 3.7-4.3% of its best, and 3 runs of a 4%-noise setting \
-             cannot resolve that (its mean's sd alone is 2.3%): honest verdicts leave most of them tied",
-        ),
-        ..misbehaving(
+    noted(
+        misbehaving(
             "j",
             "unequal noise: prefill sd 4% at 4 slices, 0.5% at 1 slice, 1% elsewhere",
             &[("FIXTURE_NOISE_BY_SLICES", "4:0.04,1:0.005")],
             &[NoWrong, ClearRight(0.75)],
-        )
-    },
+        ),
+        "every clear group has slices 4 within 3.7-4.3% of its best, and 3 runs of a 4%-noise setting cannot \
+         resolve that (its mean's sd alone is 2.3%; a z-test knowing every setting's sd resolves 17% of these \
+         groups): honest verdicts leave most of them tied (docs/decisions.md)",
+    ),
+    noted(
+        misbehaving("r", "unequal noise on the true ties: prefill sd 4% at 1 slice, 1% elsewhere", NOISY_1, &[NoWrong]),
+        "both true ties have a 4%-noise setting in them (512: slices 1 = 8, 1024: slices 1 = 2): a moderated \
+         variance shrunk too far toward the 1% settings calls one of them beaten in more than alpha of the sweeps",
+    ),
     misbehaving(
         "k",
         "a control the setting moves: decode 10% lower at 4 slices",
