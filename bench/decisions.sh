@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Decisions benchmark (issue 7): `sweep run` on the decision FIXTURE engine (known truth, 1% lognormal
-# noise, optional shared drift) many times with different seeds; prints right / wrong / wash-where-clear /
-# clear-where-wash group counts, engine runs per sweep, racing's savings against fixed 5 reps, and the A/A
-# false-alarm rate of `sweep compare`, each beside the issue's target. The fixture's numbers are not
-# measurements; the benchmark prints figures and asserts nothing.
-# Usage: bench/decisions.sh [SCENARIO...]   (a..g, default all; DECISIONS_SWEEPS=20 sweeps per scenario)
+# Decisions benchmark (issues 7 and 19): `sweep run` on the decision FIXTURE engine (known truth, lognormal
+# noise, and on request drift, stragglers, unequal noise, a control the setting moves, a step, a regression)
+# many times with different seeds. Per scenario it prints right / wrong / cannot tell / overclaim per group
+# and group kind, stragglers named, control use, interval honesty, racing's runs against a fixed budget, and
+# what `sweep compare` says on A/A pairs and known regressions, each beside its target with MET / MISSED.
+# The fixture's numbers are not measurements; the benchmark prints figures and asserts nothing. Results and
+# the machine they ran on: docs/decisions.md.
+# Usage: bench/decisions.sh [SCENARIO...]   (a..r, default all; DECISIONS_SWEEPS=40 sweeps per scenario,
+#        DECISIONS_TRIALS=50 A/B pairs per compare scenario, DECISIONS_SEED=1000 the first seed,
+#        DECISIONS_KEEP=1 keeps the work folder)
 # The code is harness/benches/decisions/, the fixture harness/examples/decision_fixture.rs, the
 # declarations bench/decisions/.
 set -euo pipefail

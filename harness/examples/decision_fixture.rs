@@ -2,16 +2,19 @@
 //! numbers are not measurements. It prints throughput drawn from a cost model whose truth is known, so the
 //! benchmark can count how often `sweep`'s verdicts name the true best setting.
 //!
-//! Usage: `decision_fixture --rows R --slices S [--rep N]` (the slices grid) or `decision_fixture --setting K
-//! [--rep N]` (the A/A grid, K in 1..=50). It prints one line and exits 0:
-//! `fixture_result prefill_tokens_per_s=.. decode_tokens_per_s=.. rows=.. slices=..` (or `setting=..`).
-//! `decision_fixture --truth` prints the slices grid's truth table as JSON, for the benchmark to judge by.
+//! Usage: `decision_fixture --rows R --slices S [--rep N]` (the slices grid), `decision_fixture --setting K
+//! [--rep N]` (the A/A grid, K in 1..=50) or `decision_fixture --rival K [--rep N]` (the race grid, K in
+//! 0..=9). It prints one line and exits 0: `fixture_result prefill_tokens_per_s=.. decode_tokens_per_s=..
+//! slowdown=.. rows=.. slices=..` (or `setting=..`, `rival=..`); `slowdown` is the straggler factor this run
+//! was given (1 for most runs), the truth a benchmark checks the named stragglers against.
+//! `decision_fixture --truth` prints the slices grid's truth table as JSON, `--truth race` the race grid's,
+//! for the benchmark to judge by.
 //!
 //! Truth model, one run (k = the run's index in its sweep):
 //!
 //! ```text
-//! prefill = truth(rows, slices) x drift(k) x exp(sigma z1)
-//! decode  = decode_base(rows)   x drift(k) x exp(sigma z2)
+//! prefill = truth(rows, slices) x regression x drift(k) / slowdown x exp(sigma(slices) z1)
+//! decode  = decode_base(rows) x moved(slices) x drift(k) / slowdown x exp(sigma z2)
 //! ```
 //!
 //! with z1, z2 independent standard normals (multiplicative lognormal noise, median = truth).
@@ -30,7 +33,9 @@
 //! 8192  CLEAR     slices 8    4 -3.8%, 2 -7.5%, 1 -8.9%
 //! ```
 //!
-//! The A/A grid's truth is `1000 + 5 K` for setting K; it only has to be the same on both sides.
+//! The A/A grid's truth is `1000 + 5 K` for setting K; it only has to be the same on both sides. The race
+//! grid's is `1000 (1 - gap(K))`: rival 0 is the best, rivals 1..=9 trail it by 3% to 10% in equal steps
+//! (3-10x the default noise: a sequential design should drop them early).
 //!
 //! `decode_base(rows)` is the control metric: it does not depend on slices (or on K), but it does depend
 //! on rows, as decode TPS did in the study (`DECODE_BASE` below, 12 .. 6 tokens/s).
@@ -38,19 +43,34 @@
 //! `drift(k)` is a machine-speed factor shared by every run at the same moment. k counts the runs of a
 //! sweep (0, 1, ...) in the file `run_counter` of the directory `FIXTURE_STATE` (default: the parent of the
 //! working directory, i.e. the sweep's `runs/` folder), created when absent; runs of one sweep are
-//! sequential. `FIXTURE_DRIFT` selects it (P = `FIXTURE_DRIFT_PERIOD`, default 200 runs; A = 0.15):
+//! sequential. `FIXTURE_DRIFT` selects it (P = `FIXTURE_DRIFT_PERIOD`, default 200 runs;
+//! A = `FIXTURE_DRIFT_AMPLITUDE`, default 0.15; `FIXTURE_STEP_AT`, default P / 4):
 //!
 //! ```text
 //! none  1 (the default)
-//! sine  1 + A sin(2 pi k / P + phase), phase drawn from the seed: a slow +-15% swing
-//! step  1 for k < P / 4, then 1 - A: the machine gets 15% slower mid-sweep
+//! sine  1 + A sin(2 pi k / P + phase), phase drawn from the seed: a slow +-15% swing by default
+//! step  1 for k < FIXTURE_STEP_AT, then 1 - A: the machine gets 15% slower mid-sweep by default
 //! ```
 //!
-//! sigma is `FIXTURE_NOISE` (default 0.01, i.e. 1% per run). The noise is seeded by `FIXTURE_SEED` (default 0)
-//! combined with the setting and `--rep N` when given, else with k (splitmix64, Box-Muller), so a sweep
+//! sigma is `FIXTURE_NOISE` (default 0.01, i.e. 1% per run). The noise is seeded by `FIXTURE_SEED` (default 0),
+//! hashed, then combined with the setting and `--rep N` when given, else with k (splitmix64, Box-Muller), so a sweep
 //! with the same seed reproduces its numbers exactly. Keyed by rep, rep r of a setting draws the same noise
 //! in every sweep of one seed, whatever its order and however many reps it runs (common random numbers):
-//! a racing sweep and a fixed-reps sweep are then judged on the same draws.
+//! a racing sweep and a fixed-reps sweep are then judged on the same draws. Every run draws its
+//! straggler chance too, whether or not stragglers were asked for, so the knobs below change the numbers they
+//! are about and nothing else.
+//!
+//! Misbehaviour on request, each off by default:
+//!
+//! ```text
+//! FIXTURE_STRAGGLERS=0.03             a share of runs (drawn per run) 2-4x slower in both metrics
+//! FIXTURE_NOISE_BY_SLICES=4:0.04,1:0.005
+//!                                     sigma(slices) of prefill at those slice counts (decode keeps sigma)
+//! FIXTURE_CONTROL_MOVE=4:0.9          decode x 0.9 at 4 slices: a control the setting moves
+//! FIXTURE_REGRESSION=0.05             prefill 5% lower everywhere (version B of a compare)
+//! FIXTURE_REGRESSION_AT=2048,2:0.05   prefill 5% lower at rows=2048 slices=2 only (K:0.05 on the
+//!                                     A/A or race grid)
+//! ```
 
 use std::f64::consts::PI;
 use std::path::PathBuf;
@@ -72,22 +92,48 @@ const DECODE_BASE: [(u32, f64); 5] = [(512, 12.0), (1024, 11.0), (2048, 9.5), (4
 
 const AA_SETTINGS: u32 = 50;
 const AA_DECODE: f64 = 10.0;
-const DRIFT_AMPLITUDE: f64 = 0.15;
-const USAGE: &str = "usage: --rows R --slices S [--rep N] | --setting K [--rep N] | --truth";
+/// The race grid: rival 0 is the best, rivals 1..=RACE_RIVALS trail it by RACE_GAPS.
+const RACE_RIVALS: u32 = 9;
+const RACE_GAPS: (f64, f64) = (0.03, 0.10);
+const USAGE: &str =
+    "usage: --rows R --slices S [--rep N] | --setting K [--rep N] | --rival K [--rep N] | --truth [race]";
 
 /// Which setting one run is asked for.
 enum Request {
     Slices { rows: u32, slices: u32 },
     AaSetting(u32),
+    Rival(u32),
 }
 
 impl Request {
-    /// The numbers that name the setting, for keying its noise.
+    /// The numbers that name the setting, for keying its noise and matching `FIXTURE_REGRESSION_AT`.
     fn ids(&self) -> Vec<u64> {
         match self {
             Request::Slices { rows, slices } => vec![u64::from(*rows), u64::from(*slices)],
             Request::AaSetting(setting) => vec![u64::from(*setting)],
+            Request::Rival(rival) => vec![u64::from(*rival)],
         }
+    }
+
+    /// The slice count, where the grid has one (the per-slice-count knobs apply there only).
+    fn slices(&self) -> Option<u32> {
+        match self {
+            Request::Slices { slices, .. } => Some(*slices),
+            Request::AaSetting(_) | Request::Rival(_) => None,
+        }
+    }
+
+    /// Noise-free prefill and decode, and the labels the result line ends with.
+    fn truth(&self) -> Result<(f64, f64, String), String> {
+        Ok(match self {
+            Request::Slices { rows, slices } => {
+                (prefill_truth(*rows, *slices)?, decode_base(*rows)?, format!("rows={rows} slices={slices}"))
+            }
+            Request::AaSetting(setting) => {
+                (1000.0 + 5.0 * f64::from(*setting), AA_DECODE, format!("setting={setting}"))
+            }
+            Request::Rival(rival) => (race_truth(*rival), AA_DECODE, format!("rival={rival}")),
+        })
     }
 }
 
@@ -96,8 +142,30 @@ struct Knobs {
     noise: f64,
     drift: String,
     period: f64,
+    amplitude: f64,
+    step_at: f64,
     seed: u64,
     state_dir: PathBuf,
+    stragglers: f64,
+    noise_by_slices: Vec<(Vec<u64>, f64)>,
+    control_move: Vec<(Vec<u64>, f64)>,
+    regression: f64,
+    regression_at: Vec<(Vec<u64>, f64)>,
+}
+
+impl Knobs {
+    /// The factor a `slices:value` knob gives this request's slice count, if it names it.
+    fn at_slices(entries: &[(Vec<u64>, f64)], request: &Request) -> Option<f64> {
+        let slices = u64::from(request.slices()?);
+        entries.iter().find(|(ids, _)| ids == &[slices]).map(|(_, value)| *value)
+    }
+
+    /// Prefill's factor from `FIXTURE_REGRESSION` and `FIXTURE_REGRESSION_AT`.
+    fn regression_factor(&self, request: &Request) -> f64 {
+        let ids = request.ids();
+        let at = self.regression_at.iter().filter(|(at, _)| *at == ids).map(|(_, r)| 1.0 - r).product::<f64>();
+        (1.0 - self.regression) * at
+    }
 }
 
 fn main() -> ExitCode {
@@ -115,32 +183,41 @@ fn main() -> ExitCode {
 
 fn run() -> Result<String, String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args == ["--truth"] {
-        return Ok(truth_json());
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["--truth"] => return Ok(truth_json()),
+        ["--truth", "race"] => return Ok(race_truth_json()),
+        _ => {}
     }
     let (request, rep) = parse_request(args)?;
-    let (truth, decode_base, label) = match &request {
-        Request::Slices { rows, slices } => {
-            (prefill_truth(*rows, *slices)?, decode_base(*rows)?, format!("rows={rows} slices={slices}"))
-        }
-        Request::AaSetting(setting) => (1000.0 + 5.0 * f64::from(*setting), AA_DECODE, format!("setting={setting}")),
-    };
+    let (truth, decode_base, label) = request.truth()?;
     let knobs = read_knobs()?;
     let k = next_run_index(&knobs.state_dir)?;
     let noise_key = match rep {
         Some(rep) => [request.ids(), vec![u64::from(rep)]].concat(),
         None => vec![k],
     };
-    let mut rng = SplitMix64(noise_key.iter().fold(knobs.seed, |state, part| SplitMix64(state ^ part).next()));
+    // The seed is hashed before the setting is mixed in: `seed ^ setting` alone collides across sweeps (seed
+    // 1000 with setting 47 and seed 1001 with setting 46 both give 967), so two sweeps would share draws.
+    let hashed_seed = SplitMix64(knobs.seed).next();
+    let mut rng = SplitMix64(noise_key.iter().fold(hashed_seed, |state, part| SplitMix64(state ^ part).next()));
     let drift = drift_factor(&knobs, k)?;
-    let prefill = truth * drift * (knobs.noise * rng.normal()).exp();
-    let decode = decode_base * drift * (knobs.noise * rng.normal()).exp();
-    Ok(format!("fixture_result prefill_tokens_per_s={prefill:.4} decode_tokens_per_s={decode:.6} {label}"))
+    let (z1, z2) = (rng.normal(), rng.normal());
+    // Drawn in every run, so that asking for stragglers leaves every other draw as it was.
+    let (straggles, how_slow) = (rng.uniform() < knobs.stragglers, 2.0 + 2.0 * rng.uniform());
+    let slowdown = if straggles { how_slow } else { 1.0 };
+    let sigma = Knobs::at_slices(&knobs.noise_by_slices, &request).unwrap_or(knobs.noise);
+    let moved = Knobs::at_slices(&knobs.control_move, &request).unwrap_or(1.0);
+    let prefill = truth * knobs.regression_factor(&request) * drift / slowdown * (sigma * z1).exp();
+    let decode = decode_base * moved * drift / slowdown * (knobs.noise * z2).exp();
+    Ok(format!(
+        "fixture_result prefill_tokens_per_s={prefill:.4} decode_tokens_per_s={decode:.6} \
+         slowdown={slowdown:.3} {label}"
+    ))
 }
 
 /// The setting asked for, and the rep when given.
 fn parse_request(args: Vec<String>) -> Result<(Request, Option<u32>), String> {
-    let (mut rows, mut slices, mut setting, mut rep) = (None, None, None, None);
+    let (mut rows, mut slices, mut setting, mut rival, mut rep) = (None, None, None, None, None);
     let mut args = args.into_iter();
     while let Some(flag) = args.next() {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -149,15 +226,20 @@ fn parse_request(args: Vec<String>) -> Result<(Request, Option<u32>), String> {
             "--rows" => rows = Some(number),
             "--slices" => slices = Some(number),
             "--setting" => setting = Some(number),
+            "--rival" => rival = Some(number),
             "--rep" => rep = Some(number),
             _ => return Err(format!("unknown flag {flag}; {USAGE}")),
         }
     }
-    let request = match (rows, slices, setting) {
-        (Some(rows), Some(slices), None) => Request::Slices { rows, slices },
-        (None, None, Some(setting)) if (1..=AA_SETTINGS).contains(&setting) => Request::AaSetting(setting),
-        (None, None, Some(setting)) => {
+    let request = match (rows, slices, setting, rival) {
+        (Some(rows), Some(slices), None, None) => Request::Slices { rows, slices },
+        (None, None, Some(setting), None) if (1..=AA_SETTINGS).contains(&setting) => Request::AaSetting(setting),
+        (None, None, Some(setting), None) => {
             return Err(format!("--setting {setting}: the A/A grid has settings 1..={AA_SETTINGS}"))
+        }
+        (None, None, None, Some(rival)) if rival <= RACE_RIVALS => Request::Rival(rival),
+        (None, None, None, Some(rival)) => {
+            return Err(format!("--rival {rival}: the race grid has rivals 0..={RACE_RIVALS}"))
         }
         _ => return Err(USAGE.to_string()),
     };
@@ -165,13 +247,23 @@ fn parse_request(args: Vec<String>) -> Result<(Request, Option<u32>), String> {
 }
 
 fn read_knobs() -> Result<Knobs, String> {
-    let noise = env_number("FIXTURE_NOISE", 0.01)?;
     let period = env_number("FIXTURE_DRIFT_PERIOD", 200.0)?;
     let seed = std::env::var("FIXTURE_SEED")
         .map_or(Ok(0), |text| text.parse::<u64>().map_err(|_| format!("FIXTURE_SEED={text}: not a whole number")))?;
-    let state_dir = std::env::var_os("FIXTURE_STATE").map_or_else(|| PathBuf::from(".."), PathBuf::from);
-    let drift = std::env::var("FIXTURE_DRIFT").unwrap_or_else(|_| "none".to_string());
-    Ok(Knobs { noise, drift, period, seed, state_dir })
+    Ok(Knobs {
+        noise: env_number("FIXTURE_NOISE", 0.01)?,
+        drift: std::env::var("FIXTURE_DRIFT").unwrap_or_else(|_| "none".to_string()),
+        period,
+        amplitude: env_number("FIXTURE_DRIFT_AMPLITUDE", 0.15)?,
+        step_at: env_number("FIXTURE_STEP_AT", period / 4.0)?,
+        seed,
+        state_dir: std::env::var_os("FIXTURE_STATE").map_or_else(|| PathBuf::from(".."), PathBuf::from),
+        stragglers: env_number("FIXTURE_STRAGGLERS", 0.0)?,
+        noise_by_slices: env_entries("FIXTURE_NOISE_BY_SLICES", ",")?,
+        control_move: env_entries("FIXTURE_CONTROL_MOVE", ",")?,
+        regression: env_number("FIXTURE_REGRESSION", 0.0)?,
+        regression_at: env_entries("FIXTURE_REGRESSION_AT", ";")?,
+    })
 }
 
 fn env_number(name: &str, default: f64) -> Result<f64, String> {
@@ -183,6 +275,22 @@ fn env_number(name: &str, default: f64) -> Result<f64, String> {
             .ok_or_else(|| format!("{name}={text}: not a non-negative number")),
         Err(_) => Ok(default),
     }
+}
+
+/// `4:0.04,1:0.005` (entries split by `separator`): per entry the ids it names (`2048,2` names a
+/// rows-and-slices setting when entries are split by `;`) and its value. Unset: no entries.
+fn env_entries(name: &str, separator: &str) -> Result<Vec<(Vec<u64>, f64)>, String> {
+    let Ok(text) = std::env::var(name) else { return Ok(Vec::new()) };
+    let entry = |part: &str| -> Option<(Vec<u64>, f64)> {
+        let (ids, value) = part.split_once(':')?;
+        let ids = ids.split(',').map(|id| id.trim().parse::<u64>().ok()).collect::<Option<Vec<u64>>>()?;
+        let value = value.trim().parse::<f64>().ok().filter(|value| value.is_finite() && *value >= 0.0)?;
+        Some((ids, value))
+    };
+    text.split(separator)
+        .filter(|part| !part.trim().is_empty())
+        .map(|part| entry(part).ok_or_else(|| format!("{name}={text}: `{part}` is not IDS:VALUE")))
+        .collect()
 }
 
 /// Reads and bumps the sweep's run counter; the first run of a sweep is 0.
@@ -205,9 +313,9 @@ fn drift_factor(knobs: &Knobs, k: u64) -> Result<f64, String> {
         "sine" => {
             // The phase depends on the seed only, so it is the same for every run of the sweep.
             let phase = 2.0 * PI * SplitMix64(knobs.seed).uniform();
-            Ok(1.0 + DRIFT_AMPLITUDE * (2.0 * PI * k / knobs.period + phase).sin())
+            Ok(1.0 + knobs.amplitude * (2.0 * PI * k / knobs.period + phase).sin())
         }
-        "step" => Ok(if k < knobs.period / 4.0 { 1.0 } else { 1.0 - DRIFT_AMPLITUDE }),
+        "step" => Ok(if k < knobs.step_at { 1.0 } else { 1.0 - knobs.amplitude }),
         other => Err(format!("FIXTURE_DRIFT={other}: expected none, sine or step")),
     }
 }
@@ -223,6 +331,24 @@ fn truth_json() -> String {
         })
         .collect();
     serde_json::Value::Array(settings).to_string()
+}
+
+/// `[{"rival": 0, "prefill_tokens_per_s": 1000.0}, ...]`: the race grid's truth.
+fn race_truth_json() -> String {
+    let rivals: Vec<serde_json::Value> = (0..=RACE_RIVALS)
+        .map(|rival| serde_json::json!({ "rival": rival, "prefill_tokens_per_s": race_truth(rival) }))
+        .collect();
+    serde_json::Value::Array(rivals).to_string()
+}
+
+/// Rival 0 is 1000 tokens/s; rival K >= 1 trails it by RACE_GAPS.0 .. RACE_GAPS.1 in equal steps.
+fn race_truth(rival: u32) -> f64 {
+    if rival == 0 {
+        return 1000.0;
+    }
+    let (first, last) = RACE_GAPS;
+    let gap = first + (last - first) * f64::from(rival - 1) / f64::from(RACE_RIVALS - 1);
+    1000.0 * (1.0 - gap)
 }
 
 fn prefill_truth(rows: u32, slices: u32) -> Result<f64, String> {

@@ -3,10 +3,18 @@
 
 use serde_json::Value;
 
+/// How a grid's settings are named in the truth table and in `analysis.json`: the compared param, and the
+/// param whose values are the groups (none: the whole grid is one group, numbered 0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Keys<'a> {
+    pub group: Option<&'a str>,
+    pub param: &'a str,
+}
+
 /// The truth of one group of the fixture's grid, e.g. `rows = 2048`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GroupTruth {
-    /// The group's value of the group-by param.
+    /// The group's value of the group-by param (0 for a grid without one).
     pub group: u64,
     /// The true best settings (values of the compared param): the maximum and every setting within
     /// the clear margin of it.
@@ -21,54 +29,69 @@ pub struct GroupVerdict {
     pub group: u64,
     /// `resolved`, `tied` or `cannot tell`.
     pub verdict: String,
-    /// The named best and every rival it calls tied with it.
+    /// The named best, first, and every rival it calls tied with it; the other rivals were called beaten.
     pub winners: Vec<u64>,
     /// `paired` or `welch`.
     pub method: String,
 }
 
-/// How one group verdict compares with the truth.
+/// How one group verdict compares with the truth; the columns of the benchmark's tables, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     /// A clear group resolved with its true best, or a true tie reported tied with every true best in it.
     Right,
-    /// No true best among the winners: a setting that is not a true best was named best (or tied best)
-    /// and every true best was called beaten.
+    /// A resolved best that is not a true best.
     Wrong,
-    /// A clear group not resolved (tied or cannot tell) although its winners include the true best.
-    WashWhereClear,
-    /// A true tie where at least one truly tied setting was called beaten.
-    ClearWhereWash,
-    /// A true tie reported as `cannot tell`.
-    Undecided,
+    /// Not decided, and no claim against the truth: a clear group tied or `cannot tell` with its true best
+    /// among the winners, a true tie `cannot tell` with every true best kept.
+    CannotTell,
+    /// A true best called beaten (which includes a true tie resolved): a claim the truth does not support.
+    Overclaim,
 }
 
-/// The groups of a truth table `[{"rows": 512, "slices": 1, "prefill_tokens_per_s": 876.0}, ...]`.
+/// Counts of each `Outcome`, indexed by `Outcome as usize`.
+pub type Counts = [usize; 4];
+
+/// One setting of a truth table: its group, its value of the compared param, its noise-free metric.
+pub type SettingTruth = (u64, u64, f64);
+
+/// The settings of a truth table `[{"rows": 512, "slices": 1, "prefill_tokens_per_s": 876.0}, ...]`.
+pub fn setting_truths(table: &Value, keys: Keys, metric: &str) -> Result<Vec<SettingTruth>, String> {
+    let rows = table.as_array().ok_or("the truth table is not a JSON array")?;
+    let setting = |row: &Value| -> Result<SettingTruth, String> {
+        let group = group_of(row, keys).ok_or_else(|| format!("truth row {row} has no integer `{:?}`", keys.group))?;
+        let value =
+            unsigned(&row[keys.param]).ok_or_else(|| format!("truth row {row} has no integer `{}`", keys.param))?;
+        let truth = row[metric].as_f64().ok_or_else(|| format!("truth row {row} has no number `{metric}`"))?;
+        Ok((group, value, truth))
+    };
+    rows.iter().map(setting).collect()
+}
+
+/// The groups of the settings, in group order.
 ///
 /// A setting is among a group's true best when its log distance to the group's maximum is at most
 /// `margin` (3x the per-run noise): closer than that, a 3-rep sweep is not expected to separate them.
-pub fn truth_groups(
-    table: &Value,
-    group_key: &str,
-    param: &str,
-    metric: &str,
-    margin: f64,
-) -> Result<Vec<GroupTruth>, String> {
-    let rows = table.as_array().ok_or("the truth table is not a JSON array")?;
-    let mut settings: Vec<(u64, u64, f64)> = Vec::new();
-    for row in rows {
-        let group = unsigned(&row[group_key]).ok_or_else(|| format!("truth row {row} has no integer `{group_key}`"))?;
-        let value = unsigned(&row[param]).ok_or_else(|| format!("truth row {row} has no integer `{param}`"))?;
-        let truth = row[metric].as_f64().ok_or_else(|| format!("truth row {row} has no number `{metric}`"))?;
-        settings.push((group, value, truth));
-    }
+pub fn truth_groups(settings: &[SettingTruth], margin: f64) -> Vec<GroupTruth> {
     let mut groups: Vec<u64> = settings.iter().map(|(group, _, _)| *group).collect();
     groups.sort_unstable();
     groups.dedup();
-    Ok(groups.into_iter().map(|group| group_truth(group, &settings, margin)).collect())
+    groups.into_iter().map(|group| group_truth(group, settings, margin)).collect()
 }
 
-fn group_truth(group: u64, settings: &[(u64, u64, f64)], margin: f64) -> GroupTruth {
+/// The rows of a truth table whose `param` is one of `values`; every row when `values` is empty.
+pub fn restrict(table: &Value, param: &str, values: &[u64]) -> Value {
+    let rows = table.as_array().map_or(&[][..], Vec::as_slice);
+    let kept =
+        rows.iter().filter(|row| values.is_empty() || unsigned(&row[param]).is_some_and(|v| values.contains(&v)));
+    Value::Array(kept.cloned().collect())
+}
+
+fn group_of(object: &Value, keys: Keys) -> Option<u64> {
+    keys.group.map_or(Some(0), |key| unsigned(&object[key]))
+}
+
+fn group_truth(group: u64, settings: &[SettingTruth], margin: f64) -> GroupTruth {
     let members: Vec<(u64, f64)> =
         settings.iter().filter(|(g, _, _)| *g == group).map(|(_, value, truth)| (*value, *truth)).collect();
     let top = members.iter().map(|(_, truth)| *truth).fold(f64::MIN, f64::max);
@@ -77,14 +100,15 @@ fn group_truth(group: u64, settings: &[(u64, u64, f64)], margin: f64) -> GroupTr
     GroupTruth { group, clear: best.len() == 1, best }
 }
 
-/// The group verdicts of an `analysis.json` (schema 1), keyed by the group-by param.
-pub fn group_verdicts(analysis: &Value, group_key: &str, param: &str) -> Result<Vec<GroupVerdict>, String> {
+/// The group verdicts of an `analysis.json`, keyed by the group-by param.
+pub fn group_verdicts(analysis: &Value, keys: Keys) -> Result<Vec<GroupVerdict>, String> {
     let groups = analysis["groups"].as_array().ok_or("no `groups` array")?;
-    groups.iter().map(|group| group_verdict(group, group_key, param)).collect()
+    groups.iter().map(|group| group_verdict(group, keys)).collect()
 }
 
-fn group_verdict(group: &Value, group_key: &str, param: &str) -> Result<GroupVerdict, String> {
-    let key = unsigned(&group["group"][group_key]).ok_or_else(|| format!("a group without `group.{group_key}`"))?;
+fn group_verdict(group: &Value, keys: Keys) -> Result<GroupVerdict, String> {
+    let param = keys.param;
+    let key = group_of(&group["group"], keys).ok_or_else(|| format!("a group without `group.{:?}`", keys.group))?;
     let text = |field: &str| {
         group[field].as_str().map(str::to_string).ok_or_else(|| format!("group {key}: no string `{field}`"))
     };
@@ -103,31 +127,167 @@ fn group_verdict(group: &Value, group_key: &str, param: &str) -> Result<GroupVer
     Ok(GroupVerdict { group: key, verdict: text("verdict")?, winners, method: text("method")? })
 }
 
-/// Judges one verdict by the definitions of issue 7's benchmark (see `Outcome`).
+/// Judges one verdict (see `Outcome`); a wrong best outranks an overclaim, which outranks the rest.
 pub fn classify(truth: &GroupTruth, verdict: &GroupVerdict) -> Result<Outcome, String> {
-    let holds_a_true_best = truth.best.iter().any(|best| verdict.winners.contains(best));
-    let holds_every_true_best = truth.best.iter().all(|best| verdict.winners.contains(best));
-    let outcome = match (verdict.verdict.as_str(), truth.clear) {
-        ("cannot tell", true) => Outcome::WashWhereClear,
-        ("cannot tell", false) => Outcome::Undecided,
-        ("resolved" | "tied", _) if !holds_a_true_best => Outcome::Wrong,
-        ("resolved", true) => Outcome::Right,
-        ("tied", true) => Outcome::WashWhereClear,
-        ("tied", false) if holds_every_true_best => Outcome::Right,
-        ("resolved" | "tied", false) => Outcome::ClearWhereWash,
-        (other, _) => return Err(format!("group {}: unknown verdict {other:?}", verdict.group)),
+    let resolved = match verdict.verdict.as_str() {
+        "resolved" => true,
+        "tied" | "cannot tell" => false,
+        other => return Err(format!("group {}: unknown verdict {other:?}", verdict.group)),
     };
-    Ok(outcome)
+    let named_a_true_best = truth.best.contains(&verdict.winners[0]);
+    // Every setting is the best, a tied rival or a beaten one: a true best not among the winners was beaten.
+    let beat_a_true_best = truth.best.iter().any(|best| !verdict.winners.contains(best));
+    let decided_as_truth = if truth.clear { resolved } else { verdict.verdict == "tied" };
+    Ok(if resolved && !named_a_true_best {
+        Outcome::Wrong
+    } else if beat_a_true_best {
+        Outcome::Overclaim
+    } else if decided_as_truth {
+        Outcome::Right
+    } else {
+        Outcome::CannotTell
+    })
 }
 
-/// How many settings of a `sweep compare --json` answer are flagged `improved` or `regressed`.
-pub fn flagged_settings(comparison: &Value) -> Result<usize, String> {
+/// Tallies outcomes into `Counts`.
+pub fn count(outcomes: impl IntoIterator<Item = Outcome>) -> Counts {
+    let mut counts = [0; 4];
+    for outcome in outcomes {
+        counts[outcome as usize] += 1;
+    }
+    counts
+}
+
+/// A run of a sweep: its values of the grid's params (in the order asked for) and its rep.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RunId {
+    pub setting: Vec<u64>,
+    pub rep: u64,
+}
+
+/// The runs `analysis.json` names as stragglers (`stragglers`: `{"setting": {...}, "rep": 5, ...}`).
+pub fn named_stragglers(analysis: &Value, params: &[&str]) -> Result<Vec<RunId>, String> {
+    let stragglers = analysis["stragglers"].as_array().ok_or("no `stragglers` array")?;
+    stragglers
+        .iter()
+        .map(|straggler| {
+            let setting: Option<Vec<u64>> =
+                params.iter().map(|param| unsigned(&straggler["setting"][*param])).collect();
+            let rep = unsigned(&straggler["rep"]);
+            setting
+                .zip(rep)
+                .map(|(setting, rep)| RunId { setting, rep })
+                .ok_or_else(|| format!("straggler {straggler}"))
+        })
+        .collect()
+}
+
+/// Named stragglers against the true ones: (named, true, true ones named).
+pub fn straggler_hits(named: &[RunId], truth: &[RunId]) -> (usize, usize, usize) {
+    (named.len(), truth.len(), truth.iter().filter(|run| named.contains(run)).count())
+}
+
+/// Of the rivals an `analysis.json` tested (a `df` is reported), how many, and the settings of those whose
+/// interval is not honest: `low >= high`, `df < 1` or a standard error of 0 (a test with nothing behind it).
+pub fn interval_faults(analysis: &Value, param: &str) -> (usize, Vec<String>) {
+    let rivals =
+        analysis["groups"].as_array().into_iter().flatten().flat_map(|group| {
+            group["rivals"].as_array().into_iter().flatten().map(move |rival| (&group["group"], rival))
+        });
+    let tested: Vec<(&Value, &Value)> = rivals.filter(|(_, rival)| !rival["df"].is_null()).collect();
+    let honest = |rival: &Value| {
+        let number = |field: &str| rival[field].as_f64().unwrap_or(f64::NAN);
+        number("low") < number("high") && number("df") >= 1.0 && number("std_error") > 0.0
+    };
+    let faults = tested
+        .iter()
+        .filter(|(_, rival)| !honest(rival))
+        .map(|(group, rival)| format!("{group} {param}={}", rival["setting"][param]))
+        .collect();
+    (tested.len(), faults)
+}
+
+/// The tested rivals whose interval (`low`..`high`, rival / best) misses the true ratio of their truths:
+/// `group param=value: low..high misses truth`. Simultaneous intervals (family-wise 1 - alpha) should leave
+/// at most alpha of the sweeps with any miss.
+pub fn interval_misses(analysis: &Value, keys: Keys, settings: &[SettingTruth]) -> Result<Vec<String>, String> {
+    let truth = |group: u64, value: &Value| {
+        let value = unsigned(value)?;
+        settings.iter().find(|(g, v, _)| (*g, *v) == (group, value)).map(|(_, _, truth)| *truth)
+    };
+    let mut misses = Vec::new();
+    for group in analysis["groups"].as_array().ok_or("no `groups` array")? {
+        let key = group_of(&group["group"], keys).ok_or_else(|| format!("a group without `{:?}`", keys.group))?;
+        let best =
+            truth(key, &group["best"][keys.param]).ok_or_else(|| format!("group {key}: a best without truth"))?;
+        for rival in group["rivals"].as_array().into_iter().flatten() {
+            let (Some(low), Some(high)) = (rival["low"].as_f64(), rival["high"].as_f64()) else { continue };
+            let value = &rival["setting"][keys.param];
+            let ratio = truth(key, value).ok_or_else(|| format!("group {key}: rival {value} without truth"))? / best;
+            if !(low..=high).contains(&ratio) {
+                misses
+                    .push(format!("{} {}={value}: {low:.4}..{high:.4} misses {ratio:.4}", group["group"], keys.param));
+            }
+        }
+    }
+    Ok(misses)
+}
+
+/// Whether the analysis adjusted by its control (`control` is reported) or set it aside (only the test of
+/// whether the settings move it, `control_move`, is); `None` when the sweep has no control.
+pub fn control_used(analysis: &Value) -> Option<bool> {
+    match (analysis["control"].is_null(), analysis["control_move"].is_null()) {
+        (true, true) => None,
+        (used, _) => Some(!used),
+    }
+}
+
+/// What one `sweep compare --json` answer claims.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CompareClaims {
+    /// Settings (values of the params asked for) called regressed, and called improved.
+    pub regressed: Vec<Vec<u64>>,
+    pub improved: Vec<Vec<u64>>,
+    /// The grid-wide verdict, when there is one.
+    pub overall: Option<String>,
+    /// The headline says "cannot tell: the machine changed".
+    pub machine_changed: bool,
+    /// Settings compared.
+    pub settings: usize,
+}
+
+impl CompareClaims {
+    /// Anything that would make a reader act: a setting or the grid called changed, or the machine changed.
+    pub fn flags_anything(&self) -> bool {
+        !self.regressed.is_empty()
+            || !self.improved.is_empty()
+            || matches!(self.overall.as_deref(), Some("regressed" | "improved"))
+            || self.machine_changed
+    }
+
+    /// Exactly `setting` called regressed, and nothing called improved.
+    pub fn found_only(&self, setting: &[u64]) -> bool {
+        self.regressed == [setting.to_vec()] && self.improved.is_empty()
+    }
+}
+
+/// Reads the claims of a `sweep compare --json` answer over the grid's `params`.
+pub fn compare_claims(comparison: &Value, params: &[&str]) -> Result<CompareClaims, String> {
     let settings = comparison["settings"].as_array().ok_or("no `settings` array")?;
-    settings.iter().try_fold(0, |flagged, setting| match setting["verdict"].as_str() {
-        Some("improved" | "regressed") => Ok(flagged + 1),
-        Some("no change" | "insufficient") => Ok(flagged),
-        other => Err(format!("a setting with verdict {other:?}")),
-    })
+    let mut claims = CompareClaims { settings: settings.len(), ..CompareClaims::default() };
+    for setting in settings {
+        let values: Option<Vec<u64>> = params.iter().map(|param| unsigned(&setting["setting"][*param])).collect();
+        let values = values.ok_or_else(|| format!("a setting without {params:?}: {}", setting["setting"]))?;
+        match setting["verdict"].as_str() {
+            Some("regressed") => claims.regressed.push(values),
+            Some("improved") => claims.improved.push(values),
+            Some("no change" | "insufficient" | "cannot tell") => {}
+            other => return Err(format!("a setting with verdict {other:?}")),
+        }
+    }
+    claims.overall = comparison["overall"]["verdict"].as_str().map(str::to_string);
+    claims.machine_changed = comparison["machine_changed"].as_bool().unwrap_or(false);
+    Ok(claims)
 }
 
 /// The median of a non-empty list (the mean of the middle two for an even count).
@@ -153,14 +313,19 @@ mod tests {
 
     use super::*;
 
-    fn truth() -> Vec<GroupTruth> {
-        let table = json!([
+    const ROWS: Keys = Keys { group: Some("rows"), param: "slices" };
+
+    fn table() -> Value {
+        json!([
             {"rows": 512, "slices": 1, "tps": 876.0}, {"rows": 512, "slices": 2, "tps": 700.0},
             {"rows": 512, "slices": 8, "tps": 876.0},
             {"rows": 2048, "slices": 1, "tps": 1195.1}, {"rows": 2048, "slices": 2, "tps": 1238.6},
             {"rows": 2048, "slices": 4, "tps": 1185.8},
-        ]);
-        truth_groups(&table, "rows", "slices", "tps", 0.03).unwrap()
+        ])
+    }
+
+    fn truth() -> Vec<GroupTruth> {
+        truth_groups(&setting_truths(&table(), ROWS, "tps").unwrap(), 0.03)
     }
 
     fn verdict(verdict: &str, winners: &[u64]) -> GroupVerdict {
@@ -177,9 +342,25 @@ mod tests {
     #[test]
     fn a_wider_margin_turns_a_close_group_into_a_tie() {
         let table = json!([{"g": 1, "p": 1, "m": 100.0}, {"g": 1, "p": 2, "m": 96.5}, {"g": 1, "p": 3, "m": 80.0}]);
-        let groups = truth_groups(&table, "g", "p", "m", 0.06).unwrap();
+        let groups = truth_groups(&setting_truths(&table, Keys { group: Some("g"), param: "p" }, "m").unwrap(), 0.06);
         assert_eq!(groups[0].best, vec![1, 2]);
         assert!(!groups[0].clear);
+    }
+
+    #[test]
+    fn a_grid_without_groups_is_one_group() {
+        let table = json!([{"rival": 0, "m": 1000.0}, {"rival": 1, "m": 970.0}]);
+        let groups = truth_groups(&setting_truths(&table, Keys { group: None, param: "rival" }, "m").unwrap(), 0.03);
+        assert_eq!(groups, vec![GroupTruth { group: 0, best: vec![0], clear: true }]);
+    }
+
+    #[test]
+    fn a_restricted_table_keeps_the_values_asked_for() {
+        let kept = restrict(&table(), "slices", &[2, 4]);
+        assert_eq!(kept.as_array().unwrap().len(), 3);
+        let groups = truth_groups(&setting_truths(&restrict(&kept, "rows", &[2048]), ROWS, "tps").unwrap(), 0.03);
+        assert_eq!(groups, vec![GroupTruth { group: 2048, best: vec![2], clear: true }]);
+        assert_eq!(restrict(&table(), "rows", &[]), table());
     }
 
     #[test]
@@ -187,9 +368,10 @@ mod tests {
         let clear = &truth()[1];
         assert_eq!(classify(clear, &verdict("resolved", &[2])), Ok(Outcome::Right));
         assert_eq!(classify(clear, &verdict("resolved", &[1])), Ok(Outcome::Wrong));
-        assert_eq!(classify(clear, &verdict("tied", &[2, 1])), Ok(Outcome::WashWhereClear));
-        assert_eq!(classify(clear, &verdict("tied", &[1, 4])), Ok(Outcome::Wrong));
-        assert_eq!(classify(clear, &verdict("cannot tell", &[1])), Ok(Outcome::WashWhereClear));
+        assert_eq!(classify(clear, &verdict("tied", &[2, 1])), Ok(Outcome::CannotTell));
+        assert_eq!(classify(clear, &verdict("tied", &[1, 2])), Ok(Outcome::CannotTell));
+        assert_eq!(classify(clear, &verdict("tied", &[1, 4])), Ok(Outcome::Overclaim));
+        assert_eq!(classify(clear, &verdict("cannot tell", &[1, 2, 4])), Ok(Outcome::CannotTell));
     }
 
     #[test]
@@ -197,47 +379,121 @@ mod tests {
         let tie = &truth()[0];
         assert_eq!(classify(tie, &verdict("tied", &[8, 1])), Ok(Outcome::Right));
         assert_eq!(classify(tie, &verdict("tied", &[1, 8, 2])), Ok(Outcome::Right));
-        assert_eq!(classify(tie, &verdict("resolved", &[1])), Ok(Outcome::ClearWhereWash));
-        assert_eq!(classify(tie, &verdict("tied", &[1, 2])), Ok(Outcome::ClearWhereWash));
+        assert_eq!(classify(tie, &verdict("resolved", &[1])), Ok(Outcome::Overclaim));
+        assert_eq!(classify(tie, &verdict("tied", &[1, 2])), Ok(Outcome::Overclaim));
         assert_eq!(classify(tie, &verdict("resolved", &[2])), Ok(Outcome::Wrong));
-        assert_eq!(classify(tie, &verdict("cannot tell", &[1])), Ok(Outcome::Undecided));
+        assert_eq!(classify(tie, &verdict("cannot tell", &[1, 8, 2])), Ok(Outcome::CannotTell));
         assert!(classify(tie, &verdict("wash", &[1])).is_err());
     }
 
     #[test]
+    fn outcomes_are_counted_in_column_order() {
+        let outcomes = [Outcome::Right, Outcome::Overclaim, Outcome::Right, Outcome::CannotTell];
+        assert_eq!(count(outcomes), [2, 0, 1, 1]);
+    }
+
+    #[test]
     fn verdicts_are_read_from_analysis_json() {
-        let analysis = json!({"schema_version": 1, "groups": [
+        let analysis = json!({"schema_version": 2, "groups": [
             {"group": {"rows": 512}, "verdict": "tied", "best": {"rows": 512, "slices": 8}, "method": "paired",
              "rivals": [
                 {"setting": {"rows": 512, "slices": 1}, "verdict": "tied", "ratio": 0.999},
                 {"setting": {"rows": 512, "slices": 2}, "verdict": "beaten", "ratio": 0.8}]},
             {"group": {"rows": 2048}, "verdict": "resolved", "best": {"rows": 2048, "slices": 2}, "method": "welch",
              "rivals": [{"setting": {"rows": 2048, "slices": 4}, "verdict": "beaten"}]}]});
-        let verdicts = group_verdicts(&analysis, "rows", "slices").unwrap();
+        let verdicts = group_verdicts(&analysis, ROWS).unwrap();
         assert_eq!(
             verdicts[0],
             GroupVerdict { group: 512, verdict: "tied".into(), winners: vec![8, 1], method: "paired".into() }
         );
         assert_eq!(verdicts[1].winners, vec![2]);
         assert_eq!(verdicts[1].method, "welch");
+        let one_group = json!({"groups": [{"group": {}, "verdict": "resolved", "best": {"rival": 0},
+            "method": "paired", "rivals": []}]});
+        assert_eq!(group_verdicts(&one_group, Keys { group: None, param: "rival" }).unwrap()[0].group, 0);
     }
 
     #[test]
     fn malformed_analysis_json_names_what_is_missing() {
-        assert_eq!(group_verdicts(&json!({}), "rows", "slices"), Err("no `groups` array".to_string()));
+        assert_eq!(group_verdicts(&json!({}), ROWS), Err("no `groups` array".to_string()));
         let no_best = json!({"groups": [{"group": {"rows": 512}, "verdict": "tied", "rivals": []}]});
-        assert_eq!(group_verdicts(&no_best, "rows", "slices"), Err("group 512: no `best.slices`".to_string()));
+        assert_eq!(group_verdicts(&no_best, ROWS), Err("group 512: no `best.slices`".to_string()));
         let odd_rival = json!({"groups": [{"group": {"rows": 512}, "verdict": "tied", "best": {"slices": 1},
             "method": "paired", "rivals": [{"setting": {"slices": 2}, "verdict": "wash"}]}]});
-        assert!(group_verdicts(&odd_rival, "rows", "slices").unwrap_err().contains("\"wash\""));
+        assert!(group_verdicts(&odd_rival, ROWS).unwrap_err().contains("\"wash\""));
     }
 
     #[test]
-    fn compare_flags_count_improved_and_regressed() {
+    fn named_stragglers_are_matched_with_the_true_ones() {
+        let analysis = json!({"stragglers": [
+            {"setting": {"rows": 512, "slices": 2}, "rep": 3, "slowdown": 2.5, "t": 9.0},
+            {"setting": {"rows": 2048, "slices": 1}, "rep": 1, "slowdown": 1.2, "t": 4.0}]});
+        let named = named_stragglers(&analysis, &["rows", "slices"]).unwrap();
+        assert_eq!(named[0], RunId { setting: vec![512, 2], rep: 3 });
+        let truth = [RunId { setting: vec![512, 2], rep: 3 }, RunId { setting: vec![4096, 8], rep: 2 }];
+        assert_eq!(straggler_hits(&named, &truth), (2, 2, 1));
+        assert!(named_stragglers(&json!({}), &["rows"]).is_err());
+        assert!(named_stragglers(&json!({"stragglers": [{"setting": {}, "rep": 1}]}), &["rows"]).is_err());
+    }
+
+    #[test]
+    fn interval_faults_are_zero_width_no_df_or_no_error() {
+        let rival = |slices: u64, [low, high, df, std_error]: [f64; 4]| {
+            let setting = json!({ "slices": slices });
+            json!({"setting": setting, "low": low, "high": high, "df": df, "std_error": std_error})
+        };
+        let analysis = json!({"groups": [{"group": {"rows": 2048}, "rivals": [
+            rival(1, [0.95, 0.99, 2.0, 0.01]), rival(2, [0.97, 0.97, 2.0, 0.01]), rival(4, [0.9, 0.99, 0.5, 0.01]),
+            rival(8, [0.9, 0.99, 3.0, 0.0]), {"setting": {"slices": 16}, "df": null, "reason": "no residual df"}]}]});
+        let (tested, faults) = interval_faults(&analysis, "slices");
+        assert_eq!(tested, 4);
+        assert_eq!(faults, vec![r#"{"rows":2048} slices=2"#, r#"{"rows":2048} slices=4"#, r#"{"rows":2048} slices=8"#]);
+    }
+
+    #[test]
+    fn intervals_are_checked_against_the_true_ratio() {
+        let settings = setting_truths(&table(), ROWS, "tps").unwrap();
+        let analysis = json!({"groups": [{"group": {"rows": 2048}, "best": {"slices": 2}, "rivals": [
+            {"setting": {"slices": 1}, "low": 0.95, "high": 0.98},
+            {"setting": {"slices": 4}, "low": 0.96, "high": 0.99},
+            {"setting": {"slices": 8}, "low": null, "high": null}]}]});
+        // True ratios 1195.1 / 1238.6 = 0.9649 (covered) and 1185.8 / 1238.6 = 0.9574 (missed).
+        let misses = interval_misses(&analysis, ROWS, &settings).unwrap();
+        assert_eq!(misses, vec![r#"{"rows":2048} slices=4: 0.9600..0.9900 misses 0.9574"#]);
+        let unknown = json!({"groups": [{"group": {"rows": 2048}, "best": {"slices": 16}, "rivals": []}]});
+        assert!(interval_misses(&unknown, ROWS, &settings).is_err());
+    }
+
+    #[test]
+    fn a_control_set_aside_is_reported_as_null_beside_its_test() {
+        assert_eq!(control_used(&json!({"control": {"metric": "decode_tokens_per_s", "slope": 0.9}})), Some(true));
+        assert_eq!(control_used(&json!({"control": null, "control_move": {"p_value": 0.0}})), Some(false));
+        assert_eq!(control_used(&json!({"control": null, "control_move": null})), None);
+    }
+
+    #[test]
+    fn compare_claims_name_settings_overall_and_machine() {
         let comparison = json!({"settings": [
-            {"verdict": "no change"}, {"verdict": "improved"}, {"verdict": "regressed"}, {"verdict": "insufficient"}]});
-        assert_eq!(flagged_settings(&comparison), Ok(2));
-        assert!(flagged_settings(&json!({"settings": [{"verdict": "better"}]})).is_err());
+            {"setting": {"rows": 512, "slices": 1}, "verdict": "no change"},
+            {"setting": {"rows": 2048, "slices": 2}, "verdict": "regressed"},
+            {"setting": {"rows": 4096, "slices": 4}, "verdict": "insufficient"},
+            {"setting": {"rows": 8192, "slices": 8}, "verdict": "cannot tell"}],
+            "overall": {"verdict": "no change"}, "machine_changed": false});
+        let claims = compare_claims(&comparison, &["rows", "slices"]).unwrap();
+        assert_eq!(claims.regressed, vec![vec![2048, 2]]);
+        assert_eq!(claims.settings, 4);
+        assert!(claims.found_only(&[2048, 2]));
+        assert!(!claims.found_only(&[512, 1]));
+        assert!(claims.flags_anything());
+        let quiet = compare_claims(&json!({"settings": [], "overall": null}), &["rows"]).unwrap();
+        assert!(!quiet.flags_anything());
+        let overall = compare_claims(&json!({"settings": [], "overall": {"verdict": "regressed"}}), &["rows"]).unwrap();
+        assert!(overall.flags_anything() && !overall.found_only(&[2048, 2]));
+        let machine = compare_claims(&json!({"settings": [], "machine_changed": true}), &["rows"]).unwrap();
+        assert!(machine.flags_anything());
+        assert!(
+            compare_claims(&json!({"settings": [{"setting": {"rows": 1}, "verdict": "better"}]}), &["rows"]).is_err()
+        );
     }
 
     #[test]
