@@ -19,14 +19,14 @@ pub fn holm_adjust(p_values: &[f64]) -> Vec<f64> {
 }
 
 /// The confidence level of simultaneous intervals compatible with Holm's decisions at `alpha`
-/// (Strassburger & Bretz 2008): with J of the `tests` hypotheses not rejected, every interval at
-/// 1 − alpha/J, which contains 0 for each of those J and excludes it for every rejected one; when all
-/// are rejected, the Bonferroni level 1 − alpha/m, each interval then cut at 0 on the side its test
-/// decided (`RatioInterval::cut_at_one`). 1 − alpha without tests.
+/// (Strassburger & Bretz 2008): Bonferroni's 1 − alpha/m over all m tests, every interval of a rejected
+/// hypothesis then cut at 0 on the side its test decided (`RatioInterval::cut_at_one`). Each not
+/// rejected by Holm is not rejected by Bonferroni either, so its interval contains 0; the family covers
+/// every true value with probability at least 1 − alpha. (Intervals at 1 − alpha/J for the J hypotheses
+/// left standing agree with the decisions but are not simultaneous: measured in docs/decisions.md, a
+/// third of sweeps had one that missed its true value.) 1 − alpha without tests.
 pub fn simultaneous_level(adjusted: &[f64], alpha: f64) -> f64 {
-    let not_rejected = adjusted.iter().filter(|p| **p >= alpha).count();
-    let divisor = if not_rejected > 0 { not_rejected } else { adjusted.len().max(1) };
-    1.0 - alpha / divisor as f64
+    1.0 - alpha / adjusted.len().max(1) as f64
 }
 
 #[cfg(test)]
@@ -62,18 +62,17 @@ mod tests {
     /// Every interval at the simultaneous level agrees with Holm while some hypothesis stands: a rejected p
     /// is below alpha/J (its interval excludes 0), a kept one at or above it (its interval contains 0).
     #[test]
-    fn simultaneous_intervals_agree_with_every_holm_decision() {
+    fn simultaneous_intervals_contain_zero_for_every_hypothesis_holm_keeps() {
         for raw in [vec![0.001, 0.011, 0.02, 0.04, 0.3], vec![0.004, 0.009, 0.012, 0.2], vec![0.2, 0.6], vec![0.03]] {
             let adjusted = holm_adjust(&raw);
             let level = simultaneous_level(&adjusted, 0.05);
             for (p, adjusted) in raw.iter().zip(&adjusted) {
-                assert_eq!(*adjusted < 0.05, *p < 1.0 - level, "{raw:?}: p {p}, level {level}");
+                // Kept by Holm: the interval (p >= 1 − level) contains 0. Rejected: cut at 0 when it does.
+                assert!(*adjusted < 0.05 || *p >= 1.0 - level, "{raw:?}: p {p}, level {level}");
             }
         }
-        // Three of five rejected: J = 2, level 1 − 0.05/2. All rejected: Bonferroni's level.
+        // Three of five rejected by Holm: still Bonferroni's level over all five (simultaneous).
         let adjusted = holm_adjust(&[0.001, 0.011, 0.004, 0.04, 0.3]);
-        assert!((simultaneous_level(&adjusted, 0.05) - 0.975).abs() < 1e-12);
-        let all = holm_adjust(&[0.001, 0.02, 0.04]);
-        assert!((simultaneous_level(&all, 0.05) - (1.0 - 0.05 / 3.0)).abs() < 1e-12);
+        assert!((simultaneous_level(&adjusted, 0.05) - 0.99).abs() < 1e-12);
     }
 }

@@ -93,7 +93,6 @@ impl Verdicts {
         let adjusted = holm_adjust(&p_values);
         let alpha_spent = config.alpha_at(round);
         let level = simultaneous_level(&adjusted, alpha_spent);
-        let all_rejected = adjusted.iter().all(|p| *p < alpha_spent);
         let not_rejected = adjusted.iter().filter(|p| **p >= alpha_spent).count().max(1);
         let judge = Judge {
             config,
@@ -101,7 +100,6 @@ impl Verdicts {
             alpha: alpha_spent,
             equivalence_alpha: config.equivalence_alpha(round),
             level,
-            clip: all_rejected,
             detection_alpha: alpha_spent / not_rejected as f64,
         };
         let mut holm = adjusted.into_iter();
@@ -178,7 +176,6 @@ struct Judge<'a> {
     /// Confidence of the simultaneous intervals, and whether every hypothesis was rejected (then each
     /// interval is cut at no difference).
     level: f64,
-    clip: bool,
     /// The level a tied rival would have had to pass: alpha over the hypotheses still standing.
     detection_alpha: f64,
 }
@@ -200,7 +197,7 @@ impl Judge<'_> {
         };
         let ratio = tested.map(|c| {
             let interval = self.model.ratio(c, best_mean, self.level);
-            if self.clip && beaten {
+            if beaten {
                 interval.cut_at_one()
             } else {
                 interval

@@ -181,9 +181,17 @@ where
             let (side_a, side_b) = measured(j);
             let tested = test.as_ref().ok();
             let reference = side_a.mean();
-            let ratio = tested.zip(reference).map(|(t, reference)| model.ratio(t, reference, level));
-            let marginal = tested.zip(reference).map(|(t, reference)| model.ratio(t, reference, 0.95));
             let p_adjusted = tested.map(|_| holm.next().expect("one adjusted p per test"));
+            let significant = p_adjusted.is_some_and(|p| p < config.alpha);
+            let ratio = tested.zip(reference).map(|(t, reference)| {
+                let interval = model.ratio(t, reference, level);
+                if significant {
+                    interval.cut_at_one()
+                } else {
+                    interval
+                }
+            });
+            let marginal = tested.zip(reference).map(|(t, reference)| model.ratio(t, reference, 0.95));
             let control_ratio = side_b.control_mean().zip(side_a.control_mean()).map(|(b, a)| b / a);
             let verdict = judge(ratio, p_adjusted, control_ratio, config);
             SettingComparison {

@@ -95,7 +95,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::name(&source, &decl.name)?;
     let engine = load_engine(&source, &decl.engine)?;
     let tables = param_tables::ParamTables::split(&source, &decl.params)?;
-    let params = validate::params(&source, &tables.values)?;
+    let params = validate::params(&source, &tables.values, &decl.run.unset)?;
     validate_param_helpers::derived(&source, &tables.derived, &params)?;
     validate_param_helpers::constraints(&source, &decl.constraints, &params, &tables.derived)?;
     validate_param_helpers::value_maps(&source, &tables.maps)?;

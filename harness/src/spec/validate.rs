@@ -1,6 +1,6 @@
 //! Checks a parsed declaration for what serde cannot: empty grids, dangling names, bad expressions.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::engine_profile::EngineOverrides;
 use super::engine_profile::{EngineProfile, LauncherKind};
@@ -11,11 +11,17 @@ use super::sweep_decl::{AblationDecl, CheckDecl, InputDecl, MetricsDecl, RepsDec
 use super::{MAX_ABLATION_GROUPS, MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
 
 /// Turns `[params]` into params, refusing empty lists, non-scalars and reserved names.
-pub fn params(source: &SourceFile, table: &toml::Table) -> Result<Vec<Param>, SpecError> {
-    table.iter().map(|(name, value)| param(source, name, value)).collect()
+/// The declared params; `unset` (`[run.unset]`) names values that may stand apart in type (`"rule"` among
+/// numbers: the engine's own choice beside forced ones).
+pub fn params(
+    source: &SourceFile,
+    table: &toml::Table,
+    unset: &BTreeMap<String, String>,
+) -> Result<Vec<Param>, SpecError> {
+    table.iter().map(|(name, value)| param(source, name, value, unset.get(name))).collect()
 }
 
-fn param(source: &SourceFile, name: &str, value: &toml::Value) -> Result<Param, SpecError> {
+fn param(source: &SourceFile, name: &str, value: &toml::Value, unset: Option<&String>) -> Result<Param, SpecError> {
     let key = format!("params.{name}");
     if RESERVED_NAMES.contains(&name) {
         return Err(source.error_at(&key, format!("`{name}` is reserved for the harness; rename the parameter")));
@@ -43,15 +49,17 @@ fn param(source: &SourceFile, name: &str, value: &toml::Value) -> Result<Param, 
     if let Some(value) = values.iter().find(|value| matches!(value, ParamValue::Float(x) if !x.is_finite())) {
         return Err(source.error_at(&key, format!("`{value}` is not a finite number")));
     }
-    if let Some(pair) = values.windows(2).find(|pair| kind_of(&pair[0]) != kind_of(&pair[1])) {
+    let typed: Vec<&ParamValue> =
+        values.iter().filter(|value| unset.is_none_or(|unset| !matches!(value, ParamValue::Text(t) if t == unset))).collect();
+    if let Some(pair) = typed.windows(2).find(|pair| kind_of(pair[0]) != kind_of(pair[1])) {
         return Err(source.error_at(
             &key,
             format!(
                 "mixed value types: `{}` is {} but `{}` is {}; write every value of a parameter as one type",
-                written(&pair[0]),
-                kind_of(&pair[0]),
-                written(&pair[1]),
-                kind_of(&pair[1])
+                written(pair[0]),
+                kind_of(pair[0]),
+                written(pair[1]),
+                kind_of(pair[1])
             ),
         ));
     }
