@@ -8,8 +8,13 @@
 # Prints the ratios of `sweep report` to each library, and of `sweep compare` to twice each library's
 # time (it reads two files). `sweep` includes its process start and writing its summary, page and plot;
 # the libraries' times exclude Python's start and imports.
+# Then the same on real data: a sweep of the reference engine (`sweeps/slices.toml`, run first unless
+# REAL_CSV names a finished one) replicated to the same row count by bench/replicate_real.py, every
+# column and analysis option of the real declaration kept (control, equivalence, rows-per-slice, rule
+# check, derived metrics, provenance and log columns).
 # Usage: bench/report_speed.sh [rows=1000000]   (needs python3 with duckdb and polars: pip install duckdb polars)
 #        SWEEP=/path/to/sweep bench/report_speed.sh   times that binary instead of building target/release/sweep
+#        REAL_CSV=results/slices/<stamp>.csv bench/report_speed.sh   replicates that sweep instead of running one
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows="${1:-1000000}"
@@ -42,8 +47,10 @@ cat > "$work/library.py" <<'PY'
 import sys, time
 import duckdb, polars as pl
 engine, path = sys.argv[1], sys.argv[2]
-keys = ["param.rows", "param.slices", "variant"]
-metrics = ["prefill_tokens_per_s", "decode_tokens_per_s", "wall_s"]
+header = open(path).readline().strip().split(",")
+keys = [c for c in header if c.startswith("param.")] + ["variant"]
+metrics = [c[len("metric."):] for c in header if c.startswith("metric.")]
+settings = int(sys.argv[3])
 start = time.perf_counter()
 if engine == "duckdb":
     aggs = ", ".join(f'avg("metric.{m}"), stddev_samp("metric.{m}"), count("metric.{m}")' for m in metrics)
@@ -58,26 +65,45 @@ else:
     usable = (pl.col("status") == "ok") & ~pl.col("warmup")
     rows = pl.scan_csv(path).filter(usable).group_by(keys).agg(exprs).collect().rows()
 elapsed = time.perf_counter() - start
-assert len(rows) == 20, rows
+assert len(rows) == settings, (len(rows), settings)
 print(f"{elapsed:.3f}")
 PY
 
-# Interleaved, so a change of machine load lands on every contender alike.
-for _ in 1 2 3 4 5; do
-    timed "$sweep" report "$work/a.csv" >>"$work/report"
-    timed "$sweep" compare "$work/a.csv" "$work/b.csv" >>"$work/compare"
-    python3 "$work/library.py" duckdb "$work/a.csv" >>"$work/duckdb"
-    python3 "$work/library.py" polars "$work/a.csv" >>"$work/polars"
-done
-report_s=$(cut -d' ' -f1 "$work/report" | median); report_mb=$(cut -d' ' -f2 "$work/report" | median)
-compare_s=$(cut -d' ' -f1 "$work/compare" | median); compare_mb=$(cut -d' ' -f2 "$work/compare" | median)
-duckdb_s=$(median <"$work/duckdb"); polars_s=$(median <"$work/polars")
+# Times report, compare and both libraries on one pair of CSVs (interleaved, so a change of machine
+# load lands on every contender alike) and prints the medians and ratios.
+compete() {
+    local label=$1 a=$2 b=$3 settings=$4
+    rm -f "$work/report" "$work/compare" "$work/duckdb" "$work/polars"
+    for _ in 1 2 3 4 5; do
+        timed "$sweep" report --force "$a" >>"$work/report"
+        timed "$sweep" compare "$a" "$b" >>"$work/compare"
+        python3 "$work/library.py" duckdb "$a" "$settings" >>"$work/duckdb"
+        python3 "$work/library.py" polars "$a" "$settings" >>"$work/polars"
+    done
+    report_s=$(cut -d' ' -f1 "$work/report" | median); report_mb=$(cut -d' ' -f2 "$work/report" | median)
+    compare_s=$(cut -d' ' -f1 "$work/compare" | median); compare_mb=$(cut -d' ' -f2 "$work/compare" | median)
+    duckdb_s=$(median <"$work/duckdb"); polars_s=$(median <"$work/polars")
+    echo "== $label"
+    printf '%-34s %8s %10s\n' "median of 5" "seconds" "max RSS MB"
+    printf '%-34s %8s %10s\n' "sweep report (1 file)" "$report_s" "$report_mb"
+    printf '%-34s %8s %10s\n' "sweep compare (2 files)" "$compare_s" "$compare_mb"
+    printf '%-34s %8s\n' "DuckDB per-setting mean/sd/count" "$duckdb_s"
+    printf '%-34s %8s\n' "Polars per-setting mean/sd/count" "$polars_s"
+    awk -v r="$report_s" -v c="$compare_s" -v d="$duckdb_s" -v p="$polars_s" 'BEGIN {
+        printf "report / DuckDB %.2fx, report / Polars %.2fx (target <= 1.2x)\n", r / d, r / p
+        printf "compare / (2 x DuckDB) %.2fx, compare / (2 x Polars) %.2fx (two files read)\n", c / (2 * d), c / (2 * p) }'
+}
 
-printf '%-34s %8s %10s\n' "median of 5" "seconds" "max RSS MB"
-printf '%-34s %8s %10s\n' "sweep report (1 file)" "$report_s" "$report_mb"
-printf '%-34s %8s %10s\n' "sweep compare (2 files)" "$compare_s" "$compare_mb"
-printf '%-34s %8s\n' "DuckDB per-setting mean/sd/count" "$duckdb_s"
-printf '%-34s %8s\n' "Polars per-setting mean/sd/count" "$polars_s"
-awk -v r="$report_s" -v c="$compare_s" -v d="$duckdb_s" -v p="$polars_s" 'BEGIN {
-    printf "report / DuckDB %.2fx, report / Polars %.2fx (target <= 1.5x)\n", r / d, r / p
-    printf "compare / (2 x DuckDB) %.2fx, compare / (2 x Polars) %.2fx (two files read)\n", c / (2 * d), c / (2 * p) }'
+compete "synthetic (bench/gen_results.py, 20 settings, 3 metrics)" "$work/a.csv" "$work/b.csv" 20
+
+real="${REAL_CSV:-}"
+if [ -z "$real" ]; then
+    "$sweep" run sweeps/slices.toml --out "$work/real/slices.csv" >/dev/null 2>&1 || [ $? -eq 1 ]
+    real="$work/real/slices.csv"
+fi
+python3 bench/replicate_real.py "$real" "$work/real_a.csv" "$rows"
+cp "$work/real_a.csv" "$work/real_b.csv"; cp "$work/real_a.json" "$work/real_b.json"
+sync
+settings=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["settings"]))' "$work/real_a.json")
+compete "real ($real replicated: $(du -m "$work/real_a.csv" | cut -f1) MB, $settings settings)" \
+    "$work/real_a.csv" "$work/real_b.csv" "$settings"

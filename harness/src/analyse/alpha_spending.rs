@@ -3,7 +3,7 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use crate::spec::Race;
+use crate::spec::{AnalysisConfig, Race};
 
 /// The error rate α spread over the analyses of a race made after rounds `min`, `min + 1`, ..., `max`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -44,6 +44,25 @@ impl AlphaSpending {
     /// Which look `round` is (1 for the first, after round `min`).
     pub fn look(&self, round: u32) -> u32 {
         round.clamp(self.race.min, self.race.max).saturating_sub(self.race.min) + 1
+    }
+}
+
+/// The error rate the analysis after `round` may spend: alpha for a plain sweep; in a race, that look's
+/// share under the Lan-DeMets O'Brien-Fleming-type spending function.
+pub fn alpha_at(config: &AnalysisConfig, round: u32) -> f64 {
+    match config.race {
+        Some(race) => AlphaSpending { alpha: config.alpha, race }.at_look(round),
+        None => config.alpha,
+    }
+}
+
+/// The level of the two one-sided tests that make a rival a practical tie after `round`: stopping a
+/// practical tie costs no claim, so the race's stopping analysis spends the whole alpha.
+pub fn equivalence_alpha(config: &AnalysisConfig, round: u32) -> f64 {
+    if config.stopping {
+        config.alpha
+    } else {
+        alpha_at(config, round)
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use super::alpha_spending::{alpha_at, equivalence_alpha};
 use super::comparison_method::ComparisonMethod;
 use super::group_verdict::{GroupVerdict, Rival};
 use super::holm::{holm_adjust, simultaneous_level};
@@ -91,14 +92,14 @@ impl Verdicts {
         let p_values: Vec<f64> =
             comparisons.iter().flatten().filter_map(|(_, c)| c.as_ref().ok().map(RivalComparison::p_value)).collect();
         let adjusted = holm_adjust(&p_values);
-        let alpha_spent = config.alpha_at(round);
+        let alpha_spent = alpha_at(config, round);
         let level = simultaneous_level(&adjusted, alpha_spent);
         let not_rejected = adjusted.iter().filter(|p| **p >= alpha_spent).count().max(1);
         let judge = Judge {
             config,
             model: &model,
             alpha: alpha_spent,
-            equivalence_alpha: config.equivalence_alpha(round),
+            equivalence_alpha: equivalence_alpha(config, round),
             level,
             detection_alpha: alpha_spent / not_rejected as f64,
         };

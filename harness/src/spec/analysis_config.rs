@@ -19,15 +19,6 @@ pub enum Direction {
 }
 
 impl AnalysisConfig {
-    /// The error rate the analysis after `round` may spend: alpha for a plain sweep; in a race, that
-    /// look's share under the Lan-DeMets O'Brien-Fleming-type spending function (`AlphaSpending`).
-    pub fn alpha_at(&self, round: u32) -> f64 {
-        match self.race {
-            Some(race) => crate::analyse::AlphaSpending { alpha: self.alpha, race }.at_look(round),
-            None => self.alpha,
-        }
-    }
-
     /// The declared quantities compiled in order (each may name those before it); the error is the
     /// index of the first that does not compile and why. Loading a declaration checks them with this.
     pub fn compiled_quantities(&self) -> Result<Vec<Quantity>, (usize, String)> {
@@ -36,15 +27,6 @@ impl AnalysisConfig {
             compiled.push(Quantity::compile(decl, &compiled).map_err(|message| (index, message))?);
         }
         Ok(compiled)
-    }
-
-    /// The level of the two one-sided tests that make a rival a practical tie after `round`.
-    pub fn equivalence_alpha(&self, round: u32) -> f64 {
-        if self.stopping {
-            self.alpha
-        } else {
-            self.alpha_at(round)
-        }
     }
 
     /// This configuration as a race with `race`'s looks analyses it.

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::variants::Selector;
+use super::selector::Selector;
 
 /// `[ablation] sources = [{ target = "...", groups = { name = selector, ... } }]`: the template is the
 /// target's current text with each group's blocks wrapped, so it can never be stale.

@@ -49,8 +49,10 @@ fn param(source: &SourceFile, name: &str, value: &toml::Value, unset: Option<&St
     if let Some(value) = values.iter().find(|value| matches!(value, ParamValue::Float(x) if !x.is_finite())) {
         return Err(source.error_at(&key, format!("`{value}` is not a finite number")));
     }
-    let typed: Vec<&ParamValue> =
-        values.iter().filter(|value| unset.is_none_or(|unset| !matches!(value, ParamValue::Text(t) if t == unset))).collect();
+    let typed: Vec<&ParamValue> = values
+        .iter()
+        .filter(|value| unset.is_none_or(|unset| !matches!(value, ParamValue::Text(t) if t == unset)))
+        .collect();
     if let Some(pair) = typed.windows(2).find(|pair| kind_of(pair[0]) != kind_of(pair[1])) {
         return Err(source.error_at(
             &key,

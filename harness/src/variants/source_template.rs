@@ -1,8 +1,8 @@
 //! Deriving an ablation template from an engine source and group selectors: each group's blocks wrapped
 //! in `{{#unless ablate.<group>}}`, every `{{` of the source escaped, checked to render the source back.
 
-use super::selector::{LineBlock, Selector};
-use super::selector_error::SelectorError;
+use crate::spec::SelectorError;
+use crate::spec::{LineBlock, Selector};
 
 /// The template of `source`: each block a group's selector picks is wrapped in a block that renders to
 /// nothing when the group is ablated. The block tags sit on lines of their own at column 0, which

@@ -10,8 +10,8 @@ use std::sync::OnceLock;
 
 use super::context::variant_context;
 use super::error::VariantError;
-use super::selector::Selector;
 use super::source_template::derive_template;
+use crate::spec::Selector;
 use crate::template;
 
 /// Longest line shown in a staleness message: enough to recognise the line, short enough for a terminal.

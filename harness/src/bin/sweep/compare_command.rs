@@ -36,7 +36,7 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
     if let Some(out) = &args.html {
         let markdown = report::compare_markdown(&comparison, &label_a, &label_b, &title);
         let page = report::HtmlPage::comparison(&comparison, &label_a, &label_b, &markdown, &title);
-        summary::save(out, &page)?;
+        crate::result_files::save(out, &page)?;
         eprintln!("page: {}", out.display());
     }
     let config = &comparison.config;

@@ -41,8 +41,14 @@ impl ResultFiles {
     /// Writes one of the files atomically (a reader never sees half of it), with this sweep's mark.
     pub fn save(&self, path: &Path, text: &str) -> Result<(), CommandError> {
         match &self.mark {
-            Some(mark) => crate::summary::save(path, &mark.marked(path, text)),
-            None => crate::summary::save(path, text),
+            Some(mark) => save(path, &mark.marked(path, text)),
+            None => save(path, text),
         }
     }
 }
+/// Writes a report atomically so a reader never sees half of it.
+pub fn save(path: &Path, text: &str) -> Result<(), CommandError> {
+    sweep::atomic_file::write_atomic(path, text.as_bytes(), None)
+        .map_err(|error| CommandError::Write { path: path.to_path_buf(), error })
+}
+

@@ -128,12 +128,6 @@ fn retried_note(table: &RunTable) -> String {
     }
 }
 
-/// Writes a report atomically so a reader never sees half of it.
-pub fn save(path: &Path, text: &str) -> Result<(), CommandError> {
-    sweep::atomic_file::write_atomic(path, text.as_bytes(), None)
-        .map_err(|error| CommandError::Write { path: path.to_path_buf(), error })
-}
-
 /// A finished result CSV for `report` and `compare`: a missing, torn or empty one is bad input (exit 2)
 /// named by the CSV itself, not by the sidecar beside it.
 pub fn read_finished(csv: &Path) -> Result<RunTable, CommandError> {

@@ -4,7 +4,8 @@ use std::path::Path;
 
 use sweep::atomic_file::write_atomic;
 use sweep::exit_code;
-use sweep::variants::{template_of_source, Selector};
+use sweep::spec::Selector;
+use sweep::variants::template_of_source;
 
 use crate::args::TemplateArgs;
 use crate::exit_status::CommandError;

@@ -2,9 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::selector::Selector;
-use super::selector_error::SelectorError;
-
 /// The written form `Selector` is deserialized from (and serialized back to, e.g. in a sidecar).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(
@@ -18,33 +15,11 @@ pub enum SelectorText {
     Markers { begin: String, end: String },
 }
 
-impl TryFrom<SelectorText> for Selector {
-    type Error = SelectorError;
-
-    fn try_from(text: SelectorText) -> Result<Selector, SelectorError> {
-        match text {
-            SelectorText::Written(text) => Selector::parse(&text),
-            SelectorText::Markers { begin, end } => Selector::between(&begin, &end),
-        }
-    }
-}
-
-impl From<Selector> for SelectorText {
-    fn from(selector: Selector) -> SelectorText {
-        match selector {
-            Selector::Between { begin, end } => {
-                SelectorText::Markers { begin: begin.as_str().to_string(), end: end.as_str().to_string() }
-            }
-            other => SelectorText::Written(other.to_string()),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
 
-    use super::*;
+    use crate::spec::Selector;
 
     #[test]
     fn both_written_forms_parse_and_serialize_back_as_written() {

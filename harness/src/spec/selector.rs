@@ -139,6 +139,28 @@ fn group_name() -> &'static Regex {
     PATTERN.get_or_init(|| Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*$").expect("the pattern is valid"))
 }
 
+impl TryFrom<SelectorText> for Selector {
+    type Error = SelectorError;
+
+    fn try_from(text: SelectorText) -> Result<Selector, SelectorError> {
+        match text {
+            SelectorText::Written(text) => Selector::parse(&text),
+            SelectorText::Markers { begin, end } => Selector::between(&begin, &end),
+        }
+    }
+}
+
+impl From<Selector> for SelectorText {
+    fn from(selector: Selector) -> SelectorText {
+        match selector {
+            Selector::Between { begin, end } => {
+                SelectorText::Markers { begin: begin.as_str().to_string(), end: end.as_str().to_string() }
+            }
+            other => SelectorText::Written(other.to_string()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

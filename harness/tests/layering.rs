@@ -1,0 +1,164 @@
+//! The layering docs/ARCHITECTURE.md documents, checked on the source: a stage imports only from the
+//! stages before it, and no two files import each other (directly or round a ring). Imports are read
+//! from `crate::<stage>` and `super::<file>` paths outside each file's `#[cfg(test)]` tail, the way
+//! rustc's `tidy` and rust-analyzer's architecture checks read the tree.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The documented order: each stage may import only the ones before it (`runner` drives them all).
+const STAGES: [&str; 11] =
+    ["spec", "plan", "launch", "variants", "build", "extract", "record", "analyse", "compare", "report", "runner"];
+
+fn source_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every `.rs` file under `dir`, as paths relative to `src/`.
+fn rust_files(root: &Path, dir: &Path, files: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).expect("a source folder reads") {
+        let path = entry.expect("a folder entry").path();
+        if path.is_dir() {
+            rust_files(root, &path, files);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            files.push(path.strip_prefix(root).expect("under src").to_path_buf());
+        }
+    }
+}
+
+/// The file's text without its test module (tests may reach anywhere).
+fn code_of(root: &Path, file: &Path) -> String {
+    let text = fs::read_to_string(root.join(file)).expect("a source file reads");
+    match text.find("#[cfg(test)]") {
+        Some(tail) => text[..tail].to_string(),
+        None => text,
+    }
+}
+
+/// The names following `prefix` (`crate::` or `super::`): `crate::analyse::x` gives `analyse`, then `x`.
+fn paths_after<'a>(code: &'a str, prefix: &str) -> Vec<(&'a str, Option<&'a str>)> {
+    let word = |text: &'a str| -> &'a str {
+        let end = text.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(text.len());
+        &text[..end]
+    };
+    code.match_indices(prefix)
+        .filter(|(at, _)| !code[..*at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
+        .map(|(at, _)| {
+            let rest = &code[at + prefix.len()..];
+            let first = word(rest);
+            let second = rest[first.len()..].strip_prefix("::").map(word).filter(|w| !w.is_empty());
+            (first, second)
+        })
+        .collect()
+}
+
+fn stage_of(file: &Path) -> Option<&str> {
+    let first = file.components().next()?.as_os_str().to_str()?;
+    STAGES.iter().copied().find(|stage| *stage == first)
+}
+
+#[test]
+fn no_stage_imports_a_later_stage() {
+    let root = source_root();
+    let mut files = Vec::new();
+    rust_files(&root, &root, &mut files);
+    let rank = |stage: &str| STAGES.iter().position(|s| *s == stage);
+    let mut wrong = Vec::new();
+    for file in &files {
+        let Some(stage) = stage_of(file) else { continue };
+        for (other, _) in paths_after(&code_of(&root, file), "crate::") {
+            if rank(other).zip(rank(stage)).is_some_and(|(other, own)| other > own) {
+                wrong.push(format!("{} imports crate::{other}", file.display()));
+            }
+        }
+    }
+    wrong.sort();
+    wrong.dedup();
+    assert!(wrong.is_empty(), "imports against the documented order:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn no_two_files_import_each_other() {
+    let root = source_root();
+    let mut files = Vec::new();
+    rust_files(&root, &root, &mut files);
+    let known: BTreeSet<&PathBuf> = files.iter().collect();
+    let mut graph: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for file in &files {
+        let code = code_of(&root, file);
+        let folder = file.parent().unwrap_or(Path::new(""));
+        let siblings = paths_after(&code, "super::").into_iter().map(|(name, _)| folder.join(format!("{name}.rs")));
+        // A binary's `crate::` is its own folder (`bin/sweep/`): `crate::run_command` is a file there.
+        let binary = file.starts_with("bin").then(|| file.iter().take(2).collect::<PathBuf>());
+        let staged = paths_after(&code, "crate::").into_iter().filter_map(|(first, second)| match &binary {
+            Some(folder) => Some(folder.join(format!("{first}.rs"))),
+            None => Some(Path::new(first).join(format!("{}.rs", second?))),
+        });
+        let targets = siblings.chain(staged).filter(|target| target != file && known.contains(target));
+        graph.insert(file.clone(), targets.collect());
+    }
+    let rings = rings_of(&graph);
+    let shown: Vec<String> = rings
+        .iter()
+        .map(|ring| ring.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(" <-> "))
+        .collect();
+    assert!(rings.is_empty(), "files importing each other:\n{}", shown.join("\n"));
+}
+
+/// Strongly connected components of more than one file (Tarjan 1972).
+fn rings_of(graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<Vec<PathBuf>> {
+    struct Walk<'g> {
+        graph: &'g BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+        index: BTreeMap<&'g PathBuf, usize>,
+        low: BTreeMap<&'g PathBuf, usize>,
+        stack: Vec<&'g PathBuf>,
+        rings: Vec<Vec<PathBuf>>,
+    }
+    impl<'g> Walk<'g> {
+        fn visit(&mut self, node: &'g PathBuf) {
+            let order = self.index.len();
+            self.index.insert(node, order);
+            self.low.insert(node, order);
+            self.stack.push(node);
+            for next in self.graph.get(node).into_iter().flatten() {
+                if !self.index.contains_key(next) {
+                    self.visit(next);
+                    let low = self.low[next].min(self.low[node]);
+                    self.low.insert(node, low);
+                } else if self.stack.contains(&next) {
+                    let low = self.index[next].min(self.low[node]);
+                    self.low.insert(node, low);
+                }
+            }
+            if self.low[node] == self.index[node] {
+                let at = self.stack.iter().position(|n| *n == node).expect("on the stack");
+                let ring: Vec<PathBuf> = self.stack.drain(at..).cloned().collect();
+                if ring.len() > 1 {
+                    self.rings.push(ring);
+                }
+            }
+        }
+    }
+    let mut walk = Walk { graph, index: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), rings: Vec::new() };
+    for node in graph.keys() {
+        if !walk.index.contains_key(node) {
+            walk.visit(node);
+        }
+    }
+    walk.rings
+}
+
+#[test]
+fn a_ring_is_found_where_there_is_one() {
+    let a = PathBuf::from("a.rs");
+    let b = PathBuf::from("b.rs");
+    let c = PathBuf::from("c.rs");
+    let graph = BTreeMap::from([
+        (a.clone(), BTreeSet::from([b.clone()])),
+        (b.clone(), BTreeSet::from([a.clone()])),
+        (c.clone(), BTreeSet::from([a.clone()])),
+    ]);
+    assert_eq!(rings_of(&graph).len(), 1);
+    assert_eq!(paths_after("use crate::analyse::holm::x; super::y", "crate::"), vec![("analyse", Some("holm"))]);
+}
