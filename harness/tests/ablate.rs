@@ -155,13 +155,13 @@ impl Setup {
     }
 }
 
-/// The paths `finish_message` prints: `results: CSV` then `  summary M, sidecar S, logs L`.
+/// The paths `finish_message` prints: `results: CSV`, then a line per other file (`  summary M`, ...).
 fn result_paths(err: &str) -> (PathBuf, PathBuf) {
     let line = |prefix: &str| {
         err.lines().find_map(|l| l.strip_prefix(prefix)).unwrap_or_else(|| panic!("no `{prefix}` line in:\n{err}"))
     };
     let csv = line("results: ");
-    let summary = line("  summary ").split(", sidecar").next().unwrap();
+    let summary = line("  summary ");
     (PathBuf::from(csv), PathBuf::from(summary))
 }
 

@@ -81,8 +81,11 @@ impl Drop for InPlaceSession {
             return;
         }
         if let Err(error) = self.restore() {
-            // Drop cannot return an error; the journal is still on disk, so say how to finish the job.
-            eprintln!("sweep: {error}; run `sweep restore` on {} to finish restoring", self.tree.display());
+            // Drop cannot return an error; the journal is still on disk, so say how to finish the job, as a
+            // command that runs as printed.
+            let program = std::env::args().next().unwrap_or_else(|| "sweep".to_string());
+            let restore = crate::launch::shell_line(&[program, "restore".into(), self.tree.display().to_string()]);
+            eprintln!("sweep: {error}; run `{restore}` to finish restoring");
         }
     }
 }
