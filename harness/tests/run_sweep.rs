@@ -158,10 +158,7 @@ primary = "prefill_tokens_per_s"
     let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let text = stdout(&output);
-    assert!(
-        text.contains("tp-engine: invalid value '0' for --rows (the launcher exited with code 2)  2\n"),
-        "{text}"
-    );
+    assert!(text.contains("tp-engine: invalid value '0' for --rows (the launcher exited with code 2)  2\n"), "{text}");
     assert!(!text.contains("Other metrics"), "the echoed `rows` is a param, not another metric: {text}");
 }
 
@@ -411,7 +408,7 @@ fn torn_last_row_is_dropped_on_resume_and_its_bytes_kept() {
     let message = stderr(&report);
     let refusal = format!(
         "sweep: error: {csv_arg}:3: the last row has no line end: a run was cut off while being recorded; \
-         `sweep run --resume` drops it and runs it again: "
+         resuming the sweep (`--resume`) drops it and runs it again: "
     );
     let hint = message.strip_prefix(&refusal).unwrap_or_else(|| panic!("{message}")).trim();
     let relative = csv.strip_prefix(workspace.path()).unwrap().display().to_string();

@@ -55,7 +55,9 @@ pub fn ablation_document(
 fn missing_note(scope: &Option<String>, analysis: &AblationAnalysis) -> Option<Note> {
     let at = scope.as_ref().map_or_else(String::new, |scope| format!("{scope}: "));
     match &analysis.effects {
-        AblationEffects::NoScopeMetric => Some(Note::info(format!("{at}no metrics were asked for: nothing to report."))),
+        AblationEffects::NoScopeMetric => {
+            Some(Note::info(format!("{at}no metrics were asked for: nothing to report.")))
+        }
         AblationEffects::NotEnoughData { missing } => Some(Note::warning(format!(
             "{at}not enough data for effects: no usable {} in {}.",
             analysis.metrics[0],
@@ -74,7 +76,10 @@ fn tables(scope: Option<&str>, analysis: &AblationAnalysis, units: &MetricUnits)
     }
     if let AblationEffects::Measured(effects) = &analysis.effects {
         if !effects.pairwise.is_empty() {
-            sections.push(Section::new(format!("Pairwise interactions (2^k factorial){at}")).table(pairwise_table(effects, units)));
+            sections.push(
+                Section::new(format!("Pairwise interactions (2^k factorial){at}"))
+                    .table(pairwise_table(effects, units)),
+            );
         }
     }
     sections
@@ -262,7 +267,10 @@ mod tests {
     #[test]
     fn no_metric_report() {
         let analysis = analyse_ablation(&fixture_ablation(), &fixture_names(&["broadcast_rows"]), &[], 0.05, false);
-        assert_eq!(report(&analysis, "t"), "# t\n\n## What to trust\n\n- no metrics were asked for: nothing to report.\n");
+        assert_eq!(
+            report(&analysis, "t"),
+            "# t\n\n## What to trust\n\n- no metrics were asked for: nothing to report.\n"
+        );
     }
 
     #[test]

@@ -66,9 +66,9 @@ fn units_json(report: &SweepReport) -> Value {
 
 /// The "what to trust" notes: `level` (`warning` or `note`) and the sentence, code in backticks.
 fn notes_json(report: &SweepReport) -> Value {
-    let notes = trust_notes(report).into_iter().map(|note| {
-        json!({ "level": if note.warning { "warning" } else { "note" }, "text": note.text.with_backticks() })
-    });
+    let notes = trust_notes(report).into_iter().map(
+        |note| json!({ "level": if note.warning { "warning" } else { "note" }, "text": note.text.with_backticks() }),
+    );
     Value::Array(notes.collect())
 }
 

@@ -140,7 +140,8 @@ mod tests {
         let axis = Axis::at_values(&[2048.0, 512.0, 1024.0, 4096.0]).unwrap();
         assert_eq!(axis.scale, AxisScale::Log2);
         assert_eq!(labels(&axis), ["512", "1024", "2048", "4096"]);
-        let spacing: Vec<f64> = [512.0, 1024.0, 2048.0].iter().map(|v| axis.fraction(v * 2.0) - axis.fraction(*v)).collect();
+        let spacing: Vec<f64> =
+            [512.0, 1024.0, 2048.0].iter().map(|v| axis.fraction(v * 2.0) - axis.fraction(*v)).collect();
         assert!(spacing.windows(2).all(|pair| (pair[0] - pair[1]).abs() < 1e-12), "evenly spaced: {spacing:?}");
         assert!(axis.fraction(512.0) > 0.0 && axis.fraction(4096.0) < 1.0, "padded off the frame");
         assert_eq!(axis.title("rows"), "rows (log2 scale)");

@@ -79,7 +79,10 @@ fn trust_notes(comparison: &Comparison, columns: &SettingColumns, (label_a, labe
         notes.push(Note::info(format!("{n} straggler run(s) left out of the fit (kept in the CSVs).")));
     }
     if notes.is_empty() {
-        notes.push(Note::info(format!("All {} settings were measured on both sides and compared.", comparison.settings.len())));
+        notes.push(Note::info(format!(
+            "All {} settings were measured on both sides and compared.",
+            comparison.settings.len()
+        )));
     }
     notes
 }
@@ -89,7 +92,11 @@ fn setting_table(comparison: &Comparison, columns: &SettingColumns, units: &Metr
     let metric = &comparison.config.metric;
     let mut header: Vec<String> = ["n A", "n B"].map(String::from).to_vec();
     header.extend([units.header("mean A", metric), units.header("mean B", metric)]);
-    header.extend([format!("B/A ({} CI)", confidence(comparison.level)), "p (Holm)".to_string(), "verdict".to_string()]);
+    header.extend([
+        format!("B/A ({} CI)", confidence(comparison.level)),
+        "p (Holm)".to_string(),
+        "verdict".to_string(),
+    ]);
     let control = comparison.config.control.is_some();
     if control {
         header.insert(6, "control B/A".to_string());
@@ -274,7 +281,12 @@ mod tests {
     fn fixture_report() -> String {
         let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &fixture_config());
         let units = MetricUnits::default();
-        crate::report::markdown(&compare_document(&comparison, ("CANN 8", "CANN 9"), &units, "Slice sweep, CANN 8 vs 9"))
+        crate::report::markdown(&compare_document(
+            &comparison,
+            ("CANN 8", "CANN 9"),
+            &units,
+            "Slice sweep, CANN 8 vs 9",
+        ))
     }
 
     #[test]

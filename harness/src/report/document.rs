@@ -5,6 +5,7 @@
 use super::block::Block;
 use super::note::Note;
 use super::section::Section;
+use super::table::Table;
 
 /// A report: its title and sections in reading order.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,8 +39,29 @@ impl Document {
         })
     }
 
-    /// The sections text renderers show: those with a block that is not a figure.
-    pub fn text_sections(&self) -> impl Iterator<Item = &Section> {
-        self.sections.iter().filter(|section| section.text_blocks().next().is_some())
+    /// The document as text, the layout the terminal and markdown share: `heading(text, level)` writes the
+    /// title (level 1) and each section's heading (level 2), `table` each table; paragraphs as they are,
+    /// verdict items and notes as `- ` lists with code in backticks, a blank line between blocks; figures
+    /// and sections of figures alone are left to the page.
+    pub fn text(&self, heading: impl Fn(&str, usize) -> String, table: impl Fn(&Table) -> String) -> String {
+        let mut out = heading(&self.title, 1);
+        let list = |items: Vec<String>| items.iter().map(|item| format!("- {item}\n")).collect::<String>();
+        for section in self.sections.iter().filter(|section| section.blocks.iter().any(Block::is_text)) {
+            if let Some(text) = &section.heading {
+                out.push('\n');
+                out.push_str(&heading(text, 2));
+            }
+            for block in section.blocks.iter().filter(|block| block.is_text()) {
+                out.push('\n');
+                out.push_str(&match block {
+                    Block::Paragraph(text) => format!("{}\n", text.with_backticks()),
+                    Block::Items(items) => list(items.iter().map(|item| item.with_backticks()).collect()),
+                    Block::Notes(notes) => list(notes.iter().map(Note::with_backticks).collect()),
+                    Block::Table(shown) => table(shown),
+                    Block::Figure(_) => String::new(),
+                });
+            }
+        }
+        out
     }
 }

@@ -59,7 +59,11 @@ pub fn group_fit_table(report: &SweepReport) -> Section {
             .code(&fit.y)
             .and(format!(" in {}.", unit.symbol())),
         (Some(_), None) => Text::default(),
-        (None, _) => Text::plain(" ").code(&fit.y).and(" names no time unit, so costs are per unit of ").code(&fit.x).and(" as measured."),
+        (None, _) => Text::plain(" ")
+            .code(&fit.y)
+            .and(" names no time unit, so costs are per unit of ")
+            .code(&fit.x)
+            .and(" as measured."),
     };
     Section::new(format!("Fit per {}: {} = fixed + per-unit × {}", fit.by.join(" "), fit.y, fit.x))
         .paragraph(Text::plain(method).join(assumed))

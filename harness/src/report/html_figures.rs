@@ -61,7 +61,9 @@ fn relative_forest_svgs(report: &SweepReport) -> Vec<String> {
                 .collect();
             let (axis, reference) = match kind {
                 RelativeKind::Ratio => (format!("{metric}: setting / {baseline}"), 1.0),
-                RelativeKind::Difference => (report.context.units.header(&format!("{metric}: setting - {baseline}"), metric), 0.0),
+                RelativeKind::Difference => {
+                    (report.context.units.header(&format!("{metric}: setting - {baseline}"), metric), 0.0)
+                }
             };
             let level = confidence(effects.first().map_or(0.95, |e| e.level));
             let chart = RowChart {
@@ -82,8 +84,12 @@ fn relative_forest_svgs(report: &SweepReport) -> Vec<String> {
 /// laid end to end, one bar per setting in grid order. None when no setting has a phase metric.
 fn phase_stack_svg(report: &SweepReport) -> Option<String> {
     let analysis = report.analysis;
-    let present: Vec<&String> =
-        report.context.phases.iter().filter(|phase| analysis.settings.iter().any(|s| s.metric(phase).is_some())).collect();
+    let present: Vec<&String> = report
+        .context
+        .phases
+        .iter()
+        .filter(|phase| analysis.settings.iter().any(|s| s.metric(phase).is_some()))
+        .collect();
     if present.is_empty() {
         return None;
     }
@@ -273,7 +279,8 @@ mod tests {
             .collect();
         let config = AnalysisConfig { group_by: vec![], ..fixture_slice_config() };
         let analysis = crate::analyse::analyse_sweep(&observations, &config, true, &[]);
-        let context = ReportContext { phases: fixture_names(&["attention", "mlp", "absent"]), ..ReportContext::default() };
+        let context =
+            ReportContext { phases: fixture_names(&["attention", "mlp", "absent"]), ..ReportContext::default() };
         let report = SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" };
         let svg = phase_stack_svg(&report).unwrap();
         assert!(svg.find(">slices=1<").unwrap() < svg.find(">slices=2<").unwrap());

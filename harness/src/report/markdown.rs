@@ -1,48 +1,17 @@
 //! The markdown renderer of a `Document`: the `<stamp>.summary.md` file (figures are left to the page).
 
-use super::block::Block;
 use super::document::Document;
 use super::table::Table;
 
 /// `# title`, then each section as `## heading` and its blocks, a blank line between blocks.
 pub fn markdown(document: &Document) -> String {
-    let mut out = format!("# {}\n", document.title);
-    for section in document.text_sections() {
-        if let Some(heading) = &section.heading {
-            out.push_str(&format!("\n## {heading}\n"));
-        }
-        for block in section.text_blocks() {
-            out.push('\n');
-            out.push_str(&block_markdown(block));
-        }
-    }
-    out
-}
-
-fn block_markdown(block: &Block) -> String {
-    match block {
-        Block::Paragraph(text) => format!("{}\n", text.with_backticks()),
-        Block::Items(items) => items.iter().map(|item| format!("- {}\n", item.with_backticks())).collect(),
-        Block::Notes(notes) => notes.iter().map(|note| format!("- {}\n", note.with_backticks())).collect(),
-        Block::Table(table) => table_markdown(table),
-        Block::Figure(_) => String::new(),
-    }
+    document.text(|text, level| format!("{} {text}\n", "#".repeat(level)), table_markdown)
 }
 
 /// A pipe table with columns padded to their widest cell (at least the three dashes of the rule), so the
 /// source reads as a table too; a `|` inside a cell is escaped so it cannot split the cell.
 fn table_markdown(table: &Table) -> String {
-    let escaped = |cell: &str| cell.replace('|', "\\|");
-    let widths = table.widths(escaped, 3);
-    let line = |cells: &[String]| {
-        let padded: Vec<String> = cells.iter().zip(&widths).map(|(cell, w)| format!("{:<w$}", escaped(cell))).collect();
-        format!("| {} |\n", padded.join(" | "))
-    };
-    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-    let mut out = line(table.header());
-    out.push_str(&format!("| {} |\n", rule.join(" | ")));
-    table.rows().iter().for_each(|row| out.push_str(&line(row)));
-    out
+    table.laid_out(|cell| cell.replace('|', "\\|"), 3, |cells| format!("| {} |\n", cells.join(" | ")))
 }
 
 #[cfg(test)]

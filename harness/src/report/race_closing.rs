@@ -33,7 +33,10 @@ impl RaceClosing<'_> {
             .map(|group| group_name(&group.group))
             .collect();
         if undecided.is_empty() || self.rounds < self.max {
-            return format!("decided after {} of max {} rounds: {} runs, {saved} saved", self.rounds, self.max, self.runs);
+            return format!(
+                "decided after {} of max {} rounds: {} runs, {saved} saved",
+                self.rounds, self.max, self.runs
+            );
         }
         let help = if self.negligible {
             "more rounds (`--max-reps`) may decide them"
@@ -59,7 +62,8 @@ mod tests {
     fn a_race_says_when_it_decided_or_what_it_could_not() {
         let config = fixture_slice_config();
         let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true, &[]);
-        let closing = RaceClosing { analysis: &analysis, rounds: 6, max: 10, runs: 59, planned: 100, negligible: false };
+        let closing =
+            RaceClosing { analysis: &analysis, rounds: 6, max: 10, runs: 59, planned: 100, negligible: false };
         assert_eq!(closing.line(), "decided after 6 of max 10 rounds: 59 runs, 41 saved");
         let at_max = RaceClosing { rounds: 10, ..closing };
         assert_eq!(

@@ -105,9 +105,13 @@ mod tests {
         let config = fixture_tbo_config();
         let analysis = analyse_sweep(&fixture_tbo_sweep(), &config, true, &[]);
         let context = ReportContext::default();
-        let report = markdown(&SweepReport { analysis: &analysis, config: &config, context: &context, title: "tbo" }.document());
+        let report =
+            markdown(&SweepReport { analysis: &analysis, config: &config, context: &context, title: "tbo" }.document());
         assert!(report.contains("## vs tbo=off\n"), "{report}");
-        assert!(report.contains("| tbo | output_tps (ratio)") && report.contains("t_gate_ms (difference, ms)"), "{report}");
+        assert!(
+            report.contains("| tbo | output_tps (ratio)") && report.contains("t_gate_ms (difference, ms)"),
+            "{report}"
+        );
         // See baseline_effect's hand computation (97.5% simultaneous intervals: both effects rejected).
         assert!(report.contains("| on  | 1.101 [1.036, 1.171], p 0.0"), "{report}");
         assert!(report.contains("97.5% simultaneous interval"), "{report}");

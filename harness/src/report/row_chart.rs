@@ -122,7 +122,9 @@ fn draw_mark(svg: &mut Svg, mark: &RowMark, y: f64, x: &dyn Fn(f64) -> f64) {
                 start += part;
             }
         }
-        RowMark::Untested => svg.text((LABEL_WIDTH + 8.0, y + 5.0), "untested (no interval)", "start", 14.0, "untested"),
+        RowMark::Untested => {
+            svg.text((LABEL_WIDTH + 8.0, y + 5.0), "untested (no interval)", "start", 14.0, "untested")
+        }
     }
 }
 

@@ -67,9 +67,4 @@ impl Section {
             .collect();
         Some(words.join("-"))
     }
-
-    /// The blocks text renderers show.
-    pub fn text_blocks(&self) -> impl Iterator<Item = &Block> {
-        self.blocks.iter().filter(|block| block.is_text())
-    }
 }

@@ -60,7 +60,8 @@ fn series_of(analysis: &SweepAnalysis, primary: &str, x_name: &str) -> Vec<XySer
     for (index, setting) in analysis.settings.iter().enumerate() {
         let (Some(x), Some(stats)) = (setting.value_of(x_name), setting.metric(primary)) else { continue };
         let label = columns.label(&setting.setting);
-        let point = XyPoint { x, y: stats.mean, half_width: stats.ci95.unwrap_or(0.0), best: best_label(analysis, index) };
+        let point =
+            XyPoint { x, y: stats.mean, half_width: stats.ci95.unwrap_or(0.0), best: best_label(analysis, index) };
         match series.iter_mut().find(|(_, s)| s.label == label) {
             Some((_, s)) => s.points.push(point),
             None => series.push((columns.numbers(&setting.setting), XySeries { label, points: vec![point] })),
@@ -117,7 +118,11 @@ mod tests {
         assert_eq!(texts(&svg, "x-tick"), ["512", "1024", "2048"], "ticks at the swept rows");
         assert!(svg.contains(">rows (log2 scale)</text>"));
         assert_eq!(svg.matches("class=\"best\"").count(), 3, "one best per group");
-        assert_eq!(texts(&svg, "best-label"), ["best (tied)", "best", "best (tied)"], "slices=2 at 1024 and 2048, slices=8 at 512");
+        assert_eq!(
+            texts(&svg, "best-label"),
+            ["best (tied)", "best", "best (tied)"],
+            "slices=2 at 1024 and 2048, slices=8 at 512"
+        );
     }
 
     #[test]

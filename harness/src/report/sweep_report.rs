@@ -62,7 +62,8 @@ impl SweepReport<'_> {
     fn lead(&self) -> Section {
         let primary = &self.config.primary;
         let unit = self.context.units.of(primary).map_or_else(String::new, |unit| format!(", in {unit}"));
-        let what = Text::plain("Primary metric: ").code(primary).and(format!("{unit} ({} is better).", self.config.direction));
+        let what =
+            Text::plain("Primary metric: ").code(primary).and(format!("{unit} ({} is better).", self.config.direction));
         let lead = Section::lead().paragraph(what);
         match self.columns().fixed_line() {
             Some(fixed) => lead.paragraph(fixed),
@@ -95,7 +96,10 @@ mod tests {
         let config = fixture_slice_config();
         let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true, &[]);
         let context = ReportContext::default();
-        markdown(&SweepReport { analysis: &analysis, config: &config, context: &context, title: "Forced slice sweep" }.document())
+        markdown(
+            &SweepReport { analysis: &analysis, config: &config, context: &context, title: "Forced slice sweep" }
+                .document(),
+        )
     }
 
     #[test]
@@ -106,10 +110,11 @@ mod tests {
     #[test]
     fn what_to_trust_then_verdicts_then_tables() {
         let report = fixture_report();
-        let order: Vec<usize> = ["## What to trust", "## Verdicts", "## prefill_tokens_per_s", "## Best per group", "## Failed runs"]
-            .iter()
-            .map(|heading| report.find(heading).unwrap_or_else(|| panic!("no {heading}:\n{report}")))
-            .collect();
+        let order: Vec<usize> =
+            ["## What to trust", "## Verdicts", "## prefill_tokens_per_s", "## Best per group", "## Failed runs"]
+                .iter()
+                .map(|heading| report.find(heading).unwrap_or_else(|| panic!("no {heading}:\n{report}")))
+                .collect();
         assert!(order.windows(2).all(|pair| pair[0] < pair[1]), "{report}");
         let trust = &report[order[0]..order[1]];
         assert!(trust.contains("- WARNING: 3 of 25 runs failed"), "{trust}");
@@ -123,7 +128,9 @@ mod tests {
         assert!(report.contains("| 512  | 1      | 3   | 876 ± 28"), "{report}");
         assert!(report.contains("mean ± 95% CI (tok/s)"), "{report}");
         assert!(report.contains("- rows=2048: resolved: slices=2 is best (1239 tok/s)"), "{report}");
-        assert!(report.contains("- agree: rows=512 slices=1, rows=512 slices=8 resolve to overlap_slices=1; spread 0.4%"));
+        assert!(
+            report.contains("- agree: rows=512 slices=1, rows=512 slices=8 resolve to overlap_slices=1; spread 0.4%")
+        );
         assert!(report.contains("Fixed: variant=baseline."));
     }
 
@@ -135,7 +142,8 @@ mod tests {
             fixture_slice_sweep().into_iter().filter(|o| o.status == crate::launch::RunStatus::Ok).collect();
         let analysis = analyse_sweep(&observations, &config, true, &[]);
         let context = ReportContext::default();
-        let report = markdown(&SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" }.document());
+        let report =
+            markdown(&SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" }.document());
         assert!(report.contains("- All 22 runs finished ok."), "{report}");
         assert!(!report.contains("Drift") && !report.contains("Equivalence") && !report.contains("Failed runs"));
     }

@@ -26,12 +26,21 @@ impl Table {
         &self.rows
     }
 
-    /// Each column's width in characters: its widest cell as `shown` writes it, at least `least`.
-    pub fn widths(&self, shown: impl Fn(&str) -> String, least: usize) -> Vec<usize> {
+    /// The table as lines of text: every cell as `shown` writes it, padded to its column's widest (at
+    /// least `least` characters), each row joined by `line`; under the header a rule of dashes as wide.
+    pub fn laid_out(&self, shown: impl Fn(&str) -> String, least: usize, line: impl Fn(&[String]) -> String) -> String {
         let width = |column: usize| {
             let cells = std::iter::once(&self.header).chain(&self.rows).map(|row| shown(&row[column]).chars().count());
             cells.max().unwrap_or(0).max(least)
         };
-        (0..self.header.len()).map(width).collect()
+        let widths: Vec<usize> = (0..self.header.len()).map(width).collect();
+        let padded = |cells: &[String]| {
+            line(&cells.iter().zip(&widths).map(|(cell, w)| format!("{:<w$}", shown(cell))).collect::<Vec<_>>())
+        };
+        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+        let mut out = padded(&self.header);
+        out.push_str(&line(&rule));
+        self.rows.iter().for_each(|row| out.push_str(&padded(row)));
+        out
     }
 }

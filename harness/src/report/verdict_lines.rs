@@ -4,8 +4,8 @@
 use std::fmt::Write;
 
 use super::number_format::{confidence, degrees, number, percent};
-use super::setting_columns::{group_name, SettingColumns};
 use super::section::Section;
+use super::setting_columns::{group_name, SettingColumns};
 use super::sweep_report::SweepReport;
 use super::text::Text;
 use crate::analyse::{ComparisonMethod, GroupOutcome, GroupVerdict, RatioInterval, Rival, Scale, Verdicts};
@@ -34,11 +34,11 @@ fn rows_per_slice(report: &SweepReport) -> Option<Text> {
     } else {
         ""
     };
-    Some(
-        Text::plain("Rows-per-slice rule implied by the best settings: double ")
-            .code(&names.slices)
-            .and(format!(" while {} / slices stays >= {}.{resolved}", names.rows, number(rule))),
-    )
+    Some(Text::plain("Rows-per-slice rule implied by the best settings: double ").code(&names.slices).and(format!(
+        " while {} / slices stays >= {}.{resolved}",
+        names.rows,
+        number(rule)
+    )))
 }
 
 /// What the verdicts rest on, in one paragraph naming each method and the df it left.
@@ -153,7 +153,9 @@ impl Speaker<'_> {
             }
             GroupOutcome::CannotTell => {
                 let why = group.reason.map_or_else(|| "no test".to_string(), |reason| reason.to_string());
-                format!("{head}: cannot tell ({why}): {best} has the best mean ({mean}), but no test of it was possible.")
+                format!(
+                    "{head}: cannot tell ({why}): {best} has the best mean ({mean}), but no test of it was possible."
+                )
             }
         }
     }

@@ -138,11 +138,13 @@ fn disagreement_note(report: &SweepReport) -> Option<Note> {
     let disagreeing = check.classes.iter().filter(|class| class.disagrees()).count();
     let inconsistent = check.inconsistent.len();
     (disagreeing + inconsistent > 0).then(|| {
-        Note::warning(Text::plain(format!(
+        Note::warning(
+            Text::plain(format!(
             "{disagreeing} set(s) of settings that resolve to one code path disagree and {inconsistent} setting(s) \
              reported more than one "
         ))
-        .code(&check.key)
-        .and(": see Equivalence."))
+            .code(&check.key)
+            .and(": see Equivalence."),
+        )
     })
 }

@@ -185,8 +185,14 @@ mod tests {
             x_name: "rows".into(),
             y_name: "value (tok/s)".into(),
             series: vec![
-                XySeries { label: "slices=1".into(), points: vec![point(512.0, 10.0, Some("best")), point(2048.0, 9.0, None)] },
-                XySeries { label: "slices=2".into(), points: vec![point(512.0, 8.0, None), point(1024.0, 12.0, Some("best"))] },
+                XySeries {
+                    label: "slices=1".into(),
+                    points: vec![point(512.0, 10.0, Some("best")), point(2048.0, 9.0, None)],
+                },
+                XySeries {
+                    label: "slices=2".into(),
+                    points: vec![point(512.0, 8.0, None), point(1024.0, 12.0, Some("best"))],
+                },
             ],
             fit: None,
             interval: "95% CI of the mean".into(),

@@ -18,7 +18,9 @@ pub fn units(source: &SourceFile, metrics: &MetricsDecl) -> Result<(), SpecError
         if !printable || unit.chars().count() > LONGEST_UNIT {
             return Err(source.error_at(
                 &key,
-                format!("unit `{unit}`: give a symbol of 1 to {LONGEST_UNIT} characters without leading or trailing space"),
+                format!(
+                    "unit `{unit}`: give a symbol of 1 to {LONGEST_UNIT} characters without leading or trailing space"
+                ),
             ));
         }
     }

@@ -172,7 +172,13 @@ pub fn disk_full(outcome: &SweepOutcome) -> bool {
 
 /// The race's closing line: after how many rounds it decided and the runs that saved, or what it left
 /// undecided at its last round.
-fn race_closing(table: &RunTable, analysis: &SweepAnalysis, race: Race, paths: &ResultPaths, negligible: bool) -> String {
+fn race_closing(
+    table: &RunTable,
+    analysis: &SweepAnalysis,
+    race: Race,
+    paths: &ResultPaths,
+    negligible: bool,
+) -> String {
     let runs = table.runs();
     let rounds = runs.iter().filter(|run| !run.warmup()).map(|run| run.rep()).max().unwrap_or(0);
     let sidecar = Sidecar::read(&paths.sidecar).ok();
