@@ -12,17 +12,19 @@ use super::section::Section;
 use super::setting_columns::group_name;
 use super::table::Table;
 use super::text::Text;
-use super::what_to_trust::retried_note;
+use super::what_to_trust::{failure_table, run_notes};
 use crate::analyse::{
-    AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, Interaction, Labels, LinearContrast,
+    AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, FailureSummary, Interaction, Labels,
+    LinearContrast,
 };
 use crate::spec::AdditivityScale;
 
 /// The report of `analysis` (all runs pooled) and of `per_group` (one ablation per `group_by` setting, so
-/// an ablation over several settings is not only pooled into one mean per variant).
+/// an ablation over several settings is not only pooled into one mean per variant); `failures` of its runs.
 pub fn ablation_document(
     analysis: &AblationAnalysis,
     per_group: &[(Labels, AblationAnalysis)],
+    failures: &FailureSummary,
     context: &ReportContext,
     title: &str,
 ) -> Document {
@@ -35,8 +37,9 @@ pub fn ablation_document(
         let unit = units.of(metric).map_or_else(String::new, |unit| format!(", in {unit}"));
         document.push(Section::lead().paragraph(Text::plain("Scope metric: ").code(metric).and(format!("{unit}."))));
     }
-    let mut notes: Vec<Note> = scopes.iter().filter_map(|(scope, analysis)| missing_note(scope, analysis)).collect();
-    notes.extend(retried_note(context.retried));
+    let mut notes = run_notes(failures, context);
+    notes.extend(scopes.iter().filter_map(|(scope, analysis)| missing_note(scope, analysis)));
+    notes.sort_by_key(|note| !note.warning);
     document.push(Section::new("What to trust").notes(notes));
     let verdicts = scopes.iter().filter_map(|(scope, analysis)| {
         let AblationEffects::Measured(effects) = &analysis.effects else { return None };
@@ -48,6 +51,7 @@ pub fn ablation_document(
     for (scope, analysis) in &scopes {
         document.extend(tables(scope.as_deref(), analysis, units));
     }
+    document.push(failure_table(failures));
     document
 }
 
@@ -213,12 +217,12 @@ mod tests {
     use crate::analyse::fixtures::{fixture_ablation, fixture_names, fixture_observation};
     use crate::report::markdown;
 
-    fn report(analysis: &AblationAnalysis, title: &str) -> String {
+    fn report(analysis: &AblationAnalysis, failures: &FailureSummary, title: &str) -> String {
         let context = ReportContext {
             units: MetricUnits::new([("gated_delta".to_string(), "s".to_string())].into()),
             ..ReportContext::default()
         };
-        markdown(&ablation_document(analysis, &[], &context, title))
+        markdown(&ablation_document(analysis, &[], failures, &context, title))
     }
 
     fn fixture_report(observations: &[crate::analyse::Observation]) -> String {
@@ -229,7 +233,7 @@ mod tests {
             0.05,
             false,
         );
-        report(&analysis, "gated_delta ablation at 4433 tokens")
+        report(&analysis, &FailureSummary::of(observations), "gated_delta ablation at 4433 tokens")
     }
 
     #[test]
@@ -268,8 +272,8 @@ mod tests {
     fn no_metric_report() {
         let analysis = analyse_ablation(&fixture_ablation(), &fixture_names(&["broadcast_rows"]), &[], 0.05, false);
         assert_eq!(
-            report(&analysis, "t"),
-            "# t\n\n## What to trust\n\n- no metrics were asked for: nothing to report.\n"
+            report(&analysis, &FailureSummary::of(&fixture_ablation()), "t"),
+            "# t\n\n## What to trust\n\n- All 12 runs finished ok.\n- no metrics were asked for: nothing to report.\n"
         );
     }
 
@@ -292,6 +296,6 @@ mod tests {
             }
         }
         let analysis = analyse_ablation(&observations, &groups, &fixture_names(&["t"]), 0.05, false);
-        insta::assert_snapshot!(report(&analysis, "three groups"));
+        insta::assert_snapshot!(report(&analysis, &FailureSummary::of(&observations), "three groups"));
     }
 }

@@ -14,10 +14,9 @@ use super::report_context::ReportContext;
 use super::section::Section;
 use super::setting_columns::SettingColumns;
 use super::setting_tables::{other_metrics_table, settings_table};
-use super::table::Table;
 use super::text::Text;
 use super::verdict_lines::verdict_section;
-use super::what_to_trust::what_to_trust;
+use super::what_to_trust::{failure_table, what_to_trust};
 use crate::analyse::{AnalysisConfig, SweepAnalysis};
 
 /// A sweep's analysis with what its report needs to say about it.
@@ -48,7 +47,7 @@ impl SweepReport<'_> {
             relative_table(self),
             group_fit_table(self),
             equivalence_section(self),
-            self.failure_table(),
+            failure_table(&self.analysis.failures),
         ]);
         document
     }
@@ -69,19 +68,6 @@ impl SweepReport<'_> {
             Some(fixed) => lead.paragraph(fixed),
             None => lead,
         }
-    }
-
-    /// `## Failed runs`: each reason with how many runs failed for it (their count leads `What to trust`).
-    fn failure_table(&self) -> Section {
-        let failures = &self.analysis.failures;
-        if failures.failed == 0 {
-            return Section::new("Failed runs");
-        }
-        let mut table = Table::new(vec!["reason".into(), "runs".into()]);
-        for (reason, count) in &failures.reasons {
-            table.push(vec![reason.clone(), count.to_string()]);
-        }
-        Section::new("Failed runs").table(table)
     }
 }
 

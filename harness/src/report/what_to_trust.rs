@@ -5,9 +5,11 @@
 
 use super::note::Note;
 use super::number_format::{degrees, number, p_value, percent};
+use super::report_context::ReportContext;
 use super::section::Section;
 use super::setting_columns::group_name;
 use super::sweep_report::SweepReport;
+use super::table::Table;
 use super::text::Text;
 use crate::analyse::{DriftBound, FailureSummary, GroupOutcome};
 
@@ -19,10 +21,7 @@ pub fn what_to_trust(report: &SweepReport) -> Section {
 /// Every note of the block: warnings first, each kind in the order above.
 pub fn trust_notes(report: &SweepReport) -> Vec<Note> {
     let analysis = report.analysis;
-    let context = report.context;
-    let mut notes = vec![failure_note(&analysis.failures)];
-    notes.extend(context.planned.as_ref().and_then(|planned| planned.shortfall(analysis.failures.runs)));
-    notes.extend(retried_note(context.retried));
+    let mut notes = run_notes(&analysis.failures, report.context);
     notes.extend(analysis.drift.as_ref().map(drift_note));
     notes.extend(model_notes(report));
     notes.extend(cannot_tell_note(report));
@@ -31,9 +30,30 @@ pub fn trust_notes(report: &SweepReport) -> Vec<Note> {
     notes
 }
 
+/// What every report first says of its runs: how many failed (or that all finished ok), how many the plan
+/// still lacks (with the command that completes it), how many were run again.
+pub fn run_notes(failures: &FailureSummary, context: &ReportContext) -> Vec<Note> {
+    let mut notes = vec![failure_note(failures)];
+    notes.extend(context.planned.as_ref().and_then(|planned| planned.shortfall(failures.runs)));
+    notes.extend(retried_note(context.retried));
+    notes
+}
+
+/// `## Failed runs`: each reason with how many runs failed for it (their count leads `What to trust`).
+pub fn failure_table(failures: &FailureSummary) -> Section {
+    let mut table = Table::new(vec!["reason".into(), "runs".into()]);
+    for (reason, count) in &failures.reasons {
+        table.push(vec![reason.clone(), count.to_string()]);
+    }
+    match failures.failed {
+        0 => Section::new("Failed runs"),
+        _ => Section::new("Failed runs").table(table),
+    }
+}
+
 /// How many runs the CSV records more than once (failed runs run again by `--resume`): each (setting, rep)
 /// is analysed once, from its last successful attempt.
-pub fn retried_note(retried: usize) -> Option<Note> {
+fn retried_note(retried: usize) -> Option<Note> {
     (retried > 0).then(|| {
         Note::info(
             Text::plain(format!("{retried} runs were run again after failing ("))

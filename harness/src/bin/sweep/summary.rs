@@ -90,7 +90,8 @@ pub fn write_ablation_summary(
     let analysis = analyse::analyse_ablation_runs(&runs, &ablation.groups, &metrics, &question);
     let per_group = analyse::analyse_ablation_by_group(&runs, &config.group_by, &ablation.groups, &metrics, &question);
     let context = ReportContext::recorded(sidecar.as_ref(), &paths.csv, table.retried());
-    let document = report::ablation_document(&analysis, &per_group, &context, title);
+    let failures = analyse::FailureSummary::of(&runs);
+    let document = report::ablation_document(&analysis, &per_group, &failures, &context, title);
     files.save(&paths.summary, &report::markdown(&document))?;
     if let Some(svg) = report::ablation_plot_svg(&analysis, &context.units) {
         files.save(&paths.plot, &svg)?;
