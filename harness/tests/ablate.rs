@@ -826,3 +826,33 @@ fn ctrl_c_during_copy_builds_exits_130_and_leaves_no_compiler() {
     assert!(!stderr(&output).contains("FAILED"), "an interrupted build is reported as failed:\n{}", stderr(&output));
     assert_eq!(common::processes_under(s.ws.path()), Vec::<String>::new(), "the builds outlived the sweep");
 }
+
+/// Issue 23: every hint runs as printed. An ablation interrupted between runs says to run it again with
+/// the command that started it (ablations have no `--resume`); that command, pasted, runs every variant.
+#[test]
+fn an_interrupted_ablation_names_the_command_that_runs_it_again() {
+    let template = template_path();
+    let s =
+        setup(&Decl { name: "gd_again", tree: None, template: &template, isolation: "copy", reps: 2, tolerance: 1e9 });
+    let child = s.spawn(&["--jobs", "2"]);
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let first_row = || {
+        let csvs = std::fs::read_dir(s.results.join("gd_again")).ok()?;
+        let csv = csvs.flatten().map(|e| e.path()).find(|p| p.extension().is_some_and(|e| e == "csv"))?;
+        (std::fs::read_to_string(&csv).ok()?.lines().count() >= 2).then_some(())
+    };
+    while first_row().is_none() {
+        assert!(Instant::now() < deadline, "no run was ever recorded");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", describe(&output));
+    let err = stderr(&output);
+    let hint = err.split("run it again to complete it: ").nth(1).unwrap_or_else(|| panic!("no hint:\n{err}")).trim();
+    assert!(hint.ends_with(&format!(" ablate {} --results-dir {} --jobs 2", s.decl, s.results.display())), "{hint}");
+    let again = Command::new("sh").args(["-c", hint]).current_dir(s.ws.path()).output().unwrap();
+    assert!(matches!(again.status.code(), Some(0 | 1)), "{hint}: {}", describe(&again));
+    let (csv, _) = result_paths(&stderr(&again));
+    assert_eq!(assert_rows(&csv, &VARIANTS, 2).len(), 8, "every variant, every rep");
+}

@@ -71,9 +71,8 @@ fn relative_forest_svgs(report: &SweepReport) -> Vec<String> {
                 axis,
                 rows,
                 reference: Some(reference),
-                band: None,
-                legend: Vec::new(),
                 interval: Some(format!("{level} simultaneous CI")),
+                ..RowChart::default()
             };
             chart.svg()
         })
@@ -106,10 +105,8 @@ fn phase_stack_svg(report: &SweepReport) -> Option<String> {
         title: "Phase attribution per setting (mean seconds per phase)".to_string(),
         axis: "seconds (s)".to_string(),
         rows,
-        reference: None,
-        band: None,
         legend: present.into_iter().cloned().collect(),
-        interval: None,
+        ..RowChart::default()
     };
     chart.svg()
 }
@@ -138,9 +135,7 @@ fn fit_residuals_svg(report: &SweepReport) -> Option<String> {
         axis: format!("(measured - fitted) / measured, % of {}", names.y),
         rows,
         reference: Some(0.0),
-        band: None,
-        legend: Vec::new(),
-        interval: None,
+        ..RowChart::default()
     };
     chart.svg()
 }
@@ -193,10 +188,8 @@ fn ablation_waterfall_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> O
         title: format!("{}: single deltas and their interaction (95% CI)", effects.metric),
         axis: scope_axis(&effects.metric, units),
         rows,
-        reference: None,
-        band: None,
-        legend: Vec::new(),
         interval: Some("95% CI".to_string()),
+        ..RowChart::default()
     };
     chart.svg()
 }
@@ -218,10 +211,8 @@ pub fn ablation_plot_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> Op
         title: format!("{metric} per variant (mean ± 95% CI)"),
         axis: scope_axis(metric, units),
         rows,
-        reference: None,
-        band: None,
-        legend: Vec::new(),
         interval: Some("95% CI of the mean".to_string()),
+        ..RowChart::default()
     };
     chart.svg()
 }
@@ -255,8 +246,8 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
         rows,
         reference: Some(1.0),
         band: Some((1.0 - threshold, 1.0 + threshold, format!("within {} of A", percent(threshold)))),
-        legend: Vec::new(),
         interval: Some(format!("{level} simultaneous CI")),
+        ..RowChart::default()
     };
     chart.svg()
 }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::launch::shell_line;
+use crate::shell_line::shell_line;
 
 /// Options of the first command that the completing one must not repeat: a resume names its CSV itself,
 /// `--out` of an existing CSV is refused, a dry run runs nothing, `--force` would replace the summary.

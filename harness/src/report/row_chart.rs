@@ -22,7 +22,7 @@ const UP: &str = "#0072B2";
 
 /// Rows of marks with a title, the axis description (with its unit), optionally a reference line
 /// (ratio 1, difference 0) and a shaded band (the threshold of a practical change).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RowChart {
     pub title: String,
     pub axis: String,

@@ -83,8 +83,7 @@ impl Drop for InPlaceSession {
         if let Err(error) = self.restore() {
             // Drop cannot return an error; the journal is still on disk, so say how to finish the job, as a
             // command that runs as printed.
-            let program = std::env::args().next().unwrap_or_else(|| "sweep".to_string());
-            let restore = crate::launch::shell_line(&[program, "restore".into(), self.tree.display().to_string()]);
+            let restore = crate::shell_line::sweep_command(&["restore".into(), self.tree.display().to_string()]);
             eprintln!("sweep: {error}; run `{restore}` to finish restoring");
         }
     }

@@ -6,7 +6,6 @@ mod check_command;
 mod compare_command;
 mod exit_status;
 mod fresh_output;
-mod hint;
 mod merge_command;
 mod report_command;
 mod restore_command;
