@@ -12,6 +12,7 @@ mod fuzz_tests;
 mod param_tables;
 mod param_value;
 mod pivot_config;
+mod quantity_decl;
 mod race;
 mod ranks_override;
 mod ready_decl;
@@ -39,7 +40,9 @@ mod variant_name;
 
 use std::path::{Path, PathBuf};
 
-pub use analysis_config::{AdditivityScale, AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
+pub use analysis_config::{
+    AdditivityScale, AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, VerifyRule, DEFAULT_ALPHA,
+};
 pub use block_selector::BlockSelector;
 pub use derived_param::DerivedParam;
 pub use design::Design;
@@ -47,6 +50,7 @@ pub use engine::Engine;
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
 pub use param_value::{Param, ParamValue};
 pub use pivot_config::PivotConfig;
+pub use quantity_decl::{Quantity, QuantityDecl, QuantityTerm};
 pub use race::Race;
 pub use ranks_override::RanksOverride;
 pub use ready_decl::{ReadyDecl, DEFAULT_READY_WITHIN};
