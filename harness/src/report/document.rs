@@ -1,5 +1,5 @@
 //! One document model for every report (issue 21): a title and typed sections, built once by the report
-//! code and rendered by `terminal_text`, `markdown` and `html_page` (and its notes into `analysis.json`),
+//! code and rendered by `terminal_text`, `markdown` and `html_page` (`analysis.json` has its notes too),
 //! so the terminal, the summary file and the page say the same things in the same order.
 
 use super::block::Block;
@@ -29,14 +29,6 @@ impl Document {
     /// Appends every section of `sections` that has something in it.
     pub fn extend(&mut self, sections: impl IntoIterator<Item = Section>) {
         sections.into_iter().for_each(|section| self.push(section));
-    }
-
-    /// Every note of the document, in order (the "what to trust" block).
-    pub fn notes(&self) -> impl Iterator<Item = &Note> {
-        self.sections.iter().flat_map(|section| &section.blocks).flat_map(|block| match block {
-            Block::Notes(notes) => notes.as_slice(),
-            _ => &[],
-        })
     }
 
     /// The document as text, the layout the terminal and markdown share: `heading(text, level)` writes the
