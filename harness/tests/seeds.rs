@@ -73,7 +73,7 @@ fn seed_003_per_token_sync_reports_the_saving_per_round_at_each_node_count() {
     let (rows, summary) = run_seed("003_per_token_sync.toml");
     assert!(rows.iter().all(|r| r["param.ranks"] == r["param.nodes"] && r["metric.nodes"] == r["param.nodes"]));
     let saving = table(&summary, "## vs fast_synch=off");
-    assert!(saving[0].contains("round_ms (difference)"), "{}", saving[0]);
+    assert!(saving[0].contains("round_ms (difference, ms)"), "{}", saving[0]);
     let body: Vec<Vec<&str>> = saving[2..].iter().map(|row| cells(row)).collect();
     assert_eq!(body.len(), 4, "nodes x bytes:\n{summary}");
     assert!(body.iter().all(|row| estimate(row.last().unwrap()) < 0.0), "fast synch saves time:\n{summary}");

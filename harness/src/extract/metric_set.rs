@@ -235,8 +235,7 @@ mod tests {
                 ("twice".to_string(), "2 * ms_per_row".to_string()),
             ]
             .into(),
-            profile: None,
-            result_process: None,
+            ..Default::default()
         };
         let params = json!({"rows": 512}).as_object().unwrap().clone();
         let metrics = extract_metrics(&decl, output(&result_line()), &logs, &params).unwrap();

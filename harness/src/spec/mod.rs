@@ -37,6 +37,7 @@ mod validate_report;
 mod validate_services;
 mod validate_sources;
 mod validate_topology;
+mod validate_units;
 mod value_map;
 mod variant_name;
 
@@ -111,6 +112,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::repeated_values(&source, &params, &decl.zip)?;
     validate::reps(&source, &decl.reps)?;
     validate::metrics(&source, &decl.metrics, &named)?;
+    validate_units::units(&source, &decl.metrics)?;
     validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;
     validate::checks(&source, &decl.checks, &decl.metrics, &named)?;
     validate::inputs(&source, &decl.inputs)?;

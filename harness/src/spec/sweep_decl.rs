@@ -164,6 +164,11 @@ pub struct MetricsDecl {
     /// Whose log holds the result line: `"client"` (the run's main process, the default) or a service's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_process: Option<String>,
+    /// Metric -> the unit its values are in (`prefill_tokens_per_s = "tok/s"`), printed after its numbers;
+    /// a metric without one gets the unit its name implies (`_ms`, `_per_s`, ...), if any. Not recorded
+    /// when empty, so sidecars and fingerprints of sweeps that declare none are unchanged.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub units: BTreeMap<String, String>,
 }
 
 /// Metrics read from the engine's phase profile: which block, and which phases become metrics.

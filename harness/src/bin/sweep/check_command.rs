@@ -48,10 +48,10 @@ fn check_sweep(path: &Path) -> Result<String, CommandError> {
     let sweep = spec::load_sweep(path)?;
     if variants::left_by_an_ablation(&sweep.engine.tree) {
         // Checked first: the rendered sources would otherwise read as an out-of-date template.
+        let restore = sweep::shell_line::sweep_command(&["restore".into(), sweep.engine.tree.display().to_string()]);
         return Err(CommandError::CheckFailed(format!(
             "{}: an in-place ablation is running in this tree or was interrupted and left it rendered; \
-             if none is running, run `sweep restore {}`",
-            sweep.engine.tree.display(),
+             if none is running, run `{restore}`",
             sweep.engine.tree.display()
         )));
     }
