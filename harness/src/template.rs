@@ -1,10 +1,14 @@
 //! The one handlebars setup every stage renders with: strict (an unknown variable is an error) and no
 //! HTML escaping (argv, env values and C++ sources are not HTML: `std::vector<float>` must survive).
+//! A declared template is a `Template`, compiled when its declaration is read; a text known only at
+//! run time (a kernel template file, a template derived from a source) renders with `render`.
 
 use std::cell::RefCell;
+use std::fmt;
+use std::sync::LazyLock;
 
-use handlebars::Handlebars;
-use serde::Serialize;
+use handlebars::{Handlebars, RenderContext, Renderable};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Why a template did not render: the handlebars message, which names the variable and the line.
 #[derive(Debug, thiserror::Error)]
@@ -19,10 +23,71 @@ fn registry() -> Handlebars<'static> {
     registry
 }
 
+/// The settings every compiled `Template` renders with (it holds no templates of its own).
+static SETTINGS: LazyLock<Handlebars<'static>> = LazyLock::new(registry);
+
 thread_local! {
-    /// Templates compiled once per thread, keyed by their text: a sweep renders the same few argv and
-    /// env templates for every run (a 100,000-setting preflight renders each once per setting).
+    /// Texts known only at run time, compiled once per thread and keyed by their text (a derived kernel
+    /// template renders once per variant).
     static COMPILED: RefCell<Handlebars<'static>> = RefCell::new(registry());
+}
+
+/// A declared template (an argv element, an env value, a path), compiled once when read and written
+/// back as its text.
+#[derive(Debug, Clone)]
+pub struct Template {
+    text: String,
+    /// `None` for a text without `{{`, which renders as itself.
+    compiled: Option<handlebars::Template>,
+}
+
+impl Template {
+    /// Compiles `text`; a syntax error says what and where, on one line (see `check_syntax`).
+    pub fn parse(text: &str) -> Result<Template, TemplateError> {
+        if !text.contains("{{") {
+            return Ok(Template { text: text.to_string(), compiled: None });
+        }
+        let compiled = handlebars::Template::compile(text).map_err(|error| syntax_error(&error))?;
+        Ok(Template { text: text.to_string(), compiled: Some(compiled) })
+    }
+
+    /// The template as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Renders it once against `context` (see `Renderer` for several templates over one context).
+    pub fn render(&self, context: &impl Serialize) -> Result<String, TemplateError> {
+        match self.compiled {
+            None => Ok(self.text.clone()),
+            Some(_) => Renderer::new(context)?.render(self),
+        }
+    }
+}
+
+impl PartialEq for Template {
+    fn eq(&self, other: &Template) -> bool {
+        self.text == other.text
+    }
+}
+
+impl fmt::Display for Template {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl Serialize for Template {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
+}
+
+impl<'de> Deserialize<'de> for Template {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Template, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Template::parse(&text).map_err(|error| serde::de::Error::custom(format!("bad template `{text}`: {error}")))
+    }
 }
 
 /// Renders `template` against `context` in strict mode without escaping (see `Renderer`).
@@ -30,7 +95,7 @@ pub fn render(template: &str, context: &impl Serialize) -> Result<String, Templa
     if !template.contains("{{") {
         return Ok(template.to_string());
     }
-    Renderer::new(context)?.render(template)
+    Renderer::new(context)?.render_text(template)
 }
 
 /// One context many templates render against (a run's argv and env): it is converted for handlebars once.
@@ -50,11 +115,16 @@ impl Renderer {
         Renderer { context: handlebars::Context::from(context) }
     }
 
-    /// Renders `template` in strict mode without escaping. Text without `{{` is returned as it is
-    /// (handlebars would too), and a template is compiled once per thread.
-    /// A syntax error is reported as `check_syntax` does (line and column, one line), not as handlebars'
-    /// excerpt of the whole template located in `"Unnamed"`.
-    pub fn render(&self, template: &str) -> Result<String, TemplateError> {
+    /// Renders a declared template in strict mode without escaping.
+    pub fn render(&self, template: &Template) -> Result<String, TemplateError> {
+        let Some(compiled) = &template.compiled else { return Ok(template.text.clone()) };
+        compiled.renders(&SETTINGS, &self.context, &mut RenderContext::new(None)).map_err(render_error)
+    }
+
+    /// Renders a text known only at run time, compiled once per thread. Text without `{{` is returned
+    /// as it is (handlebars would too). A syntax error is reported as `check_syntax` does (line and
+    /// column, one line), not as handlebars' excerpt of the whole template located in `"Unnamed"`.
+    pub fn render_text(&self, template: &str) -> Result<String, TemplateError> {
         if !template.contains("{{") {
             return Ok(template.to_string());
         }
@@ -66,25 +136,32 @@ impl Renderer {
                     .register_template_string(template, template)
                     .map_err(|error| TemplateError(one_line(&error.to_string())))?;
             }
-            compiled.render_with_context(template, &self.context).map_err(|error| match error.reason() {
-                handlebars::RenderErrorReason::MissingVariable(Some(name)) => {
-                    TemplateError(format!("unknown template variable `{name}`"))
-                }
-                _ => TemplateError(one_line(&error.to_string())),
-            })
+            compiled.render_with_context(template, &self.context).map_err(render_error)
         })
+    }
+}
+
+fn render_error(error: handlebars::RenderError) -> TemplateError {
+    match error.reason() {
+        handlebars::RenderErrorReason::MissingVariable(Some(name)) => {
+            TemplateError(format!("unknown template variable `{name}`"))
+        }
+        _ => TemplateError(one_line(&error.to_string())),
     }
 }
 
 /// Checks that `template` parses, without rendering it; the error says what and where, on one line.
 pub fn check_syntax(template: &str) -> Result<(), TemplateError> {
-    let Err(error) = handlebars::Template::compile(template) else { return Ok(()) };
+    handlebars::Template::compile(template).map(drop).map_err(|error| syntax_error(&error))
+}
+
+fn syntax_error(error: &handlebars::TemplateError) -> TemplateError {
     let reason = match error.reason() {
         handlebars::TemplateErrorReason::InvalidSyntax(_) => "invalid handlebars syntax".to_string(),
         other => other.to_string(),
     };
     let at = error.pos().map_or(String::new(), |(line, column)| format!(" at line {line}, column {column}"));
-    Err(TemplateError(format!("{reason}{at}")))
+    TemplateError(format!("{reason}{at}"))
 }
 
 /// Handlebars errors span several lines (with a source excerpt); the CLI wants one sentence.

@@ -121,7 +121,7 @@ fn render_args(sweep: &SourceFile, args: &[String], context: &Renderer) -> Resul
     args.iter()
         .enumerate()
         .map(|(index, arg)| {
-            context.render(arg).map_err(|error| sweep.error_at(&format!("run.args[{index}]"), error.to_string()))
+            context.render_text(arg).map_err(|error| sweep.error_at(&format!("run.args[{index}]"), error.to_string()))
         })
         .collect()
 }
@@ -135,13 +135,13 @@ fn render_env(
 ) -> Result<Vec<(String, String)>, SpecError> {
     let profile = engine.env.iter().map(|(name, value)| {
         context
-            .render(value)
+            .render_text(value)
             .map(|v| (name.clone(), v))
             .map_err(|error| profile_error(engine, &format!("env.{name}"), error))
     });
     let declared = run.env.iter().map(|(name, value)| {
         context
-            .render(value)
+            .render_text(value)
             .map(|v| (name.clone(), v))
             .map_err(|error| sweep.error_at(&format!("run.env.{name}"), error.to_string()))
     });

@@ -2,6 +2,7 @@
 
 mod analysis_config;
 mod block_selector;
+mod check;
 mod derived_param;
 mod design;
 mod duration_value;
@@ -11,10 +12,13 @@ mod engine_profile;
 mod fuzz_tests;
 mod param_tables;
 mod param_value;
+mod pattern;
 mod pivot_config;
 mod race;
 mod ranks_override;
 mod ready_decl;
+mod ready_rule;
+mod ready_text;
 mod relative_kind;
 mod report_config;
 mod service_decl;
@@ -40,15 +44,18 @@ use std::path::{Path, PathBuf};
 
 pub use analysis_config::{AdditivityScale, AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
 pub use block_selector::BlockSelector;
+pub use check::{Check, CheckTest};
 pub use derived_param::DerivedParam;
 pub use design::Design;
 pub use engine::Engine;
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
 pub use param_value::{Param, ParamValue};
+pub use pattern::Pattern;
 pub use pivot_config::PivotConfig;
 pub use race::Race;
 pub use ranks_override::RanksOverride;
 pub use ready_decl::{ReadyDecl, DEFAULT_READY_WITHIN};
+pub use ready_rule::ReadyRule;
 pub use relative_kind::RelativeKind;
 pub use report_config::ReportConfig;
 pub use service_decl::{ServiceDecl, AUTO_PORT, PORT_NAME};
@@ -103,7 +110,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::reps(&source, &decl.reps)?;
     validate::metrics(&source, &decl.metrics, &named)?;
     validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;
-    validate::checks(&source, &decl.checks, &decl.metrics, &named)?;
+    let checks = validate::checks(&source, &decl.checks, &decl.metrics, &named)?;
     validate::inputs(&source, &decl.inputs)?;
     validate_services::services(&source, &decl.run, &named, !engine.pre_run.is_empty())?;
     validate_services::metric_processes(&source, &decl.metrics, &decl.run)?;
@@ -127,7 +134,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
         run: decl.run.clone(),
         inputs: decl.inputs.clone(),
         metrics: decl.metrics.clone(),
-        checks: decl.checks.clone(),
+        checks,
         analysis: decl.analysis.clone(),
         decl,
         source,

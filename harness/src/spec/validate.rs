@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use super::check::{Check, CheckTest};
 use super::engine_profile::EngineOverrides;
 use super::engine_profile::{EngineProfile, LauncherKind};
 use super::param_value::{Param, ParamValue};
@@ -9,6 +10,7 @@ use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::{AblationDecl, CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder};
 use super::{MAX_ABLATION_GROUPS, MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
+use crate::expression::Expression;
 
 /// Turns `[params]` into params, refusing empty lists, non-scalars and reserved names.
 pub fn params(source: &SourceFile, table: &toml::Table) -> Result<Vec<Param>, SpecError> {
@@ -304,22 +306,26 @@ pub fn metrics(source: &SourceFile, metrics: &MetricsDecl, params: &[Param]) -> 
         return Err(source.error_at("metrics", "no metrics declared: add `result = [...]` keys to read"));
     }
     for (name, decl) in &metrics.regex {
-        regex_metric(source, name, &decl.pattern)?;
+        if decl.pattern.captures_len() < 2 {
+            let message = "the regex has no capture group: wrap the number in ( )";
+            return Err(source.error_at(&format!("metrics.regex.{name}.pattern"), message));
+        }
     }
     let known: BTreeSet<&str> = names.iter().copied().chain(numeric_names(params)).collect();
     for (name, expression) in &metrics.derived {
-        derived_metric(source, name, expression, &known)?;
+        expression_over(source, &format!("metrics.derived.{name}"), expression, &known, Some(name))?;
     }
     derived_cycle(source, &metrics.derived)
 }
 
 /// Derived metrics may use one another, but not in a cycle: `a = "b + 1"`, `b = "a + 1"` can never be
 /// evaluated, so every run would fail.
-fn derived_cycle(source: &SourceFile, derived: &std::collections::BTreeMap<String, String>) -> Result<(), SpecError> {
+fn derived_cycle(
+    source: &SourceFile,
+    derived: &std::collections::BTreeMap<String, Expression>,
+) -> Result<(), SpecError> {
     let uses = |name: &str| -> Vec<&str> {
-        let tree = evalexpr::build_operator_tree::<evalexpr::DefaultNumericTypes>(&derived[name]);
-        let read: Vec<String> =
-            tree.map(|tree| tree.iter_read_variable_identifiers().map(str::to_string).collect()).unwrap_or_default();
+        let read = derived[name].names();
         derived.keys().map(String::as_str).filter(|other| read.iter().any(|used| used == other)).collect()
     };
     // Depth-first from each metric: a path that comes back to a metric on it is a cycle.
@@ -351,20 +357,6 @@ fn derived_cycle(source: &SourceFile, derived: &std::collections::BTreeMap<Strin
     Ok(())
 }
 
-fn regex_metric(source: &SourceFile, name: &str, pattern: &str) -> Result<(), SpecError> {
-    let key = format!("metrics.regex.{name}.pattern");
-    let regex = regex::Regex::new(pattern)
-        .map_err(|error| source.error_at(&key, format!("invalid regex: {}", one_line(&error.to_string()))))?;
-    if regex.captures_len() < 2 {
-        return Err(source.error_at(&key, "the regex has no capture group: wrap the number in ( )"));
-    }
-    Ok(())
-}
-
-fn derived_metric(source: &SourceFile, name: &str, expression: &str, known: &BTreeSet<&str>) -> Result<(), SpecError> {
-    expression_over(source, &format!("metrics.derived.{name}"), expression, known, Some(name))
-}
-
 /// The params an expression may read: numbers only (evaluate_number binds numbers), so an expression over
 /// a text or boolean param is refused here, not found at run time.
 fn numeric_names(params: &[Param]) -> impl Iterator<Item = &str> {
@@ -380,24 +372,23 @@ fn numeric_names(params: &[Param]) -> impl Iterator<Item = &str> {
 fn expression_over(
     source: &SourceFile,
     key: &str,
-    expression: &str,
+    expression: &Expression,
     known: &BTreeSet<&str>,
     itself: Option<&str>,
 ) -> Result<(), SpecError> {
-    let tree = evalexpr::build_operator_tree::<evalexpr::DefaultNumericTypes>(expression)
-        .map_err(|error| source.error_at(key, format!("invalid expression `{expression}`: {error}")))?;
-    for variable in tree.iter_read_variable_identifiers() {
-        if Some(variable) == itself {
+    for variable in expression.names() {
+        if Some(variable.as_str()) == itself {
             return Err(source.error_at(key, format!("`{variable}` is defined in terms of itself")));
         }
-        if !known.contains(variable) {
+        if !known.contains(variable.as_str()) {
             return Err(source.error_at(
                 key,
                 format!("unknown name `{variable}` in `{expression}` (not a metric or numeric parameter)"),
             ));
         }
     }
-    crate::expression::evaluate_number(expression, known.iter().map(|name| (*name, 1.5)))
+    expression
+        .number(known.iter().map(|name| (*name, 1.5)))
         .map(|_| ())
         .map_err(|error| source.error_at(key, format!("`{expression}` cannot be evaluated: {error}")))
 }
@@ -409,33 +400,28 @@ pub fn checks(
     checks: &[CheckDecl],
     metrics: &MetricsDecl,
     params: &[Param],
-) -> Result<(), SpecError> {
+) -> Result<Vec<Check>, SpecError> {
     let known: BTreeSet<&str> = metric_names(metrics).into_iter().chain(numeric_names(params)).collect();
-    for (index, check) in checks.iter().enumerate() {
+    let mut checked = Vec::with_capacity(checks.len());
+    for (index, decl) in checks.iter().enumerate() {
         let key = |field: &str| format!("checks[{index}].{field}");
-        match (&check.metric, &check.expr) {
-            (Some(metric), None) => {
-                if !is_metric(metrics, metric) {
-                    return Err(source.error_at(&key("metric"), unknown_metric(metrics, metric)));
-                }
-                template_syntax(source, &key("equals"), &check.equals)?;
+        let check = Check::of(source, index, decl)?;
+        match &check.test {
+            CheckTest::Metric { metric, .. } if !is_metric(metrics, metric) => {
+                return Err(source.error_at(&key("metric"), unknown_metric(metrics, metric)));
             }
-            (None, Some(expr)) => {
+            CheckTest::Metric { .. } => {}
+            CheckTest::Expression { expr, equals } => {
                 expression_over(source, &key("expr"), expr, &known, None)?;
-                expression_over(source, &key("equals"), &check.equals, &known, None)?;
-            }
-            _ => {
-                return Err(source.error_at(
-                    &format!("checks[{index}]"),
-                    "give either `metric` (with `equals` a template) or `expr` (with `equals` an expression)",
-                ))
+                expression_over(source, &key("equals"), equals, &known, None)?;
             }
         }
         if check.within.is_some_and(|share| !(share.is_finite() && share > 0.0 && share < 1.0)) {
             return Err(source.error_at(&key("within"), "must be a share between 0 and 1 (e.g. 0.01 for 1%)"));
         }
+        checked.push(check);
     }
-    Ok(())
+    Ok(checked)
 }
 
 pub fn inputs(source: &SourceFile, inputs: &[InputDecl]) -> Result<(), SpecError> {
@@ -513,7 +499,8 @@ pub fn analysis(
         named("analysis.rows_per_slice.rows".into(), &rule.rows)?;
         named("analysis.rows_per_slice.slices".into(), &rule.slices)?;
     }
-    if let Some(key) = analysis.equivalence_key.as_ref().filter(|key| !is_param(key) && !is_metric(metrics, key)) {
+    let is_column = |key: &Expression| is_param(key.text()) || is_metric(metrics, key.text());
+    if let Some(key) = analysis.equivalence_key.as_ref().filter(|key| !is_column(key)) {
         let known = metric_names(metrics).into_iter().chain(numeric_names(params)).collect();
         expression_over(source, "analysis.equivalence", key, &known, None)?;
     }
@@ -723,8 +710,4 @@ pub(super) fn plain_variables(text: &str) -> Vec<&str> {
         rest = &rest[start + end + 2..];
     }
     found
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

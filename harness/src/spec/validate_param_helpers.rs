@@ -9,6 +9,7 @@ use super::spec_error::SpecError;
 use super::validate::template_syntax;
 use super::value_map::ValueMap;
 use super::RESERVED_NAMES;
+use crate::expression::Expression;
 
 pub fn derived(source: &SourceFile, derived: &[DerivedParam], params: &[Param]) -> Result<(), SpecError> {
     for (index, param) in derived.iter().enumerate() {
@@ -25,7 +26,7 @@ pub fn derived(source: &SourceFile, derived: &[DerivedParam], params: &[Param]) 
 /// Each `where` constraint is a numeric expression over params and derived params.
 pub fn constraints(
     source: &SourceFile,
-    constraints: &[String],
+    constraints: &[Expression],
     params: &[Param],
     derived: &[DerivedParam],
 ) -> Result<(), SpecError> {
@@ -52,21 +53,19 @@ pub fn value_maps(source: &SourceFile, maps: &[ValueMap]) -> Result<(), SpecErro
 fn numeric_expression(
     source: &SourceFile,
     key: &str,
-    expression: &str,
+    expression: &Expression,
     params: &[Param],
     derived: &[&str],
 ) -> Result<(), SpecError> {
-    let tree = evalexpr::build_operator_tree::<evalexpr::DefaultNumericTypes>(expression)
-        .map_err(|error| source.error_at(key, format!("invalid expression `{expression}`: {error}")))?;
-    for name in tree.iter_read_variable_identifiers() {
-        match params.iter().find(|param| param.name == name) {
+    for name in expression.names() {
+        match params.iter().find(|param| param.name == *name) {
             Some(param) if !param.values.iter().all(is_number) => {
                 let message =
                     format!("`{name}` is not numeric: expressions are over numbers (compare it in a value map)");
                 return Err(source.error_at(key, message));
             }
             Some(_) => {}
-            None if derived.contains(&name) => {}
+            None if derived.contains(&name.as_str()) => {}
             None => return Err(source.error_at(key, format!("unknown parameter `{name}` in `{expression}`"))),
         }
     }
