@@ -51,6 +51,11 @@ impl Template {
         Ok(Template { text: text.to_string(), compiled: Some(compiled) })
     }
 
+    /// A text that renders as itself, braces and all (a default argv element).
+    pub fn literal(text: &str) -> Template {
+        Template { text: text.to_string(), compiled: None }
+    }
+
     /// The template as written.
     pub fn text(&self) -> &str {
         &self.text

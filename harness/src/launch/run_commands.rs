@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::rank_command::RankCommand;
 use crate::spec::{Engine, LauncherKind, RunDecl, SourceFile, SpecError};
-use crate::template::{self, Renderer};
+use crate::template::{self, Renderer, Template};
 
 /// Where one run happens and which build of the engine it uses.
 #[derive(Debug, Clone)]
@@ -44,7 +44,7 @@ pub fn run_context(params: Map<String, Value>, engine: &Engine, site: &RunSite<'
 pub fn program_path(engine: &Engine, tree: &Path, build_dir: &Path) -> Result<String, template::TemplateError> {
     let context =
         serde_json::json!({ "tree": tree.display().to_string(), "build_dir": build_dir.display().to_string() });
-    template::render(&engine.program, &context)
+    engine.program.render(&context)
 }
 
 /// Renders the processes of one run. Errors name the sweep key whose template failed.
@@ -106,7 +106,7 @@ fn launcher_prefix(
     let mut argv = engine
         .launcher_command
         .iter()
-        .map(|part| template::render(part, &context).map_err(|error| profile_error(engine, "launcher_command", error)))
+        .map(|part| part.render(&context).map_err(|error| profile_error(engine, "launcher_command", error)))
         .collect::<Result<Vec<_>, _>>()?;
     if matches!(kind, LauncherKind::Mpirun | LauncherKind::Srun) {
         argv.extend(["-n".to_string(), engine.ranks.to_string()]);
@@ -117,11 +117,11 @@ fn launcher_prefix(
     Ok(argv)
 }
 
-fn render_args(sweep: &SourceFile, args: &[String], context: &Renderer) -> Result<Vec<String>, SpecError> {
+fn render_args(sweep: &SourceFile, args: &[Template], context: &Renderer) -> Result<Vec<String>, SpecError> {
     args.iter()
         .enumerate()
         .map(|(index, arg)| {
-            context.render_text(arg).map_err(|error| sweep.error_at(&format!("run.args[{index}]"), error.to_string()))
+            context.render(arg).map_err(|error| sweep.error_at(&format!("run.args[{index}]"), error.to_string()))
         })
         .collect()
 }
@@ -135,13 +135,13 @@ fn render_env(
 ) -> Result<Vec<(String, String)>, SpecError> {
     let profile = engine.env.iter().map(|(name, value)| {
         context
-            .render_text(value)
+            .render(value)
             .map(|v| (name.clone(), v))
             .map_err(|error| profile_error(engine, &format!("env.{name}"), error))
     });
     let declared = run.env.iter().map(|(name, value)| {
         context
-            .render_text(value)
+            .render(value)
             .map(|v| (name.clone(), v))
             .map_err(|error| sweep.error_at(&format!("run.env.{name}"), error.to_string()))
     });

@@ -392,8 +392,9 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     let toolchain = context.toolchain_id();
     let rendered: Vec<Vec<RenderedFile>> =
         plan.settings.iter().map(|s| ablation.render(s)).collect::<Result<_, _>>()?;
+    let build: Vec<String> = engine.build.iter().map(ToString::to_string).collect();
     let keys: Vec<BuildKey> =
-        rendered.iter().map(|files| BuildKey::new(files, &engine.build, &toolchain, "in-place")).collect();
+        rendered.iter().map(|files| BuildKey::new(files, &build, &toolchain, "in-place")).collect();
     let sites: Vec<VariantSite> =
         plan.settings.iter().zip(&keys).map(|(s, key)| ablation.in_tree_site(s, key.to_string())).collect();
     preflight(sweep, plan, &sites)?;

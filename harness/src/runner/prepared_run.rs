@@ -99,7 +99,9 @@ fn render_inputs(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<(
         .enumerate()
         .map(|(index, input)| {
             let key = format!("inputs[{index}].count");
-            let text = template::render(&input.count, context)
+            let text = input
+                .count
+                .render(context)
                 .map_err(|error| sweep.source.error_at(&key, error.to_string()))?;
             let count: usize =
                 text.trim().parse().ok().filter(|&count| count <= MAX_INPUT_VALUES).ok_or_else(|| {
@@ -123,7 +125,7 @@ fn render_pre_run(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<
         .map(|(index, argv)| {
             let argv = argv
                 .iter()
-                .map(|part| template::render(part, context))
+                .map(|part| part.render(context))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|error| sweep.engine.profile.error_at(&format!("pre_run[{index}]"), error.to_string()))?;
             Ok(RankCommand { rank: None, argv, env: Vec::new(), log: run_dir.join(format!("pre_run{index}.log")) })

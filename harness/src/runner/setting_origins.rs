@@ -49,12 +49,11 @@ impl SettingOrigins {
 
 /// Whether the profile's setup script path depends on the params.
 pub fn is_templated(sweep: &Sweep) -> bool {
-    sweep.engine.setup.as_ref().is_some_and(|path| path.to_string_lossy().contains("{{"))
+    sweep.engine.setup.as_ref().is_some_and(|path| path.text().contains("{{"))
 }
 
 /// The setup script a setting's runs source: its path rendered over the setting's params.
 pub fn setup_for(sweep: &Sweep, setting: &Setting) -> Result<Option<String>, RunnerError> {
     let Some(template) = &sweep.engine.setup else { return Ok(None) };
-    let text = template.to_string_lossy();
-    crate::template::render(&text, &setting.context()).map(Some).map_err(RunnerError::SetupTemplate)
+    template.render(&setting.context()).map(Some).map_err(RunnerError::SetupTemplate)
 }

@@ -9,6 +9,7 @@ use serde::{Serialize, Serializer};
 use super::engine_profile::{LauncherKind, ResultLine};
 use super::source_file::SourceFile;
 use super::topology::Topology;
+use crate::template::Template;
 
 /// Everything the later stages need to build, launch and read the engine.
 #[derive(Debug, Clone, Serialize)]
@@ -18,19 +19,20 @@ pub struct Engine {
     pub profile: SourceFile,
     pub tree: PathBuf,
     /// Template over `tree` and `build_dir`.
-    pub program: String,
+    pub program: Template,
     /// Argv templates over `tree` and `build_dir`.
-    pub build: Vec<String>,
+    pub build: Vec<Template>,
     pub build_dir: PathBuf,
     pub launcher: LauncherKind,
-    pub launcher_command: Vec<String>,
+    pub launcher_command: Vec<Template>,
     pub hostfile: Option<PathBuf>,
     pub ranks: u32,
-    pub env: BTreeMap<String, String>,
+    pub env: BTreeMap<String, Template>,
     pub timeout: Duration,
     pub grace: Duration,
-    pub setup: Option<PathBuf>,
-    pub pre_run: Vec<Vec<String>>,
+    /// The setup script's absolute path, a template over params (`../envs/{{compiler}}.sh`).
+    pub setup: Option<Template>,
+    pub pre_run: Vec<Vec<Template>>,
     pub result: ResultLine,
     pub profile_prefix: Option<String>,
     pub toolchain: BTreeMap<String, Vec<String>>,

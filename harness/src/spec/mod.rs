@@ -42,6 +42,8 @@ mod variant_name;
 
 use std::path::{Path, PathBuf};
 
+use crate::template::Template;
+
 pub use analysis_config::{AdditivityScale, AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
 pub use block_selector::BlockSelector;
 pub use check::{Check, CheckTest};
@@ -101,7 +103,6 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     let params = validate::params(&source, &tables.values)?;
     validate_param_helpers::derived(&source, &tables.derived, &params)?;
     validate_param_helpers::constraints(&source, &decl.constraints, &params, &tables.derived)?;
-    validate_param_helpers::value_maps(&source, &tables.maps)?;
     declared_env_names(&source, &decl, &tables.maps)?;
     // Templates, expressions and analysis may also name derived params (their values are known per setting).
     let named: Vec<Param> = params.iter().cloned().chain(tables.derived.iter().map(DerivedParam::as_named)).collect();
@@ -209,10 +210,13 @@ fn read_profile(profile_path: &Path, sweep: &SourceFile, overrides: &EngineOverr
         None => absolute(&profile_dir, &profile.tree),
     };
     validate::engine(&profile_source, sweep, &profile, overrides)?;
-    let mut engine = resolve_engine(profile, profile_source, &profile_dir);
+    let mut engine = resolve_engine(profile, profile_source, &profile_dir)?;
     engine.topology = Topology {
         ranks: match &overrides.ranks {
-            Some(RanksOverride::Template(text)) => Some(text.clone()),
+            Some(RanksOverride::Template(text)) => Some(
+                Template::parse(text)
+                    .map_err(|error| sweep.error_at("engine.ranks", format!("bad template `{text}`: {error}")))?,
+            ),
             _ => None,
         },
         hostfile: overrides.hostfile.clone(),
@@ -221,14 +225,19 @@ fn read_profile(profile_path: &Path, sweep: &SourceFile, overrides: &EngineOverr
     Ok(engine)
 }
 
-fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_dir: &Path) -> Engine {
+fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_dir: &Path) -> Result<Engine, SpecError> {
     let tree = PathBuf::from(&profile.tree);
     let launcher_command = if profile.launcher_command.is_empty() {
         default_launcher_command(profile.launcher)
     } else {
         profile.launcher_command
     };
-    Engine {
+    // The path is made absolute first, so a rendered script is found from any folder.
+    let setup = profile.setup.map(|file| {
+        let path = absolute(profile_dir, &file);
+        Template::parse(&path).map_err(|error| profile_source.error_at("setup", format!("bad template `{file}`: {error}")))
+    });
+    Ok(Engine {
         profile: profile_source,
         build_dir: tree.join(&profile.build_dir),
         tree,
@@ -241,19 +250,19 @@ fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_di
         env: profile.env,
         timeout: profile.timeout,
         grace: profile.grace,
-        setup: profile.setup.map(|file| PathBuf::from(absolute(profile_dir, &file))),
+        setup: setup.transpose()?,
         pre_run: profile.pre_run,
         result: profile.result,
         profile_prefix: profile.profile_prefix,
         toolchain: profile.toolchain,
         topology: Topology::default(),
-    }
+    })
 }
 
-fn default_launcher_command(kind: LauncherKind) -> Vec<String> {
+fn default_launcher_command(kind: LauncherKind) -> Vec<Template> {
     match kind {
-        LauncherKind::Mpirun => vec!["mpirun".to_string()],
-        LauncherKind::Srun => vec!["srun".to_string()],
+        LauncherKind::Mpirun => vec![Template::literal("mpirun")],
+        LauncherKind::Srun => vec![Template::literal("srun")],
         LauncherKind::Local | LauncherKind::PerRank => Vec::new(),
     }
 }

@@ -13,6 +13,7 @@ use super::report_config::ReportConfig;
 use super::service_decl::ServiceDecl;
 use super::source_decl::SourceDecl;
 use crate::expression::Expression;
+use crate::template::Template;
 
 /// The order runs are scheduled in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
@@ -98,9 +99,9 @@ fn default_reps() -> u32 {
 #[serde(deny_unknown_fields)]
 pub struct RunDecl {
     #[serde(default)]
-    pub args: Vec<String>,
+    pub args: Vec<Template>,
     #[serde(default)]
-    pub env: BTreeMap<String, String>,
+    pub env: BTreeMap<String, Template>,
     /// `[[run.service]]`: processes started (and ready) before the run's main process, stopped after it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub service: Vec<ServiceDecl>,
@@ -123,7 +124,7 @@ pub struct InputDecl {
     /// Values repeated in order and cut to `count`.
     pub pattern: Vec<i64>,
     /// How many values; a template such as `"{{rows}}"`.
-    pub count: String,
+    pub count: Template,
     #[serde(default = "default_separator")]
     pub separator: String,
 }

@@ -442,7 +442,6 @@ pub fn inputs(source: &SourceFile, inputs: &[InputDecl]) -> Result<(), SpecError
                 "a file name, not a path: inputs live in the run directory",
             ));
         }
-        template_syntax(source, &format!("inputs[{index}].count"), &input.count)?;
     }
     Ok(())
 }
@@ -551,7 +550,6 @@ pub fn engine(
             return Err(profile_source.error_at(&format!("pre_run[{index}]"), "empty command"));
         }
     }
-    template_syntax(profile_source, "program", &profile.program)?;
     let own_env = profile.env.iter().filter(|(name, _)| !overrides.env.contains_key(*name));
     super::validate_env::env_names(profile_source, "env", &own_env.map(|(k, v)| (k.clone(), v.clone())).collect())?;
     prefixes(profile_source, profile)
@@ -622,11 +620,6 @@ pub fn profile_metrics(
     Ok(())
 }
 
-/// Compiles a template; handlebars' own message is a multi-line excerpt listing every token it wanted.
-pub(super) fn template_syntax(source: &SourceFile, key: &str, text: &str) -> Result<(), SpecError> {
-    crate::template::check_syntax(text).map_err(|error| source.error_at(key, format!("bad template `{text}`: {error}")))
-}
-
 /// `[run]` templates may name params, `inputs.<name>` and the harness's names, and `rank` only under the
 /// per-rank launcher. Plain `{{a}}` / `{{a.b}}` outside blocks are checked here; the rest at preflight.
 pub fn run_templates(
@@ -636,8 +629,8 @@ pub fn run_templates(
     inputs: &[InputDecl],
     launcher: LauncherKind,
 ) -> Result<(), SpecError> {
-    let templates = run.args.iter().enumerate().map(|(i, text)| (format!("run.args[{i}]"), text.as_str()));
-    let env = run.env.iter().map(|(name, text)| (format!("run.env.{name}"), text.as_str()));
+    let templates = run.args.iter().enumerate().map(|(i, text)| (format!("run.args[{i}]"), text.text()));
+    let env = run.env.iter().map(|(name, text)| (format!("run.env.{name}"), text.text()));
     let services = super::validate_services::service_templates(&run.service);
     let known =
         TemplateNames { params, inputs, launcher, harness: &super::validate_services::port_names(&run.service) };
@@ -656,10 +649,9 @@ struct TemplateNames<'a> {
     harness: &'a [&'a str],
 }
 
-/// A template's syntax, and that every plain variable in it has a value at run time.
+/// Every plain variable of a template has a value at run time.
 fn known_variables(source: &SourceFile, key: &str, text: &str, known: &TemplateNames<'_>) -> Result<(), SpecError> {
     let TemplateNames { params, inputs, launcher, harness } = *known;
-    template_syntax(source, key, text)?;
     for path in plain_variables(text) {
         let (first, rest) = path.split_once('.').unwrap_or((path, ""));
         let unknown = match first {

@@ -1,13 +1,10 @@
 //! Checks the param helpers at load: derived params and `where` constraints are expressions over
-//! numeric params (a text or boolean param is refused here, never found at run time), and value maps
-//! render as templates.
+//! numeric params (a text or boolean param is refused here, never found at run time).
 
 use super::derived_param::DerivedParam;
 use super::param_value::{Param, ParamValue};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::validate::template_syntax;
-use super::value_map::ValueMap;
 use super::RESERVED_NAMES;
 use crate::expression::Expression;
 
@@ -33,19 +30,6 @@ pub fn constraints(
     let derived: Vec<&str> = derived.iter().map(|d| d.name.as_str()).collect();
     for (index, expression) in constraints.iter().enumerate() {
         numeric_expression(source, &format!("where[{index}]"), expression, params, &derived)?;
-    }
-    Ok(())
-}
-
-/// Every argv element and env value of a value map is a template.
-pub fn value_maps(source: &SourceFile, maps: &[ValueMap]) -> Result<(), SpecError> {
-    for map in maps {
-        for (value, args) in &map.values {
-            let key = format!("params.{}.{value}", map.param);
-            for text in args.args.iter().chain(args.env.values()) {
-                template_syntax(source, &key, text)?;
-            }
-        }
     }
     Ok(())
 }

@@ -15,10 +15,10 @@ pub const CLIENT_PROCESS: &str = "client";
 pub fn service_templates(services: &[ServiceDecl]) -> impl Iterator<Item = (String, &str)> {
     services.iter().enumerate().flat_map(|(i, service)| {
         let at = format!("run.service[{i}]");
-        let program = std::iter::once((format!("{at}.program"), service.program.as_str()));
+        let program = std::iter::once((format!("{at}.program"), service.program.text()));
         let args =
-            service.args.iter().enumerate().map(move |(j, arg)| (format!("run.service[{i}].args[{j}]"), arg.as_str()));
-        let env = service.env.iter().map(move |(name, text)| (format!("run.service[{i}].env.{name}"), text.as_str()));
+            service.args.iter().enumerate().map(move |(j, arg)| (format!("run.service[{i}].args[{j}]"), arg.text()));
+        let env = service.env.iter().map(move |(name, text)| (format!("run.service[{i}].env.{name}"), text.text()));
         let ready = match &service.ready.rule {
             ReadyRule::Tcp(address) => Some((format!("run.service[{i}].ready.tcp"), address.text())),
             ReadyRule::Http(url) => Some((format!("run.service[{i}].ready.http"), url.text())),
