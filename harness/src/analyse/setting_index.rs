@@ -4,7 +4,7 @@ use std::hash::{Hash, Hasher};
 
 use rustc_hash::FxHashMap;
 
-use super::setting_summary::Labels;
+use crate::record::Labels;
 
 /// A label vector compared by where it lives rather than by what it holds.
 #[derive(Clone, Copy)]

@@ -9,8 +9,7 @@ use super::summary_stats::SummaryStats;
 use crate::record::RecordedRun;
 use crate::spec::{Param, ParamValue};
 
-/// Setting labels as recorded: (column, typed value) pairs in declaration order.
-pub type Labels = Vec<(String, ParamValue)>;
+pub use crate::record::Labels;
 
 /// While summarising: a setting's labels, its runs, its usable runs and their values by metric (in the
 /// order first met).

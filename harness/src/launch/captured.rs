@@ -4,7 +4,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::executor::{execute, BaseEnv, Limits};
+use super::base_env::BaseEnv;
+use super::executor::execute;
+use super::limits::Limits;
 use super::rank_command::RankCommand;
 use super::stop_reason::StopReason;
 

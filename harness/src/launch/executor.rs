@@ -13,8 +13,12 @@ use std::time::{Duration, Instant, SystemTime};
 use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
 
+use super::base_env::BaseEnv;
+use super::execution::Execution;
+use super::executor_event::Event;
 use super::group_gate::GroupGate;
 use super::leftovers::{host, owner, OWNER_HOST_VAR, OWNER_VAR};
+use super::limits::Limits;
 use super::log_tail;
 use super::rank_command::RankCommand;
 use super::reaper::{self, Reaper};
@@ -23,52 +27,6 @@ use super::service_not_ready::ServiceNotReady;
 use super::signal_subscription::Subscription;
 use super::signal_watch;
 use super::stop_reason::StopReason;
-
-/// What reaches the executor while a run is in flight.
-#[derive(Debug)]
-pub enum Event {
-    Exited { index: usize, status: std::io::Result<ExitStatus> },
-    Signal(i32),
-}
-
-/// Time limits of one run.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    /// `NO_TIMEOUT` (or anything too long to add to the clock) means none.
-    pub timeout: Duration,
-    /// Between SIGTERM and SIGKILL.
-    pub grace: Duration,
-}
-
-impl Limits {
-    pub const NO_TIMEOUT: Duration = Duration::MAX;
-}
-/// How a run went, as the recorder needs it.
-#[derive(Debug, Clone)]
-pub struct Execution {
-    pub reason: StopReason,
-    pub started: SystemTime,
-    pub duration: Duration,
-}
-
-/// The environment every process starts from: inherited, or captured from a setup script.
-#[derive(Debug, Clone, Default)]
-pub enum BaseEnv {
-    #[default]
-    Inherit,
-    Exactly(Vec<(String, String)>),
-}
-
-impl BaseEnv {
-    /// What to set on top of an inherited environment to get this one (builds and version probes
-    /// run with it too: on Ascend the compiler only works inside the sourced CANN environment).
-    pub fn overrides(&self) -> &[(String, String)] {
-        match self {
-            BaseEnv::Inherit => &[],
-            BaseEnv::Exactly(vars) => vars,
-        }
-    }
-}
 
 /// Runs `commands` in `cwd` to completion or until they must be stopped. A signal received before
 /// the call starts nothing.

@@ -3,10 +3,14 @@
 //! and their submission (`sbatch` is one more child).
 
 mod array_job;
+mod base_env;
 mod captured;
+mod execution;
 mod executor;
+mod executor_event;
 mod group_gate;
 mod leftovers;
+mod limits;
 mod log_tail;
 mod process_tree;
 mod rank_command;
@@ -25,9 +29,13 @@ mod slurm_error;
 mod stop_reason;
 
 pub use array_job::ArrayJob;
+pub use base_env::BaseEnv;
 pub use captured::Captured;
-pub use executor::{execute, execute_served, execute_shared, execute_with, BaseEnv, Event, Execution, Limits};
+pub use execution::Execution;
+pub use executor::{execute, execute_served, execute_shared, execute_with};
+pub use executor_event::Event;
 pub use leftovers::{kill_leftovers_of_dead_sweeps, kill_sweep_group, OWNER_HOST_VAR, OWNER_VAR};
+pub use limits::Limits;
 pub use rank_command::{shell_line, RankCommand};
 pub use readiness::Readiness;
 pub use run_commands::{log_path, program_path, run_commands, run_context, RunSite};

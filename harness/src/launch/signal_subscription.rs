@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::Mutex;
 
-use super::executor::Event;
+use super::executor_event::Event;
 
 /// The channel of every execution in flight (parallel builds have one each).
 static SUBSCRIBERS: Mutex<Vec<(u64, Sender<Event>)>> = Mutex::new(Vec::new());

@@ -6,9 +6,6 @@ use super::recorded_run::RecordedRun;
 use crate::launch::RunStatus;
 use crate::spec::ParamValue;
 
-/// What separates a failed run's reason from where its logs are, in the `error` column.
-pub const LOGS_IN: &str = "; logs in ";
-
 /// A run as the analysis sees it: which setting it measured and what it measured.
 ///
 /// Built from a result CSV row, so analysis never touches files or processes.

@@ -4,7 +4,8 @@
 use crate::launch::RunStatus;
 use crate::spec::ParamValue;
 
-use super::observation::LOGS_IN;
+/// What separates a failed run's reason from where its logs are, in the `error` column.
+pub const LOGS_IN: &str = "; logs in ";
 
 /// One recorded run as the analysis reads it: which setting it measured and what it measured. Shared
 /// between threads: a large sweep is analysed on every core.

@@ -20,13 +20,11 @@ use super::row_layout::RowLayout;
 use super::run_key::RunKey;
 use super::setting_interner::{intern_labels, SettingInterner};
 use super::sidecar::Sidecar;
+use super::stored_runs::StoredRuns;
 use super::table_run::TableRun;
 use super::torn_row::torn_line;
 use crate::launch::{RunStatus, UnknownRunStatus};
-use crate::spec::{Param, ParamValue};
-
-/// Setting labels: (column, typed value) pairs in declaration order, then `("variant", name)`.
-type Labels = Vec<(String, ParamValue)>;
+use crate::spec::Param;
 
 /// Every run of a result CSV, column by column: about 10 bytes per run plus 8 per metric, whatever the
 /// number of settings, so a million-run CSV analyses in tens of megabytes. Runs keep their file order.
@@ -34,20 +32,8 @@ type Labels = Vec<(String, ParamValue)>;
 pub struct RunTable {
     pub path: PathBuf,
     pub columns: Columns,
-    /// The distinct settings, first-seen order; runs whose labels type alike share one.
-    pub(super) settings: Vec<Labels>,
-    /// Per run: its index into `settings`.
-    pub(super) setting: Vec<u32>,
-    pub(super) rep: Vec<u32>,
-    pub(super) warmup: Vec<bool>,
-    pub(super) status: Vec<RunStatus>,
-    /// The runs that recorded an error, ascending by run, with it.
-    pub(super) errors: Vec<(usize, String)>,
-    /// Per metric (in `columns.metrics` order), per run; NaN where the run reported none (a recorded
-    /// metric is always finite).
-    pub(super) values: Vec<Vec<f64>>,
-    /// Metric indices in ascending name order, one per name.
-    pub(super) by_name: Vec<usize>,
+    /// The runs themselves, column by column.
+    pub(super) stored: StoredRuns,
     /// The runs recorded as an attempt other than the first, ascending by run, with their attempt.
     pub(super) retries: Vec<(usize, u32)>,
     /// The runs the analysis reads when a (setting, rep) was run more than once (`AttemptIndex`).
@@ -158,10 +144,10 @@ impl RunTable {
     fn index_attempts(&mut self, rows: &RowReader<'_>, length: u64) -> Result<(), RecordError> {
         let attempt = |run: usize| self.attempt(run);
         let columns = RunColumns {
-            setting: &self.setting,
-            rep: &self.rep,
-            warmup: &self.warmup,
-            status: &self.status,
+            setting: &self.stored.setting,
+            rep: &self.stored.rep,
+            warmup: &self.stored.warmup,
+            status: &self.stored.status,
             attempt: &attempt,
         };
         let index = AttemptIndex::of(columns).map_err(|Duplicate { run, earlier }| {
@@ -170,7 +156,7 @@ impl RunTable {
                 Ok(lines) => (lines[0], lines[1]),
                 Err(error) => return error,
             };
-            let labels = &self.settings[self.setting[run] as usize];
+            let labels = &self.stored.settings[self.stored.setting[run] as usize];
             let values = labels[..labels.len() - 1].to_vec();
             let variant = labels.last().and_then(|(_, value)| value.as_text()).unwrap_or_default().to_string();
             let setting = crate::plan::Setting { values, variant }.label();
@@ -179,7 +165,7 @@ impl RunTable {
                 line,
                 reason: format!(
                     "`{setting}` rep {} attempt {} is already recorded at line {earlier_line}: a run is counted once",
-                    self.rep[run],
+                    self.stored.rep[run],
                     self.attempt(run)
                 ),
             }
@@ -214,34 +200,34 @@ impl RunTable {
         let mut attempts = RecordedAttempts::default();
         attempts.without_attempts = !self.columns.attempt;
         for run in 0..self.len() {
-            let labels = &self.settings[self.setting[run] as usize];
+            let labels = &self.stored.settings[self.stored.setting[run] as usize];
             let key = RunKey {
                 params: labels[..labels.len() - 1].iter().map(|(_, value)| value.to_string()).collect(),
                 variant: labels.last().map(|(_, value)| value.to_string()).unwrap_or_default(),
-                rep: self.rep[run],
-                warmup: self.warmup[run],
+                rep: self.stored.rep[run],
+                warmup: self.stored.warmup[run],
             };
-            attempts.record(key, self.attempt(run), self.status[run] == RunStatus::Ok);
+            attempts.record(key, self.attempt(run), self.stored.status[run] == RunStatus::Ok);
         }
         attempts
     }
 
     /// Appends `other`'s runs after this table's, its settings merged into this table's by their labels.
     fn append(&mut self, other: RunTable) {
-        if self.is_empty() && self.settings.is_empty() {
+        if self.is_empty() && self.stored.settings.is_empty() {
             *self = other;
             return;
         }
         let merged: Vec<u32> =
-            other.settings.into_iter().map(|labels| intern_labels(&mut self.settings, labels)).collect();
+            other.stored.settings.into_iter().map(|labels| intern_labels(&mut self.stored.settings, labels)).collect();
         let offset = self.len();
-        self.setting.extend(other.setting.iter().map(|&setting| merged[setting as usize]));
-        self.rep.extend(other.rep);
-        self.warmup.extend(other.warmup);
-        self.status.extend(other.status);
-        self.errors.extend(other.errors.into_iter().map(|(run, error)| (run + offset, error)));
+        self.stored.setting.extend(other.stored.setting.iter().map(|&setting| merged[setting as usize]));
+        self.stored.rep.extend(other.stored.rep);
+        self.stored.warmup.extend(other.stored.warmup);
+        self.stored.status.extend(other.stored.status);
+        self.stored.errors.extend(other.stored.errors.into_iter().map(|(run, error)| (run + offset, error)));
         self.retries.extend(other.retries.into_iter().map(|(run, attempt)| (run + offset, attempt)));
-        for (values, more) in self.values.iter_mut().zip(other.values) {
+        for (values, more) in self.stored.values.iter_mut().zip(other.stored.values) {
             values.extend(more);
         }
     }
@@ -252,15 +238,18 @@ impl RunTable {
         by_name.dedup_by(|a, b| columns.metrics[*a] == columns.metrics[*b]);
         RunTable {
             path: path.to_path_buf(),
-            values: vec![Vec::new(); columns.metrics.len()],
+            stored: StoredRuns {
+                metrics: columns.metrics.clone(),
+                values: vec![Vec::new(); columns.metrics.len()],
+                settings: Vec::new(),
+                setting: Vec::new(),
+                rep: Vec::new(),
+                warmup: Vec::new(),
+                status: Vec::new(),
+                errors: Vec::new(),
+                by_name,
+            },
             columns,
-            settings: Vec::new(),
-            setting: Vec::new(),
-            rep: Vec::new(),
-            warmup: Vec::new(),
-            status: Vec::new(),
-            errors: Vec::new(),
-            by_name,
             retries: Vec::new(),
             current: None,
             retried: 0,
@@ -287,7 +276,7 @@ impl RunTable {
         let cell = |column: usize| record.unescape(column).expect("the row has every column");
         for (metric, &column) in layout.metrics.iter().enumerate() {
             let value = self.metric_value(metric, text(&cell(column))?)?;
-            self.values[metric].push(value);
+            self.stored.values[metric].push(value);
         }
         let rep = cell(layout.rep);
         let rep = text(&rep)?;
@@ -304,30 +293,30 @@ impl RunTable {
             Some(column) => attempt_value(text(&cell(column))?)?,
             None => 1,
         };
-        let known = self.settings.len();
+        let known = self.stored.settings.len();
         let raw = layout.setting.iter().map(|&column| record.get(column).expect("the row has every column"));
         let setting = interned
-            .index(raw, || layout.setting.iter().map(|&column| cell(column)).collect(), &mut self.settings)
+            .index(raw, || layout.setting.iter().map(|&column| cell(column)).collect(), &mut self.stored.settings)
             .map_err(|_| RowError::Row("a setting cell is not valid UTF-8".to_string()))?;
         if let Some(grid) = grid {
-            let outside = self.settings[known..].iter().find_map(|labels| grid.setting_refusal(labels));
+            let outside = self.stored.settings[known..].iter().find_map(|labels| grid.setting_refusal(labels));
             if let Some(reason) = outside.or_else(|| grid.rep_refusal(rep, warmup)) {
                 return Err(RowError::Row(reason));
             }
         }
         let error = cell(layout.error);
         let error = text(&error)?;
-        let run = self.rep.len();
+        let run = self.stored.rep.len();
         if !error.is_empty() {
-            self.errors.push((run, error.to_string()));
+            self.stored.errors.push((run, error.to_string()));
         }
         if attempt != 1 {
             self.retries.push((run, attempt));
         }
-        self.setting.push(setting);
-        self.rep.push(rep);
-        self.warmup.push(warmup);
-        self.status.push(status);
+        self.stored.setting.push(setting);
+        self.stored.rep.push(rep);
+        self.stored.warmup.push(warmup);
+        self.stored.status.push(status);
         Ok(())
     }
 
@@ -345,27 +334,27 @@ impl RunTable {
 
     /// How many runs the CSV recorded, warmups and failures included.
     pub fn len(&self) -> usize {
-        self.rep.len()
+        self.stored.rep.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rep.is_empty()
+        self.stored.rep.is_empty()
     }
 
     /// Every run the analysis reads, in file order: of several attempts at one (setting, rep), only the
     /// last that succeeded (see `current_runs`).
     pub fn runs(&self) -> Vec<TableRun<'_>> {
-        self.current_runs().map(|run| TableRun::new(self, run)).collect()
+        self.current_runs().map(|run| TableRun::new(&self.stored, run)).collect()
     }
 
     /// Run `run` (0-based, file order) as an owned observation.
     pub fn observation(&self, run: usize) -> Observation {
-        let view = TableRun::new(self, run);
+        let view = TableRun::new(&self.stored, run);
         Observation {
-            setting: self.settings[self.setting[run] as usize].clone(),
-            rep: self.rep[run],
-            warmup: self.warmup[run],
-            status: self.status[run],
+            setting: self.stored.settings[self.stored.setting[run] as usize].clone(),
+            rep: self.stored.rep[run],
+            warmup: self.stored.warmup[run],
+            status: self.stored.status[run],
             error: view.error().to_string(),
             metrics: view.metrics().map(|(name, value)| (name.to_string(), value)).collect::<BTreeMap<_, _>>(),
         }
@@ -568,6 +557,7 @@ mod tests {
     use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep, fixture_slice_sweep_b};
     use crate::analyse::{analyse_sweep, analyse_sweep_runs};
     use crate::compare::{compare, CompareConfig};
+    use crate::spec::ParamValue;
     use std::collections::BTreeSet;
 
     /// Rows read as they are, without a sidecar's grid.
@@ -616,7 +606,7 @@ mod tests {
         let table = written(dir.path(), "a.csv", &runs);
         assert_eq!((0..table.len()).map(|run| table.observation(run)).collect::<Vec<_>>(), runs);
         let distinct: BTreeSet<String> = runs.iter().map(|run| format!("{:?}", run.setting)).collect();
-        assert_eq!(table.settings.len(), distinct.len());
+        assert_eq!(table.stored.settings.len(), distinct.len());
     }
 
     #[test]
@@ -669,15 +659,18 @@ mod tests {
         let path = split_fixture(dir.path(), 400);
         let whole = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| 1).unwrap();
         assert_eq!(whole.len(), 400);
-        assert_eq!(whole.errors.len(), 58, "every 7th run's two-line error");
+        assert_eq!(whole.stored.errors.len(), 58, "every 7th run's two-line error");
         for parts in [2, 3, 7] {
             let split = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| parts).unwrap();
             assert_eq!(
-                (split.settings.clone(), split.setting.clone()),
-                (whole.settings.clone(), whole.setting.clone())
+                (split.stored.settings.clone(), split.stored.setting.clone()),
+                (whole.stored.settings.clone(), whole.stored.setting.clone())
             );
-            assert_eq!((split.rep.clone(), split.values.clone()), (whole.rep.clone(), whole.values.clone()));
-            assert_eq!(split.errors, whole.errors);
+            assert_eq!(
+                (split.stored.rep.clone(), split.stored.values.clone()),
+                (whole.stored.rep.clone(), whole.stored.values.clone())
+            );
+            assert_eq!(split.stored.errors, whole.stored.errors);
         }
     }
 
@@ -690,7 +683,10 @@ mod tests {
         let whole = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| 1).unwrap();
         let split = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| 5).unwrap();
         assert_eq!(whole.len(), 400);
-        assert_eq!((split.settings, split.setting, split.errors), (whole.settings, whole.setting, whole.errors));
+        assert_eq!(
+            (split.stored.settings, split.stored.setting, split.stored.errors),
+            (whole.stored.settings, whole.stored.setting, whole.stored.errors)
+        );
     }
 
     /// A bad row in a later part must name its line in the file, not in its part.
@@ -733,7 +729,7 @@ mod tests {
             let path = dir.path().join(name);
             std::fs::write(&path, text).unwrap();
             let table = RunTable::read(&path).unwrap();
-            (table.settings, table.setting, table.rep, table.values)
+            (table.stored.settings, table.stored.setting, table.stored.rep, table.stored.values)
         };
         assert_eq!(read("edited.csv", &edited), read("plain.csv", &plain));
         let quoted = columns.header().join(",") + "\n" + &row("\"say \"\"hi\"\"\"", 1, "\n");
@@ -755,7 +751,7 @@ mod tests {
         let table = RunTable::read_typed(&path, &declared).unwrap();
         assert_eq!(table.len(), 2);
         assert_eq!(
-            table.settings,
+            table.stored.settings,
             [vec![
                 ("scale".to_string(), ParamValue::Float(1.0)),
                 ("variant".into(), ParamValue::Text("default".into()))

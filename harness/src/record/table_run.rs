@@ -1,19 +1,19 @@
-//! `TableRun`: one run of a `RunTable`, read in place.
+//! `TableRun`: one run of a `RunTable`'s stored columns, read in place.
 
 use super::recorded_run::RecordedRun;
-use super::run_table::RunTable;
+use super::stored_runs::StoredRuns;
 use crate::launch::RunStatus;
 use crate::spec::ParamValue;
 
 /// A run of a `RunTable` by its index: what analysis reads of it, without copying it out.
 #[derive(Debug, Clone, Copy)]
 pub struct TableRun<'a> {
-    table: &'a RunTable,
+    table: &'a StoredRuns,
     run: usize,
 }
 
 impl<'a> TableRun<'a> {
-    pub(super) fn new(table: &'a RunTable, run: usize) -> TableRun<'a> {
+    pub(super) fn new(table: &'a StoredRuns, run: usize) -> TableRun<'a> {
         TableRun { table, run }
     }
 
@@ -41,13 +41,10 @@ impl RecordedRun for TableRun<'_> {
     }
     fn metric(&self, name: &str) -> Option<f64> {
         // The last column of a name, as a header-keyed row reads it.
-        let metric = self.table.columns.metrics.iter().rposition(|known| known == name)?;
+        let metric = self.table.metrics.iter().rposition(|known| known == name)?;
         self.value(metric)
     }
     fn metrics(&self) -> impl Iterator<Item = (&str, f64)> {
-        self.table
-            .by_name
-            .iter()
-            .filter_map(|&metric| Some((self.table.columns.metrics[metric].as_str(), self.value(metric)?)))
+        self.table.by_name.iter().filter_map(|&metric| Some((self.table.metrics[metric].as_str(), self.value(metric)?)))
     }
 }

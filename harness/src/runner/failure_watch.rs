@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::session::EarlyStop;
+use super::early_stop::EarlyStop;
 use crate::launch::StopReason;
 use crate::record::{RecordError, LOGS_IN};
 use crate::runner::RunnerError;

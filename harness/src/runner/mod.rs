@@ -6,6 +6,7 @@ mod ablation_show;
 mod build_time;
 mod copy_sources;
 mod dry_run;
+mod early_stop;
 mod engine_build;
 mod failure_watch;
 mod origin;
@@ -27,11 +28,12 @@ use std::path::{Path, PathBuf};
 
 pub use ablation::{cache_root, run_ablation, Ablation, AblationOutcome};
 pub use dry_run::describe_plan;
+pub use early_stop::EarlyStop;
 pub use origin::Origin;
 pub use prepared_run::{prepare_run, PreparedRun, VariantSite};
 pub use progress::Progress;
 pub use runner_error::RunnerError;
-pub use session::{run_dir_name, EarlyStop, Session, Tally};
+pub use session::{run_dir_name, Session, Tally};
 pub use setting_origins::SettingOrigins;
 pub use setup_env::capture_setup_env;
 pub use spawning::Spawning;
@@ -118,7 +120,7 @@ pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<()
 fn preflight_run(sweep: &Sweep, setting: &Setting, rep: u32, site: &VariantSite) -> Result<(), RunnerError> {
     let prepared = prepare_run(sweep, setting, rep, site, Path::new("/nonexistent-run-dir"))?;
     check_expectations(sweep, &prepared.context)?;
-    setting_origins::setup_for(sweep, setting)?;
+    origin::setup_for(sweep, setting)?;
     Ok(())
 }
 

@@ -3,7 +3,6 @@
 use std::path::Path;
 
 use super::runner_error::RunnerError;
-use super::setting_origins::setup_for;
 use super::setup_env::capture_setup_env;
 use crate::launch::BaseEnv;
 use crate::plan::Setting;
@@ -36,4 +35,10 @@ impl Origin {
         let provenance = Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain, base_env.overrides());
         Ok(Origin { base_env, provenance })
     }
+}
+
+/// The setup script a setting's runs source: its path rendered over the setting's params.
+pub fn setup_for(sweep: &Sweep, setting: &Setting) -> Result<Option<String>, RunnerError> {
+    let Some(template) = &sweep.engine.setup else { return Ok(None) };
+    template.render(&setting.context()).map(Some).map_err(RunnerError::SetupTemplate)
 }

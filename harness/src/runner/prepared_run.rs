@@ -8,7 +8,6 @@ use serde_json::{Map, Value};
 use crate::launch::{self, RankCommand, RunSite, ServiceCommand};
 use crate::plan::Setting;
 use crate::spec::{SpecError, Sweep};
-use crate::template;
 
 /// One variant's build of the engine: where its tree and binary are, and its content hash.
 #[derive(Debug, Clone)]

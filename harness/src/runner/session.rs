@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::early_stop::EarlyStop;
 use super::failure_watch::{disk_full_of, FailureWatch, NotRun};
 use super::prepared_run::{prepare_served_run, PreparedRun, VariantSite};
 use super::progress::Progress;
@@ -18,20 +19,6 @@ use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunEvents, Ru
 use crate::plan::{Plan, PlannedRun, Setting};
 use crate::record::{RecordedAttempts, ResultWriter, RunRow, LOGS_IN};
 use crate::spec::Sweep;
-
-/// Why a session stopped scheduling before its plan was done.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EarlyStop {
-    /// Ctrl-C, SIGTERM or SIGHUP; the run in flight was killed and not recorded.
-    Interrupted { signal: i32 },
-    /// `--fail-fast` and a run failed.
-    FailFast,
-    /// The disk filled up (writing `path`, or too little space left after a failed run): every run left
-    /// would fail. The rows recorded so far are whole.
-    DiskFull { path: PathBuf, reason: String },
-    /// `runs` runs in a row failed the same way (without `--keep-going`).
-    RepeatedFailure { runs: u32, reason: String },
-}
 
 /// Counts of what a session recorded.
 #[derive(Debug, Clone, Copy, Default)]

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::origin::Origin;
+use super::origin::{setup_for, Origin};
 use super::runner_error::RunnerError;
 use crate::plan::Setting;
 use crate::spec::Sweep;
@@ -50,10 +50,4 @@ impl SettingOrigins {
 /// Whether the profile's setup script path depends on the params.
 pub fn is_templated(sweep: &Sweep) -> bool {
     sweep.engine.setup.as_ref().is_some_and(|path| path.text().contains("{{"))
-}
-
-/// The setup script a setting's runs source: its path rendered over the setting's params.
-pub fn setup_for(sweep: &Sweep, setting: &Setting) -> Result<Option<String>, RunnerError> {
-    let Some(template) = &sweep.engine.setup else { return Ok(None) };
-    template.render(&setting.context()).map(Some).map_err(RunnerError::SetupTemplate)
 }

@@ -1,16 +1,8 @@
 //! Deriving an ablation template from an engine source and group selectors: each group's blocks wrapped
 //! in `{{#unless ablate.<group>}}`, every `{{` of the source escaped, checked to render the source back.
 
-use std::fs;
-use std::path::Path;
-
-use serde_json::Map;
-
-use super::context::variant_context;
-use super::error::VariantError;
 use super::selector::{LineBlock, Selector};
 use super::selector_error::SelectorError;
-use super::template_target::{check_fresh, TemplateTarget};
 
 /// The template of `source`: each block a group's selector picks is wrapped in a block that renders to
 /// nothing when the group is ablated. The block tags sit on lines of their own at column 0, which
@@ -62,33 +54,6 @@ fn ordered_blocks(groups: &[(String, Selector)], lines: &[&str]) -> Result<Vec<(
     Ok(blocks)
 }
 
-/// The template file `sweep template` writes for `source`: a header comment (which renders to nothing)
-/// and the derived template, checked with the staleness check to render `source` byte for byte.
-pub fn template_of_source(source: &Path, groups: &[(String, Selector)]) -> Result<String, VariantError> {
-    let path = fs::canonicalize(source).map_err(VariantError::io("resolve", source))?;
-    let (tree, name) = (path.parent().unwrap_or(Path::new("/")), path.file_name().unwrap_or_default());
-    let mut target = TemplateTarget::derive(tree, Path::new(name), groups).map_err(|error| match error {
-        // Name the source as the user wrote it, not as the tree-relative target.
-        VariantError::Selector { reason, .. } => VariantError::Selector { file: source.to_path_buf(), reason },
-        other => other,
-    })?;
-    let mut names: Vec<String> = Vec::new();
-    for (group, _) in groups {
-        if !names.contains(group) {
-            names.push(group.clone());
-        }
-    }
-    let header = format!(
-        "{{{{!-- Template of {} written by `sweep template` (groups: {}). With nothing ablated it renders the \
-         source byte for byte; regenerate it rather than edit it. --}}}}\n",
-        name.to_string_lossy(),
-        names.join(", ")
-    );
-    target.derived = target.derived.map(|body| header + &body);
-    check_fresh(&target, tree, &variant_context(&names, &[], &Map::new()))?;
-    Ok(target.derived.unwrap_or_default())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +103,10 @@ mod tests {
 
     #[test]
     fn the_written_file_has_a_header_and_is_checked_against_the_source() {
+        use super::super::error::VariantError;
+        use super::super::template_target::template_of_source;
+        use std::fs;
+
         let dir = tempfile::tempdir().unwrap();
         let source = dir.path().join("k.cpp");
         fs::write(&source, SOURCE).unwrap();

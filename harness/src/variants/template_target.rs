@@ -5,9 +5,10 @@ use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use regex::Regex;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
+use super::context::variant_context;
 use super::error::VariantError;
 use super::selector::Selector;
 use super::source_template::derive_template;
@@ -101,7 +102,7 @@ fn lexically_inside(target: &Path) -> Option<PathBuf> {
 pub fn resolve_target(tree: &Path, target: &Path) -> Result<PathBuf, VariantError> {
     let refused = || VariantError::OutsideTree { target: target.to_path_buf(), tree: tree.to_path_buf() };
     let inside = lexically_inside(target).ok_or_else(refused)?;
-    if super::journal_confinement::reserved_refusal(&inside, super::tree_lock::STATE_DIR).is_some() {
+    if super::journal_confinement::reserved_refusal(&inside, super::state_dir::STATE_DIR).is_some() {
         return Err(refused());
     }
     let file_name = inside.file_name().ok_or_else(refused)?;
@@ -158,6 +159,33 @@ fn shown(line: Option<&str>) -> String {
         None => "<end of file>".to_string(),
         Some(text) => text.chars().take(SHOWN_LINE_CHARS).collect(),
     }
+}
+
+/// The template file `sweep template` writes for `source`: a header comment (which renders to nothing)
+/// and the derived template, checked with the staleness check to render `source` byte for byte.
+pub fn template_of_source(source: &Path, groups: &[(String, Selector)]) -> Result<String, VariantError> {
+    let path = fs::canonicalize(source).map_err(VariantError::io("resolve", source))?;
+    let (tree, name) = (path.parent().unwrap_or(Path::new("/")), path.file_name().unwrap_or_default());
+    let mut target = TemplateTarget::derive(tree, Path::new(name), groups).map_err(|error| match error {
+        // Name the source as the user wrote it, not as the tree-relative target.
+        VariantError::Selector { reason, .. } => VariantError::Selector { file: source.to_path_buf(), reason },
+        other => other,
+    })?;
+    let mut names: Vec<String> = Vec::new();
+    for (group, _) in groups {
+        if !names.contains(group) {
+            names.push(group.clone());
+        }
+    }
+    let header = format!(
+        "{{{{!-- Template of {} written by `sweep template` (groups: {}). With nothing ablated it renders the \
+         source byte for byte; regenerate it rather than edit it. --}}}}\n",
+        name.to_string_lossy(),
+        names.join(", ")
+    );
+    target.derived = target.derived.map(|body| header + &body);
+    check_fresh(&target, tree, &variant_context(&names, &[], &Map::new()))?;
+    Ok(target.derived.unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -7,10 +7,9 @@ use std::path::{Path, PathBuf};
 
 use super::error::VariantError;
 use super::journal_confinement::directory_refusal;
+use super::state_dir::STATE_DIR;
 use crate::file_lock::{FileLock, LockMode};
 
-/// Sweep's own directory inside an engine tree: its lock, and an in-place ablation's journal.
-pub const STATE_DIR: &str = ".sweep-inplace";
 const LOCK_FILE: &str = "lock";
 /// How long a shared taker waits out a momentary exclusive hold (see `acquire_shared`).
 const SHARED_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);

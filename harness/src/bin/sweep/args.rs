@@ -5,8 +5,6 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::exit_status::CommandError;
-
 #[derive(Debug, Parser)]
 #[command(
     name = "sweep",
@@ -283,19 +281,4 @@ pub struct TemplateArgs {
     /// Replace a file already at -o's path.
     #[arg(long, requires = "out")]
     pub force: bool,
-}
-
-/// Runs the chosen command; the exit code comes back as `Ok` when the command itself decided it.
-pub fn dispatch(cli: Cli) -> Result<u8, CommandError> {
-    match cli.command {
-        Command::Run(args) => crate::run_command::run(args),
-        Command::Ablate(args) => crate::ablate_command::ablate(args),
-        Command::Compare(args) => crate::compare_command::compare(args),
-        Command::Report(args) => crate::report_command::report(args),
-        Command::Check(args) => crate::check_command::check(args),
-        Command::Restore(args) => crate::restore_command::restore(args),
-        Command::Template(args) => crate::template_command::template(args),
-        Command::Submit(args) => crate::submit_command::submit(args),
-        Command::Merge(args) => crate::merge_command::merge(args),
-    }
 }

@@ -18,7 +18,24 @@ mod template_command;
 
 use clap::Parser;
 
+use args::{Cli, Command};
+use exit_status::CommandError;
+
 fn main() -> std::process::ExitCode {
-    let cli = args::Cli::parse();
-    exit_status::finish(args::dispatch(cli))
+    exit_status::finish(dispatch(Cli::parse()))
+}
+
+/// Runs the chosen command; the exit code comes back as `Ok` when the command itself decided it.
+fn dispatch(cli: Cli) -> Result<u8, CommandError> {
+    match cli.command {
+        Command::Run(args) => run_command::run(args),
+        Command::Ablate(args) => ablate_command::ablate(args),
+        Command::Compare(args) => compare_command::compare(args),
+        Command::Report(args) => report_command::report(args),
+        Command::Check(args) => check_command::check(args),
+        Command::Restore(args) => restore_command::restore(args),
+        Command::Template(args) => template_command::template(args),
+        Command::Submit(args) => submit_command::submit(args),
+        Command::Merge(args) => merge_command::merge(args),
+    }
 }

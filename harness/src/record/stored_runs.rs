@@ -1,0 +1,29 @@
+//! `StoredRuns`: the runs of a result CSV column by column, the compact form a million runs are analysed in.
+
+use crate::launch::RunStatus;
+use crate::spec::ParamValue;
+
+/// A setting's labels as recorded: (column, typed value) pairs in declaration order.
+pub type Labels = Vec<(String, ParamValue)>;
+
+/// Every run's cells as parallel columns: about 10 bytes per run plus 8 per metric, whatever the number
+/// of settings. Runs keep their file order.
+#[derive(Debug, Clone)]
+pub struct StoredRuns {
+    /// The metric columns' names, in CSV order.
+    pub(super) metrics: Vec<String>,
+    /// The distinct settings, first-seen order; runs whose labels type alike share one.
+    pub(super) settings: Vec<Labels>,
+    /// Per run: its index into `settings`.
+    pub(super) setting: Vec<u32>,
+    pub(super) rep: Vec<u32>,
+    pub(super) warmup: Vec<bool>,
+    pub(super) status: Vec<RunStatus>,
+    /// The runs that recorded an error, ascending by run, with it.
+    pub(super) errors: Vec<(usize, String)>,
+    /// Per metric (in `metrics` order), per run; NaN where the run reported none (a recorded metric is
+    /// always finite).
+    pub(super) values: Vec<Vec<f64>>,
+    /// Metric indices in ascending name order, one per name.
+    pub(super) by_name: Vec<usize>,
+}
