@@ -1,9 +1,8 @@
 //! The one handlebars setup every stage renders with: strict (an unknown variable is an error) and no
 //! HTML escaping (argv, env values and C++ sources are not HTML: `std::vector<float>` must survive).
-//! A declared template is a `Template`, compiled when its declaration is read; a text known only at
-//! run time (a kernel template file, a template derived from a source) renders with `render`.
+//! A template is a `Template`, compiled once: when its declaration is read, or (a kernel template file,
+//! a template derived from a source) when the ablation that renders it is set up.
 
-use std::cell::RefCell;
 use std::fmt;
 use std::sync::LazyLock;
 
@@ -15,22 +14,14 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 #[error("{0}")]
 pub struct TemplateError(String);
 
-/// Builds the strict, non-escaping registry shared by every render.
-fn registry() -> Handlebars<'static> {
+/// The one strict, non-escaping registry every compiled `Template` renders with (it holds no templates
+/// of its own: each `Template` is compiled once and rendered against it).
+static SETTINGS: LazyLock<Handlebars<'static>> = LazyLock::new(|| {
     let mut registry = Handlebars::new();
     registry.set_strict_mode(true);
     registry.register_escape_fn(handlebars::no_escape);
     registry
-}
-
-/// The settings every compiled `Template` renders with (it holds no templates of its own).
-static SETTINGS: LazyLock<Handlebars<'static>> = LazyLock::new(registry);
-
-thread_local! {
-    /// Texts known only at run time, compiled once per thread and keyed by their text (a derived kernel
-    /// template renders once per variant).
-    static COMPILED: RefCell<Handlebars<'static>> = RefCell::new(registry());
-}
+});
 
 /// A declared template (an argv element, an env value, a path), compiled once when read and written
 /// back as its text.
@@ -42,7 +33,8 @@ pub struct Template {
 }
 
 impl Template {
-    /// Compiles `text`; a syntax error says what and where, on one line (see `check_syntax`).
+    /// Compiles `text`; a syntax error says what and where, on one line, not as handlebars' excerpt of the
+    /// whole template located in `"Unnamed"`.
     pub fn parse(text: &str) -> Result<Template, TemplateError> {
         if !text.contains("{{") {
             return Ok(Template { text: text.to_string(), compiled: None });
@@ -95,14 +87,6 @@ impl<'de> Deserialize<'de> for Template {
     }
 }
 
-/// Renders `template` against `context` in strict mode without escaping (see `Renderer`).
-pub fn render(template: &str, context: &impl Serialize) -> Result<String, TemplateError> {
-    if !template.contains("{{") {
-        return Ok(template.to_string());
-    }
-    Renderer::new(context)?.render_text(template)
-}
-
 /// One context many templates render against (a run's argv and env): it is converted for handlebars once.
 pub struct Renderer {
     context: handlebars::Context,
@@ -125,25 +109,6 @@ impl Renderer {
         let Some(compiled) = &template.compiled else { return Ok(template.text.clone()) };
         compiled.renders(&SETTINGS, &self.context, &mut RenderContext::new(None)).map_err(render_error)
     }
-
-    /// Renders a text known only at run time, compiled once per thread. Text without `{{` is returned
-    /// as it is (handlebars would too). A syntax error is reported as `check_syntax` does (line and
-    /// column, one line), not as handlebars' excerpt of the whole template located in `"Unnamed"`.
-    pub fn render_text(&self, template: &str) -> Result<String, TemplateError> {
-        if !template.contains("{{") {
-            return Ok(template.to_string());
-        }
-        COMPILED.with(|compiled| {
-            let mut compiled = compiled.borrow_mut();
-            if !compiled.has_template(template) {
-                check_syntax(template)?;
-                compiled
-                    .register_template_string(template, template)
-                    .map_err(|error| TemplateError(one_line(&error.to_string())))?;
-            }
-            compiled.render_with_context(template, &self.context).map_err(render_error)
-        })
-    }
 }
 
 fn render_error(error: handlebars::RenderError) -> TemplateError {
@@ -153,11 +118,6 @@ fn render_error(error: handlebars::RenderError) -> TemplateError {
         }
         _ => TemplateError(one_line(&error.to_string())),
     }
-}
-
-/// Checks that `template` parses, without rendering it; the error says what and where, on one line.
-pub fn check_syntax(template: &str) -> Result<(), TemplateError> {
-    handlebars::Template::compile(template).map(drop).map_err(|error| syntax_error(&error))
 }
 
 fn syntax_error(error: &handlebars::TemplateError) -> TemplateError {
@@ -178,6 +138,10 @@ fn one_line(message: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn render(text: &str, context: &serde_json::Value) -> Result<String, TemplateError> {
+        Template::parse(text)?.render(context)
+    }
 
     #[test]
     fn unknown_variable_is_an_error_in_strict_mode() {

@@ -98,10 +98,7 @@ fn render_inputs(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<(
         .enumerate()
         .map(|(index, input)| {
             let key = format!("inputs[{index}].count");
-            let text = input
-                .count
-                .render(context)
-                .map_err(|error| sweep.source.error_at(&key, error.to_string()))?;
+            let text = input.count.render(context).map_err(|error| sweep.source.error_at(&key, error.to_string()))?;
             let count: usize =
                 text.trim().parse().ok().filter(|&count| count <= MAX_INPUT_VALUES).ok_or_else(|| {
                     sweep.source.error_at(

@@ -235,7 +235,8 @@ fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_di
     // The path is made absolute first, so a rendered script is found from any folder.
     let setup = profile.setup.map(|file| {
         let path = absolute(profile_dir, &file);
-        Template::parse(&path).map_err(|error| profile_source.error_at("setup", format!("bad template `{file}`: {error}")))
+        Template::parse(&path)
+            .map_err(|error| profile_source.error_at("setup", format!("bad template `{file}`: {error}")))
     });
     Ok(Engine {
         profile: profile_source,

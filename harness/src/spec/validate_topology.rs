@@ -15,7 +15,9 @@ pub fn topology(source: &SourceFile, engine: &Engine, params: &[Param]) -> Resul
     let topology = &engine.topology;
     for (key, text) in [("engine.ranks", &topology.ranks), ("engine.hostfile", &topology.hostfile)] {
         let Some(text) = text else { continue };
-        if let Some(name) = plain_variables(text.text()).into_iter().find(|name| !params.iter().any(|p| p.name == *name)) {
+        if let Some(name) =
+            plain_variables(text.text()).into_iter().find(|name| !params.iter().any(|p| p.name == *name))
+        {
             return Err(source.error_at(key, format!("unknown template variable `{name}` (not a parameter)")));
         }
     }
@@ -29,10 +31,8 @@ pub fn topology(source: &SourceFile, engine: &Engine, params: &[Param]) -> Resul
     let named: Vec<&Param> =
         params.iter().filter(|param| plain_variables(text.text()).contains(&param.name.as_str())).collect();
     for point in combinations(&named) {
-        let ranks = topology
-            .ranks_for(&point, MAX_RANKS)
-            .expect("templated")
-            .map_err(|m| source.error_at("engine.ranks", m))?;
+        let Some(ranks) = topology.ranks_for(&point, MAX_RANKS) else { break };
+        let ranks = ranks.map_err(|m| source.error_at("engine.ranks", m))?;
         if engine.launcher == LauncherKind::Local && ranks != 1 {
             let message = format!("`{text}` gives {ranks} ranks but the local launcher starts one process");
             return Err(source.error_at("engine.ranks", message));
@@ -57,7 +57,8 @@ fn hostfiles_exist(source: &SourceFile, engine: &Engine, params: &[Param]) -> Re
     let named: Vec<&Param> =
         params.iter().filter(|param| plain_variables(text.text()).contains(&param.name.as_str())).collect();
     for point in combinations(&named) {
-        match engine.topology.hostfile_for(&point).expect("templated") {
+        let Some(file) = engine.topology.hostfile_for(&point) else { break };
+        match file {
             Ok(file) if !file.is_file() => return Err(source.error_at("engine.hostfile", missing(&file))),
             Ok(_) => {}
             Err(message) => return Err(source.error_at("engine.hostfile", message)),
