@@ -227,7 +227,7 @@ mod tests {
     }
 
     fn result_line() -> ResultLine {
-        ResultLine { prefix: "tpe_result".into(), rank: 0 }
+        ResultLine { prefix: "tpe_result".into(), rank: 0, keys: Vec::new() }
     }
 
     fn output(result: &ResultLine) -> EngineOutput<'_> {
@@ -349,7 +349,7 @@ mod tests {
             regex: [("batch".to_string(), regex(Some("server")))].into(),
             ..Default::default()
         };
-        let result = ResultLine { prefix: "load_client".into(), rank: 0 };
+        let result = ResultLine { prefix: "load_client".into(), rank: 0, keys: Vec::new() };
         let metrics = extract_metrics(&decl, output(&result), &logs, &Default::default()).unwrap();
         assert_eq!((metrics["output_tps"], metrics["batch"]), (900.0, 64.0));
         let from_client = MetricsDecl { regex: [("batch".to_string(), regex(None))].into(), ..Default::default() };

@@ -42,9 +42,7 @@ pub fn run_context(params: Map<String, Value>, engine: &Engine, site: &RunSite<'
 
 /// The engine binary for a tree and build dir (`program` is a template over them).
 pub fn program_path(engine: &Engine, tree: &Path, build_dir: &Path) -> Result<String, template::TemplateError> {
-    let context =
-        serde_json::json!({ "tree": tree.display().to_string(), "build_dir": build_dir.display().to_string() });
-    engine.program.render(&context)
+    engine.program_at(tree, build_dir)
 }
 
 /// Renders the processes of one run. Errors name the sweep key whose template failed.

@@ -1,7 +1,7 @@
 //! An engine profile resolved against the file system: absolute paths, overrides applied.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Serialize, Serializer};
@@ -9,7 +9,7 @@ use serde::{Serialize, Serializer};
 use super::engine_profile::{LauncherKind, ResultLine};
 use super::source_file::SourceFile;
 use super::topology::Topology;
-use crate::template::Template;
+use crate::template::{Template, TemplateError};
 
 /// Everything the later stages need to build, launch and read the engine.
 #[derive(Debug, Clone, Serialize)]
@@ -38,6 +38,15 @@ pub struct Engine {
     pub toolchain: BTreeMap<String, Vec<String>>,
     /// Rank count and hostfile templated over params by the sweep, if any.
     pub topology: Topology,
+}
+
+impl Engine {
+    /// The engine binary for a tree and build dir (`program` is a template over them).
+    pub fn program_at(&self, tree: &Path, build_dir: &Path) -> Result<String, TemplateError> {
+        let context =
+            serde_json::json!({ "tree": tree.display().to_string(), "build_dir": build_dir.display().to_string() });
+        self.program.render(&context)
+    }
 }
 
 /// A profile is recorded (in the sidecar) by its path.

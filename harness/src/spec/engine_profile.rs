@@ -32,6 +32,10 @@ pub struct ResultLine {
     /// The rank whose log holds it (per-rank launcher); other launchers have one merged log.
     #[serde(default)]
     pub rank: u32,
+    /// The keys the line prints, as the engine documents them; when given, `[metrics] result` must
+    /// name only these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<String>,
 }
 
 /// The profile file as written.

@@ -7,9 +7,11 @@ mod derived_param;
 mod design;
 mod duration_value;
 mod engine;
+mod engine_files;
 mod engine_profile;
 #[cfg(test)]
 mod fuzz_tests;
+mod near_name;
 mod param_tables;
 mod param_value;
 mod pattern;
@@ -25,9 +27,11 @@ mod service_decl;
 mod source_decl;
 mod source_file;
 mod spec_error;
+mod spec_note;
 mod sweep;
 mod sweep_decl;
 mod topology;
+mod unused_params;
 mod validate;
 mod validate_build;
 mod validate_env;
@@ -64,6 +68,7 @@ pub use service_decl::{ServiceDecl, AUTO_PORT, PORT_NAME};
 pub use source_decl::SourceDecl;
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError};
+pub use spec_note::SpecNote;
 pub use sweep::Sweep;
 pub use sweep_decl::{
     AblationDecl, CheckDecl, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl, RegexMetricDecl, RepsDecl, RunDecl,
@@ -111,6 +116,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::reps(&source, &decl.reps)?;
     validate::metrics(&source, &decl.metrics, &named)?;
     validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;
+    validate::result_keys(&source, &decl.metrics, &engine)?;
     let checks = validate::checks(&source, &decl.checks, &decl.metrics, &named)?;
     validate::inputs(&source, &decl.inputs)?;
     validate_services::services(&source, &decl.run, &named, !engine.pre_run.is_empty())?;
@@ -124,7 +130,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::ablation(&source, decl.ablation.as_ref())?;
     validate::plan_size(&source, &params, &decl.zip, &decl.reps, decl.ablation.as_ref())?;
     validate_sources::ablation_sources(&source, decl.ablation.as_ref())?;
-    Ok(Sweep {
+    let mut sweep = Sweep {
         name: decl.name.clone(),
         engine,
         params,
@@ -139,7 +145,10 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
         analysis: decl.analysis.clone(),
         decl,
         source,
-    })
+        notes: Vec::new(),
+    };
+    sweep.notes = unused_params::unused_params(&sweep);
+    Ok(sweep)
 }
 
 /// Every environment a sweep declares has settable variable names: `[engine] env`, `[run] env`, each
@@ -205,10 +214,11 @@ fn read_profile(profile_path: &Path, sweep: &SourceFile, overrides: &EngineOverr
     let profile_dir = parent_dir(profile_path);
     profile.apply(overrides);
     // After `apply`: an overriding tree is relative to the sweep file, the profile's own to the profile.
-    profile.tree = match &overrides.tree {
-        Some(tree) => absolute(&parent_dir(&sweep.path), tree),
-        None => absolute(&profile_dir, &profile.tree),
+    let (written_tree, tree_location, tree) = match &overrides.tree {
+        Some(tree) => (tree.clone(), sweep.location("engine.tree", None), absolute(&parent_dir(&sweep.path), tree)),
+        None => (profile.tree.clone(), profile_source.location("tree", None), absolute(&profile_dir, &profile.tree)),
     };
+    profile.tree = tree;
     validate::engine(&profile_source, sweep, &profile, overrides)?;
     let mut engine = resolve_engine(profile, profile_source, &profile_dir)?;
     engine.topology = Topology {
@@ -222,6 +232,11 @@ fn read_profile(profile_path: &Path, sweep: &SourceFile, overrides: &EngineOverr
         hostfile: overrides.hostfile.clone(),
         sweep_dir: std::path::absolute(parent_dir(&sweep.path)).unwrap_or_else(|_| parent_dir(&sweep.path)),
     };
+    // Last: without its tree a profile is still checked as a declaration (`sweep check` says so).
+    if !engine.tree.is_dir() {
+        return Err(SpecError::TreeMissing { location: tree_location, tree: written_tree, resolved: engine.tree });
+    }
+    engine_files::program(&engine)?;
     Ok(engine)
 }
 

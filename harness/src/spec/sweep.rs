@@ -8,6 +8,7 @@ use super::derived_param::DerivedParam;
 use super::engine::Engine;
 use super::param_value::Param;
 use super::source_file::SourceFile;
+use super::spec_note::SpecNote;
 use super::sweep_decl::{InputDecl, MetricsDecl, RepsDecl, RunDecl, SweepDecl};
 use super::value_map::ValueMap;
 
@@ -31,6 +32,8 @@ pub struct Sweep {
     pub analysis: AnalysisConfig,
     /// The declaration as written, kept for the sidecar.
     pub decl: SweepDecl,
+    /// What it most likely did not mean but can run (`sweep check` prints these).
+    pub notes: Vec<SpecNote>,
 }
 
 impl Sweep {

@@ -3,12 +3,14 @@
 use std::collections::BTreeSet;
 
 use super::check::{Check, CheckTest};
+use super::engine::Engine;
 use super::engine_profile::EngineOverrides;
 use super::engine_profile::{EngineProfile, LauncherKind};
 use super::param_value::{Param, ParamValue};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::{AblationDecl, CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder};
+use super::validate_services::CLIENT_PROCESS;
 use super::{MAX_ABLATION_GROUPS, MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
 use crate::expression::Expression;
 
@@ -514,7 +516,6 @@ pub fn engine(
     profile: &EngineProfile,
     overrides: &EngineOverrides,
 ) -> Result<(), SpecError> {
-    let tree_overridden = overrides.tree.is_some();
     if profile.ranks == 0 || profile.ranks > MAX_RANKS {
         let message = format!("{} ranks: must be between 1 and {MAX_RANKS}", profile.ranks);
         return Err(match overrides.ranks {
@@ -536,14 +537,6 @@ pub fn engine(
                 profile.ranks
             ),
         ));
-    }
-    if !std::path::Path::new(&profile.tree).is_dir() {
-        let message = format!("engine tree `{}` is not a directory", profile.tree);
-        return Err(if tree_overridden {
-            sweep.error_at("engine.tree", message)
-        } else {
-            profile_source.error_at("tree", message)
-        });
     }
     for (index, argv) in profile.pre_run.iter().enumerate() {
         if argv.is_empty() {
@@ -586,6 +579,25 @@ fn metric_names(metrics: &MetricsDecl) -> Vec<&str> {
 /// `unknown metric `tps` (declared: rows, prefill_tokens_per_s)`: a typo is fixed from the message.
 fn unknown_metric(metrics: &MetricsDecl, name: &str) -> String {
     format!("unknown metric `{name}` (declared: {})", metric_names(metrics).join(", "))
+}
+
+/// Each `[metrics] result` key is one the engine's result line prints, when its profile documents them
+/// (and the line is the engine's, not a service's).
+pub fn result_keys(source: &SourceFile, metrics: &MetricsDecl, engine: &Engine) -> Result<(), SpecError> {
+    let keys = &engine.result.keys;
+    if keys.is_empty() || metrics.result_process.as_deref().is_some_and(|process| process != CLIENT_PROCESS) {
+        return Ok(());
+    }
+    let Some((index, key)) = metrics.result.iter().enumerate().find(|(_, key)| !keys.contains(key)) else {
+        return Ok(());
+    };
+    let near = super::near_name::did_you_mean(key, keys.iter().map(String::as_str));
+    let message = format!(
+        "`{key}` is not a key the engine's result line prints{near} (documented in {}: {})",
+        engine.profile.path.display(),
+        keys.join(", ")
+    );
+    Err(source.error_at(&format!("metrics.result[{index}]"), message))
 }
 
 /// Profile metrics need the engine's profile prefix and, to match a block, the result key they match.
@@ -673,10 +685,9 @@ fn known_variables(source: &SourceFile, key: &str, text: &str, known: &TemplateN
             }
         };
         if unknown {
-            return Err(source.error_at(
-                key,
-                format!("unknown template variable `{path}` (not a parameter, input or harness name)"),
-            ));
+            let near = super::near_name::did_you_mean(first, params.iter().map(|param| param.name.as_str()));
+            let message = format!("unknown template variable `{path}` (not a parameter, input or harness name){near}");
+            return Err(source.error_at(key, message));
         }
     }
     Ok(())
