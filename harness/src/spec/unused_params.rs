@@ -7,6 +7,13 @@ use super::near_name::did_you_mean;
 use super::spec_note::SpecNote;
 use super::sweep::Sweep;
 use super::validate_services::service_templates;
+use super::RESERVED_NAMES;
+
+/// Handlebars' built-in helpers and keywords: words of a template that are never a misspelt param.
+const HELPERS: &[&str] = &[
+    "if", "unless", "each", "with", "else", "lookup", "log", "this", "eq", "ne", "gt", "gte", "lt", "lte", "and", "or",
+    "not", "len",
+];
 
 /// One note per param nothing the run is made from names, at the param's key.
 pub fn unused_params(sweep: &Sweep) -> Vec<SpecNote> {
@@ -19,8 +26,12 @@ pub fn unused_params(sweep: &Sweep) -> Vec<SpecNote> {
             used.extend(derived.expression.names().iter().map(String::as_str));
         }
     }
-    let unknown: Vec<&str> =
-        used.iter().copied().filter(|name| !sweep.params.iter().any(|p| p.name == *name)).collect();
+    let is_param = |name: &str| sweep.params.iter().any(|param| param.name == name);
+    let unknown: Vec<&str> = used
+        .iter()
+        .copied()
+        .filter(|name| !is_param(name) && !HELPERS.contains(name) && !RESERVED_NAMES.contains(name))
+        .collect();
     sweep
         .params
         .iter()
@@ -63,9 +74,8 @@ fn run_texts(sweep: &Sweep) -> Option<Vec<String>> {
     let templates = declared.chain(maps).chain(profile).chain(optional.into_iter().flatten()).chain(inputs);
     let mut texts: Vec<String> = templates.map(|template| template.text().to_string()).collect();
     texts.extend(service_templates(&run.service).map(|(_, text)| text.to_string()));
-    let sweep_dir = sweep.engine.topology.sweep_dir.clone();
     for template in sweep.decl.ablation.iter().flat_map(|ablation| &ablation.templates) {
-        texts.push(std::fs::read_to_string(sweep_dir.join(&template.template)).ok()?);
+        texts.push(std::fs::read_to_string(engine.topology.sweep_dir.join(&template.template)).ok()?);
     }
     Some(texts)
 }
