@@ -9,7 +9,9 @@
 //   2. transfer: the link, a thread of its own, then carries the bytes for bytes / beta, first in
 //      first out after the transfers ahead of it, while the rank computes (the next slice's GEMM
 //      runs under it, as under a NIC's DMA). The result may be used only after `wait`.
-// A serial all-reduce therefore costs alpha + bytes/beta; S slices of one projection pay S alphas
+// The sum itself is computed on the host first (a blocking MPI_Allreduce, the same work whatever the
+// slice count); the link then models the wire, as an offloaded collective engine would.
+// A serial all-reduce therefore costs reduce + alpha + bytes/beta; S slices of one projection pay S alphas
 // and hide all but the last slice's bytes under the GEMMs: the study's trade (section 2).
 #pragma once
 

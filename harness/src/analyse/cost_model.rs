@@ -11,6 +11,18 @@ pub struct CostFit {
     /// Per point (in input order): |prediction − measured| / |measured| when that point is left out
     /// of the fit; None below three points, where leaving one out leaves no line.
     pub loo_rel_errors: Option<Vec<f64>>,
+    /// The terms' standard errors from the residuals (n − 2 df); None with two points or a perfect line.
+    pub errors: Option<FitErrors>,
+}
+
+/// Ordinary least squares standard errors of a line: Var(slope) = s² / Sxx, Var(fixed) =
+/// s² (1/n + x̄² / Sxx), Cov = −x̄ s² / Sxx, with s² = SS_res / (n − 2).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FitErrors {
+    pub fixed: f64,
+    pub per_unit: f64,
+    pub covariance: f64,
+    pub df: f64,
 }
 
 impl CostFit {
@@ -39,7 +51,24 @@ pub fn fit_fixed_plus_per_unit(points: &[(f64, f64)]) -> Option<CostFit> {
     let ss_tot: f64 = points.iter().map(|(_, y)| (y - mean_y).powi(2)).sum();
     let ss_res: f64 = points.iter().map(|(x, y)| (y - fixed - per_unit * x).powi(2)).sum();
     let r_squared = if ss_tot == 0.0 { 1.0 } else { 1.0 - ss_res / ss_tot };
-    Some(CostFit { fixed, per_unit, r_squared, n: points.len(), loo_rel_errors: leave_one_out(points) })
+    let errors = fit_errors(points, ss_res);
+    Some(CostFit { fixed, per_unit, r_squared, n: points.len(), loo_rel_errors: leave_one_out(points), errors })
+}
+
+fn fit_errors(points: &[(f64, f64)], ss_res: f64) -> Option<FitErrors> {
+    let n = points.len() as f64;
+    if points.len() < 3 || ss_res <= 0.0 {
+        return None;
+    }
+    let mean_x = points.iter().map(|(x, _)| x).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|(x, _)| (x - mean_x).powi(2)).sum();
+    let noise = ss_res / (n - 2.0);
+    Some(FitErrors {
+        fixed: (noise * (1.0 / n + mean_x * mean_x / sxx)).sqrt(),
+        per_unit: (noise / sxx).sqrt(),
+        covariance: -mean_x * noise / sxx,
+        df: n - 2.0,
+    })
 }
 
 /// (intercept, slope) minimising Σ (y − a − b·x)²; None when x does not vary.
@@ -119,7 +148,8 @@ mod tests {
         let gbps = fit.gigabytes_per_second(super::super::time_unit::TimeUnit::Nanoseconds).unwrap();
         assert!((gbps - 20.0).abs() < 1e-9, "{gbps}");
         // The study's 44.0 us/MB (10⁶ bytes): 22.7 GB/s.
-        let study = CostFit { fixed: 1847.9, per_unit: 44.0e-6, r_squared: 1.0, n: 2, loo_rel_errors: None };
+        let study =
+            CostFit { fixed: 1847.9, per_unit: 44.0e-6, r_squared: 1.0, n: 2, loo_rel_errors: None, errors: None };
         let gbps = study.gigabytes_per_second(super::super::time_unit::TimeUnit::Microseconds).unwrap();
         assert!((gbps - 22.73).abs() < 0.01, "{gbps}");
     }

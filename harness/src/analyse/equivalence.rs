@@ -102,9 +102,7 @@ impl EquivalenceCheck {
             }
         }
         classes.retain(|(_, _, members)| members.len() >= 2);
-        let bound =
-            drift.map_or(0.0, |d| 2.0 * std::f64::consts::SQRT_2 * d.rel_sd).max(config.negligible.unwrap_or(0.0));
-        let tests = Tests { model, bound, alpha: config.alpha, classes: classes.len().max(1) };
+        let tests = Tests { model, bound: margin(config, drift), alpha: config.alpha, classes: classes.len().max(1) };
         let classes = classes
             .into_iter()
             .map(|(group, value, members)| tests.class(group, value, members, settings, &config.primary))
@@ -113,15 +111,48 @@ impl EquivalenceCheck {
     }
 }
 
+/// The relative margin two settings count as equal within: `negligible`, or the drift the control
+/// shows (2√2 × its within-setting relative sd: two single runs' 95% range) when larger.
+pub(super) fn margin(config: &AnalysisConfig, drift: Option<&DriftBound>) -> f64 {
+    drift.map_or(0.0, |d| 2.0 * std::f64::consts::SQRT_2 * d.rel_sd).max(config.negligible.unwrap_or(0.0))
+}
+
 /// The tests every class gets.
-struct Tests<'a> {
-    model: &'a SettingModel,
-    bound: f64,
-    alpha: f64,
-    classes: usize,
+pub(super) struct Tests<'a> {
+    pub model: &'a SettingModel,
+    pub bound: f64,
+    pub alpha: f64,
+    /// How many such tests are made (the Bonferroni divisor of a "differs" claim).
+    pub classes: usize,
 }
 
 impl Tests<'_> {
+    /// `higher` against `lower` (model estimates): agree when two one-sided tests (Schuirmann 1987) at
+    /// alpha put the difference within ± the bound, disagree when its interval at 1 − 2·alpha/classes lies
+    /// wholly beyond it; the relative difference with its 1 − 2·alpha interval.
+    pub fn agreement(&self, higher: usize, lower: usize) -> (Option<(f64, f64, f64)>, Agreement) {
+        let test = match self.model.compare(higher, lower) {
+            Ok(test) => test,
+            Err(reason) => return (None, Agreement::CannotTell(Some(reason))),
+        };
+        let scale = self.model.scale;
+        let reference = self.model.mean(lower);
+        let relative = |d: f64| scale.ratio(d, scale.inverse(reference)) - 1.0;
+        let margin = scale.margin(self.bound, scale.inverse(reference));
+        let within = one_sided_critical(1.0 - self.alpha, test.df).unwrap_or(f64::INFINITY) * test.std_error;
+        let beyond = one_sided_critical(1.0 - self.alpha / self.classes as f64, test.df).unwrap_or(f64::INFINITY)
+            * test.std_error;
+        let size = test.estimate.abs();
+        let agreement = if size + within < margin {
+            Agreement::Agree
+        } else if size - beyond > margin {
+            Agreement::Disagree
+        } else {
+            Agreement::CannotTell(None)
+        };
+        (Some((relative(test.estimate), relative(test.estimate - within), relative(test.estimate + within))), agreement)
+    }
+
     fn class(
         &self,
         group: Labels,
@@ -139,29 +170,8 @@ impl Tests<'_> {
         let measured: Vec<usize> = settings.iter().copied().filter(|&s| self.model.has(s)).collect();
         let lowest = measured.iter().copied().min_by(|&a, &b| self.model.mean(a).total_cmp(&self.model.mean(b)));
         let highest = measured.iter().copied().max_by(|&a, &b| self.model.mean(a).total_cmp(&self.model.mean(b)));
-        let (difference, agreement) = match lowest.zip(highest).map(|(l, h)| self.model.compare(h, l)) {
-            Some(Ok(test)) => {
-                let scale = self.model.scale;
-                let reference = lowest.map_or(1.0, |l| self.model.mean(l));
-                let relative = |d: f64| scale.ratio(d, scale.inverse(reference)) - 1.0;
-                let margin = scale.margin(self.bound, scale.inverse(reference));
-                let within = one_sided_critical(1.0 - self.alpha, test.df).unwrap_or(f64::INFINITY) * test.std_error;
-                let beyond = one_sided_critical(1.0 - self.alpha / self.classes as f64, test.df)
-                    .unwrap_or(f64::INFINITY)
-                    * test.std_error;
-                let size = test.estimate.abs();
-                let agreement = if size + within < margin {
-                    Agreement::Agree
-                } else if size - beyond > margin {
-                    Agreement::Disagree
-                } else {
-                    Agreement::CannotTell(None)
-                };
-                let interval =
-                    (relative(test.estimate), relative(test.estimate - within), relative(test.estimate + within));
-                (Some(interval), agreement)
-            }
-            Some(Err(reason)) => (None, Agreement::CannotTell(Some(reason))),
+        let (difference, agreement) = match lowest.zip(highest) {
+            Some((lowest, highest)) => self.agreement(highest, lowest),
             None => (None, Agreement::CannotTell(None)),
         };
         EquivalenceClass { group, value, settings, spread, bound: self.bound, difference, agreement }

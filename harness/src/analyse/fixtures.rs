@@ -135,6 +135,8 @@ pub(crate) fn fixture_slice_config() -> super::AnalysisConfig {
         alpha: 0.05,
         negligible: None,
         additivity_scale: Default::default(),
+        quantities: Vec::new(),
+        verify_rule: None,
         race: None,
         stopping: false,
         baseline: Default::default(),

@@ -6,6 +6,8 @@ use super::drift_bound::DriftBound;
 use super::equivalence::EquivalenceCheck;
 use super::failure_summary::FailureSummary;
 use super::group_fit::GroupFit;
+use super::quantity_estimate::QuantityEstimate;
+use super::rule_check::RuleCheck;
 use super::setting_summary::SettingSummary;
 use super::verdicts::Verdicts;
 use crate::record::{Observation, RecordedRun};
@@ -32,6 +34,10 @@ pub struct SweepAnalysis {
     pub rows_per_slice: Option<f64>,
     /// Each setting against its baseline partner, per `config.relative` metric (empty without a baseline).
     pub relative: Vec<BaselineEffect>,
+    /// The declared quantities (`[[analysis.quantity]]`) with their intervals.
+    pub quantities: Vec<QuantityEstimate>,
+    /// With `verify_rule`: the engine's rule against the forced optimum per group.
+    pub rule: Option<RuleCheck>,
 }
 
 /// Analyse a sweep: descriptive statistics and Student's t 95% intervals per setting, the verdict of
@@ -79,7 +85,24 @@ pub fn analyse_sweep_runs<R: RecordedRun>(
         rows_per_slice_rule(&pairs)
     });
     let relative = BaselineEffect::all(observations, &settings, config, rounds_are_blocks);
-    SweepAnalysis { settings, verdicts, drift, equivalence, failures, fit, group_fits, rows_per_slice, relative }
+    // Checked when the declaration was read: a formula that does not compile is not in a recorded sweep.
+    let formulas = config.compiled_quantities().unwrap_or_default();
+    let quantities = QuantityEstimate::all(&formulas, &settings, fit.as_ref(), &group_fits);
+    let rule =
+        config.verify_rule.as_ref().map(|verify| RuleCheck::of(verify, &settings, &verdicts, config, drift.as_ref()));
+    SweepAnalysis {
+        settings,
+        verdicts,
+        drift,
+        equivalence,
+        failures,
+        fit,
+        group_fits,
+        rows_per_slice,
+        relative,
+        quantities,
+        rule,
+    }
 }
 
 #[cfg(test)]

@@ -169,7 +169,12 @@ fn spawn(
     if let BaseEnv::Exactly(vars) = base_env {
         process.env_clear().envs(vars.iter().map(|(k, v)| (k, v)));
     }
-    process.envs(command.env.iter().map(|(k, v)| (k, v)));
+    for (name, value) in &command.env {
+        match value.as_str() {
+            super::UNSET_MARKER => process.env_remove(name),
+            value => process.env(name, value),
+        };
+    }
     // Inherited by everything the process starts: the next sweep can find what a SIGKILL left behind.
     process.env(OWNER_VAR, owner()).env(OWNER_HOST_VAR, host());
     let gate = GroupGate::open()?;

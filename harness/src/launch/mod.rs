@@ -27,6 +27,7 @@ mod signal_subscription;
 mod signal_watch;
 mod slurm_error;
 mod stop_reason;
+mod unset_param;
 
 pub use array_job::ArrayJob;
 pub use base_env::BaseEnv;
@@ -48,3 +49,4 @@ pub use service_not_ready::ServiceNotReady;
 pub use signal_watch::{received as signal_received, SignalWatch, TERMINATING_SIGNALS};
 pub use slurm_error::SlurmError;
 pub use stop_reason::StopReason;
+pub use unset_param::UNSET_MARKER;

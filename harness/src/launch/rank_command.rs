@@ -15,9 +15,12 @@ pub struct RankCommand {
 }
 
 impl RankCommand {
-    /// A shell-quoted form for `--dry-run`, so a user can paste it.
+    /// A shell-quoted form for `--dry-run`, so a user can paste it (after `env`: `-u NAME` unsets).
     pub fn display(&self) -> String {
-        let env = self.env.iter().map(|(k, v)| format!("{k}={}", shell_quote(v)));
+        let env = self.env.iter().map(|(k, v)| match v.as_str() {
+            super::UNSET_MARKER => format!("-u {k}"),
+            v => format!("{k}={}", shell_quote(v)),
+        });
         env.chain(std::iter::once(shell_line(&self.argv))).collect::<Vec<_>>().join(" ")
     }
 }

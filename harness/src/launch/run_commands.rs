@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::rank_command::RankCommand;
+use super::unset_param::{drop_unset_args, mark_unset, unset_env};
 use crate::spec::{Engine, LauncherKind, RunDecl, SourceFile, SpecError};
 use crate::template::{self, Renderer, Template};
 
@@ -55,15 +56,17 @@ pub fn run_commands(
 ) -> Result<Vec<RankCommand>, SpecError> {
     let program =
         program_path(engine, site.tree, site.build_dir).map_err(|error| profile_error(engine, "program", error))?;
+    let params = &mark_unset(params, &run.unset);
     match engine.launcher {
         LauncherKind::PerRank => (0..engine.ranks)
             .map(|rank| {
                 let context = Renderer::of(run_context(params.clone(), engine, site, Some(rank)));
                 let argv = [program.clone()].into_iter().chain(render_args(sweep, &run.args, &context)?).collect();
+                let argv = drop_unset_args(argv);
                 Ok(RankCommand {
                     rank: Some(rank),
                     argv,
-                    env: render_env(sweep, engine, run, &context)?,
+                    env: unset_env(render_env(sweep, engine, run, &context)?),
                     log: log_path(site, Some(rank)),
                 })
             })
@@ -75,8 +78,8 @@ pub fn run_commands(
             argv.extend(render_args(sweep, &run.args, &context)?);
             Ok(vec![RankCommand {
                 rank: None,
-                argv,
-                env: render_env(sweep, engine, run, &context)?,
+                argv: drop_unset_args(argv),
+                env: unset_env(render_env(sweep, engine, run, &context)?),
                 log: log_path(site, None),
             }])
         }

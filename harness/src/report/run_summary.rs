@@ -265,7 +265,7 @@ mod tests {
     }
 
     fn fit(fixed: f64, loo_rel_errors: Option<Vec<f64>>) -> CostFit {
-        CostFit { fixed, per_unit: 0.01, r_squared: 0.9, n: 3, loo_rel_errors }
+        CostFit { fixed, per_unit: 0.01, r_squared: 0.9, n: 3, loo_rel_errors, errors: None }
     }
 
     /// A fit with a negative fixed cost and 258% held-out error was printed without a verdict.

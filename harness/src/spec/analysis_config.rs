@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::param_value::ParamValue;
+use super::quantity_decl::{Quantity, QuantityDecl};
 use super::relative_kind::RelativeKind;
 use crate::expression::Expression;
 
@@ -26,6 +27,16 @@ impl AnalysisConfig {
             Some(race) => crate::analyse::AlphaSpending { alpha: self.alpha, race }.at_look(round),
             None => self.alpha,
         }
+    }
+
+    /// The declared quantities compiled in order (each may name those before it); the error is the
+    /// index of the first that does not compile and why. Loading a declaration checks them with this.
+    pub fn compiled_quantities(&self) -> Result<Vec<Quantity>, (usize, String)> {
+        let mut compiled: Vec<Quantity> = Vec::with_capacity(self.quantities.len());
+        for (index, decl) in self.quantities.iter().enumerate() {
+            compiled.push(Quantity::compile(decl, &compiled).map_err(|message| (index, message))?);
+        }
+        Ok(compiled)
     }
 
     /// The level of the two one-sided tests that make a rival a practical tie after `round`.
@@ -96,6 +107,14 @@ pub struct AnalysisConfig {
     /// (speedups multiply: the interaction is a ratio of ratios).
     #[serde(default)]
     pub additivity_scale: AdditivityScale,
+    /// Named numbers derived from the estimates (`[[analysis.quantity]]`), each reported with its 95%
+    /// interval: `fixed_ms = "(prefill_seconds[slices=4] - prefill_seconds[slices=1]) / 384 * 1000"`.
+    #[serde(default, rename = "quantity", skip_serializing_if = "Vec::is_empty")]
+    pub quantities: Vec<QuantityDecl>,
+    /// Check the engine's own rule (`slices = "rule"`, the variable left unset) against the best
+    /// forced setting of each group: they must be equivalent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_rule: Option<VerifyRule>,
     /// Not declared: the race whose looks `alpha` is spent over (None for a plain sweep).
     #[serde(skip)]
     pub race: Option<super::Race>,
@@ -133,6 +152,15 @@ pub struct FitConfig {
     /// Params whose values split the settings into groups, one line each (e.g. `["topology"]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by: Vec<String>,
+}
+
+/// `verify_rule = { param = "slices", rule = "rule" }`: the param's value that leaves the choice to the
+/// engine's rule; every other value forces one.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifyRule {
+    pub param: String,
+    pub rule: String,
 }
 
 /// Which columns hold the row count and the slice count (e.g. the effective `overlap_slices`).

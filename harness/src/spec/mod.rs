@@ -16,6 +16,7 @@ mod param_tables;
 mod param_value;
 mod pattern;
 mod pivot_config;
+mod quantity_decl;
 mod race;
 mod ranks_override;
 mod ready_decl;
@@ -48,7 +49,9 @@ use std::path::{Path, PathBuf};
 
 use crate::template::Template;
 
-pub use analysis_config::{AdditivityScale, AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, DEFAULT_ALPHA};
+pub use analysis_config::{
+    AdditivityScale, AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, VerifyRule, DEFAULT_ALPHA,
+};
 pub use block_selector::BlockSelector;
 pub use check::{Check, CheckTest};
 pub use derived_param::DerivedParam;
@@ -58,6 +61,7 @@ pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLin
 pub use param_value::{Param, ParamValue};
 pub use pattern::Pattern;
 pub use pivot_config::PivotConfig;
+pub use quantity_decl::{Quantity, QuantityDecl, QuantityTerm};
 pub use race::Race;
 pub use ranks_override::RanksOverride;
 pub use ready_decl::{ReadyDecl, DEFAULT_READY_WITHIN};

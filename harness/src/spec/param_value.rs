@@ -67,6 +67,12 @@ impl ParamValue {
         }
     }
 
+    /// Whether `text` names this value as a formula writes it: its printed text, or the same number
+    /// (`4` is `4.0`).
+    pub fn is_written(&self, text: &str) -> bool {
+        self.to_string() == text || self.as_f64().zip(text.parse::<f64>().ok()).is_some_and(|(a, b)| a == b)
+    }
+
     /// The text of a text value (a variant name); `None` for numbers and booleans.
     pub fn as_text(&self) -> Option<&str> {
         match self {

@@ -102,6 +102,10 @@ pub struct RunDecl {
     pub args: Vec<Template>,
     #[serde(default)]
     pub env: BTreeMap<String, Template>,
+    /// Param -> the value of it that leaves its variable unset and its argument out (`slices = "rule"`:
+    /// the engine's own rule decides), so the rule runs beside the forced values.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unset: BTreeMap<String, String>,
     /// `[[run.service]]`: processes started (and ready) before the run's main process, stopped after it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub service: Vec<ServiceDecl>,

@@ -505,6 +505,72 @@ pub fn analysis(
         let known = metric_names(metrics).into_iter().chain(numeric_names(params)).collect();
         expression_over(source, "analysis.equivalence", key, &known, None)?;
     }
+    if let Some(rule) = &analysis.verify_rule {
+        let param = params.iter().find(|param| param.name == rule.param).ok_or_else(|| {
+            source.error_at("analysis.verify_rule.param", format!("unknown parameter `{}`", rule.param))
+        })?;
+        if !param.values.iter().any(|value| value.is_written(&rule.rule)) || param.values.len() < 2 {
+            let message = format!("`{}` is not a value of `{}` beside forced ones", rule.rule, rule.param);
+            return Err(source.error_at("analysis.verify_rule.rule", message));
+        }
+    }
+    quantities(source, analysis, metrics, params)
+}
+
+/// Every `[[analysis.quantity]]` compiles, has a name of its own, and reads only declared metrics or
+/// numeric params, at settings of the grid, and the fit only when one is declared.
+fn quantities(
+    source: &SourceFile,
+    analysis: &super::analysis_config::AnalysisConfig,
+    metrics: &MetricsDecl,
+    params: &[Param],
+) -> Result<(), SpecError> {
+    let compiled = analysis
+        .compiled_quantities()
+        .map_err(|(index, message)| source.error_at(&format!("analysis.quantity[{index}].expr"), message))?;
+    let numeric: BTreeSet<&str> = numeric_names(params).collect();
+    for (index, quantity) in compiled.iter().enumerate() {
+        let name = &quantity.name;
+        let key = |field: &str| format!("analysis.quantity[{index}].{field}");
+        let taken = is_metric(metrics, name)
+            || params.iter().any(|param| param.name == *name)
+            || compiled[..index].iter().any(|earlier| earlier.name == *name);
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || taken {
+            let reason =
+                if taken { "is already a metric, param or quantity" } else { "must be a word (letters, digits, _)" };
+            return Err(source.error_at(&key("name"), format!("`{name}` {reason}")));
+        }
+        for term in &quantity.terms {
+            quantity_term(term, analysis.fit.is_some(), metrics, params, &numeric)
+                .map_err(|message| source.error_at(&key("expr"), format!("{message} (in `{}`)", quantity.expr)))?;
+        }
+    }
+    Ok(())
+}
+
+fn quantity_term(
+    term: &super::QuantityTerm,
+    has_fit: bool,
+    metrics: &MetricsDecl,
+    params: &[Param],
+    numeric: &BTreeSet<&str>,
+) -> Result<(), String> {
+    let super::QuantityTerm::Metric { name, overrides } = term else {
+        return if has_fit { Ok(()) } else { Err("`fit.` needs `[analysis] fit = { x = .., y = .. }`".into()) };
+    };
+    if !is_metric(metrics, name) && !numeric.contains(name.as_str()) {
+        return Err(format!("`{name}` is neither a metric nor a numeric parameter"));
+    }
+    for (param, value) in overrides {
+        let declared = params
+            .iter()
+            .find(|declared| declared.name == *param)
+            .ok_or_else(|| format!("`{param}` in `{name}[..]` is not a parameter"))?;
+        if !declared.values.iter().any(|known| known.is_written(value)) {
+            let values: Vec<String> = declared.values.iter().map(|v| format!("`{v}`")).collect();
+            return Err(format!("`{param}={value}` is not in the grid ({})", values.join(", ")));
+        }
+    }
     Ok(())
 }
 
@@ -648,6 +714,27 @@ pub fn run_templates(
         TemplateNames { params, inputs, launcher, harness: &super::validate_services::port_names(&run.service) };
     for (key, text) in templates.chain(env).chain(services) {
         known_variables(source, &key, text, &known)?;
+    }
+    unset_values(source, run, params)
+}
+
+/// `[run] unset` names params of the grid and one of their values, which some `[run]` template uses.
+fn unset_values(source: &SourceFile, run: &RunDecl, params: &[Param]) -> Result<(), SpecError> {
+    for (name, value) in &run.unset {
+        let key = format!("run.unset.{name}");
+        let param = params
+            .iter()
+            .find(|param| param.name == *name)
+            .ok_or_else(|| source.error_at(&key, format!("unknown parameter `{name}`")))?;
+        if !param.values.iter().any(|known| known.is_written(value)) {
+            return Err(source.error_at(&key, format!("`{value}` is not a value of `{name}`")));
+        }
+        let reference = format!("{{{{{name}}}}}");
+        let used = run.args.iter().chain(run.env.values()).any(|text| text.text().contains(&reference));
+        if !used {
+            let message = format!("no `[run]` arg or env uses `{reference}`: unsetting `{name}` would change nothing");
+            return Err(source.error_at(&key, message));
+        }
     }
     Ok(())
 }

@@ -50,14 +50,15 @@ pub fn write_run_summary(
     Ok((text, analysis))
 }
 
-/// What a sweep's checks say, as `run` and `report` both exit: a failed run or settings that should
-/// agree (equivalence) but are shown not to.
+/// What a sweep's checks say, as `run` and `report` both exit: a failed run, settings that should
+/// agree (equivalence) but are shown not to, or an engine rule shown to miss the forced optimum.
 pub fn sweep_checks_failed(analysis: &analyse::SweepAnalysis) -> bool {
     let disagreement = analysis
         .equivalence
         .as_ref()
         .is_some_and(|check| !check.inconsistent.is_empty() || check.classes.iter().any(|c| c.disagrees()));
-    analysis.failures.failed > 0 || disagreement
+    let rule_missed = analysis.rule.as_ref().is_some_and(|rule| rule.mismatches().next().is_some());
+    analysis.failures.failed > 0 || disagreement || rule_missed
 }
 
 /// Whether an ablation's groups are not additive, pooled or at any `group_by` setting (exit 1).
