@@ -2,8 +2,8 @@
 //!
 //! One module per pipeline stage; data flows one way, and a stage imports only from the stages before it:
 //! `spec -> plan -> variants -> build -> launch -> extract -> record -> analyse -> compare -> report`.
-//! `runner` drives the stages; `template`, `expression`, `atomic_file`, `os_error` and `exit_code` are
-//! shared helpers.
+//! `runner` drives the stages; `template`, `expression`, `atomic_file`, `os_error`, `shell_line` and
+//! `exit_code` are shared helpers.
 //! See docs/ARCHITECTURE.md.
 
 pub mod analyse;
@@ -22,6 +22,7 @@ pub mod plan;
 pub mod record;
 pub mod report;
 pub mod runner;
+pub mod shell_line;
 pub mod spec;
 pub mod template;
 pub mod variants;

@@ -1,36 +1,90 @@
 //! The one handlebars setup every stage renders with: strict (an unknown variable is an error) and no
 //! HTML escaping (argv, env values and C++ sources are not HTML: `std::vector<float>` must survive).
+//! A template is a `Template`, compiled once: when its declaration is read, or (a kernel template file,
+//! a template derived from a source) when the ablation that renders it is set up.
 
-use std::cell::RefCell;
+use std::fmt;
+use std::sync::LazyLock;
 
-use handlebars::Handlebars;
-use serde::Serialize;
+use handlebars::{Handlebars, RenderContext, Renderable};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Why a template did not render: the handlebars message, which names the variable and the line.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct TemplateError(String);
 
-/// Builds the strict, non-escaping registry shared by every render.
-fn registry() -> Handlebars<'static> {
+/// The one strict, non-escaping registry every compiled `Template` renders with (it holds no templates
+/// of its own: each `Template` is compiled once and rendered against it).
+static SETTINGS: LazyLock<Handlebars<'static>> = LazyLock::new(|| {
     let mut registry = Handlebars::new();
     registry.set_strict_mode(true);
     registry.register_escape_fn(handlebars::no_escape);
     registry
+});
+
+/// A declared template (an argv element, an env value, a path), compiled once when read and written
+/// back as its text.
+#[derive(Debug, Clone)]
+pub struct Template {
+    text: String,
+    /// `None` for a text without `{{`, which renders as itself.
+    compiled: Option<handlebars::Template>,
 }
 
-thread_local! {
-    /// Templates compiled once per thread, keyed by their text: a sweep renders the same few argv and
-    /// env templates for every run (a 100,000-setting preflight renders each once per setting).
-    static COMPILED: RefCell<Handlebars<'static>> = RefCell::new(registry());
-}
-
-/// Renders `template` against `context` in strict mode without escaping (see `Renderer`).
-pub fn render(template: &str, context: &impl Serialize) -> Result<String, TemplateError> {
-    if !template.contains("{{") {
-        return Ok(template.to_string());
+impl Template {
+    /// Compiles `text`; a syntax error says what and where, on one line, not as handlebars' excerpt of the
+    /// whole template located in `"Unnamed"`.
+    pub fn parse(text: &str) -> Result<Template, TemplateError> {
+        if !text.contains("{{") {
+            return Ok(Template { text: text.to_string(), compiled: None });
+        }
+        let compiled = handlebars::Template::compile(text).map_err(|error| syntax_error(&error))?;
+        Ok(Template { text: text.to_string(), compiled: Some(compiled) })
     }
-    Renderer::new(context)?.render(template)
+
+    /// A text that renders as itself, braces and all (a default argv element).
+    pub fn literal(text: &str) -> Template {
+        Template { text: text.to_string(), compiled: None }
+    }
+
+    /// The template as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Renders it once against `context` (see `Renderer` for several templates over one context).
+    pub fn render(&self, context: &impl Serialize) -> Result<String, TemplateError> {
+        match self.compiled {
+            None => Ok(self.text.clone()),
+            Some(_) => Renderer::new(context)?.render(self),
+        }
+    }
+}
+
+impl PartialEq for Template {
+    fn eq(&self, other: &Template) -> bool {
+        self.text == other.text
+    }
+}
+
+impl fmt::Display for Template {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl Serialize for Template {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
+}
+
+impl<'de> Deserialize<'de> for Template {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Template, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Template::parse(&text).map_err(|error| serde::de::Error::custom(format!("bad template `{text}`: {error}")))
+    }
 }
 
 /// One context many templates render against (a run's argv and env): it is converted for handlebars once.
@@ -50,41 +104,29 @@ impl Renderer {
         Renderer { context: handlebars::Context::from(context) }
     }
 
-    /// Renders `template` in strict mode without escaping. Text without `{{` is returned as it is
-    /// (handlebars would too), and a template is compiled once per thread.
-    /// A syntax error is reported as `check_syntax` does (line and column, one line), not as handlebars'
-    /// excerpt of the whole template located in `"Unnamed"`.
-    pub fn render(&self, template: &str) -> Result<String, TemplateError> {
-        if !template.contains("{{") {
-            return Ok(template.to_string());
-        }
-        COMPILED.with(|compiled| {
-            let mut compiled = compiled.borrow_mut();
-            if !compiled.has_template(template) {
-                check_syntax(template)?;
-                compiled
-                    .register_template_string(template, template)
-                    .map_err(|error| TemplateError(one_line(&error.to_string())))?;
-            }
-            compiled.render_with_context(template, &self.context).map_err(|error| match error.reason() {
-                handlebars::RenderErrorReason::MissingVariable(Some(name)) => {
-                    TemplateError(format!("unknown template variable `{name}`"))
-                }
-                _ => TemplateError(one_line(&error.to_string())),
-            })
-        })
+    /// Renders a declared template in strict mode without escaping.
+    pub fn render(&self, template: &Template) -> Result<String, TemplateError> {
+        let Some(compiled) = &template.compiled else { return Ok(template.text.clone()) };
+        compiled.renders(&SETTINGS, &self.context, &mut RenderContext::new(None)).map_err(render_error)
     }
 }
 
-/// Checks that `template` parses, without rendering it; the error says what and where, on one line.
-pub fn check_syntax(template: &str) -> Result<(), TemplateError> {
-    let Err(error) = handlebars::Template::compile(template) else { return Ok(()) };
+fn render_error(error: handlebars::RenderError) -> TemplateError {
+    match error.reason() {
+        handlebars::RenderErrorReason::MissingVariable(Some(name)) => {
+            TemplateError(format!("unknown template variable `{name}`"))
+        }
+        _ => TemplateError(one_line(&error.to_string())),
+    }
+}
+
+fn syntax_error(error: &handlebars::TemplateError) -> TemplateError {
     let reason = match error.reason() {
         handlebars::TemplateErrorReason::InvalidSyntax(_) => "invalid handlebars syntax".to_string(),
         other => other.to_string(),
     };
     let at = error.pos().map_or(String::new(), |(line, column)| format!(" at line {line}, column {column}"));
-    Err(TemplateError(format!("{reason}{at}")))
+    TemplateError(format!("{reason}{at}"))
 }
 
 /// Handlebars errors span several lines (with a source excerpt); the CLI wants one sentence.
@@ -96,6 +138,10 @@ fn one_line(message: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn render(text: &str, context: &serde_json::Value) -> Result<String, TemplateError> {
+        Template::parse(text)?.render(context)
+    }
 
     #[test]
     fn unknown_variable_is_an_error_in_strict_mode() {

@@ -155,13 +155,20 @@ impl Setup {
     }
 }
 
-/// The paths `finish_message` prints: `results: CSV` then `  summary M, sidecar S, logs L`.
+/// The words of a report as the terminal or markdown lays it out, without the layout: heading marks and
+/// rules, list bullets and table bars (an escaped `\|` in a markdown cell is the cell's `|`).
+fn words(text: &str) -> Vec<String> {
+    let layout = |word: &&str| word.chars().all(|c| matches!(c, '|' | '#' | '-' | '='));
+    text.replace("\\|", "|").split_whitespace().filter(|word| !layout(word)).map(String::from).collect()
+}
+
+/// The paths `finish_message` prints: `results: CSV`, then a line per other file (`  summary M`, ...).
 fn result_paths(err: &str) -> (PathBuf, PathBuf) {
     let line = |prefix: &str| {
         err.lines().find_map(|l| l.strip_prefix(prefix)).unwrap_or_else(|| panic!("no `{prefix}` line in:\n{err}"))
     };
     let csv = line("results: ");
-    let summary = line("  summary ").split(", sidecar").next().unwrap();
+    let summary = line("  summary ");
     (PathBuf::from(csv), PathBuf::from(summary))
 }
 
@@ -270,10 +277,13 @@ fn copy_isolation_runs_every_variant_leaves_the_engine_untouched_and_a_rerun_bui
     assert_eq!(code == Some(1), not_additive, "exit {code:?} against the verdict: {verdict}");
     // The file ends with the mark naming the sweep it belongs to (an HTML comment), which is not printed.
     let unmarked = text.trim().rsplit_once('\n').filter(|(_, mark)| mark.starts_with("<!-- sweep-result: "));
+    // The terminal lays the same document out without markup (underlined headings, plain columns): the
+    // two say the same words in the same order.
     assert_eq!(
-        stdout(&first).trim(),
-        unmarked.map_or(text.trim(), |(summary, _)| summary.trim()),
-        "stdout and the summary file differ"
+        words(&stdout(&first)),
+        words(unmarked.map_or(text.as_str(), |(summary, _)| summary)),
+        "stdout and the summary file differ:\n{}\n{text}",
+        stdout(&first)
     );
 
     // Same declaration, same results dir: every build is a cache hit and the compiler never runs.
@@ -815,4 +825,34 @@ fn ctrl_c_during_copy_builds_exits_130_and_leaves_no_compiler() {
     assert_eq!(output.status.code(), Some(130), "{}", describe(&output));
     assert!(!stderr(&output).contains("FAILED"), "an interrupted build is reported as failed:\n{}", stderr(&output));
     assert_eq!(common::processes_under(s.ws.path()), Vec::<String>::new(), "the builds outlived the sweep");
+}
+
+/// Issue 23: every hint runs as printed. An ablation interrupted between runs says to run it again with
+/// the command that started it (ablations have no `--resume`); that command, pasted, runs every variant.
+#[test]
+fn an_interrupted_ablation_names_the_command_that_runs_it_again() {
+    let template = template_path();
+    let s =
+        setup(&Decl { name: "gd_again", tree: None, template: &template, isolation: "copy", reps: 2, tolerance: 1e9 });
+    let child = s.spawn(&["--jobs", "2"]);
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let first_row = || {
+        let csvs = std::fs::read_dir(s.results.join("gd_again")).ok()?;
+        let csv = csvs.flatten().map(|e| e.path()).find(|p| p.extension().is_some_and(|e| e == "csv"))?;
+        (std::fs::read_to_string(&csv).ok()?.lines().count() >= 2).then_some(())
+    };
+    while first_row().is_none() {
+        assert!(Instant::now() < deadline, "no run was ever recorded");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", describe(&output));
+    let err = stderr(&output);
+    let hint = err.split("run it again to complete it: ").nth(1).unwrap_or_else(|| panic!("no hint:\n{err}")).trim();
+    assert!(hint.ends_with(&format!(" ablate {} --results-dir {} --jobs 2", s.decl, s.results.display())), "{hint}");
+    let again = Command::new("sh").args(["-c", hint]).current_dir(s.ws.path()).output().unwrap();
+    assert!(matches!(again.status.code(), Some(0 | 1)), "{hint}: {}", describe(&again));
+    let (csv, _) = result_paths(&stderr(&again));
+    assert_eq!(assert_rows(&csv, &VARIANTS, 2).len(), 8, "every variant, every rep");
 }

@@ -56,7 +56,7 @@ fn baseline_relative_effects_are_tabled_in_grid_order_and_written_to_analysis_js
     let summary = std::fs::read_to_string(csv.with_extension("summary.md")).unwrap();
     let section = summary.split("## vs slices=1\n").nth(1).unwrap_or_else(|| panic!("no vs table:\n{summary}"));
     let table: Vec<&str> = section.lines().filter(|l| l.starts_with('|')).collect();
-    assert!(table[0].contains("prefill_seconds (difference)") && table[0].contains("prefill_tokens_per_s (ratio)"));
+    assert!(table[0].contains("prefill_seconds (difference, s)") && table[0].contains("prefill_tokens_per_s (ratio)"));
     // Only slices=2 has a partner, at each row count, in the declared order 512 then 256.
     let body: Vec<&str> = table[2..].iter().copied().take_while(|l| l.starts_with("| 2 ")).collect();
     assert_eq!(body.len(), 2, "{section}");

@@ -42,7 +42,7 @@ fn fixture_sweep(workspace: &Workspace, name: &str, value_template: &str) -> Pat
         &format!(
             "name = \"{name}\"\n[engine]\nprofile = \"fixture\"\n[params]\nsize = [1, 2, 4, 8, 16]\ntbo = [0, 1]\n\
              [reps]\ncount = 3\n[run]\nargs = [\"0\", \"ok\", \"m\", \"{value_template}\"]\n[metrics]\n\
-             result = [\"value\", \"seconds\"]\n[analysis]\nprimary = \"value\"\ndirection = \"higher\"\n\
+             result = [\"value\", \"seconds\"]\nunits = {{ value = \"tok/s\" }}\n[analysis]\nprimary = \"value\"\ndirection = \"higher\"\n\
              group_by = [\"size\"]\nbaseline = {{ tbo = 0 }}\nrelative = {{ value = \"ratio\" }}\n\
              fit = {{ x = \"size\", y = \"value\" }}\n"
         ),
@@ -71,8 +71,14 @@ fn keep(file: &Path, name: &str) {
     }
 }
 
+/// The text of every SVG `<text>` of `class` in `svg`, in document order.
+fn texts<'a>(svg: &'a str, class: &str) -> Vec<&'a str> {
+    let marker = format!("class=\"{class}\">");
+    svg.split(marker.as_str()).skip(1).map(|text| text.split('<').next().unwrap()).collect()
+}
+
 #[test]
-fn the_sweep_page_renders_in_chromium_with_verdicts_figures_and_tables() {
+fn the_sweep_page_renders_in_chromium_trust_block_first_then_verdicts_figures_and_tables() {
     let Some(workspace) = workspace_with_chromium() else { return };
     let csv = fixture_sweep(&workspace, "sizes", "{{size}}{{tbo}}{{rep}}");
     let output = sweep(workspace.path(), &["report", csv.to_str().unwrap(), "--html"]);
@@ -80,8 +86,9 @@ fn the_sweep_page_renders_in_chromium_with_verdicts_figures_and_tables() {
     let page = PathBuf::from(stdout(&output).trim());
     assert_eq!(page, csv.with_extension("html"), "report --html prints the page beside the CSV");
 
+    // 1280 px: the width the page must read at.
     let png = workspace.path().join("page.png");
-    let flags = [format!("--screenshot={}", png.display()), "--window-size=1200,2000".to_string()];
+    let flags = [format!("--screenshot={}", png.display()), "--window-size=1280,2400".to_string()];
     let shot = chromium(&workspace.path().join("chromium-shot"), &flags, &page).expect("timeout and chromium run");
     assert!(shot.status.success(), "chromium failed: {}", stderr(&shot));
     let image = std::fs::read(&png).expect("chromium wrote the screenshot");
@@ -91,19 +98,45 @@ fn the_sweep_page_renders_in_chromium_with_verdicts_figures_and_tables() {
     keep(&page, "report.html");
 
     let dom = loaded_dom(&workspace, &page);
-    let verdicts = dom.split("<section id=\"verdicts\">").nth(1).expect("a verdicts section");
-    assert!(verdicts.split("</section>").next().unwrap().contains("<li>size=1: "), "{verdicts}");
-    let fit = dom.find("<section id=\"fit-verdict\">").expect("the fit's verdict");
-    assert!(fit < dom.find("<section id=\"figures\">").unwrap(), "verdicts lead, figures follow");
-    assert!(dom[fit..].contains("Verdict: one line fits"));
+    let order: Vec<usize> = [
+        "<section id=\"what-to-trust\">",
+        "<section id=\"verdicts\">",
+        "<section id=\"fit\">",
+        "<section id=\"figures\">",
+        "<section id=\"value\">",
+        "<section id=\"best-per-group\">",
+    ]
+    .iter()
+    .map(|section| dom.find(section).unwrap_or_else(|| panic!("no {section}")))
+    .collect();
+    assert!(order.windows(2).all(|pair| pair[0] < pair[1]), "what to trust, verdicts, fit, figures, tables: {order:?}");
+    let trust = &dom[order[0]..order[1]];
+    assert!(trust.contains("All 30 runs finished ok."), "{trust}");
+    let verdicts = &dom[order[1]..order[2]];
+    assert!(verdicts.contains("<li>size=1: ") && verdicts.contains(" tok/s)"), "a verdict with its unit: {verdicts}");
+    assert!(dom[order[2]..].contains("Verdict: one line fits"));
     assert!(dom.matches("<svg").count() >= 3, "the sweep plot, the forest plot and the residuals");
     assert!(dom.contains("value vs tbo=0 (") && dom.contains("simultaneous CI)"), "the baseline-relative forest plot");
+    let whiskers = dom.split("class=\"legend\">whiskers: ").nth(1).expect("the forest plot's intervals are labelled");
+    assert!(whiskers.split('<').next().unwrap().ends_with("% simultaneous CI"), "{whiskers}");
     assert!(dom.contains("Residuals of the fit value"), "the fit's residuals");
     for table in ["<section id=\"value\">", "<section id=\"best-per-group\">", "<section id=\"vs-tbo-0\">"] {
         let section = dom.split(table).nth(1).unwrap_or_else(|| panic!("no {table}"));
         assert!(section.split("</section>").next().unwrap().contains("<table>"), "no table in {table}");
     }
+    assert!(dom.contains("<th>mean ± 95% CI (tok/s)</th>"), "the declared unit heads the column");
     assert!(dom.contains("<th>fixture</th><td>fixture-toolkit 1</td>"), "the toolchain in the provenance");
+
+    // The sweep plot: ticks at the swept sizes on a log2 axis, each group's best filled and labelled.
+    let plot = dom[order[3]..].split("</svg>").next().unwrap();
+    assert_eq!(texts(plot, "x-tick"), ["1", "2", "4", "8", "16"], "ticks at the swept values");
+    assert!(plot.contains(">size (log2 scale)</text>") && plot.contains(">value (tok/s)</text>"));
+    assert_eq!(plot.matches("class=\"best\"").count(), 5, "one best marked per size");
+    assert_eq!(texts(plot, "best-label").len(), 5);
+    assert!(plot.contains(">bars: 95% CI of the mean</text>"), "the interval bars are labelled");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(csv.with_extension("analysis.json")).unwrap()).unwrap();
+    assert_eq!((json["unit"].as_str(), json["units"]["seconds"].as_str()), (Some("tok/s"), Some("s")));
 }
 
 #[test]
@@ -125,4 +158,5 @@ fn compare_writes_a_forest_plot_of_b_over_a() {
     assert!(rows.windows(2).all(|pair| pair[0] < pair[1]), "rows in value order");
     assert!(dom.contains("<title>within 2.0% of A</title>"), "the threshold band");
     assert!(dom.contains("<th>B/A (") && dom.contains(" CI)</th>"), "the comparison table");
+    assert!(dom.contains("<th>mean A (tok/s)</th>"), "the unit recorded with A");
 }

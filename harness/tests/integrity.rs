@@ -180,6 +180,28 @@ fn a_run_on_a_tree_with_a_forged_journal_is_refused_before_anything_runs() {
     assert_eq!(after, before);
 }
 
+/// Regression (issue 23): `check` of a tree an interrupted in-place ablation left rendered said `sweep
+/// restore <tree>`, which runs only where `sweep` is on the PATH. It names this very binary, and the command
+/// restores the tree as printed; `check` then passes.
+#[test]
+fn check_of_a_tree_left_rendered_names_a_restore_that_runs_as_printed() {
+    let victim = Victim::new();
+    fs::write(victim.tree().join("kernels/gd.cpp"), "ablated\n").unwrap();
+    victim.plant_journal("kernels/gd.cpp", "0.orig", "shipped\n");
+    victim.write_run_files();
+    let checked = sweep(victim.dir.path(), &["check", "sweeps/s.toml"]);
+    assert_eq!(checked.status.code(), Some(1), "{}", stderr(&checked));
+    let message = stderr(&checked);
+    let hint =
+        message.split("if none is running, run `").nth(1).and_then(|rest| rest.split('`').next()).expect("a command");
+    assert!(hint.ends_with(&format!(" restore {}", victim.tree().display())), "{hint}");
+    let restored = std::process::Command::new("sh").args(["-c", hint]).current_dir(victim.dir.path()).output().unwrap();
+    assert_eq!(restored.status.code(), Some(0), "{hint}: {}", stderr(&restored));
+    assert_eq!(fs::read_to_string(victim.tree().join("kernels/gd.cpp")).unwrap(), "shipped\n");
+    let again = sweep(victim.dir.path(), &["check", "sweeps/s.toml"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+}
+
 #[test]
 fn the_state_directory_is_kept_out_of_git_status_of_a_checkout_tree() {
     let victim = Victim::new();
@@ -482,6 +504,12 @@ fn runs_failing_the_same_way_in_a_row_stop_the_sweep_unless_keep_going() {
     let kept_going = flaky.sweep(&["run", "sweeps/flaky.toml", "--out", "results/all.csv", "--keep-going"]);
     assert_eq!(kept_going.status.code(), Some(1), "{}", stderr(&kept_going));
     assert_eq!(common::csv_rows(&flaky.path().join("results/all.csv")).len(), 6);
+    // Once the engine is fixed, the command the message ends with completes the sweep as printed.
+    let hint = stderr(&output).split("this completes the sweep: ").nth(1).unwrap().trim().to_string();
+    flaky.set_broken(false);
+    let resumed = std::process::Command::new("sh").args(["-c", &hint]).current_dir(flaky.path()).output().unwrap();
+    assert_eq!(resumed.status.code(), Some(0), "{hint}: {}", stderr(&resumed));
+    assert_eq!(common::csv_rows(&flaky.path().join("results/r.csv")).len(), 9, "3 failed, then 6 ok");
 }
 
 /// Regression (issue 20): an OS error exited 1 with Rust's raw message. It exits 2 and says what the

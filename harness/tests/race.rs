@@ -31,6 +31,7 @@ fn a_race_stops_once_every_group_is_decided() {
     let output = sweep(workspace.path(), &["run", &spec, "--until-decided", "--max-reps", "6"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(stderr(&output).contains("every group is decided: the race ends here"), "{}", stderr(&output));
+    assert!(stderr(&output).ends_with("decided after 3 of max 6 rounds: 9 runs, 9 saved\n"), "{}", stderr(&output));
     let rows = csv_rows(&workspace.result_csv("race"));
     assert_eq!(rows.len(), 9, "3 settings x the 3 rounds every race runs, then nothing");
     let summary = std::fs::read_to_string(workspace.result_csv("race").with_extension("summary.md")).unwrap();
@@ -54,6 +55,14 @@ fn a_true_tie_races_to_the_maximum_unless_a_negligible_margin_decides_it() {
     // level=10 is beaten after round 3; the two tied settings run all 5 rounds.
     assert_eq!(rows.len(), 3 * 3 + 2 * 2, "{}", stderr(&output));
     assert!(stderr(&output).contains("race after round 3: 2 of 3 settings still racing"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).ends_with(
+            "stopped at max (5 rounds, 13 runs, 2 saved) without deciding all settings: declare `negligible` to call \
+             practical ties\n"
+        ),
+        "{}",
+        stderr(&output)
+    );
 
     let workspace = Workspace::new();
     let spec = race_sweep(&workspace, TIE, "negligible = 0.01\n");
@@ -62,6 +71,7 @@ fn a_true_tie_races_to_the_maximum_unless_a_negligible_margin_decides_it() {
     let runs = csv_rows(&workspace.result_csv("race")).len();
     assert!(runs < 13, "the margin decides the tie before the maximum: {runs} runs\n{}", stderr(&output));
     assert!(stderr(&output).contains("every group is decided"), "{}", stderr(&output));
+    assert!(stderr(&output).contains(&format!(" rounds: {runs} runs, {} saved\n", 15 - runs)), "{}", stderr(&output));
 }
 
 #[test]

@@ -99,6 +99,17 @@ equivalence = "overlap_slices"
     let summary = std::fs::read_to_string(csv.with_extension("summary.md")).unwrap();
     assert!(summary.contains("prefill_tokens_per_s") && summary.contains("Best per group"), "{summary}");
     assert!(stdout(&output).contains("Best per group"));
+    // `run` names every file it wrote, the page included.
+    for (what, file) in [
+        ("sidecar", csv.with_extension("json")),
+        ("summary", csv.with_extension("summary.md")),
+        ("analysis", csv.with_extension("analysis.json")),
+        ("page", csv.with_extension("html")),
+        ("plot", csv.with_extension("svg")),
+    ] {
+        let line = format!("\n  {what} {}\n", file.display());
+        assert!(file.is_file() && stderr(&output).contains(&line), "no `{line}` in {}", stderr(&output));
+    }
     let sidecar: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(csv.with_extension("json")).unwrap()).unwrap();
     assert_eq!(sidecar["sweep"]["name"], "tiny");
@@ -147,10 +158,7 @@ primary = "prefill_tokens_per_s"
     let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let text = stdout(&output);
-    assert!(
-        text.contains("| tp-engine: invalid value '0' for --rows (the launcher exited with code 2) | 2    |"),
-        "{text}"
-    );
+    assert!(text.contains("tp-engine: invalid value '0' for --rows (the launcher exited with code 2)  2\n"), "{text}");
     assert!(!text.contains("Other metrics"), "the echoed `rows` is a param, not another metric: {text}");
 }
 
@@ -175,7 +183,7 @@ fn one_failing_rank_fails_its_run_and_the_sweep_goes_on() {
     assert!(rows.iter().filter(|row| row["param.mode"] == "ok").all(|row| row["status"] == "ok"));
     assert!(stderr(&output).contains("2 of 4 runs failed"));
     assert!(
-        stdout(&output).contains("| rank 1: injected failure (rank 1 exited with code 3) | 2 "),
+        stdout(&output).contains("rank 1: injected failure (rank 1 exited with code 3)  2\n"),
         "{}",
         stdout(&output)
     );
@@ -191,7 +199,7 @@ fn fail_fast_stops_at_the_first_failed_run() {
     assert_eq!(csv_rows(&workspace.result_csv("fixture")).len(), 1);
 }
 
-/// Starts `sweep run` in the background and returns once `rows` rows are in its CSV.
+/// Starts `sweep run` in the background (its stderr piped) and returns once `rows` rows are in its CSV.
 // The child is handed to the caller, who signals and waits for it; clippy cannot see that.
 #[allow(clippy::zombie_processes)]
 fn spawn_until_rows(workspace: &Workspace, spec: &str, rows: usize) -> std::process::Child {
@@ -199,7 +207,7 @@ fn spawn_until_rows(workspace: &Workspace, spec: &str, rows: usize) -> std::proc
         .args(["run", spec])
         .current_dir(workspace.path())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
@@ -257,6 +265,38 @@ fn ctrl_c_keeps_finished_rows_kills_the_ranks_and_exits_130() {
     assert!(rows.len() >= 2 && rows.len() < 40);
     assert!(rows.iter().all(|row| row["status"] != "interrupted"), "an interrupted run was recorded");
     assert_eq!(leftover_processes(marker), "");
+}
+
+/// Runs a hint the binary printed as a shell would run it when pasted, in the workspace.
+fn run_hint(workspace: &Workspace, hint: &str) -> std::process::Output {
+    Command::new("sh").args(["-c", hint]).current_dir(workspace.path()).output().expect("sh runs")
+}
+
+/// Regression (issue 23): the hint after an interrupt was `sweep run --resume <csv>`, which fails (no
+/// declaration). The hint on stderr and the one in the summary `report` writes of the partial CSV are
+/// the same whole command, and it completes the sweep as printed.
+#[test]
+fn the_command_an_interrupt_prints_completes_the_sweep_as_printed() {
+    let workspace = fixture_workspace("20s");
+    let spec = fixture_sweep(&workspace, r#"["slow", "ok"]"#, 3, "marker-hint-8c4d");
+    let child = spawn_until_rows(&workspace, &spec, 2);
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    let hint = stderr(&output).split("this completes the sweep: ").nth(1).expect("a resume command").trim().to_string();
+    let csv = workspace.result_csv("fixture");
+    let relative = csv.strip_prefix(workspace.path()).unwrap().display().to_string();
+    assert!(hint.ends_with(&format!(" run {spec} --resume {relative}")), "{hint}");
+
+    let report = sweep(workspace.path(), &["report", &relative]);
+    let summary = stdout(&report);
+    let noted = summary.split("this completes it: `").nth(1).expect("the summary's command").split('`').next().unwrap();
+    assert_eq!(noted, hint, "the summary and stderr give the same command:\n{summary}");
+    assert!(summary.find("What to trust").unwrap() < summary.find("Verdicts").unwrap_or(usize::MAX), "{summary}");
+
+    let completed = run_hint(&workspace, &hint);
+    assert_eq!(completed.status.code(), Some(0), "{hint}: {}", stderr(&completed));
+    assert_eq!(csv_rows(&csv).len(), 6, "every (setting, rep) once");
 }
 
 #[test]
@@ -365,14 +405,16 @@ fn torn_last_row_is_dropped_on_resume_and_its_bytes_kept() {
     let csv_arg = csv.to_str().unwrap();
     let report = sweep(workspace.path(), &["report", csv_arg]);
     assert_eq!(report.status.code(), Some(2), "{}", stderr(&report));
-    assert_eq!(
-        stderr(&report),
-        format!(
-            "sweep: error: {csv_arg}:3: the last row has no line end: a run was cut off while being recorded; \
-             `sweep run --resume` drops it and runs it again\n"
-        )
+    let message = stderr(&report);
+    let refusal = format!(
+        "sweep: error: {csv_arg}:3: the last row has no line end: a run was cut off while being recorded; \
+         resuming the sweep (`--resume`) drops it and runs it again: "
     );
-    let output = sweep(workspace.path(), &["run", &spec, "--resume", csv_arg]);
+    let hint = message.strip_prefix(&refusal).unwrap_or_else(|| panic!("{message}")).trim();
+    let relative = csv.strip_prefix(workspace.path()).unwrap().display().to_string();
+    assert!(hint.ends_with(&format!(" run {spec} --resume {relative}")), "{hint}");
+    // The command the refusal ends with runs as printed.
+    let output = run_hint(&workspace, hint);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let kept = csv.with_extension("torn");
     assert!(

@@ -181,7 +181,7 @@ fn seed_003_per_token_sync_reports_t_gate_t_sync_and_the_saving_per_round() {
     let run = run_seed("003_per_token_sync.toml");
     assert!(run.rows.iter().all(|r| r["param.ranks"] == r["param.nodes"] && r["metric.nodes"] == r["param.nodes"]));
     let saving = table(&run.summary, "## vs fast_synch=off");
-    assert!(saving[0].contains("round_ms (difference)"), "{}", saving[0]);
+    assert!(saving[0].contains("round_ms (difference, ms)"), "{}", saving[0]);
     let body: Vec<Vec<&str>> = saving[2..].iter().map(|row| cells(row)).collect();
     assert_eq!(body.len(), 6, "nodes x (PR loop under two MLX versions, matmul-free loop):\n{}", run.summary);
     assert!(body.iter().all(|row| estimate(&row[row.len() - 2]) < 0.0), "fast synch saves time:\n{}", run.summary);

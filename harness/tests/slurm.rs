@@ -257,3 +257,33 @@ fn submit_dry_run_prints_the_array_script_and_claims_nothing() {
     let too_many = sweep(workspace.path(), &["submit", &spec, "--shards", "3", "--dry-run"]);
     assert_eq!(too_many.status.code(), Some(2), "{}", stderr(&too_many));
 }
+
+/// Regression (issue 23): the hint of an unbuilt engine was `sweep run <file> --reps 1`, which runs only
+/// where `sweep` is on the PATH. It names this very binary, and builds the engine as printed; the
+/// submission then goes ahead. The engine is a FIXTURE whose build writes its program.
+#[test]
+fn submit_of_an_unbuilt_engine_names_a_command_that_builds_it() {
+    let workspace = Workspace::new();
+    let build = "#!/bin/sh\nd=$(dirname \"$0\")\nprintf '#!/bin/sh\\necho fixture_result value=1\\n' > \"$d/run.sh\"\nchmod +x \"$d/run.sh\"\n";
+    let script = workspace.write("engine/build.sh", build);
+    Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+    workspace.write(
+        "sweeps/engines/built.toml",
+        "tree = \"../../engine\"\nbuild = [\"{{tree}}/build.sh\"]\nprogram = \"{{tree}}/run.sh\"\nlauncher = \"local\"\n\
+         ranks = 1\ntimeout = \"10s\"\n[result]\nprefix = \"fixture_result\"\n",
+    );
+    let spec = workspace.write_sweep(
+        "built",
+        "name = \"built\"\n[engine]\nprofile = \"built\"\n[params]\nmode = [\"a\", \"b\"]\n[reps]\ncount = 2\n\
+         [run]\nargs = [\"{{mode}}\"]\n[metrics]\nresult = [\"value\"]\n[analysis]\nprimary = \"value\"\n",
+    );
+    let refused = sweep(workspace.path(), &["submit", &spec, "--shards", "2", "--dry-run"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    let message = stderr(&refused);
+    let hint = message.split("build it first (`").nth(1).and_then(|rest| rest.split('`').next()).expect("a command");
+    assert!(hint.ends_with(&format!(" run {spec} --reps 1")), "{hint}");
+    let built = Command::new("sh").args(["-c", hint]).current_dir(workspace.path()).output().unwrap();
+    assert_eq!(built.status.code(), Some(0), "{hint}: {}", stderr(&built));
+    let submitted = sweep(workspace.path(), &["submit", &spec, "--shards", "2", "--dry-run"]);
+    assert!(submitted.status.success(), "{}", stderr(&submitted));
+}

@@ -1,5 +1,7 @@
 //! Malformed declarations are refused before anything runs: the real `sweep` binary prints one line,
 //! `sweep: error: <file>:<line>: `<key>`: <message>`, and exits 2. Each test pins one whole message.
+//! What a declaration most likely did not mean but can run is a `sweep: note:` line, exit 0 (2 under
+//! `--strict`). The mistakes of a first day come with "did you mean" when a declared name is near.
 
 mod common;
 
@@ -89,8 +91,15 @@ fn check_reports_every_file_and_accepts_engine_profiles() {
          sweeps/engines/reference.toml: ok (engine profile: mpirun launcher, 2 ranks)\n"
     );
     let stderr = common::stderr(&output);
-    assert!(stderr.starts_with("sweep: error: sweeps/y.toml:") && stderr.lines().count() == 1, "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(lines.len() == 2 && lines[0].starts_with("sweep: error: sweeps/y.toml:"), "{stderr}");
+    // BASE's `slices` is named by nothing: a note, which does not fail the check.
+    assert_eq!(lines[1], UNUSED_SLICES_NOTE);
 }
+
+/// What `sweep check` notes of `BASE`, whose `slices` no template names.
+const UNUSED_SLICES_NOTE: &str = "sweep: note: sweeps/x.toml:8: `params.slices`: parameter `slices` is named by no \
+                                  template, argument or env, so its values run the same command";
 
 /// Checking several sweeps that share a profile, an error in the profile says which sweep reached it.
 #[test]
@@ -103,8 +112,10 @@ fn an_error_in_a_shared_profile_names_the_sweep_that_reached_it() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         common::stderr(&output),
-        "sweep: error: sweeps/engines/bad.toml:12: `ranks`: 4294967295 ranks: must be between 1 and 4096 \
-         (reached from sweeps/y.toml)\n"
+        format!(
+            "{UNUSED_SLICES_NOTE}\nsweep: error: sweeps/engines/bad.toml:12: `ranks`: 4294967295 ranks: must be \
+             between 1 and 4096 (reached from sweeps/y.toml)\n"
+        )
     );
 }
 
@@ -142,7 +153,7 @@ fn unknown_top_level_key_names_key_and_line() {
 fn unknown_nested_key_names_key_and_line() {
     assert_check_rejects(
         &base_with("count = 3", "cont = 3"),
-        "sweep: error: sweeps/x.toml:12: `reps.cont`: unknown key `cont`, expected one of `count`, `order`, `seed`, `warmup`, `until`, `min`, `max`",
+        "sweep: error: sweeps/x.toml:12: `reps.cont`: unknown key `cont`; did you mean `count`?",
     );
 }
 
@@ -233,7 +244,7 @@ fn zip_lists_of_different_lengths_give_both_lengths() {
 fn unknown_template_variable_in_run_args_names_arg_and_variable() {
     assert_check_rejects(
         &base_with("\"{{new}}\"", "\"{{neww}}\""),
-        "sweep: error: sweeps/x.toml:15: `run.args[3]`: unknown template variable `neww` (not a parameter, input or harness name)",
+        "sweep: error: sweeps/x.toml:15: `run.args[3]`: unknown template variable `neww` (not a parameter, input or harness name); did you mean `new`?",
     );
 }
 
@@ -241,7 +252,7 @@ fn unknown_template_variable_in_run_args_names_arg_and_variable() {
 fn unknown_template_variable_in_run_env_names_the_env_key() {
     assert_check_rejects(
         &base_with("[metrics]", "[run.env]\nTPE_OVERLAP_SLICES = \"{{slice}}\"\n\n[metrics]"),
-        "sweep: error: sweeps/x.toml:18: `run.env.TPE_OVERLAP_SLICES`: unknown template variable `slice` (not a parameter, input or harness name)",
+        "sweep: error: sweeps/x.toml:18: `run.env.TPE_OVERLAP_SLICES`: unknown template variable `slice` (not a parameter, input or harness name); did you mean `slices`?",
     );
 }
 
@@ -1206,4 +1217,171 @@ fn a_list_of_100000_values_checks_and_its_repeat_is_found() {
         &repeated,
         &format!("sweep: error: sweeps/x.toml:{line}: `params.slices`: `7` is listed twice: two settings would be one and the same"),
     );
+}
+
+/// Runs `sweep <args>` and asserts its exit code, stderr and stdout exactly.
+fn assert_output(ws: &Workspace, args: &[&str], code: i32, stderr: &str, stdout: &str) {
+    let output = common::sweep(ws.path(), args);
+    assert_eq!(common::stderr(&output), stderr, "stderr of `sweep {}`", args.join(" "));
+    assert_eq!(common::stdout(&output), stdout, "stdout of `sweep {}`", args.join(" "));
+    assert_eq!(output.status.code(), Some(code), "exit code of `sweep {}`", args.join(" "));
+}
+
+/// The line of `needle` in the workspace's reference profile.
+fn profile_line(ws: &Workspace, needle: &str) -> usize {
+    line_of(&std::fs::read_to_string(ws.path().join("sweeps/engines/reference.toml")).unwrap(), needle)
+}
+
+#[test]
+fn a_misspelt_program_beside_the_built_one_is_refused_with_the_right_name() {
+    common::ensure_engine_built();
+    let ws = Workspace::new();
+    write_profile(&ws, "typo", "program = \"{{build_dir}}/tp-engine\"", "program = \"{{build_dir}}/tp-engin\"");
+    let build = common::engine_tree().join("build");
+    let expected = format!(
+        "sweep: error: sweeps/engines/typo.toml:{}: `program`: program {}/tp-engin does not exist; did you mean \
+         {}/tp-engine?",
+        profile_line(&ws, "program ="),
+        build.display(),
+        build.display()
+    );
+    assert_rejected(&ws, &["check", "sweeps/engines/typo.toml"], &expected);
+    // A sweep on the profile is refused the same way, before anything runs.
+    ws.write_sweep("x", &base_with("profile = \"reference\"", "profile = \"typo\""));
+    assert_rejected(&ws, &["check", "sweeps/x.toml"], &expected);
+}
+
+#[test]
+fn a_program_nothing_builds_must_exist() {
+    let ws = Workspace::new();
+    let line = profile_line(&ws, "program =");
+    write_profile(&ws, "gone", "program = \"{{build_dir}}/tp-engine\"", "program = \"/nonexistent/tp-engine\"");
+    let expected = format!(
+        "sweep: error: sweeps/engines/gone.toml:{line}: `program`: program /nonexistent/tp-engine does not exist: \
+         every run would fail to start"
+    );
+    assert_rejected(&ws, &["check", "sweeps/engines/gone.toml"], &expected);
+    write_profile(&ws, "bare", "program = \"{{build_dir}}/tp-engine\"", "program = \"tp-engine-nowhere\"");
+    let expected = format!(
+        "sweep: error: sweeps/engines/bare.toml:{line}: `program`: program `tp-engine-nowhere` is not on PATH: \
+         every run would fail to start"
+    );
+    assert_rejected(&ws, &["check", "sweeps/engines/bare.toml"], &expected);
+}
+
+#[test]
+fn a_result_key_the_engine_never_prints_is_refused_with_the_near_one() {
+    let ws = Workspace::new();
+    let text = base_with("\"prefill_tokens_per_s\"]", "\"prefill_token_per_s\"]");
+    ws.write_sweep("x", &text);
+    let output = common::sweep(ws.path(), &["check", "sweeps/x.toml"]);
+    let stderr = common::stderr(&output);
+    let expected = format!(
+        "sweep: error: sweeps/x.toml:{}: `metrics.result[1]`: `prefill_token_per_s` is not a key the engine's result \
+         line prints; did you mean `prefill_tokens_per_s`? (documented in ",
+        line_of(&text, "prefill_token_per_s")
+    );
+    assert!(stderr.starts_with(&expected), "{stderr}");
+    assert!(stderr.ends_with("reference.toml: ranks, rows, new, overlap_slices, prefill_seconds, prefill_tokens_per_s, decode_seconds, decode_tokens_per_s, decode_token_count, checksum, wall, attention_block, prefill_reps, prefill_spread, prefill_cpu_wait, link_alpha_us, link_gbps)\n"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn a_param_nothing_uses_is_a_note_and_an_error_under_strict() {
+    let ws = Workspace::new();
+    ws.write_sweep("x", BASE);
+    let note = format!("{UNUSED_SLICES_NOTE}\n");
+    assert_output(&ws, &["check", "sweeps/x.toml"], 0, &note, "sweeps/x.toml: ok (4 settings x 3 reps)\n");
+    assert_output(&ws, &["check", "--strict", "sweeps/x.toml"], 2, &note, "");
+    // Named by a template, it is used: no note.
+    ws.write_sweep("x", &base_with("\"{{new}}\"]", "\"{{new}}\", \"--prefill-reps\", \"{{slices}}\"]"));
+    assert_output(&ws, &["check", "--strict", "sweeps/x.toml"], 0, "", "sweeps/x.toml: ok (4 settings x 3 reps)\n");
+}
+
+#[test]
+fn a_param_named_only_by_a_misspelt_name_in_a_block_gets_a_suggestion() {
+    let ws = Workspace::new();
+    ws.write_sweep("x", &base_with("\"{{new}}\"]", "\"{{new}}\", \"{{#if slice}}--slices{{/if}}\"]"));
+    let note = format!("{UNUSED_SLICES_NOTE}; did you mean `slice`?\n");
+    assert_output(&ws, &["check", "sweeps/x.toml"], 0, &note, "sweeps/x.toml: ok (4 settings x 3 reps)\n");
+}
+
+#[test]
+fn an_unknown_template_variable_near_a_param_is_suggested() {
+    assert_check_rejects(
+        &base_with("\"{{rows}}\"", "\"{{row}}\""),
+        "sweep: error: sweeps/x.toml:15: `run.args[1]`: unknown template variable `row` (not a parameter, input or \
+         harness name); did you mean `rows`?",
+    );
+}
+
+#[test]
+fn unknown_keys_name_the_near_key_or_list_the_keys() {
+    let text = base_plus("grup_by = [\"rows\"]\n");
+    assert_check_rejects(
+        &text,
+        &format!(
+            "sweep: error: sweeps/x.toml:{}: `analysis.grup_by`: unknown key `grup_by`; did you mean `group_by`?",
+            line_of(&text, "grup_by")
+        ),
+    );
+    let ws = Workspace::new();
+    write_profile(&ws, "typo", "timeout = ", "timout = ");
+    let expected = format!(
+        "sweep: error: sweeps/engines/typo.toml:{}: `timout`: unknown key `timout`; did you mean `timeout`?",
+        profile_line(&ws, "timeout =")
+    );
+    assert_rejected(&ws, &["check", "sweeps/engines/typo.toml"], &expected);
+    let text = base_plus("colour = [\"rows\"]\n");
+    ws.write_sweep("x", &text);
+    let stderr = common::stderr(&common::sweep(ws.path(), &["check", "sweeps/x.toml"]));
+    let expected = format!(
+        "sweep: error: sweeps/x.toml:{}: `analysis.colour`: unknown key `colour`, expected one of `primary`, ",
+        line_of(&text, "colour")
+    );
+    assert!(stderr.starts_with(&expected), "{stderr}");
+}
+
+#[test]
+fn a_profile_whose_tree_is_missing_is_checked_as_a_declaration() {
+    let ws = Workspace::new();
+    let text = std::fs::read_to_string(common::repo_root().join("sweeps/engines/reference.toml")).unwrap();
+    let away = text.replace("tree = \"../../engine\"", "tree = \"../PocketLLM\"");
+    ws.write("sweeps/engines/away.toml", &away);
+    let note = format!(
+        "sweep: note: sweeps/engines/away.toml:{}: `tree`: tree ../PocketLLM not found: checked the declaration only\n",
+        line_of(&text, "tree =")
+    );
+    let ok = "sweeps/engines/away.toml: ok (engine profile, declaration only)\n";
+    assert_output(&ws, &["check", "sweeps/engines/away.toml"], 0, &note, ok);
+    assert_output(&ws, &["check", "--strict", "sweeps/engines/away.toml"], 2, &note, "");
+    // A declaration error is still found without the tree.
+    ws.write("sweeps/engines/away.toml", &away.replace("ranks = 2", "ranks = 0"));
+    let expected = format!(
+        "sweep: error: sweeps/engines/away.toml:{}: `ranks`: 0 ranks: must be between 1 and 4096",
+        line_of(&away, "ranks = 2")
+    );
+    assert_rejected(&ws, &["check", "sweeps/engines/away.toml"], &expected);
+}
+
+/// README: `sweep check sweeps/*.toml sweeps/engines/*.toml` exits 0 on a fresh clone, where the
+/// PocketLLM tree is not (a note).
+#[test]
+fn the_readme_check_command_passes_on_the_repository() {
+    let root = common::repo_root();
+    let mut files: Vec<String> = Vec::new();
+    for dir in ["sweeps", "sweeps/engines"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            if name.ends_with(".toml") {
+                files.push(format!("{dir}/{name}"));
+            }
+        }
+    }
+    files.sort();
+    let args: Vec<&str> = std::iter::once("check").chain(files.iter().map(String::as_str)).collect();
+    let output = common::sweep(&root, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", common::stderr(&output));
+    assert_eq!(common::stdout(&output).lines().count(), files.len(), "{}", common::stdout(&output));
 }

@@ -39,7 +39,7 @@ fn without_markers(text: &str) -> String {
 fn render(template: &str, ablated: &[&str]) -> String {
     let flags: serde_json::Map<String, serde_json::Value> =
         GROUPS.iter().map(|group| (group.to_string(), json!(ablated.contains(group)))).collect();
-    sweep::template::render(template, &json!({ "ablate": flags })).unwrap()
+    sweep::template::Template::parse(template).unwrap().render(&json!({ "ablate": flags })).unwrap()
 }
 
 /// The hand-written template's rendering with `ablated` removed, markers dropped.

@@ -4,9 +4,11 @@ use serde::Serialize;
 
 use super::drift_bound::DriftBound;
 use super::no_test::NoTest;
+use super::setting_index::SettingIndex;
 use super::setting_model::SettingModel;
 use super::setting_summary::{Labels, SettingSummary};
 use super::student_t::one_sided_critical;
+use crate::expression::Expression;
 use crate::record::RecordedRun;
 use crate::spec::AnalysisConfig;
 
@@ -77,15 +79,15 @@ impl EquivalenceCheck {
         observations: &[R],
         settings: &[SettingSummary],
         config: &AnalysisConfig,
-        key: &str,
+        key: &Expression,
         drift: Option<&DriftBound>,
         model: &SettingModel,
     ) -> EquivalenceCheck {
         let mut classes: Vec<(Labels, String, Vec<usize>)> = Vec::new();
         let mut inconsistent = Vec::new();
+        let key_values = key_values(observations, settings, key);
         for (index, summary) in settings.iter().enumerate().filter(|(_, s)| s.metric(&config.primary).is_some()) {
-            let values = key_values(observations, summary, key);
-            let value = match values.as_slice() {
+            let value = match key_values[index].as_slice() {
                 [] => continue,
                 [value] => value.clone(),
                 _ => {
@@ -105,7 +107,7 @@ impl EquivalenceCheck {
             .into_iter()
             .map(|(group, value, members)| tests.class(group, value, members, settings, &config.primary))
             .collect();
-        EquivalenceCheck { key: key.to_string(), classes, inconsistent }
+        EquivalenceCheck { key: key.text().to_string(), classes, inconsistent }
     }
 }
 
@@ -176,26 +178,39 @@ impl Tests<'_> {
     }
 }
 
-/// The distinct key values of a setting: its label, or per usable run the key (a metric, or an
-/// expression over numeric params and the run's metrics) rounded to an integer.
-fn key_values<R: RecordedRun>(observations: &[R], summary: &SettingSummary, key: &str) -> Vec<String> {
-    if let Some((_, label)) = summary.setting.iter().find(|(column, _)| column == key) {
-        return vec![label.to_string()];
+/// The distinct key values of each setting: its label, or per usable run the key (a metric, or an
+/// expression over numeric params and the run's metrics, a metric winning over a param of its name)
+/// rounded to an integer. One pass over the runs; the key is compiled once and each run only fills its
+/// few names.
+fn key_values<R: RecordedRun>(observations: &[R], settings: &[SettingSummary], key: &Expression) -> Vec<Vec<String>> {
+    if let Some(labels) = settings.iter().map(|s| label_of(s, key.text())).collect::<Option<Vec<String>>>() {
+        return labels.into_iter().map(|label| vec![label]).collect();
     }
-    let params: Vec<(&str, f64)> =
-        summary.setting.iter().filter_map(|(name, value)| Some((name.as_str(), value.as_f64()?))).collect();
-    let resolve = |run: &R| {
-        let metrics = run.metrics();
-        crate::extract::evaluate_number(key, params.iter().copied().chain(metrics)).ok()
-    };
-    let mut values: Vec<String> = Vec::new();
-    let runs = observations.iter().filter(|o| o.is_usable() && *o.setting() == summary.setting);
-    for value in runs.filter_map(resolve).map(|v| format!("{}", v.round())) {
-        if !values.contains(&value) {
-            values.push(value);
+    let params: Vec<Vec<Option<f64>>> = settings
+        .iter()
+        .map(|summary| {
+            key.names().iter().map(|name| summary.setting.iter().find(|(n, _)| n == name)?.1.as_f64()).collect()
+        })
+        .collect();
+    let mut index = SettingIndex::of(settings.iter().map(|summary| &summary.setting));
+    let mut bindings = key.bindings();
+    let mut rounded: Vec<Vec<f64>> = vec![Vec::new(); settings.len()];
+    for run in observations.iter().filter(|run| run.is_usable()) {
+        let Some(setting) = index.get(run.setting()) else { continue };
+        for (slot, name) in key.names().iter().enumerate() {
+            bindings.set_at(slot, run.metric(name).or(params[setting][slot]));
+        }
+        let Ok(value) = key.number_of(&bindings).map(f64::round) else { continue };
+        if !rounded[setting].iter().any(|seen| seen.to_bits() == value.to_bits()) {
+            rounded[setting].push(value);
         }
     }
-    values
+    rounded.into_iter().map(|values| values.into_iter().map(|value| format!("{value}")).collect()).collect()
+}
+
+/// A setting's label in `column`, when the key names a setting column.
+fn label_of(summary: &SettingSummary, column: &str) -> Option<String> {
+    summary.setting.iter().find(|(name, _)| name == column).map(|(_, label)| label.to_string())
 }
 
 #[cfg(test)]
@@ -205,11 +220,12 @@ mod tests {
     use crate::record::Observation;
 
     fn checked(observations: &[Observation], key: &str, drift: bool) -> EquivalenceCheck {
+        let key = Expression::parse(key).unwrap();
         let settings = SettingSummary::summarise(observations);
         let config = fixture_slice_config();
         let model = crate::analyse::Verdicts::decide(observations, &settings, &config, true).model;
         let drift = drift.then(|| DriftBound::of(observations, "decode_tokens_per_s")).flatten();
-        EquivalenceCheck::of(observations, &settings, &config, key, drift.as_ref(), &model)
+        EquivalenceCheck::of(observations, &settings, &config, &key, drift.as_ref(), &model)
     }
 
     fn check(observations: &[Observation], drift: bool) -> EquivalenceCheck {

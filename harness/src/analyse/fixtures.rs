@@ -129,7 +129,7 @@ pub(crate) fn fixture_slice_config() -> super::AnalysisConfig {
         direction: super::Direction::Higher,
         group_by: vec!["rows".into()],
         control: Some("decode_tokens_per_s".into()),
-        equivalence_key: Some("overlap_slices".into()),
+        equivalence_key: Some(crate::expression::Expression::parse("overlap_slices").expect("an expression")),
         fit: None,
         rows_per_slice: None,
         alpha: 0.05,

@@ -72,7 +72,7 @@ pub fn analyse_sweep_runs<R: RecordedRun>(
     let verdicts = Verdicts::decide(observations, &settings, config, rounds_are_blocks);
     let equivalence = config
         .equivalence_key
-        .as_deref()
+        .as_ref()
         .map(|key| EquivalenceCheck::of(observations, &settings, config, key, drift.as_ref(), &verdicts.model));
     let pooled = config.fit.as_ref().filter(|fit| fit.by.is_empty());
     let group_fits = config.fit.as_ref().filter(|fit| !fit.by.is_empty());

@@ -8,9 +8,8 @@ use serde_json::Value;
 use super::extract_error::ExtractError;
 use super::key_value;
 use super::profile_block::{parse_profile_blocks, select_block};
-use crate::expression::evaluate_number;
-use crate::spec::BlockSelector;
-use crate::spec::{CheckDecl, MetricsDecl, ProfileMetricsDecl, ResultLine};
+use crate::expression::Expression;
+use crate::spec::{BlockSelector, Check, CheckTest, MetricsDecl, Pattern, ProfileMetricsDecl, ResultLine};
 
 /// Where a run's output landed.
 #[derive(Debug, Clone)]
@@ -99,9 +98,8 @@ fn profile_metrics(
 }
 
 /// The first capture (or the group named `value`) of the last match.
-fn regex_metric(name: &str, pattern: &str, log: &str, path: &Path) -> Result<f64, ExtractError> {
-    let regex = regex::Regex::new(pattern).expect("validated by spec");
-    let captures = regex
+fn regex_metric(name: &str, pattern: &Pattern, log: &str, path: &Path) -> Result<f64, ExtractError> {
+    let captures = pattern
         .captures_iter(log)
         .last()
         .ok_or_else(|| ExtractError::NoMatch { metric: name.to_string(), log: path.to_path_buf() })?;
@@ -111,11 +109,11 @@ fn regex_metric(name: &str, pattern: &str, log: &str, path: &Path) -> Result<f64
 
 /// Evaluates derived metrics in dependency order (one may use another), over metrics and params.
 fn derive(
-    derived: &BTreeMap<String, String>,
+    derived: &BTreeMap<String, Expression>,
     params: &serde_json::Map<String, Value>,
     metrics: &mut BTreeMap<String, f64>,
 ) -> Result<(), ExtractError> {
-    let mut pending: Vec<(&String, &String)> = derived.iter().collect();
+    let mut pending: Vec<(&String, &Expression)> = derived.iter().collect();
     while !pending.is_empty() {
         let before = pending.len();
         let mut last_error = None;
@@ -142,37 +140,31 @@ fn derive(
 }
 
 fn evaluate(
-    expression: &str,
+    expression: &Expression,
     params: &serde_json::Map<String, Value>,
     metrics: &BTreeMap<String, f64>,
 ) -> Result<f64, String> {
     let numeric_params = params.iter().filter_map(|(name, value)| value.as_f64().map(|v| (name.as_str(), v)));
-    evaluate_number(expression, numeric_params.chain(metrics.iter().map(|(name, value)| (name.as_str(), *value))))
+    expression.number(numeric_params.chain(metrics.iter().map(|(name, value)| (name.as_str(), *value))))
 }
 
 /// Applies `[[checks]]`: each metric must equal its rendered expectation (a number), or each expression
 /// over metrics and params (the numbers of `context`) the value of its `equals` expression; within the
 /// relative tolerance `within` when one is given, else exactly.
-pub fn apply_checks(
-    checks: &[CheckDecl],
-    metrics: &BTreeMap<String, f64>,
-    context: &Value,
-) -> Result<(), ExtractError> {
+pub fn apply_checks(checks: &[Check], metrics: &BTreeMap<String, f64>, context: &Value) -> Result<(), ExtractError> {
     let no_params = serde_json::Map::new();
     let params = context.as_object().unwrap_or(&no_params);
     for check in checks {
-        let (name, actual, expected) = match (&check.metric, &check.expr) {
-            (Some(metric), _) => {
-                let rendered =
-                    crate::template::render(&check.equals, context).unwrap_or_else(|error| error.to_string());
-                (metric, metrics[metric], rendered.trim().parse::<f64>().map_err(|_| rendered))
+        let (actual, expected) = match &check.test {
+            CheckTest::Metric { metric, equals } => {
+                let rendered = equals.render(context).unwrap_or_else(|error| error.to_string());
+                (metrics[metric], rendered.trim().parse::<f64>().map_err(|_| rendered))
             }
-            (None, Some(expr)) => {
-                let failed = |error| ExtractError::CheckError { check: expr.clone(), error };
+            CheckTest::Expression { expr, equals } => {
+                let failed = |error| ExtractError::CheckError { check: expr.to_string(), error };
                 let actual = evaluate(expr, params, metrics).map_err(failed)?;
-                (expr, actual, Ok(evaluate(&check.equals, params, metrics).map_err(failed)?))
+                (actual, Ok(evaluate(equals, params, metrics).map_err(failed)?))
             }
-            (None, None) => unreachable!("spec validation gives every check a metric or an expression"),
         };
         let holds = expected.as_ref().is_ok_and(|&expected| match check.within {
             Some(share) => (actual - expected).abs() <= share * expected.abs(),
@@ -181,7 +173,11 @@ pub fn apply_checks(
         if !holds {
             let expected = expected.map_or_else(|text| text, |value| value.to_string());
             let tolerance = check.within.map_or_else(String::new, |share| format!(" within {}", percent(share)));
-            return Err(ExtractError::CheckFailed { metric: name.clone(), actual, expected: expected + &tolerance });
+            return Err(ExtractError::CheckFailed {
+                metric: check.name().to_string(),
+                actual,
+                expected: expected + &tolerance,
+            });
         }
     }
     Ok(())
@@ -203,7 +199,25 @@ fn read(path: &Path) -> Result<String, ExtractError> {
 mod tests {
     use super::*;
     use crate::spec::RegexMetricDecl;
+    use crate::template::Template;
     use serde_json::json;
+
+    fn expression(text: &str) -> Expression {
+        Expression::parse(text).unwrap()
+    }
+
+    fn pattern(text: &str) -> Pattern {
+        Pattern::parse(text).unwrap()
+    }
+
+    fn metric_check(within: Option<f64>) -> [Check; 1] {
+        let equals = Template::parse("{{rows}}").unwrap();
+        [Check { test: CheckTest::Metric { metric: "rows".into(), equals }, within }]
+    }
+
+    fn expression_check(expr: &str, equals: &str, within: Option<f64>) -> [Check; 1] {
+        [Check { test: CheckTest::Expression { expr: expression(expr), equals: expression(equals) }, within }]
+    }
 
     fn logs_with(text: &str) -> (tempfile::TempDir, RunLogs) {
         let dir = tempfile::tempdir().unwrap();
@@ -213,7 +227,7 @@ mod tests {
     }
 
     fn result_line() -> ResultLine {
-        ResultLine { prefix: "tpe_result".into(), rank: 0 }
+        ResultLine { prefix: "tpe_result".into(), rank: 0, keys: Vec::new() }
     }
 
     fn output(result: &ResultLine) -> EngineOutput<'_> {
@@ -227,16 +241,15 @@ mod tests {
             result: vec!["rows".into(), "prefill_seconds".into()],
             regex: [(
                 "stack".to_string(),
-                RegexMetricDecl { pattern: r"phase=STACK seconds=(\S+)".into(), rank: None, process: None },
+                RegexMetricDecl { pattern: pattern(r"phase=STACK seconds=(\S+)"), rank: None, process: None },
             )]
             .into(),
             derived: [
-                ("ms_per_row".to_string(), "1000 * prefill_seconds / rows".to_string()),
-                ("twice".to_string(), "2 * ms_per_row".to_string()),
+                ("ms_per_row".to_string(), expression("1000 * prefill_seconds / rows")),
+                ("twice".to_string(), expression("2 * ms_per_row")),
             ]
             .into(),
-            profile: None,
-            result_process: None,
+            ..Default::default()
         };
         let params = json!({"rows": 512}).as_object().unwrap().clone();
         let metrics = extract_metrics(&decl, output(&result_line()), &logs, &params).unwrap();
@@ -250,7 +263,7 @@ mod tests {
         let (_dir, logs) = logs_with("tpe_result t=0\n");
         let decl = MetricsDecl {
             result: vec!["t".into()],
-            derived: [("rate".to_string(), "1.0 / t".to_string())].into(),
+            derived: [("rate".to_string(), expression("1.0 / t"))].into(),
             ..Default::default()
         };
         let error = extract_metrics(&decl, output(&result_line()), &logs, &Default::default()).unwrap_err();
@@ -267,20 +280,15 @@ mod tests {
 
     #[test]
     fn a_check_mismatch_names_both_numbers() {
-        let checks = [CheckDecl { metric: Some("rows".into()), expr: None, equals: "{{rows}}".into(), within: None }];
+        let checks = metric_check(None);
         let metrics: BTreeMap<String, f64> = [("rows".to_string(), 511.0)].into();
         let error = apply_checks(&checks, &metrics, &json!({"rows": 512})).unwrap_err();
         assert_eq!(error.to_string(), "check failed: `rows` is 511 but should be 512");
         assert!(apply_checks(&checks, &metrics, &json!({"rows": 511})).is_ok());
     }
 
-    fn prompt_check(within: Option<f64>) -> [CheckDecl; 1] {
-        [CheckDecl {
-            metric: None,
-            expr: Some("prefill_tokens_per_s * prefill_seconds".into()),
-            equals: "rows".into(),
-            within,
-        }]
+    fn prompt_check(within: Option<f64>) -> [Check; 1] {
+        expression_check("prefill_tokens_per_s * prefill_seconds", "rows", within)
     }
 
     fn prefill(tokens_per_s: f64, seconds: f64) -> BTreeMap<String, f64> {
@@ -309,8 +317,7 @@ mod tests {
 
     #[test]
     fn a_metric_check_takes_a_tolerance_too() {
-        let checks =
-            [CheckDecl { metric: Some("rows".into()), expr: None, equals: "{{rows}}".into(), within: Some(0.01) }];
+        let checks = metric_check(Some(0.01));
         let metrics: BTreeMap<String, f64> = [("rows".to_string(), 509.0)].into();
         assert!(apply_checks(&checks, &metrics, &json!({"rows": 512})).is_ok());
         let metrics: BTreeMap<String, f64> = [("rows".to_string(), 500.0)].into();
@@ -320,8 +327,7 @@ mod tests {
 
     #[test]
     fn an_expression_that_cannot_be_evaluated_fails_the_run_naming_it() {
-        let checks =
-            [CheckDecl { metric: None, expr: Some("missing * 2".into()), equals: "rows".into(), within: None }];
+        let checks = expression_check("missing * 2", "rows", None);
         let error = apply_checks(&checks, &BTreeMap::new(), &json!({"rows": 1})).unwrap_err();
         assert!(error.to_string().starts_with("check `missing * 2`: "), "{error}");
     }
@@ -333,7 +339,7 @@ mod tests {
         std::fs::write(&server_log, "load_client output_tps=1\nbatch_size=64\n").unwrap();
         logs.service_logs.insert("server".into(), server_log);
         let regex = |process: Option<&str>| RegexMetricDecl {
-            pattern: r"batch_size=(\d+)".into(),
+            pattern: pattern(r"batch_size=(\d+)"),
             rank: None,
             process: process.map(str::to_string),
         };
@@ -342,7 +348,7 @@ mod tests {
             regex: [("batch".to_string(), regex(Some("server")))].into(),
             ..Default::default()
         };
-        let result = ResultLine { prefix: "load_client".into(), rank: 0 };
+        let result = ResultLine { prefix: "load_client".into(), rank: 0, keys: Vec::new() };
         let metrics = extract_metrics(&decl, output(&result), &logs, &Default::default()).unwrap();
         assert_eq!((metrics["output_tps"], metrics["batch"]), (900.0, 64.0));
         let from_client = MetricsDecl { regex: [("batch".to_string(), regex(None))].into(), ..Default::default() };

@@ -6,7 +6,6 @@ mod key_value;
 mod metric_set;
 mod profile_block;
 
-pub use crate::expression::{evaluate_condition, evaluate_number};
 pub use extract_error::ExtractError;
 pub use key_value::{find_result_line, finite, number, parse_pairs};
 pub use metric_set::{apply_checks, extract_metrics, EngineOutput, RunLogs};

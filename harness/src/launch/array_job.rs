@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::rank_command::shell_quote;
+use crate::shell_line::shell_quote;
 
 /// Everything the script says; paths are absolute because tasks start on other nodes.
 #[derive(Debug, Clone, PartialEq)]

@@ -37,7 +37,7 @@ pub use executor::{execute, execute_served, execute_shared, execute_with};
 pub use executor_event::Event;
 pub use leftovers::{kill_leftovers_of_dead_sweeps, kill_sweep_group, OWNER_HOST_VAR, OWNER_VAR};
 pub use limits::Limits;
-pub use rank_command::{shell_line, RankCommand};
+pub use rank_command::RankCommand;
 pub use readiness::Readiness;
 pub use run_commands::{log_path, program_path, run_commands, run_context, RunSite};
 pub use run_events::RunEvents;

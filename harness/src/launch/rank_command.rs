@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::shell_line::{shell_line, shell_quote};
+
 /// A fully rendered process: nothing in it is interpreted by a shell.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankCommand {
@@ -22,20 +24,6 @@ impl RankCommand {
             v => format!("{k}={}", shell_quote(v)),
         });
         env.chain(std::iter::once(shell_line(&self.argv))).collect::<Vec<_>>().join(" ")
-    }
-}
-
-/// An argv as one line a shell splits back into the same words.
-pub fn shell_line(argv: &[String]) -> String {
-    argv.iter().map(|arg| shell_quote(arg)).collect::<Vec<_>>().join(" ")
-}
-
-pub(super) fn shell_quote(text: &str) -> String {
-    let safe = !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-    if safe {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
     }
 }
 

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::rank_command::RankCommand;
 use super::unset_param::{drop_unset_args, mark_unset, unset_env};
 use crate::spec::{Engine, LauncherKind, RunDecl, SourceFile, SpecError};
-use crate::template::{self, Renderer};
+use crate::template::{self, Renderer, Template};
 
 /// Where one run happens and which build of the engine it uses.
 #[derive(Debug, Clone)]
@@ -43,9 +43,7 @@ pub fn run_context(params: Map<String, Value>, engine: &Engine, site: &RunSite<'
 
 /// The engine binary for a tree and build dir (`program` is a template over them).
 pub fn program_path(engine: &Engine, tree: &Path, build_dir: &Path) -> Result<String, template::TemplateError> {
-    let context =
-        serde_json::json!({ "tree": tree.display().to_string(), "build_dir": build_dir.display().to_string() });
-    template::render(&engine.program, &context)
+    engine.program_at(tree, build_dir)
 }
 
 /// Renders the processes of one run. Errors name the sweep key whose template failed.
@@ -109,7 +107,7 @@ fn launcher_prefix(
     let mut argv = engine
         .launcher_command
         .iter()
-        .map(|part| template::render(part, &context).map_err(|error| profile_error(engine, "launcher_command", error)))
+        .map(|part| part.render(&context).map_err(|error| profile_error(engine, "launcher_command", error)))
         .collect::<Result<Vec<_>, _>>()?;
     if matches!(kind, LauncherKind::Mpirun | LauncherKind::Srun) {
         argv.extend(["-n".to_string(), engine.ranks.to_string()]);
@@ -120,7 +118,7 @@ fn launcher_prefix(
     Ok(argv)
 }
 
-fn render_args(sweep: &SourceFile, args: &[String], context: &Renderer) -> Result<Vec<String>, SpecError> {
+fn render_args(sweep: &SourceFile, args: &[Template], context: &Renderer) -> Result<Vec<String>, SpecError> {
     args.iter()
         .enumerate()
         .map(|(index, arg)| {

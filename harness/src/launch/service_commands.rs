@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 use super::rank_command::RankCommand;
 use super::readiness::Readiness;
 use super::service_command::ServiceCommand;
-use crate::spec::{ServiceDecl, SourceFile, SpecError, AUTO_PORT, PORT_NAME};
-use crate::template;
+use crate::spec::{ReadyRule, ServiceDecl, SourceFile, SpecError, AUTO_PORT, PORT_NAME};
+use crate::template::Template;
 
 /// Binds `port` into `params` when a service asks for `port = "auto"`: a loopback port free right now
 /// (the kernel's pick for port 0), so parallel shards on one host do not clash.
@@ -42,8 +42,8 @@ pub fn service_commands(
         .iter()
         .enumerate()
         .map(|(index, service)| {
-            let render = |key: String, text: &str| {
-                template::render(text, context).map_err(|error| sweep.error_at(&key, error.to_string()))
+            let render = |key: String, template: &Template| {
+                template.render(context).map_err(|error| sweep.error_at(&key, error.to_string()))
             };
             let at = |key: &str| format!("run.service[{index}].{key}");
             let mut argv = vec![render(at("program"), &service.program)?];
@@ -56,11 +56,10 @@ pub fn service_commands(
                 .map(|(name, value)| Ok((name.clone(), render(at(&format!("env.{name}")), value)?)))
                 .collect::<Result<Vec<_>, SpecError>>()?;
             let ready = &service.ready;
-            let readiness = match (&ready.log, &ready.tcp, &ready.http) {
-                (Some(pattern), _, _) => Readiness::Log(regex::Regex::new(pattern).expect("validated by spec")),
-                (_, Some(address), _) => Readiness::Tcp(render(at("ready.tcp"), address)?),
-                (_, _, Some(url)) => Readiness::Http(render(at("ready.http"), url)?),
-                (None, None, None) => unreachable!("spec checks one readiness rule per service"),
+            let readiness = match &ready.rule {
+                ReadyRule::Log(pattern) => Readiness::Log(regex::Regex::clone(pattern)),
+                ReadyRule::Tcp(address) => Readiness::Tcp(render(at("ready.tcp"), address)?),
+                ReadyRule::Http(url) => Readiness::Http(render(at("ready.http"), url)?),
             };
             let log = run_dir.join(format!("service-{}.log", service.name));
             let command = RankCommand { rank: None, argv, env, log };

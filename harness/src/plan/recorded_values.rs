@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::plan_error::PlanError;
-use crate::expression::{evaluate_condition, evaluate_number};
+use crate::expression::Expression;
 use crate::spec::{ParamValue, Sweep, MAX_RANKS};
 
 /// `values` followed by the derived params and the rank count, in `Sweep::recorded_params` order.
@@ -29,9 +29,7 @@ pub fn with_recorded(
 pub fn admitted(sweep: &Sweep, values: &[(String, ParamValue)]) -> Result<bool, PlanError> {
     for (index, constraint) in sweep.decl.constraints.iter().enumerate() {
         let numbers = values.iter().filter_map(|(name, value)| value.as_f64().map(|number| (name.as_str(), number)));
-        if !evaluate_condition(constraint, numbers)
-            .map_err(|message| expression_error(sweep, index, values, message))?
-        {
+        if !constraint.condition(numbers).map_err(|message| expression_error(sweep, index, values, message))? {
             return Ok(false);
         }
     }
@@ -40,9 +38,14 @@ pub fn admitted(sweep: &Sweep, values: &[(String, ParamValue)]) -> Result<bool, 
 
 /// A derived param's value at one setting: a finite number (an infinite or NaN value would be passed to
 /// every run of the setting as `inf` or `NaN`).
-fn evaluate(sweep: &Sweep, key: &str, expression: &str, values: &[(String, ParamValue)]) -> Result<f64, PlanError> {
+fn evaluate(
+    sweep: &Sweep,
+    key: &str,
+    expression: &Expression,
+    values: &[(String, ParamValue)],
+) -> Result<f64, PlanError> {
     let numbers = values.iter().filter_map(|(name, value)| value.as_f64().map(|number| (name.as_str(), number)));
-    let number = evaluate_number(expression, numbers).map_err(|message| expression_at(sweep, key, values, message))?;
+    let number = expression.number(numbers).map_err(|message| expression_at(sweep, key, values, message))?;
     if !number.is_finite() {
         let message = format!("`{expression}` is {number}, not a finite number");
         return Err(expression_at(sweep, key, values, message));

@@ -16,8 +16,8 @@ pub enum RecordError {
     #[error("{}:{line}:{column}: {reason}", path.display())]
     BadValue { path: PathBuf, line: u64, column: usize, reason: String },
     #[error(
-        "{}:{line}: the last row has no line end: a run was cut off while being recorded; `sweep run --resume` \
-         drops it and runs it again",
+        "{}:{line}: the last row has no line end: a run was cut off while being recorded; resuming the sweep \
+         (`--resume`) drops it and runs it again",
         path.display()
     )]
     TornRow { path: PathBuf, line: usize },

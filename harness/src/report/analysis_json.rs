@@ -4,7 +4,9 @@ use serde_json::{json, Map, Value};
 
 use super::group_fits::group_fits_json;
 use super::relative_effects::relative_json;
-use crate::analyse::{AnalysisConfig, GroupVerdict, Labels, Rival, Scale, SettingModel, SweepAnalysis};
+use super::sweep_report::SweepReport;
+use super::what_to_trust::trust_notes;
+use crate::analyse::{GroupVerdict, Labels, Rival, Scale, SettingModel};
 use crate::plan::DEFAULT_VARIANT;
 
 /// Version of the layout below; bump it when a field changes meaning. 2: `low`/`high` are the simultaneous
@@ -15,8 +17,10 @@ pub const ANALYSIS_SCHEMA_VERSION: u32 = 2;
 /// `welch`), and per group its labels, verdict (`resolved`, `tied`, `cannot tell`), best setting and
 /// rivals with their verdict (`beaten` or `tied`), ratio rival / best with its 95% interval, and the
 /// Holm-adjusted p-value; `baseline` and `relative`, each setting against its baseline partner; `fits`,
-/// the per-group cost lines of `fit.by`.
-pub fn analysis_json(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Value {
+/// the per-group cost lines of `fit.by`; `unit` (the primary metric's) and `units` (every metric's known
+/// unit), values staying raw numbers in them; `notes`, the summary's "what to trust" block.
+pub fn analysis_json(report: &SweepReport) -> Value {
+    let (analysis, config) = (report.analysis, report.config);
     let verdicts = &analysis.verdicts;
     let setting = |index: usize| setting_object(&analysis.settings[index].setting);
     let design = if verdicts.paired { "paired" } else { "welch" };
@@ -45,7 +49,27 @@ pub fn analysis_json(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Value
         "baseline": config.baseline,
         "relative": relative_json(analysis),
         "fits": group_fits_json(analysis),
+        "unit": report.context.units.of(&config.primary).map(|unit| unit.to_string()),
+        "units": units_json(report),
+        "notes": notes_json(report),
     })
+}
+
+/// Metric -> unit for every metric of the analysis whose unit is known.
+fn units_json(report: &SweepReport) -> Value {
+    let metrics = report.analysis.settings.iter().flat_map(|s| s.metrics.keys());
+    let units: Map<String, Value> = metrics
+        .filter_map(|metric| Some((metric.clone(), Value::from(report.context.units.of(metric)?.to_string()))))
+        .collect();
+    Value::Object(units)
+}
+
+/// The "what to trust" notes: `level` (`warning` or `note`) and the sentence, code in backticks.
+fn notes_json(report: &SweepReport) -> Value {
+    let notes = trust_notes(report).into_iter().map(
+        |note| json!({ "level": if note.warning { "warning" } else { "note" }, "text": note.text.with_backticks() }),
+    );
+    Value::Array(notes.collect())
 }
 
 /// The model behind every verdict: scale, estimator, variance prior and the residual df left.
@@ -122,11 +146,14 @@ mod tests {
     use super::*;
     use crate::analyse::analyse_sweep;
     use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
+    use crate::report::ReportContext;
 
     #[test]
     fn verdicts_with_typed_settings() {
         let config = fixture_slice_config();
-        let json = analysis_json(&analyse_sweep(&fixture_slice_sweep(), &config, true, &[]), &config);
+        let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true, &[]);
+        let context = ReportContext::default();
+        let json = analysis_json(&SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" });
         assert_eq!(json["schema_version"], 2);
         assert_eq!(json["runs"], 25);
         assert_eq!(json["alpha"], 0.05);
@@ -143,5 +170,10 @@ mod tests {
         assert!(low < ratio && ratio < high && high < 1.0);
         assert_eq!(groups[0]["verdict"], "tied");
         assert!(rival["p_adjusted"].as_f64().unwrap() < 0.05);
+        assert_eq!(json["unit"], "tok/s");
+        assert_eq!(json["units"]["decode_tokens_per_s"], "tok/s");
+        assert!(json["units"].get("overlap_slices").is_none(), "no unit is guessed");
+        assert_eq!(json["notes"][0]["level"], "warning");
+        assert!(json["notes"][0]["text"].as_str().unwrap().starts_with("3 of 25 runs failed"), "{}", json["notes"]);
     }
 }

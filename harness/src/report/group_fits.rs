@@ -3,17 +3,24 @@
 use serde_json::{json, Value};
 
 use super::analysis_json::setting_object;
-use super::markdown_table::MarkdownTable;
 use super::number_format::{number, percent};
-use crate::analyse::{AnalysisConfig, SweepAnalysis, TimeUnit};
+use super::section::Section;
+use super::sweep_report::SweepReport;
+use super::table::Table;
+use super::text::Text;
+use crate::analyse::{SweepAnalysis, TimeUnit};
 
 /// `## Fit per topology`: per group its points, fixed cost, per-unit cost, bandwidth (when x is bytes and
 /// y names a time unit), R² and worst leave-one-out error, in declared grid order.
-pub fn group_fit_table(analysis: &SweepAnalysis, config: &AnalysisConfig) -> String {
-    let Some(fit) = config.fit.as_ref().filter(|_| !analysis.group_fits.is_empty()) else { return String::new() };
+pub fn group_fit_table(report: &SweepReport) -> Section {
+    let analysis = report.analysis;
+    let Some(fit) = report.config.fit.as_ref().filter(|_| !analysis.group_fits.is_empty()) else {
+        return Section::new("Fit per group");
+    };
     let unit = TimeUnit::of_metric(&fit.y);
     let bandwidth_unit = unit.filter(|_| names_bytes(&fit.x));
-    let suffix = unit.map_or_else(String::new, |u| format!(" ({})", u.symbol()));
+    let shown_unit = report.context.units.of(&fit.y);
+    let suffix = shown_unit.as_ref().map_or_else(String::new, |unit| format!(" ({unit})"));
     let mut header = fit.by.clone();
     header.extend([
         "n".to_string(),
@@ -26,7 +33,7 @@ pub fn group_fit_table(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Str
     if bandwidth_unit.is_some() {
         header.push("GB/s".to_string());
     }
-    let mut table = MarkdownTable::new(header);
+    let mut table = Table::new(header);
     for group in &analysis.group_fits {
         let mut row: Vec<String> = group.group.iter().map(|(_, value)| value.to_string()).collect();
         row.extend([
@@ -42,25 +49,25 @@ pub fn group_fit_table(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Str
         }
         table.push(row);
     }
+    let method = "Ordinary least squares per group; held-out error: the worst relative error predicting a point \
+                  left out of its group's fit (leave-one-out); middle held out: that error at the median x (the \
+                  study's check of a line through the ends).";
     let assumed = match (unit, bandwidth_unit) {
-        (_, Some(unit)) => format!(
-            " GB/s = 10⁹ bytes per second of the marginal cost, taking `{}` in bytes and `{}` in {}.",
-            fit.x,
-            fit.y,
-            unit.symbol()
-        ),
-        (Some(_), None) => String::new(),
-        (None, _) => format!(" `{}` names no time unit, so costs are per unit of `{}` as measured.", fit.y, fit.x),
+        (_, Some(unit)) => Text::plain(" GB/s = 10⁹ bytes per second of the marginal cost, taking ")
+            .code(&fit.x)
+            .and(" in bytes and ")
+            .code(&fit.y)
+            .and(format!(" in {}.", unit.symbol())),
+        (Some(_), None) => Text::default(),
+        (None, _) => Text::plain(" ")
+            .code(&fit.y)
+            .and(" names no time unit, so costs are per unit of ")
+            .code(&fit.x)
+            .and(" as measured."),
     };
-    format!(
-        "## Fit per {}: {} = fixed + per-unit × {}\n\nOrdinary least squares per group; held-out error: the worst \
-         relative error predicting a point left out of its group's fit (leave-one-out); middle held out: that error \
-         at the median x (the study's check of a line through the ends).{assumed}\n\n{}\n",
-        fit.by.join(" "),
-        fit.y,
-        fit.x,
-        table.render()
-    )
+    Section::new(format!("Fit per {}: {} = fixed + per-unit × {}", fit.by.join(" "), fit.y, fit.x))
+        .paragraph(Text::plain(method).join(assumed))
+        .table(table)
 }
 
 /// The `fits` entries of `analysis.json`: per group its typed labels and line, in the units measured.
@@ -90,7 +97,18 @@ mod tests {
     use super::*;
     use crate::analyse::analyse_sweep;
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_config};
+    use crate::analyse::AnalysisConfig;
+    use crate::report::{markdown, Document, ReportContext};
     use crate::spec::FitConfig;
+
+    /// The table's section as markdown, without the title.
+    fn fit_markdown(analysis: &SweepAnalysis, config: &AnalysisConfig) -> String {
+        let context = ReportContext::default();
+        let report = SweepReport { analysis, config, context: &context, title: "t" };
+        let mut document = Document::new("t");
+        document.push(group_fit_table(&report));
+        markdown(&document).trim_start_matches("# t\n\n").to_string()
+    }
 
     fn allreduce(y: &str) -> (SweepAnalysis, AnalysisConfig) {
         // torus: 1000 ns + 0.05 ns/byte (20 GB/s); mesh: 2000 ns + 0.1 ns/byte (10 GB/s), declared mesh first.
@@ -116,7 +134,7 @@ mod tests {
     fn one_line_per_topology_with_its_bandwidth() {
         let (analysis, config) = allreduce("latency_ns");
         assert!(analysis.fit.is_none(), "no pooled line across topologies");
-        let table = group_fit_table(&analysis, &config);
+        let table = fit_markdown(&analysis, &config);
         assert!(table.starts_with("## Fit per topology: latency_ns = fixed + per-unit × bytes\n"), "{table}");
         assert!(table.contains("taking `bytes` in bytes and `latency_ns` in ns"), "{table}");
         assert!(
@@ -124,11 +142,11 @@ mod tests {
             "{table}"
         );
         assert!(
-            table.contains("| mesh     | 3   | 2000.0     | 0.1000         | 1.0000 | 0.0%                 | 0.0%            | 10.00"),
+            table.contains("| mesh     | 3   | 2000       | 0.1000         | 1.0000 | 0.0%                 | 0.0%            | 10.00"),
             "{table}"
         );
         assert!(
-            table.contains("| torus    | 3   | 1000.0     | 0.05000        | 1.0000 | 0.0%                 | 0.0%            | 20.00"),
+            table.contains("| torus    | 3   | 1000       | 0.05000        | 1.0000 | 0.0%                 | 0.0%            | 20.00"),
             "{table}"
         );
     }
@@ -145,7 +163,7 @@ mod tests {
     #[test]
     fn without_a_time_unit_only_the_per_unit_cost_is_given() {
         let (analysis, config) = allreduce("latency");
-        let table = group_fit_table(&analysis, &config);
+        let table = fit_markdown(&analysis, &config);
         assert!(!table.contains("GB/s") && table.contains("`latency` names no time unit"), "{table}");
     }
 }

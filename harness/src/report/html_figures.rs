@@ -1,17 +1,49 @@
-//! The page's figures beyond `plot.rs`'s: baseline-relative effects and a comparison as forest plots,
-//! a fit's residuals and an ablation as a waterfall, each a `RowChart` built from analysis results.
+//! The figures of each report, on the one SVG layer: the sweep's plot, baseline-relative effects and a
+//! comparison as forest plots, a fit's residuals, the phase stacks, and an ablation's waterfall and
+//! per-variant bars, each a `RowChart` or `XyChart` built from analysis results.
 
+use super::metric_units::MetricUnits;
 use super::number_format::{confidence, percent};
 use super::row_chart::RowChart;
 use super::row_mark::RowMark;
+use super::section::Section;
 use super::setting_columns::SettingColumns;
-use crate::analyse::{AblationAnalysis, AblationEffects, AnalysisConfig, RelativeKind, SweepAnalysis};
+use super::sweep_plot::sweep_plot_svg;
+use super::sweep_report::SweepReport;
+use crate::analyse::{AblationAnalysis, AblationEffects, RelativeKind};
 use crate::compare::Comparison;
 
+/// The sweep's figures, each captioned: the primary metric against the swept param, the forest plots
+/// against the baseline, the phase stacks and the fit's residuals (those the data allow).
+pub fn sweep_figures(report: &SweepReport) -> Section {
+    let primary = &report.config.primary;
+    let mut section = Section::new("Figures").figure(
+        sweep_plot_svg(report),
+        format!(
+            "{primary} against the swept parameter: mean with its 95% CI per setting; filled and labelled: the best \
+             setting of each group."
+        ),
+    );
+    for svg in relative_forest_svgs(report) {
+        section = section.figure(
+            Some(svg),
+            "Each setting against its baseline partner, with its simultaneous interval (compatible with the \
+             Holm-corrected tests); dashed: no change.",
+        );
+    }
+    section
+        .figure(phase_stack_svg(report), "Where each setting's time goes: the mean seconds of each profile phase.")
+        .figure(
+            fit_residuals_svg(report),
+            "How far each setting lies from the fitted line, as a share of its measured value.",
+        )
+}
+
 /// One forest plot per `relative` metric: each setting's ratio (or difference) against its baseline
-/// partner with the 95% interval, and a dashed line at no change (1, or 0).
-pub fn relative_forest_svgs(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Vec<String> {
-    let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting));
+/// partner with its simultaneous interval, and a dashed line at no change (1, or 0).
+fn relative_forest_svgs(report: &SweepReport) -> Vec<String> {
+    let (analysis, config) = (report.analysis, report.config);
+    let columns = report.columns();
     let baseline: Vec<String> = config.baseline.iter().map(|(name, value)| format!("{name}={value}")).collect();
     let baseline = baseline.join(" ");
     config
@@ -29,16 +61,18 @@ pub fn relative_forest_svgs(analysis: &SweepAnalysis, config: &AnalysisConfig) -
                 .collect();
             let (axis, reference) = match kind {
                 RelativeKind::Ratio => (format!("{metric}: setting / {baseline}"), 1.0),
-                RelativeKind::Difference => (format!("{metric}: setting - {baseline}"), 0.0),
+                RelativeKind::Difference => {
+                    (report.context.units.header(&format!("{metric}: setting - {baseline}"), metric), 0.0)
+                }
             };
-            let level = effects.first().map_or(0.95, |e| e.level);
+            let level = confidence(effects.first().map_or(0.95, |e| e.level));
             let chart = RowChart {
-                title: format!("{metric} vs {baseline} ({} simultaneous CI)", confidence(level)),
+                title: format!("{metric} vs {baseline} ({level} simultaneous CI)"),
                 axis,
                 rows,
                 reference: Some(reference),
-                band: None,
-                legend: Vec::new(),
+                interval: Some(format!("{level} simultaneous CI")),
+                ..RowChart::default()
             };
             chart.svg()
         })
@@ -47,13 +81,18 @@ pub fn relative_forest_svgs(analysis: &SweepAnalysis, config: &AnalysisConfig) -
 
 /// Where each setting's time goes: the mean seconds of each profile phase (`[metrics.profile] phases`)
 /// laid end to end, one bar per setting in grid order. None when no setting has a phase metric.
-pub fn phase_stack_svg(analysis: &SweepAnalysis, phases: &[String]) -> Option<String> {
-    let present: Vec<&String> =
-        phases.iter().filter(|phase| analysis.settings.iter().any(|s| s.metric(phase).is_some())).collect();
+fn phase_stack_svg(report: &SweepReport) -> Option<String> {
+    let analysis = report.analysis;
+    let present: Vec<&String> = report
+        .context
+        .phases
+        .iter()
+        .filter(|phase| analysis.settings.iter().any(|s| s.metric(phase).is_some()))
+        .collect();
     if present.is_empty() {
         return None;
     }
-    let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting));
+    let columns = report.columns();
     let rows = analysis
         .settings
         .iter()
@@ -66,18 +105,18 @@ pub fn phase_stack_svg(analysis: &SweepAnalysis, phases: &[String]) -> Option<St
         title: "Phase attribution per setting (mean seconds per phase)".to_string(),
         axis: "seconds (s)".to_string(),
         rows,
-        reference: None,
-        band: None,
         legend: present.into_iter().cloned().collect(),
+        ..RowChart::default()
     };
     chart.svg()
 }
 
 /// A declared fit's residuals: per setting, (measured - fitted) as a share of measured, so a line
 /// that misses one end shows as bars growing towards it.
-pub fn fit_residuals_svg(analysis: &SweepAnalysis, config: &AnalysisConfig) -> Option<String> {
+fn fit_residuals_svg(report: &SweepReport) -> Option<String> {
+    let (analysis, config) = (report.analysis, report.config);
     let (fit, names) = (analysis.fit.as_ref()?, config.fit.as_ref()?);
-    let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting));
+    let columns = report.columns();
     let mut points: Vec<(f64, f64, String)> = analysis
         .settings
         .iter()
@@ -96,16 +135,32 @@ pub fn fit_residuals_svg(analysis: &SweepAnalysis, config: &AnalysisConfig) -> O
         axis: format!("(measured - fitted) / measured, % of {}", names.y),
         rows,
         reference: Some(0.0),
-        band: None,
-        legend: Vec::new(),
+        ..RowChart::default()
     };
     chart.svg()
+}
+
+/// An ablation's figures: the waterfall, then the scope metric per variant.
+pub fn ablation_figures(analysis: &AblationAnalysis, units: &MetricUnits) -> Section {
+    Section::new("Figures")
+        .figure(
+            ablation_waterfall_svg(analysis, units),
+            "From the baseline, each group ablated alone, then what the groups do together (the interaction), \
+             ending at all groups ablated; whiskers are 95% intervals.",
+        )
+        .figure(ablation_plot_svg(analysis, units), "The scope metric per variant: mean with its 95% CI.")
+}
+
+/// `gated_delta (s)`, or `gated_delta (in the engine's unit)` when its unit is not known.
+fn scope_axis(metric: &str, units: &MetricUnits) -> String {
+    let unit = units.of(metric).map_or_else(|| "in the engine's unit".to_string(), |unit| unit.to_string());
+    format!("{metric} ({unit})")
 }
 
 /// The ablation as a waterfall in the scope metric's unit: the baseline, each group's single delta
 /// stacked on the last, the interaction that is left, and the all-groups variant, each step with its
 /// 95% interval. None unless every effect could be measured.
-pub fn ablation_waterfall_svg(analysis: &AblationAnalysis, unit: Option<&str>) -> Option<String> {
+fn ablation_waterfall_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> Option<String> {
     let AblationEffects::Measured(effects) = &analysis.effects else { return None };
     let baseline_ci = analysis.variants.iter().find(|v| v.variant.ablated().is_empty())?.metrics[0]?.ci95;
     let interval = |to: f64, ci: Option<f64>| ci.map(|half| (to - half, to + half));
@@ -131,11 +186,33 @@ pub fn ablation_waterfall_svg(analysis: &AblationAnalysis, unit: Option<&str>) -
     ));
     let chart = RowChart {
         title: format!("{}: single deltas and their interaction (95% CI)", effects.metric),
-        axis: format!("{} ({})", effects.metric, unit.unwrap_or("in the engine's unit")),
+        axis: scope_axis(&effects.metric, units),
         rows,
-        reference: None,
-        band: None,
-        legend: Vec::new(),
+        interval: Some("95% CI".to_string()),
+        ..RowChart::default()
+    };
+    chart.svg()
+}
+
+/// The ablation's scope metric per variant as bars from 0 with 95% CI whiskers, the unit on the axis
+/// (also written as `<stamp>.svg`). None without data.
+pub fn ablation_plot_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> Option<String> {
+    let metric = analysis.metrics.first()?;
+    let rows = analysis
+        .variants
+        .iter()
+        .filter_map(|v| {
+            let stats = v.metrics.first()?.as_ref()?;
+            let whisker = stats.ci95.map(|half| (stats.mean - half, stats.mean + half));
+            Some((v.variant.to_string(), RowMark::Bar { from: 0.0, to: stats.mean, whisker }))
+        })
+        .collect();
+    let chart = RowChart {
+        title: format!("{metric} per variant (mean ± 95% CI)"),
+        axis: scope_axis(metric, units),
+        rows,
+        interval: Some("95% CI of the mean".to_string()),
+        ..RowChart::default()
     };
     chart.svg()
 }
@@ -158,9 +235,9 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
             (if label.is_empty() { "all runs".to_string() } else { label }, mark)
         })
         .collect();
-    let threshold = config.threshold;
+    let (threshold, level) = (config.threshold, confidence(comparison.level));
     let chart = RowChart {
-        title: format!("{}: B/A per setting ({} simultaneous CI)", config.metric, confidence(comparison.level)),
+        title: format!("{}: B/A per setting ({level} simultaneous CI)", config.metric),
         axis: format!(
             "B/A ({label_b} / {label_a}); {} is better; shaded: within {} of A",
             config.direction,
@@ -169,7 +246,8 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
         rows,
         reference: Some(1.0),
         band: Some((1.0 - threshold, 1.0 + threshold, format!("within {} of A", percent(threshold)))),
-        legend: Vec::new(),
+        interval: Some(format!("{level} simultaneous CI")),
+        ..RowChart::default()
     };
     chart.svg()
 }
@@ -179,6 +257,8 @@ mod tests {
     use super::*;
     use crate::analyse::analyse_ablation;
     use crate::analyse::fixtures::{fixture_ablation, fixture_names, fixture_observation, fixture_slice_config};
+    use crate::analyse::AnalysisConfig;
+    use crate::report::ReportContext;
 
     #[test]
     fn phases_stack_per_setting_in_grid_order() {
@@ -190,12 +270,15 @@ mod tests {
             .collect();
         let config = AnalysisConfig { group_by: vec![], ..fixture_slice_config() };
         let analysis = crate::analyse::analyse_sweep(&observations, &config, true, &[]);
-        let phases = fixture_names(&["attention", "mlp", "absent"]);
-        let svg = phase_stack_svg(&analysis, &phases).unwrap();
+        let context =
+            ReportContext { phases: fixture_names(&["attention", "mlp", "absent"]), ..ReportContext::default() };
+        let report = SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" };
+        let svg = phase_stack_svg(&report).unwrap();
         assert!(svg.find(">slices=1<").unwrap() < svg.find(">slices=2<").unwrap());
         assert!(svg.contains(">attention</text>") && svg.contains(">mlp</text>") && !svg.contains(">absent<"));
-        assert_eq!(svg.matches("fill=\"#4c78a8\"").count(), 3, "one attention part per setting and its swatch");
-        assert!(phase_stack_svg(&analysis, &fixture_names(&["absent"])).is_none());
+        assert_eq!(svg.matches("fill=\"#0072B2\"").count(), 3, "one attention part per setting and its swatch");
+        let absent = ReportContext { phases: fixture_names(&["absent"]), ..ReportContext::default() };
+        assert!(phase_stack_svg(&SweepReport { context: &absent, ..report }).is_none());
     }
 
     #[test]
@@ -207,7 +290,8 @@ mod tests {
             0.05,
             false,
         );
-        let svg = ablation_waterfall_svg(&analysis, Some("s")).unwrap();
+        let units = MetricUnits::new([("gated_delta".to_string(), "s".to_string())].into());
+        let svg = ablation_waterfall_svg(&analysis, &units).unwrap();
         let order: Vec<usize> =
             [">baseline<", ">ablate broadcast_rows<", ">ablate rank1_update<", ">interaction<", ">all groups ablated<"]
                 .iter()
@@ -215,5 +299,11 @@ mod tests {
                 .collect();
         assert!(order.windows(2).all(|pair| pair[0] < pair[1]));
         assert!(svg.contains(">gated_delta (s)<"), "the unit is on the axis");
+        let bars = ablation_plot_svg(&analysis, &MetricUnits::default()).unwrap();
+        for variant in ["baseline", "broadcast_rows", "rank1_update", "broadcast_rows+rank1_update"] {
+            assert!(bars.contains(&format!(">{variant}</text>")), "no bar for {variant}");
+        }
+        assert!(bars.contains("gated_delta (in the engine&#39;s unit)"), "the unknown unit is said to be the engine's");
+        assert!(bars.contains(">whiskers: 95% CI of the mean</text>"));
     }
 }

@@ -1,5 +1,5 @@
-//! Text inserted into the HTML page: escaped, so a setting label or a failure reason with `<` or `&`
-//! stays text and cannot become markup.
+//! Text inserted into the HTML page and its SVG figures: escaped, so a setting label or a failure reason
+//! with `<` or `&` stays text and cannot become markup.
 
 /// `text` with the five characters HTML gives meaning to replaced by entities (safe in element
 /// content and in quoted attribute values).
@@ -18,14 +18,6 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// Escaped text with markdown's inline code spans (`` `name` ``) as `<code>`.
-pub fn inline(text: &str) -> String {
-    text.split('`')
-        .enumerate()
-        .map(|(index, part)| if index % 2 == 1 { format!("<code>{}</code>", escape(part)) } else { escape(part) })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -33,6 +25,5 @@ mod tests {
     #[test]
     fn markup_in_a_label_stays_text() {
         assert_eq!(escape(r#"<script>"a" & 'b'"#), "&lt;script&gt;&quot;a&quot; &amp; &#39;b&#39;");
-        assert_eq!(inline("double `slices` while a<b"), "double <code>slices</code> while a&lt;b");
     }
 }

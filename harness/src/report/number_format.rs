@@ -1,16 +1,28 @@
 //! How every number in a report is written, so all tables round the same way.
 
-/// Decimals that give about four significant digits, never fewer than one decimal nor more than six.
-fn decimals_for(magnitude: f64) -> usize {
-    if magnitude == 0.0 || !magnitude.is_finite() {
-        return 1;
-    }
-    (3 - magnitude.abs().log10().floor() as i32).clamp(1, 6) as usize
+/// The power of ten of a number's leading digit (875.8 -> 2, 0.0421 -> -2); None for 0 and non-finite.
+fn exponent(value: f64) -> Option<i32> {
+    (value != 0.0 && value.is_finite()).then(|| value.abs().log10().floor() as i32)
 }
 
-/// About four significant digits: 875.8, 8.720, 0.8424, 1265.2.
+/// `value` rounded to a multiple of 10^`power`, written with the decimals that shows (none for a power of
+/// 0 or more: 13262 at power 1 is 13260).
+fn rounded_at(value: f64, power: i32) -> String {
+    if power > 0 {
+        let step = 10f64.powi(power);
+        format!("{:.0}", (value / step).round() * step)
+    } else {
+        format!("{value:.*}", (-power) as usize)
+    }
+}
+
+/// Four significant digits (875.8, 8.720, 0.8424, 1265, 13260); 0 is `0`.
 pub fn number(value: f64) -> String {
-    format!("{value:.*}", decimals_for(value))
+    match exponent(value) {
+        Some(power) => rounded_at(value, power - 3),
+        None if value == 0.0 => "0".to_string(),
+        None => format!("{value}"),
+    }
 }
 
 /// The sign of a delta: an ASCII `-` (a typographic minus does not paste into a spreadsheet as a
@@ -70,22 +82,18 @@ pub fn confidence(level: f64) -> String {
     format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
-/// `mean ± half-width`, the half-width to two significant digits and the mean to the same decimal
-/// place (the usual rounding of a value to its uncertainty), at least one decimal; `mean` alone
-/// without a half-width; a zero-width interval (every run gave the same value) says so instead of
-/// printing `± 0.000`.
+/// `mean ± half-width`: the half-width to two significant digits and the mean to the same place (the
+/// usual rounding of a value to its uncertainty), but never past the mean's fourth significant digit
+/// (`1239 ± 2`, not `1238.6 ± 2.0`); `mean` alone without a half-width; a zero-width interval (every run
+/// gave the same value) says so instead of printing `± 0`.
 pub fn with_ci(mean: f64, half_width: Option<f64>) -> String {
-    match half_width {
-        Some(0.0) => format!("{} (all runs equal)", number(mean)),
-        Some(half) => {
-            let decimals = if half > 0.0 && half.is_finite() {
-                (1 - half.log10().floor() as i32).clamp(1, 6) as usize
-            } else {
-                decimals_for(mean)
-            };
-            format!("{mean:.decimals$} ± {half:.decimals$}")
+    match half_width.map(|half| (half, exponent(half))) {
+        Some((0.0, _)) => format!("{} (all runs equal)", number(mean)),
+        Some((half, Some(half_power))) => {
+            let power = exponent(mean).map_or(half_power - 1, |mean_power| (half_power - 1).max(mean_power - 3));
+            format!("{} ± {}", rounded_at(mean, power), rounded_at(half, power))
         }
-        None => number(mean),
+        _ => number(mean),
     }
 }
 
@@ -110,19 +118,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn four_significant_digits_with_at_least_one_decimal() {
+    fn four_significant_digits() {
         assert_eq!(number(875.753), "875.8");
         assert_eq!(number(8.72), "8.720");
         assert_eq!(number(0.84241), "0.8424");
-        assert_eq!(number(1265.23), "1265.2");
-        assert_eq!(number(0.0), "0.0");
-        assert_eq!(number(-0.00001234), "-0.000012");
+        assert_eq!(number(1265.23), "1265");
+        assert_eq!(number(13262.0), "13260");
+        assert_eq!(number(0.0), "0");
+        assert_eq!(number(-0.00001234), "-0.00001234");
     }
 
     #[test]
     fn signs_use_the_ascii_minus_that_pastes_as_a_number() {
         assert_eq!(signed(-0.7918), "-0.7918");
         assert_eq!(signed(0.009), "+0.009000");
+        assert_eq!(signed(0.0), "+0");
         assert_eq!(signed_percent(-0.3596), "-36.0%");
         assert_eq!(percent(0.0305), "3.0%");
     }
@@ -132,14 +142,18 @@ mod tests {
         assert_eq!(plain_number(4096.0), "4096");
         assert_eq!(plain_number(-2.0), "-2");
         assert_eq!(plain_number(0.25), "0.2500");
+        assert_eq!(plain_number(0.5), "0.5000");
     }
 
     #[test]
     fn interval_rounds_the_mean_to_its_uncertainty() {
         assert_eq!(with_ci(0.009, Some(0.0096)), "0.0090 ± 0.0096");
-        assert_eq!(with_ci(875.753, Some(28.26)), "875.8 ± 28.3");
-        assert_eq!(with_ci(2.2023, Some(0.0049)), "2.2023 ± 0.0049");
-        assert_eq!(with_ci(1128.4, Some(120.0)), "1128.4 ± 120.0");
+        assert_eq!(with_ci(875.753, Some(28.26)), "876 ± 28");
+        assert_eq!(with_ci(8.81, Some(0.22)), "8.81 ± 0.22");
+        assert_eq!(with_ci(1238.6, Some(2.0)), "1239 ± 2", "no more than four significant digits");
+        assert_eq!(with_ci(2.2023, Some(0.0049)), "2.202 ± 0.005");
+        assert_eq!(with_ci(1128.4, Some(120.0)), "1130 ± 120");
+        assert_eq!(with_ci(0.0, Some(0.012)), "0.000 ± 0.012");
         assert_eq!(with_ci(5.0, Some(0.0)), "5.000 (all runs equal)");
         assert_eq!(with_ci(5.0, None), "5.000");
         assert_eq!(signed_with_ci(-1.36, Some(0.01)), "-1.360 ± 0.010");

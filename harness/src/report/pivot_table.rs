@@ -1,22 +1,27 @@
 //! `[report] pivot`: per-setting means of one metric, one param down and one across.
 
-use super::markdown_table::MarkdownTable;
 use super::number_format::{number, with_ci};
-use crate::analyse::{SettingSummary, SweepAnalysis};
+use super::section::Section;
+use super::sweep_report::SweepReport;
+use super::table::Table;
+use crate::analyse::SettingSummary;
 use crate::spec::{ParamValue, PivotConfig};
 
 /// `## latency_ns by bytes x topology`: a row per value of `rows`, a column per value of `columns`, both
 /// in declared grid order (the settings' order), each cell the mean ± 95% CI of `value` over the setting
-/// there. When other params vary too, a cell is the mean of its settings' means, and the note says so.
-pub fn pivot_table(analysis: &SweepAnalysis, pivot: &PivotConfig) -> String {
+/// there, in the value's unit. When other params vary too, a cell is the mean of its settings' means, and
+/// the note says so.
+pub fn pivot_table(report: &SweepReport, pivot: &PivotConfig) -> Section {
+    let analysis = report.analysis;
+    let section = Section::new(format!("{} by {} × {}", pivot.value, pivot.rows, pivot.columns));
     let row_values = distinct(&analysis.settings, &pivot.rows);
     let column_values = distinct(&analysis.settings, &pivot.columns);
     if row_values.is_empty() || column_values.is_empty() {
-        return String::new();
+        return section;
     }
     let mut header = vec![format!("{} \\ {}", pivot.rows, pivot.columns)];
     header.extend(column_values.iter().map(ParamValue::to_string));
-    let mut table = MarkdownTable::new(header);
+    let mut table = Table::new(header);
     let mut averaged = false;
     for row in &row_values {
         let mut cells = vec![row.to_string()];
@@ -41,13 +46,8 @@ pub fn pivot_table(analysis: &SweepAnalysis, pivot: &PivotConfig) -> String {
     } else {
         ""
     };
-    format!(
-        "## {} by {} × {}\n\nMean ± 95% CI per setting.{note}\n\n{}\n",
-        pivot.value,
-        pivot.rows,
-        pivot.columns,
-        table.render()
-    )
+    let unit = report.context.units.of(&pivot.value).map_or_else(String::new, |unit| format!(", in {unit}"));
+    section.paragraph(format!("Mean ± 95% CI per setting{unit}.{note}")).table(table)
 }
 
 fn label<'a>(summary: &'a SettingSummary, name: &str) -> Option<&'a ParamValue> {
@@ -69,7 +69,9 @@ fn distinct(settings: &[SettingSummary], name: &str) -> Vec<ParamValue> {
 mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_config};
-    use crate::analyse::{analyse_sweep, AnalysisConfig};
+    use crate::analyse::{analyse_sweep, AnalysisConfig, Observation};
+    use crate::report::markdown::markdown;
+    use crate::report::{Document, ReportContext};
     use crate::spec::Param;
 
     fn pivot() -> PivotConfig {
@@ -85,6 +87,17 @@ mod tests {
             group_by: vec![],
             ..fixture_slice_config()
         }
+    }
+
+    /// The pivot of `observations` as markdown, without the title.
+    fn pivot_markdown(observations: &[Observation], order: &[Param]) -> String {
+        let config = latency_config();
+        let analysis = analyse_sweep(observations, &config, true, order);
+        let context = ReportContext::default();
+        let report = SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" };
+        let mut document = Document::new("t");
+        document.push(pivot_table(&report, &pivot()));
+        markdown(&document).trim_start_matches("# t\n\n").to_string()
     }
 
     fn declared(name: &str, values: Vec<ParamValue>) -> Param {
@@ -106,20 +119,19 @@ mod tests {
                 observations.push(fixture_observation(&setting, rep as u32 + 1, &[("latency_ns", *value)]));
             }
         }
-        let config = latency_config();
         let order = [
             declared("bytes", vec![ParamValue::Int(4096), ParamValue::Int(65536)]),
             declared("topology", vec![ParamValue::Text("mesh".into()), ParamValue::Text("torus".into())]),
         ];
-        let table = pivot_table(&analyse_sweep(&observations, &config, true, &order), &pivot());
+        let table = pivot_markdown(&observations, &order);
         // mesh at 4096: 10, 12: mean 11, se 1, t(0.975, 1) = 12.706; at 65536: 40, 44: 42 ± 12.706 · 2.
         assert_eq!(
             table,
-            "## latency_ns by bytes × topology\n\nMean ± 95% CI per setting.\n\n\
-             | bytes \\ topology | mesh        | torus                  |\n\
-             | ---------------- | ----------- | ---------------------- |\n\
-             | 4096             | 11.0 ± 12.7 | 8.000 (all runs equal) |\n\
-             | 65536            | 42.0 ± 25.4 | 31.0 ± 12.7            |\n\n"
+            "## latency_ns by bytes × topology\n\nMean ± 95% CI per setting, in ns.\n\n\
+             | bytes \\ topology | mesh    | torus                  |\n\
+             | ---------------- | ------- | ---------------------- |\n\
+             | 4096             | 11 ± 13 | 8.000 (all runs equal) |\n\
+             | 65536            | 42 ± 25 | 31 ± 13                |\n"
         );
     }
 
@@ -132,8 +144,7 @@ mod tests {
                 fixture_observation(&setting, 1, &[("latency_ns", *value)])
             })
             .collect();
-        let config = latency_config();
-        let table = pivot_table(&analyse_sweep(&observations, &config, true, &[]), &pivot());
+        let table = pivot_markdown(&observations, &[]);
         assert!(table.contains("| 1                | 15.00 |") && table.contains("other params vary"), "{table}");
     }
 }

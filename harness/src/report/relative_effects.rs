@@ -4,21 +4,32 @@ use serde_json::{json, Value};
 
 use super::analysis_json::setting_object;
 use super::number_format::{confidence, number, p_value, signed};
-use super::setting_columns::SettingColumns;
+use super::section::Section;
+use super::sweep_report::SweepReport;
 use crate::analyse::{AnalysisConfig, BaselineEffect, ComparisonMethod, EffectInterval, RelativeKind, SweepAnalysis};
 
 /// `## vs tbo=off`: one row per setting that has a baseline partner (declared grid order), one column
-/// per relative metric with the effect, its 95% interval and the Holm-adjusted p-value.
-pub fn relative_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &SettingColumns) -> String {
+/// per relative metric with the effect (a difference in the metric's unit), its interval and the
+/// Holm-adjusted p-value.
+pub fn relative_table(report: &SweepReport) -> Section {
+    let (analysis, config, columns) = (report.analysis, report.config, report.columns());
+    let baseline = baseline_label(config);
+    let section = Section::new(format!("vs {baseline}"));
     if analysis.relative.is_empty() {
-        return String::new();
+        return section;
     }
     let mut rows: Vec<usize> = analysis.relative.iter().map(|e| e.setting).collect();
     rows.sort_unstable();
     rows.dedup();
     let metrics: Vec<(&String, &RelativeKind)> = config.relative.iter().collect();
-    let header: Vec<String> = metrics.iter().map(|(metric, kind)| format!("{metric} ({kind})")).collect();
-    let mut table = columns.table(&header.iter().map(String::as_str).collect::<Vec<_>>());
+    let header: Vec<String> = metrics
+        .iter()
+        .map(|(metric, kind)| match (kind, report.context.units.of(metric)) {
+            (RelativeKind::Difference, Some(unit)) => format!("{metric} ({kind}, {unit})"),
+            _ => format!("{metric} ({kind})"),
+        })
+        .collect();
+    let mut table = columns.table(&header);
     for setting in rows {
         let cells = metrics.iter().map(|(metric, _)| {
             analysis
@@ -29,20 +40,19 @@ pub fn relative_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns
         });
         table.push(columns.cells(&analysis.settings[setting].setting).into_iter().chain(cells).collect());
     }
-    let baseline = baseline_label(config);
     let independent =
         analysis.relative.iter().any(|e| e.comparison.is_some_and(|c| c.method == ComparisonMethod::Independent));
     let design = if independent { "independent samples (not interleaved)" } else { "rounds as blocks" };
     let level = analysis.relative.first().map_or(0.95, |e| e.level);
-    format!(
-        "## vs {baseline}\n\nEach setting against the one with {baseline} and otherwise the same params: ratio \
-         (setting / baseline) or difference (setting − baseline) with its {} simultaneous interval (compatible with \
-         Holm's decisions), from the sweep's robust model ({design}, moderated variances); p Holm-adjusted over {} \
-         effects.\n\n{}\n",
-        confidence(level),
-        analysis.relative.iter().filter(|e| e.p_adjusted.is_some()).count(),
-        table.render()
-    )
+    section
+        .paragraph(format!(
+            "Each setting against the one with {baseline} and otherwise the same params: ratio (setting / baseline) \
+             or difference (setting − baseline) with its {} simultaneous interval (compatible with Holm's decisions), \
+             from the sweep's robust model ({design}, moderated variances); p Holm-adjusted over {} effects.",
+            confidence(level),
+            analysis.relative.iter().filter(|e| e.p_adjusted.is_some()).count(),
+        ))
+        .table(table)
 }
 
 /// `tbo=off` (several baseline params joined by spaces).
@@ -88,20 +98,20 @@ pub fn relative_json(analysis: &SweepAnalysis) -> Vec<Value> {
 mod tests {
     use crate::analyse::analyse_sweep;
     use crate::analyse::fixtures::{fixture_tbo_config, fixture_tbo_sweep};
-    use crate::report::{analysis_json, run_summary_markdown};
+    use crate::report::{analysis_json, markdown, ReportContext, SweepReport};
 
     #[test]
     fn the_summary_has_a_vs_baseline_table() {
         let config = fixture_tbo_config();
-        let report = run_summary_markdown(
-            &analyse_sweep(&fixture_tbo_sweep(), &config, true, &[]),
-            &config,
-            &Default::default(),
-            None,
-            "tbo",
-        );
+        let analysis = analyse_sweep(&fixture_tbo_sweep(), &config, true, &[]);
+        let context = ReportContext::default();
+        let report =
+            markdown(&SweepReport { analysis: &analysis, config: &config, context: &context, title: "tbo" }.document());
         assert!(report.contains("## vs tbo=off\n"), "{report}");
-        assert!(report.contains("| tbo | output_tps (ratio)"), "{report}");
+        assert!(
+            report.contains("| tbo | output_tps (ratio)") && report.contains("t_gate_ms (difference, ms)"),
+            "{report}"
+        );
         // See baseline_effect's hand computation (97.5% simultaneous intervals: both effects rejected).
         assert!(report.contains("| on  | 1.101 [1.036, 1.171], p 0.0"), "{report}");
         assert!(report.contains("97.5% simultaneous interval"), "{report}");
@@ -110,7 +120,9 @@ mod tests {
     #[test]
     fn analysis_json_lists_typed_settings_against_their_baseline() {
         let config = fixture_tbo_config();
-        let json = analysis_json(&analyse_sweep(&fixture_tbo_sweep(), &config, true, &[]), &config);
+        let analysis = analyse_sweep(&fixture_tbo_sweep(), &config, true, &[]);
+        let context = ReportContext::default();
+        let json = analysis_json(&SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" });
         assert_eq!(json["baseline"]["tbo"], "off");
         let relative = json["relative"].as_array().unwrap();
         assert_eq!(relative.len(), 2);

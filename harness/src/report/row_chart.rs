@@ -1,12 +1,13 @@
-//! A chart of labelled rows over one horizontal value axis, drawn as plain SVG: the forest plots
-//! (effect with 95% CI per setting, a line at no change), the ablation waterfall and a fit's residuals.
+//! A figure of labelled rows over one horizontal value axis, on the one SVG layer: the forest plots
+//! (effect with its interval per setting, a line at no change), the ablation's waterfall and per-variant
+//! bars, the phase stacks and a fit's residuals.
 
-use std::fmt::Write;
-
-use super::html_text::escape;
+use super::axis::Axis;
 use super::row_mark::RowMark;
+use super::series_style::OKABE_ITO;
+use super::svg::{Svg, SMALL};
 
-const WIDTH: f64 = 960.0;
+const WIDTH: f64 = 1000.0;
 const LABEL_WIDTH: f64 = 300.0;
 const RIGHT: f64 = 40.0;
 const TOP: f64 = 44.0;
@@ -14,12 +15,14 @@ const ROW: f64 = 30.0;
 const BOTTOM: f64 = 56.0;
 const LEGEND: f64 = 28.0;
 
-/// The colours of a stack's parts, in order (then again).
-const PALETTE: [&str; 8] = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b", "#9d755d"];
+/// Okabe-Ito colours of a waterfall: totals grey, steps down vermillion, steps up blue; intervals' points blue.
+const TOTAL: &str = "#999999";
+const DOWN: &str = "#D55E00";
+const UP: &str = "#0072B2";
 
-/// Rows of marks with a title, the axis description (with its unit) and optionally a reference line
+/// Rows of marks with a title, the axis description (with its unit), optionally a reference line
 /// (ratio 1, difference 0) and a shaded band (the threshold of a practical change).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RowChart {
     pub title: String,
     pub axis: String,
@@ -29,6 +32,8 @@ pub struct RowChart {
     pub band: Option<(f64, f64, String)>,
     /// The names of a stack's parts, drawn as a legend under the axis; empty without stacks.
     pub legend: Vec<String>,
+    /// What a row's whiskers are (`97.5% simultaneous CI`), said in the legend; None without whiskers.
+    pub interval: Option<String>,
 }
 
 impl RowChart {
@@ -38,178 +43,88 @@ impl RowChart {
         values.extend(self.reference);
         values.extend(self.band.iter().flat_map(|(low, high, _)| [*low, *high]));
         values.retain(|v| v.is_finite());
-        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if !low.is_finite() {
-            return None;
-        }
-        let pad = ((high - low) * 0.06).max(high.abs().max(1.0) * 1e-3);
-        let scale = Scale { low: low - pad, high: high + pad };
-        let legend_height = if self.legend.is_empty() { 0.0 } else { LEGEND };
-        let height = TOP + ROW * self.rows.len() as f64 + BOTTOM + legend_height;
-        let mut svg = format!(
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} \
-             {height}\" font-family=\"sans-serif\" font-size=\"14\">\n<rect width=\"100%\" height=\"100%\" \
-             fill=\"white\"/>\n<text x=\"{}\" y=\"26\" text-anchor=\"middle\" font-size=\"18\">{}</text>\n",
-            WIDTH / 2.0,
-            escape(&self.title)
-        );
+        let low = values.iter().copied().reduce(f64::min)?;
+        let high = values.iter().copied().reduce(f64::max)?;
+        let axis = Axis::linear(low, high);
+        let legend_rows = usize::from(!self.legend.is_empty()) + usize::from(self.interval.is_some());
         let bottom = TOP + ROW * self.rows.len() as f64;
+        let height = bottom + BOTTOM + LEGEND * legend_rows as f64;
+        let mut svg = Svg::new(WIDTH, height, &self.title);
+        let x = |value: f64| LABEL_WIDTH + axis.fraction(value) * (WIDTH - LABEL_WIDTH - RIGHT);
         if let Some((from, to, meaning)) = &self.band {
-            let (x0, x1) = (scale.x(*from), scale.x(*to));
-            writeln!(
-                svg,
-                "<rect x=\"{x0:.1}\" y=\"{TOP}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#f2e6c9\"><title>{}</title></rect>",
-                x1 - x0,
-                bottom - TOP,
-                escape(meaning)
-            )
-            .unwrap();
+            svg.rect((x(*from), TOP), (x(*to) - x(*from), bottom - TOP), "#f2e6c9", Some(meaning));
         }
-        svg.push_str(&scale.axis(bottom, &self.axis));
+        for (value, label) in axis.ticks() {
+            svg.line((x(*value), TOP), (x(*value), bottom), "#e4e4e4", 1.0, None);
+            svg.text((x(*value), bottom + 18.0), label, "middle", SMALL, "x-tick");
+        }
+        svg.line((LABEL_WIDTH, bottom), (WIDTH - RIGHT, bottom), "black", 1.0, None);
+        svg.text(((LABEL_WIDTH + WIDTH - RIGHT) / 2.0, bottom + 42.0), &self.axis, "middle", 15.0, "axis-title");
         if let Some(reference) = self.reference {
-            let x = scale.x(reference);
-            writeln!(svg, "<line x1=\"{x:.1}\" y1=\"{TOP}\" x2=\"{x:.1}\" y2=\"{bottom}\" stroke=\"#444\" stroke-dasharray=\"4 3\"/>")
-                .unwrap();
+            svg.line((x(reference), TOP), (x(reference), bottom), "#444", 1.0, Some("4 3"));
         }
         for (index, (label, mark)) in self.rows.iter().enumerate() {
             let y = TOP + ROW * (index as f64 + 0.5);
-            writeln!(
-                svg,
-                "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-                LABEL_WIDTH - 10.0,
-                y + 5.0,
-                escape(label)
-            )
-            .unwrap();
-            svg.push_str(&mark_svg(mark, y, &scale));
+            svg.text((LABEL_WIDTH - 10.0, y + 5.0), label, "end", 14.0, "row-label");
+            draw_mark(&mut svg, mark, y, &x);
         }
-        svg.push_str(&legend_svg(&self.legend, bottom + BOTTOM + 14.0));
-        svg.push_str("</svg>\n");
-        Some(svg)
+        let mut legend_y = bottom + BOTTOM + 14.0;
+        if !self.legend.is_empty() {
+            stack_legend(&mut svg, &self.legend, legend_y);
+            legend_y += LEGEND;
+        }
+        if let Some(interval) = &self.interval {
+            svg.horizontal_interval((LABEL_WIDTH, LABEL_WIDTH + 26.0), legend_y - 5.0, "black", 10.0);
+            svg.text((LABEL_WIDTH + 34.0, legend_y), &format!("whiskers: {interval}"), "start", SMALL, "legend");
+        }
+        Some(svg.finish())
     }
 }
 
 /// A swatch and a name per part, in one line from the left of the plot area.
-fn legend_svg(names: &[String], y: f64) -> String {
+fn stack_legend(svg: &mut Svg, names: &[String], y: f64) {
     let mut x = LABEL_WIDTH;
-    let mut out = String::new();
     for (index, name) in names.iter().enumerate() {
-        writeln!(
-            out,
-            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"14\" height=\"14\" fill=\"{}\"/>\n<text x=\"{:.1}\" y=\"{y:.1}\">{}</text>",
-            y - 12.0,
-            PALETTE[index % PALETTE.len()],
-            x + 20.0,
-            escape(name)
-        )
-        .unwrap();
+        svg.rect((x, y - 12.0), (14.0, 14.0), OKABE_ITO[index % OKABE_ITO.len()], None);
+        svg.text((x + 20.0, y), name, "start", SMALL, "legend");
         x += 40.0 + 8.0 * name.chars().count() as f64;
     }
-    out
 }
 
-fn mark_svg(mark: &RowMark, y: f64, scale: &Scale) -> String {
-    let whisker = |low: f64, high: f64| {
-        let (x0, x1) = (scale.x(low), scale.x(high));
-        format!(
-            "<line x1=\"{x0:.1}\" y1=\"{y:.1}\" x2=\"{x1:.1}\" y2=\"{y:.1}\" stroke=\"black\" stroke-width=\"1.5\"/>\n\
-             <line x1=\"{x0:.1}\" y1=\"{:.1}\" x2=\"{x0:.1}\" y2=\"{:.1}\" stroke=\"black\"/>\n\
-             <line x1=\"{x1:.1}\" y1=\"{:.1}\" x2=\"{x1:.1}\" y2=\"{:.1}\" stroke=\"black\"/>\n",
-            y - 6.0,
-            y + 6.0,
-            y - 6.0,
-            y + 6.0
-        )
-    };
-    let rect = |from: f64, to: f64, fill: &str| {
-        let (x0, x1) = (scale.x(from.min(to)), scale.x(from.max(to)));
-        format!(
-            "<rect x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{fill}\"/>\n",
-            y - ROW * 0.32,
-            (x1 - x0).max(1.0),
-            ROW * 0.64
-        )
+fn draw_mark(svg: &mut Svg, mark: &RowMark, y: f64, x: &dyn Fn(f64) -> f64) {
+    let bar = |svg: &mut Svg, from: f64, to: f64, fill: &str| {
+        let (left, right) = (x(from.min(to)), x(from.max(to)));
+        svg.rect((left, y - ROW * 0.32), ((right - left).max(1.0), ROW * 0.64), fill, None);
     };
     match *mark {
-        RowMark::Interval { estimate, low, high } => format!(
-            "{}<circle cx=\"{:.1}\" cy=\"{y:.1}\" r=\"5\" fill=\"#1f5fa8\"/>\n",
-            whisker(low, high),
-            scale.x(estimate)
-        ),
-        RowMark::Bar { from, to, whisker: interval } => {
+        RowMark::Interval { estimate, low, high } => {
+            svg.horizontal_interval((x(low), x(high)), y, "black", 12.0);
+            svg.marker(super::marker_shape::MarkerShape::Circle, (x(estimate), y), 5.0, UP, true, "point");
+        }
+        RowMark::Bar { from, to, whisker } => {
             // Totals stand on zero (grey); steps are coloured by their direction.
             let fill = if from == 0.0 {
-                "#9a9a9a"
+                TOTAL
             } else if to < from {
-                "#d9534f"
+                DOWN
             } else {
-                "#4a90d9"
+                UP
             };
-            rect(from, to, fill) + &interval.map_or_else(String::new, |(low, high)| whisker(low, high))
+            bar(svg, from, to, fill);
+            if let Some((low, high)) = whisker {
+                svg.horizontal_interval((x(low), x(high)), y, "black", 12.0);
+            }
         }
         RowMark::Stack(ref parts) => {
             let mut start = 0.0;
-            let mut out = String::new();
             for (index, part) in parts.iter().enumerate() {
-                out.push_str(&rect(start, start + part, PALETTE[index % PALETTE.len()]));
+                bar(svg, start, start + part, OKABE_ITO[index % OKABE_ITO.len()]);
                 start += part;
             }
-            out
         }
-        RowMark::Untested => format!(
-            "<text x=\"{}\" y=\"{:.1}\" fill=\"#777\">untested (no interval)</text>\n",
-            LABEL_WIDTH + 8.0,
-            y + 5.0
-        ),
-    }
-}
-
-/// The value axis: linear from `low` to `high` over the plot area.
-struct Scale {
-    low: f64,
-    high: f64,
-}
-
-impl Scale {
-    fn x(&self, value: f64) -> f64 {
-        LABEL_WIDTH + (value - self.low) / (self.high - self.low) * (WIDTH - LABEL_WIDTH - RIGHT)
-    }
-
-    /// Ticks at 1, 2 or 5 times a power of ten (about six of them), a grid line each, and the title.
-    fn axis(&self, bottom: f64, title: &str) -> String {
-        let rough = (self.high - self.low) / 6.0;
-        let power = 10f64.powf(rough.log10().floor());
-        let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * power).find(|s| *s >= rough).unwrap_or(10.0 * power);
-        let decimals = (-step.log10().floor()).max(0.0) as usize;
-        let mut out = format!(
-            "<line x1=\"{LABEL_WIDTH}\" y1=\"{bottom}\" x2=\"{}\" y2=\"{bottom}\" stroke=\"black\"/>\n",
-            WIDTH - RIGHT
-        );
-        let mut tick = (self.low / step).ceil() * step;
-        while tick <= self.high {
-            let x = self.x(tick);
-            // A tick at zero reached by steps from below prints as 0, not -0.
-            let shown = if tick.abs() < step * 1e-9 { 0.0 } else { tick };
-            let label = format!("{shown:.decimals$}");
-            writeln!(
-                out,
-                "<line x1=\"{x:.1}\" y1=\"{TOP}\" x2=\"{x:.1}\" y2=\"{bottom}\" stroke=\"#e4e4e4\"/>\n\
-                 <text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"12\">{label}</text>",
-                bottom + 16.0
-            )
-            .unwrap();
-            tick += step;
+        RowMark::Untested => {
+            svg.text((LABEL_WIDTH + 8.0, y + 5.0), "untested (no interval)", "start", 14.0, "untested")
         }
-        writeln!(
-            out,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            (LABEL_WIDTH + WIDTH - RIGHT) / 2.0,
-            bottom + 42.0,
-            escape(title)
-        )
-        .unwrap();
-        out
     }
 }
 
@@ -217,37 +132,37 @@ impl Scale {
 mod tests {
     use super::*;
 
-    #[test]
-    fn rows_labels_reference_and_band_are_drawn_and_escaped() {
-        let chart = RowChart {
+    fn chart(rows: Vec<(String, RowMark)>) -> RowChart {
+        RowChart {
             title: "B/A <per setting>".into(),
             axis: "ratio".into(),
-            rows: vec![
-                ("rows=512".into(), RowMark::Interval { estimate: 1.02, low: 0.98, high: 1.06 }),
-                ("rows=1024".into(), RowMark::Untested),
-            ],
+            rows,
             reference: Some(1.0),
             band: Some((0.95, 1.05, "within 5%".into())),
             legend: Vec::new(),
-        };
-        let svg = chart.svg().unwrap();
+            interval: Some("97.5% simultaneous CI".into()),
+        }
+    }
+
+    #[test]
+    fn rows_labels_reference_band_and_interval_legend() {
+        let svg = chart(vec![
+            ("rows=512".into(), RowMark::Interval { estimate: 1.02, low: 0.98, high: 1.06 }),
+            ("rows=1024".into(), RowMark::Untested),
+        ])
+        .svg()
+        .unwrap();
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
         assert!(svg.contains("B/A &lt;per setting&gt;"));
         assert!(svg.contains(">rows=512</text>") && svg.contains("untested (no interval)"));
         assert!(svg.contains("stroke-dasharray") && svg.contains("<title>within 5%</title>"));
-        assert!(svg.contains(">1.00</text>"), "a tick at the reference");
+        assert!(svg.contains("class=\"x-tick\">1.00</text>"), "a tick at the reference");
+        assert!(svg.contains(">whiskers: 97.5% simultaneous CI</text>"), "the intervals are labelled");
     }
 
     #[test]
     fn no_chart_without_a_value() {
-        let chart = RowChart {
-            title: "t".into(),
-            axis: "x".into(),
-            rows: vec![("a".into(), RowMark::Untested)],
-            reference: None,
-            band: None,
-            legend: Vec::new(),
-        };
-        assert_eq!(chart.svg(), None);
+        let only_untested = RowChart { reference: None, band: None, ..chart(vec![("a".into(), RowMark::Untested)]) };
+        assert_eq!(only_untested.svg(), None);
     }
 }

@@ -3,9 +3,9 @@
 /// One row's mark on the value axis.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RowMark {
-    /// An estimate with its 95% interval (a forest plot's row).
+    /// An estimate with its interval (a forest plot's row).
     Interval { estimate: f64, low: f64, high: f64 },
-    /// A bar from `from` to `to` (a waterfall step, a residual), with a 95% interval around `to` when known.
+    /// A bar from `from` to `to` (a waterfall step, a residual), with an interval around `to` when known.
     Bar { from: f64, to: f64, whisker: Option<(f64, f64)> },
     /// Parts of a whole laid end to end from 0 (phase seconds of one setting), one colour per part.
     Stack(Vec<f64>),

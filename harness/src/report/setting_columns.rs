@@ -1,6 +1,6 @@
 //! Which setting labels get a table column: those that vary; the constant ones are stated once.
 
-use super::markdown_table::MarkdownTable;
+use super::table::Table;
 use crate::analyse::Labels;
 use crate::spec::ParamValue;
 
@@ -64,13 +64,21 @@ impl SettingColumns {
     /// "Fixed: variant=baseline." or nothing.
     pub fn fixed_line(&self) -> Option<String> {
         (!self.fixed.is_empty()).then(|| {
-            format!("Fixed: {}.\n", self.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "))
+            format!("Fixed: {}.", self.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "))
         })
     }
 
     /// A table whose first columns are these setting columns, followed by `rest`.
-    pub fn table(&self, rest: &[&str]) -> MarkdownTable {
-        MarkdownTable::new(self.header().into_iter().chain(rest.iter().map(|s| s.to_string())).collect())
+    pub fn table(&self, rest: &[String]) -> Table {
+        Table::new(self.header().into_iter().chain(rest.iter().cloned()).collect())
+    }
+}
+
+/// A group's name in a sentence: `rows=512 tp=4`, or `all settings` without grouping.
+pub fn group_name(labels: &[(String, ParamValue)]) -> String {
+    match labels.is_empty() {
+        true => "all settings".to_string(),
+        false => labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
     }
 }
 
@@ -94,7 +102,7 @@ mod tests {
         ];
         let columns = SettingColumns::of(&settings);
         assert_eq!(columns.varying, vec!["rows"]);
-        assert_eq!(columns.fixed_line().unwrap(), "Fixed: variant=baseline.\n");
+        assert_eq!(columns.fixed_line().unwrap(), "Fixed: variant=baseline.");
         assert_eq!(columns.label(&settings[1]), "rows=1024");
     }
 

@@ -1,30 +1,44 @@
-//! The verdict sentences a summary leads with, the method behind them, and the best-per-group table.
+//! The verdicts section: one plain sentence per group, the rows-per-slice rule the winners imply, and the
+//! method behind them.
 
 use std::fmt::Write;
 
-use super::markdown_table::MarkdownTable;
-use super::number_format::{confidence, degrees, number, p_value, percent, with_ci};
-use super::setting_columns::SettingColumns;
-use crate::analyse::{
-    AnalysisConfig, ComparisonMethod, GroupOutcome, GroupVerdict, RatioInterval, Rival, Scale, SweepAnalysis, Verdicts,
-};
+use super::number_format::{confidence, degrees, number, percent};
+use super::section::Section;
+use super::setting_columns::{group_name, SettingColumns};
+use super::sweep_report::SweepReport;
+use super::text::Text;
+use crate::analyse::{ComparisonMethod, GroupOutcome, GroupVerdict, RatioInterval, Rival, Scale, Verdicts};
 
-/// `## Verdicts`: how the data were compared, then one plain sentence per group.
-pub fn verdict_section(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &SettingColumns) -> String {
-    let verdicts = &analysis.verdicts;
+/// `## Verdicts`: one sentence per group, the rule the best settings imply, then how the data were compared.
+pub fn verdict_section(report: &SweepReport) -> Section {
+    let verdicts = &report.analysis.verdicts;
     if verdicts.groups.is_empty() {
-        return String::new();
+        return Section::new("Verdicts");
     }
-    let mut out = format!("## Verdicts\n\n{}\n\n", method_line(verdicts));
-    for note in model_notes(analysis, columns) {
-        writeln!(out, "{note}\n").unwrap();
-    }
-    let speaker = Speaker { analysis, config, rest: columns.without(&config.group_by) };
-    for group in &verdicts.groups {
-        writeln!(out, "- {}", speaker.sentence(group)).unwrap();
-    }
-    out.push('\n');
-    out
+    let speaker = Speaker { report, rest: report.columns().without(&report.config.group_by) };
+    let sentences = verdicts.groups.iter().map(|group| Text::plain(speaker.sentence(group))).collect();
+    let section = Section::new("Verdicts").items(sentences);
+    let section = match rows_per_slice(report) {
+        Some(rule) => section.paragraph(rule),
+        None => section,
+    };
+    section.paragraph(method_line(verdicts))
+}
+
+/// The rows-per-slice rule implied by the best settings (`[analysis] rows_per_slice`).
+fn rows_per_slice(report: &SweepReport) -> Option<Text> {
+    let (rule, names) = (report.analysis.rows_per_slice?, report.config.rows_per_slice.as_ref()?);
+    let resolved = if report.analysis.verdicts.groups.iter().any(|group| group.outcome != GroupOutcome::Resolved) {
+        " Not resolved by this data: some groups are not resolved, so another rule fits as well."
+    } else {
+        ""
+    };
+    Some(Text::plain("Rows-per-slice rule implied by the best settings: double ").code(&names.slices).and(format!(
+        " while {} / slices stays >= {}.{resolved}",
+        names.rows,
+        number(rule)
+    )))
 }
 
 /// What the verdicts rest on, in one paragraph naming each method and the df it left.
@@ -92,45 +106,6 @@ fn method_line(verdicts: &Verdicts) -> String {
     )
 }
 
-/// What the model set aside, one sentence each: a control the settings move, and stragglers.
-pub fn model_notes(analysis: &SweepAnalysis, columns: &SettingColumns) -> Vec<String> {
-    let model = &analysis.verdicts.model;
-    let mut notes = Vec::new();
-    if let Some(moved) = model.control_move.as_ref().filter(|m| m.is_moved()) {
-        notes.push(format!(
-            "The settings move the control {} (F({}, {}) = {}, p = {}; up to {} between settings of a group, {}x its \
-             noise): it cannot tell drift from a setting's effect, so it is not used; round blocks remove drift.",
-            moved.metric,
-            degrees(moved.df_settings),
-            degrees(moved.df_residual),
-            number(moved.f),
-            p_value(moved.p_value),
-            percent(moved.largest_shift),
-            number(moved.shift_in_noise)
-        ));
-    }
-    if !model.stragglers.is_empty() {
-        let (low, high) = model
-            .stragglers
-            .iter()
-            .fold((f64::INFINITY, 0.0f64), |(low, high), s| (low.min(s.slowdown), high.max(s.slowdown)));
-        let named: Vec<String> = model
-            .stragglers
-            .iter()
-            .map(|s| format!("{} rep {}", columns.label(&analysis.settings[s.setting].setting), s.rep))
-            .collect();
-        let range =
-            if high - low < 0.05 { format!("{}x", number(low)) } else { format!("{}-{}x", number(low), number(high)) };
-        notes.push(format!(
-            "{} {} {range} slower than their setting's other runs predict, left out of the fit (kept in the CSV): {}.",
-            model.stragglers.len(),
-            if model.stragglers.len() == 1 { "run" } else { "runs" },
-            named.join(", ")
-        ));
-    }
-    notes
-}
-
 /// A standard deviation on the analysis scale as the reader knows it: a percentage of log values.
 fn spread(scale: Scale, sd: f64) -> String {
     match scale {
@@ -141,39 +116,28 @@ fn spread(scale: Scale, sd: f64) -> String {
 
 /// Writes verdicts as sentences about named settings.
 struct Speaker<'a> {
-    analysis: &'a SweepAnalysis,
-    config: &'a AnalysisConfig,
+    report: &'a SweepReport<'a>,
     /// The columns that tell a group's settings apart.
     rest: SettingColumns,
 }
 
 impl Speaker<'_> {
     fn sentence(&self, group: &GroupVerdict) -> String {
-        let head = if group.group.is_empty() {
-            "all settings".to_string()
-        } else {
-            group.group.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
-        };
+        let head = group_name(&group.group);
         let best = self.name(group.best);
-        let mean = self.analysis.settings[group.best].metric(&self.config.primary).map_or(f64::NAN, |s| s.mean);
+        let primary = &self.report.config.primary;
+        let mean = self.report.analysis.settings[group.best].metric(primary).map_or(f64::NAN, |s| s.mean);
+        let mean = self.report.context.units.quantity(&number(mean), primary);
         let beaten = self.list(group.rivals.iter().filter(|r| r.beaten));
         match group.outcome {
-            GroupOutcome::Resolved if group.rivals.is_empty() => {
-                format!("{head}: {best} ({} {}) has no rival.", number(mean), self.config.primary)
-            }
-            GroupOutcome::Resolved => format!(
-                "{head}: resolved: {best} is best ({} {}); it beats {beaten}.",
-                number(mean),
-                self.config.primary
-            ),
+            GroupOutcome::Resolved if group.rivals.is_empty() => format!("{head}: {best} ({mean}) has no rival."),
+            GroupOutcome::Resolved => format!("{head}: resolved: {best} is best ({mean}); it beats {beaten}."),
             GroupOutcome::Tied => {
                 let tied: Vec<&Rival> = group.tied().collect();
                 let detectable = tied.iter().filter_map(|r| r.detectable).fold(0.0, f64::max);
                 let mut text = format!(
-                    "{head}: tied: {best} ({} {}) cannot be told from {}; these data would detect a difference \
+                    "{head}: tied: {best} ({mean}) cannot be told from {}; these data would detect a difference \
                      of {} with {} power at the level Holm held them to",
-                    number(mean),
-                    self.config.primary,
                     self.list(tied.iter().copied()),
                     percent(detectable),
                     confidence(crate::analyse::DETECTION_POWER)
@@ -190,15 +154,14 @@ impl Speaker<'_> {
             GroupOutcome::CannotTell => {
                 let why = group.reason.map_or_else(|| "no test".to_string(), |reason| reason.to_string());
                 format!(
-                    "{head}: cannot tell ({why}): {best} has the best mean ({}), but no test of it was possible.",
-                    number(mean)
+                    "{head}: cannot tell ({why}): {best} has the best mean ({mean}), but no test of it was possible."
                 )
             }
         }
     }
 
     fn name(&self, setting: usize) -> String {
-        let label = self.rest.label(&self.analysis.settings[setting].setting);
+        let label = self.rest.label(&self.report.analysis.settings[setting].setting);
         if label.is_empty() {
             "the only setting".to_string()
         } else {
@@ -210,7 +173,8 @@ impl Speaker<'_> {
     fn list<'r>(&self, rivals: impl Iterator<Item = &'r Rival>) -> String {
         let parts: Vec<String> = rivals
             .map(|r| {
-                let ratio = r.ratio.map_or_else(String::new, |ratio| ratio_text(ratio, self.analysis.verdicts.level));
+                let level = self.report.analysis.verdicts.level;
+                let ratio = r.ratio.map_or_else(String::new, |ratio| ratio_text(ratio, level));
                 format!("{} ({ratio})", self.name(r.setting))
             })
             .collect();
@@ -219,99 +183,6 @@ impl Speaker<'_> {
 }
 
 /// `ratio 0.492, 99.2% CI 0.487..0.497` (the simultaneous interval's level).
-pub fn ratio_text(ratio: RatioInterval, level: f64) -> String {
+fn ratio_text(ratio: RatioInterval, level: f64) -> String {
     format!("ratio {}, {} CI {}..{}", number(ratio.ratio), confidence(level), number(ratio.low), number(ratio.high))
-}
-
-/// `## Best per group`: one row per group with the best setting, its mean and every rival's ratio.
-pub fn best_table(analysis: &SweepAnalysis, config: &AnalysisConfig, columns: &SettingColumns) -> String {
-    let groups = &analysis.verdicts.groups;
-    if groups.is_empty() {
-        return String::new();
-    }
-    let rest = columns.without(&config.group_by);
-    let mut header: Vec<String> = config.group_by.clone();
-    header
-        .extend(["best", &config.primary, "verdict", "beaten (rival / best)", "tied (rival / best)"].map(String::from));
-    let same_path = SamePath { analysis, rest: &rest };
-    if analysis.equivalence.is_some() {
-        header.push("same path".to_string());
-    }
-    let mut table = MarkdownTable::new(header);
-    for group in groups {
-        let best = &analysis.settings[group.best];
-        let stats = best.metric(&config.primary).expect("a best setting has the primary metric");
-        let describe = |beaten: bool| {
-            let parts: Vec<String> = group
-                .rivals
-                .iter()
-                .filter(|r| r.beaten == beaten)
-                .map(|r| {
-                    let ratio = r.ratio.map_or_else(
-                        || "untested".to_string(),
-                        |x| format!("{} [{}, {}]", number(x.ratio), number(x.low), number(x.high)),
-                    );
-                    let practical = if r.equivalent { ", negligible" } else { "" };
-                    format!("{} {ratio}{practical}", rest.label(&analysis.settings[r.setting].setting))
-                })
-                .collect();
-            if parts.is_empty() {
-                "-".to_string()
-            } else {
-                parts.join("; ")
-            }
-        };
-        let group_cells = config
-            .group_by
-            .iter()
-            .map(|c| group.group.iter().find(|(k, _)| k == c).map_or(String::new(), |(_, v)| v.to_string()));
-        let outcome = match group.outcome {
-            GroupOutcome::Resolved => "resolved",
-            GroupOutcome::Tied => "tied",
-            GroupOutcome::CannotTell => "cannot tell",
-        };
-        let row = group_cells
-            .chain([
-                rest.label(&best.setting),
-                with_ci(stats.mean, stats.ci95),
-                outcome.to_string(),
-                describe(true),
-                describe(false),
-            ])
-            .chain(analysis.equivalence.is_some().then(|| same_path.cell(group)))
-            .collect();
-        table.push(row);
-    }
-    format!(
-        "## Best per group\n\nRatios rival / best with their {} simultaneous intervals (compatible with the \
-         Holm-corrected verdicts).\n\n{}\n",
-        confidence(analysis.verdicts.level),
-        table.render()
-    )
-}
-
-/// The "same path" cell of the best-per-group table: the settings of a group that resolve to one code
-/// path (an equivalence class), e.g. `slices=1 = slices=8 here`.
-struct SamePath<'a> {
-    analysis: &'a SweepAnalysis,
-    rest: &'a SettingColumns,
-}
-
-impl SamePath<'_> {
-    fn cell(&self, group: &GroupVerdict) -> String {
-        let classes = self.analysis.equivalence.iter().flat_map(|check| &check.classes);
-        let parts: Vec<String> = classes
-            .filter(|class| class.group == group.group)
-            .map(|class| {
-                let members: Vec<String> =
-                    class.settings.iter().map(|&i| self.rest.label(&self.analysis.settings[i].setting)).collect();
-                format!("{} here", members.join(" = "))
-            })
-            .collect();
-        if parts.is_empty() {
-            "-".to_string()
-        } else {
-            parts.join("; ")
-        }
-    }
 }

@@ -65,11 +65,7 @@ impl<'a> Ablation<'a> {
                     .strip_prefix(sweep.engine.tree.canonicalize().unwrap_or_default())
                     .unwrap_or(&target)
                     .to_path_buf();
-                Ok(TemplateTarget {
-                    template: std::path::absolute(&path).unwrap_or(path),
-                    target: relative,
-                    derived: None,
-                })
+                Ok(TemplateTarget::read(std::path::absolute(&path).unwrap_or(path), relative)?)
             })
             .chain(decl.sources.iter().enumerate().map(|(index, source)| derived_target(sweep, index, source)))
             .collect::<Result<Vec<_>, _>>()?;
@@ -81,7 +77,7 @@ impl<'a> Ablation<'a> {
             ));
         }
         for (index, group) in decl.groups.iter().enumerate() {
-            if !removes(&targets, group)? {
+            if !removes(&targets, group) {
                 let message =
                     format!("group `{group}` has no selector in a source and no template mentions `ablate.{group}`");
                 return Err(RunnerError::Spec(sweep.source.error_at(&format!("ablation.groups[{index}]"), message)));
@@ -162,13 +158,8 @@ impl<'a> Ablation<'a> {
 }
 
 /// Whether any template can remove `group`: one that cannot is a group whose variants would measure nothing.
-fn removes(targets: &[TemplateTarget], group: &str) -> Result<bool, VariantError> {
-    for target in targets {
-        if target.mentions(group)? {
-            return Ok(true);
-        }
-    }
-    Ok(false)
+fn removes(targets: &[TemplateTarget], group: &str) -> bool {
+    targets.iter().any(|target| target.mentions(group))
 }
 
 /// The template of a declared source, derived from its current text; a selector that picks nothing or
@@ -392,8 +383,9 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     let toolchain = context.toolchain_id();
     let rendered: Vec<Vec<RenderedFile>> =
         plan.settings.iter().map(|s| ablation.render(s)).collect::<Result<_, _>>()?;
+    let build: Vec<String> = engine.build.iter().map(ToString::to_string).collect();
     let keys: Vec<BuildKey> =
-        rendered.iter().map(|files| BuildKey::new(files, &engine.build, &toolchain, "in-place")).collect();
+        rendered.iter().map(|files| BuildKey::new(files, &build, &toolchain, "in-place")).collect();
     let sites: Vec<VariantSite> =
         plan.settings.iter().zip(&keys).map(|(s, key)| ablation.in_tree_site(s, key.to_string())).collect();
     preflight(sweep, plan, &sites)?;

@@ -7,8 +7,8 @@ use super::runner_error::RunnerError;
 use super::session::{limits_text, run_dir_name};
 use super::setting_build::SettingBuild;
 use super::shared_services;
-use crate::launch::shell_line;
 use crate::plan::Plan;
+use crate::shell_line::shell_line;
 use crate::spec::{toml_spelling, Sweep};
 
 /// Renders the plan as text a user can read and paste from; `sites[i]` is setting i's build.

@@ -44,7 +44,7 @@ use crate::record::{
     utc_stamp, Columns, Provenance, RecordedAttempts, RecordedDecl, RecordedEnvironment, ResultPaths, ResultWriter,
     RunKey, Sidecar, SweepFingerprint, SIDECAR_SCHEMA_VERSION,
 };
-use crate::spec::{Race, Sweep};
+use crate::spec::{CheckTest, Race, Sweep};
 
 /// How `sweep run` was asked to run, already checked.
 #[derive(Debug, Clone, Default)]
@@ -127,13 +127,14 @@ fn preflight_run(sweep: &Sweep, setting: &Setting, rep: u32, site: &VariantSite)
 /// Every `[[checks]]` `equals` template renders to a number in the run's context: an unknown variable or
 /// a text would fail every run's check.
 fn check_expectations(sweep: &Sweep, context: &serde_json::Value) -> Result<(), RunnerError> {
-    let templated = sweep.checks.iter().enumerate().filter(|(_, check)| check.metric.is_some());
-    for (index, check) in templated {
+    for (index, check) in sweep.checks.iter().enumerate() {
+        let CheckTest::Metric { equals, .. } = &check.test else { continue };
         let key = format!("checks[{index}].equals");
-        let rendered = crate::template::render(&check.equals, context)
-            .map_err(|error| sweep.source.error_at(&key, format!("`{}` does not render: {error}", check.equals)))?;
+        let rendered = equals
+            .render(context)
+            .map_err(|error| sweep.source.error_at(&key, format!("`{equals}` does not render: {error}")))?;
         if rendered.trim().parse::<f64>().is_err() {
-            let message = format!("`{}` renders to `{rendered}`, not a number to compare with", check.equals);
+            let message = format!("`{equals}` renders to `{rendered}`, not a number to compare with");
             return Err(sweep.source.error_at(&key, message).into());
         }
     }

@@ -40,6 +40,5 @@ impl Origin {
 /// The setup script a setting's runs source: its path rendered over the setting's params.
 pub fn setup_for(sweep: &Sweep, setting: &Setting) -> Result<Option<String>, RunnerError> {
     let Some(template) = &sweep.engine.setup else { return Ok(None) };
-    let text = template.to_string_lossy();
-    crate::template::render(&text, &setting.context()).map(Some).map_err(RunnerError::SetupTemplate)
+    template.render(&setting.context()).map(Some).map_err(RunnerError::SetupTemplate)
 }

@@ -8,7 +8,6 @@ use serde_json::{Map, Value};
 use crate::launch::{self, RankCommand, RunSite, ServiceCommand};
 use crate::plan::Setting;
 use crate::spec::{SpecError, Sweep};
-use crate::template;
 
 /// One variant's build of the engine: where its tree and binary are, and its content hash.
 #[derive(Debug, Clone)]
@@ -99,8 +98,7 @@ fn render_inputs(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<(
         .enumerate()
         .map(|(index, input)| {
             let key = format!("inputs[{index}].count");
-            let text = template::render(&input.count, context)
-                .map_err(|error| sweep.source.error_at(&key, error.to_string()))?;
+            let text = input.count.render(context).map_err(|error| sweep.source.error_at(&key, error.to_string()))?;
             let count: usize =
                 text.trim().parse().ok().filter(|&count| count <= MAX_INPUT_VALUES).ok_or_else(|| {
                     sweep.source.error_at(
@@ -123,7 +121,7 @@ fn render_pre_run(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<
         .map(|(index, argv)| {
             let argv = argv
                 .iter()
-                .map(|part| template::render(part, context))
+                .map(|part| part.render(context))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|error| sweep.engine.profile.error_at(&format!("pre_run[{index}]"), error.to_string()))?;
             Ok(RankCommand { rank: None, argv, env: Vec::new(), log: run_dir.join(format!("pre_run{index}.log")) })

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::build::render_build_argv;
 use crate::plan::Setting;
 use crate::spec::Sweep;
-use crate::template::{self, TemplateError};
+use crate::template::{Template, TemplateError};
 
 /// Where the cache key sees the tree and build dir: a key names what is built, not where its copy lives.
 const KEY_TREE: &str = "<tree>";
@@ -17,8 +17,8 @@ const KEY_BUILD_DIR: &str = "<build_dir>";
 /// The build of one setting, still to be placed in a tree.
 #[derive(Debug, Clone)]
 pub struct SettingBuild<'a> {
-    argv: Vec<&'a String>,
-    env: Vec<(&'a String, &'a String)>,
+    argv: Vec<&'a Template>,
+    env: Vec<(&'a String, &'a Template)>,
     /// Only the build-time params: a run-time param never splits builds.
     params: Map<String, Value>,
 }
@@ -36,13 +36,12 @@ impl<'a> SettingBuild<'a> {
 
     /// The command rendered for `tree` and `build_dir`, run directly (never through a shell).
     pub fn argv(&self, tree: &Path, build_dir: &Path) -> Result<Vec<String>, TemplateError> {
-        let argv: Vec<String> = self.argv.iter().map(|part| part.to_string()).collect();
-        render_build_argv(&argv, tree, build_dir, &self.params)
+        render_build_argv(self.argv.iter().copied(), tree, build_dir, &self.params)
     }
 
     /// `[build] env`, rendered over the build-time params.
     pub fn env(&self) -> Result<Vec<(String, String)>, TemplateError> {
-        self.env.iter().map(|(name, text)| Ok((name.to_string(), template::render(text, &self.params)?))).collect()
+        self.env.iter().map(|(name, text)| Ok((name.to_string(), text.render(&self.params)?))).collect()
     }
 
     /// What the build cache keys on: the command and env as this setting renders them, paths left out, so

@@ -49,5 +49,5 @@ impl SettingOrigins {
 
 /// Whether the profile's setup script path depends on the params.
 pub fn is_templated(sweep: &Sweep) -> bool {
-    sweep.engine.setup.as_ref().is_some_and(|path| path.to_string_lossy().contains("{{"))
+    sweep.engine.setup.as_ref().is_some_and(|path| path.text().contains("{{"))
 }

@@ -69,7 +69,7 @@ mod tests {
 
     fn served_sweep(reuse: &str) -> (tempfile::TempDir, Sweep) {
         let dir = tempfile::tempdir().unwrap();
-        let profile = "tree = \".\"\nprogram = \"client\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\n[result]\nprefix = \"r\"\n";
+        let profile = "tree = \".\"\nprogram = \"sh\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\n[result]\nprefix = \"r\"\n";
         std::fs::create_dir_all(dir.path().join("engines")).unwrap();
         std::fs::write(dir.path().join("engines/client.toml"), profile).unwrap();
         let sweep = format!(

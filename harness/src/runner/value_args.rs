@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::launch::RankCommand;
 use crate::plan::Setting;
 use crate::spec::{SpecError, Sweep};
-use crate::template;
+use crate::template::Template;
 
 pub fn apply_value_maps(
     sweep: &Sweep,
@@ -21,8 +21,8 @@ pub fn apply_value_maps(
         };
         let Some(adds) = map.of(value) else { continue };
         let key = format!("params.{}.{value}", map.param);
-        let render = |text: &String| {
-            template::render(text, context).map_err(|error| sweep.source.error_at(&key, error.to_string()))
+        let render = |template: &Template| {
+            template.render(context).map_err(|error| sweep.source.error_at(&key, error.to_string()))
         };
         let args = adds.args.iter().map(render).collect::<Result<Vec<_>, _>>()?;
         let env =

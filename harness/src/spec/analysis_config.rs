@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::param_value::ParamValue;
 use super::quantity_decl::{Quantity, QuantityDecl};
 use super::relative_kind::RelativeKind;
+use crate::expression::Expression;
 
 /// Which way a metric improves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -63,7 +64,7 @@ pub struct AnalysisConfig {
     /// A setting column or metric naming the code path a setting resolves to (e.g. the metric
     /// `overlap_slices`); settings of one group that resolve to the same value must agree.
     #[serde(default, rename = "equivalence")]
-    pub equivalence_key: Option<String>,
+    pub equivalence_key: Option<Expression>,
     /// Fit `y = fixed + per_unit · x` over the settings (e.g. all-reduce time per call against bytes).
     #[serde(default)]
     pub fit: Option<FitConfig>,

@@ -4,12 +4,13 @@
 use serde::Serialize;
 
 use super::param_value::{Param, ParamValue};
+use crate::expression::Expression;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DerivedParam {
     pub name: String,
-    /// Over numeric params and earlier derived params (evaluated with `extract::evaluate_number`).
-    pub expression: String,
+    /// Over numeric params and earlier derived params.
+    pub expression: Expression,
 }
 
 impl DerivedParam {

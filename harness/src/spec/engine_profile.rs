@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::duration_value;
 use super::ranks_override::RanksOverride;
+use crate::template::Template;
 
 /// How the ranks of one run are started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -31,6 +32,10 @@ pub struct ResultLine {
     /// The rank whose log holds it (per-rank launcher); other launchers have one merged log.
     #[serde(default)]
     pub rank: u32,
+    /// The keys the line prints, as the engine documents them; when given, `[metrics] result` must
+    /// name only these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<String>,
 }
 
 /// The profile file as written.
@@ -42,23 +47,23 @@ pub struct EngineProfile {
     /// The engine's source tree, relative to the profile file.
     pub tree: String,
     /// The engine binary: relative to the build dir when it has no `/`... see `program_path`.
-    pub program: String,
+    pub program: Template,
     /// Build argv, rendered with `{{tree}}` and `{{build_dir}}`; empty means nothing to build.
     #[serde(default)]
-    pub build: Vec<String>,
+    pub build: Vec<Template>,
     /// Build directory, relative to the tree.
     #[serde(default = "default_build_dir")]
     pub build_dir: String,
     pub launcher: LauncherKind,
     /// The launcher program and its fixed flags (default `["mpirun"]` / `["srun"]`), rendered with `{{tree}}`.
     #[serde(default)]
-    pub launcher_command: Vec<String>,
+    pub launcher_command: Vec<Template>,
     /// An MPI hostfile, relative to the profile file.
     #[serde(default)]
     pub hostfile: Option<String>,
     pub ranks: u32,
     #[serde(default)]
-    pub env: BTreeMap<String, String>,
+    pub env: BTreeMap<String, Template>,
     #[serde(deserialize_with = "duration_value::deserialize")]
     pub timeout: Duration,
     #[serde(default = "default_grace", deserialize_with = "duration_value::deserialize")]
@@ -68,7 +73,7 @@ pub struct EngineProfile {
     pub setup: Option<String>,
     /// Commands (argv templates) run in the run directory before each run.
     #[serde(default)]
-    pub pre_run: Vec<Vec<String>>,
+    pub pre_run: Vec<Vec<Template>>,
     pub result: ResultLine,
     /// Prefix of phase-profile lines (`tpe_phase`, `qwen_phase`).
     #[serde(default)]
@@ -91,7 +96,7 @@ pub struct EngineOverrides {
     pub ranks: Option<RanksOverride>,
     /// An MPI hostfile template over params, relative to the sweep file (`"hosts/{{nodes}}.txt"`).
     #[serde(default)]
-    pub hostfile: Option<String>,
+    pub hostfile: Option<Template>,
     #[serde(default)]
     pub launcher: Option<LauncherKind>,
     #[serde(default, deserialize_with = "duration_value::deserialize_option")]
@@ -100,7 +105,7 @@ pub struct EngineOverrides {
     pub grace: Option<Duration>,
     /// Merged over the profile's env.
     #[serde(default)]
-    pub env: BTreeMap<String, String>,
+    pub env: BTreeMap<String, Template>,
 }
 
 impl EngineProfile {

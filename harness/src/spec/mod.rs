@@ -2,20 +2,26 @@
 
 mod analysis_config;
 mod block_selector;
+mod check;
 mod derived_param;
 mod design;
 mod duration_value;
 mod engine;
+mod engine_files;
 mod engine_profile;
 #[cfg(test)]
 mod fuzz_tests;
+mod near_name;
 mod param_tables;
 mod param_value;
+mod pattern;
 mod pivot_config;
 mod quantity_decl;
 mod race;
 mod ranks_override;
 mod ready_decl;
+mod ready_rule;
+mod ready_text;
 mod relative_kind;
 mod report_config;
 mod selector;
@@ -25,9 +31,11 @@ mod service_decl;
 mod source_decl;
 mod source_file;
 mod spec_error;
+mod spec_note;
 mod sweep;
 mod sweep_decl;
 mod topology;
+mod unused_params;
 mod validate;
 mod validate_build;
 mod validate_env;
@@ -37,25 +45,31 @@ mod validate_report;
 mod validate_services;
 mod validate_sources;
 mod validate_topology;
+mod validate_units;
 mod value_map;
 mod variant_name;
 
 use std::path::{Path, PathBuf};
 
+use crate::template::Template;
+
 pub use analysis_config::{
     AdditivityScale, AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, VerifyRule, DEFAULT_ALPHA,
 };
 pub use block_selector::BlockSelector;
+pub use check::{Check, CheckTest};
 pub use derived_param::DerivedParam;
 pub use design::Design;
 pub use engine::Engine;
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
 pub use param_value::{Param, ParamValue};
+pub use pattern::Pattern;
 pub use pivot_config::PivotConfig;
 pub use quantity_decl::{Quantity, QuantityDecl, QuantityTerm};
 pub use race::Race;
 pub use ranks_override::RanksOverride;
 pub use ready_decl::{ReadyDecl, DEFAULT_READY_WITHIN};
+pub use ready_rule::ReadyRule;
 pub use relative_kind::RelativeKind;
 pub use report_config::ReportConfig;
 pub use selector::{LineBlock, Selector};
@@ -64,6 +78,7 @@ pub use service_decl::{ServiceDecl, AUTO_PORT, PORT_NAME};
 pub use source_decl::SourceDecl;
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError};
+pub use spec_note::SpecNote;
 pub use sweep::Sweep;
 pub use sweep_decl::{
     AblationDecl, CheckDecl, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl, RegexMetricDecl, RepsDecl, RunDecl,
@@ -103,7 +118,6 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     let params = validate::params(&source, &tables.values, &decl.run.unset)?;
     validate_param_helpers::derived(&source, &tables.derived, &params)?;
     validate_param_helpers::constraints(&source, &decl.constraints, &params, &tables.derived)?;
-    validate_param_helpers::value_maps(&source, &tables.maps)?;
     declared_env_names(&source, &decl, &tables.maps)?;
     // Templates, expressions and analysis may also name derived params (their values are known per setting).
     let named: Vec<Param> = params.iter().cloned().chain(tables.derived.iter().map(DerivedParam::as_named)).collect();
@@ -111,8 +125,10 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::repeated_values(&source, &params, &decl.zip)?;
     validate::reps(&source, &decl.reps)?;
     validate::metrics(&source, &decl.metrics, &named)?;
+    validate_units::units(&source, &decl.metrics)?;
     validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;
-    validate::checks(&source, &decl.checks, &decl.metrics, &named)?;
+    validate::result_keys(&source, &decl.metrics, &engine)?;
+    let checks = validate::checks(&source, &decl.checks, &decl.metrics, &named)?;
     validate::inputs(&source, &decl.inputs)?;
     validate_services::services(&source, &decl.run, &named, !engine.pre_run.is_empty())?;
     validate_services::metric_processes(&source, &decl.metrics, &decl.run)?;
@@ -125,7 +141,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::ablation(&source, decl.ablation.as_ref())?;
     validate::plan_size(&source, &params, &decl.zip, &decl.reps, decl.ablation.as_ref())?;
     validate_sources::ablation_sources(&source, decl.ablation.as_ref())?;
-    Ok(Sweep {
+    let mut sweep = Sweep {
         name: decl.name.clone(),
         engine,
         params,
@@ -136,11 +152,14 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
         run: decl.run.clone(),
         inputs: decl.inputs.clone(),
         metrics: decl.metrics.clone(),
-        checks: decl.checks.clone(),
+        checks,
         analysis: decl.analysis.clone(),
         decl,
         source,
-    })
+        notes: Vec::new(),
+    };
+    sweep.notes = unused_params::unused_params(&sweep);
+    Ok(sweep)
 }
 
 /// Every environment a sweep declares has settable variable names: `[engine] env`, `[run] env`, each
@@ -206,31 +225,46 @@ fn read_profile(profile_path: &Path, sweep: &SourceFile, overrides: &EngineOverr
     let profile_dir = parent_dir(profile_path);
     profile.apply(overrides);
     // After `apply`: an overriding tree is relative to the sweep file, the profile's own to the profile.
-    profile.tree = match &overrides.tree {
-        Some(tree) => absolute(&parent_dir(&sweep.path), tree),
-        None => absolute(&profile_dir, &profile.tree),
+    let (written_tree, tree_location, tree) = match &overrides.tree {
+        Some(tree) => (tree.clone(), sweep.location("engine.tree", None), absolute(&parent_dir(&sweep.path), tree)),
+        None => (profile.tree.clone(), profile_source.location("tree", None), absolute(&profile_dir, &profile.tree)),
     };
+    profile.tree = tree;
     validate::engine(&profile_source, sweep, &profile, overrides)?;
-    let mut engine = resolve_engine(profile, profile_source, &profile_dir);
+    let mut engine = resolve_engine(profile, profile_source, &profile_dir)?;
     engine.topology = Topology {
         ranks: match &overrides.ranks {
-            Some(RanksOverride::Template(text)) => Some(text.clone()),
+            Some(RanksOverride::Template(text)) => Some(
+                Template::parse(text)
+                    .map_err(|error| sweep.error_at("engine.ranks", format!("bad template `{text}`: {error}")))?,
+            ),
             _ => None,
         },
         hostfile: overrides.hostfile.clone(),
         sweep_dir: std::path::absolute(parent_dir(&sweep.path)).unwrap_or_else(|_| parent_dir(&sweep.path)),
     };
+    // Last: without its tree a profile is still checked as a declaration (`sweep check` says so).
+    if !engine.tree.is_dir() {
+        return Err(SpecError::TreeMissing { location: tree_location, tree: written_tree, resolved: engine.tree });
+    }
+    engine_files::program(&engine)?;
     Ok(engine)
 }
 
-fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_dir: &Path) -> Engine {
+fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_dir: &Path) -> Result<Engine, SpecError> {
     let tree = PathBuf::from(&profile.tree);
     let launcher_command = if profile.launcher_command.is_empty() {
         default_launcher_command(profile.launcher)
     } else {
         profile.launcher_command
     };
-    Engine {
+    // The path is made absolute first, so a rendered script is found from any folder.
+    let setup = profile.setup.map(|file| {
+        let path = absolute(profile_dir, &file);
+        Template::parse(&path)
+            .map_err(|error| profile_source.error_at("setup", format!("bad template `{file}`: {error}")))
+    });
+    Ok(Engine {
         profile: profile_source,
         build_dir: tree.join(&profile.build_dir),
         tree,
@@ -243,19 +277,19 @@ fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_di
         env: profile.env,
         timeout: profile.timeout,
         grace: profile.grace,
-        setup: profile.setup.map(|file| PathBuf::from(absolute(profile_dir, &file))),
+        setup: setup.transpose()?,
         pre_run: profile.pre_run,
         result: profile.result,
         profile_prefix: profile.profile_prefix,
         toolchain: profile.toolchain,
         topology: Topology::default(),
-    }
+    })
 }
 
-fn default_launcher_command(kind: LauncherKind) -> Vec<String> {
+fn default_launcher_command(kind: LauncherKind) -> Vec<Template> {
     match kind {
-        LauncherKind::Mpirun => vec!["mpirun".to_string()],
-        LauncherKind::Srun => vec!["srun".to_string()],
+        LauncherKind::Mpirun => vec![Template::literal("mpirun")],
+        LauncherKind::Srun => vec![Template::literal("srun")],
         LauncherKind::Local | LauncherKind::PerRank => Vec::new(),
     }
 }

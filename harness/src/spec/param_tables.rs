@@ -6,6 +6,7 @@ use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::RunDecl;
 use super::value_map::ValueMap;
+use crate::expression::Expression;
 
 /// The key of `[params]` holding derived params.
 const DERIVED: &str = "derived";
@@ -29,9 +30,8 @@ impl ParamTables {
                         let expression = expression.as_str().ok_or_else(|| {
                             source.error_at(&key, "an expression in a string, e.g. \"ceil(M / 128) * 128\"")
                         })?;
-                        tables
-                            .derived
-                            .push(DerivedParam { name: derived_name.clone(), expression: expression.to_string() });
+                        let expression = Expression::parse(expression).map_err(|error| source.error_at(&key, error))?;
+                        tables.derived.push(DerivedParam { name: derived_name.clone(), expression });
                     }
                 }
                 toml::Value::Table(map) => {

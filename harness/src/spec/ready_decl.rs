@@ -1,30 +1,48 @@
-//! `ReadyDecl`: when a service counts as started, as written (`ready = { log = "...", within = "20m" }`).
+//! `ReadyDecl`: when a service counts as started (`ready = { log = "...", within = "20m" }`), its one
+//! rule compiled when the declaration is read.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-/// Exactly one of `log`, `tcp` and `http` (templates), checked at load.
+use super::ready_rule::ReadyRule;
+use super::ready_text::ReadyText;
+
+/// Exactly one rule, and how long the service may take to satisfy it.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "ReadyText", into = "ReadyText")]
 pub struct ReadyDecl {
-    /// Ready once this regex matches a line of the service's log.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub log: Option<String>,
-    /// Ready once a TCP connection to `host:port` succeeds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tcp: Option<String>,
-    /// Ready once a GET of this `http://` URL answers 2xx.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub http: Option<String>,
+    pub rule: ReadyRule,
     /// How long the service may take to become ready (default `DEFAULT_READY_WITHIN`).
-    #[serde(default = "default_within", deserialize_with = "super::duration_value::deserialize")]
     pub within: Duration,
 }
 
 /// How long a service may take to become ready unless `within` says otherwise.
 pub const DEFAULT_READY_WITHIN: Duration = Duration::from_secs(300);
 
-fn default_within() -> Duration {
-    DEFAULT_READY_WITHIN
+impl TryFrom<ReadyText> for ReadyDecl {
+    type Error = String;
+
+    fn try_from(text: ReadyText) -> Result<ReadyDecl, String> {
+        let rule = match (text.log, text.tcp, text.http) {
+            (Some(pattern), None, None) => ReadyRule::Log(pattern),
+            (None, Some(address), None) => ReadyRule::Tcp(address),
+            (None, None, Some(url)) if url.text().starts_with("http://") => ReadyRule::Http(url),
+            (None, None, Some(url)) => return Err(format!("`{url}`: only plain `http://` URLs are probed")),
+            _ => return Err("give exactly one of `log`, `tcp` and `http`".to_string()),
+        };
+        Ok(ReadyDecl { rule, within: text.within })
+    }
+}
+
+impl From<ReadyDecl> for ReadyText {
+    fn from(ready: ReadyDecl) -> ReadyText {
+        let (mut log, mut tcp, mut http) = (None, None, None);
+        match ready.rule {
+            ReadyRule::Log(pattern) => log = Some(pattern),
+            ReadyRule::Tcp(address) => tcp = Some(address),
+            ReadyRule::Http(url) => http = Some(url),
+        }
+        ReadyText { log, tcp, http, within: ready.within }
+    }
 }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::ready_decl::ReadyDecl;
+use crate::template::Template;
 
 /// A process started before the run's main process, in its own process group and with its own log,
 /// and stopped (SIGTERM, grace, SIGKILL) once the main process ends. Every text is a template over
@@ -14,11 +15,11 @@ use super::ready_decl::ReadyDecl;
 pub struct ServiceDecl {
     /// Names its log (`service-<name>.log`) and `process = "<name>"` on metrics.
     pub name: String,
-    pub program: String,
+    pub program: Template,
     #[serde(default)]
-    pub args: Vec<String>,
+    pub args: Vec<Template>,
     #[serde(default)]
-    pub env: BTreeMap<String, String>,
+    pub env: BTreeMap<String, Template>,
     /// When the service counts as started.
     pub ready: ReadyDecl,
     /// `"auto"`: a free loopback port per run, as `{{port}}` in every template of the run.

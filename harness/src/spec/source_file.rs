@@ -42,7 +42,7 @@ impl SourceFile {
         SpecError::Invalid { location: self.location(&key, line), message }
     }
 
-    fn location(&self, key: &str, line: Option<usize>) -> Location {
+    pub(super) fn location(&self, key: &str, line: Option<usize>) -> Location {
         let line = line.or_else(|| self.line_of_key(key));
         Location { file: self.path.clone(), line, key: key.to_string() }
     }
@@ -115,6 +115,9 @@ fn plain_words(key: String, message: &str) -> (String, String) {
         let key = if key.is_empty() { field.to_string() } else { format!("{key}.{field}") };
         return (key, "missing required key".to_string());
     }
+    if let Some(message) = near_unknown(message) {
+        return (key, message);
+    }
     let mut message =
         message.replace("unknown field `", "unknown key `").replace("unknown variant `", "unknown value `");
     for (rust, plain) in [
@@ -136,6 +139,18 @@ fn plain_words(key: String, message: &str) -> (String, String) {
     (key, message)
 }
 
+/// serde's "unknown field `grup_by`, expected one of `primary`, `group_by`" as "unknown key `grup_by`;
+/// did you mean `group_by`?" when one expected name is near (values alike); `None` when none is.
+fn near_unknown(message: &str) -> Option<String> {
+    let (kind, rest) = [("key", "unknown field `"), ("value", "unknown variant `")]
+        .into_iter()
+        .find_map(|(kind, prefix)| Some((kind, message.strip_prefix(prefix)?)))?;
+    let (name, expected) = rest.split_once('`')?;
+    let candidates = expected.split('`').skip(1).step_by(2);
+    let near = super::near_name::near_name(name, candidates)?;
+    Some(format!("unknown {kind} `{name}`; did you mean `{near}`?"))
+}
+
 fn line_of_offset(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
 }
@@ -155,6 +170,16 @@ mod tests {
         assert_eq!(file.line_of_key("reps.count"), Some(4));
         assert_eq!(file.line_of_key("checks[1].metric"), Some(10));
         assert_eq!(file.line_of_key("name"), Some(1));
+    }
+
+    #[test]
+    fn an_unknown_key_near_an_expected_one_is_suggested() {
+        let message = "unknown field `grup_by`, expected one of `primary`, `group_by`, `control`";
+        assert_eq!(plain_words("analysis".into(), message).1, "unknown key `grup_by`; did you mean `group_by`?");
+        let far = "unknown field `colour`, expected `primary`";
+        assert_eq!(plain_words(String::new(), far).1, "unknown key `colour`, expected `primary`");
+        let variant = "unknown variant `interleave`, expected `interleaved` or `blocked`";
+        assert_eq!(plain_words(String::new(), variant).1, "unknown value `interleave`; did you mean `interleaved`?");
     }
 
     #[test]

@@ -33,4 +33,8 @@ pub enum SpecError {
     Unreadable { file: PathBuf, source: std::io::Error },
     #[error("{location}: {message}")]
     Invalid { location: Location, message: String },
+    /// The engine's source tree (`tree` as written, `resolved` absolute) is not there; everything else
+    /// of the declaration was checked.
+    #[error("{location}: engine tree `{}` is not a directory", resolved.display())]
+    TreeMissing { location: Location, tree: String, resolved: PathBuf },
 }

@@ -3,11 +3,13 @@
 use std::path::PathBuf;
 
 use super::analysis_config::AnalysisConfig;
+use super::check::Check;
 use super::derived_param::DerivedParam;
 use super::engine::Engine;
 use super::param_value::Param;
 use super::source_file::SourceFile;
-use super::sweep_decl::{CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl, SweepDecl};
+use super::spec_note::SpecNote;
+use super::sweep_decl::{InputDecl, MetricsDecl, RepsDecl, RunDecl, SweepDecl};
 use super::value_map::ValueMap;
 
 /// A sweep that passed `spec::load_sweep`; later stages may trust every name in it.
@@ -26,10 +28,12 @@ pub struct Sweep {
     pub run: RunDecl,
     pub inputs: Vec<InputDecl>,
     pub metrics: MetricsDecl,
-    pub checks: Vec<CheckDecl>,
+    pub checks: Vec<Check>,
     pub analysis: AnalysisConfig,
     /// The declaration as written, kept for the sidecar.
     pub decl: SweepDecl,
+    /// What it most likely did not mean but can run (`sweep check` prints these).
+    pub notes: Vec<SpecNote>,
 }
 
 impl Sweep {

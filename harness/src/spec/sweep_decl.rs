@@ -8,9 +8,12 @@ use super::analysis_config::AnalysisConfig;
 use super::block_selector::BlockSelector;
 use super::design::Design;
 use super::engine_profile::EngineOverrides;
+use super::pattern::Pattern;
 use super::report_config::ReportConfig;
 use super::service_decl::ServiceDecl;
 use super::source_decl::SourceDecl;
+use crate::expression::Expression;
+use crate::template::Template;
 
 /// The order runs are scheduled in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
@@ -96,9 +99,9 @@ fn default_reps() -> u32 {
 #[serde(deny_unknown_fields)]
 pub struct RunDecl {
     #[serde(default)]
-    pub args: Vec<String>,
+    pub args: Vec<Template>,
     #[serde(default)]
-    pub env: BTreeMap<String, String>,
+    pub env: BTreeMap<String, Template>,
     /// Param -> the value of it that leaves its variable unset and its argument out (`slices = "rule"`:
     /// the engine's own rule decides), so the rule runs beside the forced values.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -125,7 +128,7 @@ pub struct InputDecl {
     /// Values repeated in order and cut to `count`.
     pub pattern: Vec<i64>,
     /// How many values; a template such as `"{{rows}}"`.
-    pub count: String,
+    pub count: Template,
     #[serde(default = "default_separator")]
     pub separator: String,
 }
@@ -138,7 +141,7 @@ fn default_separator() -> String {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RegexMetricDecl {
-    pub pattern: String,
+    pub pattern: Pattern,
     /// Per-rank launcher: which rank's log; default the result rank.
     #[serde(default)]
     pub rank: Option<u32>,
@@ -157,13 +160,18 @@ pub struct MetricsDecl {
     pub regex: BTreeMap<String, RegexMetricDecl>,
     /// Name -> expression over other metrics, e.g. `1000 * prefill_seconds / rows`.
     #[serde(default)]
-    pub derived: BTreeMap<String, String>,
+    pub derived: BTreeMap<String, Expression>,
     /// Phase seconds from one phase-profile block of each run.
     #[serde(default)]
     pub profile: Option<ProfileMetricsDecl>,
     /// Whose log holds the result line: `"client"` (the run's main process, the default) or a service's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_process: Option<String>,
+    /// Metric -> the unit its values are in (`prefill_tokens_per_s = "tok/s"`), printed after its numbers;
+    /// a metric without one gets the unit its name implies (`_ms`, `_per_s`, ...), if any. Not recorded
+    /// when empty, so sidecars and fingerprints of sweeps that declare none are unchanged.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub units: BTreeMap<String, String>,
 }
 
 /// Metrics read from the engine's phase profile: which block, and which phases become metrics.
@@ -231,16 +239,15 @@ fn default_exclude() -> Vec<String> {
     vec!["build".to_string()]
 }
 
-/// A run fails unless a metric equals a value (a template over params), e.g. reported rows == `{{rows}}`,
-/// or an expression over metrics and params equals another, e.g. `prefill_tokens_per_s * prefill_seconds`
-/// == `rows` within 1%. Exactly one of `metric` and `expr` is given.
+/// A `[[checks]]` entry as written (see `Check`, what loading makes of it). Exactly one of `metric` and
+/// `expr` is given.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CheckDecl {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metric: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expr: Option<String>,
+    pub expr: Option<Expression>,
     /// With `metric`: a template over params (`{{rows}}`); with `expr`: an expression over params and
     /// metrics (`rows`).
     pub equals: String,
@@ -261,7 +268,7 @@ pub struct SweepDecl {
     pub zip: Vec<Vec<String>>,
     /// Grid constraints: a setting is planned only when every expression holds (`K % 256 == 0`).
     #[serde(default, rename = "where", skip_serializing_if = "Vec::is_empty")]
-    pub constraints: Vec<String>,
+    pub constraints: Vec<Expression>,
     pub engine: EngineOverrides,
     #[serde(default)]
     pub params: toml::Table,

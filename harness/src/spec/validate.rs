@@ -2,13 +2,17 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::check::{Check, CheckTest};
+use super::engine::Engine;
 use super::engine_profile::EngineOverrides;
 use super::engine_profile::{EngineProfile, LauncherKind};
 use super::param_value::{Param, ParamValue};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::{AblationDecl, CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder};
+use super::validate_services::CLIENT_PROCESS;
 use super::{MAX_ABLATION_GROUPS, MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
+use crate::expression::Expression;
 
 /// Turns `[params]` into params, refusing empty lists, non-scalars and reserved names.
 /// The declared params; `unset` (`[run.unset]`) names values that may stand apart in type (`"rule"` among
@@ -314,22 +318,26 @@ pub fn metrics(source: &SourceFile, metrics: &MetricsDecl, params: &[Param]) -> 
         return Err(source.error_at("metrics", "no metrics declared: add `result = [...]` keys to read"));
     }
     for (name, decl) in &metrics.regex {
-        regex_metric(source, name, &decl.pattern)?;
+        if decl.pattern.captures_len() < 2 {
+            let message = "the regex has no capture group: wrap the number in ( )";
+            return Err(source.error_at(&format!("metrics.regex.{name}.pattern"), message));
+        }
     }
     let known: BTreeSet<&str> = names.iter().copied().chain(numeric_names(params)).collect();
     for (name, expression) in &metrics.derived {
-        derived_metric(source, name, expression, &known)?;
+        expression_over(source, &format!("metrics.derived.{name}"), expression, &known, Some(name))?;
     }
     derived_cycle(source, &metrics.derived)
 }
 
 /// Derived metrics may use one another, but not in a cycle: `a = "b + 1"`, `b = "a + 1"` can never be
 /// evaluated, so every run would fail.
-fn derived_cycle(source: &SourceFile, derived: &std::collections::BTreeMap<String, String>) -> Result<(), SpecError> {
+fn derived_cycle(
+    source: &SourceFile,
+    derived: &std::collections::BTreeMap<String, Expression>,
+) -> Result<(), SpecError> {
     let uses = |name: &str| -> Vec<&str> {
-        let tree = evalexpr::build_operator_tree::<evalexpr::DefaultNumericTypes>(&derived[name]);
-        let read: Vec<String> =
-            tree.map(|tree| tree.iter_read_variable_identifiers().map(str::to_string).collect()).unwrap_or_default();
+        let read = derived[name].names();
         derived.keys().map(String::as_str).filter(|other| read.iter().any(|used| used == other)).collect()
     };
     // Depth-first from each metric: a path that comes back to a metric on it is a cycle.
@@ -361,20 +369,6 @@ fn derived_cycle(source: &SourceFile, derived: &std::collections::BTreeMap<Strin
     Ok(())
 }
 
-fn regex_metric(source: &SourceFile, name: &str, pattern: &str) -> Result<(), SpecError> {
-    let key = format!("metrics.regex.{name}.pattern");
-    let regex = regex::Regex::new(pattern)
-        .map_err(|error| source.error_at(&key, format!("invalid regex: {}", one_line(&error.to_string()))))?;
-    if regex.captures_len() < 2 {
-        return Err(source.error_at(&key, "the regex has no capture group: wrap the number in ( )"));
-    }
-    Ok(())
-}
-
-fn derived_metric(source: &SourceFile, name: &str, expression: &str, known: &BTreeSet<&str>) -> Result<(), SpecError> {
-    expression_over(source, &format!("metrics.derived.{name}"), expression, known, Some(name))
-}
-
 /// The params an expression may read: numbers only (evaluate_number binds numbers), so an expression over
 /// a text or boolean param is refused here, not found at run time.
 fn numeric_names(params: &[Param]) -> impl Iterator<Item = &str> {
@@ -390,24 +384,23 @@ fn numeric_names(params: &[Param]) -> impl Iterator<Item = &str> {
 fn expression_over(
     source: &SourceFile,
     key: &str,
-    expression: &str,
+    expression: &Expression,
     known: &BTreeSet<&str>,
     itself: Option<&str>,
 ) -> Result<(), SpecError> {
-    let tree = evalexpr::build_operator_tree::<evalexpr::DefaultNumericTypes>(expression)
-        .map_err(|error| source.error_at(key, format!("invalid expression `{expression}`: {error}")))?;
-    for variable in tree.iter_read_variable_identifiers() {
-        if Some(variable) == itself {
+    for variable in expression.names() {
+        if Some(variable.as_str()) == itself {
             return Err(source.error_at(key, format!("`{variable}` is defined in terms of itself")));
         }
-        if !known.contains(variable) {
+        if !known.contains(variable.as_str()) {
             return Err(source.error_at(
                 key,
                 format!("unknown name `{variable}` in `{expression}` (not a metric or numeric parameter)"),
             ));
         }
     }
-    crate::expression::evaluate_number(expression, known.iter().map(|name| (*name, 1.5)))
+    expression
+        .number(known.iter().map(|name| (*name, 1.5)))
         .map(|_| ())
         .map_err(|error| source.error_at(key, format!("`{expression}` cannot be evaluated: {error}")))
 }
@@ -419,33 +412,28 @@ pub fn checks(
     checks: &[CheckDecl],
     metrics: &MetricsDecl,
     params: &[Param],
-) -> Result<(), SpecError> {
+) -> Result<Vec<Check>, SpecError> {
     let known: BTreeSet<&str> = metric_names(metrics).into_iter().chain(numeric_names(params)).collect();
-    for (index, check) in checks.iter().enumerate() {
+    let mut checked = Vec::with_capacity(checks.len());
+    for (index, decl) in checks.iter().enumerate() {
         let key = |field: &str| format!("checks[{index}].{field}");
-        match (&check.metric, &check.expr) {
-            (Some(metric), None) => {
-                if !is_metric(metrics, metric) {
-                    return Err(source.error_at(&key("metric"), unknown_metric(metrics, metric)));
-                }
-                template_syntax(source, &key("equals"), &check.equals)?;
+        let check = Check::of(source, index, decl)?;
+        match &check.test {
+            CheckTest::Metric { metric, .. } if !is_metric(metrics, metric) => {
+                return Err(source.error_at(&key("metric"), unknown_metric(metrics, metric)));
             }
-            (None, Some(expr)) => {
+            CheckTest::Metric { .. } => {}
+            CheckTest::Expression { expr, equals } => {
                 expression_over(source, &key("expr"), expr, &known, None)?;
-                expression_over(source, &key("equals"), &check.equals, &known, None)?;
-            }
-            _ => {
-                return Err(source.error_at(
-                    &format!("checks[{index}]"),
-                    "give either `metric` (with `equals` a template) or `expr` (with `equals` an expression)",
-                ))
+                expression_over(source, &key("equals"), equals, &known, None)?;
             }
         }
         if check.within.is_some_and(|share| !(share.is_finite() && share > 0.0 && share < 1.0)) {
             return Err(source.error_at(&key("within"), "must be a share between 0 and 1 (e.g. 0.01 for 1%)"));
         }
+        checked.push(check);
     }
-    Ok(())
+    Ok(checked)
 }
 
 pub fn inputs(source: &SourceFile, inputs: &[InputDecl]) -> Result<(), SpecError> {
@@ -466,7 +454,6 @@ pub fn inputs(source: &SourceFile, inputs: &[InputDecl]) -> Result<(), SpecError
                 "a file name, not a path: inputs live in the run directory",
             ));
         }
-        template_syntax(source, &format!("inputs[{index}].count"), &input.count)?;
     }
     Ok(())
 }
@@ -523,7 +510,8 @@ pub fn analysis(
         named("analysis.rows_per_slice.rows".into(), &rule.rows)?;
         named("analysis.rows_per_slice.slices".into(), &rule.slices)?;
     }
-    if let Some(key) = analysis.equivalence_key.as_ref().filter(|key| !is_param(key) && !is_metric(metrics, key)) {
+    let is_column = |key: &Expression| is_param(key.text()) || is_metric(metrics, key.text());
+    if let Some(key) = analysis.equivalence_key.as_ref().filter(|key| !is_column(key)) {
         let known = metric_names(metrics).into_iter().chain(numeric_names(params)).collect();
         expression_over(source, "analysis.equivalence", key, &known, None)?;
     }
@@ -604,7 +592,6 @@ pub fn engine(
     profile: &EngineProfile,
     overrides: &EngineOverrides,
 ) -> Result<(), SpecError> {
-    let tree_overridden = overrides.tree.is_some();
     if profile.ranks == 0 || profile.ranks > MAX_RANKS {
         let message = format!("{} ranks: must be between 1 and {MAX_RANKS}", profile.ranks);
         return Err(match overrides.ranks {
@@ -627,20 +614,11 @@ pub fn engine(
             ),
         ));
     }
-    if !std::path::Path::new(&profile.tree).is_dir() {
-        let message = format!("engine tree `{}` is not a directory", profile.tree);
-        return Err(if tree_overridden {
-            sweep.error_at("engine.tree", message)
-        } else {
-            profile_source.error_at("tree", message)
-        });
-    }
     for (index, argv) in profile.pre_run.iter().enumerate() {
         if argv.is_empty() {
             return Err(profile_source.error_at(&format!("pre_run[{index}]"), "empty command"));
         }
     }
-    template_syntax(profile_source, "program", &profile.program)?;
     let own_env = profile.env.iter().filter(|(name, _)| !overrides.env.contains_key(*name));
     super::validate_env::env_names(profile_source, "env", &own_env.map(|(k, v)| (k.clone(), v.clone())).collect())?;
     prefixes(profile_source, profile)
@@ -679,6 +657,25 @@ fn unknown_metric(metrics: &MetricsDecl, name: &str) -> String {
     format!("unknown metric `{name}` (declared: {})", metric_names(metrics).join(", "))
 }
 
+/// Each `[metrics] result` key is one the engine's result line prints, when its profile documents them
+/// (and the line is the engine's, not a service's).
+pub fn result_keys(source: &SourceFile, metrics: &MetricsDecl, engine: &Engine) -> Result<(), SpecError> {
+    let keys = &engine.result.keys;
+    if keys.is_empty() || metrics.result_process.as_deref().is_some_and(|process| process != CLIENT_PROCESS) {
+        return Ok(());
+    }
+    let Some((index, key)) = metrics.result.iter().enumerate().find(|(_, key)| !keys.contains(key)) else {
+        return Ok(());
+    };
+    let near = super::near_name::did_you_mean(key, keys.iter().map(String::as_str));
+    let message = format!(
+        "`{key}` is not a key the engine's result line prints{near} (documented in {}: {})",
+        engine.profile.path.display(),
+        keys.join(", ")
+    );
+    Err(source.error_at(&format!("metrics.result[{index}]"), message))
+}
+
 /// Profile metrics need the engine's profile prefix and, to match a block, the result key they match.
 pub fn profile_metrics(
     source: &SourceFile,
@@ -711,11 +708,6 @@ pub fn profile_metrics(
     Ok(())
 }
 
-/// Compiles a template; handlebars' own message is a multi-line excerpt listing every token it wanted.
-pub(super) fn template_syntax(source: &SourceFile, key: &str, text: &str) -> Result<(), SpecError> {
-    crate::template::check_syntax(text).map_err(|error| source.error_at(key, format!("bad template `{text}`: {error}")))
-}
-
 /// `[run]` templates may name params, `inputs.<name>` and the harness's names, and `rank` only under the
 /// per-rank launcher. Plain `{{a}}` / `{{a.b}}` outside blocks are checked here; the rest at preflight.
 pub fn run_templates(
@@ -725,8 +717,8 @@ pub fn run_templates(
     inputs: &[InputDecl],
     launcher: LauncherKind,
 ) -> Result<(), SpecError> {
-    let templates = run.args.iter().enumerate().map(|(i, text)| (format!("run.args[{i}]"), text.as_str()));
-    let env = run.env.iter().map(|(name, text)| (format!("run.env.{name}"), text.as_str()));
+    let templates = run.args.iter().enumerate().map(|(i, text)| (format!("run.args[{i}]"), text.text()));
+    let env = run.env.iter().map(|(name, text)| (format!("run.env.{name}"), text.text()));
     let services = super::validate_services::service_templates(&run.service);
     let known =
         TemplateNames { params, inputs, launcher, harness: &super::validate_services::port_names(&run.service) };
@@ -748,7 +740,7 @@ fn unset_values(source: &SourceFile, run: &RunDecl, params: &[Param]) -> Result<
             return Err(source.error_at(&key, format!("`{value}` is not a value of `{name}`")));
         }
         let reference = format!("{{{{{name}}}}}");
-        let used = run.args.iter().chain(run.env.values()).any(|text| text.contains(&reference));
+        let used = run.args.iter().chain(run.env.values()).any(|text| text.text().contains(&reference));
         if !used {
             let message = format!("no `[run]` arg or env uses `{reference}`: unsetting `{name}` would change nothing");
             return Err(source.error_at(&key, message));
@@ -766,10 +758,9 @@ struct TemplateNames<'a> {
     harness: &'a [&'a str],
 }
 
-/// A template's syntax, and that every plain variable in it has a value at run time.
+/// Every plain variable of a template has a value at run time.
 fn known_variables(source: &SourceFile, key: &str, text: &str, known: &TemplateNames<'_>) -> Result<(), SpecError> {
     let TemplateNames { params, inputs, launcher, harness } = *known;
-    template_syntax(source, key, text)?;
     for path in plain_variables(text) {
         let (first, rest) = path.split_once('.').unwrap_or((path, ""));
         let unknown = match first {
@@ -791,10 +782,9 @@ fn known_variables(source: &SourceFile, key: &str, text: &str, known: &TemplateN
             }
         };
         if unknown {
-            return Err(source.error_at(
-                key,
-                format!("unknown template variable `{path}` (not a parameter, input or harness name)"),
-            ));
+            let near = super::near_name::did_you_mean(first, params.iter().map(|param| param.name.as_str()));
+            let message = format!("unknown template variable `{path}` (not a parameter, input or harness name){near}");
+            return Err(source.error_at(key, message));
         }
     }
     Ok(())
@@ -820,8 +810,4 @@ pub(super) fn plain_variables(text: &str) -> Vec<&str> {
         rest = &rest[start + end + 2..];
     }
     found
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -7,7 +7,8 @@ use super::param_value::Param;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::RunDecl;
-use super::validate::{plain_variables, template_syntax};
+use super::validate::plain_variables;
+use crate::template::Template;
 
 /// Names a build template may use besides params.
 const BUILD_NAMES: &[&str] = &["tree", "build_dir"];
@@ -28,8 +29,8 @@ pub fn build(source: &SourceFile, build: &RunDecl, engine: &Engine, params: &[Pa
     Ok(())
 }
 
-fn build_template(source: &SourceFile, key: &str, text: &str, params: &[Param]) -> Result<(), SpecError> {
-    template_syntax(source, key, text)?;
+fn build_template(source: &SourceFile, key: &str, template: &Template, params: &[Param]) -> Result<(), SpecError> {
+    let text = template.text();
     if text.contains("{{#") || text.contains("{{~#") {
         return Err(source.error_at(key, "blocks are not allowed in a build template: name params plainly"));
     }
@@ -47,7 +48,7 @@ fn build_template(source: &SourceFile, key: &str, text: &str, params: &[Param]) 
 
 /// The params (of `names`, in order) a build template names: each distinct tuple of their values is one build.
 pub fn build_time_params(engine: &Engine, build: &RunDecl, names: Vec<String>) -> Vec<String> {
-    let texts: Vec<&String> = engine.build.iter().chain(&build.args).chain(build.env.values()).collect();
-    let named: Vec<&str> = texts.iter().flat_map(|text| plain_variables(text)).collect();
+    let templates = engine.build.iter().chain(&build.args).chain(build.env.values());
+    let named: Vec<&str> = templates.flat_map(|template| plain_variables(template.text())).collect();
     names.into_iter().filter(|name| named.contains(&name.as_str())).collect()
 }

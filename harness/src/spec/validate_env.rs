@@ -7,7 +7,7 @@ use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 
 /// Every name of `env`, declared under `table` (`run.env`, `engine.env`, ...), is a settable variable name.
-pub fn env_names(source: &SourceFile, table: &str, env: &BTreeMap<String, String>) -> Result<(), SpecError> {
+pub fn env_names<V>(source: &SourceFile, table: &str, env: &BTreeMap<String, V>) -> Result<(), SpecError> {
     for name in env.keys() {
         let reason = if name.is_empty() {
             "an empty variable name cannot be set"

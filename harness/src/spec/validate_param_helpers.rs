@@ -1,14 +1,12 @@
 //! Checks the param helpers at load: derived params and `where` constraints are expressions over
-//! numeric params (a text or boolean param is refused here, never found at run time), and value maps
-//! render as templates.
+//! numeric params (a text or boolean param is refused here, never found at run time).
 
 use super::derived_param::DerivedParam;
 use super::param_value::{Param, ParamValue};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::validate::template_syntax;
-use super::value_map::ValueMap;
 use super::RESERVED_NAMES;
+use crate::expression::Expression;
 
 pub fn derived(source: &SourceFile, derived: &[DerivedParam], params: &[Param]) -> Result<(), SpecError> {
     for (index, param) in derived.iter().enumerate() {
@@ -25,7 +23,7 @@ pub fn derived(source: &SourceFile, derived: &[DerivedParam], params: &[Param]) 
 /// Each `where` constraint is a numeric expression over params and derived params.
 pub fn constraints(
     source: &SourceFile,
-    constraints: &[String],
+    constraints: &[Expression],
     params: &[Param],
     derived: &[DerivedParam],
 ) -> Result<(), SpecError> {
@@ -36,37 +34,22 @@ pub fn constraints(
     Ok(())
 }
 
-/// Every argv element and env value of a value map is a template.
-pub fn value_maps(source: &SourceFile, maps: &[ValueMap]) -> Result<(), SpecError> {
-    for map in maps {
-        for (value, args) in &map.values {
-            let key = format!("params.{}.{value}", map.param);
-            for text in args.args.iter().chain(args.env.values()) {
-                template_syntax(source, &key, text)?;
-            }
-        }
-    }
-    Ok(())
-}
-
 fn numeric_expression(
     source: &SourceFile,
     key: &str,
-    expression: &str,
+    expression: &Expression,
     params: &[Param],
     derived: &[&str],
 ) -> Result<(), SpecError> {
-    let tree = evalexpr::build_operator_tree::<evalexpr::DefaultNumericTypes>(expression)
-        .map_err(|error| source.error_at(key, format!("invalid expression `{expression}`: {error}")))?;
-    for name in tree.iter_read_variable_identifiers() {
-        match params.iter().find(|param| param.name == name) {
+    for name in expression.names() {
+        match params.iter().find(|param| param.name == *name) {
             Some(param) if !param.values.iter().all(is_number) => {
                 let message =
                     format!("`{name}` is not numeric: expressions are over numbers (compare it in a value map)");
                 return Err(source.error_at(key, message));
             }
             Some(_) => {}
-            None if derived.contains(&name) => {}
+            None if derived.contains(&name.as_str()) => {}
             None => return Err(source.error_at(key, format!("unknown parameter `{name}` in `{expression}`"))),
         }
     }

@@ -1,7 +1,8 @@
-//! Checks of `[[run.service]]` at load: unique names, one readiness rule each, `port = "auto"` at most
-//! once, and every `process = ...` on a metric naming the client or a declared service.
+//! Checks of `[[run.service]]` at load: unique names, `port = "auto"` at most once, and every
+//! `process = ...` on a metric naming the client or a declared service.
 
 use super::param_value::Param;
+use super::ready_rule::ReadyRule;
 use super::service_decl::{ServiceDecl, AUTO_PORT, PORT_NAME};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
@@ -14,14 +15,15 @@ pub const CLIENT_PROCESS: &str = "client";
 pub fn service_templates(services: &[ServiceDecl]) -> impl Iterator<Item = (String, &str)> {
     services.iter().enumerate().flat_map(|(i, service)| {
         let at = format!("run.service[{i}]");
-        let program = std::iter::once((format!("{at}.program"), service.program.as_str()));
+        let program = std::iter::once((format!("{at}.program"), service.program.text()));
         let args =
-            service.args.iter().enumerate().map(move |(j, arg)| (format!("run.service[{i}].args[{j}]"), arg.as_str()));
-        let env = service.env.iter().map(move |(name, text)| (format!("run.service[{i}].env.{name}"), text.as_str()));
-        let ready =
-            [("tcp", &service.ready.tcp), ("http", &service.ready.http)].into_iter().filter_map(move |(rule, text)| {
-                text.as_deref().map(|text| (format!("run.service[{i}].ready.{rule}"), text))
-            });
+            service.args.iter().enumerate().map(move |(j, arg)| (format!("run.service[{i}].args[{j}]"), arg.text()));
+        let env = service.env.iter().map(move |(name, text)| (format!("run.service[{i}].env.{name}"), text.text()));
+        let ready = match &service.ready.rule {
+            ReadyRule::Tcp(address) => Some((format!("run.service[{i}].ready.tcp"), address.text())),
+            ReadyRule::Http(url) => Some((format!("run.service[{i}].ready.http"), url.text())),
+            ReadyRule::Log(_) => None,
+        };
         program.chain(args).chain(env).chain(ready)
     })
 }
@@ -51,7 +53,6 @@ pub fn services(source: &SourceFile, run: &RunDecl, params: &[Param], has_pre_ru
         if run.service[..index].iter().any(|earlier| earlier.name == service.name) {
             return Err(source.error_at(&at(".name"), format!("a second service named `{}`", service.name)));
         }
-        ready_rule(source, service, &at(".ready"))?;
         if let Some(port) = &service.port {
             if port != AUTO_PORT {
                 return Err(source.error_at(&at(".port"), format!("`{port}`: the only value is \"{AUTO_PORT}\"")));
@@ -84,22 +85,6 @@ fn reuse_across(
     if has_pre_run && !service.reuse_across.is_empty() {
         let message = "the engine profile's `pre_run` runs before each run's services, so they cannot be shared";
         return Err(source.error_at(key, message));
-    }
-    Ok(())
-}
-
-fn ready_rule(source: &SourceFile, service: &ServiceDecl, key: &str) -> Result<(), SpecError> {
-    let ready = &service.ready;
-    let rules = [ready.log.is_some(), ready.tcp.is_some(), ready.http.is_some()];
-    if rules.iter().filter(|&&given| given).count() != 1 {
-        return Err(source.error_at(key, "give exactly one of `log`, `tcp` and `http`"));
-    }
-    if let Some(pattern) = &ready.log {
-        regex::Regex::new(pattern)
-            .map_err(|error| source.error_at(&format!("{key}.log"), format!("bad regex `{pattern}`: {error}")))?;
-    }
-    if let Some(url) = ready.http.as_deref().filter(|url| !url.starts_with("http://")) {
-        return Err(source.error_at(&format!("{key}.http"), format!("`{url}`: only plain `http://` URLs are probed")));
     }
     Ok(())
 }

@@ -8,15 +8,16 @@ use super::engine_profile::LauncherKind;
 use super::param_value::Param;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::validate::{plain_variables, template_syntax};
+use super::validate::plain_variables;
 use super::MAX_RANKS;
 
 pub fn topology(source: &SourceFile, engine: &Engine, params: &[Param]) -> Result<(), SpecError> {
     let topology = &engine.topology;
     for (key, text) in [("engine.ranks", &topology.ranks), ("engine.hostfile", &topology.hostfile)] {
         let Some(text) = text else { continue };
-        template_syntax(source, key, text)?;
-        if let Some(name) = plain_variables(text).into_iter().find(|name| !params.iter().any(|p| p.name == *name)) {
+        if let Some(name) =
+            plain_variables(text.text()).into_iter().find(|name| !params.iter().any(|p| p.name == *name))
+        {
             return Err(source.error_at(key, format!("unknown template variable `{name}` (not a parameter)")));
         }
     }
@@ -28,12 +29,10 @@ pub fn topology(source: &SourceFile, engine: &Engine, params: &[Param]) -> Resul
     hostfiles_exist(source, engine, params)?;
     let Some(text) = &topology.ranks else { return Ok(()) };
     let named: Vec<&Param> =
-        params.iter().filter(|param| plain_variables(text).contains(&param.name.as_str())).collect();
+        params.iter().filter(|param| plain_variables(text.text()).contains(&param.name.as_str())).collect();
     for point in combinations(&named) {
-        let ranks = topology
-            .ranks_for(&point, MAX_RANKS)
-            .expect("templated")
-            .map_err(|m| source.error_at("engine.ranks", m))?;
+        let Some(ranks) = topology.ranks_for(&point, MAX_RANKS) else { break };
+        let ranks = ranks.map_err(|m| source.error_at("engine.ranks", m))?;
         if engine.launcher == LauncherKind::Local && ranks != 1 {
             let message = format!("`{text}` gives {ranks} ranks but the local launcher starts one process");
             return Err(source.error_at("engine.ranks", message));
@@ -56,9 +55,10 @@ fn hostfiles_exist(source: &SourceFile, engine: &Engine, params: &[Param]) -> Re
     }
     let Some(text) = &engine.topology.hostfile else { return Ok(()) };
     let named: Vec<&Param> =
-        params.iter().filter(|param| plain_variables(text).contains(&param.name.as_str())).collect();
+        params.iter().filter(|param| plain_variables(text.text()).contains(&param.name.as_str())).collect();
     for point in combinations(&named) {
-        match engine.topology.hostfile_for(&point).expect("templated") {
+        let Some(file) = engine.topology.hostfile_for(&point) else { break };
+        match file {
             Ok(file) if !file.is_file() => return Err(source.error_at("engine.hostfile", missing(&file))),
             Ok(_) => {}
             Err(message) => return Err(source.error_at("engine.hostfile", message)),

@@ -15,7 +15,7 @@ pub fn variant_context(groups: &[String], ablated: &[String], params: &Map<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::template;
+    use crate::template::Template;
     use serde_json::json;
 
     fn groups() -> Vec<String> {
@@ -32,8 +32,8 @@ mod tests {
     #[test]
     fn misspelt_group_in_an_expression_is_an_error() {
         let context = variant_context(&groups(), &[], &Map::new());
-        assert!(template::render("{{ablate.broadcast_row}}", &context).is_err());
-        assert_eq!(template::render("{{ablate.broadcast_rows}}", &context).unwrap(), "false");
+        assert!(Template::parse("{{ablate.broadcast_row}}").unwrap().render(&context).is_err());
+        assert_eq!(Template::parse("{{ablate.broadcast_rows}}").unwrap().render(&context).unwrap(), "false");
     }
 
     /// Strict mode does not reach `#if`/`#unless` arguments: a misspelt group there renders as "not
@@ -41,6 +41,9 @@ mod tests {
     #[test]
     fn strict_mode_does_not_check_if_unless_arguments() {
         let context = variant_context(&groups(), &[], &Map::new());
-        assert_eq!(template::render("{{#unless ablate.broadcast_row}}x{{/unless}}", &context).unwrap(), "x");
+        assert_eq!(
+            Template::parse("{{#unless ablate.broadcast_row}}x{{/unless}}").unwrap().render(&context).unwrap(),
+            "x"
+        );
     }
 }

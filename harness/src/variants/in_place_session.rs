@@ -81,8 +81,10 @@ impl Drop for InPlaceSession {
             return;
         }
         if let Err(error) = self.restore() {
-            // Drop cannot return an error; the journal is still on disk, so say how to finish the job.
-            eprintln!("sweep: {error}; run `sweep restore` on {} to finish restoring", self.tree.display());
+            // Drop cannot return an error; the journal is still on disk, so say how to finish the job, as a
+            // command that runs as printed.
+            let restore = crate::shell_line::sweep_command(&["restore".into(), self.tree.display().to_string()]);
+            eprintln!("sweep: {error}; run `{restore}` to finish restoring");
         }
     }
 }

@@ -34,8 +34,7 @@ mod tests {
         let bad = dir.path().join("b.hbs");
         std::fs::write(&good, "rows={{rows}}").unwrap();
         std::fs::write(&bad, "cols={{cols}}").unwrap();
-        let targets =
-            |t: &PathBuf| TemplateTarget { template: t.clone(), target: PathBuf::from("a.cpp"), derived: None };
+        let targets = |t: &PathBuf| TemplateTarget::read(t.clone(), PathBuf::from("a.cpp")).unwrap();
         let files = render_variant(&[targets(&good)], &json!({"rows": 4})).unwrap();
         assert_eq!(files, [RenderedFile { target: PathBuf::from("a.cpp"), text: "rows=4".to_string() }]);
         let error = render_variant(&[targets(&good), targets(&bad)], &json!({"rows": 4})).unwrap_err();

@@ -57,7 +57,7 @@ fn ordered_blocks(groups: &[(String, Selector)], lines: &[&str]) -> Result<Vec<(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::template;
+    use crate::template::Template;
     use serde_json::json;
 
     const SOURCE: &str = "int a[2] = {{1, 2}};\n  step();\n  call(1);\nlast();";
@@ -67,7 +67,7 @@ mod tests {
     }
 
     fn render(template: &str, ablated: bool) -> String {
-        template::render(template, &json!({"ablate": {"g": ablated, "h": ablated}})).unwrap()
+        Template::parse(template).unwrap().render(&json!({"ablate": {"g": ablated, "h": ablated}})).unwrap()
     }
 
     #[test]

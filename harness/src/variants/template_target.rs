@@ -1,6 +1,5 @@
 //! `TemplateTarget`: a template and the engine source it renders over, with the path and staleness guards.
 
-use std::borrow::Cow;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
@@ -12,56 +11,63 @@ use super::context::variant_context;
 use super::error::VariantError;
 use super::source_template::derive_template;
 use crate::spec::Selector;
-use crate::template;
+use crate::template::Template;
 
 /// Longest line shown in a staleness message: enough to recognise the line, short enough for a terminal.
 const SHOWN_LINE_CHARS: usize = 120;
 
-/// A handlebars template (absolute path) rendered over `target` (relative to the engine tree).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A handlebars template (absolute path) rendered over `target` (relative to the engine tree), compiled
+/// once when the target is made.
+#[derive(Debug, Clone, PartialEq)]
 pub struct TemplateTarget {
     /// The template file, or for a derived template the source it was derived from.
     pub template: PathBuf,
     pub target: PathBuf,
-    /// The template text when derived from the source by selectors rather than read from `template`.
-    pub derived: Option<String>,
+    compiled: Template,
 }
 
 impl TemplateTarget {
+    /// The template file at `template` (absolute), rendered over `target`.
+    pub fn read(template: PathBuf, target: PathBuf) -> Result<TemplateTarget, VariantError> {
+        let text = fs::read_to_string(&template).map_err(VariantError::io("read", &template))?;
+        TemplateTarget::of_text(template, target, &text)
+    }
+
     /// The template of `target` (inside `tree`) derived from its current text: it cannot be stale.
     pub fn derive(tree: &Path, target: &Path, groups: &[(String, Selector)]) -> Result<TemplateTarget, VariantError> {
         let source_path = resolve_target(tree, target)?;
         let source = fs::read_to_string(&source_path).map_err(VariantError::io("read", &source_path))?;
         let text = derive_template(&source, groups)
             .map_err(|reason| VariantError::Selector { file: target.to_path_buf(), reason: Box::new(reason) })?;
-        Ok(TemplateTarget { template: source_path, target: target.to_path_buf(), derived: Some(text) })
+        TemplateTarget::of_text(source_path, target.to_path_buf(), &text)
     }
 
-    fn text(&self) -> Result<Cow<'_, str>, VariantError> {
-        match &self.derived {
-            Some(text) => Ok(Cow::Borrowed(text)),
-            None => {
-                fs::read_to_string(&self.template).map(Cow::Owned).map_err(VariantError::io("read", &self.template))
-            }
-        }
+    fn of_text(template: PathBuf, target: PathBuf, text: &str) -> Result<TemplateTarget, VariantError> {
+        let compiled =
+            Template::parse(text).map_err(|source| VariantError::Template { template: template.clone(), source })?;
+        Ok(TemplateTarget { template, target, compiled })
+    }
+
+    fn text(&self) -> &str {
+        self.compiled.text()
     }
 
     /// Renders this template against `context`.
     pub fn render(&self, context: &Value) -> Result<String, VariantError> {
-        template::render(&self.text()?, context)
+        self.compiled
+            .render(context)
             .map_err(|source| VariantError::Template { template: self.template.clone(), source })
     }
 
     /// Whether the template can remove `group` (mentions `ablate.<group>`).
-    pub fn mentions(&self, group: &str) -> Result<bool, VariantError> {
-        Ok(group_reference().captures_iter(&self.text()?).any(|found| &found[1] == group))
+    pub fn mentions(&self, group: &str) -> bool {
+        group_reference().captures_iter(self.text()).any(|found| &found[1] == group)
     }
 
     /// Every `ablate.<group>` the template mentions must be a declared group. Strict mode alone misses a
     /// misspelt group inside `#if`/`#unless`, which would silently render as "not ablated".
     pub fn check_groups(&self, groups: &[String]) -> Result<(), VariantError> {
-        let text = self.text()?;
-        for (index, line) in text.lines().enumerate() {
+        for (index, line) in self.text().lines().enumerate() {
             for found in group_reference().captures_iter(line) {
                 let group = &found[1];
                 if !groups.iter().any(|declared| declared == group) {
@@ -166,7 +172,7 @@ fn shown(line: Option<&str>) -> String {
 pub fn template_of_source(source: &Path, groups: &[(String, Selector)]) -> Result<String, VariantError> {
     let path = fs::canonicalize(source).map_err(VariantError::io("resolve", source))?;
     let (tree, name) = (path.parent().unwrap_or(Path::new("/")), path.file_name().unwrap_or_default());
-    let mut target = TemplateTarget::derive(tree, Path::new(name), groups).map_err(|error| match error {
+    let target = TemplateTarget::derive(tree, Path::new(name), groups).map_err(|error| match error {
         // Name the source as the user wrote it, not as the tree-relative target.
         VariantError::Selector { reason, .. } => VariantError::Selector { file: source.to_path_buf(), reason },
         other => other,
@@ -183,9 +189,10 @@ pub fn template_of_source(source: &Path, groups: &[(String, Selector)]) -> Resul
         name.to_string_lossy(),
         names.join(", ")
     );
-    target.derived = target.derived.map(|body| header + &body);
+    let text = header + target.text();
+    let target = TemplateTarget::of_text(target.template, target.target, &text)?;
     check_fresh(&target, tree, &variant_context(&names, &[], &Map::new()))?;
-    Ok(target.derived.unwrap_or_default())
+    Ok(text)
 }
 
 #[cfg(test)]
@@ -197,15 +204,16 @@ mod tests {
     const TEMPLATE: &str = "#include <vector>\nstd::vector<float> v;\nint a[2] = \\{{1, 2}};\n// ABLATE-BEGIN rank1_update\n{{#unless ablate.rank1_update}}axpy();\n{{/unless}}// ABLATE-END rank1_update\n";
 
     fn fixture(template: &str) -> (tempfile::TempDir, TemplateTarget) {
+        let (dir, target) = fixture_read(template);
+        (dir, target.unwrap())
+    }
+
+    fn fixture_read(template: &str) -> (tempfile::TempDir, Result<TemplateTarget, VariantError>) {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir_all(dir.path().join("tree/kernels")).unwrap();
         fs::write(dir.path().join("tree/kernels/gd.cpp"), KERNEL).unwrap();
         fs::write(dir.path().join("gd.cpp.hbs"), template).unwrap();
-        let target = TemplateTarget {
-            template: dir.path().join("gd.cpp.hbs"),
-            target: PathBuf::from("kernels/gd.cpp"),
-            derived: None,
-        };
+        let target = TemplateTarget::read(dir.path().join("gd.cpp.hbs"), PathBuf::from("kernels/gd.cpp"));
         (dir, target)
     }
 
@@ -244,8 +252,8 @@ mod tests {
 
     #[test]
     fn unescaped_brace_initializer_is_caught_as_stale_or_template_error() {
-        let (dir, target) = fixture(&TEMPLATE.replace("\\{{1, 2}}", "{{1, 2}}"));
-        assert!(check_fresh(&target, &dir.path().join("tree"), &context(false)).is_err());
+        let (dir, target) = fixture_read(&TEMPLATE.replace("\\{{1, 2}}", "{{1, 2}}"));
+        assert!(target.and_then(|target| check_fresh(&target, &dir.path().join("tree"), &context(false))).is_err());
     }
 
     #[test]

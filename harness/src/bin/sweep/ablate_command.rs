@@ -70,7 +70,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         &title,
         args.execution.force,
     )?;
-    stdout::print_line(&text);
+    stdout::print(&text);
     let code = finish_message(&outcome.runs);
     let failed_builds = outcome.builds.iter().any(|b| matches!(b.status, sweep::build::BuildStatus::Failed { .. }));
     if code == exit_code::SUCCESS as u8 && (failed_builds || not_additive) {

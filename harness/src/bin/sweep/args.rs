@@ -259,6 +259,9 @@ pub struct CheckArgs {
     /// Sweep declarations to validate.
     #[arg(required = true)]
     pub specs: Vec<PathBuf>,
+    /// Notes are errors: a parameter nothing uses, a profile whose tree is not here (exit 2).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Debug, Args)]

@@ -17,7 +17,16 @@ pub fn check(args: CheckArgs) -> Result<u8, CommandError> {
     for path in &args.specs {
         let checked = if spec::is_engine_profile(path) { check_profile(path) } else { check_sweep(path) };
         match checked {
-            Ok(summary) => stdout::print_line(&format!("{}: ok ({summary})", path.display())),
+            Ok((summary, notes)) => {
+                for note in &notes {
+                    eprintln!("sweep: note: {note}");
+                }
+                if args.strict && !notes.is_empty() {
+                    worst = worst.max(exit_code::BAD_INPUT as u8);
+                } else {
+                    stdout::print_line(&format!("{}: ok ({summary})", path.display()));
+                }
+            }
             Err(error) => {
                 let line = one_line(&error);
                 let line = if args.specs.len() > 1 { reached_from(&line, path) } else { line };
@@ -39,19 +48,32 @@ fn reached_from(line: &str, path: &Path) -> String {
     }
 }
 
-fn check_profile(path: &Path) -> Result<String, CommandError> {
-    let engine = spec::load_engine_profile(path)?;
-    Ok(format!("engine profile: {} launcher, {} ranks", spec::toml_spelling(&engine.launcher), engine.ranks))
+/// A summary line and the notes (see `SpecNote`); a profile whose tree is not here is checked as a
+/// declaration, and says so in a note.
+type Checked = (String, Vec<String>);
+
+fn check_profile(path: &Path) -> Result<Checked, CommandError> {
+    match spec::load_engine_profile(path) {
+        Ok(engine) => Ok((
+            format!("engine profile: {} launcher, {} ranks", spec::toml_spelling(&engine.launcher), engine.ranks),
+            Vec::new(),
+        )),
+        Err(spec::SpecError::TreeMissing { location, tree, .. }) => Ok((
+            "engine profile, declaration only".to_string(),
+            vec![format!("{location}: tree {tree} not found: checked the declaration only")],
+        )),
+        Err(error) => Err(error.into()),
+    }
 }
 
-fn check_sweep(path: &Path) -> Result<String, CommandError> {
+fn check_sweep(path: &Path) -> Result<Checked, CommandError> {
     let sweep = spec::load_sweep(path)?;
     if variants::left_by_an_ablation(&sweep.engine.tree) {
         // Checked first: the rendered sources would otherwise read as an out-of-date template.
+        let restore = sweep::shell_line::sweep_command(&["restore".into(), sweep.engine.tree.display().to_string()]);
         return Err(CommandError::CheckFailed(format!(
             "{}: an in-place ablation is running in this tree or was interrupted and left it rendered; \
-             if none is running, run `sweep restore {}`",
-            sweep.engine.tree.display(),
+             if none is running, run `{restore}`",
             sweep.engine.tree.display()
         )));
     }
@@ -66,5 +88,6 @@ fn check_sweep(path: &Path) -> Result<String, CommandError> {
         None => runner::plan_sweep(&sweep, &options)?,
     };
     runner::preflight(&sweep, &plan, &sites)?;
-    Ok(format!("{} settings x {} reps", plan.settings.len(), plan.reps))
+    let notes = sweep.notes.iter().map(ToString::to_string).collect();
+    Ok((format!("{} settings x {} reps", plan.settings.len(), plan.reps), notes))
 }

@@ -7,7 +7,7 @@ use sweep::analyse::Direction;
 use sweep::compare::{self, CompareConfig, Comparison};
 use sweep::exit_code;
 use sweep::record::{RecordedRun, ResultPaths, RunTable, Sidecar};
-use sweep::report;
+use sweep::report::{self, MetricUnits};
 use sweep::spec::{AnalysisConfig, RunOrder};
 
 use crate::args::{CompareArgs, DirectionArg};
@@ -27,16 +27,17 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
     if comparison.settings.is_empty() {
         return Err(CommandError::BadInput(format!("{title}: no setting is in both A and B: nothing to compare")));
     }
+    let units = recorded_units(args.within.as_deref().or(args.a.as_deref()));
     if args.json {
-        let json = report::compare_json(&comparison, &label_a, &label_b);
+        let json = report::compare_json(&comparison, &label_a, &label_b, &units);
         stdout::print_line(&serde_json::to_string_pretty(&json).expect("JSON values serialize"));
-    } else {
-        stdout::print(&report::compare_markdown(&comparison, &label_a, &label_b, &title));
+    }
+    let document = report::compare_document(&comparison, (&label_a, &label_b), &units, &title);
+    if !args.json {
+        stdout::print(&report::terminal_text(&document));
     }
     if let Some(out) = &args.html {
-        let markdown = report::compare_markdown(&comparison, &label_a, &label_b, &title);
-        let page = report::HtmlPage::comparison(&comparison, &label_a, &label_b, &markdown, &title);
-        crate::result_files::save(out, &page)?;
+        crate::result_files::save(out, &report::html_page(&document, None))?;
         eprintln!("page: {}", out.display());
     }
     let config = &comparison.config;
@@ -132,6 +133,12 @@ fn by_values(table: &RunTable, sidecar: &Sidecar, by: &str) -> Vec<String> {
         }
     }
     values
+}
+
+/// The metric units the sweep of `csv` declared (inferred from the names without a sidecar).
+fn recorded_units(csv: Option<&Path>) -> MetricUnits {
+    let sidecar = csv.and_then(|csv| Sidecar::read(&ResultPaths::for_csv(csv).sidecar).ok());
+    sidecar.as_ref().map(MetricUnits::recorded).unwrap_or_default()
 }
 
 fn recorded(csv: &Path) -> Option<AnalysisConfig> {

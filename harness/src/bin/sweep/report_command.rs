@@ -40,9 +40,9 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
             .map_err(|error| CommandError::BadInput(format!("cannot read {}: {error}", paths.analysis.display())))?;
         stdout::print_line(&json);
     } else {
-        stdout::print_line(&text);
+        stdout::print(&text);
     }
-    eprintln!("summary: {}", paths.summary.display());
+    crate::run_command::print_written(&paths);
     // The same exit code `run` or `ablate` gave: a failed run, a disagreement or non-additivity is 1.
     Ok(if checks_failed { exit_code::CHECK_FAILED } else { exit_code::SUCCESS } as u8)
 }

@@ -2,10 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
+use sweep::analyse::SweepAnalysis;
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::{parse_shard, Plan, PlanOptions};
-use sweep::record::{ResultPaths, RunTable, Sidecar};
+use sweep::record::{RecordedRun, ResultPaths, RunTable, Sidecar};
+use sweep::report::{RaceClosing, ResumeCommand};
 use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome, VariantSite};
 use sweep::spec::{self, Race};
 
@@ -37,16 +39,14 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     }
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
     let blocks = sweep.reps.order == spec::RunOrder::Interleaved;
-    let (text, analysis) = summary::write_run_summary(
-        &RunTable::read(&outcome.paths.csv)?,
-        &outcome.paths,
-        &sweep.analysis,
-        blocks,
-        &title,
-        args.execution.force,
-    )?;
-    stdout::print_line(&text);
+    let table = RunTable::read(&outcome.paths.csv)?;
+    let (text, analysis) =
+        summary::write_run_summary(&table, &outcome.paths, &sweep.analysis, blocks, &title, args.execution.force)?;
+    stdout::print(&text);
     let code = finish_message(&outcome);
+    if let (Some(race), None) = (options.race, &outcome.stopped) {
+        eprintln!("{}", race_closing(&table, &analysis, race, &outcome.paths, sweep.analysis.negligible.is_some()));
+    }
     if code == exit_code::SUCCESS as u8 && summary::sweep_checks_failed(&analysis) {
         eprintln!("a check failed: settings that resolve to the same code path disagree (see Equivalence)");
         return Ok(exit_code::CHECK_FAILED as u8);
@@ -170,44 +170,46 @@ pub fn disk_full(outcome: &SweepOutcome) -> bool {
     matches!(outcome.stopped, Some(EarlyStop::DiskFull { .. }))
 }
 
-/// How to complete the sweep: for `sweep run`, this invocation's command line with `--resume CSV` in place
-/// of `--out`, `--resume`, `--dry-run` and `--force`, whole and quoted for a shell; `sweep ablate` has no
-/// resume and is run again.
-fn resume_hint(csv: &Path) -> String {
-    let argv: Vec<String> = std::env::args().collect();
-    if argv.get(1).map(String::as_str) != Some("run") {
-        return "run it again to complete it".to_string();
+/// The race's closing line: after how many rounds it decided and the runs that saved, or what it left
+/// undecided at its last round.
+fn race_closing(
+    table: &RunTable,
+    analysis: &SweepAnalysis,
+    race: Race,
+    paths: &ResultPaths,
+    negligible: bool,
+) -> String {
+    let runs = table.runs();
+    let rounds = runs.iter().filter(|run| !run.warmup()).map(|run| run.rep()).max().unwrap_or(0);
+    let sidecar = Sidecar::read(&paths.sidecar).ok();
+    let warmup = sidecar.as_ref().map_or(0, |s| s.sweep.reps.warmup);
+    let settings = sidecar.as_ref().map_or(analysis.settings.len(), |s| s.settings.len());
+    let planned = settings * (race.max + warmup) as usize;
+    RaceClosing { analysis, rounds, max: race.max, runs: table.len(), planned, negligible }.line()
+}
+
+/// Every file the sweep wrote, one a line (`results: CSV`, then the others that exist).
+pub fn print_written(paths: &ResultPaths) {
+    eprintln!("results: {}", paths.csv.display());
+    let files = [
+        ("sidecar", &paths.sidecar),
+        ("summary", &paths.summary),
+        ("analysis", &paths.analysis),
+        ("page", &paths.html),
+        ("plot", &paths.plot),
+    ];
+    for (what, path) in files.into_iter().filter(|(_, path)| path.is_file()) {
+        eprintln!("  {what} {}", path.display());
     }
-    let mut command = Vec::new();
-    let mut value_of_dropped = false;
-    for arg in argv {
-        let dropped = matches!(arg.as_str(), "--dry-run" | "--force")
-            || ["--out=", "--resume="].iter().any(|flag| arg.starts_with(flag));
-        match (std::mem::take(&mut value_of_dropped), arg.as_str()) {
-            (true, _) => {}
-            (false, "--out" | "--resume") => value_of_dropped = true,
-            (false, _) if dropped => {}
-            (false, _) => command.push(arg),
-        }
-    }
-    command.extend(["--resume".to_string(), sweep::os_error::shown(csv).display().to_string()]);
-    format!("this completes the sweep: {}", sweep::launch::shell_line(&command))
+    eprintln!("  logs {}", paths.logs.display());
 }
 
 /// Says where everything is and picks the exit code: 130 interrupted, 1 if a run failed.
 pub fn finish_message(outcome: &SweepOutcome) -> u8 {
     let paths = &outcome.paths;
-    eprintln!("results: {}", paths.csv.display());
-    eprintln!(
-        "  summary {}, sidecar {}, logs {}",
-        paths.summary.display(),
-        paths.sidecar.display(),
-        paths.logs.display()
-    );
-    if paths.plot.is_file() {
-        eprintln!("  plot {}", paths.plot.display());
-    }
-    let resume = resume_hint(&paths.csv);
+    print_written(paths);
+    let argv: Vec<String> = std::env::args().collect();
+    let resume = ResumeCommand::of(&argv, &paths.csv).hint();
     match &outcome.stopped {
         Some(EarlyStop::Interrupted { signal }) => {
             eprintln!("interrupted by signal {signal}: {} finished runs are kept; {resume}", outcome.tally.recorded);

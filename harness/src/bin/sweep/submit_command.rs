@@ -43,7 +43,8 @@ pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
     let job_id = launch::sbatch(&script)?;
     println!("{job_id}");
     eprintln!("submitted array job {job_id}: {} tasks writing {}/shard-<i>.csv", args.shards, results.display());
-    eprintln!("when every task has ended: sweep merge {}", results.display());
+    let merge = sweep::shell_line::sweep_command(&["merge".to_string(), results.display().to_string()]);
+    eprintln!("when every task has ended: {merge}");
     Ok(exit_code::SUCCESS as u8)
 }
 
@@ -72,9 +73,10 @@ fn check_shardable(args: &SubmitArgs, sweep: &Sweep, seed: u64) -> Result<(), Co
     let program = launch::program_path(&sweep.engine, &sweep.engine.tree, &sweep.engine.build_dir)
         .map_err(|error| CommandError::BadInput(format!("{file}: engine program: {error}")))?;
     if !sweep.builds_per_setting() && !Path::new(&program).is_file() {
+        let build = sweep::shell_line::sweep_command(&["run".into(), file.to_string(), "--reps".into(), "1".into()]);
         return Err(CommandError::BadInput(format!(
             "{program}: the engine is not built; the array tasks run with --no-build, so build it first \
-             (`sweep run {file} --reps 1`, or the profile's build command)"
+             (`{build}`, or the profile's build command)"
         )));
     }
     Ok(())

@@ -5,8 +5,8 @@ use std::path::Path;
 use crate::exit_status::CommandError;
 use crate::result_files::ResultFiles;
 use sweep::analyse::{self, AnalysisConfig};
-use sweep::record::{ResultPaths, RunTable, Sidecar};
-use sweep::report::{self, PlannedRuns};
+use sweep::record::{RecordError, ResultPaths, RunTable, Sidecar};
+use sweep::report::{self, ReportContext, SweepReport};
 use sweep::spec::AblationDecl;
 
 /// The analysis questions recorded in a result's sidecar.
@@ -14,15 +14,9 @@ pub fn recorded_analysis(paths: &ResultPaths) -> Result<AnalysisConfig, CommandE
     Ok(Sidecar::read(&paths.sidecar)?.sweep.analysis)
 }
 
-/// The runs the recorded plan held, from the sidecar (settings x rounds, warmups included).
-pub fn recorded_plan(paths: &ResultPaths) -> Option<PlannedRuns> {
-    let sidecar = Sidecar::read(&paths.sidecar).ok()?;
-    let rounds = sidecar.reps + sidecar.sweep.reps.warmup;
-    Some(PlannedRuns { runs: sidecar.settings.len() * rounds as usize, race: sidecar.race.is_some() })
-}
-
 /// Analyses `table` (the CSV at `paths.csv`), writes the summary, `analysis.json`, plot and page (replacing
-/// only files of this sweep unless `force`), and returns the summary's text with the analysis.
+/// only files of this sweep unless `force`), and returns the summary as the terminal shows it, with the
+/// analysis.
 pub fn write_run_summary(
     table: &RunTable,
     paths: &ResultPaths,
@@ -35,19 +29,19 @@ pub fn write_run_summary(
     let files = ResultFiles::new(sidecar.as_ref(), force);
     files.check(paths)?;
     let declared = sidecar.as_ref().map(|s| s.params.clone()).unwrap_or_default();
-    let tables = sidecar.as_ref().map(|s| s.sweep.report.clone()).unwrap_or_default();
     let config = &config.racing(sidecar.as_ref().and_then(|s| s.race));
     let analysis = analyse::analyse_sweep_runs(&table.runs(), config, rounds_are_blocks, &declared);
-    let text = report::run_summary_markdown(&analysis, config, &tables, recorded_plan(paths), title);
-    let text = text + &retried_note(table);
-    files.save(&paths.summary, &text)?;
-    files.save(&paths.html, &report::HtmlPage::sweep(&analysis, config, &text, sidecar.as_ref(), title))?;
-    let json = serde_json::to_string_pretty(&report::analysis_json(&analysis, config)).expect("JSON values serialize");
+    let context = ReportContext::recorded(sidecar.as_ref(), &paths.csv, table.retried());
+    let report = SweepReport { analysis: &analysis, config, context: &context, title };
+    let document = report.document();
+    files.save(&paths.summary, &report::markdown(&document))?;
+    files.save(&paths.html, &report::html_page(&document, sidecar.as_ref()))?;
+    let json = serde_json::to_string_pretty(&report::analysis_json(&report)).expect("JSON values serialize");
     files.save(&paths.analysis, &json)?;
-    if let Some(svg) = report::sweep_plot_svg(&analysis, config) {
+    if let Some(svg) = report::sweep_plot_svg(&report) {
         files.save(&paths.plot, &svg)?;
     }
-    Ok((text, analysis))
+    Ok((report::terminal_text(&document), analysis))
 }
 
 /// What a sweep's checks say, as `run` and `report` both exit: a failed run, settings that should
@@ -70,7 +64,7 @@ fn any_not_additive(analyses: &[&analyse::AblationAnalysis]) -> bool {
 }
 
 /// Analyses an ablation's CSV (`table`, primary metric first), pooled and per `group_by` setting, writes the
-/// summary file and returns the report and whether a group is not additive. `rounds_are_blocks` when
+/// summary, page and plot, and returns the report as the terminal shows it and whether a group is not additive. `rounds_are_blocks` when
 /// variants ran interleaved (copy isolation, interleaved order).
 pub fn write_ablation_summary(
     table: &RunTable,
@@ -96,36 +90,17 @@ pub fn write_ablation_summary(
     let runs = table.runs();
     let analysis = analyse::analyse_ablation_runs(&runs, &ablation.groups, &metrics, &question);
     let per_group = analyse::analyse_ablation_by_group(&runs, &config.group_by, &ablation.groups, &metrics, &question);
-    let text = report::ablation_markdown(&analysis, title) + &report::ablation_groups_markdown(&per_group);
-    let text = text + &retried_note(table);
-    files.save(&paths.summary, &text)?;
-    let unit = recorded_unit(paths, &config.primary).or_else(|| report::unit_from_name(&config.primary));
-    if let Some(svg) = report::ablation_plot_svg(&analysis, unit) {
+    let context = ReportContext::recorded(sidecar.as_ref(), &paths.csv, table.retried());
+    let failures = analyse::FailureSummary::of(&runs);
+    let document = report::ablation_document(&analysis, &per_group, &failures, &context, title);
+    files.save(&paths.summary, &report::markdown(&document))?;
+    if let Some(svg) = report::ablation_plot_svg(&analysis, &context.units) {
         files.save(&paths.plot, &svg)?;
     }
-    files.save(&paths.html, &report::HtmlPage::ablation(&analysis, &text, unit, sidecar.as_ref(), title))?;
+    files.save(&paths.html, &report::html_page(&document, sidecar.as_ref()))?;
     let analyses: Vec<&analyse::AblationAnalysis> =
         std::iter::once(&analysis).chain(per_group.iter().map(|(_, group)| group)).collect();
-    Ok((text, any_not_additive(&analyses)))
-}
-
-/// Seconds for a metric the sweep reads from the engine's phase profile (`[metrics.profile] phases`).
-fn recorded_unit(paths: &ResultPaths, metric: &str) -> Option<&'static str> {
-    let sidecar = Sidecar::read(&paths.sidecar).ok()?;
-    let phases = sidecar.sweep.rest.get("metrics")?.get("profile")?.get("phases")?;
-    phases.get(metric).map(|_| "s")
-}
-
-/// How many runs the CSV records more than once (failed runs run again by `--resume`), said after the
-/// summary's own sections: each (setting, rep) is analysed once, from its last successful attempt.
-fn retried_note(table: &RunTable) -> String {
-    match table.retried() {
-        0 => String::new(),
-        retried => format!(
-            "\n## Retried runs\n\n{retried} runs were run again after failing (`--resume`); each is analysed once, \
-             from its last successful attempt (the CSV's `attempt` column).\n"
-        ),
-    }
+    Ok((report::terminal_text(&document), any_not_additive(&analyses)))
 }
 
 /// A finished result CSV for `report` and `compare`: a missing, torn or empty one is bad input (exit 2)
@@ -134,5 +109,15 @@ pub fn read_finished(csv: &Path) -> Result<RunTable, CommandError> {
     if !csv.is_file() {
         return Err(CommandError::BadInput(format!("{}: no such result CSV", csv.display())));
     }
-    Ok(RunTable::read_runs(csv)?)
+    RunTable::read_runs(csv).map_err(|error| match error {
+        // A run cut off mid-row: the message names `--resume`; the sidecar knows the whole command.
+        RecordError::TornRow { .. } => match Sidecar::read(&ResultPaths::for_csv(csv).sidecar) {
+            Ok(sidecar) if sidecar.command_line.get(1).is_some_and(|command| command == "run") => {
+                let resume = report::ResumeCommand::of(&sidecar.command_line, csv);
+                CommandError::BadInput(format!("{error}: {}", resume.line))
+            }
+            _ => error.into(),
+        },
+        error => error.into(),
+    })
 }

@@ -1,53 +1,115 @@
-//! The markdown report of a comparison of two sweeps: per-setting verdicts and the gate result.
+//! The report of a comparison of two sweeps as a `Document`: what to trust (the machine changed, the
+//! control moved, settings on one side only or untested), the verdict (the grid-wide headline and the
+//! regression gate), the forest plot, then per-setting verdicts.
 
-use std::fmt::Write;
-
+use super::document::Document;
+use super::html_figures::compare_forest_svg;
+use super::metric_units::MetricUnits;
+use super::note::Note;
 use super::number_format::{confidence, degrees, number, p_value, percent, signed_percent};
+use super::section::Section;
 use super::setting_columns::SettingColumns;
-use serde_json::{json, Value};
-
-use super::analysis_json::{setting_object, ANALYSIS_SCHEMA_VERSION};
+use super::table::Table;
+use super::text::Text;
 use crate::compare::{Comparison, Design, SettingComparison, Verdict};
 
-/// Render a comparison: the method line, per joined setting n, means, B/A with its 95% CI, the
-/// Holm-adjusted p-value, the control's B/A and the verdict; unmatched settings; warnings where the
-/// control moved; and the regression gate's outcome.
-pub fn compare_markdown(comparison: &Comparison, label_a: &str, label_b: &str, title: &str) -> String {
+/// Render a comparison: the method, per joined setting n, means, B/A with its simultaneous CI, the
+/// Holm-adjusted p-value, the control's B/A and the verdict; settings on one side only; warnings where
+/// the control moved; and the regression gate's outcome.
+pub fn compare_document(comparison: &Comparison, labels: (&str, &str), units: &MetricUnits, title: &str) -> Document {
+    let (label_a, label_b) = labels;
     let config = &comparison.config;
     let all_settings =
         comparison.settings.iter().map(|s| &s.setting).chain(&comparison.only_a).chain(&comparison.only_b);
     let columns = SettingColumns::of(all_settings);
-    let mut out = format!(
-        "# {title}\n\nA = {label_a}, B = {label_b}. Metric: {} ({} is better).\n\n{}\n\n{}\n",
-        config.metric,
-        config.direction,
-        headline(comparison, label_b),
-        method_line(comparison)
-    );
-    out.push_str(&columns.fixed_line().unwrap_or_default());
-    let interval = format!("B/A ({} CI)", confidence(comparison.level));
-    let mut header = vec!["n A", "n B", "mean A", "mean B", interval.as_str(), "p (Holm)", "verdict"];
-    if config.control.is_some() {
-        header.insert(6, "control B/A");
+    let unit = units.of(&config.metric).map_or_else(String::new, |unit| format!(", in {unit}"));
+    let what = Text::plain(format!("A = {label_a}, B = {label_b}. Metric: "))
+        .code(&config.metric)
+        .and(format!("{unit} ({} is better).", config.direction));
+    let mut lead = Section::lead().paragraph(what);
+    if let Some(fixed) = columns.fixed_line() {
+        lead = lead.paragraph(fixed);
+    }
+    let mut document = Document::new(title);
+    document.extend([
+        lead,
+        Section::new("What to trust").notes(trust_notes(comparison, &columns, labels)),
+        Section::new("Verdict")
+            .paragraph(headline(comparison, label_b))
+            .paragraph(gate_line(comparison, &columns))
+            .paragraph(method_line(comparison)),
+        Section::new("Figures").figure(
+            compare_forest_svg(comparison, label_a, label_b),
+            "B/A per setting with its simultaneous interval (compatible with the Holm-corrected tests); dashed: no \
+             change; shaded: changes within the threshold.",
+        ),
+        Section::new("Per setting").table(setting_table(comparison, &columns, units)),
+    ]);
+    document
+}
+
+/// The comparison's warnings (the machine changed, the control moved, untested settings) and notes
+/// (settings on one side only, stragglers); that every setting was compared when nothing else is said.
+fn trust_notes(comparison: &Comparison, columns: &SettingColumns, (label_a, label_b): (&str, &str)) -> Vec<Note> {
+    let mut notes: Vec<Note> = Vec::new();
+    if let Some(change) = comparison.machine_changed() {
+        notes.push(Note::warning(format!(
+            "The machine changed between the sides (the control x{} beyond the {} control threshold): see the \
+             verdict.",
+            number(change),
+            percent(comparison.config.control_threshold)
+        )));
+    }
+    notes.extend(control_warning(comparison, columns));
+    let untested: Vec<String> = comparison
+        .settings
+        .iter()
+        .filter_map(|s| Some(format!("{} ({})", columns.label(&s.setting), s.reason?)))
+        .collect();
+    if !untested.is_empty() {
+        notes.push(Note::warning(format!("Cannot tell {}: no test was possible.", untested.join(", "))));
+    }
+    for (side, unmatched) in [(label_a, &comparison.only_a), (label_b, &comparison.only_b)] {
+        if !unmatched.is_empty() {
+            let labels: Vec<String> = unmatched.iter().map(|s| columns.label(s)).collect();
+            notes.push(Note::info(format!("Only in {side}: {}.", labels.join("; "))));
+        }
+    }
+    if let n @ 1.. = comparison.model.stragglers.len() {
+        notes.push(Note::info(format!("{n} straggler run(s) left out of the fit (kept in the CSVs).")));
+    }
+    if notes.is_empty() {
+        notes.push(Note::info(format!(
+            "All {} settings were measured on both sides and compared.",
+            comparison.settings.len()
+        )));
+    }
+    notes
+}
+
+/// The per-setting table, means in the metric's unit.
+fn setting_table(comparison: &Comparison, columns: &SettingColumns, units: &MetricUnits) -> Table {
+    let metric = &comparison.config.metric;
+    let mut header: Vec<String> = ["n A", "n B"].map(String::from).to_vec();
+    header.extend([units.header("mean A", metric), units.header("mean B", metric)]);
+    header.extend([
+        format!("B/A ({} CI)", confidence(comparison.level)),
+        "p (Holm)".to_string(),
+        "verdict".to_string(),
+    ]);
+    let control = comparison.config.control.is_some();
+    if control {
+        header.insert(6, "control B/A".to_string());
     }
     let mut table = columns.table(&header);
     for setting in &comparison.settings {
         let mut cells = comparison_cells(setting);
-        if config.control.is_some() {
+        if control {
             cells.insert(6, setting.control_ratio.map_or("-".to_string(), |r| format!("{r:.3}")));
         }
         table.push(columns.cells(&setting.setting).into_iter().chain(cells).collect());
     }
-    write!(out, "\n{}", table.render()).unwrap();
-    for (side, unmatched) in [(label_a, &comparison.only_a), (label_b, &comparison.only_b)] {
-        if !unmatched.is_empty() {
-            let labels: Vec<String> = unmatched.iter().map(|s| columns.label(s)).collect();
-            write!(out, "\nOnly in {side}: {}.\n", labels.join("; ")).unwrap();
-        }
-    }
-    out.push_str(&control_warning(comparison, &columns));
-    out.push_str(&gate_line(comparison, &columns));
-    out
+    table
 }
 
 /// The grid-wide answer first: B's change over all settings, or why it cannot be told.
@@ -138,6 +200,7 @@ fn method_line(comparison: &Comparison) -> String {
     )
 }
 
+/// n, means, B/A, p and verdict of one setting.
 fn comparison_cells(setting: &SettingComparison) -> Vec<String> {
     let mean = |m: Option<f64>| m.map_or("-".to_string(), number);
     let ratio = setting.ratio.map_or("-".to_string(), |r| format!("{:.3} [{:.3}, {:.3}]", r.ratio, r.low, r.high));
@@ -166,21 +229,21 @@ fn verdict_word(verdict: Verdict) -> &'static str {
 }
 
 /// A warning naming the settings whose control metric moved beyond the threshold.
-fn control_warning(comparison: &Comparison, columns: &SettingColumns) -> String {
+fn control_warning(comparison: &Comparison, columns: &SettingColumns) -> Option<Note> {
     let moved = comparison.control_moved();
     let (Some(control), false) = (&comparison.config.control, moved.is_empty()) else {
-        return String::new();
+        return None;
     };
     let labels: Vec<String> = moved
         .iter()
         .map(|s| format!("{} ({:.3})", columns.label(&s.setting), s.control_ratio.unwrap_or(f64::NAN)))
         .collect();
-    format!(
-        "\nWARNING: the control {control} moved by more than {} at {}: the machine's speed changed between \
-         the sides, so part of a change may not be the thing compared.\n",
+    Some(Note::warning(Text::plain("The control ").code(control).and(format!(
+        " moved by more than {} at {}: the machine's speed changed between the sides, so part of a change may not \
+         be the thing compared.",
         percent(comparison.config.threshold),
         labels.join("; ")
-    )
+    ))))
 }
 
 fn gate_line(comparison: &Comparison, columns: &SettingColumns) -> String {
@@ -191,55 +254,10 @@ fn gate_line(comparison: &Comparison, columns: &SettingColumns) -> String {
         .map(|s| columns.label(&s.setting))
         .collect();
     if regressed.is_empty() {
-        "\nNo significant regression.\n".to_string()
+        "No significant regression.".to_string()
     } else {
-        format!("\n{} significant regression(s): {}.\n", regressed.len(), regressed.join("; "))
+        format!("{} significant regression(s): {}.", regressed.len(), regressed.join("; "))
     }
-}
-
-/// The comparison as JSON: per joined setting its typed labels, ratio B/A with its 95% interval, the
-/// Holm-adjusted p-value and the verdict (`improved`, `regressed`, `no change`, `insufficient`).
-pub fn compare_json(comparison: &Comparison, label_a: &str, label_b: &str) -> Value {
-    let settings: Vec<Value> = comparison
-        .settings
-        .iter()
-        .map(|s| {
-            json!({
-                "setting": setting_object(&s.setting),
-                "n_a": s.n_a, "n_b": s.n_b, "mean_a": s.mean_a, "mean_b": s.mean_b,
-                "ratio": s.ratio.map(|r| r.ratio), "low": s.ratio.map(|r| r.low), "high": s.ratio.map(|r| r.high),
-                "marginal_low": s.marginal.map(|r| r.low), "marginal_high": s.marginal.map(|r| r.high),
-                "p": s.p_value, "p_adjusted": s.p_adjusted, "df": s.df, "reason": s.reason,
-                "control_ratio": s.control_ratio,
-                "verdict": s.verdict,
-            })
-        })
-        .collect();
-    let config = &comparison.config;
-    json!({
-        "schema_version": ANALYSIS_SCHEMA_VERSION,
-        "a": label_a, "b": label_b,
-        "metric": config.metric, "direction": config.direction, "alpha": config.alpha,
-        "threshold": config.threshold, "control": config.control,
-        "method": comparison.design(),
-        "tests": comparison.tests(),
-        "settings": settings,
-        "only_a": comparison.only_a.iter().map(setting_object).collect::<Vec<_>>(),
-        "only_b": comparison.only_b.iter().map(setting_object).collect::<Vec<_>>(),
-        "regression": comparison.has_significant_regression(),
-        "level": comparison.level,
-        "overall": comparison.overall.as_ref().map(|o| json!({
-            "ratio": o.ratio.ratio, "low": o.ratio.low, "high": o.ratio.high,
-            "p_adjusted": o.p_adjusted, "verdict": o.verdict,
-            "tau": o.effects.tau2.sqrt(), "i2": o.effects.i2, "q": o.effects.q,
-            "heterogeneity_p": o.heterogeneity_p, "consistent": o.is_consistent(),
-            "settings": o.effects.settings, "df": o.effects.df,
-        })),
-        "control_change": comparison.control_change,
-        "machine_changed": comparison.machine_changed().is_some(),
-        "residual_df": comparison.model.residual_df,
-        "stragglers": comparison.model.stragglers.len(),
-    })
 }
 
 #[cfg(test)]
@@ -262,7 +280,13 @@ mod tests {
 
     fn fixture_report() -> String {
         let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &fixture_config());
-        compare_markdown(&comparison, "CANN 8", "CANN 9", "Slice sweep, CANN 8 vs 9")
+        let units = MetricUnits::default();
+        crate::report::markdown(&compare_document(
+            &comparison,
+            ("CANN 8", "CANN 9"),
+            &units,
+            "Slice sweep, CANN 8 vs 9",
+        ))
     }
 
     #[test]
@@ -273,8 +297,10 @@ mod tests {
     #[test]
     fn numbers_in_the_comparison_report() {
         let report = fixture_report();
-        assert!(report.contains("| 512  | 4      | 3   | 3   | 431.4  | 388.2  | 0.900 ["), "{report}");
-        assert!(report.contains("Only in CANN 9: rows=4096 slices=4."));
-        assert!(report.ends_with("1 significant regression(s): rows=512 slices=4.\n"));
+        assert!(report.contains("| 512  | 4      | 3   | 3   | 431.4          | 388.2          | 0.900 ["), "{report}");
+        assert!(report.contains("- Only in CANN 9: rows=4096 slices=4."));
+        let verdict = report.find("## Verdict").unwrap();
+        assert!(report[verdict..].contains("\n1 significant regression(s): rows=512 slices=4.\n"), "{report}");
+        assert!(report.find("## What to trust").unwrap() < verdict && verdict < report.find("## Per setting").unwrap());
     }
 }

@@ -1,0 +1,79 @@
+//! The command that completes a sweep that stopped early, whole and quoted so it runs as printed: the
+//! sweep's own command line with `--resume CSV` (a `sweep run`), or the same command again (a `sweep
+//! ablate`, which has no resume).
+
+use std::path::Path;
+
+use crate::shell_line::shell_line;
+
+/// Options of the first command that the completing one must not repeat: a resume names its CSV itself,
+/// `--out` of an existing CSV is refused, a dry run runs nothing, `--force` would replace the summary.
+const DROPPED: [&str; 4] = ["--out", "--resume", "--dry-run", "--force"];
+/// Of those, the ones followed by a value when not written `--flag=value`.
+const WITH_VALUE: [&str; 2] = ["--out", "--resume"];
+
+/// A command line that completes a sweep, and whether it resumes the CSV or starts again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResumeCommand {
+    pub line: String,
+    pub resumes: bool,
+}
+
+impl ResumeCommand {
+    /// From the argv that ran the sweep (`std::env::args()`, or the sidecar's `command_line`) and the CSV
+    /// it wrote (shown relative to the working directory, as the user would type it).
+    pub fn of(argv: &[String], csv: &Path) -> ResumeCommand {
+        let resumes = argv.get(1).map(String::as_str) == Some("run");
+        let mut words = Vec::new();
+        let mut value_of_dropped = false;
+        for arg in argv {
+            let flag = arg.split('=').next().unwrap_or_default();
+            if std::mem::take(&mut value_of_dropped) {
+                continue;
+            }
+            if DROPPED.contains(&flag) {
+                value_of_dropped = WITH_VALUE.contains(&arg.as_str());
+                continue;
+            }
+            words.push(arg.clone());
+        }
+        if resumes {
+            words.extend(["--resume".to_string(), crate::os_error::shown(csv).display().to_string()]);
+        }
+        ResumeCommand { line: shell_line(&words), resumes }
+    }
+
+    /// `this completes the sweep: <command>` (or, without a resume, `run it again: <command>`).
+    pub fn hint(&self) -> String {
+        match self.resumes {
+            true => format!("this completes the sweep: {}", self.line),
+            false => format!("run it again to complete it: {}", self.line),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(line: &str) -> Vec<String> {
+        line.split(' ').map(String::from).collect()
+    }
+
+    #[test]
+    fn a_run_is_resumed_with_its_own_options() {
+        let command = ResumeCommand::of(
+            &argv("target/release/sweep run sweeps/s.toml --reps 5 --out old.csv --force --resume=x.csv --seed 7"),
+            Path::new("results/s/1.csv"),
+        );
+        assert_eq!(command.line, "target/release/sweep run sweeps/s.toml --reps 5 --seed 7 --resume results/s/1.csv");
+        assert!(command.hint().starts_with("this completes the sweep: "));
+    }
+
+    #[test]
+    fn an_ablation_runs_again_and_odd_words_are_quoted() {
+        let command = ResumeCommand::of(&argv("sweep ablate g --filter a=b\tc --out x.csv"), Path::new("x.csv"));
+        assert_eq!(command.line, "sweep ablate g --filter 'a=b\tc'");
+        assert!(!command.resumes && command.hint().starts_with("run it again to complete it: "));
+    }
+}

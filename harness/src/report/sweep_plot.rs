@@ -1,0 +1,184 @@
+//! The sweep's main figure (also written as `<stamp>.svg`): the primary metric against a swept column on
+//! an axis ticked at the swept values, one series per other setting (where the slice counts cross), each
+//! point a mean with its 95% CI, each group's best setting filled and labelled, and the fitted line when
+//! one was asked for.
+
+use super::axis::Axis;
+use super::setting_columns::SettingColumns;
+use super::sweep_report::SweepReport;
+use super::xy_chart::XyChart;
+use super::xy_point::XyPoint;
+use super::xy_series::XySeries;
+use crate::analyse::{GroupOutcome, SweepAnalysis};
+
+/// `primary` against one numeric setting column: the single `group_by` column, else the first swept
+/// numeric column (a sweep without `group_by`, or a `--filter` run that kept one value of it); one
+/// series per value of the other varying columns, and the fitted line when `[analysis] fit` is
+/// `primary` over that column. None when no numeric column takes two values.
+pub fn sweep_plot_svg(report: &SweepReport) -> Option<String> {
+    let (analysis, config) = (report.analysis, report.config);
+    let x_name = plot_column(analysis, &config.group_by)?;
+    let series = series_of(analysis, &config.primary, &x_name);
+    let xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.x)).collect();
+    // Settings without a usable run have no point: what is left may sit at one x (no axis then).
+    let x = Axis::at_values(&xs)?;
+    let fit = analysis
+        .fit
+        .as_ref()
+        .filter(|_| config.fit.as_ref().is_some_and(|names| names.x == x_name && names.y == config.primary));
+    let chart = XyChart {
+        title: format!("{} vs {x_name} (mean ± 95% CI)", config.primary),
+        x,
+        x_name,
+        y_name: report.context.units.header(&config.primary, &config.primary),
+        series,
+        fit: fit.map(|fit| (fit.fixed, fit.per_unit)),
+        interval: "95% CI of the mean".to_string(),
+    };
+    chart.svg()
+}
+
+/// The column on the x axis: the single `group_by` column, else the first varying setting column, as
+/// long as it is numeric and takes two values or more.
+fn plot_column(analysis: &SweepAnalysis, group_by: &[String]) -> Option<String> {
+    let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting));
+    let grouping = match group_by {
+        [only] => Some(only.clone()),
+        _ => None,
+    };
+    grouping.into_iter().chain(columns.varying).find(|name| {
+        let values: Option<Vec<f64>> = analysis.settings.iter().map(|s| s.value_of(name)).collect();
+        values.and_then(|values| Axis::at_values(&values)).is_some()
+    })
+}
+
+/// One series per value of the varying columns other than `x_name`, in value order (slices=1, 2, 4,
+/// 8), not in the shuffled order the runs happened in; each group's best setting carries its label.
+fn series_of(analysis: &SweepAnalysis, primary: &str, x_name: &str) -> Vec<XySeries> {
+    let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting)).without(&[x_name.to_string()]);
+    let mut series: Vec<(Vec<f64>, XySeries)> = Vec::new();
+    for (index, setting) in analysis.settings.iter().enumerate() {
+        let (Some(x), Some(stats)) = (setting.value_of(x_name), setting.metric(primary)) else { continue };
+        let label = columns.label(&setting.setting);
+        let point =
+            XyPoint { x, y: stats.mean, half_width: stats.ci95.unwrap_or(0.0), best: best_label(analysis, index) };
+        match series.iter_mut().find(|(_, s)| s.label == label) {
+            Some((_, s)) => s.points.push(point),
+            None => series.push((columns.numbers(&setting.setting), XySeries { label, points: vec![point] })),
+        }
+    }
+    series.iter_mut().for_each(|(_, s)| s.points.sort_by(|a, b| a.x.total_cmp(&b.x)));
+    series.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
+    series.into_iter().map(|(_, s)| s).collect()
+}
+
+/// `best`, `best (tied)` or `best mean` when `setting` is the best of its group (as its verdict says).
+fn best_label(analysis: &SweepAnalysis, setting: usize) -> Option<String> {
+    let group = analysis.verdicts.groups.iter().find(|group| group.best == setting)?;
+    Some(
+        match group.outcome {
+            GroupOutcome::Resolved => "best",
+            GroupOutcome::Tied => "best (tied)",
+            GroupOutcome::CannotTell => "best mean",
+        }
+        .to_string(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::fixtures::{fixture_observation, fixture_slice_config, fixture_slice_sweep};
+    use crate::analyse::{analyse_sweep, AnalysisConfig, Observation};
+    use crate::report::ReportContext;
+
+    fn plot(observations: &[Observation], config: &AnalysisConfig) -> Option<String> {
+        let analysis = analyse_sweep(observations, config, true, &[]);
+        let context = ReportContext::default();
+        let svg = sweep_plot_svg(&SweepReport { analysis: &analysis, config, context: &context, title: "t" });
+        if let (Some(svg), Some(dir)) = (&svg, std::env::var_os("SWEEP_KEEP_PLOTS")) {
+            // With `SWEEP_KEEP_PLOTS=<dir>`, the plot is kept there to look at after the test.
+            std::fs::write(std::path::Path::new(&dir).join(format!("{}.svg", config.primary)), svg).unwrap();
+        }
+        svg
+    }
+
+    fn texts<'a>(svg: &'a str, class: &str) -> Vec<&'a str> {
+        let marker = format!("class=\"{class}\">");
+        svg.split(marker.as_str()).skip(1).map(|text| text.split('<').next().unwrap()).collect()
+    }
+
+    #[test]
+    fn the_slice_sweep_plots_one_series_per_slice_count_with_each_groups_best_marked() {
+        let config = fixture_slice_config();
+        let svg = plot(&fixture_slice_sweep(), &config).unwrap();
+        assert!(svg.starts_with("<svg"), "{}", &svg[..80]);
+        assert_eq!(texts(&svg, "legend")[..4], ["slices=1", "slices=2", "slices=4", "slices=8"], "value order");
+        assert!(svg.contains("prefill_tokens_per_s vs rows") && svg.contains(">prefill_tokens_per_s (tok/s)</text>"));
+        assert_eq!(texts(&svg, "x-tick"), ["512", "1024", "2048"], "ticks at the swept rows");
+        assert!(svg.contains(">rows (log2 scale)</text>"));
+        assert_eq!(svg.matches("class=\"best\"").count(), 3, "one best per group");
+        assert_eq!(
+            texts(&svg, "best-label"),
+            ["best (tied)", "best", "best (tied)"],
+            "slices=2 at 1024 and 2048, slices=8 at 512"
+        );
+    }
+
+    #[test]
+    fn without_group_by_the_first_swept_number_is_the_x_axis() {
+        let config = AnalysisConfig { group_by: vec![], ..fixture_slice_config() };
+        let svg = plot(&fixture_slice_sweep(), &config).unwrap();
+        assert!(svg.contains("prefill_tokens_per_s vs rows"), "rows is the first swept column");
+        assert_eq!(svg.matches("class=\"best\"").count(), 1, "one group: one best");
+    }
+
+    #[test]
+    fn a_filter_run_with_one_value_of_the_grouping_column_plots_the_next() {
+        let config = fixture_slice_config();
+        let kept: Vec<_> = fixture_slice_sweep()
+            .into_iter()
+            .filter(|o| o.setting_value("rows") == Some(&crate::spec::ParamValue::Int(512)))
+            .collect();
+        let svg = plot(&kept, &config).unwrap();
+        assert!(svg.contains("prefill_tokens_per_s vs slices"), "{}", &svg[..400]);
+    }
+
+    #[test]
+    fn no_plot_when_only_one_x_has_usable_runs() {
+        let config = AnalysisConfig { group_by: vec![], ..fixture_slice_config() };
+        let observations = [
+            fixture_observation(&[("rows", "512")], 1, &[("prefill_tokens_per_s", 900.0)]),
+            fixture_observation(&[("rows", "1024")], 1, &[]),
+        ];
+        assert!(plot(&observations, &config).is_none());
+    }
+
+    /// The all-reduce fit had no figure: its points with the fitted line over them.
+    #[test]
+    fn a_fit_of_the_primary_metric_is_drawn_over_its_points() {
+        let observations: Vec<_> = [(4096, 40.0), (65536, 90.0), (262144, 250.0), (1048576, 900.0), (4194304, 3500.0)]
+            .iter()
+            .flat_map(|&(bytes, us)| {
+                (1..=3).map(move |rep| {
+                    let jitter = 1.0 + 0.01 * rep as f64;
+                    fixture_observation(&[("bytes", &bytes.to_string())], rep, &[("us_per_call", us * jitter)])
+                })
+            })
+            .collect();
+        let config = AnalysisConfig {
+            primary: "us_per_call".into(),
+            direction: crate::analyse::Direction::Lower,
+            group_by: vec![],
+            control: None,
+            equivalence_key: None,
+            rows_per_slice: None,
+            fit: Some(crate::spec::FitConfig { x: "bytes".into(), y: "us_per_call".into(), by: Vec::new() }),
+            ..fixture_slice_config()
+        };
+        let svg = plot(&observations, &config).unwrap();
+        assert!(svg.contains(">least-squares fit</text>") && svg.contains(">bytes (log2 scale)</text>"));
+        assert_eq!(texts(&svg, "x-tick"), ["4096", "65536", "262144", "1048576", "4194304"]);
+        assert!(svg.contains(">us_per_call (µs)</text>"), "the unit on the axis");
+    }
+}

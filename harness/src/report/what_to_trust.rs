@@ -1,0 +1,170 @@
+//! The "What to trust" block a summary opens with, above the verdicts (issue 23): failed runs, runs
+//! missing from the plan, retried runs, drift, a control the settings move, stragglers, groups that
+//! cannot be told and settings that should agree but do not. Warnings first; when all is well it says
+//! so in a line or two.
+
+use super::note::Note;
+use super::number_format::{degrees, number, p_value, percent};
+use super::report_context::ReportContext;
+use super::section::Section;
+use super::setting_columns::group_name;
+use super::sweep_report::SweepReport;
+use super::table::Table;
+use super::text::Text;
+use crate::analyse::{DriftBound, FailureSummary, GroupOutcome};
+
+/// The block's section; it always has a note (at least how many runs finished).
+pub fn what_to_trust(report: &SweepReport) -> Section {
+    Section::new("What to trust").notes(trust_notes(report))
+}
+
+/// Every note of the block: warnings first, each kind in the order above.
+pub fn trust_notes(report: &SweepReport) -> Vec<Note> {
+    let analysis = report.analysis;
+    let mut notes = run_notes(&analysis.failures, report.context);
+    notes.extend(analysis.drift.as_ref().map(drift_note));
+    notes.extend(model_notes(report));
+    notes.extend(cannot_tell_note(report));
+    notes.extend(disagreement_note(report));
+    notes.sort_by_key(|note| !note.warning);
+    notes
+}
+
+/// What every report first says of its runs: how many failed (or that all finished ok), how many the plan
+/// still lacks (with the command that completes it), how many were run again.
+pub fn run_notes(failures: &FailureSummary, context: &ReportContext) -> Vec<Note> {
+    let mut notes = vec![failure_note(failures)];
+    notes.extend(context.planned.as_ref().and_then(|planned| planned.shortfall(failures.runs)));
+    notes.extend(retried_note(context.retried));
+    notes
+}
+
+/// `## Failed runs`: each reason with how many runs failed for it (their count leads `What to trust`).
+pub fn failure_table(failures: &FailureSummary) -> Section {
+    let mut table = Table::new(vec!["reason".into(), "runs".into()]);
+    for (reason, count) in &failures.reasons {
+        table.push(vec![reason.clone(), count.to_string()]);
+    }
+    match failures.failed {
+        0 => Section::new("Failed runs"),
+        _ => Section::new("Failed runs").table(table),
+    }
+}
+
+/// How many runs the CSV records more than once (failed runs run again by `--resume`): each (setting, rep)
+/// is analysed once, from its last successful attempt.
+fn retried_note(retried: usize) -> Option<Note> {
+    (retried > 0).then(|| {
+        Note::info(
+            Text::plain(format!("{retried} runs were run again after failing ("))
+                .code("--resume")
+                .and("); each is analysed once, from its last successful attempt (the CSV's ")
+                .code("attempt")
+                .and(" column)."),
+        )
+    })
+}
+
+fn failure_note(failures: &FailureSummary) -> Note {
+    if failures.failed == 0 {
+        return Note::info(format!("All {} runs finished ok.", failures.runs));
+    }
+    let reasons: Vec<String> = failures.reasons.iter().map(|(reason, count)| format!("{reason}: {count}")).collect();
+    Note::warning(format!(
+        "{} of {} runs failed ({}); the verdicts rest on the {} that finished (see Failed runs).",
+        failures.failed,
+        failures.runs,
+        reasons.join("; "),
+        failures.runs - failures.failed
+    ))
+}
+
+/// How much the control moved within settings: a warning when it moved enough to weaken the verdicts.
+fn drift_note(drift: &DriftBound) -> Note {
+    let text = Text::plain("The control ").code(&drift.metric).and(format!(
+        " varied by {} within settings (pooled relative sd over {} runs; the widest setting spanned {} of its mean)",
+        percent(drift.rel_sd),
+        drift.n,
+        percent(drift.max_rel_range)
+    ));
+    match drift.is_large() {
+        true => Note::warning(text.and(": the machine drifted a lot, so the verdicts are weak.")),
+        false => Note::info(text.and(".")),
+    }
+}
+
+/// What the model set aside: a control the settings move (a warning: drift is then removed by round
+/// blocks alone), and stragglers left out of the fit.
+fn model_notes(report: &SweepReport) -> Vec<Note> {
+    let model = &report.analysis.verdicts.model;
+    let mut notes = Vec::new();
+    if let Some(moved) = model.control_move.as_ref().filter(|m| m.is_moved()) {
+        notes.push(Note::warning(Text::plain("The settings move the control ").code(&moved.metric).and(format!(
+            " (F({}, {}) = {}, p = {}; up to {} between settings of a group, {}x its noise): it cannot tell drift \
+             from a setting's effect, so it is not used; round blocks remove drift.",
+            degrees(moved.df_settings),
+            degrees(moved.df_residual),
+            number(moved.f),
+            p_value(moved.p_value),
+            percent(moved.largest_shift),
+            number(moved.shift_in_noise)
+        ))));
+    }
+    if !model.stragglers.is_empty() {
+        let columns = report.columns();
+        let (low, high) = model
+            .stragglers
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(low, high), s| (low.min(s.slowdown), high.max(s.slowdown)));
+        let named: Vec<String> = model
+            .stragglers
+            .iter()
+            .map(|s| format!("{} rep {}", columns.label(&report.analysis.settings[s.setting].setting), s.rep))
+            .collect();
+        let range =
+            if high - low < 0.05 { format!("{}x", number(low)) } else { format!("{}-{}x", number(low), number(high)) };
+        notes.push(Note::info(format!(
+            "{} {} {range} slower than their setting's other runs predict, left out of the fit (kept in the CSV): {}.",
+            model.stragglers.len(),
+            if model.stragglers.len() == 1 { "run" } else { "runs" },
+            named.join(", ")
+        )));
+    }
+    notes
+}
+
+/// Groups no test could judge, each with its reason.
+fn cannot_tell_note(report: &SweepReport) -> Option<Note> {
+    let groups: Vec<String> = report
+        .analysis
+        .verdicts
+        .groups
+        .iter()
+        .filter(|group| group.outcome == GroupOutcome::CannotTell)
+        .map(|group| {
+            let head = group_name(&group.group);
+            let why = group.reason.map_or_else(|| "no test".to_string(), |reason| reason.to_string());
+            format!("{head} ({why})")
+        })
+        .collect();
+    (!groups.is_empty()).then(|| {
+        Note::warning(format!("Cannot tell {}: no test was possible; more reps would allow one.", groups.join(", ")))
+    })
+}
+
+/// Settings that resolve to one code path but are shown to differ, or report several paths.
+fn disagreement_note(report: &SweepReport) -> Option<Note> {
+    let check = report.analysis.equivalence.as_ref()?;
+    let disagreeing = check.classes.iter().filter(|class| class.disagrees()).count();
+    let inconsistent = check.inconsistent.len();
+    (disagreeing + inconsistent > 0).then(|| {
+        Note::warning(
+            Text::plain(format!(
+            "{disagreeing} set(s) of settings that resolve to one code path disagree and {inconsistent} setting(s) \
+             reported more than one "
+        ))
+            .code(&check.key)
+            .and(": see Equivalence."),
+        )
+    })
+}
