@@ -59,7 +59,8 @@ fn assert_quantities(run: &SeedRun, names: &[&str]) {
 }
 
 fn mean_of(rows: &Rows, metric: &str, filter: impl Fn(&std::collections::BTreeMap<String, String>) -> bool) -> f64 {
-    let values: Vec<f64> = rows.iter().filter(|row| filter(row)).map(|row| row[metric].parse::<f64>().unwrap()).collect();
+    let values: Vec<f64> =
+        rows.iter().filter(|row| filter(row)).map(|row| row[metric].parse::<f64>().unwrap()).collect();
     assert!(!values.is_empty(), "no rows for {metric}");
     values.iter().sum::<f64>() / values.len() as f64
 }
@@ -73,7 +74,8 @@ fn seed_000_slices_runs_the_rule_beside_forced_counts_and_prices_the_fixed_term(
     }
     // The rule (override unset) resolved to the study's optimum: 1, 1, 2, 4 slices.
     for (rows, slices) in [("512", "1"), ("1024", "1"), ("2048", "2"), ("4096", "4")] {
-        let rule = mean_of(&run.rows, "metric.overlap_slices", |r| r["param.slices"] == "rule" && r["param.rows"] == rows);
+        let rule =
+            mean_of(&run.rows, "metric.overlap_slices", |r| r["param.slices"] == "rule" && r["param.rows"] == rows);
         assert_eq!(rule, slices.parse::<f64>().unwrap(), "rule at {rows} rows");
     }
     // slices=8 at 512 rows falls back to serial: the equivalence section says the paths agree.
@@ -100,7 +102,14 @@ fn seed_000_phases_reads_the_matching_block_and_reports_shares_fit_and_projectio
     assert!(run.summary.contains("Fit (3 settings"), "{}", run.summary);
     assert_quantities(
         &run,
-        &["gbps_ends", "fixed_ms_ends", "middle_predicted_us", "middle_error_pct", "recurrence_budget_s", "recurrence_cut_x"],
+        &[
+            "gbps_ends",
+            "fixed_ms_ends",
+            "middle_predicted_us",
+            "middle_error_pct",
+            "recurrence_budget_s",
+            "recurrence_cut_x",
+        ],
     );
 }
 
@@ -184,7 +193,7 @@ fn seed_003_per_token_sync_reports_t_gate_t_sync_and_the_saving_per_round() {
     assert!(saving[0].contains("round_ms (difference, ms)"), "{}", saving[0]);
     let body: Vec<Vec<&str>> = saving[2..].iter().map(|row| cells(row)).collect();
     assert_eq!(body.len(), 6, "nodes x (PR loop under two MLX versions, matmul-free loop):\n{}", run.summary);
-    assert!(body.iter().all(|row| estimate(&row[row.len() - 2]) < 0.0), "fast synch saves time:\n{}", run.summary);
+    assert!(body.iter().all(|row| estimate(row[row.len() - 2]) < 0.0), "fast synch saves time:\n{}", run.summary);
     assert_quantities(&run, &["t_gate_ms", "t_sync_ms", "fast_synch_saving_ms", "mlx_main_vs_pinned"]);
 }
 
@@ -199,7 +208,10 @@ fn seed_004_allreduce_has_the_bytes_by_topology_pivot_a_fit_per_topology_and_vs_
     let topologies: Vec<&str> = fits[2..].iter().map(|row| cells(row)[0]).collect();
     assert_eq!(topologies, ["mesh", "ring", "torus"], "{}", run.summary);
     assert!(fits[0].contains("GB/s"), "{}", fits[0]);
-    assert_quantities(&run, &["vs_ring", "torus_faster_than_mesh_pct", "torus_faster_than_ring_pct", "vs_analytic_torus"]);
+    assert_quantities(
+        &run,
+        &["vs_ring", "torus_faster_than_mesh_pct", "torus_faster_than_ring_pct", "vs_analytic_torus"],
+    );
 }
 
 #[test]
