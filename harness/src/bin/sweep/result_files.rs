@@ -51,4 +51,3 @@ pub fn save(path: &Path, text: &str) -> Result<(), CommandError> {
     sweep::atomic_file::write_atomic(path, text.as_bytes(), None)
         .map_err(|error| CommandError::Write { path: path.to_path_buf(), error })
 }
-
