@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # Installs what sweep needs on a Debian machine, only what is missing: the reference engine's
 # toolchain (g++, make, OpenMPI, OpenBLAS), a Rust toolchain, clang (the second compiler of
-# sweeps/toolchains.toml) and Chromium (the HTML page's test loads it headless). Idempotent and quiet
+# sweeps/toolchains.toml) and Chromium (only harness/tests/html.rs needs it: it loads the HTML page
+# headless). `--no-browser` skips Chromium (those page tests then say SKIP). Idempotent and quiet
 # when done.
 set -euo pipefail
+browser=yes
+for arg in "$@"; do
+    case $arg in
+        --no-browser) browser=no ;;
+        *) echo "install-deps: unknown option $arg (known: --no-browser)" >&2; exit 2 ;;
+    esac
+done
 here="$(cd "$(dirname "$0")" && pwd)"
 "$here/../engine/install-deps.sh"
 SUDO=""
@@ -20,7 +28,7 @@ if ! command -v clang++ >/dev/null 2>&1; then
     echo "install-deps: installing clang from Debian (sweeps/toolchains.toml compares it with g++)" >&2
     apt_install --no-install-recommends clang
 fi
-if ! command -v chromium >/dev/null 2>&1; then
+if [ "$browser" = yes ] && ! command -v chromium >/dev/null 2>&1; then
     echo "install-deps: installing chromium from Debian (harness/tests/html.rs)" >&2
     apt_install chromium
 fi

@@ -3,15 +3,16 @@
 use serde_json::{json, Map, Value};
 
 use super::group_fits::group_fits_json;
+use super::quantity_lines::{quantities_json, rule_json};
 use super::relative_effects::relative_json;
+use super::setting_json::setting_object;
 use super::sweep_report::SweepReport;
 use super::what_to_trust::trust_notes;
-use crate::analyse::{GroupVerdict, Labels, Rival, Scale, SettingModel};
-use crate::plan::DEFAULT_VARIANT;
+use crate::analyse::{GroupVerdict, Rival, Scale, SettingModel};
 
 /// Version of the layout below; bump it when a field changes meaning. 2: `low`/`high` are the simultaneous
 /// intervals (`level`), and the model (prior, residual df, stragglers, control use) is reported.
-pub const ANALYSIS_SCHEMA_VERSION: u32 = 2;
+pub const ANALYSIS_SCHEMA_VERSION: u32 = 3;
 
 /// The analysis as JSON: top-level `runs` (engine runs recorded), `alpha`, `method` (`paired` or
 /// `welch`), and per group its labels, verdict (`resolved`, `tied`, `cannot tell`), best setting and
@@ -48,6 +49,8 @@ pub fn analysis_json(report: &SweepReport) -> Value {
         "groups": groups,
         "baseline": config.baseline,
         "relative": relative_json(analysis),
+        "quantities": quantities_json(&analysis.quantities),
+        "rule": rule_json(report),
         "fits": group_fits_json(analysis),
         "unit": report.context.units.of(&config.primary).map(|unit| unit.to_string()),
         "units": units_json(report),
@@ -131,16 +134,6 @@ fn rival_json(rival: &Rival, setting: &dyn Fn(usize) -> Value) -> Value {
     })
 }
 
-/// `{"rows": 512, "slices": 1}`: param -> typed value; the variant only when it is not the default.
-pub fn setting_object(labels: &Labels) -> Value {
-    let map: Map<String, Value> = labels
-        .iter()
-        .filter(|(name, value)| !(name == "variant" && value.as_text() == Some(DEFAULT_VARIANT)))
-        .map(|(name, value)| (name.clone(), serde_json::to_value(value).unwrap_or(Value::Null)))
-        .collect();
-    Value::Object(map)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,7 +147,7 @@ mod tests {
         let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true, &[]);
         let context = ReportContext::default();
         let json = analysis_json(&SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" });
-        assert_eq!(json["schema_version"], 2);
+        assert_eq!(json["schema_version"], 3);
         assert_eq!(json["runs"], 25);
         assert_eq!(json["alpha"], 0.05);
         assert_eq!(json["method"], "paired");

@@ -2,9 +2,9 @@
 
 use serde_json::{json, Value};
 
-use super::analysis_json::setting_object;
 use super::number_format::{number, percent};
 use super::section::Section;
+use super::setting_json::setting_object;
 use super::sweep_report::SweepReport;
 use super::table::Table;
 use super::text::Text;

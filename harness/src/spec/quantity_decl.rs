@@ -8,9 +8,10 @@
 
 use std::sync::LazyLock;
 
-use evalexpr::{DefaultNumericTypes, Node};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
+
+use crate::expression::Expression;
 
 /// One quantity as declared.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -42,7 +43,8 @@ pub struct Quantity {
     pub unit: Option<String>,
     /// The formula as declared, for messages and the report.
     pub expr: String,
-    pub tree: Node<DefaultNumericTypes>,
+    /// The formula over `__t0`, `__t1`, ...: one compiled tree.
+    pub expression: Expression,
     /// `terms[i]` is the variable `__t<i>`.
     pub terms: Vec<QuantityTerm>,
 }
@@ -76,20 +78,26 @@ impl Quantity {
             return Err(message);
         }
         let text = with_references.into_owned();
-        let tree = evalexpr::build_operator_tree::<DefaultNumericTypes>(&text)
-            .map_err(|error| format!("invalid expression `{}`: {error}", decl.expr))?;
+        let invalid = |error: String| {
+            let reason = error.split_once("`: ").map_or(error.as_str(), |(_, reason)| reason).to_string();
+            format!("invalid expression `{}`: {reason}", decl.expr)
+        };
         // A bare name is a metric at the evaluated setting itself.
-        let bare: Vec<String> =
-            tree.iter_read_variable_identifiers().filter(|name| !name.starts_with("__t")).map(str::to_string).collect();
+        let bare: Vec<String> = Expression::parse(&text)
+            .map_err(invalid)?
+            .names()
+            .iter()
+            .filter(|name| !name.starts_with("__t"))
+            .cloned()
+            .collect();
         let mut renamed = text;
         for name in bare {
             let variable = variable_for(&mut terms, QuantityTerm::Metric { name: name.clone(), overrides: Vec::new() });
             renamed = replace_word(&renamed, &name, &variable);
         }
-        let tree = evalexpr::build_operator_tree::<DefaultNumericTypes>(&renamed)
-            .map_err(|error| format!("invalid expression `{}`: {error}", decl.expr))?;
+        let expression = Expression::parse(&renamed).map_err(invalid)?;
         let quantity =
-            Quantity { name: decl.name.clone(), unit: decl.unit.clone(), expr: decl.expr.clone(), tree, terms };
+            Quantity { name: decl.name.clone(), unit: decl.unit.clone(), expr: decl.expr.clone(), expression, terms };
         // A type or arity error fails whatever the numbers: found now, with every term 1.
         quantity
             .evaluate(&vec![1.0; quantity.terms.len()])
@@ -102,13 +110,9 @@ impl Quantity {
         self.evaluate(values).ok().filter(|value| value.is_finite())
     }
 
-    fn evaluate(&self, values: &[f64]) -> Result<f64, evalexpr::EvalexprError<DefaultNumericTypes>> {
-        use evalexpr::ContextWithMutableVariables;
-        let mut context = evalexpr::HashMapContext::<DefaultNumericTypes>::new();
-        for (index, value) in values.iter().enumerate() {
-            context.set_value(format!("__t{index}"), evalexpr::Value::Float(*value))?;
-        }
-        self.tree.eval_number_with_context(&context)
+    fn evaluate(&self, values: &[f64]) -> Result<f64, String> {
+        let names: Vec<String> = (0..values.len()).map(|index| format!("__t{index}")).collect();
+        self.expression.number(names.iter().map(String::as_str).zip(values.iter().copied()))
     }
 }
 

@@ -17,9 +17,6 @@ pub struct ReadyDecl {
     pub within: Duration,
 }
 
-/// How long a service may take to become ready unless `within` says otherwise.
-pub const DEFAULT_READY_WITHIN: Duration = Duration::from_secs(300);
-
 impl TryFrom<ReadyText> for ReadyDecl {
     type Error = String;
 

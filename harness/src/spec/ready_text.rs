@@ -5,8 +5,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::pattern::Pattern;
-use super::ready_decl::DEFAULT_READY_WITHIN;
 use crate::template::Template;
+
+/// How long a service may take to become ready unless `within` says otherwise.
+pub const DEFAULT_READY_WITHIN: Duration = Duration::from_secs(300);
 
 /// One of `log`, `tcp` and `http` (checked by `ReadyDecl`'s conversion), and `within`.
 #[derive(Debug, Clone, Deserialize, Serialize)]

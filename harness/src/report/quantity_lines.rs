@@ -1,0 +1,123 @@
+//! `## Quantities` (the declared `[[analysis.quantity]]` formulas, each with its 95% interval) and
+//! `## Rule`: whether the engine's own rule matches the best forced setting of each group.
+
+use serde_json::{json, Value};
+
+use super::number_format::{confidence, degrees, number, percent, signed_percent};
+use super::section::Section;
+use super::setting_json::setting_object;
+use super::sweep_report::SweepReport;
+use super::table::Table;
+use super::text::Text;
+use crate::analyse::{Agreement, QuantityEstimate, RuleCheck};
+
+/// One row per estimate: where it was evaluated, its value and interval with the unit; empty without any.
+pub fn quantity_section(report: &SweepReport) -> Section {
+    let section = Section::new("Quantities");
+    let estimates = &report.analysis.quantities;
+    if estimates.is_empty() {
+        return section;
+    }
+    let mut table = Table::new(["quantity", "at", "value", "95% interval", "df"].map(String::from).to_vec());
+    for estimate in estimates {
+        let unit = |text: String| match &estimate.unit {
+            Some(unit) => format!("{text} {unit}"),
+            None => text,
+        };
+        let interval = match estimate.interval {
+            Ok((low, high)) => unit(format!("{}..{}", number(low), number(high))),
+            Err(reason) => format!("cannot tell ({reason})"),
+        };
+        let at = if estimate.at.is_empty() { "-".to_string() } else { report.columns().label(&estimate.at) };
+        table.push(vec![estimate.name.clone(), at, unit(number(estimate.value)), interval, degrees(estimate.df)]);
+    }
+    section
+        .paragraph(
+            "Each declared formula where all its references exist, with a 95% interval by the delta method \
+             (first-order Taylor expansion around the settings' means, taken as independent) on \
+             Welch-Satterthwaite degrees of freedom.",
+        )
+        .table(table)
+}
+
+/// "the rule matches the forced optimum in 3 of 4 groups", naming any group where it is shown not to.
+pub fn rule_section(report: &SweepReport) -> Section {
+    let section = Section::new("Rule");
+    let Some(rule) = &report.analysis.rule else { return section };
+    let columns = report.columns();
+    let label = |index: usize| columns.label(&report.analysis.settings[index].setting);
+    let alpha = report.analysis.verdicts.alpha;
+    let lines: Vec<Text> = rule
+        .groups
+        .iter()
+        .map(|group| {
+            let verdict = match group.agreement {
+                Agreement::Agree => "matches".to_string(),
+                Agreement::Disagree => "WARNING: does not match".to_string(),
+                Agreement::CannotTell(Some(reason)) => format!("cannot tell ({reason})"),
+                Agreement::CannotTell(None) => "cannot tell".to_string(),
+            };
+            let difference = group.difference.map_or_else(String::new, |(d, low, high)| {
+                let level = confidence(1.0 - 2.0 * alpha);
+                format!(": {} ({level} interval {}..{})", signed_percent(d), signed_percent(low), signed_percent(high))
+            });
+            Text::plain(format!(
+                "{}: the rule ({}) {verdict} the best forced setting {}{difference}.",
+                columns.label(&group.group),
+                label(group.rule_setting),
+                label(group.best_forced),
+            ))
+        })
+        .collect();
+    let missed: Vec<String> = rule.mismatches().map(|group| columns.label(&group.group)).collect();
+    section.paragraph(summary_line(rule, &missed)).items(lines)
+}
+
+fn summary_line(rule: &RuleCheck, missed: &[String]) -> String {
+    let head = format!(
+        "Rule verification ({} = {:?} left to the engine, two one-sided tests within {} of the best forced \
+         setting, Schuirmann 1987): the rule matches the forced optimum in {} of {} groups",
+        rule.param,
+        rule.rule,
+        percent(rule.bound),
+        rule.matches(),
+        rule.groups.len()
+    );
+    match missed {
+        [] => format!("{head}."),
+        missed => format!("{head}; it is shown to miss it at {}.", missed.join(", ")),
+    }
+}
+
+/// `analysis.json`'s `quantities`: name, unit, where, value, interval (or why none), std error, df.
+pub fn quantities_json(estimates: &[QuantityEstimate]) -> Value {
+    let one = |e: &QuantityEstimate| {
+        let (low, high, reason) = match e.interval {
+            Ok((low, high)) => (Some(low), Some(high), None),
+            Err(reason) => (None, None, Some(reason.to_string())),
+        };
+        let df = e.df.is_finite().then_some(e.df);
+        json!({ "name": e.name, "unit": e.unit, "at": setting_object(&e.at), "value": e.value,
+                "low": low, "high": high, "reason": reason, "std_error": e.std_error, "df": df,
+                "method": "delta method, Welch-Satterthwaite df" })
+    };
+    Value::Array(estimates.iter().map(one).collect())
+}
+
+/// `analysis.json`'s `rule`: per group, the rule's and the best forced setting and the agreement.
+pub fn rule_json(report: &SweepReport) -> Value {
+    let Some(rule) = &report.analysis.rule else { return Value::Null };
+    let setting = |index: usize| setting_object(&report.analysis.settings[index].setting);
+    let groups: Vec<Value> = rule
+        .groups
+        .iter()
+        .map(|g| {
+            json!({ "group": setting_object(&g.group), "rule": setting(g.rule_setting),
+                    "best_forced": setting(g.best_forced), "agreement": g.agreement,
+                    "difference": g.difference.map(|d| d.0), "low": g.difference.map(|d| d.1),
+                    "high": g.difference.map(|d| d.2) })
+        })
+        .collect();
+    json!({ "param": rule.param, "rule": rule.rule, "bound": rule.bound, "matches": rule.matches(),
+            "groups": groups, "method": "two one-sided tests, Schuirmann 1987" })
+}

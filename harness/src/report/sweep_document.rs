@@ -1,0 +1,125 @@
+//! The report of one sweep as a `Document`, in the order a reader needs it (issue 23): the title and what
+//! was measured; what to trust (failed runs, stragglers, drift, a control set aside, cannot-tell reasons);
+//! the verdicts; the figures (on the page); then the tables.
+
+use super::best_table::best_table;
+use super::document::Document;
+use super::equivalence_lines::equivalence_section;
+use super::fit_lines::fit_section;
+use super::group_fits::group_fit_table;
+use super::html_figures::sweep_figures;
+use super::pivot_table::pivot_table;
+use super::quantity_lines::{quantity_section, rule_section};
+use super::relative_effects::relative_table;
+use super::section::Section;
+use super::setting_tables::{other_metrics_table, settings_table};
+use super::sweep_report::SweepReport;
+use super::text::Text;
+use super::verdict_lines::verdict_section;
+use super::what_to_trust::{failure_table, what_to_trust};
+
+impl SweepReport<'_> {
+    /// The whole report, built once for the terminal, the summary file, the page and `analysis.json`.
+    pub fn document(&self) -> Document {
+        let mut document = Document::new(self.title);
+        document.extend([
+            self.lead(),
+            what_to_trust(self),
+            verdict_section(self),
+            rule_section(self),
+            quantity_section(self),
+            fit_section(self),
+            sweep_figures(self),
+            settings_table(self),
+            other_metrics_table(self),
+        ]);
+        document.extend(self.context.tables.pivot.as_ref().map(|pivot| pivot_table(self, pivot)));
+        document.extend([
+            best_table(self),
+            relative_table(self),
+            group_fit_table(self),
+            equivalence_section(self),
+            failure_table(&self.analysis.failures),
+        ]);
+        document
+    }
+
+    /// What was measured: the primary metric, its unit and direction, and the settings fixed throughout.
+    fn lead(&self) -> Section {
+        let primary = &self.config.primary;
+        let unit = self.context.units.of(primary).map_or_else(String::new, |unit| format!(", in {unit}"));
+        let what =
+            Text::plain("Primary metric: ").code(primary).and(format!("{unit} ({} is better).", self.config.direction));
+        let lead = Section::lead().paragraph(what);
+        match self.columns().fixed_line() {
+            Some(fixed) => lead.paragraph(fixed),
+            None => lead,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::analyse_sweep;
+    use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
+    use crate::analyse::AnalysisConfig;
+    use crate::report::markdown::markdown;
+    use crate::report::ReportContext;
+
+    fn fixture_report() -> String {
+        let config = fixture_slice_config();
+        let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true, &[]);
+        let context = ReportContext::default();
+        markdown(
+            &SweepReport { analysis: &analysis, config: &config, context: &context, title: "Forced slice sweep" }
+                .document(),
+        )
+    }
+
+    #[test]
+    fn slice_sweep_summary() {
+        insta::assert_snapshot!(fixture_report());
+    }
+
+    #[test]
+    fn what_to_trust_then_verdicts_then_tables() {
+        let report = fixture_report();
+        let order: Vec<usize> =
+            ["## What to trust", "## Verdicts", "## prefill_tokens_per_s", "## Best per group", "## Failed runs"]
+                .iter()
+                .map(|heading| report.find(heading).unwrap_or_else(|| panic!("no {heading}:\n{report}")))
+                .collect();
+        assert!(order.windows(2).all(|pair| pair[0] < pair[1]), "{report}");
+        let trust = &report[order[0]..order[1]];
+        assert!(trust.contains("- WARNING: 3 of 25 runs failed"), "{trust}");
+        assert!(trust.contains("The control `decode_tokens_per_s` varied by 1.0% within settings"), "{trust}");
+    }
+
+    #[test]
+    fn numbers_carry_their_units() {
+        let report = fixture_report();
+        assert!(report.contains("Primary metric: `prefill_tokens_per_s`, in tok/s (higher is better)."), "{report}");
+        assert!(report.contains("| 512  | 1      | 3   | 876 ± 28"), "{report}");
+        assert!(report.contains("mean ± 95% CI (tok/s)"), "{report}");
+        assert!(report.contains("- rows=2048: resolved: slices=2 is best (1239 tok/s)"), "{report}");
+        assert!(
+            report.contains("- agree: rows=512 slices=1, rows=512 slices=8 resolve to overlap_slices=1; spread 0.4%")
+        );
+        assert!(report.contains("Fixed: variant=baseline."));
+    }
+
+    #[test]
+    fn no_failures_and_no_options() {
+        let config =
+            AnalysisConfig { control: None, equivalence_key: None, group_by: vec![], ..fixture_slice_config() };
+        let observations: Vec<_> =
+            fixture_slice_sweep().into_iter().filter(|o| o.status == crate::launch::RunStatus::Ok).collect();
+        let analysis = analyse_sweep(&observations, &config, true, &[]);
+        let context = ReportContext::default();
+        let report =
+            markdown(&SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" }.document());
+        assert!(report.contains("- All 22 runs finished ok."), "{report}");
+        assert!(!report.contains("Drift") && !report.contains("Equivalence") && !report.contains("Failed runs"));
+    }
+}
