@@ -80,6 +80,11 @@ fn seed_000_slices_runs_the_rule_beside_forced_counts_and_prices_the_fixed_term(
     }
     // slices=8 at 512 rows falls back to serial: the equivalence section says the paths agree.
     assert!(run.summary.contains("## Equivalence (overlap_slices)"), "{}", run.summary);
+    // Section 4: the rule's setting against the best forced one, in every group.
+    assert!(run.summary.contains("## Rule"), "{}", run.summary);
+    let groups = run.analysis["rule"]["groups"].as_array().expect("analysis.json has the rule check");
+    assert_eq!(groups.len(), 4, "{groups:?}");
+    assert!(groups.iter().all(|group| group["agreement"] != "disagree"), "{groups:?}");
     let pivot = table(&run.summary, "## prefill_tokens_per_s by rows × slices");
     assert_eq!(cells(pivot[0]), ["rows \\ slices", "rule", "1", "2", "4", "8"], "{}", run.summary);
     assert_quantities(
