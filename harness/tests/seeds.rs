@@ -226,3 +226,49 @@ fn seed_004_staging_buffer_ties_at_small_payloads_and_prices_tcm() {
     assert!(run.summary.contains("- bytes=65536: resolved: staging=tcm is best"), "{}", run.summary);
     assert_quantities(&run, &["tcm_faster_than_hbm_pct", "tcm_faster_than_sram_pct"]);
 }
+
+/// Copies `sweeps/seeds/` into a temporary dir so a test can edit a declaration or profile.
+fn seeds_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(repo_root().join("sweeps/seeds"))
+        .arg(dir.path().join("seeds"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    dir
+}
+
+/// The `error` cells of a CSV's failed rows.
+fn errors(rows: &Rows) -> Vec<String> {
+    rows.iter().filter(|row| row["status"] != "ok").map(|row| row["error"].clone()).collect()
+}
+
+#[test]
+fn seed_001_fails_a_run_whose_output_does_not_verify_and_one_left_stale_hccl_state() {
+    let dir = seeds_copy();
+    let seeds = dir.path().join("seeds");
+    let run = |spec: &std::path::Path| {
+        let csv = dir.path().join(format!("{}.csv", spec.file_stem().unwrap().to_str().unwrap()));
+        let output = sweep(dir.path(), &["run", spec.to_str().unwrap(), "--reps", "2", "--out", csv.to_str().unwrap()]);
+        assert!(!output.status.success(), "{}", stderr(&output));
+        csv_rows(&csv)
+    };
+    // A corrupted C_final (the fixture's --corrupt) fails VerifyOutput's atol 1.0 / rtol 0.01 check.
+    let declaration = std::fs::read_to_string(seeds.join("001_gemm_allreduce.toml")).unwrap();
+    let corrupt = declaration.replace("\"--rtol\", \"{{rtol}}\"]", "\"--rtol\", \"{{rtol}}\", \"--corrupt\"]");
+    assert_ne!(corrupt, declaration);
+    std::fs::write(seeds.join("corrupt.toml"), corrupt.replace("seed_001_gemm_allreduce", "corrupt")).unwrap();
+    let failed = errors(&run(&seeds.join("corrupt.toml")));
+    assert!(!failed.is_empty() && failed.iter().all(|e| e.contains("verify_failures")), "{failed:?}");
+    // Without the profile's pre_run, the state a run leaves makes the next run of that build fail.
+    let profile = seeds.join("engines/gemm_ar_fixture.toml");
+    let text = std::fs::read_to_string(&profile).unwrap();
+    let without: String =
+        text.lines().filter(|line| !line.starts_with("pre_run")).map(|line| format!("{line}\n")).collect();
+    assert_ne!(without, text);
+    std::fs::write(&profile, without).unwrap();
+    let failed = errors(&run(&seeds.join("001_gemm_allreduce.toml")));
+    assert!(failed.iter().any(|e| e.contains("HcclGetRootInfo failed: 7")), "{failed:?}");
+}
