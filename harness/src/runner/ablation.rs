@@ -361,12 +361,7 @@ pub(super) fn run_copies(
         Some(race) => session.run_race(plan, &runnable, &builds.sites, race, &context.paths.csv)?,
         None => session.run_all(plan, &runnable, &builds.sites)?,
     }
-    let runs = SweepOutcome {
-        paths: context.paths.clone(),
-        tally: session.tally,
-        stopped: session.stopped,
-        skipped: plan.runs.len() - runnable.len(),
-    };
+    let runs = SweepOutcome { paths: context.paths.clone(), tally: session.tally, stopped: session.stopped };
     Ok(AblationOutcome { runs, builds: reports, build_seconds })
 }
 
@@ -378,7 +373,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     let mut in_place = InPlaceSession::begin(&engine.tree, &targets)?;
     // From the first rendering on, the build dir may hold a variant's build, until a `sweep run` rebuilds it.
     let program =
-        crate::launch::program_path(engine, &engine.tree, &engine.build_dir).map_err(RunnerError::BuildCommand)?;
+        crate::launch::program_path(engine, &engine.tree, &engine.build_dir).map_err(RunnerError::ProgramPath)?;
     variants::VariantBuildMark::record(&engine.tree, &engine.build_dir, Path::new(&program))?;
     let toolchain = context.toolchain_id();
     let rendered: Vec<Vec<RenderedFile>> =
@@ -422,13 +417,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
         targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", "),
         engine.tree.display()
     ));
-    let recorded = session.tally.recorded;
-    let runs = SweepOutcome {
-        paths: context.paths.clone(),
-        tally: session.tally,
-        stopped: session.stopped,
-        skipped: plan.runs.len() - recorded.min(plan.runs.len()),
-    };
+    let runs = SweepOutcome { paths: context.paths.clone(), tally: session.tally, stopped: session.stopped };
     Ok(AblationOutcome { runs, builds: reports, build_seconds })
 }
 

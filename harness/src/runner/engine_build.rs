@@ -65,7 +65,7 @@ pub fn build_before_run(
     let end = build_engine_tree(engine, crate::plan::DEFAULT_VARIANT, log, base_env, &mut |_| Ok(()))?;
     if end.is_ok() {
         let program =
-            launch::program_path(engine, &engine.tree, &engine.build_dir).map_err(RunnerError::BuildCommand)?;
+            launch::program_path(engine, &engine.tree, &engine.build_dir).map_err(RunnerError::ProgramPath)?;
         VariantBuildMark::verify_rebuilt(&engine.tree, &engine.build_dir, Path::new(&program))?;
     }
     Ok(Some(end))

@@ -81,8 +81,6 @@ pub struct SweepOutcome {
     pub paths: ResultPaths,
     pub tally: Tally,
     pub stopped: Option<EarlyStop>,
-    /// Runs the plan had that were already in the resumed CSV.
-    pub skipped: usize,
 }
 
 /// The plan of a plain sweep, and each setting's build: the engine as built in its own tree.
@@ -161,12 +159,10 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
         None | Some(Ok(_)) => {}
         Some(Err(crate::build::BuildError::Interrupted { .. })) => {
             let stopped = events.signals.received().map(|signal| EarlyStop::Interrupted { signal });
-            return Ok(SweepOutcome { paths, tally: Tally::default(), stopped, skipped: 0 });
+            return Ok(SweepOutcome { paths, tally: Tally::default(), stopped });
         }
         Some(Err(error)) => match failure_watch::disk_full_at(&sweep.engine.build_dir) {
-            Some(stopped) => {
-                return Ok(SweepOutcome { paths, tally: Tally::default(), stopped: Some(stopped), skipped: 0 })
-            }
+            Some(stopped) => return Ok(SweepOutcome { paths, tally: Tally::default(), stopped: Some(stopped) }),
             None => return Err(RunnerError::Build(error)),
         },
     }
@@ -174,7 +170,6 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     sites.iter_mut().for_each(|site| site.hash.clone_from(&hash));
     write_sidecar(sweep, &plan, options, &paths, &origin)?;
     let todo = runs_to_do(&plan, &plan.runs, &recorded, options);
-    let skipped = plan.runs.len() - todo.len();
     let mut session = Session::new(sweep, writer, &paths, spawning, todo.len(), options);
     session.origins = origins;
     session.resumed(&plan, &todo, recorded);
@@ -182,7 +177,7 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
         Some(race) => session.run_race(&plan, &todo, &sites, race, &paths.csv)?,
         None => session.run_all(&plan, &todo, &sites)?,
     }
-    Ok(SweepOutcome { paths, tally: session.tally, stopped: session.stopped, skipped })
+    Ok(SweepOutcome { paths, tally: session.tally, stopped: session.stopped })
 }
 
 /// Where a sweep's results go; a fresh stamp is claimed on disk, except for a dry run (which writes nothing).

@@ -27,6 +27,8 @@ pub enum RunnerError {
     UnknownVariant { name: String, groups: String },
     #[error("the profile's build command did not render")]
     BuildCommand(#[from] crate::template::TemplateError),
+    #[error("the profile's program path did not render")]
+    ProgramPath(#[source] crate::template::TemplateError),
     #[error("the profile's setup script path did not render")]
     SetupTemplate(#[source] crate::template::TemplateError),
 }
