@@ -111,23 +111,38 @@ fn inputs_at(
         .collect()
 }
 
-/// The setting equal to `settings[at]` except for `overrides`.
+/// The setting equal to `settings[at]` except for `overrides` and the labels those decide: a param
+/// derived from an overridden one (`bytes` from `rows`: every setting with one `rows` has one `bytes`)
+/// moves with it; every other label must stay.
 fn resolve(settings: &[SettingSummary], at: usize, overrides: &[(String, String)]) -> Option<usize> {
     if overrides.is_empty() {
         return Some(at);
     }
-    let wanted = |column: &str, value: &crate::spec::ParamValue, base: &crate::spec::ParamValue| match overrides
-        .iter()
-        .find(|(param, _)| param == column)
-    {
-        Some((_, text)) => value.is_written(text),
-        None => value == base,
-    };
     let base = &settings[at].setting;
-    settings.iter().position(|candidate| {
-        candidate.setting.len() == base.len()
-            && candidate.setting.iter().zip(base).all(|((column, value), (_, base))| wanted(column, value, base))
-    })
+    let is_overridden = |column: &str| overrides.iter().any(|(param, _)| param == column);
+    let value_of = |setting: &SettingSummary, column: &str| {
+        setting.setting.iter().find(|(known, _)| known == column).map(|(_, value)| value.clone())
+    };
+    let key_of = |setting: &SettingSummary| -> Vec<Option<crate::spec::ParamValue>> {
+        overrides.iter().map(|(param, _)| value_of(setting, param)).collect()
+    };
+    // A label the overridden params decide: equal overridden values never come with two values of it.
+    let decided = |column: &str| {
+        settings
+            .iter()
+            .all(|a| settings.iter().all(|b| key_of(a) != key_of(b) || value_of(a, column) == value_of(b, column)))
+    };
+    let stays: Vec<&(String, crate::spec::ParamValue)> =
+        base.iter().filter(|(column, _)| !is_overridden(column) && !decided(column)).collect();
+    let matches = |candidate: &SettingSummary| {
+        overrides.iter().all(|(param, text)| value_of(candidate, param).is_some_and(|value| value.is_written(text)))
+            && stays.iter().all(|(column, value)| value_of(candidate, column).as_ref() == Some(value))
+    };
+    let found: Vec<usize> = (0..settings.len()).filter(|&index| matches(&settings[index])).collect();
+    match found.as_slice() {
+        [index] => Some(*index),
+        _ => None,
+    }
 }
 
 /// A metric's mean at a setting (variance s²/n on n − 1 df), or a numeric param's value (exact).
@@ -186,10 +201,11 @@ fn estimate(quantity: &Quantity, inputs: &[Input], at: Labels) -> Option<Quantit
     let mut shares = Vec::with_capacity(inputs.len());
     let mut unmeasured = None;
     for (index, input) in inputs.iter().enumerate() {
-        if input.variance == 0.0 && input.unmeasured.is_none() {
+        // A param's value is exact; a measured mean with no spread stays in, to be named below.
+        if input.df.is_infinite() && input.unmeasured.is_none() {
             continue;
         }
-        let step = 1e-6 * input.value.abs().max(input.variance.sqrt()).max(f64::MIN_POSITIVE);
+        let step = 1e-6 * input.value.abs().max(input.variance.sqrt()).max(1e-300);
         let mut shifted = values.clone();
         shifted[index] = input.value + step;
         let up = quantity.value(&shifted)?;
@@ -305,6 +321,25 @@ mod tests {
         // slices=4 at 512 rows only: slices=1 settings would compare with themselves.
         assert_eq!(estimates.len(), 1);
         assert!((estimates[0].value - (1.196 / 0.584 - 1.0)).abs() < 1e-9);
+    }
+
+    /// `m[rows=4096]` found nothing when `bytes` was derived from `rows`: no setting had the base's bytes.
+    #[test]
+    fn an_override_reaches_the_setting_whose_derived_params_moved_with_it() {
+        let mut observations = Vec::new();
+        for (rows, bytes, mode, seconds) in [("512", "1", "0", 1.0), ("4096", "8", "0", 2.0), ("4096", "8", "1", 3.0)] {
+            for round in 1..=2 {
+                let setting = [("rows", rows), ("bytes", bytes), ("mode", mode)];
+                observations.push(fixture_observation(&setting, round, &[("prefill_seconds", seconds)]));
+            }
+        }
+        let q = compiled("growth", "prefill_seconds[rows=4096] / prefill_seconds[rows=512]");
+        let estimates = QuantityEstimate::all(&[q], &SettingSummary::summarise(&observations), None, &[]);
+        // From rows=512 mode=0: rows=4096 mode=0 (bytes moved with rows); mode=1 has no rows=512 partner.
+        assert_eq!(estimates.len(), 1, "{estimates:?}");
+        assert_eq!(estimates[0].value, 2.0);
+        // Both means have no spread: no zero-width interval, the reason instead.
+        assert_eq!(estimates[0].interval, Err(NoTest::ZeroStdError));
     }
 
     #[test]

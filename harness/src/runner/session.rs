@@ -372,9 +372,21 @@ fn link_instance_logs(instance: &PreparedRun, run: &PreparedRun) -> Result<(), R
     Ok(())
 }
 
-/// `0007-slices=4_rows=512-rep2`: sortable by order, readable by setting.
+/// Longest setting part of a run directory's name: file names stop at 255 bytes, and a dozen params
+/// spelt out pass that (every run then failed with "file name too long").
+const MAX_SLUG_BYTES: usize = 160;
+
+/// `0007-slices=4_rows=512-rep2`: sortable by order, readable by setting. A setting too long to spell
+/// out keeps its first part and a digest of the whole, so two settings never share a folder.
 pub fn run_dir_name(run: &PlannedRun, slug: &str) -> String {
     let warmup = if run.warmup { "-warmup" } else { "" };
+    let slug = if slug.len() <= MAX_SLUG_BYTES {
+        slug.to_string()
+    } else {
+        let cut = (0..=MAX_SLUG_BYTES).rev().find(|&at| slug.is_char_boundary(at)).unwrap_or(0);
+        let digest = crate::variants::sha256_hex(slug.as_bytes());
+        format!("{}~{}", &slug[..cut], &digest[..12])
+    };
     format!("{:04}-{slug}-rep{}{warmup}", run.order, run.rep)
 }
 
@@ -398,4 +410,21 @@ pub fn limits_text(sweep: &Sweep) -> String {
         humantime::format_duration(engine.timeout),
         humantime::format_duration(engine.grace)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With a dozen params spelt out, every run failed with "file name too long" (255 bytes).
+    #[test]
+    fn a_setting_too_long_to_spell_out_still_names_a_folder_of_its_own() {
+        let run = PlannedRun { order: 7, setting: 0, rep: 2, warmup: false };
+        let long = |last: &str| format!("{}{last}", "parameter_name=some_long_value_".repeat(12));
+        let (a, b) = (run_dir_name(&run, &long("a")), run_dir_name(&run, &long("b")));
+        assert!(a.len() < 200, "{}", a.len());
+        assert_ne!(a, b);
+        assert!(a.starts_with("0007-parameter_name=some_long_value_") && a.ends_with("-rep2"), "{a}");
+        assert_eq!(run_dir_name(&run, "slices=4_rows=512"), "0007-slices=4_rows=512-rep2");
+    }
 }
