@@ -321,6 +321,7 @@ impl Design<'_> {
         let design = ModelDesign {
             settings: self.variants.len(),
             group_of: &group_of,
+            series_of: None,
             control: None,
             policy: ControlPolicy::Always,
             blocks: self.question.rounds_are_blocks,

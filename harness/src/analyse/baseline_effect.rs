@@ -70,6 +70,7 @@ impl BaselineEffect {
             let design = ModelDesign {
                 settings: settings.len(),
                 group_of: &families,
+                series_of: None,
                 control,
                 policy: ControlPolicy::UnlessMoved,
                 blocks: rounds_are_blocks,

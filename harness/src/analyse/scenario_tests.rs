@@ -254,15 +254,29 @@ fn stragglers_are_screened_and_the_verdicts_stay_right() {
 /// Slices=4 four times noisier than the rest, slices=1 half as noisy. The noisy setting sits within 3.5-4.7%
 /// of the best in every clear group, which 3 of its runs cannot resolve (its mean's sd alone is 2.3%):
 /// honest verdicts leave those groups tied. What moderation must not do is borrow the quiet settings'
-/// precision for the noisy one and claim a winner.
+/// precision for the noisy one and claim a winner. A z-test that knows every setting's true sd resolves
+/// 16.9% of these groups (docs/decisions.md, diagnosis 1); an honest analysis that has to estimate the
+/// noisy series' variance resolves fewer (about 14% with the prior by series).
 #[test]
 fn unequal_noise_keeps_each_setting_its_own_variance() {
     let noise = Noise { noisy: Some((4, 0.04)), quiet: Some((1, 0.005)), ..Noise::WELL_BEHAVED };
     let tally = tally(&noise, 100, &config());
     assert_eq!(tally.wrong(), 0, "{tally:?}");
-    assert!(tally.right_clear_share() >= 0.2, "{tally:?}");
+    assert!(tally.overclaims() <= 8, "{tally:?}");
+    assert!((0.08..=0.2).contains(&tally.right_clear_share()), "{tally:?}");
     let resolvable = Noise { reps: 10, ..noise };
     assert!(self::tally(&resolvable, 50, &config()).right_clear_share() >= 0.5);
+}
+
+/// Slices=1 four times noisier than the rest: a noisy setting is one of the two bests of both true ties.
+/// One prior for all settings would shrink its 4% noise to about 2.4% and call a true best beaten in about
+/// 20% of sweeps; its series' own prior (`VariancePrior::fit_by_series`) keeps that at Holm's level.
+#[test]
+fn a_noisy_series_does_not_make_true_ties_look_resolved() {
+    let noise = Noise { noisy: Some((1, 0.04)), ..Noise::WELL_BEHAVED };
+    let tally = tally(&noise, 100, &config());
+    assert_eq!(tally.wrong(), 0, "{tally:?}");
+    assert!(tally.overclaims() <= 8, "{tally:?}");
 }
 
 /// The machine 15% slower from half-way on (run 30 of 60: between two time blocks); anywhere else in a
@@ -326,7 +340,7 @@ fn one_rep_cannot_tell_with_its_reason() {
 #[test]
 #[ignore = "prints the tallies of every scenario; run with --ignored --nocapture"]
 fn print_scenario_tallies() {
-    let scenarios: [(&str, Noise); 9] = [
+    let scenarios: [(&str, Noise); 10] = [
         (
             "unequal noise, 10 reps",
             Noise { noisy: Some((4, 0.04)), quiet: Some((1, 0.005)), reps: 10, ..Noise::WELL_BEHAVED },
@@ -339,6 +353,7 @@ fn print_scenario_tallies() {
         ("unequal noise", Noise { noisy: Some((4, 0.04)), quiet: Some((1, 0.005)), ..Noise::WELL_BEHAVED }),
         ("step 15% half-way", Noise { drift: Drift::Step { drop: 0.15, at: 30 }, ..Noise::WELL_BEHAVED }),
         ("control moved", Noise { control_moved: Some((4, 0.9)), ..Noise::WELL_BEHAVED }),
+        ("noisy true bests", Noise { noisy: Some((1, 0.04)), ..Noise::WELL_BEHAVED }),
     ];
     for (name, noise) in scenarios {
         let tally = tally(&noise, 200, &config());

@@ -35,6 +35,9 @@ pub struct ModelDesign<'a> {
     /// Per setting, its comparison group (settings compared with each other share one): the control is
     /// adjusted to each group's mean level, and its move is tested within groups.
     pub group_of: &'a [usize],
+    /// Per setting, its series (settings that share every parameter but the groups', e.g. slices = 4 in
+    /// every rows group), when the caller knows them: the variances' prior may then be fitted by series.
+    pub series_of: Option<&'a [usize]>,
     pub control: Option<&'a str>,
     pub policy: ControlPolicy,
     /// Rounds are blocks (an interleaved schedule): round effects are fitted and cancel in comparisons.
@@ -56,6 +59,10 @@ pub struct SettingModel {
     /// The empirical-Bayes prior the settings' variances were moderated toward (two or more settings with
     /// residual df).
     pub prior: Option<VariancePrior>,
+    /// With the prior fitted by series (`VariancePrior::fit_by_series`): each series' prior, in the
+    /// order of its first setting; `prior` then holds their common d₀ and the smallest location. Empty
+    /// with one prior for all.
+    pub series_priors: Vec<VariancePrior>,
     /// Runs − settings − round blocks − covariate slopes: the df every estimate's df is capped at.
     pub residual_df: f64,
     /// Runs left out of the fit.
@@ -119,6 +126,7 @@ impl SettingModel {
         stragglers.iter().for_each(|s| included[s.sample] = 0.0);
         let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
         let group_of: Vec<usize> = dense_groups(&layout, &samples, design.group_of);
+        let series_of: Option<Vec<usize>> = design.series_of.map(|series| dense_groups(&layout, &samples, series));
         let controls: Option<Vec<f64>> =
             design.control.and_then(|_| samples.iter().map(|s| s.control).collect::<Option<Vec<f64>>>());
         // The control's unweighted fit serves its move test and the robust fit's first step.
@@ -146,7 +154,8 @@ impl SettingModel {
             }
             _ => (0.0, 1.0),
         };
-        let fit = RobustFit::new(&layout, &values, covariate, included, rounds.as_ref(), &group_of);
+        let fit =
+            RobustFit::new(&layout, &values, covariate, included, rounds.as_ref(), &group_of, series_of.as_deref());
         let residual_df = fit.residual_df();
         let estimates = fit.estimates(&layout);
         let adjustment = design.control.zip(fit.slope).map(|(metric, slope)| ControlAdjustment {
@@ -172,7 +181,8 @@ impl SettingModel {
             blocks: design.blocks,
             adjustment,
             control_move,
-            prior: fit.prior,
+            prior: fit.reported_prior(),
+            series_priors: fit.series_priors.clone(),
             residual_df,
             stragglers,
             estimates: by_setting,
@@ -347,16 +357,24 @@ struct Slope {
 struct RobustFit<'a> {
     layout: &'a SampleLayout,
     group_of: &'a [usize],
+    /// Per dense setting its dense series, when known.
+    series_of: Option<&'a [usize]>,
     /// 1 for a sample in the fit, 0 for a straggler.
     included: Vec<f64>,
     fit: WeightedBackfit,
     control_fit: Option<WeightedBackfit>,
     slope: Option<Slope>,
-    /// Per dense setting: moderated variance σ̃²ₛ, its own df dₛ, runs in the fit.
+    /// Per dense setting: moderated variance σ̃²ₛ, its own df dₛ, runs in the fit, the prior it was
+    /// moderated toward, and the most df its moderated variance may claim (the df of its series' pool
+    /// with priors by series; unlimited with one prior, where the model's residual df caps it).
     variances: Vec<f64>,
     own_df: Vec<f64>,
     runs: Vec<usize>,
+    priors: Vec<Option<VariancePrior>>,
+    df_cap: Vec<f64>,
+    /// The one prior of every setting, or (empty when there is one) each series' prior.
     prior: Option<VariancePrior>,
+    series_priors: Vec<VariancePrior>,
     round_params: f64,
     huber: bool,
 }
@@ -371,6 +389,7 @@ impl<'a> RobustFit<'a> {
         included: Vec<f64>,
         rounds: Option<&RoundComponents>,
         group_of: &'a [usize],
+        series_of: Option<&'a [usize]>,
     ) -> RobustFit<'a> {
         let (controls, control_fit) = controls.map_or((None, None), |(c, fit)| (Some(c), fit));
         let mut runs = vec![0usize; layout.settings];
@@ -381,13 +400,17 @@ impl<'a> RobustFit<'a> {
         let mut fit = RobustFit {
             layout,
             group_of,
+            series_of,
             fit: WeightedBackfit { setting_effect: Vec::new(), round_effect: Vec::new(), residuals: Vec::new() },
             control_fit,
             slope: None,
             variances: vec![1.0; layout.settings],
             own_df: vec![0.0; layout.settings],
             runs,
+            priors: vec![None; layout.settings],
+            df_cap: vec![f64::INFINITY; layout.settings],
             prior: None,
+            series_priors: Vec::new(),
             round_params,
             huber: false,
             included,
@@ -482,11 +505,44 @@ impl<'a> RobustFit<'a> {
                 (if df > 0.0 { ss[s] / df } else { 0.0 }, df)
             })
             .collect();
-        self.prior = VariancePrior::fit(&sample_variances).map(|prior| pooled_when_equal(prior, &sample_variances));
+        let by_series = self.series_of.and_then(|series| {
+            let priors = VariancePrior::fit_by_series(&sample_variances, series)?;
+            let mut pool_df = vec![0.0; priors.len()];
+            series.iter().zip(&self.own_df).for_each(|(&k, df)| pool_df[k] += df);
+            let priors: Vec<VariancePrior> = (0..priors.len())
+                .map(|k| pooled_when_equal(priors[k], &sample_variances, |s| series[s] == k))
+                .collect();
+            Some((priors, pool_df))
+        });
+        match by_series {
+            Some((priors, pool_df)) => {
+                let series = self.series_of.expect("priors by series come from series");
+                self.priors = series.iter().map(|&k| Some(priors[k])).collect();
+                self.df_cap = series.iter().map(|&k| pool_df[k]).collect();
+                self.prior = None;
+                self.series_priors = priors;
+            }
+            None => {
+                self.prior = VariancePrior::fit(&sample_variances)
+                    .map(|prior| pooled_when_equal(prior, &sample_variances, |_| true));
+                self.priors = vec![self.prior; settings];
+                self.df_cap = vec![f64::INFINITY; settings];
+                self.series_priors = Vec::new();
+            }
+        }
         self.variances = sample_variances
             .iter()
-            .map(|&(variance, df)| self.prior.map_or(variance, |prior| prior.moderate(variance, df)))
+            .zip(&self.priors)
+            .map(|(&(variance, df), prior)| prior.map_or(variance, |prior| prior.moderate(variance, df)))
             .collect();
+    }
+
+    /// The prior to report: the one prior, or the series priors' common d₀ with their smallest location.
+    fn reported_prior(&self) -> Option<VariancePrior> {
+        self.prior.or_else(|| {
+            let smallest = self.series_priors.iter().map(|p| p.prior_variance).reduce(f64::min)?;
+            Some(VariancePrior { prior_variance: smallest, ..self.series_priors[0] })
+        })
     }
 
     /// The standard deviation of one residual of setting `s`: σ̃ₛ √(dₛ/nₛ) (its runs share dₛ df).
@@ -555,7 +611,8 @@ impl<'a> RobustFit<'a> {
                     (Some(slope), Some(group)) => slope.slope * (control_level - group[self.group_of[s]]),
                     _ => 0.0,
                 };
-                let variance_df = self.prior.map_or(self.own_df[s], |p| p.moderated_df(self.own_df[s]));
+                let variance_df =
+                    self.priors[s].map_or(self.own_df[s], |p| p.moderated_df(self.own_df[s])).min(self.df_cap[s]);
                 SettingEstimate {
                     mean: self.fit.setting_effect[s] - shift,
                     mean_variance: inflation * self.variances[s] / runs.max(1) as f64,
@@ -568,14 +625,18 @@ impl<'a> RobustFit<'a> {
     }
 }
 
-/// With d₀ infinite the settings share one variance: its estimate is the pooled Σ dₛ s²ₛ / Σ dₛ on Σ dₛ
-/// df, not the moment estimate (which with few settings of little df each is far noisier).
-fn pooled_when_equal(prior: VariancePrior, variances: &[(f64, f64)]) -> VariancePrior {
+/// With d₀ infinite the `member` settings share one variance: its estimate is the pooled Σ dₛ s²ₛ / Σ dₛ
+/// on Σ dₛ df, not the moment estimate (which with few settings of little df each is far noisier).
+fn pooled_when_equal(prior: VariancePrior, variances: &[(f64, f64)], member: impl Fn(usize) -> bool) -> VariancePrior {
     if prior.prior_df.is_finite() {
         return prior;
     }
-    let df: f64 = variances.iter().map(|(_, df)| df).sum();
-    let pooled = variances.iter().map(|(v, df)| v * df).sum::<f64>() / df;
+    let members = || variances.iter().enumerate().filter(|(s, _)| member(*s)).map(|(_, v)| v);
+    let df: f64 = members().map(|(_, df)| df).sum();
+    if df <= 0.0 {
+        return prior;
+    }
+    let pooled = members().map(|(v, df)| v * df).sum::<f64>() / df;
     VariancePrior { prior_variance: pooled, ..prior }
 }
 

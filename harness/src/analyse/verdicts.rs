@@ -71,9 +71,11 @@ impl Verdicts {
         let mut samples = RunSample::collect(observations, settings, &config.primary, control);
         samples.retain(|sample| group_of[sample.setting] != usize::MAX);
         let round = samples.iter().map(|s| s.round).max().unwrap_or(1);
+        let series_of = series_of(settings, &config.group_by);
         let design = ModelDesign {
             settings: settings.len(),
             group_of: &group_of,
+            series_of: Some(&series_of),
             control,
             policy: ControlPolicy::UnlessMoved,
             blocks: rounds_are_blocks,
@@ -224,6 +226,22 @@ fn group_members(settings: &[SettingSummary], primary: &str, group_by: &[String]
         }
     }
     groups
+}
+
+/// Each setting's series: settings with the same values of every parameter but `group_by` (slices = 4 in
+/// every rows group) share one, numbered in first-seen order.
+fn series_of(settings: &[SettingSummary], group_by: &[String]) -> Vec<usize> {
+    let mut known: Vec<Labels> = Vec::new();
+    settings
+        .iter()
+        .map(|summary| {
+            let series: Labels = summary.setting.iter().filter(|(key, _)| !group_by.contains(key)).cloned().collect();
+            known.iter().position(|k| *k == series).unwrap_or_else(|| {
+                known.push(series);
+                known.len() - 1
+            })
+        })
+        .collect()
 }
 
 /// The member with the best model estimate (ties keep the first; settings the model has no runs of

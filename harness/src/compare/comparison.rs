@@ -141,6 +141,7 @@ where
     let design = ModelDesign {
         settings: group_of.len(),
         group_of: &group_of,
+        series_of: None,
         control: config.control.as_deref(),
         policy: ControlPolicy::Always,
         blocks,

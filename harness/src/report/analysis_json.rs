@@ -43,7 +43,11 @@ pub fn analysis_json(report: &SweepReport) -> Value {
             "metric": a.metric, "slope": a.slope, "variance_removed": a.variance_removed,
         })),
         "control_move": verdicts.model.control_move,
-        "pooled_df": verdicts.model.prior.filter(|p| p.prior_df.is_infinite()).map(|_| verdicts.model.residual_df),
+        "pooled_df": verdicts
+            .model
+            .prior
+            .filter(|p| p.prior_df.is_infinite() && verdicts.model.series_priors.is_empty())
+            .map(|_| verdicts.model.residual_df),
         "model": model_json(&verdicts.model),
         "stragglers": stragglers_json(&verdicts.model, &setting),
         "groups": groups,
@@ -85,6 +89,8 @@ fn model_json(model: &SettingModel) -> Value {
         "prior": model.prior.map(|p| json!({
             "df": if p.prior_df.is_finite() { Some(p.prior_df) } else { None },
             "variance": p.prior_variance,
+            "by_series": (!model.series_priors.is_empty())
+                .then(|| model.series_priors.iter().map(|s| s.prior_variance).collect::<Vec<f64>>()),
         })),
     })
 }
