@@ -5,8 +5,8 @@
 use super::drift_bound::DriftBound;
 use super::equivalence::{margin, Agreement, Tests};
 use super::setting_summary::{Labels, SettingSummary};
-use super::verdicts::Verdicts;
-use crate::spec::{AnalysisConfig, Direction, VerifyRule};
+use super::verdicts::{is_rule, Verdicts};
+use crate::spec::{AnalysisConfig, VerifyRule};
 
 /// The rule against the forced optimum in every group that has both.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,25 +40,17 @@ impl RuleCheck {
         drift: Option<&DriftBound>,
     ) -> RuleCheck {
         let model = &verdicts.model;
-        let is_rule = |index: usize| {
-            settings[index]
-                .setting
-                .iter()
-                .any(|(column, value)| *column == verify.param && value.is_written(&verify.rule))
-        };
         let candidates: Vec<(Labels, usize, usize)> = verdicts
             .groups
             .iter()
             .filter_map(|group| {
-                let members = std::iter::once(group.best).chain(group.rivals.iter().map(|rival| rival.setting));
-                let (rule, forced): (Vec<usize>, Vec<usize>) =
-                    members.filter(|&s| model.has(s)).partition(|&s| is_rule(s));
-                let better = |a: &usize, b: &usize| match config.direction {
-                    Direction::Higher => model.mean(*a).total_cmp(&model.mean(*b)),
-                    Direction::Lower => model.mean(*b).total_cmp(&model.mean(*a)),
-                };
-                let best = forced.iter().copied().max_by(|a, b| better(a, b))?;
-                Some((group.group.clone(), *rule.first()?, best))
+                let rule = (0..settings.len()).find(|&s| {
+                    is_rule(&settings[s], config)
+                        && model.has(s)
+                        && settings[s].labels_of(&config.group_by) == group.group
+                })?;
+                // The verdict's best is the best forced setting: the rule takes no part in it.
+                Some((group.group.clone(), rule, group.best))
             })
             .collect();
         let tests =

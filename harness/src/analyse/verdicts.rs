@@ -41,6 +41,13 @@ pub struct Verdicts {
     pub groups: Vec<GroupVerdict>,
 }
 
+/// Whether `setting` leaves the choice to the engine's rule (`verify_rule`'s value of its param).
+pub fn is_rule(setting: &SettingSummary, config: &AnalysisConfig) -> bool {
+    config.verify_rule.as_ref().is_some_and(|verify| {
+        setting.setting.iter().any(|(column, value)| *column == verify.param && value.is_written(&verify.rule))
+    })
+}
+
 /// The power the detectable difference of a tie is stated at.
 pub const DETECTION_POWER: f64 = 0.8;
 
@@ -83,6 +90,15 @@ impl Verdicts {
         };
         let model = SettingModel::new(samples, design);
         let direction = config.direction;
+        // The engine's own rule (`verify_rule`) is not a rival: the verdict is the best forced setting,
+        // and the rule is checked against it (`RuleCheck`), though it stays in the model.
+        let groups: Vec<(Labels, Vec<usize>)> = groups
+            .into_iter()
+            .map(|(labels, members)| {
+                (labels, members.into_iter().filter(|&m| !is_rule(&settings[m], config)).collect())
+            })
+            .filter(|(_, members): &(Labels, Vec<usize>)| !members.is_empty())
+            .collect();
         let bests: Vec<usize> = groups.iter().map(|(_, members)| best_of(members, &model, direction)).collect();
         let comparisons: Vec<Vec<(usize, Result<RivalComparison, NoTest>)>> = groups
             .iter()

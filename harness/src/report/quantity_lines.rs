@@ -52,8 +52,8 @@ pub fn rule_section(report: &SweepReport) -> Section {
         .iter()
         .map(|group| {
             let verdict = match group.agreement {
-                Agreement::Agree => "matches".to_string(),
-                Agreement::Disagree => "WARNING: does not match".to_string(),
+                Agreement::Agree => "the same within the margin".to_string(),
+                Agreement::Disagree => "WARNING: shown to differ".to_string(),
                 Agreement::CannotTell(Some(reason)) => format!("cannot tell ({reason})"),
                 Agreement::CannotTell(None) => "cannot tell".to_string(),
             };
@@ -62,7 +62,7 @@ pub fn rule_section(report: &SweepReport) -> Section {
                 format!(": {} ({level} interval {}..{})", signed_percent(d), signed_percent(low), signed_percent(high))
             });
             Text::plain(format!(
-                "{}: the rule ({}) {verdict} the best forced setting {}{difference}.",
+                "{}: the rule ({}) against the best forced setting ({}): {verdict}{difference}.",
                 columns.label(&group.group),
                 label(group.rule_setting),
                 label(group.best_forced),
