@@ -7,6 +7,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::run_sample::RunSample;
 use super::sample_layout::SampleLayout;
+use super::summary_stats::median_in_place;
 
 /// One run the fit leaves out (weight 0): kept in the CSV, named in the summary and the JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -247,16 +248,6 @@ fn subtract_group_medians(residuals: &mut [f64], key_of: &[u32], groups: &Groupe
     residuals.par_iter_mut().zip(key_of).with_min_len(1 << 14).for_each(|(residual, &key)| {
         *residual -= medians[key as usize];
     });
-}
-
-fn median_in_place(values: &mut [f64]) -> f64 {
-    let (mid, even) = (values.len() / 2, values.len() % 2 == 0);
-    let (below, middle, _) = values.select_nth_unstable_by(mid, f64::total_cmp);
-    if even {
-        (below.iter().copied().fold(f64::NEG_INFINITY, f64::max) + *middle) / 2.0
-    } else {
-        *middle
-    }
 }
 
 #[cfg(test)]

@@ -56,7 +56,11 @@ fn sample_stdev(values: &[f64], mean: f64) -> f64 {
 /// The middle value, or the mean of the two middle values, by selection (Hoare's quickselect: linear
 /// time, where sorting a million-run setting took longer than the rest of its summary).
 fn median(values: &[f64]) -> f64 {
-    let mut values = values.to_vec();
+    median_in_place(&mut values.to_vec())
+}
+
+/// The median by quickselect, reordering `values` (not empty).
+pub(super) fn median_in_place(values: &mut [f64]) -> f64 {
     let mid = values.len() / 2;
     let even = values.len() % 2 == 0;
     let (below, middle, _) = values.select_nth_unstable_by(mid, f64::total_cmp);

@@ -88,7 +88,7 @@ impl VariancePrior {
     }
 
     /// d₀ from the excess of the log-variances' spread over sampling's (ψ₁(d₀/2) = excess; infinite when
-    /// there is none), with a placeholder location.
+    /// there is none); `prior_variance` is kept as given, and callers set it with `location`.
     fn from_moments(excess: f64, prior_variance: f64) -> VariancePrior {
         let prior_df = if excess > 0.0 { 2.0 * trigamma_inverse(excess) } else { f64::INFINITY };
         VariancePrior { prior_df, prior_variance }

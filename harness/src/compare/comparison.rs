@@ -425,23 +425,12 @@ impl Comparison {
 mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_sweep, fixture_slice_sweep_b};
-    use crate::analyse::Direction;
+    use crate::compare::fixture_compare_config;
     use crate::record::Observation;
-
-    fn config() -> CompareConfig {
-        CompareConfig {
-            metric: "prefill_tokens_per_s".into(),
-            direction: Direction::Higher,
-            threshold: 0.02,
-            alpha: 0.05,
-            control: None,
-            control_threshold: crate::compare::DEFAULT_CONTROL_THRESHOLD,
-        }
-    }
 
     #[test]
     fn join_on_settings_and_flag_the_regression() {
-        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &config());
+        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &fixture_compare_config());
         assert_eq!(comparison.settings.len(), 5);
         let verdicts: Vec<Verdict> = comparison.settings.iter().map(|s| s.verdict).collect();
         use Verdict::*;
@@ -462,7 +451,7 @@ mod tests {
 
     #[test]
     fn identical_sweeps_do_not_regress() {
-        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep(), &config());
+        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep(), &fixture_compare_config());
         assert!(!comparison.has_significant_regression());
         assert!(comparison.settings.iter().all(|s| s.p_value == Some(1.0)));
         assert!(comparison.only_a.is_empty() && comparison.only_b.is_empty());
@@ -472,7 +461,7 @@ mod tests {
     fn variant_is_part_of_the_join() {
         let a = [fixture_observation(&[("rows", "1"), ("variant", "baseline")], 1, &[])];
         let b = [fixture_observation(&[("rows", "1"), ("variant", "other")], 1, &[])];
-        let comparison = compare(&a, &b, &config());
+        let comparison = compare(&a, &b, &fixture_compare_config());
         assert!(comparison.settings.is_empty());
         assert_eq!((comparison.only_a.len(), comparison.only_b.len()), (1, 1));
     }
@@ -493,12 +482,12 @@ mod tests {
             }
             runs
         };
-        let with_control = CompareConfig { control: Some("decode".into()), ..config() };
+        let with_control = CompareConfig { control: Some("decode".into()), ..fixture_compare_config() };
         let comparison = compare(&side(1.0), &side(1.0 / 6.0), &with_control);
         assert!(!comparison.has_significant_regression(), "{:?}", comparison.settings);
         assert!(comparison.settings.iter().all(|s| (s.control_ratio.unwrap() - 1.0 / 6.0).abs() < 1e-9));
         assert_eq!(comparison.control_moved().len(), 2);
-        assert!(compare(&side(1.0), &side(1.0 / 6.0), &config()).has_significant_regression());
+        assert!(compare(&side(1.0), &side(1.0 / 6.0), &fixture_compare_config()).has_significant_regression());
     }
 
     #[test]
@@ -518,7 +507,7 @@ mod tests {
                 }
             }
         }
-        let comparison = compare_within(&runs, "cann", ["8.5", "9.5"], &config(), true);
+        let comparison = compare_within(&runs, "cann", ["8.5", "9.5"], &fixture_compare_config(), true);
         assert_eq!(comparison.design(), Design::Paired);
         assert_eq!(comparison.settings.len(), 2);
         assert!(comparison.settings.iter().all(|s| s.verdict == Verdict::Regressed), "{:?}", comparison.settings);
@@ -533,7 +522,7 @@ mod tests {
                 })
                 .collect()
         };
-        assert!(!compare(&strip(a), &strip(b), &config()).has_significant_regression());
+        assert!(!compare(&strip(a), &strip(b), &fixture_compare_config()).has_significant_regression());
     }
 }
 
@@ -544,7 +533,6 @@ mod family_wise {
 
     use super::*;
     use crate::analyse::fixtures::fixture_observation;
-    use crate::analyse::Direction;
     use crate::record::Observation;
 
     /// One A/A side: 50 settings x 3 reps of the same truth with 1% lognormal noise, decode as control.
@@ -570,7 +558,7 @@ mod family_wise {
     fn a_a_comparisons_of_50_settings_flag_anything_in_at_most_alpha_of_trials() {
         let config = CompareConfig {
             metric: "tps".into(),
-            direction: Direction::Higher,
+            direction: crate::analyse::Direction::Higher,
             threshold: 0.0,
             alpha: 0.05,
             control: Some("decode".into()),

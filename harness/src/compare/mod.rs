@@ -12,3 +12,17 @@ pub use compare_config::{CompareConfig, DEFAULT_CONTROL_THRESHOLD};
 pub use comparison::{compare, compare_within, Comparison, Design};
 pub use overall_change::OverallChange;
 pub use setting_comparison::{SettingComparison, Verdict};
+
+/// The comparison questions the compare and report tests share: prefill throughput, higher is better,
+/// a 2% threshold, no control.
+#[cfg(test)]
+pub(crate) fn fixture_compare_config() -> CompareConfig {
+    CompareConfig {
+        metric: "prefill_tokens_per_s".into(),
+        direction: crate::analyse::Direction::Higher,
+        threshold: 0.02,
+        alpha: 0.05,
+        control: None,
+        control_threshold: DEFAULT_CONTROL_THRESHOLD,
+    }
+}

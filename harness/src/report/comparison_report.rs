@@ -264,22 +264,11 @@ fn gate_line(comparison: &Comparison, columns: &SettingColumns) -> String {
 mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_slice_sweep, fixture_slice_sweep_b};
-    use crate::analyse::Direction;
-    use crate::compare::{compare, CompareConfig};
-
-    fn fixture_config() -> CompareConfig {
-        CompareConfig {
-            metric: "prefill_tokens_per_s".into(),
-            direction: Direction::Higher,
-            threshold: 0.02,
-            alpha: 0.05,
-            control: None,
-            control_threshold: crate::compare::DEFAULT_CONTROL_THRESHOLD,
-        }
-    }
+    use crate::compare::compare;
+    use crate::compare::fixture_compare_config;
 
     fn fixture_report() -> String {
-        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &fixture_config());
+        let comparison = compare(&fixture_slice_sweep(), &fixture_slice_sweep_b(), &fixture_compare_config());
         let units = MetricUnits::default();
         crate::report::markdown(&compare_document(
             &comparison,
