@@ -1385,3 +1385,29 @@ fn the_readme_check_command_passes_on_the_repository() {
     assert_eq!(output.status.code(), Some(0), "{}", common::stderr(&output));
     assert_eq!(common::stdout(&output).lines().count(), files.len(), "{}", common::stdout(&output));
 }
+
+#[test]
+fn a_quantity_over_an_unknown_metric_names_its_key() {
+    assert_check_rejects(
+        &base_plus("[[analysis.quantity]]\nname = \"q\"\nexpr = \"tps[slices=2] / 2\"\n"),
+        "sweep: error: sweeps/x.toml:24: `analysis.quantity[0].expr`: `tps` is neither a metric nor a numeric parameter (in `tps[slices=2] / 2`)",
+    );
+}
+
+#[test]
+fn a_quantity_at_a_value_outside_the_grid_names_its_key() {
+    assert_check_rejects(
+        &base_plus("[[analysis.quantity]]\nname = \"q\"\nexpr = \"prefill_tokens_per_s[slices=8]\"\n"),
+        "sweep: error: sweeps/x.toml:24: `analysis.quantity[0].expr`: `slices=8` is not in the grid (`1`, `2`) (in `prefill_tokens_per_s[slices=8]`)",
+    );
+}
+
+#[test]
+fn unsetting_a_param_no_arg_uses_names_its_key() {
+    assert_check_rejects(&base_with("[metrics]", "[run.unset]\nslices = \"1\"\n\n[metrics]"), "sweep: error: sweeps/x.toml:18: `run.unset.slices`: no `[run]` arg or env uses `{{slices}}`: unsetting `slices` would change nothing");
+}
+
+#[test]
+fn a_rule_value_outside_the_grid_names_its_key() {
+    assert_check_rejects(&base_plus("verify_rule = { param = \"slices\", rule = \"rule\" }\n"), "sweep: error: sweeps/x.toml:22: `analysis.verify_rule.rule`: `rule` is not a value of `slices` beside forced ones");
+}
