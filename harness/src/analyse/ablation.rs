@@ -325,6 +325,7 @@ impl Design<'_> {
             control: None,
             policy: ControlPolicy::Always,
             blocks: self.question.rounds_are_blocks,
+            time_blocks: true,
             slow: self.question.slow,
         };
         SettingModel::on_scale(scale, samples, design)

@@ -74,6 +74,7 @@ impl BaselineEffect {
                 control,
                 policy: ControlPolicy::UnlessMoved,
                 blocks: rounds_are_blocks,
+                time_blocks: true,
                 slow: (*metric == config.primary).then(|| slow_side(config.direction)),
             };
             let model = SettingModel::on_scale(scale, samples, design);

@@ -31,6 +31,7 @@ mod scale;
 #[cfg(test)]
 pub(crate) mod scenario_tests;
 mod setting_index;
+mod side_shift;
 mod setting_model;
 mod setting_summary;
 mod straggler;
@@ -75,6 +76,7 @@ pub use scale::Scale;
 pub use setting_index::SettingIndex;
 pub use setting_model::{ControlPolicy, ModelDesign, SettingModel};
 pub use setting_summary::{Labels, SettingSummary};
+pub use side_shift::SideShift;
 pub use straggler::{SlowSide, Straggler};
 pub use student_t::two_sided_p;
 pub use summary_stats::SummaryStats;

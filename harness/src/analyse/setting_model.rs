@@ -42,6 +42,11 @@ pub struct ModelDesign<'a> {
     pub policy: ControlPolicy,
     /// Rounds are blocks (an interleaved schedule): round effects are fitted and cancel in comparisons.
     pub blocks: bool,
+    /// Long rounds are split into time blocks (`split_rounds_into_time_blocks`). Only for comparisons
+    /// within connected rounds: a setting's level in a component of incomplete blocks carries more
+    /// variance than its runs' mean, which a comparison across components (two separate sweeps) would
+    /// not cancel (the A/A benchmark flagged 17% of pairs with them, 6% with whole rounds).
+    pub time_blocks: bool,
     /// The side a straggler is slow on, when the metric's direction is known; None screens nothing.
     pub slow: Option<SlowSide>,
 }
@@ -111,7 +116,7 @@ impl SettingModel {
             sample.control = sample.control.map(|c| control_scale.transform(c));
         });
         let reps: Vec<u32> = samples.iter().map(|s| s.round).collect();
-        if design.blocks {
+        if design.blocks && design.time_blocks {
             split_rounds_into_time_blocks(&mut samples);
         }
         let layout = SampleLayout::of(&samples);
@@ -376,6 +381,9 @@ struct RobustFit<'a> {
     prior: Option<VariancePrior>,
     series_priors: Vec<VariancePrior>,
     round_params: f64,
+    /// Per dense setting, Eₛ = (1 − πₛ) / (1 − 1/v): the information its runs keep when the round effects
+    /// are estimated from incomplete (time) blocks, 1 with complete blocks or none.
+    block_efficiency: Vec<f64>,
     huber: bool,
 }
 
@@ -412,6 +420,7 @@ impl<'a> RobustFit<'a> {
             prior: None,
             series_priors: Vec::new(),
             round_params,
+            block_efficiency: vec![1.0; layout.settings],
             huber: false,
             included,
         };
@@ -490,10 +499,16 @@ impl<'a> RobustFit<'a> {
         let covariates = if self.slope.is_some() { 1.0 } else { 0.0 };
         let shares = self.round_shares(weights);
         let blocked = self.round_params > 0.0;
-        for ((df, &runs), share) in self.own_df.iter_mut().zip(&self.runs).zip(shares) {
+        let complete_share = 1.0 / self.runs.iter().filter(|&&n| n > 0).count().max(1) as f64;
+        for (((df, efficiency), &runs), share) in
+            self.own_df.iter_mut().zip(&mut self.block_efficiency).zip(&self.runs).zip(shares)
+        {
             let runs = runs as f64;
             let blocks_share = if blocked { share } else { 0.0 };
             *df = ((runs - 1.0) * (1.0 - blocks_share) - covariates * runs / n.max(1.0)).max(0.0);
+            // An incomplete block design's efficiency factor (v(k − 1) / (k(v − 1)) for a balanced one,
+            // Cochran & Cox 1957): its settings' effects carry 1/E times the variance σ²/n.
+            *efficiency = if blocked { ((1.0 - blocks_share) / (1.0 - complete_share)).min(1.0) } else { 1.0 };
         }
         let mut ss = vec![0.0; settings];
         for ((&setting, residual), &included) in self.layout.setting_of.iter().zip(residuals).zip(&self.included) {
@@ -597,8 +612,8 @@ impl<'a> RobustFit<'a> {
         self.runs() as f64 - settings - self.round_params - covariates
     }
 
-    /// Per dense setting: the adjusted mean μ̂ₛ − θ (c̄ₛ − c̄_group), Var = κ σ̃²ₛ / nₛ (κ = Huber's
-    /// variance inflation once Huber weights were used), df dₛ + d₀.
+    /// Per dense setting: the adjusted mean μ̂ₛ − θ (c̄ₛ − c̄_group), Var = κ σ̃²ₛ / (nₛ Eₛ) (κ = Huber's
+    /// variance inflation once Huber weights were used, Eₛ the blocks' efficiency), df dₛ + d₀.
     fn estimates(&self, layout: &SampleLayout) -> Vec<SettingEstimate> {
         let inflation = if self.huber { huber::variance_inflation() } else { 1.0 };
         let control_levels = self.control_fit.as_ref().map(|c| c.setting_effect.clone());
@@ -615,7 +630,8 @@ impl<'a> RobustFit<'a> {
                     self.priors[s].map_or(self.own_df[s], |p| p.moderated_df(self.own_df[s])).min(self.df_cap[s]);
                 SettingEstimate {
                     mean: self.fit.setting_effect[s] - shift,
-                    mean_variance: inflation * self.variances[s] / runs.max(1) as f64,
+                    mean_variance: inflation * self.variances[s] / runs.max(1) as f64
+                        / self.block_efficiency[s].max(f64::MIN_POSITIVE),
                     variance_df,
                     runs,
                     control_level,

@@ -86,6 +86,7 @@ impl Verdicts {
             control,
             policy: ControlPolicy::UnlessMoved,
             blocks: rounds_are_blocks,
+            time_blocks: true,
             slow: Some(slow_side(config.direction)),
         };
         let model = SettingModel::new(samples, design);

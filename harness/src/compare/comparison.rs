@@ -9,8 +9,8 @@ use super::compare_config::CompareConfig;
 use super::overall_change::OverallChange;
 use super::setting_comparison::{judge, SettingComparison, Verdict};
 use crate::analyse::{
-    holm_adjust, simultaneous_level, slow_side, ControlAdjustment, ControlPolicy, Labels, ModelDesign, NoTest,
-    RandomEffects, RivalComparison, RunSample, Scale, SettingIndex, SettingModel,
+    holm_adjust, simultaneous_level, slow_side, ControlPolicy, Labels, ModelDesign, NoTest,
+    RandomEffects, RivalComparison, RunSample, Scale, SettingIndex, SettingModel, SideShift,
 };
 use crate::record::RecordedRun;
 
@@ -145,6 +145,7 @@ where
         control: config.control.as_deref(),
         policy: ControlPolicy::Always,
         blocks,
+        time_blocks: true,
         slow: Some(slow_side(config.direction)),
     };
     let (model, slope) = match rounds {
@@ -228,43 +229,47 @@ where
     }
 }
 
-/// The model of two separate sweeps (e.g. two days): fitted once with the control as a covariate for its
-/// slope θ and reliability λ, then again on the values adjusted by the de-attenuated slope θ / λ, without a
-/// covariate. The within-sweep slope is diluted by the control's own noise (regression dilution, Fuller
-/// 1987), while the mean control of a whole side measures the machine's speed nearly without it: the
-/// difference between the days needs θ / λ, and every setting's variance is then that of what was
-/// actually compared. The slope's own error, shared by every setting, is carried by `SharedSlope`.
+/// The model of two separate sweeps (e.g. two days): each side's rounds are blocks, which take the drift
+/// between rounds out of every setting's noise (the sides share no round, so each side's rounds are
+/// centred on it and its level stays in its settings; whole rounds, not time blocks: see
+/// `ModelDesign::time_blocks`). What the machine did between the days
+/// is read from the control's side means through the slope fitted on the rounds (`SideShift`), and side
+/// B's values are lowered by it before the fit; its error, with what the rounds leave unexplained in each
+/// side's level, one error every setting shares, is carried by `SharedSlope`. Without a control on every
+/// run, or rounds the control sees move, the level difference stays whole in every B/A and its error is
+/// the sides' average round effects'.
 fn across_days(samples: Vec<RunSample>, design: ModelDesign) -> (SettingModel, SharedSlope) {
-    let first = SettingModel::new(samples.clone(), design);
-    let Some(adjustment) = first.adjustment.clone() else {
-        return (first, SharedSlope::none(design.settings / 2));
-    };
-    let slope = adjustment.slope / adjustment.reliability;
-    let control_scale = Scale::for_values(samples.iter().filter_map(|s| s.control));
-    let reference = samples.iter().filter_map(|s| s.control).map(|c| control_scale.transform(c)).sum::<f64>()
-        / samples.len().max(1) as f64;
+    let blocked = ModelDesign { blocks: true, time_blocks: false, control: None, ..design };
+    let scale = Scale::for_values(samples.iter().map(|s| s.value));
+    let side_of = |setting: usize| setting % 2;
+    let shift = SideShift::estimate(scale, &samples, side_of, design.control.is_some());
+    let lowered = shift.map_or(0.0, |shift| shift.shift());
     let adjusted: Vec<RunSample> = samples
         .into_iter()
         .map(|sample| {
-            let control = sample.control.map_or(reference, |c| control_scale.transform(c));
-            let value = first.scale.inverse(first.scale.transform(sample.value) - slope * (control - reference));
+            let lowered = if side_of(sample.setting) == 1 { lowered } else { 0.0 };
+            let value = scale.inverse(scale.transform(sample.value) - lowered);
             RunSample { value, control: None, ..sample }
         })
         .collect();
-    let mut model = SettingModel::on_scale(first.scale, adjusted, ModelDesign { control: None, ..design });
-    let gaps = (0..design.settings / 2).map(|j| first.control_level(2 * j + 1) - first.control_level(2 * j)).collect();
-    let variance = adjustment.slope_variance / adjustment.reliability.powi(2);
-    model.adjustment = Some(ControlAdjustment { slope, ..adjustment });
-    (model, SharedSlope { variance, gaps, added: true })
+    let mut model = SettingModel::on_scale(scale, adjusted, blocked);
+    let settings = design.settings / 2;
+    let Some(shift) = shift else {
+        return (model, SharedSlope::none(settings));
+    };
+    model.adjustment = design.control.and_then(|metric| shift.adjustment(metric));
+    (model, SharedSlope { variance: shift.variance(), gaps: vec![1.0; settings], added: true })
 }
 
-/// The control slope's error as the comparisons carry it: one error shared by every setting.
+/// The control adjustment's error as the comparisons carry it: one error shared by every setting, in
+/// proportion to its gap.
 struct SharedSlope {
-    /// Var(θ̂) of the slope the comparisons were adjusted by.
+    /// Var(θ̂) of the slope the comparisons were adjusted by (across days: of the whole side shift θ Δc̄).
     variance: f64,
-    /// Per joined setting, the control's level difference between B and A.
+    /// Per joined setting, the control's level difference between B and A (across days: 1 for every
+    /// setting, which all got the same shift).
     gaps: Vec<f64>,
-    /// The comparisons do not include Δc̄² Var(θ̂) yet (the values were adjusted before the fit).
+    /// The comparisons do not include gap² · variance yet (the values were adjusted before the fit).
     added: bool,
 }
 

@@ -45,29 +45,29 @@ fn a_uniform_five_percent_regression_is_flagged_by_the_grid_wide_answer() {
     assert!(found >= 45, "the uniform regression was flagged in {found} of 50 trials");
 }
 
-/// One setting 5% slower while both sides drift (a slow sine, its own phase on each side).
+/// One setting 5% slower while both sides drift (a slow sine, its own phase on each side): found alone in
+/// most trials, and another setting called regressed in at most alpha of them (family-wise).
 #[test]
 fn one_setting_five_percent_slower_under_drift_is_found() {
     let drift = Drift::Sine { amplitude: 0.05, period: 200.0 };
     let a = Noise { drift, ..Noise::WELL_BEHAVED };
     let b = Noise { regression: Regression::At { rows: 2048, slices: 2, factor: 0.95 }, ..a };
-    let found = (0..40)
-        .filter(|&seed| {
+    let regressed: Vec<Vec<String>> = (0..40)
+        .map(|seed| {
             let comparison = trial(&a, &b, seed);
-            let regressed: Vec<String> = comparison
+            comparison
                 .settings
                 .iter()
                 .filter(|s| s.verdict == Verdict::Regressed)
                 .map(|s| format!("{}/{}", s.setting[0].1, s.setting[1].1))
-                .collect();
-            assert!(
-                regressed.iter().all(|s| s == "2048/2"),
-                "seed {seed}: a setting that did not change: {regressed:?}"
-            );
-            regressed.len() == 1
+                .collect()
         })
-        .count();
-    assert!(found >= 30, "the single regression was found in {found} of 40 trials");
+        .collect();
+    let found = regressed.iter().filter(|r| r.as_slice() == ["2048/2"]).count();
+    let misled = regressed.iter().filter(|r| r.iter().any(|s| s != "2048/2")).count();
+    assert!(found >= 30, "the single regression was found alone in {found} of 40 trials: {regressed:?}");
+    // Binomial(40, 0.05): mean 2, sd 1.4.
+    assert!(misled <= 4, "{misled} of 40 trials called an unchanged setting regressed: {regressed:?}");
 }
 
 /// The same machine on both sides: at most alpha of the trials may flag anything.

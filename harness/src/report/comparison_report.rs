@@ -164,16 +164,24 @@ fn method_line(comparison: &Comparison) -> String {
     let model = &comparison.model;
     let design = match comparison.design() {
         Design::Paired => "rounds as blocks both sides share (one interleaved sweep)",
-        Design::Welch => "independent samples (the sides share no rounds)",
+        Design::Welch => "rounds as blocks within each side (the sides share no rounds; drift between rounds removed)",
     };
-    let control = model.adjustment.as_ref().map_or_else(String::new, |a| {
-        format!(
+    let control = model.adjustment.as_ref().map_or_else(String::new, |a| match comparison.design() {
+        Design::Paired => format!(
             "; control {} as a per-run covariate (CUPED, Deng et al. 2013): slope {}, removing {} of the residual \
              variance",
             a.metric,
             number(a.slope),
             percent(a.variance_removed)
-        )
+        ),
+        Design::Welch => format!(
+            "; the machine's change between the sides from control {}'s side means, through the slope of the \
+             rounds' effects on its rounds' ({}, de-attenuated by {}, Fuller 1987), its error shared by every \
+             setting",
+            a.metric,
+            number(a.slope),
+            number(a.reliability)
+        ),
     });
     let prior = model.prior.map_or_else(String::new, |prior| {
         if prior.prior_df.is_infinite() {

@@ -1,0 +1,261 @@
+//! `SideShift`: how much of the level difference between two separate sweeps (two days, two machines) is
+//! the machine's (read from the control's side means through a slope fitted on the rounds' effects), and
+//! the error that level difference leaves in every setting's B/A.
+
+use super::control_adjustment::ControlAdjustment;
+use super::run_sample::RunSample;
+use super::sample_layout::SampleLayout;
+use super::scale::Scale;
+use super::weighted_backfit::{RoundComponents, WeightedBackfit};
+
+/// The machine's part of side B's level over side A's, θ Δc̄, on the primary's analysis scale, and the
+/// error every setting's B/A shares through the two sides' levels.
+///
+/// Within each sweep the rounds are blocks: they take the drift between rounds out of every setting's
+/// noise, but each side's level (its settings carry it) then holds that side's average drift, which the
+/// settings' own variances do not include. With a control, the level between the sides comes from Δc̄,
+/// the difference of its side means (many runs, nearly noise-free), times the slope θ of primary on
+/// control, fitted on the round effects of both sides (each centred on its side), where a round's control
+/// is the mean of every setting's run: a per-run slope is attenuated by the control's own noise, the round
+/// slope's residual attenuation λ = 1 − (rounds − sides) σ²_c / Σ n_r β²_c is small and corrected
+/// (regression dilution, Fuller 1987). The shared error is then Δc̄² Var(θ̂) + θ² Var(Δc̄) plus the round
+/// effects the control does not explain, averaged over each side; without a usable control (none, or
+/// rounds it does not see move beyond its noise), it is the variance of each side's average round effect.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SideShift {
+    /// θ / λ: the de-attenuated slope of the primary's round effects on the control's (0 without one).
+    pub slope: f64,
+    /// Var(θ̂ / λ), on `slope_df` df.
+    pub slope_variance: f64,
+    pub slope_df: f64,
+    /// λ.
+    pub reliability: f64,
+    /// σ²_c: the control's per-run residual variance after settings and rounds.
+    pub noise_variance: f64,
+    /// Δc̄: side B's mean control over side A's, on the control's analysis scale.
+    pub control_gap: f64,
+    /// Var(Δc̄) = σ²_c (1/n_A + 1/n_B).
+    pub gap_variance: f64,
+    /// Variance of the sides' levels from round effects left unexplained (by the control, when used).
+    pub level_variance: f64,
+    /// Share of the primary's round-effect variance the control's explains.
+    pub variance_removed: f64,
+    /// Runs the shift was estimated from.
+    pub runs: usize,
+}
+
+/// Round effects of one metric, and how many runs each round holds.
+struct Rounds {
+    primary: WeightedBackfit,
+    control: Option<WeightedBackfit>,
+    runs: Vec<f64>,
+    side_of_round: Vec<usize>,
+}
+
+impl SideShift {
+    /// From raw samples (the primary on `scale`, the control, when `with_control` and every run has it,
+    /// on its own scale), each setting on side `side_of(setting)` (0 or 1), rounds as blocks. None when a
+    /// side has no runs.
+    pub fn estimate(
+        scale: Scale,
+        samples: &[RunSample],
+        side_of: impl Fn(usize) -> usize,
+        with_control: bool,
+    ) -> Option<SideShift> {
+        let controls: Option<Vec<f64>> =
+            with_control.then(|| samples.iter().map(|s| s.control).collect::<Option<_>>()).flatten();
+        let layout = SampleLayout::of(samples);
+        let rounds = Rounds::fit(scale, samples, &layout, controls.as_deref(), &side_of);
+        let mut side_runs = [0.0; 2];
+        samples.iter().for_each(|s| side_runs[side_of(s.setting).min(1)] += 1.0);
+        if side_runs.contains(&0.0) {
+            return None;
+        }
+        let no_shift = SideShift {
+            slope: 0.0,
+            slope_variance: 0.0,
+            slope_df: 0.0,
+            reliability: 1.0,
+            noise_variance: 0.0,
+            control_gap: 0.0,
+            gap_variance: 0.0,
+            level_variance: rounds.unexplained_level_variance(side_runs),
+            variance_removed: 0.0,
+            runs: samples.len(),
+        };
+        Some(rounds.with_slope(samples, &layout, &side_of, side_runs).unwrap_or(no_shift))
+    }
+
+    /// θ Δc̄: what side B's settings are lowered by (on the primary's analysis scale).
+    pub fn shift(&self) -> f64 {
+        self.slope * self.control_gap
+    }
+
+    /// Var(θ Δc̄) ≈ Δc̄² Var(θ̂) + θ² Var(Δc̄) (delta method) plus the sides' unexplained levels: one
+    /// error every setting's B/A shares.
+    pub fn variance(&self) -> f64 {
+        self.control_gap.powi(2) * self.slope_variance + self.slope.powi(2) * self.gap_variance + self.level_variance
+    }
+
+    /// The shift as the model's control adjustment, for the summary and `--json` (None without a slope).
+    pub fn adjustment(&self, metric: &str) -> Option<ControlAdjustment> {
+        (self.slope_df > 0.0).then(|| ControlAdjustment {
+            metric: metric.to_string(),
+            slope: self.slope,
+            variance_removed: self.variance_removed,
+            runs: self.runs,
+            slope_variance: self.slope_variance,
+            noise_variance: self.noise_variance,
+            reliability: self.reliability,
+        })
+    }
+}
+
+impl Rounds {
+    fn fit(
+        scale: Scale,
+        samples: &[RunSample],
+        layout: &SampleLayout,
+        controls: Option<&[f64]>,
+        side_of: &impl Fn(usize) -> usize,
+    ) -> Rounds {
+        let components = RoundComponents::of(layout);
+        let ones = vec![1.0; samples.len()];
+        let values: Vec<f64> = samples.iter().map(|s| scale.transform(s.value)).collect();
+        let control_values: Option<Vec<f64>> = controls.map(|c| {
+            let control_scale = Scale::for_values(c.iter().copied());
+            c.iter().map(|&v| control_scale.transform(v)).collect()
+        });
+        let (primary, control) = rayon::join(
+            || WeightedBackfit::fit(layout, &values, &ones, Some(&components), None),
+            || control_values.map(|c| WeightedBackfit::fit(layout, &c, &ones, Some(&components), None)),
+        );
+        let mut runs = vec![0.0; layout.rounds];
+        let mut side_of_round = vec![0; layout.rounds];
+        for (sample, &round) in samples.iter().zip(&layout.round_of) {
+            runs[round as usize] += 1.0;
+            side_of_round[round as usize] = side_of(sample.setting).min(1);
+        }
+        Rounds { primary, control, runs, side_of_round }
+    }
+
+    /// Σ over sides of the variance of its average round effect, the rounds taken as draws of the drift:
+    /// Σ n_r β²_r / (R − 1) / n_side.
+    fn unexplained_level_variance(&self, side_runs: [f64; 2]) -> f64 {
+        (0..2)
+            .map(|side| {
+                let mut rounds = 0.0;
+                let mut sum = 0.0;
+                for ((&n, &effect), &s) in self.runs.iter().zip(&self.primary.round_effect).zip(&self.side_of_round) {
+                    if s == side {
+                        rounds += 1.0;
+                        sum += n * effect * effect;
+                    }
+                }
+                if rounds > 1.0 {
+                    sum / (rounds - 1.0) / side_runs[side]
+                } else {
+                    0.0
+                }
+            })
+            .sum()
+    }
+
+    /// The shift through the control's round slope, when the control's rounds move beyond its noise.
+    fn with_slope(
+        &self,
+        samples: &[RunSample],
+        layout: &SampleLayout,
+        side_of: &impl Fn(usize) -> usize,
+        side_runs: [f64; 2],
+    ) -> Option<SideShift> {
+        let control = self.control.as_ref()?;
+        let free_rounds = (layout.rounds - 2.min(layout.rounds)) as f64;
+        let slope_df = free_rounds - 1.0;
+        let weighted = |x: &[f64], y: &[f64]| -> f64 { self.runs.iter().zip(x).zip(y).map(|((n, a), b)| n * a * b).sum() };
+        let (beta_c, beta_y) = (&control.round_effect, &self.primary.round_effect);
+        let (sxx, sxy, syy) = (weighted(beta_c, beta_c), weighted(beta_c, beta_y), weighted(beta_y, beta_y));
+        if slope_df < 1.0 || sxx <= 0.0 {
+            return None;
+        }
+        let run_df = samples.len() as f64 - layout.settings as f64 - free_rounds;
+        let noise_variance =
+            if run_df > 0.0 { control.residuals.iter().map(|r| r * r).sum::<f64>() / run_df } else { 0.0 };
+        let reliability = (1.0 - free_rounds * noise_variance / sxx).min(1.0);
+        if reliability < MIN_RELIABILITY {
+            return None;
+        }
+        let attenuated = sxy / sxx;
+        let residual_variance = (syy - attenuated * sxy).max(0.0) / slope_df;
+        let mut side_sums = [0.0; 2];
+        for (sample, &dense) in samples.iter().zip(&layout.setting_of) {
+            side_sums[side_of(sample.setting).min(1)] += control.setting_effect[dense as usize];
+        }
+        Some(SideShift {
+            slope: attenuated / reliability,
+            slope_variance: residual_variance / sxx / reliability.powi(2),
+            slope_df,
+            reliability,
+            noise_variance,
+            control_gap: side_sums[1] / side_runs[1] - side_sums[0] / side_runs[0],
+            gap_variance: noise_variance * (1.0 / side_runs[0] + 1.0 / side_runs[1]),
+            level_variance: residual_variance * (1.0 / side_runs[0] + 1.0 / side_runs[1]),
+            variance_removed: if syy > 0.0 { (attenuated * sxy / syy).clamp(0.0, 1.0) } else { 0.0 },
+            runs: samples.len(),
+        })
+    }
+}
+
+/// Below this reliability (the control's rounds move less than 1.4x their noise's sd: F < 2) the sides
+/// had no drift to fit a slope on, and a slope divided by a small, noisy λ would move every setting's
+/// B/A by more than its delta-method variance says: the control is not used.
+const MIN_RELIABILITY: f64 = 0.5;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two sides of 4 settings x 6 rounds; the machine drifts within each side (the control sees it, and
+    /// the primary follows with slope 1); side B ran `gap` faster than A.
+    fn sides(gap: f64) -> Vec<RunSample> {
+        let mut samples = Vec::new();
+        let mut noise = 0.37_f64;
+        for side in 0..2 {
+            for round in 0..6u32 {
+                let drift = 0.03 * (f64::from(round) - 2.5) + if side == 1 { gap } else { 0.0 };
+                for setting in 0..4 {
+                    noise = (noise * 7.13 + 0.11).fract();
+                    let wiggle = (noise - 0.5) * 0.002;
+                    samples.push(RunSample {
+                        setting: 2 * setting + side,
+                        round: round + 6 * side as u32,
+                        value: (f64::ln(100.0 + setting as f64) + drift + wiggle).exp(),
+                        control: Some((f64::ln(50.0) + drift - wiggle).exp()),
+                    });
+                }
+            }
+        }
+        samples
+    }
+
+    #[test]
+    fn a_machine_faster_on_one_day_is_read_from_the_control_through_the_round_slope() {
+        let shift = SideShift::estimate(Scale::Log, &sides(0.05), |s| s % 2, true).expect("a shift");
+        assert!((shift.slope - 1.0).abs() < 0.05, "slope {}", shift.slope);
+        assert!((shift.control_gap - 0.05).abs() < 1e-3, "gap {}", shift.control_gap);
+        assert!((shift.shift() - 0.05).abs() < 3e-3, "shift {}", shift.shift());
+        assert!(shift.variance() > 0.0 && shift.slope_df == 9.0);
+    }
+
+    #[test]
+    fn without_a_control_on_every_run_the_sides_drift_is_shared_error_not_shift() {
+        let mut samples = sides(0.0);
+        samples[3].control = None;
+        let shift = SideShift::estimate(Scale::Log, &samples, |s| s % 2, true).expect("levels");
+        assert_eq!((shift.shift(), shift.adjustment("c")), (0.0, None));
+        // Rounds drift by 3% a step: each side's average round effect, taking its 6 rounds as draws, has
+        // the variance of their effects (Σ n β² / (R − 1)) over the side's 24 runs.
+        let per_side = 0.03_f64.powi(2) * 17.5 * 4.0 / 5.0 / 24.0;
+        assert!((shift.variance() / (2.0 * per_side) - 1.0).abs() < 0.05, "variance {}", shift.variance());
+    }
+}
