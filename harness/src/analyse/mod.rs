@@ -31,9 +31,9 @@ mod scale;
 #[cfg(test)]
 pub(crate) mod scenario_tests;
 mod setting_index;
-mod side_shift;
 mod setting_model;
 mod setting_summary;
+mod side_shift;
 mod straggler;
 mod student_t;
 mod summary_stats;

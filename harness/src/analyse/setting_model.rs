@@ -630,7 +630,8 @@ impl<'a> RobustFit<'a> {
                     self.priors[s].map_or(self.own_df[s], |p| p.moderated_df(self.own_df[s])).min(self.df_cap[s]);
                 SettingEstimate {
                     mean: self.fit.setting_effect[s] - shift,
-                    mean_variance: inflation * self.variances[s] / runs.max(1) as f64
+                    mean_variance: inflation * self.variances[s]
+                        / runs.max(1) as f64
                         / self.block_efficiency[s].max(f64::MIN_POSITIVE),
                     variance_df,
                     runs,

@@ -172,7 +172,8 @@ impl Rounds {
         let control = self.control.as_ref()?;
         let free_rounds = (layout.rounds - 2.min(layout.rounds)) as f64;
         let slope_df = free_rounds - 1.0;
-        let weighted = |x: &[f64], y: &[f64]| -> f64 { self.runs.iter().zip(x).zip(y).map(|((n, a), b)| n * a * b).sum() };
+        let weighted =
+            |x: &[f64], y: &[f64]| -> f64 { self.runs.iter().zip(x).zip(y).map(|((n, a), b)| n * a * b).sum() };
         let (beta_c, beta_y) = (&control.round_effect, &self.primary.round_effect);
         let (sxx, sxy, syy) = (weighted(beta_c, beta_c), weighted(beta_c, beta_y), weighted(beta_y, beta_y));
         if slope_df < 1.0 || sxx <= 0.0 {

@@ -9,8 +9,8 @@ use super::compare_config::CompareConfig;
 use super::overall_change::OverallChange;
 use super::setting_comparison::{judge, SettingComparison, Verdict};
 use crate::analyse::{
-    holm_adjust, simultaneous_level, slow_side, ControlPolicy, Labels, ModelDesign, NoTest,
-    RandomEffects, RivalComparison, RunSample, Scale, SettingIndex, SettingModel, SideShift,
+    holm_adjust, simultaneous_level, slow_side, ControlPolicy, Labels, ModelDesign, NoTest, RandomEffects,
+    RivalComparison, RunSample, Scale, SettingIndex, SettingModel, SideShift,
 };
 use crate::record::RecordedRun;
 
