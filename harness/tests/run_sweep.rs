@@ -529,6 +529,21 @@ fn openmpi_ranks_are_gone_when_sweep_exits_after_a_timeout_or_a_signal() {
     }
 }
 
+/// A run that succeeds leaving a daemon behind (its own session and group, re-parented to sweep when
+/// its rank exits) counts as ended only once the daemon is killed: sweep finds it without a /proc scan
+/// being due (issue 21: the scan is skipped when no process of the run can be left).
+#[test]
+fn a_daemon_a_successful_run_left_is_killed_before_the_run_counts_as_ended() {
+    let workspace = fixture_workspace("20s");
+    let marker = "marker-orphan-7a3c";
+    let spec = fixture_sweep(&workspace, r#"["orphan"]"#, 2, marker);
+    let output = sweep(workspace.path(), &["run", &spec]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let rows = csv_rows(&workspace.result_csv("fixture"));
+    assert!(rows.len() == 2 && rows.iter().all(|row| row["status"] == "ok"), "{rows:?}");
+    assert_eq!(leftover_processes(marker), "", "a finished run's daemon outlived sweep");
+}
+
 /// Regression (issue 9): a per-rank program's daemons (own session, not sweep's children) survived a
 /// SIGKILL of sweep indefinitely. Nothing can stop them at the kill itself; the next sweep kills
 /// everything a dead sweep left before it runs anything.
