@@ -4,7 +4,6 @@
 //! and is killed and reaped before a run counts as ended.
 
 use std::collections::BTreeMap;
-use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -14,6 +13,7 @@ use nix::sys::signal::{kill, killpg, Signal};
 use nix::sys::wait::{waitid, waitpid, Id, WaitPidFlag};
 use nix::unistd::Pid;
 
+use super::child_spawn::ChildSpawn;
 use super::process_tree::{ProcessInfo, ProcessTree};
 
 /// Pids of the children sweep started and has not reaped yet, with a count: a pid reaped by a waiter
@@ -41,11 +41,11 @@ impl Reaper {
         *self.started.entry(pid).or_default() += 1;
     }
 
-    /// Starts `command` and records it.
-    pub fn spawn(mut self, command: &mut Command) -> std::io::Result<Child> {
-        let child = command.spawn()?;
-        self.record(Pid::from_raw(child.id() as i32));
-        Ok(child)
+    /// Starts `child` and records it.
+    pub fn start(mut self, child: &ChildSpawn) -> std::io::Result<Pid> {
+        let pid = child.start()?;
+        self.record(pid);
+        Ok(pid)
     }
 
     /// Children of sweep it did not start, and everything below them.
