@@ -529,6 +529,86 @@ fn openmpi_ranks_are_gone_when_sweep_exits_after_a_timeout_or_a_signal() {
     }
 }
 
+/// A run that succeeds leaving a daemon behind (its own session and group, re-parented to sweep when
+/// its rank exits) counts as ended only once the daemon is killed: sweep finds it without a /proc scan
+/// being due (issue 21: the scan is skipped when no process of the run can be left).
+#[test]
+fn a_daemon_a_successful_run_left_is_killed_before_the_run_counts_as_ended() {
+    let workspace = fixture_workspace("20s");
+    let marker = "marker-orphan-7a3c";
+    let spec = fixture_sweep(&workspace, r#"["orphan"]"#, 2, marker);
+    let output = sweep(workspace.path(), &["run", &spec]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let rows = csv_rows(&workspace.result_csv("fixture"));
+    assert!(rows.len() == 2 && rows.iter().all(|row| row["status"] == "ok"), "{rows:?}");
+    assert_eq!(leftover_processes(marker), "", "a finished run's daemon outlived sweep");
+}
+
+/// Pids of the processes whose parent is `parent` and whose command line holds `marker`, with the
+/// process group of each.
+fn children_of(parent: u32, marker: &str) -> Vec<(i32, i32)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let dir = entry.ok()?.path();
+            let command_line = std::fs::read(dir.join("cmdline")).ok()?;
+            String::from_utf8_lossy(&command_line).contains(marker).then_some(())?;
+            let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+            let (head, rest) = stat.rsplit_once(')')?;
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            let pid = head.split_whitespace().next()?.parse().ok()?;
+            let (parent_of, group) = (fields.get(1)?.parse::<u32>().ok()?, fields.get(2)?.parse().ok()?);
+            (parent_of == parent).then_some((pid, group))
+        })
+        .collect()
+}
+
+fn gone_or_zombie(pid: i32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.is_empty() || stat.contains(") Z ")
+}
+
+/// A SIGKILLed sweep gets no chance to stop its runs: its ranks, each leading its own process group,
+/// must die with it (their parent-death signal, set before they exec, since issue 21 without a fork).
+#[test]
+fn a_sigkilled_sweep_takes_its_running_ranks_down_with_it() {
+    let workspace = fixture_workspace("60s");
+    let marker = "marker-pdeathsig-c41e";
+    let spec = fixture_sweep(&workspace, r#"["hang1"]"#, 1, marker);
+    let mut child = Command::new(common::sweep_bin())
+        .args(["run", &spec])
+        .current_dir(workspace.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let ranks = loop {
+        let ranks = children_of(child.id(), marker);
+        if ranks.len() == 2 {
+            break ranks;
+        }
+        assert!(std::time::Instant::now() < deadline, "the ranks never started: {ranks:?}");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    for (pid, group) in &ranks {
+        assert_eq!(pid, group, "a rank does not lead a process group of its own: {ranks:?}");
+    }
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGKILL).unwrap();
+    child.wait().unwrap();
+    // At once: within seconds, any other sweep starting on this machine kills a dead sweep's processes.
+    let deadline = std::time::Instant::now() + Duration::from_millis(500);
+    while !ranks.iter().all(|(pid, _)| gone_or_zombie(*pid)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let alive: Vec<_> = ranks.iter().filter(|(pid, _)| !gone_or_zombie(*pid)).collect();
+    // What the ranks started (their sleeps) lives on in their groups: not this test's point.
+    for (_, group) in &ranks {
+        let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(*group), nix::sys::signal::Signal::SIGKILL);
+    }
+    assert!(alive.is_empty(), "ranks outlived the SIGKILLed sweep: {alive:?}");
+}
+
 /// Regression (issue 9): a per-rank program's daemons (own session, not sweep's children) survived a
 /// SIGKILL of sweep indefinitely. Nothing can stop them at the kill itself; the next sweep kills
 /// everything a dead sweep left before it runs anything.

@@ -3,10 +3,12 @@
 //! per process and one channel; timeout, a failing rank or a signal terminate every group and every
 //! descendant (SIGTERM, grace period, SIGKILL) so no process outlives its run.
 
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -14,6 +16,7 @@ use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
 
 use super::base_env::BaseEnv;
+use super::child_spawn::{wait_for_exit, ChildSpawn};
 use super::execution::Execution;
 use super::executor_event::Event;
 use super::group_gate::GroupGate;
@@ -28,10 +31,13 @@ use super::signal_subscription::Subscription;
 use super::signal_watch;
 use super::stop_reason::StopReason;
 
+/// Told each new process group before anything runs in it, when a group must be recorded first.
+type OnGroup<'a, 'f> = Option<&'a mut (dyn FnMut(Pid) -> std::io::Result<()> + 'f)>;
+
 /// Runs `commands` in `cwd` to completion or until they must be stopped. A signal received before
 /// the call starts nothing.
 pub fn execute(commands: &[RankCommand], cwd: &Path, base_env: &BaseEnv, limits: Limits) -> Execution {
-    execute_with(commands, cwd, base_env, limits, &mut |_| Ok(()))
+    execute_all(&[], commands, cwd, base_env, limits, None)
 }
 
 /// `execute`, telling `on_group` each new process group before anything runs in it (an in-place
@@ -44,7 +50,7 @@ pub fn execute_with(
     limits: Limits,
     on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
 ) -> Execution {
-    execute_all(&[], commands, cwd, base_env, limits, on_group)
+    execute_all(&[], commands, cwd, base_env, limits, Some(on_group))
 }
 
 /// `execute` with services: each starts in its own group and must be ready (within its own limit)
@@ -58,7 +64,7 @@ pub fn execute_served(
     base_env: &BaseEnv,
     limits: Limits,
 ) -> Execution {
-    execute_all(services, commands, cwd, base_env, limits, &mut |_| Ok(()))
+    execute_all(services, commands, cwd, base_env, limits, None)
 }
 
 fn execute_all(
@@ -67,7 +73,7 @@ fn execute_all(
     cwd: &Path,
     base_env: &BaseEnv,
     limits: Limits,
-    on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
+    mut on_group: OnGroup<'_, '_>,
 ) -> Execution {
     let started = SystemTime::now();
     let clock = Instant::now();
@@ -78,14 +84,15 @@ fn execute_all(
     if let Some(signal) = signal_watch::received() {
         return Execution { reason: StopReason::Interrupted { signal }, started, duration: clock.elapsed() };
     }
-    let ready = run.start_services(services, cwd, base_env, &sender, on_group);
+    let ready = run.start_services(services, cwd, base_env, &sender, on_group.as_deref_mut());
     // A served run is timed from its main process on: a server's start-up is not what it measures.
     let (started, clock) = match ready {
         Ok(()) if !services.is_empty() => (SystemTime::now(), Instant::now()),
         _ => (started, clock),
     };
-    let all_started = ready
-        .and_then(|()| commands.iter().try_for_each(|command| run.start(command, cwd, base_env, &sender, on_group)));
+    let all_started = ready.and_then(|()| {
+        commands.iter().try_for_each(|command| run.start(command, cwd, base_env, &sender, on_group.as_deref_mut()))
+    });
     if let Err(reason) = all_started {
         run.terminate(limits.grace);
         return Execution { reason, started, duration: clock.elapsed() };
@@ -116,7 +123,7 @@ pub fn execute_shared(
     let (started, clock) = (SystemTime::now(), Instant::now());
     let ready = match signal_watch::received() {
         Some(signal) => Err(StopReason::Interrupted { signal }),
-        None => run.start_services(services, first_cwd, base_env, &sender, &mut |_| Ok(())),
+        None => run.start_services(services, first_cwd, base_env, &sender, None),
     };
     if let Err(reason) = ready {
         run.terminate(limits.grace);
@@ -151,52 +158,58 @@ struct Member {
     group: Pid,
 }
 
-/// Starts one process in a new process group (recorded through `on_group` before the process runs),
-/// with a thread that reports its exit.
+/// Starts one process in a new process group (recorded through `on_group` before the process runs,
+/// when given), with a thread that reports its exit.
 fn spawn(
     command: &RankCommand,
     cwd: &Path,
     base_env: &BaseEnv,
     (index, sender): (usize, &Sender<Event>),
-    on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
+    on_group: OnGroup<'_, '_>,
 ) -> std::io::Result<Member> {
-    let Some((program, args)) = command.argv.split_first() else {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command"));
-    };
     let log = File::create(&command.log)?;
-    let mut process = Command::new(program);
-    process.args(args).current_dir(cwd).stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log);
-    if let BaseEnv::Exactly(vars) = base_env {
-        process.env_clear().envs(vars.iter().map(|(k, v)| (k, v)));
-    }
-    for (name, value) in &command.env {
-        match value.as_str() {
-            super::UNSET_MARKER => process.env_remove(name),
-            value => process.env(name, value),
-        };
-    }
-    // Inherited by everything the process starts: the next sweep can find what a SIGKILL left behind.
-    process.env(OWNER_VAR, owner()).env(OWNER_HOST_VAR, host());
-    let gate = GroupGate::open()?;
-    on_group(gate.group())?;
-    process.process_group(gate.group().as_raw());
-    // If sweep itself is SIGKILLed, its direct children go too rather than run on unsupervised and
-    // perturb whatever is measured next. (The death signal follows the spawning thread; this one
-    // outlives every run.)
-    // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
-    unsafe {
-        process.pre_exec(|| nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from));
-    }
-    let mut child = Reaper::lock().spawn(&mut process)?;
-    let member = Member { pid: Pid::from_raw(child.id() as i32), group: gate.group() };
+    let stdio = [File::open("/dev/null")?.into(), log.try_clone()?.into(), log.into()];
+    // Only a group recorded on disk must exist before its command runs: a stand-in leads it meanwhile.
+    // Otherwise the child makes its own group before it execs.
+    let gate = match on_group {
+        Some(record) => {
+            let gate = GroupGate::open()?;
+            record(gate.group())?;
+            Some(gate)
+        }
+        None => None,
+    };
+    let group = gate.as_ref().map(GroupGate::group);
+    let child = ChildSpawn::new(&command.argv, &child_env(command, base_env), cwd, stdio, group)?;
+    let pid = Reaper::lock().start(&child)?;
+    let member = Member { pid, group: group.unwrap_or(pid) };
     drop(gate);
     let sender = sender.clone();
     std::thread::spawn(move || {
-        let status = child.wait();
+        let status = wait_for_exit(member.pid);
         reaper::forget(member.pid);
         let _ = sender.send(Event::Exited { index, status });
     });
     Ok(member)
+}
+
+/// The child's whole environment: the base one, the command's own on top (`UNSET_MARKER` removes a
+/// variable), and the marks of its owner.
+fn child_env(command: &RankCommand, base_env: &BaseEnv) -> Vec<(OsString, OsString)> {
+    let mut env: BTreeMap<OsString, OsString> = match base_env {
+        BaseEnv::Inherit => std::env::vars_os().collect(),
+        BaseEnv::Exactly(vars) => vars.iter().map(|(name, value)| (name.into(), value.into())).collect(),
+    };
+    for (name, value) in &command.env {
+        match value.as_str() {
+            super::UNSET_MARKER => env.remove(OsStr::new(name)),
+            value => env.insert(name.into(), value.into()),
+        };
+    }
+    // Inherited by everything the process starts: the next sweep can find what a SIGKILL left behind.
+    env.insert(OWNER_VAR.into(), owner().into());
+    env.insert(OWNER_HOST_VAR.into(), host().into());
+    env.into_iter().collect()
 }
 
 /// The processes of one run; `None` once a member has been reaped.
@@ -251,10 +264,10 @@ impl<'a> RunningGroups<'a> {
         cwd: &Path,
         base_env: &BaseEnv,
         sender: &Sender<Event>,
-        on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
+        mut on_group: OnGroup<'_, '_>,
     ) -> Result<(), StopReason> {
         services.iter().try_for_each(|service| {
-            self.start(&service.command, cwd, base_env, sender, on_group)?;
+            self.start(&service.command, cwd, base_env, sender, on_group.as_deref_mut())?;
             self.await_ready(service)
         })
     }
@@ -272,8 +285,7 @@ impl<'a> RunningGroups<'a> {
         self.rank_of = rank_of(commands);
         self.clients_ended = None;
         let (started, clock) = (SystemTime::now(), Instant::now());
-        let spawned =
-            commands.iter().try_for_each(|command| self.start(command, cwd, base_env, sender, &mut |_| Ok(())));
+        let spawned = commands.iter().try_for_each(|command| self.start(command, cwd, base_env, sender, None));
         let reason = match spawned {
             Ok(()) => self.wait(clock.checked_add(limits.timeout), limits.grace, clock),
             Err(reason) => reason,
@@ -289,7 +301,7 @@ impl<'a> RunningGroups<'a> {
         cwd: &Path,
         base_env: &BaseEnv,
         sender: &Sender<Event>,
-        on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
+        on_group: OnGroup<'_, '_>,
     ) -> Result<(), StopReason> {
         let index = self.members.len();
         let member =
@@ -515,6 +527,25 @@ mod tests {
         let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
         let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
         assert!(state.is_empty() || state.contains(") Z "), "the setsid'd sleep outlived its run: {state}");
+    }
+
+    #[test]
+    fn every_command_of_a_run_leads_a_process_group_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let logs = [dir.path().join("0.log"), dir.path().join("1.log")];
+        let commands: Vec<RankCommand> = logs.iter().map(|log| sh("echo $$ $(ps -o pgid= -p $$)", log)).collect();
+        assert_eq!(run(&commands, 10_000).reason, StopReason::Succeeded);
+        let groups: Vec<String> = logs
+            .iter()
+            .map(|log| {
+                let text = std::fs::read_to_string(log).unwrap();
+                let (pid, group) = text.trim().split_once(' ').unwrap();
+                assert_eq!(pid, group.trim(), "not the leader of its group");
+                group.trim().to_string()
+            })
+            .collect();
+        assert_ne!(groups[0], groups[1]);
+        assert!(!groups.contains(&nix::unistd::getpgrp().to_string()), "in sweep's own group");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `GroupGate`: a process group that exists before anything runs in it. A stand-in process leads
 //! the new group and waits at a pipe; the caller records the group (an in-place build writes it to
 //! the tree's state dir and fsyncs it), starts the real command inside it, then lets the stand-in
-//! go. So a SIGKILL of sweep at any instant leaves either nothing running or a recorded group.
+//! go. So a SIGKILL of sweep at any instant leaves either nothing running or a recorded group. (A
+//! group recorded nowhere needs no stand-in: the child makes it before it execs.)
 
 use std::os::fd::OwnedFd;
 

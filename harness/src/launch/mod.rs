@@ -5,6 +5,7 @@
 mod array_job;
 mod base_env;
 mod captured;
+mod child_spawn;
 mod execution;
 mod executor;
 mod executor_event;

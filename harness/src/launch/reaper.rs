@@ -4,15 +4,16 @@
 //! and is killed and reaped before a run counts as ended.
 
 use std::collections::BTreeMap;
-use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{kill, Signal};
-use nix::sys::wait::{waitpid, WaitPidFlag};
+use nix::errno::Errno;
+use nix::sys::signal::{kill, killpg, Signal};
+use nix::sys::wait::{waitid, waitpid, Id, WaitPidFlag};
 use nix::unistd::Pid;
 
+use super::child_spawn::ChildSpawn;
 use super::process_tree::{ProcessInfo, ProcessTree};
 
 /// Pids of the children sweep started and has not reaped yet, with a count: a pid reaped by a waiter
@@ -40,11 +41,11 @@ impl Reaper {
         *self.started.entry(pid).or_default() += 1;
     }
 
-    /// Starts `command` and records it.
-    pub fn spawn(mut self, command: &mut Command) -> std::io::Result<Child> {
-        let child = command.spawn()?;
-        self.record(Pid::from_raw(child.id() as i32));
-        Ok(child)
+    /// Starts `child` and records it.
+    pub fn start(mut self, child: &ChildSpawn) -> std::io::Result<Pid> {
+        let pid = child.start()?;
+        self.record(pid);
+        Ok(pid)
     }
 
     /// Children of sweep it did not start, and everything below them.
@@ -76,6 +77,19 @@ pub fn forget(pid: Pid) {
     }
 }
 
+/// Whether nothing of a run can be left, shown by a syscall per group instead of a /proc snapshot
+/// (hundreds of reads per run): no process, not even a zombie, is in any of its groups, none was seen
+/// below it, and sweep has no child at all. A live descendant of the run's reaped processes would be
+/// sweep's child, or below one: re-parented to sweep, the subreaper. (Without the subreaper, strays go
+/// to init and are not looked for: see `Reaper::strays`.)
+fn nothing_left(groups: &[Pid], seen: &[Pid]) -> bool {
+    let no_children =
+        || waitid(Id::All, WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT) == Err(Errno::ECHILD);
+    seen.is_empty()
+        && groups.iter().all(|&group| killpg(group, None) == Err(Errno::ESRCH))
+        && (!SUBREAPER.load(Ordering::SeqCst) || no_children())
+}
+
 /// Every process below `roots` (this run's own children, not included) and every stray: taken before the run's
 /// groups are signalled, since a descendant whose parent dies first leaves the tree (to sweep as a
 /// stray, or to init when sweep is not the subreaper).
@@ -89,8 +103,11 @@ pub fn descendants_and_strays(roots: &[Pid]) -> Vec<Pid> {
 /// SIGKILLs everything left in `groups`, the processes `seen` below the run when it was stopped,
 /// every stray and everything below them, reaps the strays, and returns once none is left (or after
 /// `GONE_WAIT`). The run is over, so the short sleeps here perturb no measurement; normally nothing
-/// is left at the first look.
+/// is left at the first look, and then `nothing_left` proves it without reading /proc.
 pub fn kill_leftovers(groups: &[Pid], seen: &[Pid]) {
+    if nothing_left(groups, seen) {
+        return;
+    }
     let deadline = Instant::now() + GONE_WAIT;
     loop {
         let reaper = Reaper::lock();

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::columns::Columns;
@@ -41,7 +42,9 @@ pub struct ResultWriter {
     path: PathBuf,
     columns: Columns,
     provenance: Provenance,
-    csv: csv::Writer<File>,
+    file: File,
+    /// One row encoded, so that it reaches the file in one write.
+    row: Vec<u8>,
     /// A torn last row cut away when this writer opened a resumed CSV.
     torn: Option<TornRow>,
     /// The CSV's length after its last whole row: a row whose write fails is cut back to it.
@@ -58,9 +61,16 @@ impl ResultWriter {
         }
         let file = OpenOptions::new().write(true).create_new(true).open(path).map_err(RecordError::io(path))?;
         let _lock = lock_for_writing(path)?;
-        let csv = csv::Writer::from_writer(file);
-        let mut writer =
-            ResultWriter { path: path.to_path_buf(), csv, columns, provenance, torn: None, whole: 0, _lock };
+        let mut writer = ResultWriter {
+            path: path.to_path_buf(),
+            file,
+            row: Vec::new(),
+            columns,
+            provenance,
+            torn: None,
+            whole: 0,
+            _lock,
+        };
         let header = writer.columns.header();
         writer.write_record(&header)?;
         Ok(writer)
@@ -83,8 +93,9 @@ impl ResultWriter {
         let torn = super::torn_row::cut_torn_row(path)?;
         let file = OpenOptions::new().append(true).open(path).map_err(RecordError::io(path))?;
         let whole = file.metadata().map_err(RecordError::io(path))?.len();
-        let csv = csv::WriterBuilder::new().has_headers(false).from_writer(file);
-        Ok((ResultWriter { path: path.to_path_buf(), columns, provenance, csv, torn, whole, _lock }, existing))
+        let writer =
+            ResultWriter { path: path.to_path_buf(), file, row: Vec::new(), columns, provenance, torn, whole, _lock };
+        Ok((writer, existing))
     }
 
     /// Whether `path` can be resumed as a CSV of the sweep `expected` fingerprints with `columns`, reading
@@ -161,27 +172,33 @@ impl ResultWriter {
         self.write_record(&record)
     }
 
-    /// Writes one record durably; a record that cannot be written whole (a full disk) is cut off again,
-    /// so the CSV still ends after its last whole row.
+    /// Writes one record durably (one write, then fdatasync); a record that cannot be written whole (a
+    /// full disk) is cut off again, so the CSV still ends after its last whole row.
     fn write_record(&mut self, record: &[String]) -> Result<(), RecordError> {
-        let written = self
-            .csv
-            .write_record(record)
-            .map_err(std::io::Error::from)
-            .and_then(|()| self.csv.flush())
-            .and_then(|()| self.csv.get_ref().sync_data())
-            .and_then(|()| self.csv.get_ref().metadata());
+        self.row.clear();
+        let written = encode(record, &mut self.row).and_then(|()| {
+            (&self.file).write_all(&self.row)?;
+            self.file.sync_data()?;
+            Ok(self.row.len() as u64)
+        });
         match written {
-            Ok(meta) => {
-                self.whole = meta.len();
+            Ok(length) => {
+                self.whole += length;
                 Ok(())
             }
             Err(error) => {
-                let _ = self.csv.get_ref().set_len(self.whole);
+                let _ = self.file.set_len(self.whole);
                 Err(RecordError::io(&self.path)(error))
             }
         }
     }
+}
+
+/// `record` as one CSV line at the end of `row` (the header is a record like the others).
+fn encode(record: &[String], row: &mut Vec<u8>) -> std::io::Result<()> {
+    let mut encoder = csv::WriterBuilder::new().has_headers(false).from_writer(row);
+    encoder.write_record(record).map_err(std::io::Error::from)?;
+    encoder.flush()
 }
 
 /// An exclusive flock on the CSV, taken before it is read for resuming. (Opened for writing: NFS
