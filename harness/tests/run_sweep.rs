@@ -563,6 +563,17 @@ fn children_of(parent: u32, marker: &str) -> Vec<(i32, i32)> {
         .collect()
 }
 
+/// `sweep run <spec>` in the workspace, started in the background with its output discarded.
+fn spawn_sweep_run(workspace: &Workspace, spec: &str) -> std::process::Child {
+    Command::new(common::sweep_bin())
+        .args(["run", spec])
+        .current_dir(workspace.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 fn gone_or_zombie(pid: i32) -> bool {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     stat.is_empty() || stat.contains(") Z ")
@@ -575,13 +586,7 @@ fn a_sigkilled_sweep_takes_its_running_ranks_down_with_it() {
     let workspace = fixture_workspace("60s");
     let marker = "marker-pdeathsig-c41e";
     let spec = fixture_sweep(&workspace, r#"["hang1"]"#, 1, marker);
-    let mut child = Command::new(common::sweep_bin())
-        .args(["run", &spec])
-        .current_dir(workspace.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_sweep_run(&workspace, &spec);
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     let ranks = loop {
         let ranks = children_of(child.id(), marker);
@@ -617,13 +622,7 @@ fn daemons_a_sigkilled_sweep_left_are_killed_by_the_next_sweep() {
     let workspace = fixture_workspace("20s");
     let marker = "marker-daemon-4e1b";
     let spec = fixture_sweep(&workspace, r#"["daemon"]"#, 1, marker);
-    let mut killed = Command::new(common::sweep_bin())
-        .args(["run", &spec])
-        .current_dir(workspace.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut killed = spawn_sweep_run(&workspace, &spec);
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while leftover_processes(&format!("{marker}-daemon")).lines().count() < 2 {
         assert!(std::time::Instant::now() < deadline, "the ranks never started their daemons");
