@@ -10,7 +10,7 @@ use simd_csv::ZeroCopyByteRecord;
 
 use super::attempt_index::{AttemptIndex, Duplicate, RunColumns};
 use super::columns::Columns;
-use super::file_range::{line_aligned_splits, line_at, FileRange};
+use super::file_range::{line_aligned_splits, line_at, rows_estimate, FileRange};
 use super::observation::Observation;
 use super::record_error::RecordError;
 use super::recorded_attempts::RecordedAttempts;
@@ -18,12 +18,13 @@ use super::recorded_grid::RecordedGrid;
 use super::recorded_run::RecordedRun;
 use super::row_layout::RowLayout;
 use super::run_key::RunKey;
-use super::setting_interner::{intern_labels, SettingInterner};
+use super::setting_interner::{intern_labels, place_labels, SettingInterner, SettingRefusal};
 use super::sidecar::Sidecar;
 use super::stored_runs::StoredRuns;
 use super::table_run::TableRun;
 use super::torn_row::torn_line;
 use crate::launch::{RunStatus, UnknownRunStatus};
+use crate::plan::SettingId;
 use crate::spec::Param;
 
 /// Every run of a result CSV, column by column: about 10 bytes per run plus 8 per metric, whatever the
@@ -121,16 +122,19 @@ impl RunTable {
         let rows = RowReader { path, file: &file, header: &header, layout: &layout, columns: &columns, rules };
         let splits = line_aligned_splits(&file, rows_start, length, parts(length - rows_start))
             .map_err(RecordError::io(path))?;
-        let reads: Vec<RangeRead> = splits.par_windows(2).map(|range| rows.read(range[0], range[1])).collect();
-        let mut table = RunTable::empty(path, columns.clone());
+        // The first range makes room for every row: the others are appended to it.
+        let room = |range: &[u64]| if range[0] == rows_start { length } else { range[1] };
+        let reads: Vec<RangeRead> =
+            splits.par_windows(2).map(|range| rows.read(range[0], range[1], room(range))).collect();
+        let mut table = RunTable::empty(path, columns.clone(), 0);
         for (mut read, range) in reads.into_iter().zip(splits.windows(2)) {
             // A quote may open a field that holds a line end, so the next split may have cut a row: the
             // rest of the file is read again in one piece from this range's start, known to start a row.
             let rest_reread = read.quoted && range[1] < length;
             if rest_reread {
-                read = rows.read(range[0], length);
+                read = rows.read(range[0], length, length);
             }
-            table.append(read.table?);
+            table.append(read.table?, rules.grid.is_some_and(RecordedGrid::lists_settings));
             if rest_reread {
                 break;
             }
@@ -156,7 +160,7 @@ impl RunTable {
                 Ok(lines) => (lines[0], lines[1]),
                 Err(error) => return error,
             };
-            let labels = &self.stored.settings[self.stored.setting[run] as usize];
+            let labels = &self.stored.settings[self.stored.setting[run].index()];
             let values = labels[..labels.len() - 1].to_vec();
             let variant = labels.last().and_then(|(_, value)| value.as_text()).unwrap_or_default().to_string();
             let setting = crate::plan::Setting { values, variant }.label();
@@ -200,7 +204,7 @@ impl RunTable {
         let mut attempts = RecordedAttempts::default();
         attempts.without_attempts = !self.columns.attempt;
         for run in 0..self.len() {
-            let labels = &self.stored.settings[self.stored.setting[run] as usize];
+            let labels = &self.stored.settings[self.stored.setting[run].index()];
             let key = RunKey {
                 params: labels[..labels.len() - 1].iter().map(|(_, value)| value.to_string()).collect(),
                 variant: labels.last().map(|(_, value)| value.to_string()).unwrap_or_default(),
@@ -212,16 +216,23 @@ impl RunTable {
         attempts
     }
 
-    /// Appends `other`'s runs after this table's, its settings merged into this table's by their labels.
-    fn append(&mut self, other: RunTable) {
+    /// Appends `other`'s runs after this table's, its settings merged into this table's: at their ids when
+    /// `planned` (the sidecar's, the same in every part), else by their labels.
+    fn append(&mut self, other: RunTable, planned: bool) {
         if self.is_empty() && self.stored.settings.is_empty() {
             *self = other;
             return;
         }
-        let merged: Vec<u32> =
-            other.stored.settings.into_iter().map(|labels| intern_labels(&mut self.stored.settings, labels)).collect();
+        let settings = &mut self.stored.settings;
+        let merged: Vec<SettingId> = (other.stored.settings.into_iter().enumerate())
+            .map(|(id, labels)| match planned {
+                true if labels.is_empty() => SettingId::new(id),
+                true => place_labels(settings, SettingId::new(id), labels),
+                false => intern_labels(settings, labels),
+            })
+            .collect();
         let offset = self.len();
-        self.stored.setting.extend(other.stored.setting.iter().map(|&setting| merged[setting as usize]));
+        self.stored.setting.extend(other.stored.setting.iter().map(|&setting| merged[setting.index()]));
         self.stored.rep.extend(other.stored.rep);
         self.stored.warmup.extend(other.stored.warmup);
         self.stored.status.extend(other.stored.status);
@@ -232,7 +243,8 @@ impl RunTable {
         }
     }
 
-    fn empty(path: &Path, columns: Columns) -> RunTable {
+    /// A table without runs, with room for `rows`.
+    fn empty(path: &Path, columns: Columns, rows: usize) -> RunTable {
         let mut by_name: Vec<usize> = (0..columns.metrics.len()).collect();
         by_name.sort_by(|a, b| columns.metrics[*a].cmp(&columns.metrics[*b]).then(b.cmp(a)));
         by_name.dedup_by(|a, b| columns.metrics[*a] == columns.metrics[*b]);
@@ -240,12 +252,12 @@ impl RunTable {
             path: path.to_path_buf(),
             stored: StoredRuns {
                 metrics: columns.metrics.clone(),
-                values: vec![Vec::new(); columns.metrics.len()],
+                values: (0..columns.metrics.len()).map(|_| Vec::with_capacity(rows)).collect(),
                 settings: Vec::new(),
-                setting: Vec::new(),
-                rep: Vec::new(),
-                warmup: Vec::new(),
-                status: Vec::new(),
+                setting: Vec::with_capacity(rows),
+                rep: Vec::with_capacity(rows),
+                warmup: Vec::with_capacity(rows),
+                status: Vec::with_capacity(rows),
                 errors: Vec::new(),
                 by_name,
             },
@@ -265,7 +277,6 @@ impl RunTable {
         fields: usize,
         layout: &RowLayout,
         interned: &mut SettingInterner,
-        grid: Option<&RecordedGrid>,
     ) -> Result<(), RowError> {
         if record.len() != fields {
             return Err(RowError::Row(format!("found a row of {} fields, but the header has {fields}", record.len())));
@@ -293,16 +304,15 @@ impl RunTable {
             Some(column) => attempt_value(text(&cell(column))?)?,
             None => 1,
         };
-        let known = self.stored.settings.len();
         let raw = layout.setting.iter().map(|&column| record.get(column).expect("the row has every column"));
         let setting = interned
-            .index(raw, || layout.setting.iter().map(|&column| cell(column)).collect(), &mut self.stored.settings)
-            .map_err(|_| RowError::Row("a setting cell is not valid UTF-8".to_string()))?;
-        if let Some(grid) = grid {
-            let outside = self.stored.settings[known..].iter().find_map(|labels| grid.setting_refusal(labels));
-            if let Some(reason) = outside.or_else(|| grid.rep_refusal(rep, warmup)) {
-                return Err(RowError::Row(reason));
-            }
+            .id(raw, || layout.setting.iter().map(|&column| cell(column)).collect(), &mut self.stored.settings)
+            .map_err(|refusal| match refusal {
+                SettingRefusal::NotUtf8 => RowError::Row("a setting cell is not valid UTF-8".to_string()),
+                SettingRefusal::Unplanned(reason) => RowError::Row(reason),
+            })?;
+        if let Some(reason) = interned.rep_refusal(rep, warmup) {
+            return Err(RowError::Row(reason));
         }
         let error = cell(layout.error);
         let error = text(&error)?;
@@ -351,7 +361,8 @@ impl RunTable {
     pub fn observation(&self, run: usize) -> Observation {
         let view = TableRun::new(&self.stored, run);
         Observation {
-            setting: self.stored.settings[self.stored.setting[run] as usize].clone(),
+            setting: view.setting().clone(),
+            setting_id: view.setting_id(),
             rep: self.stored.rep[run],
             warmup: self.stored.warmup[run],
             status: self.stored.status[run],
@@ -441,16 +452,18 @@ struct RowReader<'a> {
 
 impl RowReader<'_> {
     /// The rows in bytes `start..end`, which start a row (read by `simd-csv`: a result CSV's rows are
-    /// rarely quoted, where it parses about twice as fast as the `csv` crate).
-    fn read(&self, start: u64, end: u64) -> RangeRead {
+    /// rarely quoted, where it parses about twice as fast as the `csv` crate), with room for the rows up to
+    /// byte `room_until` (an unreadable sample reserves none: the read reports the error).
+    fn read(&self, start: u64, end: u64, room_until: u64) -> RangeRead {
         let mut range = FileRange::new(self.file, start, end);
         let mut reader = simd_csv::ZeroCopyReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
             .buffer_capacity(1 << 16)
             .from_reader(&mut range);
-        let mut interned = SettingInterner::new(&self.columns.params, self.rules.declared);
-        let mut table = RunTable::empty(self.path, self.columns.clone());
+        let mut interned = SettingInterner::new(&self.columns.params, self.rules.declared, self.rules.grid);
+        let rows = rows_estimate(self.file, start, room_until).unwrap_or(0);
+        let mut table = RunTable::empty(self.path, self.columns.clone(), rows);
         let table = loop {
             let row_start = start + reader.position();
             match reader.read_byte_record() {
@@ -459,8 +472,7 @@ impl RowReader<'_> {
                 // Shards of one sweep merge by concatenation (`cat a.csv b.csv`): later headers are not runs.
                 Ok(Some(record)) if self.is_header(&record) => continue,
                 Ok(Some(record)) => {
-                    let grid = self.rules.grid;
-                    if let Err(error) = table.push(&record, self.header.len(), self.layout, &mut interned, grid) {
+                    if let Err(error) = table.push(&record, self.header.len(), self.layout, &mut interned) {
                         break Err(self.refused(row_start, error));
                     }
                 }
@@ -554,7 +566,9 @@ mod tests {
     use super::super::provenance::Provenance;
     use super::super::result_writer::{ResultWriter, RunRow};
     use super::*;
-    use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep, fixture_slice_sweep_b};
+    use crate::analyse::fixtures::{
+        fixture_setting_id, fixture_slice_config, fixture_slice_sweep, fixture_slice_sweep_b,
+    };
     use crate::analyse::{analyse_sweep, analyse_sweep_runs};
     use crate::compare::{compare, CompareConfig};
     use crate::spec::ParamValue;
@@ -562,6 +576,11 @@ mod tests {
 
     /// Rows read as they are, without a sidecar's grid.
     const NO_RULES: ReadRules<'static> = ReadRules { declared: &[], grid: None };
+
+    /// A run read back, its setting id the fixtures' (a table numbers its settings itself).
+    fn with_fixture_id(run: Observation) -> Observation {
+        Observation { setting_id: fixture_setting_id(&run.setting), ..run }
+    }
 
     /// Writes `runs` as `sweep run` would (params `rows`, `slices`) and reads them back compactly.
     fn written(dir: &Path, name: &str, runs: &[Observation]) -> RunTable {
@@ -600,11 +619,14 @@ mod tests {
     }
 
     #[test]
-    fn a_table_reads_back_every_run_as_written_sharing_one_label_vector_per_setting() {
+    fn a_table_reads_back_every_run_as_written_one_id_per_setting() {
         let dir = tempfile::tempdir().unwrap();
         let runs = fixture_slice_sweep();
         let table = written(dir.path(), "a.csv", &runs);
-        assert_eq!((0..table.len()).map(|run| table.observation(run)).collect::<Vec<_>>(), runs);
+        let read: Vec<Observation> = (0..table.len()).map(|run| table.observation(run)).collect();
+        let ids = |runs: &[Observation]| runs.iter().map(|run| run.setting_id.index()).collect::<Vec<_>>();
+        assert_eq!(ids(&read), [0, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 6, 6]);
+        assert_eq!(read.into_iter().map(with_fixture_id).collect::<Vec<_>>(), runs);
         let distinct: BTreeSet<String> = runs.iter().map(|run| format!("{:?}", run.setting)).collect();
         assert_eq!(table.stored.settings.len(), distinct.len());
     }
@@ -615,7 +637,9 @@ mod tests {
         let (a, b) = (fixture_slice_sweep(), fixture_slice_sweep_b());
         let (table_a, table_b) = (written(dir.path(), "a.csv", &a), written(dir.path(), "b.csv", &b));
         let config = fixture_slice_config();
-        assert_eq!(analyse_sweep_runs(&table_a.runs(), &config, true, &[]), analyse_sweep(&a, &config, true, &[]));
+        let mut analysed = analyse_sweep_runs(&table_a.runs(), &config, true, &[]);
+        analysed.settings.iter_mut().for_each(|s| s.id = fixture_setting_id(&s.setting));
+        assert_eq!(analysed, analyse_sweep(&a, &config, true, &[]));
         let compared = CompareConfig {
             metric: config.primary.clone(),
             direction: config.direction,
@@ -647,7 +671,7 @@ mod tests {
         for run in 0..rows {
             let setting = if run > rows * 3 / 4 { 4096 } else { [512, 1024, 2048][run % 3] };
             let error = if run % 7 == 0 { "\"first line,\nsecond \"\"line\"\"\"" } else { "" };
-            text += &format!("{setting},default,{run},false,{run},ok,{error},,1,{run}.5,,,,,,,runs\n");
+            text += &format!("{setting},default,{},false,{run},ok,{error},,1,{run}.5,,,,,,,runs\n", run + 1);
         }
         std::fs::write(&path, text).unwrap();
         path
@@ -687,6 +711,26 @@ mod tests {
             (split.stored.settings, split.stored.setting, split.stored.errors),
             (whole.stored.settings, whole.stored.setting, whole.stored.errors)
         );
+    }
+
+    #[test]
+    fn rows_take_the_ids_their_sidecar_plans_whatever_their_order_and_parts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = split_fixture(dir.path(), 400);
+        super::super::test_sidecar::write_sidecar(&path, &rows_and_t());
+        let sidecar_path = super::super::result_paths::ResultPaths::for_csv(&path).sidecar;
+        let mut sidecar = Sidecar::read(&sidecar_path).unwrap();
+        sidecar.settings = ["4096", "2048", "1024", "512"].map(|rows| format!("rows={rows}")).to_vec();
+        sidecar.write(&sidecar_path).unwrap();
+        let grid = RecordedGrid::of(&sidecar, &sidecar_path);
+        for parts in [1, 3] {
+            let rules = ReadRules { declared: &[], grid: Some(&grid) };
+            let table = RunTable::read_in_parts(&path, rules, ReadEnd::Refused, |_| parts).unwrap();
+            let id_and_rows =
+                |run: usize| (table.stored.setting[run].index(), table.observation(run).setting[0].1.clone());
+            let expected = [(3, 512), (2, 1024), (1, 2048), (0, 4096)].map(|(id, rows)| (id, ParamValue::Int(rows)));
+            assert_eq!([0, 1, 2, 399].map(id_and_rows), expected, "{parts} parts");
+        }
     }
 
     /// A bad row in a later part must name its line in the file, not in its part.
