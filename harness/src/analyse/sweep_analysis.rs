@@ -61,12 +61,29 @@ pub fn analyse_sweep_runs<R: RecordedRun>(
     rounds_are_blocks: bool,
     declared: &[Param],
 ) -> SweepAnalysis {
-    let (mut settings, (drift, failures)) = rayon::join(
-        || SettingSummary::summarise(observations),
-        || {
-            let drift = config.control.as_deref().and_then(|control| DriftBound::of(observations, control));
-            (drift, FailureSummary::of(observations))
-        },
+    analyse_summarised(observations, SettingSummary::summarise(observations), config, rounds_are_blocks, declared)
+}
+
+/// The metrics the analysis reads run by run once the settings are summarised (`analyse_summarised`):
+/// the primary, the control, the relative ones and those the equivalence key names.
+pub fn metrics_read_per_run(config: &AnalysisConfig) -> Vec<&str> {
+    let key = config.equivalence_key.iter().flat_map(|key| key.names());
+    let relative = config.relative.keys().chain(key).map(String::as_str);
+    [config.primary.as_str()].into_iter().chain(config.control.as_deref()).chain(relative).collect()
+}
+
+/// `analyse_sweep_runs` with the settings already summarised (`SettingSummary::summarise`), so the runs
+/// need hold only the metrics `metrics_read_per_run` names: a large table's other columns can be freed.
+pub fn analyse_summarised<R: RecordedRun>(
+    observations: &[R],
+    mut settings: Vec<SettingSummary>,
+    config: &AnalysisConfig,
+    rounds_are_blocks: bool,
+    declared: &[Param],
+) -> SweepAnalysis {
+    let (drift, failures) = rayon::join(
+        || config.control.as_deref().and_then(|control| DriftBound::of(observations, control)),
+        || FailureSummary::of(observations),
     );
     SettingSummary::sort_by_declaration(&mut settings, declared);
     let verdicts = Verdicts::decide(observations, &settings, config, rounds_are_blocks);

@@ -20,7 +20,7 @@ use super::row_layout::RowLayout;
 use super::run_key::RunKey;
 use super::setting_interner::{intern_labels, place_labels, SettingInterner, SettingRefusal};
 use super::sidecar::Sidecar;
-use super::stored_runs::StoredRuns;
+use super::stored_runs::{by_name, StoredRuns};
 use super::table_run::TableRun;
 use super::torn_row::torn_line;
 use crate::launch::{RunStatus, UnknownRunStatus};
@@ -245,9 +245,6 @@ impl RunTable {
 
     /// A table without runs, with room for `rows`.
     fn empty(path: &Path, columns: Columns, rows: usize) -> RunTable {
-        let mut by_name: Vec<usize> = (0..columns.metrics.len()).collect();
-        by_name.sort_by(|a, b| columns.metrics[*a].cmp(&columns.metrics[*b]).then(b.cmp(a)));
-        by_name.dedup_by(|a, b| columns.metrics[*a] == columns.metrics[*b]);
         RunTable {
             path: path.to_path_buf(),
             stored: StoredRuns {
@@ -259,7 +256,7 @@ impl RunTable {
                 warmup: Vec::with_capacity(rows),
                 status: Vec::with_capacity(rows),
                 errors: Vec::new(),
-                by_name,
+                by_name: by_name(&columns.metrics),
             },
             columns,
             retries: Vec::new(),
@@ -340,6 +337,12 @@ impl RunTable {
             metric,
             reason: format!("metric `{}` is `{text}`, not a finite number", self.columns.metrics[metric]),
         })
+    }
+
+    /// Frees every metric column but those named in `keep` (once what needs them is done with them): its
+    /// runs then report only these.
+    pub fn retain_metrics(&mut self, keep: &[&str]) {
+        self.stored.retain_metrics(keep);
     }
 
     /// How many runs the CSV recorded, warmups and failures included.
@@ -569,7 +572,9 @@ mod tests {
     use crate::analyse::fixtures::{
         fixture_setting_id, fixture_slice_config, fixture_slice_sweep, fixture_slice_sweep_b,
     };
-    use crate::analyse::{analyse_sweep, analyse_sweep_runs};
+    use crate::analyse::{
+        analyse_summarised, analyse_sweep, analyse_sweep_runs, metrics_read_per_run, AnalysisConfig, SettingSummary,
+    };
     use crate::compare::{compare, CompareConfig};
     use crate::spec::ParamValue;
     use std::collections::BTreeSet;
@@ -649,6 +654,29 @@ mod tests {
             control_threshold: crate::compare::DEFAULT_CONTROL_THRESHOLD,
         };
         assert_eq!(compare(&table_a.runs(), &table_b.runs(), &compared), compare(&a, &b, &compared));
+    }
+
+    #[test]
+    fn a_table_analysed_with_only_the_metrics_read_per_run_analyses_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut runs = fixture_slice_sweep();
+        for run in &mut runs {
+            let wall = run.metrics.get("prefill_tokens_per_s").map(|tps| 1e3 / tps);
+            run.metrics.extend(wall.map(|wall| ("wall".to_string(), wall)));
+        }
+        let mut table = written(dir.path(), "a.csv", &runs);
+        let config = AnalysisConfig {
+            baseline: [("slices".to_string(), ParamValue::Int(1))].into(),
+            relative: [("prefill_tokens_per_s".to_string(), crate::spec::RelativeKind::Ratio)].into(),
+            ..fixture_slice_config()
+        };
+        let whole = analyse_sweep_runs(&table.runs(), &config, true, &[]);
+        let settings = SettingSummary::summarise(&table.runs());
+        table.retain_metrics(&metrics_read_per_run(&config));
+        assert_eq!(table.stored.metrics, ["decode_tokens_per_s", "overlap_slices", "prefill_tokens_per_s"]);
+        let analysis = analyse_summarised(&table.runs(), settings, &config, true, &[]);
+        assert!(!analysis.relative.is_empty() && analysis.settings.iter().all(|s| s.metric("wall").is_some()));
+        assert_eq!(analysis, whole);
     }
 
     /// The layout of the hand-written CSVs below: one param, one metric, no `attempt` column.
