@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use crate::launch::RunStatus;
 use crate::plan::SettingId;
-use crate::record::{Labels, Observation};
+use crate::record::{Labels, Observation, RecordedRun};
 use crate::spec::ParamValue;
 
 /// One usable run of `setting` (values typed as a CSV without a sidecar reads them; variant

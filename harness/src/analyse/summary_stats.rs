@@ -34,16 +34,9 @@ impl SummaryStats {
         let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let ci95 =
             (n >= 2).then(|| two_sided_critical(0.95, (n - 1) as f64)).flatten().map(|t| t * stdev / (n as f64).sqrt());
-        Some(SummaryStats {
-            n,
-            mean,
-            median: median_in_place(values),
-            stdev,
-            min,
-            max,
-            ci95,
-            rel_spread: (max - min) / mean,
-        })
+        // Last: selection reorders the values, and the sums above are taken in run order.
+        let median = median_in_place(values);
+        Some(SummaryStats { n, mean, median, stdev, min, max, ci95, rel_spread: (max - min) / mean })
     }
 
     /// The noise two means are compared against: the root sum of squares of their 95% half-widths,

@@ -10,7 +10,7 @@ use super::quantity_estimate::QuantityEstimate;
 use super::rule_check::RuleCheck;
 use super::setting_summary::SettingSummary;
 use super::verdicts::Verdicts;
-use crate::record::{Observation, RecordedRun};
+use crate::record::RecordedRun;
 use crate::spec::{AnalysisConfig, Param};
 
 /// Everything `analyse_sweep` concludes about one sweep; plain data the report renders.
@@ -44,18 +44,9 @@ pub struct SweepAnalysis {
 /// each group (`Verdicts::decide`: paired within rounds when `rounds_are_blocks`, i.e. the order was
 /// interleaved), the control metric's within-setting drift, equivalence of settings resolving to one
 /// code path, and failed runs with reasons. Only usable runs (ok, not warmup) enter statistics; every
-/// run counts towards failures. Settings are in `declared` grid order (first-seen without one).
-pub fn analyse_sweep(
-    observations: &[Observation],
-    config: &AnalysisConfig,
-    rounds_are_blocks: bool,
-    declared: &[Param],
-) -> SweepAnalysis {
-    analyse_sweep_runs(observations, config, rounds_are_blocks, declared)
-}
-
-/// `analyse_sweep` over any recorded runs, such as the rows of a compact `RunTable`.
-pub fn analyse_sweep_runs<R: RecordedRun>(
+/// run counts towards failures. Settings are in `declared` grid order (first-seen without one). The runs
+/// are any recorded runs: owned `Observation`s or the rows of a compact `RunTable`.
+pub fn analyse_sweep<R: RecordedRun>(
     observations: &[R],
     config: &AnalysisConfig,
     rounds_are_blocks: bool,
@@ -72,7 +63,7 @@ pub fn metrics_read_per_run(config: &AnalysisConfig) -> Vec<&str> {
     [config.primary.as_str()].into_iter().chain(config.control.as_deref()).chain(relative).collect()
 }
 
-/// `analyse_sweep_runs` with the settings already summarised (`SettingSummary::summarise`), so the runs
+/// `analyse_sweep` with the settings already summarised (`SettingSummary::summarise`), so the runs
 /// need hold only the metrics `metrics_read_per_run` names: a large table's other columns can be freed.
 pub fn analyse_summarised<R: RecordedRun>(
     observations: &[R],
@@ -126,6 +117,7 @@ pub fn analyse_summarised<R: RecordedRun>(
 mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
+    use crate::record::Observation;
     use crate::spec::Direction;
     use crate::spec::{FitConfig, RowsPerSliceConfig};
 
@@ -166,7 +158,7 @@ mod tests {
             equivalence_key: None,
             ..fixture_slice_config()
         };
-        let analysis = analyse_sweep(&[], &config, true, &[]);
+        let analysis = analyse_sweep::<Observation>(&[], &config, true, &[]);
         assert!(analysis.settings.is_empty() && analysis.verdicts.groups.is_empty() && analysis.drift.is_none());
         assert_eq!(analysis.failures.runs, 0);
     }

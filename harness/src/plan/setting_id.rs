@@ -1,9 +1,9 @@
 //! `SettingId`: a setting's identity in memory, from the plan through its record, analysis and report.
 
-/// A setting by its position: in `Plan::settings` (and in the order its sidecar lists them) for a planned
-/// sweep, in first-seen order for a CSV read without one. Dense, so per-setting data is a vector indexed by
-/// it rather than a map keyed by labels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+/// A setting by its position: in `Plan::settings` while a sweep runs; in the list of settings its sidecar
+/// records (the plan's, after any a resumed sweep recorded before) when its CSV is read; first-seen for a
+/// CSV without one. Dense, so per-setting data is a vector indexed by it, never a map keyed by labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SettingId(u32);
 
 impl SettingId {

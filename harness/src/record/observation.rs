@@ -27,28 +27,6 @@ pub struct Observation {
     pub metrics: BTreeMap<String, f64>,
 }
 
-impl Observation {
-    /// Whether this run counts in statistics: finished ok and not a warmup.
-    pub fn is_usable(&self) -> bool {
-        RecordedRun::is_usable(self)
-    }
-
-    /// The value of a setting column (parameter or `variant`).
-    pub fn setting_value(&self, name: &str) -> Option<&ParamValue> {
-        RecordedRun::setting_value(self, name)
-    }
-
-    /// Why the run failed without where its logs are (`RecordedRun::failure_reason`).
-    pub fn failure_reason(&self) -> &str {
-        RecordedRun::failure_reason(self)
-    }
-
-    /// The variant this run measured (`default` in a plain sweep).
-    pub fn variant(&self) -> Option<&str> {
-        RecordedRun::variant(self)
-    }
-}
-
 impl RecordedRun for Observation {
     fn setting(&self) -> &Vec<(String, ParamValue)> {
         &self.setting

@@ -1,6 +1,5 @@
 //! `RunTable`: a result CSV read once, streaming, into compact columns: what `report` and `compare` analyse.
 
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -11,14 +10,12 @@ use simd_csv::ZeroCopyByteRecord;
 use super::attempt_index::{AttemptIndex, Duplicate, RunColumns};
 use super::columns::Columns;
 use super::file_range::{line_aligned_splits, line_at, rows_estimate, FileRange};
-use super::observation::Observation;
 use super::record_error::RecordError;
 use super::recorded_attempts::RecordedAttempts;
 use super::recorded_grid::RecordedGrid;
-use super::recorded_run::RecordedRun;
 use super::row_layout::RowLayout;
 use super::run_key::RunKey;
-use super::setting_interner::{intern_labels, place_labels, SettingInterner, SettingRefusal};
+use super::setting_interner::{intern_labels, place_labels, SettingInterner};
 use super::sidecar::Sidecar;
 use super::stored_runs::{by_name, StoredRuns};
 use super::table_run::TableRun;
@@ -64,7 +61,9 @@ impl RunTable {
     pub fn read(path: &Path) -> Result<RunTable, RecordError> {
         match Sidecar::beside(path)? {
             Some(sidecar) => RunTable::read_beside(path, &sidecar, ReadEnd::Refused),
-            None => RunTable::read_typed(path, &[]),
+            None => {
+                RunTable::read_in_parts(path, ReadRules { declared: &[], grid: None }, ReadEnd::Refused, parallel_parts)
+            }
         }
     }
 
@@ -89,14 +88,9 @@ impl RunTable {
         Ok(table)
     }
 
-    /// Reads a CSV whose param columns hold values of `declared` (a param not declared is inferred) over
-    /// reused byte records, its rows split into line-aligned ranges read in parallel; a torn last row, a
-    /// non-finite metric or a malformed row is an error naming its line (the first in the file).
-    pub fn read_typed(path: &Path, declared: &[Param]) -> Result<RunTable, RecordError> {
-        RunTable::read_in_parts(path, ReadRules { declared, grid: None }, ReadEnd::Refused, parallel_parts)
-    }
-
-    /// `read_typed` with the rows split into `parts(bytes of rows)` ranges.
+    /// Reads a CSV by `rules` over reused byte records, its rows split into `parts(bytes of rows)`
+    /// line-aligned ranges read in parallel; a torn last row (unless `end` leaves it out), a non-finite
+    /// metric or a malformed row is an error naming its line (the first in the file).
     fn read_in_parts(
         path: &Path,
         rules: ReadRules<'_>,
@@ -274,6 +268,7 @@ impl RunTable {
         fields: usize,
         layout: &RowLayout,
         interned: &mut SettingInterner,
+        grid: Option<&RecordedGrid>,
     ) -> Result<(), RowError> {
         if record.len() != fields {
             return Err(RowError::Row(format!("found a row of {} fields, but the header has {fields}", record.len())));
@@ -302,13 +297,9 @@ impl RunTable {
             None => 1,
         };
         let raw = layout.setting.iter().map(|&column| record.get(column).expect("the row has every column"));
-        let setting = interned
-            .id(raw, || layout.setting.iter().map(|&column| cell(column)).collect(), &mut self.stored.settings)
-            .map_err(|refusal| match refusal {
-                SettingRefusal::NotUtf8 => RowError::Row("a setting cell is not valid UTF-8".to_string()),
-                SettingRefusal::Unplanned(reason) => RowError::Row(reason),
-            })?;
-        if let Some(reason) = interned.rep_refusal(rep, warmup) {
+        let cells = || layout.setting.iter().map(|&column| cell(column)).collect();
+        let setting = interned.id(raw, cells, &mut self.stored.settings, grid).map_err(RowError::Row)?;
+        if let Some(reason) = grid.and_then(|grid| grid.rep_refusal(rep, warmup)) {
             return Err(RowError::Row(reason));
         }
         let error = cell(layout.error);
@@ -342,7 +333,10 @@ impl RunTable {
     /// Frees every metric column but those named in `keep` (once what needs them is done with them): its
     /// runs then report only these.
     pub fn retain_metrics(&mut self, keep: &[&str]) {
-        self.stored.retain_metrics(keep);
+        let stored = &mut self.stored;
+        let columns = std::mem::take(&mut stored.metrics).into_iter().zip(std::mem::take(&mut stored.values));
+        (stored.metrics, stored.values) = columns.filter(|(name, _)| keep.contains(&name.as_str())).unzip();
+        stored.by_name = by_name(&stored.metrics);
     }
 
     /// How many runs the CSV recorded, warmups and failures included.
@@ -358,20 +352,6 @@ impl RunTable {
     /// last that succeeded (see `current_runs`).
     pub fn runs(&self) -> Vec<TableRun<'_>> {
         self.current_runs().map(|run| TableRun::new(&self.stored, run)).collect()
-    }
-
-    /// Run `run` (0-based, file order) as an owned observation.
-    pub fn observation(&self, run: usize) -> Observation {
-        let view = TableRun::new(&self.stored, run);
-        Observation {
-            setting: view.setting().clone(),
-            setting_id: view.setting_id(),
-            rep: self.stored.rep[run],
-            warmup: self.stored.warmup[run],
-            status: self.stored.status[run],
-            error: view.error().to_string(),
-            metrics: view.metrics().map(|(name, value)| (name.to_string(), value)).collect::<BTreeMap<_, _>>(),
-        }
     }
 }
 
@@ -464,7 +444,7 @@ impl RowReader<'_> {
             .flexible(true)
             .buffer_capacity(1 << 16)
             .from_reader(&mut range);
-        let mut interned = SettingInterner::new(&self.columns.params, self.rules.declared, self.rules.grid);
+        let mut interned = SettingInterner::new(&self.columns.params, self.rules.declared);
         let rows = rows_estimate(self.file, start, room_until).unwrap_or(0);
         let mut table = RunTable::empty(self.path, self.columns.clone(), rows);
         let table = loop {
@@ -475,7 +455,8 @@ impl RowReader<'_> {
                 // Shards of one sweep merge by concatenation (`cat a.csv b.csv`): later headers are not runs.
                 Ok(Some(record)) if self.is_header(&record) => continue,
                 Ok(Some(record)) => {
-                    if let Err(error) = table.push(&record, self.header.len(), self.layout, &mut interned) {
+                    let grid = self.rules.grid;
+                    if let Err(error) = table.push(&record, self.header.len(), self.layout, &mut interned, grid) {
                         break Err(self.refused(row_start, error));
                     }
                 }
@@ -565,6 +546,41 @@ fn csv_error(path: &Path, error: csv::Error) -> RecordError {
 }
 
 #[cfg(test)]
+use super::{observation::Observation, recorded_run::RecordedRun};
+
+#[cfg(test)]
+impl RunTable {
+    /// Reads a CSV whose param columns hold values of `declared` (a param not declared is inferred) over
+    /// reused byte records, its rows split into line-aligned ranges read in parallel; a torn last row, a
+    /// non-finite metric or a malformed row is an error naming its line (the first in the file).
+    pub(super) fn read_typed(path: &Path, declared: &[Param]) -> Result<RunTable, RecordError> {
+        RunTable::read_in_parts(path, ReadRules { declared, grid: None }, ReadEnd::Refused, parallel_parts)
+    }
+
+    /// Every run the analysis reads (superseded attempts left out) as an owned observation.
+    pub(super) fn observations(&self) -> Vec<Observation> {
+        self.current_runs().map(|run| self.observation(run)).collect()
+    }
+
+    /// Run `run` (0-based, file order) as an owned observation.
+    pub(super) fn observation(&self, run: usize) -> Observation {
+        let view = TableRun::new(&self.stored, run);
+        Observation {
+            setting: view.setting().clone(),
+            setting_id: view.setting_id(),
+            rep: self.stored.rep[run],
+            warmup: self.stored.warmup[run],
+            status: self.stored.status[run],
+            error: view.error().to_string(),
+            metrics: view
+                .metrics()
+                .map(|(name, value)| (name.to_string(), value))
+                .collect::<std::collections::BTreeMap<_, _>>(),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::super::provenance::Provenance;
     use super::super::result_writer::{ResultWriter, RunRow};
@@ -572,9 +588,7 @@ mod tests {
     use crate::analyse::fixtures::{
         fixture_setting_id, fixture_slice_config, fixture_slice_sweep, fixture_slice_sweep_b,
     };
-    use crate::analyse::{
-        analyse_summarised, analyse_sweep, analyse_sweep_runs, metrics_read_per_run, AnalysisConfig, SettingSummary,
-    };
+    use crate::analyse::{analyse_summarised, analyse_sweep, metrics_read_per_run, AnalysisConfig, SettingSummary};
     use crate::compare::{compare, CompareConfig};
     use crate::spec::ParamValue;
     use std::collections::BTreeSet;
@@ -642,7 +656,7 @@ mod tests {
         let (a, b) = (fixture_slice_sweep(), fixture_slice_sweep_b());
         let (table_a, table_b) = (written(dir.path(), "a.csv", &a), written(dir.path(), "b.csv", &b));
         let config = fixture_slice_config();
-        let mut analysed = analyse_sweep_runs(&table_a.runs(), &config, true, &[]);
+        let mut analysed = analyse_sweep(&table_a.runs(), &config, true, &[]);
         analysed.settings.iter_mut().for_each(|s| s.id = fixture_setting_id(&s.setting));
         assert_eq!(analysed, analyse_sweep(&a, &config, true, &[]));
         let compared = CompareConfig {
@@ -670,7 +684,7 @@ mod tests {
             relative: [("prefill_tokens_per_s".to_string(), crate::spec::RelativeKind::Ratio)].into(),
             ..fixture_slice_config()
         };
-        let whole = analyse_sweep_runs(&table.runs(), &config, true, &[]);
+        let whole = analyse_sweep(&table.runs(), &config, true, &[]);
         let settings = SettingSummary::summarise(&table.runs());
         table.retain_metrics(&metrics_read_per_run(&config));
         assert_eq!(table.stored.metrics, ["decode_tokens_per_s", "overlap_slices", "prefill_tokens_per_s"]);

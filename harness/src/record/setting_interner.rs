@@ -13,35 +13,29 @@ pub(super) struct SettingInterner<'a> {
     /// The param columns' names, in CSV order.
     params: Vec<String>,
     declared: &'a [Param],
-    /// The sidecar's grid: a setting's id is its planned one (else first-seen).
-    grid: Option<&'a RecordedGrid>,
     /// Length-prefixed setting cells -> their setting.
     known: FxHashMap<Vec<u8>, SettingId>,
     /// The current row's key, reused across rows.
     key: Vec<u8>,
 }
 
-/// Why a row's setting cells were refused.
-pub(super) enum SettingRefusal {
-    NotUtf8,
-    /// Outside the sidecar's grid, and why.
-    Unplanned(String),
-}
-
 impl<'a> SettingInterner<'a> {
-    pub fn new(params: &[String], declared: &'a [Param], grid: Option<&'a RecordedGrid>) -> SettingInterner<'a> {
-        SettingInterner { params: params.to_vec(), declared, grid, known: FxHashMap::default(), key: Vec::new() }
+    pub fn new(params: &[String], declared: &'a [Param]) -> SettingInterner<'a> {
+        SettingInterner { params: params.to_vec(), declared, known: FxHashMap::default(), key: Vec::new() }
     }
 
     /// The setting whose cells, as written in the file, are `raw` (the params' in order, then `variant`'s),
     /// its labels typed from `cells()` (the same cells unquoted) and stored in `settings` at its id when
-    /// new. Cells that type to labels already known (`1.0` and `1.00` of a float param) share their id.
+    /// new: its id in `grid` when that lists the settings, else first-seen; why the row is refused (a
+    /// setting outside the grid), if it is. Cells that type to labels already known (`1.0` and `1.00` of a
+    /// float param) share their id.
     pub fn id<'c, C: AsRef<[u8]>>(
         &mut self,
         raw: impl Iterator<Item = &'c [u8]>,
         cells: impl FnOnce() -> Vec<C>,
         settings: &mut Vec<Labels>,
-    ) -> Result<SettingId, SettingRefusal> {
+        grid: Option<&RecordedGrid>,
+    ) -> Result<SettingId, String> {
         self.key.clear();
         for cell in raw {
             self.key.extend_from_slice(&(cell.len() as u64).to_le_bytes());
@@ -50,19 +44,14 @@ impl<'a> SettingInterner<'a> {
         if let Some(&id) = self.known.get(self.key.as_slice()) {
             return Ok(id);
         }
-        let labels = self.labels(&cells()).map_err(|_| SettingRefusal::NotUtf8)?;
-        let planned = self.grid.map(|grid| grid.setting_id(&labels)).transpose().map_err(SettingRefusal::Unplanned)?;
+        let labels = self.labels(&cells()).map_err(|_| "a setting cell is not valid UTF-8".to_string())?;
+        let planned = grid.map(|grid| grid.setting_id(&labels)).transpose()?;
         let id = match planned.flatten() {
             Some(id) => place_labels(settings, id, labels),
             None => intern_labels(settings, labels),
         };
         self.known.insert(self.key.clone(), id);
         Ok(id)
-    }
-
-    /// Why a row's rep is outside the reps its sidecar plans, if it is.
-    pub fn rep_refusal(&self, rep: u32, warmup: bool) -> Option<String> {
-        self.grid.and_then(|grid| grid.rep_refusal(rep, warmup))
     }
 
     /// The typed labels of a setting's cells, `("variant", name)` last.

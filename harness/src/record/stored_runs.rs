@@ -30,15 +30,6 @@ pub struct StoredRuns {
     pub(super) by_name: Vec<usize>,
 }
 
-impl StoredRuns {
-    /// Frees every metric column but those named in `keep`: the runs then report only these.
-    pub(super) fn retain_metrics(&mut self, keep: &[&str]) {
-        let columns = std::mem::take(&mut self.metrics).into_iter().zip(std::mem::take(&mut self.values));
-        (self.metrics, self.values) = columns.filter(|(name, _)| keep.contains(&name.as_str())).unzip();
-        self.by_name = by_name(&self.metrics);
-    }
-}
-
 /// Metric indices in ascending name order, one per name: its last column, as a header-keyed row reads it.
 pub(super) fn by_name(metrics: &[String]) -> Vec<usize> {
     let mut by_name: Vec<usize> = (0..metrics.len()).collect();
