@@ -445,7 +445,9 @@ impl RowReader<'_> {
             .buffer_capacity(1 << 16)
             .from_reader(&mut range);
         let mut interned = SettingInterner::new(&self.columns.params, self.rules.declared);
-        let rows = rows_estimate(self.file, start, room_until).unwrap_or(0);
+        // A row is at least a separator per field (its commas and line end), however short the sampled ones.
+        let most = usize::try_from((room_until - start) / self.header.len() as u64).unwrap_or(usize::MAX);
+        let rows = rows_estimate(self.file, start, room_until).unwrap_or(0).min(most);
         let mut table = RunTable::empty(self.path, self.columns.clone(), rows);
         let table = loop {
             let row_start = start + reader.position();
