@@ -248,7 +248,7 @@ impl VariantSummary {
             observations.iter().filter(|o| o.is_usable() && o.variant() == Some(name.as_str())).collect();
         let metrics = metrics
             .iter()
-            .map(|metric| SummaryStats::of(&runs.iter().filter_map(|o| o.metric(metric)).collect::<Vec<_>>()))
+            .map(|metric| SummaryStats::of(&mut runs.iter().filter_map(|o| o.metric(metric)).collect::<Vec<_>>()))
             .collect();
         VariantSummary { variant, metrics }
     }

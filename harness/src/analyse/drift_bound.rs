@@ -29,7 +29,7 @@ impl DriftBound {
         let mut by_setting: Vec<Vec<f64>> = Vec::new();
         for observation in observations.iter().filter(|o| o.is_usable()) {
             if let Some(value) = observation.metric(metric) {
-                let slot = index.get_or_insert_with(observation.setting(), || {
+                let slot = index.get_or_insert_with(observation.setting_id(), || {
                     by_setting.push(Vec::new());
                     by_setting.len() - 1
                 });

@@ -192,11 +192,11 @@ fn key_values<R: RecordedRun>(observations: &[R], settings: &[SettingSummary], k
             key.names().iter().map(|name| summary.setting.iter().find(|(n, _)| n == name)?.1.as_f64()).collect()
         })
         .collect();
-    let mut index = SettingIndex::of(settings.iter().map(|summary| &summary.setting));
+    let index = SettingIndex::of(settings.iter().map(|summary| summary.id));
     let mut bindings = key.bindings();
     let mut rounded: Vec<Vec<f64>> = vec![Vec::new(); settings.len()];
     for run in observations.iter().filter(|run| run.is_usable()) {
-        let Some(setting) = index.get(run.setting()) else { continue };
+        let Some(setting) = index.get(run.setting_id()) else { continue };
         for (slot, name) in key.names().iter().enumerate() {
             bindings.set_at(slot, run.metric(name).or(params[setting][slot]));
         }

@@ -1,9 +1,11 @@
 //! Test fixtures: synthetic observations shaped like the slice study's sweeps and ablation.
 
 use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 use crate::launch::RunStatus;
-use crate::record::Observation;
+use crate::plan::SettingId;
+use crate::record::{Labels, Observation, RecordedRun};
 use crate::spec::ParamValue;
 
 /// One usable run of `setting` (values typed as a CSV without a sidecar reads them; variant
@@ -20,6 +22,7 @@ pub(crate) fn fixture_observation(setting: &[(&str, &str)], rep: u32, metrics: &
         labels.push(("variant".into(), ParamValue::Text("baseline".into())));
     }
     Observation {
+        setting_id: fixture_setting_id(&labels),
         setting: labels,
         rep,
         warmup: false,
@@ -27,6 +30,18 @@ pub(crate) fn fixture_observation(setting: &[(&str, &str)], rep: u32, metrics: &
         error: String::new(),
         metrics: metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect::<BTreeMap<_, _>>(),
     }
+}
+
+/// The id of a fixture's setting: one per distinct labels across the test process, as a table gives one
+/// per distinct labels across its rows (so ids are not dense within one test's runs).
+pub(crate) fn fixture_setting_id(labels: &Labels) -> SettingId {
+    static SETTINGS: Mutex<Vec<Labels>> = Mutex::new(Vec::new());
+    let mut settings = SETTINGS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let index = settings.iter().position(|known| known == labels).unwrap_or_else(|| {
+        settings.push(labels.clone());
+        settings.len() - 1
+    });
+    SettingId::new(index)
 }
 
 /// A failed run of `setting` with the given reason.

@@ -80,7 +80,7 @@ pub use side_shift::SideShift;
 pub use straggler::{SlowSide, Straggler};
 pub use student_t::two_sided_p;
 pub use summary_stats::SummaryStats;
-pub use sweep_analysis::{analyse_sweep, analyse_sweep_runs, SweepAnalysis};
+pub use sweep_analysis::{analyse_summarised, analyse_sweep, metrics_read_per_run, SweepAnalysis};
 pub use time_unit::TimeUnit;
 pub use variance_prior::VariancePrior;
 pub use verdicts::{slow_side, Verdicts, DETECTION_POWER};

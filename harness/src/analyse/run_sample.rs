@@ -26,10 +26,10 @@ impl RunSample {
         metric: &str,
         control: Option<&str>,
     ) -> Vec<RunSample> {
-        let mut index = SettingIndex::of(settings.iter().map(|s| &s.setting));
+        let index = SettingIndex::of(settings.iter().map(|s| s.id));
         let mut samples = Vec::with_capacity(observations.len());
         samples.extend(observations.iter().filter(|o| o.is_usable()).filter_map(|o| {
-            let setting = index.get(o.setting())?;
+            let setting = index.get(o.setting_id())?;
             let value = o.metric(metric)?;
             let control = control.and_then(|c| o.metric(c));
             Some(RunSample { setting, round: o.rep(), value, control })

@@ -1,101 +1,48 @@
-//! `SettingIndex`: which of a sweep's settings a run belongs to, found without hashing its labels per run.
+//! `SettingIndex`: which entry of a per-setting vector a run's `SettingId` has.
 
-use std::hash::{Hash, Hasher};
+use crate::plan::SettingId;
 
-use rustc_hash::FxHashMap;
-
-use crate::record::Labels;
-
-/// A label vector compared by where it lives rather than by what it holds.
-#[derive(Clone, Copy)]
-struct ByAddress<'a>(&'a Labels);
-
-impl PartialEq for ByAddress<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self.0, other.0)
-    }
+/// Maps setting ids to the index of their entry (a run is found by one vector lookup, never by its labels).
+#[derive(Debug, Default, Clone)]
+pub struct SettingIndex {
+    /// By `SettingId::index`: the entry's index, if the setting has one.
+    entries: Vec<Option<usize>>,
 }
 
-impl Eq for ByAddress<'_> {}
-
-impl Hash for ByAddress<'_> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        std::ptr::hash(self.0, state);
-    }
-}
-
-/// Maps label vectors to the index of their setting. The runs of a `RunTable` share one label vector per
-/// setting, so a run is found by the address of its labels (one pointer hash; a million-run analysis
-/// would otherwise hash every run's strings); labels met at a new address are found by content, so
-/// runs that own their labels (`Observation`s) are indexed all the same.
-#[derive(Default, Clone)]
-pub struct SettingIndex<'a> {
-    by_content: FxHashMap<&'a Labels, usize>,
-    by_address: FxHashMap<ByAddress<'a>, usize>,
-}
-
-impl<'a> SettingIndex<'a> {
-    /// An index of the given settings' labels, the i-th at index i.
-    pub fn of(settings: impl Iterator<Item = &'a Labels>) -> SettingIndex<'a> {
+impl SettingIndex {
+    /// An index of the given settings, the i-th at index i.
+    pub fn of(settings: impl Iterator<Item = SettingId>) -> SettingIndex {
         let mut index = SettingIndex::default();
-        for (i, labels) in settings.enumerate() {
-            index.by_content.entry(labels).or_insert(i);
+        for (i, id) in settings.enumerate() {
+            index.get_or_insert_with(id, || i);
         }
         index
     }
 
-    /// The index of `labels`, if known.
-    pub fn get(&mut self, labels: &'a Labels) -> Option<usize> {
-        if let Some(&index) = self.by_address.get(&ByAddress(labels)) {
-            return Some(index);
-        }
-        let index = *self.by_content.get(labels)?;
-        self.by_address.insert(ByAddress(labels), index);
-        Some(index)
+    /// The index of setting `id`, if known.
+    pub fn get(&self, id: SettingId) -> Option<usize> {
+        self.entries.get(id.index()).copied().flatten()
     }
 
-    /// The index of `labels`, given the next free index (`next()`) when they are new.
-    pub fn get_or_insert_with(&mut self, labels: &'a Labels, next: impl FnOnce() -> usize) -> usize {
-        if let Some(index) = self.get(labels) {
-            return index;
+    /// The index of setting `id`, given the next free index (`next()`) when it is new.
+    pub fn get_or_insert_with(&mut self, id: SettingId, next: impl FnOnce() -> usize) -> usize {
+        if self.entries.len() <= id.index() {
+            self.entries.resize(id.index() + 1, None);
         }
-        let index = next();
-        self.by_content.insert(labels, index);
-        self.by_address.insert(ByAddress(labels), index);
-        index
+        *self.entries[id.index()].get_or_insert_with(next)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::ParamValue;
-
-    fn labels(rows: i64) -> Labels {
-        vec![("rows".to_string(), ParamValue::Int(rows)), ("variant".into(), ParamValue::Text("default".into()))]
-    }
 
     #[test]
-    fn equal_labels_at_different_addresses_are_one_setting() {
-        let (a, b, c) = (labels(512), labels(512), labels(1024));
-        let mut index = SettingIndex::default();
-        let mut next = 0;
-        let mut slot = |labels| {
-            index.get_or_insert_with(labels, || {
-                next += 1;
-                next - 1
-            })
-        };
-        assert_eq!([slot(&a), slot(&b), slot(&c), slot(&a)], [0, 0, 1, 0]);
-    }
-
-    #[test]
-    fn known_settings_are_found_and_others_are_not() {
-        let settings = [labels(512), labels(1024)];
-        let mut index = SettingIndex::of(settings.iter());
-        let (copy, other) = (labels(1024), labels(2048));
-        assert_eq!(index.get(&copy), Some(1));
-        assert_eq!(index.get(&settings[0]), Some(0));
-        assert_eq!(index.get(&other), None);
+    fn a_setting_keeps_its_first_index_and_others_are_not_found() {
+        let [a, b, c] = [SettingId::new(3), SettingId::new(0), SettingId::new(7)];
+        let mut index = SettingIndex::of([a, b, a].into_iter());
+        assert_eq!((index.get(a), index.get(b), index.get(c)), (Some(0), Some(1), None));
+        assert_eq!(index.get_or_insert_with(c, || 2), 2);
+        assert_eq!(index.get_or_insert_with(a, || 9), 0);
     }
 }

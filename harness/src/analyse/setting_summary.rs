@@ -6,18 +6,19 @@ use rayon::prelude::*;
 
 use super::setting_index::SettingIndex;
 use super::summary_stats::SummaryStats;
+use crate::plan::SettingId;
 use crate::record::RecordedRun;
 use crate::spec::{Param, ParamValue};
 
 pub use crate::record::Labels;
 
-/// While summarising: a setting's labels, its runs, its usable runs and their values by metric (in the
-/// order first met).
-type SettingRuns<'a> = (&'a Labels, usize, usize, Vec<(&'a str, Vec<f64>)>);
+/// While summarising: a setting, its first run, how many runs it has and which of them are usable.
+type SettingRuns = (SettingId, usize, usize, Vec<u32>);
 
 /// One distinct setting vector and what its usable runs measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SettingSummary {
+    pub id: SettingId,
     /// Setting labels exactly as recorded, including `("variant", name)`.
     pub setting: Labels,
     /// Every recorded run of this setting: warmups and failures included.
@@ -35,19 +36,11 @@ impl SettingSummary {
         label.or_else(|| self.metric(name).map(|stats| stats.mean))
     }
 
-    /// Group observations by exact setting vector, in first-seen order, and summarise each metric
-    /// of the usable runs (descriptive statistics, `SummaryStats::of`). One pass over the runs, a part
-    /// of them on each core; the parts' values are joined in file order, so every sum is as one pass's.
+    /// Group observations by setting, in first-seen order, and summarise each metric of the usable runs
+    /// (descriptive statistics, `SummaryStats::of`), in run order. The settings are summarised on every
+    /// core, each from its own runs' values only, so no copy of every run's values is ever held.
     pub fn summarise<R: RecordedRun>(observations: &[R]) -> Vec<SettingSummary> {
-        let part = observations.len().div_ceil(rayon::current_num_threads()).max(1 << 14);
-        let parts: Vec<Vec<SettingRuns>> = observations.par_chunks(part).map(gather).collect();
-        let summary = |(setting, runs, usable, values): SettingRuns| {
-            let metrics =
-                values.into_iter().filter_map(|(name, v)| Some((name.to_string(), SummaryStats::of(&v)?))).collect();
-            SettingSummary { setting: setting.clone(), runs, usable, metrics }
-        };
-        // Each setting's statistics are independent (a million runs' medians and spreads): on every core.
-        join_parts(parts).into_par_iter().map(summary).collect()
+        runs_by_setting(observations).into_par_iter().map(|runs| summary(observations, runs)).collect()
     }
 
     /// Settings in declared grid order: by each param's position in its declared values (a value not
@@ -96,59 +89,51 @@ impl SettingSummary {
 }
 
 /// Each setting's runs among `observations`, first-seen order.
-fn gather<R: RecordedRun>(observations: &[R]) -> Vec<SettingRuns<'_>> {
+fn runs_by_setting<R: RecordedRun>(observations: &[R]) -> Vec<SettingRuns> {
     let mut index = SettingIndex::default();
     let mut settings: Vec<SettingRuns> = Vec::new();
-    for observation in observations {
-        let (_, runs, usable, values) = slot(&mut index, &mut settings, observation.setting());
+    for (run, observation) in observations.iter().enumerate() {
+        let id = observation.setting_id();
+        let slot = index.get_or_insert_with(id, || {
+            settings.push((id, run, 0, Vec::new()));
+            settings.len() - 1
+        });
+        let (_, _, runs, usable) = &mut settings[slot];
         *runs += 1;
         if observation.is_usable() {
-            *usable += 1;
-            for (position, (name, value)) in observation.metrics().enumerate() {
-                values_of(values, position, name).push(value);
-            }
+            usable.push(u32::try_from(run).expect("fewer than 2^32 runs"));
         }
     }
     settings
 }
 
-/// The settings of consecutive parts of the runs as one part's: first-seen order, values in run order.
-fn join_parts(parts: Vec<Vec<SettingRuns<'_>>>) -> Vec<SettingRuns<'_>> {
-    let mut parts = parts.into_iter();
-    let mut joined = parts.next().unwrap_or_default();
-    let mut index = SettingIndex::of(joined.iter().map(|(labels, ..)| *labels));
-    for (labels, runs, usable, values) in parts.flatten() {
-        let (_, all_runs, all_usable, all_values) = slot(&mut index, &mut joined, labels);
-        *all_runs += runs;
-        *all_usable += usable;
-        for (position, (name, more)) in values.into_iter().enumerate() {
-            values_of(all_values, position, name).extend(more);
+/// One setting's summary from its runs: each metric's values gathered (sized once: no vector grows) and
+/// summarised in place.
+fn summary<R: RecordedRun>(observations: &[R], (id, first, runs, usable): SettingRuns) -> SettingSummary {
+    let mut values: Vec<(&str, Vec<f64>)> = Vec::new();
+    for &run in &usable {
+        for (position, (name, value)) in observations[run as usize].metrics().enumerate() {
+            values_of(&mut values, position, name, usable.len()).push(value);
         }
     }
-    joined
+    let metrics =
+        values.into_iter().filter_map(|(name, mut v)| Some((name.to_string(), SummaryStats::of(&mut v)?))).collect();
+    SettingSummary { id, setting: observations[first].setting().clone(), runs, usable: usable.len(), metrics }
 }
 
-/// The entry of the setting with `labels`, appended (with nothing gathered yet) when new.
-fn slot<'a, 's>(
-    index: &mut SettingIndex<'a>,
-    settings: &'s mut Vec<SettingRuns<'a>>,
-    labels: &'a Labels,
-) -> &'s mut SettingRuns<'a> {
-    let slot = index.get_or_insert_with(labels, || {
-        settings.push((labels, 0, 0, Vec::new()));
-        settings.len() - 1
-    });
-    &mut settings[slot]
-}
-
-/// The values of metric `name`, which a run reported as its `position`-th: runs report their metrics in
-/// one order, so the slot at that position is almost always the one (a million runs are summarised
-/// without a map lookup each).
-fn values_of<'a, 'v>(values: &'v mut Vec<(&'a str, Vec<f64>)>, position: usize, name: &'a str) -> &'v mut Vec<f64> {
+/// The values of metric `name`, which a run reported as its `position`-th, room made for `runs` of them
+/// when new: runs report their metrics in one order, so the slot at that position is almost always the
+/// one (a million runs are summarised without a map lookup each).
+fn values_of<'a, 'v>(
+    values: &'v mut Vec<(&'a str, Vec<f64>)>,
+    position: usize,
+    name: &'a str,
+    runs: usize,
+) -> &'v mut Vec<f64> {
     let slot = match values.get(position) {
         Some((known, _)) if *known == name => position,
         _ => values.iter().position(|(known, _)| *known == name).unwrap_or_else(|| {
-            values.push((name, Vec::new()));
+            values.push((name, Vec::with_capacity(runs)));
             values.len() - 1
         }),
     };
@@ -158,7 +143,7 @@ fn values_of<'a, 'v>(values: &'v mut Vec<(&'a str, Vec<f64>)>, position: usize, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::fixtures::{fixture_observation, fixture_slice_sweep};
+    use crate::analyse::fixtures::{fixture_observation, fixture_setting_id, fixture_slice_sweep};
     use crate::record::Observation;
 
     #[test]
@@ -182,6 +167,7 @@ mod tests {
                 (1..=2).map(|rep| {
                     let mut run = fixture_observation(&[], rep, &[("a", 1.0)]);
                     run.setting.insert(0, ("mode".into(), value.clone()));
+                    run.setting_id = fixture_setting_id(&run.setting);
                     run
                 })
             })

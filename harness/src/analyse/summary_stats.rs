@@ -22,8 +22,8 @@ pub struct SummaryStats {
 impl SummaryStats {
     /// Summarise a sample: mean, median, sample standard deviation, range, and the
     /// Student's t interval for the mean, two-sided 95% (mean ± t(0.975, n-1) · s / √n).
-    /// None for an empty sample.
-    pub fn of(values: &[f64]) -> Option<Self> {
+    /// None for an empty sample. Reorders `values` (the median is found by selection, in place).
+    pub fn of(values: &mut [f64]) -> Option<Self> {
         let n = values.len();
         if n == 0 {
             return None;
@@ -34,7 +34,9 @@ impl SummaryStats {
         let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let ci95 =
             (n >= 2).then(|| two_sided_critical(0.95, (n - 1) as f64)).flatten().map(|t| t * stdev / (n as f64).sqrt());
-        Some(SummaryStats { n, mean, median: median(values), stdev, min, max, ci95, rel_spread: (max - min) / mean })
+        // Last: selection reorders the values, and the sums above are taken in run order.
+        let median = median_in_place(values);
+        Some(SummaryStats { n, mean, median, stdev, min, max, ci95, rel_spread: (max - min) / mean })
     }
 
     /// The noise two means are compared against: the root sum of squares of their 95% half-widths,
@@ -54,12 +56,8 @@ fn sample_stdev(values: &[f64], mean: f64) -> f64 {
 }
 
 /// The middle value, or the mean of the two middle values, by selection (Hoare's quickselect: linear
-/// time, where sorting a million-run setting took longer than the rest of its summary).
-fn median(values: &[f64]) -> f64 {
-    median_in_place(&mut values.to_vec())
-}
-
-/// The median by quickselect, reordering `values` (not empty).
+/// time, where sorting a million-run setting took longer than the rest of its summary), reordering
+/// `values` (not empty).
 pub(super) fn median_in_place(values: &mut [f64]) -> f64 {
     let mid = values.len() / 2;
     let even = values.len() % 2 == 0;
@@ -82,7 +80,7 @@ mod tests {
     #[test]
     fn study_slices_one_reps() {
         // Section 3 of the slice study: slices=1 at 512 rows, prefill TPS over three reps.
-        let s = SummaryStats::of(&[882.09, 882.55, 862.62]).unwrap();
+        let s = SummaryStats::of(&mut [882.09, 882.55, 862.62]).unwrap();
         assert_eq!(s.n, 3);
         assert!(close(s.mean, 875.753, 1e-3));
         assert_eq!(s.median, 882.09);
@@ -95,12 +93,12 @@ mod tests {
 
     #[test]
     fn even_count_median_is_the_midpoint() {
-        assert_eq!(SummaryStats::of(&[4.0, 1.0, 3.0, 2.0]).unwrap().median, 2.5);
+        assert_eq!(SummaryStats::of(&mut [4.0, 1.0, 3.0, 2.0]).unwrap().median, 2.5);
     }
 
     #[test]
     fn single_value_has_no_interval() {
-        let s = SummaryStats::of(&[5.0]).unwrap();
+        let s = SummaryStats::of(&mut [5.0]).unwrap();
         assert_eq!(s.stdev, 0.0);
         assert_eq!(s.ci95, None);
         assert_eq!(s.rel_spread, 0.0);
@@ -108,14 +106,14 @@ mod tests {
 
     #[test]
     fn half_widths_combine_in_quadrature() {
-        let a = SummaryStats { ci95: Some(3.0), ..SummaryStats::of(&[1.0]).unwrap() };
+        let a = SummaryStats { ci95: Some(3.0), ..SummaryStats::of(&mut [1.0]).unwrap() };
         let b = SummaryStats { ci95: Some(4.0), ..a };
         assert_eq!(a.combined_ci95(&b), 5.0);
-        assert_eq!(a.combined_ci95(&SummaryStats::of(&[1.0]).unwrap()), 3.0);
+        assert_eq!(a.combined_ci95(&SummaryStats::of(&mut [1.0]).unwrap()), 3.0);
     }
 
     #[test]
     fn empty_sample_has_no_summary() {
-        assert!(SummaryStats::of(&[]).is_none());
+        assert!(SummaryStats::of(&mut []).is_none());
     }
 }

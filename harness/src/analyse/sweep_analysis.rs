@@ -10,7 +10,7 @@ use super::quantity_estimate::QuantityEstimate;
 use super::rule_check::RuleCheck;
 use super::setting_summary::SettingSummary;
 use super::verdicts::Verdicts;
-use crate::record::{Observation, RecordedRun};
+use crate::record::RecordedRun;
 use crate::spec::{AnalysisConfig, Param};
 
 /// Everything `analyse_sweep` concludes about one sweep; plain data the report renders.
@@ -44,29 +44,37 @@ pub struct SweepAnalysis {
 /// each group (`Verdicts::decide`: paired within rounds when `rounds_are_blocks`, i.e. the order was
 /// interleaved), the control metric's within-setting drift, equivalence of settings resolving to one
 /// code path, and failed runs with reasons. Only usable runs (ok, not warmup) enter statistics; every
-/// run counts towards failures. Settings are in `declared` grid order (first-seen without one).
-pub fn analyse_sweep(
-    observations: &[Observation],
-    config: &AnalysisConfig,
-    rounds_are_blocks: bool,
-    declared: &[Param],
-) -> SweepAnalysis {
-    analyse_sweep_runs(observations, config, rounds_are_blocks, declared)
-}
-
-/// `analyse_sweep` over any recorded runs, such as the rows of a compact `RunTable`.
-pub fn analyse_sweep_runs<R: RecordedRun>(
+/// run counts towards failures. Settings are in `declared` grid order (first-seen without one). The runs
+/// are any recorded runs: owned `Observation`s or the rows of a compact `RunTable`.
+pub fn analyse_sweep<R: RecordedRun>(
     observations: &[R],
     config: &AnalysisConfig,
     rounds_are_blocks: bool,
     declared: &[Param],
 ) -> SweepAnalysis {
-    let (mut settings, (drift, failures)) = rayon::join(
-        || SettingSummary::summarise(observations),
-        || {
-            let drift = config.control.as_deref().and_then(|control| DriftBound::of(observations, control));
-            (drift, FailureSummary::of(observations))
-        },
+    analyse_summarised(observations, SettingSummary::summarise(observations), config, rounds_are_blocks, declared)
+}
+
+/// The metrics the analysis reads run by run once the settings are summarised (`analyse_summarised`):
+/// the primary, the control, the relative ones and those the equivalence key names.
+pub fn metrics_read_per_run(config: &AnalysisConfig) -> Vec<&str> {
+    let key = config.equivalence_key.iter().flat_map(|key| key.names());
+    let relative = config.relative.keys().chain(key).map(String::as_str);
+    [config.primary.as_str()].into_iter().chain(config.control.as_deref()).chain(relative).collect()
+}
+
+/// `analyse_sweep` with the settings already summarised (`SettingSummary::summarise`), so the runs
+/// need hold only the metrics `metrics_read_per_run` names: a large table's other columns can be freed.
+pub fn analyse_summarised<R: RecordedRun>(
+    observations: &[R],
+    mut settings: Vec<SettingSummary>,
+    config: &AnalysisConfig,
+    rounds_are_blocks: bool,
+    declared: &[Param],
+) -> SweepAnalysis {
+    let (drift, failures) = rayon::join(
+        || config.control.as_deref().and_then(|control| DriftBound::of(observations, control)),
+        || FailureSummary::of(observations),
     );
     SettingSummary::sort_by_declaration(&mut settings, declared);
     let verdicts = Verdicts::decide(observations, &settings, config, rounds_are_blocks);
@@ -109,6 +117,7 @@ pub fn analyse_sweep_runs<R: RecordedRun>(
 mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
+    use crate::record::Observation;
     use crate::spec::Direction;
     use crate::spec::{FitConfig, RowsPerSliceConfig};
 
@@ -149,7 +158,7 @@ mod tests {
             equivalence_key: None,
             ..fixture_slice_config()
         };
-        let analysis = analyse_sweep(&[], &config, true, &[]);
+        let analysis = analyse_sweep::<Observation>(&[], &config, true, &[]);
         assert!(analysis.settings.is_empty() && analysis.verdicts.groups.is_empty() && analysis.drift.is_none());
         assert_eq!(analysis.failures.runs, 0);
     }

@@ -320,25 +320,25 @@ fn geometric_mean(values: impl Iterator<Item = f64>) -> Option<f64> {
 }
 
 /// One side's runs, measured per setting (first-seen order), in one pass in file order.
-struct Side<'r> {
+struct Side {
     settings: Vec<(Labels, Measured)>,
     /// A recorded setting's index into `settings`.
-    slots: SettingIndex<'r>,
+    slots: SettingIndex,
 }
 
-impl<'r> Side<'r> {
+impl Side {
     /// Measures runs per setting, the settings' labels without the `without` column (the one that tells
     /// the sides apart). The labels are cut once per distinct recorded setting, not once per run.
-    fn group<R: RecordedRun + 'r>(
+    fn group<'r, R: RecordedRun + 'r>(
         runs: impl Iterator<Item = &'r R>,
         without: Option<&str>,
         config: &CompareConfig,
-    ) -> Side<'r> {
+    ) -> Side {
         let mut settings: Vec<(Labels, Measured)> = Vec::new();
         let mut index: HashMap<Labels, usize> = HashMap::new();
         let mut slots = SettingIndex::default();
         for run in runs {
-            let slot = slots.get_or_insert_with(run.setting(), || {
+            let slot = slots.get_or_insert_with(run.setting_id(), || {
                 let labels: Labels =
                     run.setting().iter().filter(|(name, _)| Some(name.as_str()) != without).cloned().collect();
                 *index.entry(labels.clone()).or_insert_with(|| {
@@ -353,7 +353,7 @@ impl<'r> Side<'r> {
 
     /// Appends the samples of `runs` (this side's, again) whose setting is compared, as `compared[slot]`,
     /// their rounds shifted by `round_offset` (the other side's rounds when the sides share none).
-    fn samples<R: RecordedRun + 'r>(
+    fn samples<'r, R: RecordedRun + 'r>(
         &self,
         runs: impl Iterator<Item = &'r R>,
         compared: &[Option<usize>],
@@ -361,9 +361,8 @@ impl<'r> Side<'r> {
         round_offset: u32,
         samples: &mut Vec<RunSample>,
     ) {
-        let mut slots = self.slots.clone();
         for run in runs.filter(|run| run.is_usable()) {
-            let Some(setting) = slots.get(run.setting()).and_then(|slot| compared[slot]) else { continue };
+            let Some(setting) = self.slots.get(run.setting_id()).and_then(|slot| compared[slot]) else { continue };
             if let Some(value) = run.metric(&config.metric) {
                 let control = config.control.as_deref().and_then(|c| run.metric(c));
                 samples.push(RunSample { setting, round: run.rep() + round_offset, value, control });

@@ -6,10 +6,12 @@ mod planned_run;
 mod recorded_values;
 mod schedule;
 mod setting;
+mod setting_id;
 
 pub use plan_error::PlanError;
 pub use planned_run::PlannedRun;
 pub use setting::Setting;
+pub use setting_id::SettingId;
 
 use crate::spec::Sweep;
 

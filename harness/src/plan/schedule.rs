@@ -5,6 +5,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::planned_run::PlannedRun;
+use super::setting_id::SettingId;
 use crate::spec::RunOrder;
 
 /// Schedules `warmup` rounds then `reps` rounds of `settings` settings.
@@ -35,7 +36,12 @@ pub fn schedule(settings: usize, reps: u32, warmup: u32, order: RunOrder, seed: 
     pairs
         .into_iter()
         .enumerate()
-        .map(|(index, (setting, rep, warmup))| PlannedRun { order: index + 1, setting, rep, warmup })
+        .map(|(index, (setting, rep, warmup))| PlannedRun {
+            order: index + 1,
+            setting: SettingId::new(setting),
+            rep,
+            warmup,
+        })
         .collect()
 }
 
@@ -49,7 +55,7 @@ mod tests {
         let runs = schedule(12, 3, 0, RunOrder::Interleaved, 7);
         assert_eq!(runs.len(), 36);
         for round in runs.chunks(12) {
-            let settings: BTreeSet<usize> = round.iter().map(|run| run.setting).collect();
+            let settings: BTreeSet<usize> = round.iter().map(|run| run.setting.index()).collect();
             assert_eq!(settings.len(), 12);
             assert!(round.iter().all(|run| run.rep == round[0].rep));
         }
@@ -73,14 +79,14 @@ mod tests {
     #[test]
     fn blocked_runs_all_reps_of_a_setting_back_to_back() {
         let runs = schedule(2, 3, 0, RunOrder::Blocked, 1);
-        let order: Vec<(usize, u32)> = runs.iter().map(|r| (r.setting, r.rep)).collect();
+        let order: Vec<(usize, u32)> = runs.iter().map(|r| (r.setting.index(), r.rep)).collect();
         assert_eq!(order, [(0, 1), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3)]);
     }
 
     #[test]
     fn shuffled_keeps_every_pair_once() {
         let runs = schedule(4, 3, 0, RunOrder::Shuffled, 9);
-        let pairs: BTreeSet<(usize, u32)> = runs.iter().map(|r| (r.setting, r.rep)).collect();
+        let pairs: BTreeSet<(usize, u32)> = runs.iter().map(|r| (r.setting.index(), r.rep)).collect();
         assert_eq!(pairs.len(), 12);
     }
 }

@@ -5,11 +5,12 @@
 use rustc_hash::FxHashMap;
 
 use crate::launch::RunStatus;
+use crate::plan::SettingId;
 
 /// The columns of a table the index reads, run by run (file order).
 #[derive(Clone, Copy)]
 pub(super) struct RunColumns<'a> {
-    pub setting: &'a [u32],
+    pub setting: &'a [SettingId],
     pub rep: &'a [u32],
     pub warmup: &'a [bool],
     pub status: &'a [RunStatus],
@@ -41,7 +42,7 @@ impl AttemptIndex {
         // Only (setting, rep) recorded more than once: every row of it.
         let mut repeated: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
         for run in (0..columns.rep.len()).filter(|&run| !columns.warmup[run]) {
-            let key = u64::from(columns.setting[run]) << 32 | u64::from(columns.rep[run]);
+            let key = (columns.setting[run].index() as u64) << 32 | u64::from(columns.rep[run]);
             let Some(earliest) = first.claim(key, run) else { continue };
             let rows = repeated.entry(key).or_insert_with(|| vec![earliest]);
             let attempt = (columns.attempt)(run);
@@ -78,8 +79,8 @@ enum FirstRuns {
 }
 
 impl FirstRuns {
-    fn for_runs(setting: &[u32], rep: &[u32]) -> FirstRuns {
-        let settings = setting.iter().max().map_or(0, |&last| u64::from(last) + 1);
+    fn for_runs(setting: &[SettingId], rep: &[u32]) -> FirstRuns {
+        let settings = setting.iter().max().map_or(0, |&last| last.index() as u64 + 1);
         let reps = rep.iter().max().map_or(0, |&last| u64::from(last) + 1);
         match settings.checked_mul(reps).filter(|&cells| cells <= 2 * rep.len() as u64 + 1024) {
             Some(cells) => FirstRuns::Dense { reps, runs: vec![u32::MAX; cells as usize] },
@@ -116,7 +117,7 @@ mod tests {
 
     /// (setting, rep, attempt, status, warmup) rows indexed as a table's columns.
     fn index(rows: &[(u32, u32, u32, RunStatus, bool)]) -> Result<AttemptIndex, Duplicate> {
-        let setting: Vec<u32> = rows.iter().map(|row| row.0).collect();
+        let setting: Vec<SettingId> = rows.iter().map(|row| SettingId::new(row.0 as usize)).collect();
         let rep: Vec<u32> = rows.iter().map(|row| row.1).collect();
         let status: Vec<RunStatus> = rows.iter().map(|row| row.3).collect();
         let warmup: Vec<bool> = rows.iter().map(|row| row.4).collect();

@@ -42,6 +42,14 @@ pub(super) fn line_at(file: &File, offset: u64) -> io::Result<u64> {
     Ok(newlines + 1)
 }
 
+/// About how many rows bytes `start..end` of `file` hold, from the lines of their first 64 KiB, with an
+/// eighth to spare: room reserved for the rows once rather than grown (and copied) as they are read.
+pub(super) fn rows_estimate(file: &File, start: u64, end: u64) -> io::Result<usize> {
+    let first = windows(file, start, end, |window| Some((memchr::memchr_iter(b'\n', window).count(), window.len())))?;
+    let rows = first.map_or(0, |(lines, bytes)| lines as u64 * (end - start) / bytes as u64);
+    Ok(usize::try_from(rows + rows / 8).unwrap_or(usize::MAX))
+}
+
 /// Splits `start..end` of `file` into at most `parts` ranges of about equal size, each but the first
 /// beginning just after a line end: `parts + 1` ascending offsets from `start` to `end` (fewer when the
 /// file has fewer lines).

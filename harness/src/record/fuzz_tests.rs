@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use super::columns::Columns;
 use super::provenance::Provenance;
 use super::record_error::RecordError;
-use super::result_table::ResultTable;
 use super::result_writer::{ResultWriter, RunRow};
+use super::run_table::RunTable;
 use crate::mutation::{assert_one_line_naming, Mutator};
 
 /// A folder with a valid three-row CSV (`r.csv`) and a scratch file each case is written to.
@@ -58,10 +58,10 @@ impl Folder {
     }
 
     /// Reads `bytes` as a result CSV; a panic fails the test showing the input.
-    fn read(&self, bytes: &[u8]) -> Result<ResultTable, RecordError> {
+    fn read(&self, bytes: &[u8]) -> Result<RunTable, RecordError> {
         std::fs::write(&self.case, bytes).unwrap();
-        catch_unwind(AssertUnwindSafe(|| ResultTable::read(&self.case)))
-            .unwrap_or_else(|_| panic!("ResultTable::read panicked on:\n{}", String::from_utf8_lossy(bytes)))
+        catch_unwind(AssertUnwindSafe(|| RunTable::read(&self.case)))
+            .unwrap_or_else(|_| panic!("RunTable::read panicked on:\n{}", String::from_utf8_lossy(bytes)))
     }
 
     /// Reads `bytes`, which must be refused with one line naming the file.
@@ -78,7 +78,7 @@ impl Folder {
 #[test]
 fn mutated_csvs_never_panic_and_every_refusal_is_one_line_naming_the_file() {
     let folder = Folder::new();
-    assert_eq!(folder.read(&folder.valid).unwrap().observations.len(), 3);
+    assert_eq!(folder.read(&folder.valid).unwrap().observations().len(), 3);
     let mut mutator = Mutator::new(0xc5f_fa22);
     let mut refused = 0;
     for _ in 0..2000 {
@@ -89,7 +89,7 @@ fn mutated_csvs_never_panic_and_every_refusal_is_one_line_naming_the_file() {
                 refused += 1;
             }
             Ok(table) => assert!(
-                table.observations.iter().flat_map(|o| o.metrics.values()).all(|v| v.is_finite()),
+                table.observations().iter().flat_map(|o| o.metrics.values()).all(|v| v.is_finite()),
                 "a non-finite metric was accepted from:\n{}",
                 String::from_utf8_lossy(&input)
             ),

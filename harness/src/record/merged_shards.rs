@@ -255,8 +255,7 @@ mod tests {
         assert!(merged.missing.is_empty(), "{:?}", merged.missing);
         let out = dir.path().join("merged.csv");
         merged.write(&out, vec!["sweep".into(), "merge".into()]).unwrap();
-        let table = super::super::ResultTable::read(&out).unwrap();
-        assert_eq!(table.observations.len(), 4);
+        assert_eq!(super::super::RunTable::read(&out).unwrap().observations().len(), 4);
         assert_eq!(Sidecar::read(&out.with_extension("json")).unwrap().command_line, ["sweep", "merge"]);
     }
 

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use super::recorded_run::RecordedRun;
 use crate::launch::RunStatus;
+use crate::plan::SettingId;
 use crate::spec::ParamValue;
 
 /// A run as the analysis sees it: which setting it measured and what it measured.
@@ -13,6 +14,8 @@ use crate::spec::ParamValue;
 pub struct Observation {
     /// Parameter name -> value, typed as declared, in declaration order, followed by `("variant", name)`.
     pub setting: Vec<(String, ParamValue)>,
+    /// Which setting: runs with equal `setting` labels, and only they, share it.
+    pub setting_id: SettingId,
     /// Repetition number, 1-based.
     pub rep: u32,
     /// Warmup runs are recorded but never analysed.
@@ -24,31 +27,12 @@ pub struct Observation {
     pub metrics: BTreeMap<String, f64>,
 }
 
-impl Observation {
-    /// Whether this run counts in statistics: finished ok and not a warmup.
-    pub fn is_usable(&self) -> bool {
-        RecordedRun::is_usable(self)
-    }
-
-    /// The value of a setting column (parameter or `variant`).
-    pub fn setting_value(&self, name: &str) -> Option<&ParamValue> {
-        RecordedRun::setting_value(self, name)
-    }
-
-    /// Why the run failed without where its logs are (`RecordedRun::failure_reason`).
-    pub fn failure_reason(&self) -> &str {
-        RecordedRun::failure_reason(self)
-    }
-
-    /// The variant this run measured (`default` in a plain sweep).
-    pub fn variant(&self) -> Option<&str> {
-        RecordedRun::variant(self)
-    }
-}
-
 impl RecordedRun for Observation {
     fn setting(&self) -> &Vec<(String, ParamValue)> {
         &self.setting
+    }
+    fn setting_id(&self) -> SettingId {
+        self.setting_id
     }
     fn rep(&self) -> u32 {
         self.rep

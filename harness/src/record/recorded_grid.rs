@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 
 use super::columns::Columns;
 use super::sidecar::Sidecar;
 use super::sweep_fingerprint::SweepFingerprint;
-use crate::plan::{Setting, DEFAULT_VARIANT};
+use crate::plan::{Setting, SettingId, DEFAULT_VARIANT};
 use crate::spec::{Param, ParamValue};
 
 /// The grid of one sidecar.
@@ -18,8 +18,8 @@ pub(super) struct RecordedGrid {
     sidecar: PathBuf,
     fingerprint: SweepFingerprint,
     declared: Vec<Param>,
-    /// The planned settings' labels (`Setting::label`).
-    settings: FxHashSet<String>,
+    /// The planned settings' labels (`Setting::label`) and their ids: their positions, the plan's order.
+    settings: FxHashMap<String, SettingId>,
     reps: u32,
     warmup: u32,
 }
@@ -30,7 +30,12 @@ impl RecordedGrid {
             sidecar: path.to_path_buf(),
             fingerprint: sidecar.fingerprint(),
             declared: sidecar.params.clone(),
-            settings: sidecar.settings.iter().cloned().collect(),
+            settings: sidecar
+                .settings
+                .iter()
+                .enumerate()
+                .map(|(id, label)| (label.clone(), SettingId::new(id)))
+                .collect(),
             reps: sidecar.reps,
             warmup: sidecar.sweep.reps.warmup,
         }
@@ -45,14 +50,15 @@ impl RecordedGrid {
         }
     }
 
-    /// Why a row's setting (param labels, then `("variant", name)`) is not one its sidecar planned, if not.
-    pub fn setting_refusal(&self, labels: &[(String, ParamValue)]) -> Option<String> {
-        let ((_, variant), values) = labels.split_last()?;
+    /// The planned id of a row's setting (param labels, then `("variant", name)`), `None` when the sidecar
+    /// lists no settings (an old one); why it is not one its sidecar planned, if not.
+    pub fn setting_id(&self, labels: &[(String, ParamValue)]) -> Result<Option<SettingId>, String> {
+        let Some(((_, variant), values)) = labels.split_last() else { return Ok(None) };
         for (name, value) in values {
             let Some(param) = self.declared.iter().find(|param| param.name == *name) else { continue };
             if !param.values.contains(value) {
                 let allowed: Vec<String> = param.values.iter().map(ToString::to_string).collect();
-                return Some(format!(
+                return Err(format!(
                     "`{name}` is `{value}`, not one of the values its sidecar {} declares ({})",
                     self.sidecar.display(),
                     allowed.join(", ")
@@ -61,8 +67,16 @@ impl RecordedGrid {
         }
         let variant = variant.as_text().unwrap_or(DEFAULT_VARIANT).to_string();
         let label = Setting { values: values.to_vec(), variant }.label();
-        (!self.settings.is_empty() && !self.settings.contains(&label))
-            .then(|| format!("setting `{label}` is not in the grid its sidecar {} plans", self.sidecar.display()))
+        match self.settings.get(&label) {
+            Some(&id) => Ok(Some(id)),
+            None if self.settings.is_empty() => Ok(None),
+            None => Err(format!("setting `{label}` is not in the grid its sidecar {} plans", self.sidecar.display())),
+        }
+    }
+
+    /// Whether the sidecar lists its settings (every one written now does): rows then take their ids.
+    pub fn lists_settings(&self) -> bool {
+        !self.settings.is_empty()
     }
 
     /// Why a row's rep is outside the reps its sidecar plans, if it is.

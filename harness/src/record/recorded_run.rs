@@ -2,6 +2,7 @@
 //! of a compact `RunTable`.
 
 use crate::launch::RunStatus;
+use crate::plan::SettingId;
 use crate::spec::ParamValue;
 
 /// What separates a failed run's reason from where its logs are, in the `error` column.
@@ -12,6 +13,8 @@ pub const LOGS_IN: &str = "; logs in ";
 pub trait RecordedRun: Sync {
     /// Parameter name -> value, typed as declared, in declaration order, followed by `("variant", name)`.
     fn setting(&self) -> &Vec<(String, ParamValue)>;
+    /// Which setting: runs of one setting, and only they, share it (a position in the runs' table or plan).
+    fn setting_id(&self) -> SettingId;
     /// Repetition number, 1-based.
     fn rep(&self) -> u32;
     /// Warmup runs are recorded but never analysed.
@@ -53,6 +56,9 @@ pub trait RecordedRun: Sync {
 impl<T: RecordedRun> RecordedRun for &T {
     fn setting(&self) -> &Vec<(String, ParamValue)> {
         (**self).setting()
+    }
+    fn setting_id(&self) -> SettingId {
+        (**self).setting_id()
     }
     fn rep(&self) -> u32 {
         (**self).rep()

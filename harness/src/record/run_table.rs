@@ -1,6 +1,5 @@
 //! `RunTable`: a result CSV read once, streaming, into compact columns: what `report` and `compare` analyse.
 
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -10,20 +9,19 @@ use simd_csv::ZeroCopyByteRecord;
 
 use super::attempt_index::{AttemptIndex, Duplicate, RunColumns};
 use super::columns::Columns;
-use super::file_range::{line_aligned_splits, line_at, FileRange};
-use super::observation::Observation;
+use super::file_range::{line_aligned_splits, line_at, rows_estimate, FileRange};
 use super::record_error::RecordError;
 use super::recorded_attempts::RecordedAttempts;
 use super::recorded_grid::RecordedGrid;
-use super::recorded_run::RecordedRun;
 use super::row_layout::RowLayout;
 use super::run_key::RunKey;
-use super::setting_interner::{intern_labels, SettingInterner};
+use super::setting_interner::{intern_labels, place_labels, SettingInterner};
 use super::sidecar::Sidecar;
-use super::stored_runs::StoredRuns;
+use super::stored_runs::{by_name, StoredRuns};
 use super::table_run::TableRun;
 use super::torn_row::torn_line;
 use crate::launch::{RunStatus, UnknownRunStatus};
+use crate::plan::SettingId;
 use crate::spec::Param;
 
 /// Every run of a result CSV, column by column: about 10 bytes per run plus 8 per metric, whatever the
@@ -63,7 +61,9 @@ impl RunTable {
     pub fn read(path: &Path) -> Result<RunTable, RecordError> {
         match Sidecar::beside(path)? {
             Some(sidecar) => RunTable::read_beside(path, &sidecar, ReadEnd::Refused),
-            None => RunTable::read_typed(path, &[]),
+            None => {
+                RunTable::read_in_parts(path, ReadRules { declared: &[], grid: None }, ReadEnd::Refused, parallel_parts)
+            }
         }
     }
 
@@ -88,14 +88,9 @@ impl RunTable {
         Ok(table)
     }
 
-    /// Reads a CSV whose param columns hold values of `declared` (a param not declared is inferred) over
-    /// reused byte records, its rows split into line-aligned ranges read in parallel; a torn last row, a
-    /// non-finite metric or a malformed row is an error naming its line (the first in the file).
-    pub fn read_typed(path: &Path, declared: &[Param]) -> Result<RunTable, RecordError> {
-        RunTable::read_in_parts(path, ReadRules { declared, grid: None }, ReadEnd::Refused, parallel_parts)
-    }
-
-    /// `read_typed` with the rows split into `parts(bytes of rows)` ranges.
+    /// Reads a CSV by `rules` over reused byte records, its rows split into `parts(bytes of rows)`
+    /// line-aligned ranges read in parallel; a torn last row (unless `end` leaves it out), a non-finite
+    /// metric or a malformed row is an error naming its line (the first in the file).
     fn read_in_parts(
         path: &Path,
         rules: ReadRules<'_>,
@@ -121,16 +116,19 @@ impl RunTable {
         let rows = RowReader { path, file: &file, header: &header, layout: &layout, columns: &columns, rules };
         let splits = line_aligned_splits(&file, rows_start, length, parts(length - rows_start))
             .map_err(RecordError::io(path))?;
-        let reads: Vec<RangeRead> = splits.par_windows(2).map(|range| rows.read(range[0], range[1])).collect();
-        let mut table = RunTable::empty(path, columns.clone());
+        // The first range makes room for every row: the others are appended to it.
+        let room = |range: &[u64]| if range[0] == rows_start { length } else { range[1] };
+        let reads: Vec<RangeRead> =
+            splits.par_windows(2).map(|range| rows.read(range[0], range[1], room(range))).collect();
+        let mut table = RunTable::empty(path, columns.clone(), 0);
         for (mut read, range) in reads.into_iter().zip(splits.windows(2)) {
             // A quote may open a field that holds a line end, so the next split may have cut a row: the
             // rest of the file is read again in one piece from this range's start, known to start a row.
             let rest_reread = read.quoted && range[1] < length;
             if rest_reread {
-                read = rows.read(range[0], length);
+                read = rows.read(range[0], length, length);
             }
-            table.append(read.table?);
+            table.append(read.table?, rules.grid.is_some_and(RecordedGrid::lists_settings));
             if rest_reread {
                 break;
             }
@@ -156,7 +154,7 @@ impl RunTable {
                 Ok(lines) => (lines[0], lines[1]),
                 Err(error) => return error,
             };
-            let labels = &self.stored.settings[self.stored.setting[run] as usize];
+            let labels = &self.stored.settings[self.stored.setting[run].index()];
             let values = labels[..labels.len() - 1].to_vec();
             let variant = labels.last().and_then(|(_, value)| value.as_text()).unwrap_or_default().to_string();
             let setting = crate::plan::Setting { values, variant }.label();
@@ -200,7 +198,7 @@ impl RunTable {
         let mut attempts = RecordedAttempts::default();
         attempts.without_attempts = !self.columns.attempt;
         for run in 0..self.len() {
-            let labels = &self.stored.settings[self.stored.setting[run] as usize];
+            let labels = &self.stored.settings[self.stored.setting[run].index()];
             let key = RunKey {
                 params: labels[..labels.len() - 1].iter().map(|(_, value)| value.to_string()).collect(),
                 variant: labels.last().map(|(_, value)| value.to_string()).unwrap_or_default(),
@@ -212,16 +210,23 @@ impl RunTable {
         attempts
     }
 
-    /// Appends `other`'s runs after this table's, its settings merged into this table's by their labels.
-    fn append(&mut self, other: RunTable) {
+    /// Appends `other`'s runs after this table's, its settings merged into this table's: at their ids when
+    /// `planned` (the sidecar's, the same in every part), else by their labels.
+    fn append(&mut self, other: RunTable, planned: bool) {
         if self.is_empty() && self.stored.settings.is_empty() {
             *self = other;
             return;
         }
-        let merged: Vec<u32> =
-            other.stored.settings.into_iter().map(|labels| intern_labels(&mut self.stored.settings, labels)).collect();
+        let settings = &mut self.stored.settings;
+        let merged: Vec<SettingId> = (other.stored.settings.into_iter().enumerate())
+            .map(|(id, labels)| match planned {
+                true if labels.is_empty() => SettingId::new(id),
+                true => place_labels(settings, SettingId::new(id), labels),
+                false => intern_labels(settings, labels),
+            })
+            .collect();
         let offset = self.len();
-        self.stored.setting.extend(other.stored.setting.iter().map(|&setting| merged[setting as usize]));
+        self.stored.setting.extend(other.stored.setting.iter().map(|&setting| merged[setting.index()]));
         self.stored.rep.extend(other.stored.rep);
         self.stored.warmup.extend(other.stored.warmup);
         self.stored.status.extend(other.stored.status);
@@ -232,22 +237,20 @@ impl RunTable {
         }
     }
 
-    fn empty(path: &Path, columns: Columns) -> RunTable {
-        let mut by_name: Vec<usize> = (0..columns.metrics.len()).collect();
-        by_name.sort_by(|a, b| columns.metrics[*a].cmp(&columns.metrics[*b]).then(b.cmp(a)));
-        by_name.dedup_by(|a, b| columns.metrics[*a] == columns.metrics[*b]);
+    /// A table without runs, with room for `rows`.
+    fn empty(path: &Path, columns: Columns, rows: usize) -> RunTable {
         RunTable {
             path: path.to_path_buf(),
             stored: StoredRuns {
                 metrics: columns.metrics.clone(),
-                values: vec![Vec::new(); columns.metrics.len()],
+                values: (0..columns.metrics.len()).map(|_| Vec::with_capacity(rows)).collect(),
                 settings: Vec::new(),
-                setting: Vec::new(),
-                rep: Vec::new(),
-                warmup: Vec::new(),
-                status: Vec::new(),
+                setting: Vec::with_capacity(rows),
+                rep: Vec::with_capacity(rows),
+                warmup: Vec::with_capacity(rows),
+                status: Vec::with_capacity(rows),
                 errors: Vec::new(),
-                by_name,
+                by_name: by_name(&columns.metrics),
             },
             columns,
             retries: Vec::new(),
@@ -293,16 +296,11 @@ impl RunTable {
             Some(column) => attempt_value(text(&cell(column))?)?,
             None => 1,
         };
-        let known = self.stored.settings.len();
         let raw = layout.setting.iter().map(|&column| record.get(column).expect("the row has every column"));
-        let setting = interned
-            .index(raw, || layout.setting.iter().map(|&column| cell(column)).collect(), &mut self.stored.settings)
-            .map_err(|_| RowError::Row("a setting cell is not valid UTF-8".to_string()))?;
-        if let Some(grid) = grid {
-            let outside = self.stored.settings[known..].iter().find_map(|labels| grid.setting_refusal(labels));
-            if let Some(reason) = outside.or_else(|| grid.rep_refusal(rep, warmup)) {
-                return Err(RowError::Row(reason));
-            }
+        let cells = || layout.setting.iter().map(|&column| cell(column)).collect();
+        let setting = interned.id(raw, cells, &mut self.stored.settings, grid).map_err(RowError::Row)?;
+        if let Some(reason) = grid.and_then(|grid| grid.rep_refusal(rep, warmup)) {
+            return Err(RowError::Row(reason));
         }
         let error = cell(layout.error);
         let error = text(&error)?;
@@ -332,6 +330,15 @@ impl RunTable {
         })
     }
 
+    /// Frees every metric column but those named in `keep` (once what needs them is done with them): its
+    /// runs then report only these.
+    pub fn retain_metrics(&mut self, keep: &[&str]) {
+        let stored = &mut self.stored;
+        let columns = std::mem::take(&mut stored.metrics).into_iter().zip(std::mem::take(&mut stored.values));
+        (stored.metrics, stored.values) = columns.filter(|(name, _)| keep.contains(&name.as_str())).unzip();
+        stored.by_name = by_name(&stored.metrics);
+    }
+
     /// How many runs the CSV recorded, warmups and failures included.
     pub fn len(&self) -> usize {
         self.stored.rep.len()
@@ -345,19 +352,6 @@ impl RunTable {
     /// last that succeeded (see `current_runs`).
     pub fn runs(&self) -> Vec<TableRun<'_>> {
         self.current_runs().map(|run| TableRun::new(&self.stored, run)).collect()
-    }
-
-    /// Run `run` (0-based, file order) as an owned observation.
-    pub fn observation(&self, run: usize) -> Observation {
-        let view = TableRun::new(&self.stored, run);
-        Observation {
-            setting: self.stored.settings[self.stored.setting[run] as usize].clone(),
-            rep: self.stored.rep[run],
-            warmup: self.stored.warmup[run],
-            status: self.stored.status[run],
-            error: view.error().to_string(),
-            metrics: view.metrics().map(|(name, value)| (name.to_string(), value)).collect::<BTreeMap<_, _>>(),
-        }
     }
 }
 
@@ -441,8 +435,9 @@ struct RowReader<'a> {
 
 impl RowReader<'_> {
     /// The rows in bytes `start..end`, which start a row (read by `simd-csv`: a result CSV's rows are
-    /// rarely quoted, where it parses about twice as fast as the `csv` crate).
-    fn read(&self, start: u64, end: u64) -> RangeRead {
+    /// rarely quoted, where it parses about twice as fast as the `csv` crate), with room for the rows up to
+    /// byte `room_until` (an unreadable sample reserves none: the read reports the error).
+    fn read(&self, start: u64, end: u64, room_until: u64) -> RangeRead {
         let mut range = FileRange::new(self.file, start, end);
         let mut reader = simd_csv::ZeroCopyReaderBuilder::new()
             .has_headers(false)
@@ -450,7 +445,10 @@ impl RowReader<'_> {
             .buffer_capacity(1 << 16)
             .from_reader(&mut range);
         let mut interned = SettingInterner::new(&self.columns.params, self.rules.declared);
-        let mut table = RunTable::empty(self.path, self.columns.clone());
+        // A row is at least a separator per field (its commas and line end), however short the sampled ones.
+        let most = usize::try_from((room_until - start) / self.header.len() as u64).unwrap_or(usize::MAX);
+        let rows = rows_estimate(self.file, start, room_until).unwrap_or(0).min(most);
+        let mut table = RunTable::empty(self.path, self.columns.clone(), rows);
         let table = loop {
             let row_start = start + reader.position();
             match reader.read_byte_record() {
@@ -550,18 +548,60 @@ fn csv_error(path: &Path, error: csv::Error) -> RecordError {
 }
 
 #[cfg(test)]
+use super::{observation::Observation, recorded_run::RecordedRun};
+
+#[cfg(test)]
+impl RunTable {
+    /// Reads a CSV whose param columns hold values of `declared` (a param not declared is inferred) over
+    /// reused byte records, its rows split into line-aligned ranges read in parallel; a torn last row, a
+    /// non-finite metric or a malformed row is an error naming its line (the first in the file).
+    pub(super) fn read_typed(path: &Path, declared: &[Param]) -> Result<RunTable, RecordError> {
+        RunTable::read_in_parts(path, ReadRules { declared, grid: None }, ReadEnd::Refused, parallel_parts)
+    }
+
+    /// Every run the analysis reads (superseded attempts left out) as an owned observation.
+    pub(super) fn observations(&self) -> Vec<Observation> {
+        self.current_runs().map(|run| self.observation(run)).collect()
+    }
+
+    /// Run `run` (0-based, file order) as an owned observation.
+    pub(super) fn observation(&self, run: usize) -> Observation {
+        let view = TableRun::new(&self.stored, run);
+        Observation {
+            setting: view.setting().clone(),
+            setting_id: view.setting_id(),
+            rep: self.stored.rep[run],
+            warmup: self.stored.warmup[run],
+            status: self.stored.status[run],
+            error: view.error().to_string(),
+            metrics: view
+                .metrics()
+                .map(|(name, value)| (name.to_string(), value))
+                .collect::<std::collections::BTreeMap<_, _>>(),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::super::provenance::Provenance;
     use super::super::result_writer::{ResultWriter, RunRow};
     use super::*;
-    use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep, fixture_slice_sweep_b};
-    use crate::analyse::{analyse_sweep, analyse_sweep_runs};
+    use crate::analyse::fixtures::{
+        fixture_setting_id, fixture_slice_config, fixture_slice_sweep, fixture_slice_sweep_b,
+    };
+    use crate::analyse::{analyse_summarised, analyse_sweep, metrics_read_per_run, AnalysisConfig, SettingSummary};
     use crate::compare::{compare, CompareConfig};
     use crate::spec::ParamValue;
     use std::collections::BTreeSet;
 
     /// Rows read as they are, without a sidecar's grid.
     const NO_RULES: ReadRules<'static> = ReadRules { declared: &[], grid: None };
+
+    /// A run read back, its setting id the fixtures' (a table numbers its settings itself).
+    fn with_fixture_id(run: Observation) -> Observation {
+        Observation { setting_id: fixture_setting_id(&run.setting), ..run }
+    }
 
     /// Writes `runs` as `sweep run` would (params `rows`, `slices`) and reads them back compactly.
     fn written(dir: &Path, name: &str, runs: &[Observation]) -> RunTable {
@@ -600,11 +640,14 @@ mod tests {
     }
 
     #[test]
-    fn a_table_reads_back_every_run_as_written_sharing_one_label_vector_per_setting() {
+    fn a_table_reads_back_every_run_as_written_one_id_per_setting() {
         let dir = tempfile::tempdir().unwrap();
         let runs = fixture_slice_sweep();
         let table = written(dir.path(), "a.csv", &runs);
-        assert_eq!((0..table.len()).map(|run| table.observation(run)).collect::<Vec<_>>(), runs);
+        let read: Vec<Observation> = (0..table.len()).map(|run| table.observation(run)).collect();
+        let ids = |runs: &[Observation]| runs.iter().map(|run| run.setting_id.index()).collect::<Vec<_>>();
+        assert_eq!(ids(&read), [0, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 6, 6]);
+        assert_eq!(read.into_iter().map(with_fixture_id).collect::<Vec<_>>(), runs);
         let distinct: BTreeSet<String> = runs.iter().map(|run| format!("{:?}", run.setting)).collect();
         assert_eq!(table.stored.settings.len(), distinct.len());
     }
@@ -615,7 +658,9 @@ mod tests {
         let (a, b) = (fixture_slice_sweep(), fixture_slice_sweep_b());
         let (table_a, table_b) = (written(dir.path(), "a.csv", &a), written(dir.path(), "b.csv", &b));
         let config = fixture_slice_config();
-        assert_eq!(analyse_sweep_runs(&table_a.runs(), &config, true, &[]), analyse_sweep(&a, &config, true, &[]));
+        let mut analysed = analyse_sweep(&table_a.runs(), &config, true, &[]);
+        analysed.settings.iter_mut().for_each(|s| s.id = fixture_setting_id(&s.setting));
+        assert_eq!(analysed, analyse_sweep(&a, &config, true, &[]));
         let compared = CompareConfig {
             metric: config.primary.clone(),
             direction: config.direction,
@@ -625,6 +670,29 @@ mod tests {
             control_threshold: crate::compare::DEFAULT_CONTROL_THRESHOLD,
         };
         assert_eq!(compare(&table_a.runs(), &table_b.runs(), &compared), compare(&a, &b, &compared));
+    }
+
+    #[test]
+    fn a_table_analysed_with_only_the_metrics_read_per_run_analyses_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut runs = fixture_slice_sweep();
+        for run in &mut runs {
+            let wall = run.metrics.get("prefill_tokens_per_s").map(|tps| 1e3 / tps);
+            run.metrics.extend(wall.map(|wall| ("wall".to_string(), wall)));
+        }
+        let mut table = written(dir.path(), "a.csv", &runs);
+        let config = AnalysisConfig {
+            baseline: [("slices".to_string(), ParamValue::Int(1))].into(),
+            relative: [("prefill_tokens_per_s".to_string(), crate::spec::RelativeKind::Ratio)].into(),
+            ..fixture_slice_config()
+        };
+        let whole = analyse_sweep(&table.runs(), &config, true, &[]);
+        let settings = SettingSummary::summarise(&table.runs());
+        table.retain_metrics(&metrics_read_per_run(&config));
+        assert_eq!(table.stored.metrics, ["decode_tokens_per_s", "overlap_slices", "prefill_tokens_per_s"]);
+        let analysis = analyse_summarised(&table.runs(), settings, &config, true, &[]);
+        assert!(!analysis.relative.is_empty() && analysis.settings.iter().all(|s| s.metric("wall").is_some()));
+        assert_eq!(analysis, whole);
     }
 
     /// The layout of the hand-written CSVs below: one param, one metric, no `attempt` column.
@@ -647,7 +715,7 @@ mod tests {
         for run in 0..rows {
             let setting = if run > rows * 3 / 4 { 4096 } else { [512, 1024, 2048][run % 3] };
             let error = if run % 7 == 0 { "\"first line,\nsecond \"\"line\"\"\"" } else { "" };
-            text += &format!("{setting},default,{run},false,{run},ok,{error},,1,{run}.5,,,,,,,runs\n");
+            text += &format!("{setting},default,{},false,{run},ok,{error},,1,{run}.5,,,,,,,runs\n", run + 1);
         }
         std::fs::write(&path, text).unwrap();
         path
@@ -687,6 +755,26 @@ mod tests {
             (split.stored.settings, split.stored.setting, split.stored.errors),
             (whole.stored.settings, whole.stored.setting, whole.stored.errors)
         );
+    }
+
+    #[test]
+    fn rows_take_the_ids_their_sidecar_plans_whatever_their_order_and_parts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = split_fixture(dir.path(), 400);
+        super::super::test_sidecar::write_sidecar(&path, &rows_and_t());
+        let sidecar_path = super::super::result_paths::ResultPaths::for_csv(&path).sidecar;
+        let mut sidecar = Sidecar::read(&sidecar_path).unwrap();
+        sidecar.settings = ["4096", "2048", "1024", "512"].map(|rows| format!("rows={rows}")).to_vec();
+        sidecar.write(&sidecar_path).unwrap();
+        let grid = RecordedGrid::of(&sidecar, &sidecar_path);
+        for parts in [1, 3] {
+            let rules = ReadRules { declared: &[], grid: Some(&grid) };
+            let table = RunTable::read_in_parts(&path, rules, ReadEnd::Refused, |_| parts).unwrap();
+            let id_and_rows =
+                |run: usize| (table.stored.setting[run].index(), table.observation(run).setting[0].1.clone());
+            let expected = [(3, 512), (2, 1024), (1, 2048), (0, 4096)].map(|(id, rows)| (id, ParamValue::Int(rows)));
+            assert_eq!([0, 1, 2, 399].map(id_and_rows), expected, "{parts} parts");
+        }
     }
 
     /// A bad row in a later part must name its line in the file, not in its part.

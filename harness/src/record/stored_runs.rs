@@ -1,6 +1,7 @@
 //! `StoredRuns`: the runs of a result CSV column by column, the compact form a million runs are analysed in.
 
 use crate::launch::RunStatus;
+use crate::plan::SettingId;
 use crate::spec::ParamValue;
 
 /// A setting's labels as recorded: (column, typed value) pairs in declaration order.
@@ -12,10 +13,11 @@ pub type Labels = Vec<(String, ParamValue)>;
 pub struct StoredRuns {
     /// The metric columns' names, in CSV order.
     pub(super) metrics: Vec<String>,
-    /// The distinct settings, first-seen order; runs whose labels type alike share one.
+    /// The settings' labels by `SettingId`: the sidecar's order, else first-seen; runs whose labels type
+    /// alike share one. A planned setting no row records has none.
     pub(super) settings: Vec<Labels>,
-    /// Per run: its index into `settings`.
-    pub(super) setting: Vec<u32>,
+    /// Per run: its setting.
+    pub(super) setting: Vec<SettingId>,
     pub(super) rep: Vec<u32>,
     pub(super) warmup: Vec<bool>,
     pub(super) status: Vec<RunStatus>,
@@ -26,4 +28,12 @@ pub struct StoredRuns {
     pub(super) values: Vec<Vec<f64>>,
     /// Metric indices in ascending name order, one per name.
     pub(super) by_name: Vec<usize>,
+}
+
+/// Metric indices in ascending name order, one per name: its last column, as a header-keyed row reads it.
+pub(super) fn by_name(metrics: &[String]) -> Vec<usize> {
+    let mut by_name: Vec<usize> = (0..metrics.len()).collect();
+    by_name.sort_by(|a, b| metrics[*a].cmp(&metrics[*b]).then(b.cmp(a)));
+    by_name.dedup_by(|a, b| metrics[*a] == metrics[*b]);
+    by_name
 }

@@ -3,6 +3,7 @@
 use super::recorded_run::RecordedRun;
 use super::stored_runs::StoredRuns;
 use crate::launch::RunStatus;
+use crate::plan::SettingId;
 use crate::spec::ParamValue;
 
 /// A run of a `RunTable` by its index: what analysis reads of it, without copying it out.
@@ -24,7 +25,10 @@ impl<'a> TableRun<'a> {
 
 impl RecordedRun for TableRun<'_> {
     fn setting(&self) -> &Vec<(String, ParamValue)> {
-        &self.table.settings[self.table.setting[self.run] as usize]
+        &self.table.settings[self.setting_id().index()]
+    }
+    fn setting_id(&self) -> SettingId {
+        self.table.setting[self.run]
     }
     fn rep(&self) -> u32 {
         self.table.rep[self.run]

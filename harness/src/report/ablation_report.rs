@@ -215,6 +215,7 @@ mod tests {
     use super::*;
     use crate::analyse::analyse_ablation;
     use crate::analyse::fixtures::{fixture_ablation, fixture_names, fixture_observation};
+    use crate::record::RecordedRun;
     use crate::report::markdown;
 
     fn report(analysis: &AblationAnalysis, failures: &FailureSummary, title: &str) -> String {

@@ -90,6 +90,7 @@ mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_config, fixture_slice_sweep};
     use crate::analyse::{analyse_sweep, AnalysisConfig, Observation};
+    use crate::record::RecordedRun;
     use crate::report::ReportContext;
 
     fn plot(observations: &[Observation], config: &AnalysisConfig) -> Option<String> {

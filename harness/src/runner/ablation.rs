@@ -346,7 +346,7 @@ pub(super) fn run_copies(
     let failed: Vec<BuildKey> =
         reports.iter().filter(|r| matches!(r.status, BuildStatus::Failed { .. })).map(|r| r.key).collect();
     let buildable: Vec<PlannedRun> =
-        plan.runs.iter().filter(|run| !failed.contains(&builds.keys[run.setting])).copied().collect();
+        plan.runs.iter().filter(|run| !failed.contains(&builds.keys[run.setting.index()])).copied().collect();
     let (mut session, runnable) = open_session(sweep, plan, context, &buildable)?;
     if !failed.is_empty() && options.fail_fast {
         session.stopped = Some(super::EarlyStop::FailFast);
@@ -402,7 +402,8 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
         session.progress.note(&build_line(&report));
         if let BuildStatus::Built { seconds } = report.status {
             build_seconds += seconds;
-            let runs: Vec<PlannedRun> = plan.runs.iter().filter(|run| keys[run.setting] == *key).copied().collect();
+            let runs: Vec<PlannedRun> =
+                plan.runs.iter().filter(|run| keys[run.setting.index()] == *key).copied().collect();
             session.run_all(plan, &runs, &sites)?;
         } else if let Some(full) = super::failure_watch::disk_full_at(&engine.build_dir) {
             session.stopped = Some(full);

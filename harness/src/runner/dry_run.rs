@@ -50,8 +50,8 @@ pub fn describe_plan(
     let mut beside_instance = 0;
     let mut instance_port: Option<serde_json::Value> = None;
     for (index, run) in runs.iter().enumerate() {
-        let setting = &plan.settings[run.setting];
-        let variant = &sites[run.setting];
+        let setting = &plan.settings[run.setting.index()];
+        let variant = &sites[run.setting.index()];
         let run_dir = runs_root.join(run_dir_name(run, &setting.slug()));
         let new_instance = beside_instance == 0;
         let port = instance_port.as_ref().filter(|_| !new_instance);
@@ -64,7 +64,7 @@ pub fn describe_plan(
             out,
             "  {:>4}. setting [{}] rep {}{warmup}  in {}",
             run.order,
-            run.setting + 1,
+            run.setting.index() + 1,
             run.rep,
             run_dir.display()
         );

@@ -107,10 +107,10 @@ pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<()
     use rayon::prelude::*;
     let mut seen = vec![false; plan.settings.len()];
     let first_runs: Vec<&PlannedRun> =
-        plan.runs.iter().filter(|run| !std::mem::replace(&mut seen[run.setting], true)).collect();
+        plan.runs.iter().filter(|run| !std::mem::replace(&mut seen[run.setting.index()], true)).collect();
     let checked: Vec<Result<(), RunnerError>> = first_runs
         .par_iter()
-        .map(|run| preflight_run(sweep, &plan.settings[run.setting], run.rep, &sites[run.setting]))
+        .map(|run| preflight_run(sweep, &plan.settings[run.setting.index()], run.rep, &sites[run.setting.index()]))
         .collect();
     checked.into_iter().collect()
 }
@@ -256,7 +256,7 @@ pub fn runs_to_do(
 
 /// The resume key a planned run will have once recorded.
 pub fn planned_key(plan: &Plan, run: &PlannedRun) -> RunKey {
-    let setting = &plan.settings[run.setting];
+    let setting = &plan.settings[run.setting.index()];
     RunKey { params: setting.value_texts(), variant: setting.variant.clone(), rep: run.rep, warmup: run.warmup }
 }
 

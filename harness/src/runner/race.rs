@@ -8,7 +8,7 @@ use super::runner_error::RunnerError;
 use super::session::Session;
 use crate::analyse::{SettingSummary, Verdicts};
 use crate::plan::{Plan, PlannedRun};
-use crate::record::ResultTable;
+use crate::record::RunTable;
 use crate::spec::{AnalysisConfig, Race};
 
 impl Session<'_> {
@@ -35,7 +35,7 @@ impl Session<'_> {
             let runs: Vec<PlannedRun> = todo
                 .iter()
                 .filter(|run| !run.warmup && run.rep == round)
-                .filter(|run| racing.as_ref().is_none_or(|set| set.contains(&run.setting)))
+                .filter(|run| racing.as_ref().is_none_or(|set| set.contains(&run.setting.index())))
                 .copied()
                 .collect();
             self.run_all(plan, &runs, sites)?;
@@ -58,10 +58,11 @@ impl Session<'_> {
 
     /// Plan indices of the settings whose groups are not yet decided (the best and undecided rivals).
     fn still_racing(&self, plan: &Plan, csv: &Path, race: Race) -> Result<BTreeSet<usize>, RunnerError> {
-        let table = ResultTable::read(csv)?;
-        let settings = SettingSummary::summarise(&table.observations);
+        let runs = RunTable::read(csv)?;
+        let runs = runs.runs();
+        let settings = SettingSummary::summarise(&runs);
         let config = AnalysisConfig { stopping: true, ..self.sweep.analysis.racing(Some(race)) };
-        let verdicts = Verdicts::decide(&table.observations, &settings, &config, true);
+        let verdicts = Verdicts::decide(&runs, &settings, &config, true);
         let racing_labels: Vec<_> = verdicts.racing().into_iter().map(|index| &settings[index].setting).collect();
         let undecided_or_unmeasured = plan.settings.iter().enumerate().filter(|(_, setting)| {
             let labels = setting.labels();

@@ -114,9 +114,9 @@ impl<'a> Session<'a> {
             if self.stopped.is_some() {
                 return Ok(());
             }
-            let site = &sites[rest[0].setting];
+            let site = &sites[rest[0].setting.index()];
             let done = match (
-                self.watch.not_run(rest[0].setting).cloned(),
+                self.watch.not_run(rest[0].setting.index()).cloned(),
                 shared_services::shared_len(self.sweep, plan, rest),
             ) {
                 (Some(not_run), _) => self.record_not_run(plan, &rest[0], site, &not_run).map(|()| 1),
@@ -137,7 +137,7 @@ impl<'a> Session<'a> {
 
     fn run_one(&mut self, plan: &Plan, run: &PlannedRun, variant: &VariantSite) -> Result<(), RunnerError> {
         let prepared = self.prepare(plan, run, variant, None)?;
-        self.progress.starting(&plan.settings[run.setting].label());
+        self.progress.starting(&plan.settings[run.setting.index()].label());
         let execution = self.execute(&prepared, self.base_env_of(run));
         self.record(plan, run, variant, &prepared, execution)
     }
@@ -145,11 +145,11 @@ impl<'a> Session<'a> {
     /// Runs beside one service instance, started in the first run's directory; a run whose service
     /// failed ends the group early. Returns how many runs were run (or interrupted).
     fn run_shared(&mut self, plan: &Plan, runs: &[PlannedRun], sites: &[VariantSite]) -> Result<usize, RunnerError> {
-        let first = self.prepare(plan, &runs[0], &sites[runs[0].setting], None)?;
+        let first = self.prepare(plan, &runs[0], &sites[runs[0].setting.index()], None)?;
         let port = first.context.get(crate::spec::PORT_NAME).cloned();
         let mut prepared = vec![first];
         for run in &runs[1..] {
-            let beside = self.prepare(plan, run, &sites[run.setting], port.as_ref())?;
+            let beside = self.prepare(plan, run, &sites[run.setting.index()], port.as_ref())?;
             link_instance_logs(&prepared[0], &beside)?;
             prepared.push(beside);
         }
@@ -158,19 +158,19 @@ impl<'a> Session<'a> {
         let limits = Limits { timeout: self.sweep.engine.timeout, grace: self.sweep.engine.grace };
         let mut recorded = Ok(());
         let base_env = self.base_env_of(&runs[0]).clone();
-        self.progress.starting(&plan.settings[runs[0].setting].label());
+        self.progress.starting(&plan.settings[runs[0].setting.index()].label());
         let done =
             launch::execute_shared(&prepared[0].services, &batches, &base_env, limits, &mut |index, execution| {
                 let run = &runs[index];
-                recorded = self.record(plan, run, &sites[run.setting], &prepared[index], execution);
+                recorded = self.record(plan, run, &sites[run.setting.index()], &prepared[index], execution);
                 if let Some(next) = runs.get(index + 1) {
-                    self.progress.starting(&plan.settings[next.setting].label());
+                    self.progress.starting(&plan.settings[next.setting.index()].label());
                 }
                 recorded.is_ok() && self.stopped.is_none()
             });
         // Settings served by an instance that was never ready share its verdict.
         for run in &runs[1..] {
-            self.watch.share_not_ready(runs[0].setting, run.setting);
+            self.watch.share_not_ready(runs[0].setting.index(), run.setting.index());
         }
         // Runs the instance did not get to are prepared afresh (beside a new instance) later.
         for unrun in &prepared[done..] {
@@ -187,7 +187,7 @@ impl<'a> Session<'a> {
         variant: &VariantSite,
         instance_port: Option<&serde_json::Value>,
     ) -> Result<PreparedRun, RunnerError> {
-        let setting = &plan.settings[run.setting];
+        let setting = &plan.settings[run.setting.index()];
         let run_dir = self.runs_root.join(run_dir_name(run, &setting.slug()));
         let prepared = prepare_served_run(self.sweep, setting, run.rep, variant, &run_dir, instance_port)?;
         std::fs::create_dir_all(&run_dir).map_err(RunnerError::io(&run_dir))?;
@@ -198,7 +198,7 @@ impl<'a> Session<'a> {
     }
 
     fn base_env_of(&self, run: &PlannedRun) -> &BaseEnv {
-        let origin = self.origins.as_ref().map(|origins| origins.of(run.setting));
+        let origin = self.origins.as_ref().map(|origins| origins.of(run.setting.index()));
         origin.map_or(&self.base_env, |o| &o.base_env)
     }
 
@@ -211,7 +211,7 @@ impl<'a> Session<'a> {
         prepared: &PreparedRun,
         execution: Execution,
     ) -> Result<(), RunnerError> {
-        let setting = &plan.settings[run.setting];
+        let setting = &plan.settings[run.setting.index()];
         let run_dir = &prepared.run_dir;
         if let StopReason::Interrupted { signal } = execution.reason {
             self.stopped = Some(EarlyStop::Interrupted { signal });
@@ -225,7 +225,7 @@ impl<'a> Session<'a> {
         let (metrics, status, error) = self.outcome(&execution, prepared, setting);
         let outcome = Outcome { metrics, status, error, started: execution.started, duration: execution.duration };
         self.write_row(plan, run, variant, &outcome, run_dir)?;
-        if let Some(stop) = self.watch.after_run(run.setting, &execution.reason, &outcome.error, run_dir) {
+        if let Some(stop) = self.watch.after_run(run.setting.index(), &execution.reason, &outcome.error, run_dir) {
             self.stopped.get_or_insert(stop);
         }
         Ok(())
@@ -263,8 +263,8 @@ impl<'a> Session<'a> {
         outcome: &Outcome,
         log_dir: &Path,
     ) -> Result<(), RunnerError> {
-        let setting = &plan.settings[run.setting];
-        let origin = self.origins.as_ref().map(|origins| origins.of(run.setting));
+        let setting = &plan.settings[run.setting.index()];
+        let origin = self.origins.as_ref().map(|origins| origins.of(run.setting.index()));
         self.writer.write(&RunRow {
             param_values: setting.value_texts(),
             variant: &variant.name,
@@ -419,7 +419,7 @@ mod tests {
     /// With a dozen params spelt out, every run failed with "file name too long" (255 bytes).
     #[test]
     fn a_setting_too_long_to_spell_out_still_names_a_folder_of_its_own() {
-        let run = PlannedRun { order: 7, setting: 0, rep: 2, warmup: false };
+        let run = PlannedRun { order: 7, setting: crate::plan::SettingId::new(0), rep: 2, warmup: false };
         let long = |last: &str| format!("{}{last}", "parameter_name=some_long_value_".repeat(12));
         let (a, b) = (run_dir_name(&run, &long("a")), run_dir_name(&run, &long("b")));
         assert!(a.len() < 200, "{}", a.len());

@@ -17,7 +17,7 @@ fn reused(sweep: &Sweep) -> BTreeSet<&str> {
 }
 
 fn instance_key(plan: &Plan, run: &PlannedRun, reused: &BTreeSet<&str>) -> InstanceKey {
-    let setting = &plan.settings[run.setting];
+    let setting = &plan.settings[run.setting.index()];
     let values = setting
         .values
         .iter()
@@ -99,14 +99,14 @@ mod tests {
             let group = &rest[..shared];
             assert!(group.iter().all(|run| run.rep == group[0].rep));
             let modes: BTreeSet<String> =
-                group.iter().map(|run| plan.settings[run.setting].values[0].1.to_string()).collect();
+                group.iter().map(|run| plan.settings[run.setting.index()].values[0].1.to_string()).collect();
             assert_eq!(modes.len(), 1);
             rest = &rest[shared..];
             instances += 1;
         }
         assert_eq!(instances, 3 * 3, "three modes in each of three rounds");
         for round in runs.chunks(9) {
-            let settings: BTreeSet<usize> = round.iter().map(|run| run.setting).collect();
+            let settings: BTreeSet<usize> = round.iter().map(|run| run.setting.index()).collect();
             assert_eq!(settings.len(), 9, "every setting still runs once per round");
         }
     }

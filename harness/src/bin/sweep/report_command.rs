@@ -11,8 +11,7 @@ use crate::summary;
 
 pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
     let csv = if args.csv.is_dir() { crate::merge_command::merge_dir(&args.csv, args.force)? } else { args.csv };
-    let table = summary::read_finished(&csv)?;
-    let failed = table.runs().iter().filter(|o| o.status() != sweep::launch::RunStatus::Ok).count();
+    let mut table = summary::read_finished(&csv)?;
     let paths = ResultPaths::for_csv(&csv);
     let sidecar = Sidecar::read(&paths.sidecar)?;
     let config = &sidecar.sweep.analysis;
@@ -26,10 +25,12 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
             let blocks = !in_place && interleaved;
             let (text, not_additive) =
                 summary::write_ablation_summary(&table, &paths, config, ablation, blocks, &title, args.force)?;
+            let failed = table.runs().iter().filter(|o| o.status() != sweep::launch::RunStatus::Ok).count();
             (text, not_additive || failed > 0)
         }
         None => {
-            let (text, analysis) = summary::write_run_summary(&table, &paths, config, interleaved, &title, args.force)?;
+            let (text, analysis) =
+                summary::write_run_summary(&mut table, &paths, config, interleaved, &title, args.force)?;
             (text, summary::sweep_checks_failed(&analysis))
         }
     };

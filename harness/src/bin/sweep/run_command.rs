@@ -39,9 +39,9 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     }
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
     let blocks = sweep.reps.order == spec::RunOrder::Interleaved;
-    let table = RunTable::read(&outcome.paths.csv)?;
+    let mut table = RunTable::read(&outcome.paths.csv)?;
     let (text, analysis) =
-        summary::write_run_summary(&table, &outcome.paths, &sweep.analysis, blocks, &title, args.execution.force)?;
+        summary::write_run_summary(&mut table, &outcome.paths, &sweep.analysis, blocks, &title, args.execution.force)?;
     stdout::print(&text);
     let code = finish_message(&outcome);
     if let (Some(race), None) = (options.race, &outcome.stopped) {

@@ -18,7 +18,7 @@ pub fn recorded_analysis(paths: &ResultPaths) -> Result<AnalysisConfig, CommandE
 /// only files of this sweep unless `force`), and returns the summary as the terminal shows it, with the
 /// analysis.
 pub fn write_run_summary(
-    table: &RunTable,
+    table: &mut RunTable,
     paths: &ResultPaths,
     config: &AnalysisConfig,
     rounds_are_blocks: bool,
@@ -30,7 +30,10 @@ pub fn write_run_summary(
     files.check(paths)?;
     let declared = sidecar.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let config = &config.racing(sidecar.as_ref().and_then(|s| s.race));
-    let analysis = analyse::analyse_sweep_runs(&table.runs(), config, rounds_are_blocks, &declared);
+    // Summarised first, so that only the columns the rest reads run by run stay in memory.
+    let settings = analyse::SettingSummary::summarise(&table.runs());
+    table.retain_metrics(&analyse::metrics_read_per_run(config));
+    let analysis = analyse::analyse_summarised(&table.runs(), settings, config, rounds_are_blocks, &declared);
     let context = ReportContext::recorded(sidecar.as_ref(), &paths.csv, table.retried());
     let report = SweepReport { analysis: &analysis, config, context: &context, title };
     let document = report.document();
