@@ -1,6 +1,7 @@
 //! Ablation effects: each group's delta against the shipped kernel, the joint delta, and additivity.
 
 use super::linear_contrast::LinearContrast;
+use super::round_blocks::RoundBlocks;
 use super::run_sample::RunSample;
 use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
@@ -324,8 +325,7 @@ impl Design<'_> {
             series_of: None,
             control: None,
             policy: ControlPolicy::Always,
-            blocks: self.question.rounds_are_blocks,
-            time_blocks: true,
+            blocks: RoundBlocks::interleaved(self.question.rounds_are_blocks),
             slow: self.question.slow,
         };
         SettingModel::on_scale(scale, samples, design)

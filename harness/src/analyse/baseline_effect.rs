@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use super::effect_interval::EffectInterval;
 use super::holm::{holm_adjust, simultaneous_level};
 use super::rival_comparison::RivalComparison;
+use super::round_blocks::RoundBlocks;
 use super::run_sample::RunSample;
 use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
@@ -73,8 +74,7 @@ impl BaselineEffect {
                 series_of: None,
                 control,
                 policy: ControlPolicy::UnlessMoved,
-                blocks: rounds_are_blocks,
-                time_blocks: true,
+                blocks: RoundBlocks::interleaved(rounds_are_blocks),
                 slow: (*metric == config.primary).then(|| slow_side(config.direction)),
             };
             let model = SettingModel::on_scale(scale, samples, design);

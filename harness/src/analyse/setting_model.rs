@@ -11,6 +11,7 @@ use super::huber;
 use super::no_test::NoTest;
 use super::ratio_interval::RatioInterval;
 use super::rival_comparison::RivalComparison;
+use super::round_blocks::RoundBlocks;
 use super::run_sample::RunSample;
 use super::sample_layout::SampleLayout;
 use super::scale::Scale;
@@ -40,13 +41,9 @@ pub struct ModelDesign<'a> {
     pub series_of: Option<&'a [usize]>,
     pub control: Option<&'a str>,
     pub policy: ControlPolicy,
-    /// Rounds are blocks (an interleaved schedule): round effects are fitted and cancel in comparisons.
-    pub blocks: bool,
-    /// Long rounds are split into time blocks (`split_rounds_into_time_blocks`). Only for comparisons
-    /// within connected rounds: a setting's level in a component of incomplete blocks carries more
-    /// variance than its runs' mean, which a comparison across components (two separate sweeps) would
-    /// not cancel (the A/A benchmark flagged 17% of pairs with them, 6% with whole rounds).
-    pub time_blocks: bool,
+    /// Whether rounds are blocks (an interleaved schedule: round effects are fitted and cancel in
+    /// comparisons), whole or cut into time blocks.
+    pub blocks: RoundBlocks,
     /// The side a straggler is slow on, when the metric's direction is known; None screens nothing.
     pub slow: Option<SlowSide>,
 }
@@ -116,13 +113,13 @@ impl SettingModel {
             sample.control = sample.control.map(|c| control_scale.transform(c));
         });
         let reps: Vec<u32> = samples.iter().map(|s| s.round).collect();
-        if design.blocks && design.time_blocks {
+        if design.blocks == RoundBlocks::TimeBlocks {
             split_rounds_into_time_blocks(&mut samples);
         }
         let layout = SampleLayout::of(&samples);
-        let rounds = design.blocks.then(|| RoundComponents::of(&layout));
+        let rounds = design.blocks.fitted().then(|| RoundComponents::of(&layout));
         let mut stragglers = design.slow.map_or_else(Vec::new, |slow| {
-            Straggler::screen(&layout, &samples, design.blocks, slow, scale == Scale::Log)
+            Straggler::screen(&layout, &samples, design.blocks.fitted(), slow, scale == Scale::Log)
         });
         for straggler in &mut stragglers {
             straggler.rep = reps[straggler.sample];
@@ -183,7 +180,7 @@ impl SettingModel {
         }
         SettingModel {
             scale,
-            blocks: design.blocks,
+            blocks: design.blocks.fitted(),
             adjustment,
             control_move,
             prior: fit.reported_prior(),

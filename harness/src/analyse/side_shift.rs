@@ -71,7 +71,7 @@ impl SideShift {
         if side_runs.contains(&0.0) {
             return None;
         }
-        let no_shift = SideShift {
+        let no_shift = || SideShift {
             slope: 0.0,
             slope_variance: 0.0,
             slope_df: 0.0,
@@ -83,7 +83,7 @@ impl SideShift {
             variance_removed: 0.0,
             runs: samples.len(),
         };
-        Some(rounds.with_slope(samples, &layout, &side_of, side_runs).unwrap_or(no_shift))
+        Some(rounds.with_slope(samples, &layout, &side_of, side_runs).unwrap_or_else(no_shift))
     }
 
     /// θ Δc̄: what side B's settings are lowered by (on the primary's analysis scale).

@@ -10,6 +10,7 @@ use super::group_verdict::{GroupVerdict, Rival};
 use super::holm::{holm_adjust, simultaneous_level};
 use super::no_test::NoTest;
 use super::rival_comparison::RivalComparison;
+use super::round_blocks::RoundBlocks;
 use super::run_sample::RunSample;
 use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
@@ -85,8 +86,7 @@ impl Verdicts {
             series_of: Some(&series_of),
             control,
             policy: ControlPolicy::UnlessMoved,
-            blocks: rounds_are_blocks,
-            time_blocks: true,
+            blocks: RoundBlocks::interleaved(rounds_are_blocks),
             slow: Some(slow_side(config.direction)),
         };
         let model = SettingModel::new(samples, design);

@@ -10,7 +10,7 @@ use super::overall_change::OverallChange;
 use super::setting_comparison::{judge, SettingComparison, Verdict};
 use crate::analyse::{
     holm_adjust, simultaneous_level, slow_side, ControlPolicy, Labels, ModelDesign, NoTest, RandomEffects,
-    RivalComparison, RunSample, Scale, SettingIndex, SettingModel, SideShift,
+    RivalComparison, RoundBlocks, RunSample, Scale, SettingIndex, SettingModel, SideShift,
 };
 use crate::record::RecordedRun;
 
@@ -136,7 +136,7 @@ where
         Rounds::Shared { .. } => 0,
     };
     b.samples(runs(1), &compared[1], config, offset, &mut samples);
-    let blocks = matches!(rounds, Rounds::Shared { blocks: true });
+    let blocks = RoundBlocks::interleaved(matches!(rounds, Rounds::Shared { blocks: true }));
     let group_of: Vec<usize> = (0..2 * joined.len()).map(|index| index / 2).collect();
     let design = ModelDesign {
         settings: group_of.len(),
@@ -145,7 +145,6 @@ where
         control: config.control.as_deref(),
         policy: ControlPolicy::Always,
         blocks,
-        time_blocks: true,
         slow: Some(slow_side(config.direction)),
     };
     let (model, slope) = match rounds {
@@ -232,14 +231,14 @@ where
 /// The model of two separate sweeps (e.g. two days): each side's rounds are blocks, which take the drift
 /// between rounds out of every setting's noise (the sides share no round, so each side's rounds are
 /// centred on it and its level stays in its settings; whole rounds, not time blocks: see
-/// `ModelDesign::time_blocks`). What the machine did between the days
+/// `RoundBlocks::Whole`). What the machine did between the days
 /// is read from the control's side means through the slope fitted on the rounds (`SideShift`), and side
 /// B's values are lowered by it before the fit; its error, with what the rounds leave unexplained in each
 /// side's level, one error every setting shares, is carried by `SharedSlope`. Without a control on every
 /// run, or rounds the control sees move, the level difference stays whole in every B/A and its error is
 /// the sides' average round effects'.
 fn across_days(samples: Vec<RunSample>, design: ModelDesign) -> (SettingModel, SharedSlope) {
-    let blocked = ModelDesign { blocks: true, time_blocks: false, control: None, ..design };
+    let blocked = ModelDesign { blocks: RoundBlocks::Whole, control: None, ..design };
     let scale = Scale::for_values(samples.iter().map(|s| s.value));
     let side_of = |setting: usize| setting % 2;
     let shift = SideShift::estimate(scale, &samples, side_of, design.control.is_some());
