@@ -202,16 +202,6 @@ pub const SCENARIOS: [Scenario; 14] = [
     },
 ];
 
-/// Which two sweeps a compare scenario's trials compare.
-#[derive(Clone, Copy, PartialEq)]
-pub enum Pairing {
-    /// N sweeps of one engine and every pair of them: each pair a valid A/A trial, so the rate is unbiased
-    /// and far less coarse than one trial per two sweeps (pairs sharing a sweep are not independent).
-    EveryPair,
-    /// N independent (A, B) pairs, each side its own seed.
-    Independent,
-}
-
 /// What a compare trial must say.
 #[derive(Clone, Copy)]
 pub enum Expect {
@@ -239,7 +229,6 @@ pub struct CompareScenario {
     pub id: &'static str,
     pub title: &'static str,
     pub grid: &'static Grid,
-    pub pairing: Pairing,
     /// The fixture of side A, and what side B adds to it.
     pub a: Fixture,
     pub b_adds: Fixture,
@@ -250,7 +239,6 @@ const AA_CALM: CompareScenario = CompareScenario {
     id: "g",
     title: "sweep compare, A/A on the 50-setting grid (1% noise, 3 reps interleaved per sweep)",
     grid: &AA,
-    pairing: Pairing::EveryPair,
     a: CALM,
     b_adds: CALM,
     expect: Expect::Nothing { at_most: 0.05 },
@@ -262,7 +250,6 @@ pub const COMPARE_SCENARIOS: [CompareScenario; 4] = [
         id: "n",
         title: "sweep compare, B 5% slower at rows=2048 slices=2 only, both sides under the 5% sine drift",
         grid: &SLICES,
-        pairing: Pairing::Independent,
         a: SINE_5,
         b_adds: &[("FIXTURE_REGRESSION_AT", "2048,2:0.05")],
         expect: Expect::Only { setting: &[2048, 2], at_least: 0.75 },
@@ -271,7 +258,6 @@ pub const COMPARE_SCENARIOS: [CompareScenario; 4] = [
         id: "o",
         title: "sweep compare, B 5% slower everywhere (uniform), 5 x 4 grid x 3 reps",
         grid: &SLICES,
-        pairing: Pairing::Independent,
         a: CALM,
         b_adds: &[("FIXTURE_REGRESSION", "0.05")],
         expect: Expect::Overall { at_least: 0.9 },

@@ -21,9 +21,6 @@ use clap::Parser;
 use args::{Cli, Command};
 use exit_status::CommandError;
 
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> std::process::ExitCode {
     exit_status::finish(dispatch(Cli::parse()))
 }
