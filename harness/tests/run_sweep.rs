@@ -637,3 +637,33 @@ fn daemons_a_sigkilled_sweep_left_are_killed_by_the_next_sweep() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(leftover_processes(marker), "", "the dead sweep's daemons outlived the next sweep's start");
 }
+
+/// Regression (issue 21, resume keyed by setting id): a resume whose `--filter` plans other settings than
+/// the first run numbers them differently from the CSV's sidecar; its rows are matched to the plan by
+/// setting, so the new settings run and the recorded ones are not run again.
+#[test]
+fn resuming_with_another_filter_runs_the_new_settings_and_keeps_the_recorded_ones() {
+    let workspace = fixture_workspace("20s");
+    let spec = fixture_sweep(&workspace, r#"["slow", "ok"]"#, 2, "marker-refilter-41c7");
+    let first = sweep(workspace.path(), &["run", &spec, "--filter", "mode=ok"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let csv = workspace.result_csv("fixture");
+    let csv_arg = csv.to_str().unwrap();
+    let modes = |csv: &std::path::Path| {
+        let mut pairs: Vec<(String, String)> =
+            csv_rows(csv).iter().map(|row| (row["param.mode"].clone(), row["rep"].clone())).collect();
+        pairs.sort();
+        pairs
+    };
+    assert_eq!(modes(&csv), [("ok".into(), "1".into()), ("ok".into(), "2".into())]);
+    let refiltered = sweep(workspace.path(), &["run", &spec, "--filter", "mode=slow", "--resume", csv_arg]);
+    assert_eq!(refiltered.status.code(), Some(0), "{}", stderr(&refiltered));
+    let whole = sweep(workspace.path(), &["run", &spec, "--resume", csv_arg]);
+    assert_eq!(whole.status.code(), Some(0), "{}", stderr(&whole));
+    assert!(stderr(&whole).contains("4 runs already recorded"), "{}", stderr(&whole));
+    let expected: Vec<(String, String)> = [("ok", "1"), ("ok", "2"), ("slow", "1"), ("slow", "2")]
+        .iter()
+        .map(|(m, r)| (m.to_string(), r.to_string()))
+        .collect();
+    assert_eq!(modes(&csv), expected);
+}

@@ -45,6 +45,13 @@ impl Setting {
         labels
     }
 
+    /// The setting a recorded run's `labels` (`labels`' form) name; `None` for labels without a variant.
+    pub fn from_labels(labels: &[(String, ParamValue)]) -> Option<Setting> {
+        let ((_, variant), values) = labels.split_last()?;
+        let variant = variant.as_text().unwrap_or(super::DEFAULT_VARIANT).to_string();
+        Some(Setting { values: values.to_vec(), variant })
+    }
+
     /// The value columns as text, in order, as the CSV writes them.
     pub fn value_texts(&self) -> Vec<String> {
         self.values.iter().map(|(_, value)| value.to_string()).collect()

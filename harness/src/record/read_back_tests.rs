@@ -69,13 +69,12 @@ fn csv_round_trips_rows_including_missing_metrics_and_commas_in_errors() {
     assert_eq!(second.status, RunStatus::Failed);
     assert!(second.metrics.is_empty());
     assert_eq!(second.error, "rank 1 exited with code 3, see log line two");
-    let attempts = RunTable::read(&path).unwrap().recorded_attempts();
-    let key = |rep| crate::record::RunKey {
-        params: vec!["4".into(), "512".into()],
+    let planned = [crate::plan::Setting {
+        values: vec![("slices".into(), ParamValue::Int(4)), ("rows".into(), ParamValue::Int(512))],
         variant: "default".into(),
-        rep,
-        warmup: false,
-    };
+    }];
+    let attempts = RunTable::read(&path).unwrap().recorded_attempts(&planned);
+    let key = |rep| crate::record::RunKey { setting: crate::plan::SettingId::new(0), rep, warmup: false };
     assert!(!attempts.needs_run(&key(1), true) && attempts.needs_run(&key(2), true));
     assert_eq!(attempts.next_attempt(&key(2)), 2);
 }
@@ -112,7 +111,7 @@ fn resuming_a_csv_written_before_the_slurm_and_attempt_columns_keeps_its_layout(
     let sweep = super::test_sidecar::write_sidecar(&path, &columns());
     let provenance = Provenance { slurm_job_id: "40".into(), ..Provenance::default() };
     let (mut writer, existing) = ResultWriter::append(&path, columns(), provenance, &sweep).unwrap();
-    assert!(existing.recorded_attempts().without_attempts, "failed runs of an old CSV cannot be run again");
+    assert!(existing.recorded_attempts(&[]).without_attempts, "failed runs of an old CSV cannot be run again");
     writer.write(&RunRow { attempt: 2, ..row(&metrics, 2, RunStatus::Ok, "") }).unwrap();
     let table = RunTable::read(&path).unwrap();
     assert_eq!(table.columns, old);

@@ -51,7 +51,7 @@ mod tests {
     use super::*;
 
     fn key(rep: u32) -> RunKey {
-        RunKey { params: vec!["1".into()], variant: "default".into(), rep, warmup: false }
+        RunKey { setting: crate::plan::SettingId::new(0), rep, warmup: false }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 use super::columns::Columns;
 use super::sidecar::Sidecar;
 use super::sweep_fingerprint::SweepFingerprint;
-use crate::plan::{Setting, SettingId, DEFAULT_VARIANT};
+use crate::plan::{Setting, SettingId};
 use crate::spec::{Param, ParamValue};
 
 /// The grid of one sidecar.
@@ -53,8 +53,8 @@ impl RecordedGrid {
     /// The planned id of a row's setting (param labels, then `("variant", name)`), `None` when the sidecar
     /// lists no settings (an old one); why it is not one its sidecar planned, if not.
     pub fn setting_id(&self, labels: &[(String, ParamValue)]) -> Result<Option<SettingId>, String> {
-        let Some(((_, variant), values)) = labels.split_last() else { return Ok(None) };
-        for (name, value) in values {
+        let Some(setting) = Setting::from_labels(labels) else { return Ok(None) };
+        for (name, value) in &setting.values {
             let Some(param) = self.declared.iter().find(|param| param.name == *name) else { continue };
             if !param.values.contains(value) {
                 let allowed: Vec<String> = param.values.iter().map(ToString::to_string).collect();
@@ -65,8 +65,7 @@ impl RecordedGrid {
                 ));
             }
         }
-        let variant = variant.as_text().unwrap_or(DEFAULT_VARIANT).to_string();
-        let label = Setting { values: values.to_vec(), variant }.label();
+        let label = setting.label();
         match self.settings.get(&label) {
             Some(&id) => Ok(Some(id)),
             None if self.settings.is_empty() => Ok(None),

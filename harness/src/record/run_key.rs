@@ -1,11 +1,12 @@
 //! `RunKey`: what identifies a recorded run, so `--resume` never repeats a (setting, rep) pair.
 
-/// A run as `--resume` matches it. Params are keyed by their CSV text, which is what the file says
-/// whatever its sidecar: `spec` refuses two values of one param that print alike.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+use crate::plan::SettingId;
+
+/// A run as `--resume` matches it: its setting's id in the plan being resumed (a CSV's rows are mapped to
+/// it once per setting, `RunTable::plan_ids`), its rep, and whether it is a warmup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct RunKey {
-    pub params: Vec<String>,
-    pub variant: String,
+    pub setting: SettingId,
     pub rep: u32,
     pub warmup: bool,
 }

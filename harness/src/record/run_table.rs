@@ -5,6 +5,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use simd_csv::ZeroCopyByteRecord;
 
 use super::attempt_index::{AttemptIndex, Duplicate, RunColumns};
@@ -17,11 +18,11 @@ use super::row_layout::RowLayout;
 use super::run_key::RunKey;
 use super::setting_interner::{intern_labels, place_labels, SettingInterner};
 use super::sidecar::Sidecar;
-use super::stored_runs::{by_name, StoredRuns};
+use super::stored_runs::{by_name, Labels, StoredRuns};
 use super::table_run::TableRun;
 use super::torn_row::torn_line;
 use crate::launch::{RunStatus, UnknownRunStatus};
-use crate::plan::SettingId;
+use crate::plan::{Setting, SettingId};
 use crate::spec::Param;
 
 /// Every run of a result CSV, column by column: about 10 bytes per run plus 8 per metric, whatever the
@@ -192,22 +193,29 @@ impl RunTable {
         }
     }
 
-    /// What the CSV holds of every (setting, rep): its last attempt and whether one succeeded, superseded
-    /// attempts included (for `--resume`).
-    pub fn recorded_attempts(&self) -> RecordedAttempts {
+    /// What the CSV holds of every (setting, rep) of the plan whose settings are `planned`: its last attempt
+    /// and whether one succeeded, superseded attempts included (for `--resume`). Runs of settings the plan
+    /// does not hold are left out.
+    pub fn recorded_attempts(&self, planned: &[Setting]) -> RecordedAttempts {
+        let plan_ids = self.plan_ids(planned);
         let mut attempts = RecordedAttempts::default();
         attempts.without_attempts = !self.columns.attempt;
         for run in 0..self.len() {
-            let labels = &self.stored.settings[self.stored.setting[run].index()];
-            let key = RunKey {
-                params: labels[..labels.len() - 1].iter().map(|(_, value)| value.to_string()).collect(),
-                variant: labels.last().map(|(_, value)| value.to_string()).unwrap_or_default(),
-                rep: self.stored.rep[run],
-                warmup: self.stored.warmup[run],
-            };
+            let Some(setting) = plan_ids[self.stored.setting[run].index()] else { continue };
+            let key = RunKey { setting, rep: self.stored.rep[run], warmup: self.stored.warmup[run] };
             attempts.record(key, self.attempt(run), self.stored.status[run] == RunStatus::Ok);
         }
         attempts
+    }
+
+    /// For each of this table's settings (by its `SettingId`), the id of the same setting among `planned`
+    /// (a plan's settings, which a resume or `--filter` may order or cut differently from the sidecar's):
+    /// matched once per setting by its label.
+    pub fn plan_ids(&self, planned: &[Setting]) -> Vec<Option<SettingId>> {
+        let by_label: FxHashMap<String, SettingId> =
+            planned.iter().enumerate().map(|(id, setting)| (setting.label(), SettingId::new(id))).collect();
+        let plan_id = |labels: &Labels| Setting::from_labels(labels).and_then(|s| by_label.get(&s.label()).copied());
+        self.stored.settings.iter().map(plan_id).collect()
     }
 
     /// Appends `other`'s runs after this table's, its settings merged into this table's: at their ids when

@@ -456,9 +456,10 @@ fn open_session<'a>(
 ) -> Result<(Session<'a>, Vec<PlannedRun>), RunnerError> {
     let paths = &context.paths;
     let options = context.options;
-    let (writer, recorded) = open_results(sweep, paths, options.resume.is_some(), context.origin.provenance.clone())?;
+    let (writer, recorded) =
+        open_results(sweep, plan, paths, options.resume.is_some(), context.origin.provenance.clone())?;
     write_sidecar(sweep, plan, options, paths, &context.origin)?;
-    let todo = runs_to_do(plan, runs, &recorded, options);
+    let todo = runs_to_do(runs, &recorded, options);
     let mut session = Session::new(sweep, writer, paths, context.spawning(), todo.len(), options);
     session.resumed(plan, &todo, recorded);
     // A setup script chosen by a param (`envs/{{compiler}}.sh`) gives each setting its own environment

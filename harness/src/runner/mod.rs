@@ -153,7 +153,7 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     let origin = Origin::gather(sweep, &plan.settings[0])?;
     let origins = SettingOrigins::gather(sweep, &plan.settings)?;
     let spawning = Spawning { base_env: &origin.base_env, events };
-    let (writer, recorded) = open_results(sweep, &paths, options.resume.is_some(), origin.provenance.clone())?;
+    let (writer, recorded) = open_results(sweep, &plan, &paths, options.resume.is_some(), origin.provenance.clone())?;
     let log = paths.logs.join("build.log");
     match engine_build::build_before_run(&sweep.engine, options.build, &log, &origin.base_env)? {
         None | Some(Ok(_)) => {}
@@ -169,7 +169,7 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     let hash = program_hash(sweep, &sites[0]);
     sites.iter_mut().for_each(|site| site.hash.clone_from(&hash));
     write_sidecar(sweep, &plan, options, &paths, &origin)?;
-    let todo = runs_to_do(&plan, &plan.runs, &recorded, options);
+    let todo = runs_to_do(&plan.runs, &recorded, options);
     let mut session = Session::new(sweep, writer, &paths, spawning, todo.len(), options);
     session.origins = origins;
     session.resumed(&plan, &todo, recorded);
@@ -202,9 +202,11 @@ pub fn columns(sweep: &Sweep) -> Columns {
     }
 }
 
-/// Opens the result CSV (new, or the one being resumed) and says what it already holds of each run.
+/// Opens the result CSV (new, or the one being resumed) and says what it already holds of each run of
+/// `plan`.
 pub fn open_results(
     sweep: &Sweep,
+    plan: &Plan,
     paths: &ResultPaths,
     resume: bool,
     provenance: Provenance,
@@ -222,7 +224,7 @@ pub fn open_results(
                 torn.kept.display()
             );
         }
-        Ok((writer, existing.recorded_attempts()))
+        Ok((writer, existing.recorded_attempts(&plan.settings)))
     } else {
         Ok((ResultWriter::create(&paths.csv, columns(sweep), provenance)?, RecordedAttempts::default()))
     }
@@ -245,19 +247,13 @@ pub fn check_resume(sweep: &Sweep, csv: &Path) -> Result<Sidecar, RunnerError> {
 
 /// The planned runs still to run: those not recorded, and (unless `--no-retry-failed`) those whose every
 /// recorded attempt failed.
-pub fn runs_to_do(
-    plan: &Plan,
-    runs: &[PlannedRun],
-    recorded: &RecordedAttempts,
-    options: &RunOptions,
-) -> Vec<PlannedRun> {
-    runs.iter().filter(|run| recorded.needs_run(&planned_key(plan, run), !options.keep_failed)).copied().collect()
+pub fn runs_to_do(runs: &[PlannedRun], recorded: &RecordedAttempts, options: &RunOptions) -> Vec<PlannedRun> {
+    runs.iter().filter(|run| recorded.needs_run(&planned_key(run), !options.keep_failed)).copied().collect()
 }
 
 /// The resume key a planned run will have once recorded.
-pub fn planned_key(plan: &Plan, run: &PlannedRun) -> RunKey {
-    let setting = &plan.settings[run.setting.index()];
-    RunKey { params: setting.value_texts(), variant: setting.variant.clone(), rep: run.rep, warmup: run.warmup }
+pub fn planned_key(run: &PlannedRun) -> RunKey {
+    RunKey { setting: run.setting, rep: run.rep, warmup: run.warmup }
 }
 
 /// A short content hash of the engine binary, so rows say exactly which build produced them.

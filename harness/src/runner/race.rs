@@ -7,7 +7,7 @@ use super::prepared_run::VariantSite;
 use super::runner_error::RunnerError;
 use super::session::Session;
 use crate::analyse::{SettingSummary, Verdicts};
-use crate::plan::{Plan, PlannedRun};
+use crate::plan::{Plan, PlannedRun, SettingId};
 use crate::record::RunTable;
 use crate::spec::{AnalysisConfig, Race};
 
@@ -58,17 +58,16 @@ impl Session<'_> {
 
     /// Plan indices of the settings whose groups are not yet decided (the best and undecided rivals).
     fn still_racing(&self, plan: &Plan, csv: &Path, race: Race) -> Result<BTreeSet<usize>, RunnerError> {
-        let runs = RunTable::read(csv)?;
-        let runs = runs.runs();
+        let table = RunTable::read(csv)?;
+        let runs = table.runs();
         let settings = SettingSummary::summarise(&runs);
         let config = AnalysisConfig { stopping: true, ..self.sweep.analysis.racing(Some(race)) };
         let verdicts = Verdicts::decide(&runs, &settings, &config, true);
-        let racing_labels: Vec<_> = verdicts.racing().into_iter().map(|index| &settings[index].setting).collect();
-        let undecided_or_unmeasured = plan.settings.iter().enumerate().filter(|(_, setting)| {
-            let labels = setting.labels();
-            let measured = settings.iter().any(|s| s.setting == labels);
-            !measured || racing_labels.contains(&&labels)
-        });
-        Ok(undecided_or_unmeasured.map(|(index, _)| index).collect())
+        let plan_ids = table.plan_ids(&plan.settings);
+        let plan_index = |summary: &SettingSummary| plan_ids[summary.id.index()].map(SettingId::index);
+        let measured: BTreeSet<usize> = settings.iter().filter_map(plan_index).collect();
+        let racing = verdicts.racing().into_iter().filter_map(|index| plan_index(&settings[index]));
+        let unmeasured = (0..plan.settings.len()).filter(|index| !measured.contains(index));
+        Ok(racing.chain(unmeasured).collect())
     }
 }

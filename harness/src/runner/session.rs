@@ -85,7 +85,7 @@ impl<'a> Session<'a> {
 
     /// Takes what a resumed CSV holds (nothing for a new one) and says what of `plan` is left: `todo`.
     pub fn resumed(&mut self, plan: &Plan, todo: &[PlannedRun], recorded: RecordedAttempts) {
-        let again = todo.iter().filter(|run| recorded.failed(&planned_key(plan, run))).count();
+        let again = todo.iter().filter(|run| recorded.failed(&planned_key(run))).count();
         let done = plan.runs.len() - todo.len();
         if done > 0 || again > 0 {
             let again = if again > 0 { format!(", {again} failed runs to run again") } else { String::new() };
@@ -269,7 +269,7 @@ impl<'a> Session<'a> {
             param_values: setting.value_texts(),
             variant: &variant.name,
             rep: run.rep,
-            attempt: self.attempts.next_attempt(&planned_key(plan, run)),
+            attempt: self.attempts.next_attempt(&planned_key(run)),
             warmup: run.warmup,
             order: run.order,
             status: outcome.status,
