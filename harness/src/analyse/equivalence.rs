@@ -73,10 +73,10 @@ impl EquivalenceCheck {
     /// Class settings by (group labels, key value); test each class's extreme pair (the lowest and
     /// highest model estimates) on the verdicts' model: agree when the 1 − 2·alpha interval of their
     /// difference lies within ± the bound, disagree when the interval at 1 − 2·alpha/classes lies wholly
-    /// beyond it, cannot tell otherwise. The key is read from the setting labels when it is a column,
-    /// otherwise from each usable run's metric rounded to an integer.
-    pub fn of<R: RecordedRun>(
-        observations: &[R],
+    /// beyond it, cannot tell otherwise. `key_values` are each setting's values of the key
+    /// (`EquivalenceCheck::key_values`).
+    pub fn of(
+        key_values: &[Vec<String>],
         settings: &[SettingSummary],
         config: &AnalysisConfig,
         key: &Expression,
@@ -85,7 +85,6 @@ impl EquivalenceCheck {
     ) -> EquivalenceCheck {
         let mut classes: Vec<(Labels, String, Vec<usize>)> = Vec::new();
         let mut inconsistent = Vec::new();
-        let key_values = key_values(observations, settings, key);
         for (index, summary) in settings.iter().enumerate().filter(|(_, s)| s.metric(&config.primary).is_some()) {
             let value = match key_values[index].as_slice() {
                 [] => continue,
@@ -108,6 +107,40 @@ impl EquivalenceCheck {
             .map(|(group, value, members)| tests.class(group, value, members, settings, &config.primary))
             .collect();
         EquivalenceCheck { key: key.text().to_string(), classes, inconsistent }
+    }
+
+    /// The distinct key values of each setting: its label, or per usable run the key (a metric, or an
+    /// expression over numeric params and the run's metrics, a metric winning over a param of its name)
+    /// rounded to an integer. One pass over the runs; the key is compiled once and each run only fills its
+    /// few names.
+    pub fn key_values<R: RecordedRun>(
+        observations: &[R],
+        settings: &[SettingSummary],
+        key: &Expression,
+    ) -> Vec<Vec<String>> {
+        if let Some(labels) = settings.iter().map(|s| label_of(s, key.text())).collect::<Option<Vec<String>>>() {
+            return labels.into_iter().map(|label| vec![label]).collect();
+        }
+        let params: Vec<Vec<Option<f64>>> = settings
+            .iter()
+            .map(|summary| {
+                key.names().iter().map(|name| summary.setting.iter().find(|(n, _)| n == name)?.1.as_f64()).collect()
+            })
+            .collect();
+        let index = SettingIndex::of(settings.iter().map(|summary| summary.id));
+        let mut bindings = key.bindings();
+        let mut rounded: Vec<Vec<f64>> = vec![Vec::new(); settings.len()];
+        for run in observations.iter().filter(|run| run.is_usable()) {
+            let Some(setting) = index.get(run.setting_id()) else { continue };
+            for (slot, name) in key.names().iter().enumerate() {
+                bindings.set_at(slot, run.metric(name).or(params[setting][slot]));
+            }
+            let Ok(value) = key.number_of(&bindings).map(f64::round) else { continue };
+            if !rounded[setting].iter().any(|seen| seen.to_bits() == value.to_bits()) {
+                rounded[setting].push(value);
+            }
+        }
+        rounded.into_iter().map(|values| values.into_iter().map(|value| format!("{value}")).collect()).collect()
     }
 }
 
@@ -178,36 +211,6 @@ impl Tests<'_> {
     }
 }
 
-/// The distinct key values of each setting: its label, or per usable run the key (a metric, or an
-/// expression over numeric params and the run's metrics, a metric winning over a param of its name)
-/// rounded to an integer. One pass over the runs; the key is compiled once and each run only fills its
-/// few names.
-fn key_values<R: RecordedRun>(observations: &[R], settings: &[SettingSummary], key: &Expression) -> Vec<Vec<String>> {
-    if let Some(labels) = settings.iter().map(|s| label_of(s, key.text())).collect::<Option<Vec<String>>>() {
-        return labels.into_iter().map(|label| vec![label]).collect();
-    }
-    let params: Vec<Vec<Option<f64>>> = settings
-        .iter()
-        .map(|summary| {
-            key.names().iter().map(|name| summary.setting.iter().find(|(n, _)| n == name)?.1.as_f64()).collect()
-        })
-        .collect();
-    let index = SettingIndex::of(settings.iter().map(|summary| summary.id));
-    let mut bindings = key.bindings();
-    let mut rounded: Vec<Vec<f64>> = vec![Vec::new(); settings.len()];
-    for run in observations.iter().filter(|run| run.is_usable()) {
-        let Some(setting) = index.get(run.setting_id()) else { continue };
-        for (slot, name) in key.names().iter().enumerate() {
-            bindings.set_at(slot, run.metric(name).or(params[setting][slot]));
-        }
-        let Ok(value) = key.number_of(&bindings).map(f64::round) else { continue };
-        if !rounded[setting].iter().any(|seen| seen.to_bits() == value.to_bits()) {
-            rounded[setting].push(value);
-        }
-    }
-    rounded.into_iter().map(|values| values.into_iter().map(|value| format!("{value}")).collect()).collect()
-}
-
 /// A setting's label in `column`, when the key names a setting column.
 fn label_of(summary: &SettingSummary, column: &str) -> Option<String> {
     summary.setting.iter().find(|(name, _)| name == column).map(|(_, label)| label.to_string())
@@ -225,7 +228,8 @@ mod tests {
         let config = fixture_slice_config();
         let model = crate::analyse::Verdicts::decide(observations, &settings, &config, true).model;
         let drift = drift.then(|| DriftBound::of(observations, "decode_tokens_per_s")).flatten();
-        EquivalenceCheck::of(observations, &settings, &config, &key, drift.as_ref(), &model)
+        let key_values = EquivalenceCheck::key_values(observations, &settings, &key);
+        EquivalenceCheck::of(&key_values, &settings, &config, &key, drift.as_ref(), &model)
     }
 
     fn check(observations: &[Observation], drift: bool) -> EquivalenceCheck {

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use super::setting_index::SettingIndex;
 use super::summary_stats::SummaryStats;
 use crate::plan::SettingId;
-use crate::record::RecordedRun;
+use crate::record::{MetricColumn, RecordedRun, RunTable};
 use crate::spec::{Param, ParamValue};
 
 pub use crate::record::Labels;
@@ -41,6 +41,30 @@ impl SettingSummary {
     /// core, each from its own runs' values only, so no copy of every run's values is ever held.
     pub fn summarise<R: RecordedRun>(observations: &[R]) -> Vec<SettingSummary> {
         runs_by_setting(observations).into_par_iter().map(|runs| summary(observations, runs)).collect()
+    }
+
+    /// `summarise` of a table's runs (`RunTable::runs`), read column by column: each metric in one
+    /// sequential pass into its settings' values, the metrics on every core. Reading run by run, every
+    /// run's twelve metrics are twelve cache misses apart (a third of a million-run report's time).
+    pub fn summarise_table(table: &RunTable) -> Vec<SettingSummary> {
+        let runs = table.runs();
+        let settings = runs_by_setting(&runs);
+        let mut slot = vec![u32::MAX; runs.len()];
+        for (index, (_, _, _, usable)) in settings.iter().enumerate() {
+            let index = u32::try_from(index).expect("fewer than 2^32 settings");
+            usable.iter().for_each(|&run| slot[run as usize] = index);
+        }
+        let columns: Vec<(&str, Vec<Option<SummaryStats>>)> = table
+            .metric_columns()
+            .into_par_iter()
+            .map(|column| (column.name, column_stats(&column, &slot, &settings)))
+            .collect();
+        let summary = |(index, (id, first, runs_of, usable)): (usize, SettingRuns)| {
+            let metrics = columns.iter().filter_map(|(name, stats)| Some((name.to_string(), stats[index]?)));
+            let setting = runs[first].setting().clone();
+            SettingSummary { id, setting, runs: runs_of, usable: usable.len(), metrics: metrics.collect() }
+        };
+        settings.into_iter().enumerate().map(summary).collect()
     }
 
     /// Settings in declared grid order: by each param's position in its declared values (a value not
@@ -119,6 +143,18 @@ fn summary<R: RecordedRun>(observations: &[R], (id, first, runs, usable): Settin
     let metrics =
         values.into_iter().filter_map(|(name, mut v)| Some((name.to_string(), SummaryStats::of(&mut v)?))).collect();
     SettingSummary { id, setting: observations[first].setting().clone(), runs, usable: usable.len(), metrics }
+}
+
+/// One metric's summary per setting (by position in `settings`) from its column: `slot[run]` is the
+/// setting of a usable run (`u32::MAX` for one that is not).
+fn column_stats(column: &MetricColumn<'_>, slot: &[u32], settings: &[SettingRuns]) -> Vec<Option<SummaryStats>> {
+    let mut values: Vec<Vec<f64>> = settings.iter().map(|(_, _, _, usable)| Vec::with_capacity(usable.len())).collect();
+    for (value, &setting) in column.values().zip(slot) {
+        if setting != u32::MAX && !value.is_nan() {
+            values[setting as usize].push(value);
+        }
+    }
+    values.iter_mut().map(|values| SummaryStats::of(values)).collect()
 }
 
 /// The values of metric `name`, which a run reported as its `position`-th, room made for `runs` of them

@@ -77,11 +77,15 @@ pub fn analyse_summarised<R: RecordedRun>(
         || FailureSummary::of(observations),
     );
     SettingSummary::sort_by_declaration(&mut settings, declared);
-    let verdicts = Verdicts::decide(observations, &settings, config, rounds_are_blocks);
-    let equivalence = config
-        .equivalence_key
-        .as_ref()
-        .map(|key| EquivalenceCheck::of(observations, &settings, config, key, drift.as_ref(), &verdicts.model));
+    // The model takes one core; the equivalence key, evaluated run by run, the other.
+    let (verdicts, key_values) = rayon::join(
+        || Verdicts::decide(observations, &settings, config, rounds_are_blocks),
+        || config.equivalence_key.as_ref().map(|key| EquivalenceCheck::key_values(observations, &settings, key)),
+    );
+    let equivalence =
+        config.equivalence_key.as_ref().zip(key_values).map(|(key, values)| {
+            EquivalenceCheck::of(&values, &settings, config, key, drift.as_ref(), &verdicts.model)
+        });
     let pooled = config.fit.as_ref().filter(|fit| fit.by.is_empty());
     let group_fits = config.fit.as_ref().filter(|fit| !fit.by.is_empty());
     let group_fits = group_fits.map_or_else(Vec::new, |fit| GroupFit::per_group(&settings, fit));

@@ -6,6 +6,7 @@ mod file_range;
 #[cfg(test)]
 mod fuzz_tests;
 mod merged_shards;
+mod metric_column;
 mod observation;
 mod output_mark;
 mod provenance;
@@ -33,6 +34,7 @@ mod torn_row;
 
 pub use columns::Columns;
 pub use merged_shards::MergedShards;
+pub use metric_column::MetricColumn;
 pub use observation::Observation;
 pub use output_mark::OutputMark;
 pub use provenance::{version_line, Provenance};

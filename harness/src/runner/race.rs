@@ -60,7 +60,7 @@ impl Session<'_> {
     fn still_racing(&self, plan: &Plan, csv: &Path, race: Race) -> Result<BTreeSet<usize>, RunnerError> {
         let table = RunTable::read(csv)?;
         let runs = table.runs();
-        let settings = SettingSummary::summarise(&runs);
+        let settings = SettingSummary::summarise_table(&table);
         let config = AnalysisConfig { stopping: true, ..self.sweep.analysis.racing(Some(race)) };
         let verdicts = Verdicts::decide(&runs, &settings, &config, true);
         let plan_ids = table.plan_ids(&plan.settings);

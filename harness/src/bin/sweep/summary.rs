@@ -31,7 +31,7 @@ pub fn write_run_summary(
     let declared = sidecar.as_ref().map(|s| s.params.clone()).unwrap_or_default();
     let config = &config.racing(sidecar.as_ref().and_then(|s| s.race));
     // Summarised first, so that only the columns the rest reads run by run stay in memory.
-    let settings = analyse::SettingSummary::summarise(&table.runs());
+    let settings = analyse::SettingSummary::summarise_table(table);
     table.retain_metrics(&analyse::metrics_read_per_run(config));
     let analysis = analyse::analyse_summarised(&table.runs(), settings, config, rounds_are_blocks, &declared);
     let context = ReportContext::recorded(sidecar.as_ref(), &paths.csv, table.retried());
