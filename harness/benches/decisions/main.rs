@@ -5,7 +5,7 @@
 //! `sweep compare --json` on A/A pairs and on known regressions. It prints figures beside the issues'
 //! targets; it asserts nothing (the fixture's numbers are not measurements).
 //!
-//! `cargo bench --bench decisions [-- SCENARIO...]` (scenarios a..r, default all; or `bench/decisions.sh`).
+//! `cargo bench --bench decisions [-- SCENARIO...]` (scenarios a..s, default all; or `bench/decisions.sh`).
 //! Env: DECISIONS_SWEEPS (sweeps per scenario, default 40), DECISIONS_TRIALS (independent A/B pairs per
 //! compare scenario, default 50), DECISIONS_SEED (the first seed, default 1000: sweep i of every scenario
 //! runs with seed + i, so scenarios differ only by their conditions), DECISIONS_KEEP=1 (keep the work folder

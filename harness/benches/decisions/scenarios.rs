@@ -116,7 +116,7 @@ const fn noted(scenario: Scenario, note: &'static str) -> Scenario {
 const NOISY_1: Fixture = &[("FIXTURE_NOISE_BY_SLICES", "1:0.04")];
 
 /// Issue 7's scenarios (a..f), then issue 19's misbehaving noise (h..m, r) and its race (q).
-pub const SCENARIOS: [Scenario; 14] = [
+pub const SCENARIOS: [Scenario; 15] = [
     A,
     Scenario {
         id: "b",
@@ -182,6 +182,12 @@ pub const SCENARIOS: [Scenario; 14] = [
         "l",
         "step change half-way: the machine 15% slower from run 30 of 60 on",
         &[("FIXTURE_DRIFT", "step"), ("FIXTURE_STEP_AT", "30")],
+        &[NoWrong, ClearRight(0.85)],
+    ),
+    misbehaving(
+        "s",
+        "step inside a time block: the machine 15% slower from run 25 of 60 on",
+        &[("FIXTURE_DRIFT", "step"), ("FIXTURE_STEP_AT", "25")],
         &[NoWrong, ClearRight(0.85)],
     ),
     Scenario {

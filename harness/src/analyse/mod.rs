@@ -35,6 +35,7 @@ mod setting_index;
 mod setting_model;
 mod setting_summary;
 mod side_shift;
+mod step_split;
 mod straggler;
 mod student_t;
 mod summary_stats;

@@ -2,6 +2,7 @@
 //! fitted robustly (stragglers screened out, Huber M-estimation), each setting's variance moderated toward
 //! a prior fitted across all settings, and every estimate carrying the residual degrees of freedom left.
 
+use super::step_split::split_blocks_at_steps;
 use rayon::prelude::*;
 
 use super::comparison_method::ComparisonMethod;
@@ -116,8 +117,8 @@ impl SettingModel {
         if design.blocks == RoundBlocks::TimeBlocks {
             split_rounds_into_time_blocks(&mut samples);
         }
-        let layout = SampleLayout::of(&samples);
-        let rounds = design.blocks.fitted().then(|| RoundComponents::of(&layout));
+        let mut layout = SampleLayout::of(&samples);
+        let mut rounds = design.blocks.fitted().then(|| RoundComponents::of(&layout));
         let mut stragglers = design.slow.map_or_else(Vec::new, |slow| {
             Straggler::screen(&layout, &samples, design.blocks.fitted(), slow, scale == Scale::Log)
         });
@@ -126,6 +127,12 @@ impl SettingModel {
         }
         let mut included = vec![1.0; samples.len()];
         stragglers.iter().for_each(|s| included[s.sample] = 0.0);
+        // A step of the machine inside a block is one more block boundary (stragglers set aside).
+        let stepped = rounds.as_ref().filter(|_| design.blocks == RoundBlocks::TimeBlocks);
+        if stepped.is_some_and(|rounds| split_blocks_at_steps(&mut samples, &layout, rounds, &included)) {
+            layout = SampleLayout::of(&samples);
+            rounds = Some(RoundComponents::of(&layout));
+        }
         let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
         let group_of: Vec<usize> = dense_groups(&layout, &samples, design.group_of);
         let series_of: Option<Vec<usize>> = design.series_of.map(|series| dense_groups(&layout, &samples, series));
