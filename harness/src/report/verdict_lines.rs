@@ -49,7 +49,10 @@ fn method_line(verdicts: &Verdicts) -> String {
         Scale::Linear => "values (effects are differences)",
     };
     let design = match verdicts.method() {
-        ComparisonMethod::Blocked => "setting + round blocks (the interleaved rounds: drift a round shares cancels)",
+        ComparisonMethod::Blocked => {
+            "setting + round blocks (the interleaved rounds, a block the machine stepped inside split at the step, \
+             Scott & Knott 1974: drift a block shares cancels)"
+        }
         ComparisonMethod::Independent if verdicts.paired => "settings (too few shared rounds to block on)",
         ComparisonMethod::Independent => "settings (the order was not interleaved, so rounds are not blocks)",
     };
