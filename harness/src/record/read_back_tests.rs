@@ -248,27 +248,3 @@ fn a_csv_without_the_run_columns_is_refused() {
     let error = RunTable::read(&path).unwrap_err().to_string();
     assert!(error.ends_with("not a sweep result CSV: no `variant` column"), "{error}");
 }
-
-/// Summarising column by column reads the runs `runs()` reads: a superseded attempt is left out, a run
-/// without a metric adds nothing to it.
-#[test]
-fn a_table_summarised_by_column_equals_its_runs_summarised_one_by_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.csv");
-    let both: BTreeMap<String, f64> = [("tps".to_string(), 10.0), ("wall".to_string(), 2.0)].into();
-    let tps_only: BTreeMap<String, f64> = [("tps".to_string(), 12.0)].into();
-    let none = BTreeMap::new();
-    let mut writer = ResultWriter::create(&path, columns(), Provenance::default()).unwrap();
-    writer.write(&row(&none, 1, RunStatus::Failed, "rank 0 died")).unwrap();
-    writer.write(&RunRow { attempt: 2, ..row(&both, 1, RunStatus::Ok, "") }).unwrap();
-    writer.write(&row(&tps_only, 2, RunStatus::Ok, "")).unwrap();
-    writer.write(&RunRow { warmup: true, ..row(&both, 3, RunStatus::Ok, "") }).unwrap();
-    let table = RunTable::read(&path).unwrap();
-    assert_eq!(table.runs().len(), 3, "the failed first attempt is superseded");
-    let by_column = crate::analyse::SettingSummary::summarise_table(&table);
-    assert_eq!(by_column, crate::analyse::SettingSummary::summarise(&table.runs()));
-    assert_eq!(
-        (by_column[0].usable, by_column[0].metric("tps").unwrap().n, by_column[0].metric("wall").unwrap().n),
-        (2, 2, 1)
-    );
-}

@@ -645,12 +645,16 @@ mod tests {
         let mut writer = ResultWriter::create(&path, columns, Provenance::default()).unwrap();
         for (order, run) in runs.iter().enumerate() {
             let variant = run.variant().unwrap();
+            let same = |earlier: &&Observation| {
+                (&earlier.setting, earlier.rep, earlier.warmup) == (&run.setting, run.rep, run.warmup)
+            };
+            let attempt = 1 + runs[..order].iter().filter(same).count() as u32;
             writer
                 .write(&RunRow {
                     param_values: run.setting[..2].iter().map(|(_, value)| value.to_string()).collect(),
                     variant,
                     rep: run.rep,
-                    attempt: 1,
+                    attempt,
                     warmup: run.warmup,
                     order,
                     status: run.status,
@@ -665,6 +669,22 @@ mod tests {
                 .unwrap();
         }
         RunTable::read(&path).unwrap()
+    }
+
+    /// Summarising column by column reads the runs `runs()` reads: a superseded attempt is left out, a run
+    /// without a metric adds nothing to it.
+    #[test]
+    fn a_table_summarised_by_column_equals_its_runs_summarised_one_by_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut runs = fixture_slice_sweep();
+        let retried = runs.iter().position(Observation::is_usable).unwrap();
+        let failed = Observation { status: RunStatus::Failed, metrics: Default::default(), ..runs[retried].clone() };
+        runs.insert(retried, failed);
+        runs.last_mut().unwrap().metrics.remove("decode_tokens_per_s");
+        let table = written(dir.path(), "a.csv", &runs);
+        assert_eq!(table.runs().len(), runs.len() - 1, "the failed first attempt is superseded");
+        let by_column = SettingSummary::summarise_table(&table);
+        assert_eq!(by_column, SettingSummary::summarise(&table.runs()));
     }
 
     #[test]
