@@ -2,7 +2,6 @@
 //! fitted robustly (stragglers screened out, Huber M-estimation), each setting's variance moderated toward
 //! a prior fitted across all settings, and every estimate carrying the residual degrees of freedom left.
 
-use super::step_split::split_blocks_at_steps;
 use rayon::prelude::*;
 
 use super::comparison_method::ComparisonMethod;
@@ -16,6 +15,7 @@ use super::round_blocks::RoundBlocks;
 use super::run_sample::RunSample;
 use super::sample_layout::SampleLayout;
 use super::scale::Scale;
+use super::step_split::split_blocks_at_steps;
 use super::straggler::{SlowSide, Straggler};
 use super::variance_prior::VariancePrior;
 use super::weighted_backfit::{RoundComponents, WeightedBackfit};
@@ -127,17 +127,19 @@ impl SettingModel {
         }
         let mut included = vec![1.0; samples.len()];
         stragglers.iter().for_each(|s| included[s.sample] = 0.0);
-        // A step of the machine inside a block is one more block boundary (stragglers set aside).
+        let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
+        let controls: Option<Vec<f64>> =
+            design.control.and_then(|_| samples.iter().map(|s| s.control).collect::<Option<Vec<f64>>>());
+        // A step of the machine inside a block is one more block boundary (stragglers set aside); the
+        // control shows the machine's level where there is one.
+        let probe = controls.as_deref().unwrap_or(&values);
         let stepped = rounds.as_ref().filter(|_| design.blocks == RoundBlocks::TimeBlocks);
-        if stepped.is_some_and(|rounds| split_blocks_at_steps(&mut samples, &layout, rounds, &included)) {
+        if stepped.is_some_and(|rounds| split_blocks_at_steps(&mut samples, probe, &layout, rounds, &included)) {
             layout = SampleLayout::of(&samples);
             rounds = Some(RoundComponents::of(&layout));
         }
-        let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
         let group_of: Vec<usize> = dense_groups(&layout, &samples, design.group_of);
         let series_of: Option<Vec<usize>> = design.series_of.map(|series| dense_groups(&layout, &samples, series));
-        let controls: Option<Vec<f64>> =
-            design.control.and_then(|_| samples.iter().map(|s| s.control).collect::<Option<Vec<f64>>>());
         // The control's unweighted fit serves its move test and the robust fit's first step.
         let control_fit = controls.as_ref().map(|c| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None));
         let control_move = match (design.control, &control_fit, design.policy) {

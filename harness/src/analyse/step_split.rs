@@ -17,20 +17,18 @@ const SIDE_RUNS: usize = 2;
 /// where in file order (the order the runs ran) the machine's level steps: one change point by binary
 /// segmentation (Scott & Knott 1974), found where the two sides' means differ most among the splits whose
 /// sides' medians differ by more than `STEP_T` standard errors (medians, so a straggler is not a step).
-/// The level is the residual of the control (every sample has one) or else the primary, after the
+/// The level is the residual of `probe` (the control, else the primary, per sample) after the
 /// settings' and blocks' effects (least squares, `WeightedBackfit`); its scale is the MAD of successive
 /// differences over the whole sweep, which a step or a straggler barely moves. Samples of weight 0 in
 /// `included` (stragglers) take no part and stay in the block part they ran in. Whether a block was split.
 pub(super) fn split_blocks_at_steps(
     samples: &mut [RunSample],
+    probe: &[f64],
     layout: &SampleLayout,
     rounds: &RoundComponents,
     included: &[f64],
 ) -> bool {
-    let every_control = samples.iter().all(|s| s.control.is_some());
-    let probe: Vec<f64> =
-        samples.iter().map(|s| if every_control { s.control.unwrap_or(s.value) } else { s.value }).collect();
-    let level = WeightedBackfit::fit(layout, &probe, included, Some(rounds), None).residuals;
+    let level = WeightedBackfit::fit(layout, probe, included, Some(rounds), None).residuals;
     let kept: Vec<usize> = (0..samples.len()).filter(|&index| included[index] > 0.0).collect();
     let Some(scale) = successive_difference_scale(&kept.iter().map(|&i| level[i]).collect::<Vec<_>>()) else {
         return false;
@@ -92,7 +90,9 @@ fn step_in(level: &[f64], scale: f64) -> Option<usize> {
     let mean_t = |split: usize| (mean(&level[..split]) - mean(&level[split..])).abs() / error(split);
     (SIDE_RUNS..=n.saturating_sub(SIDE_RUNS))
         .filter(|&split| median_t(split) > STEP_T)
-        .max_by(|&a, &b| mean_t(a).total_cmp(&mean_t(b)))
+        .map(|split| (split, mean_t(split)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(split, _)| split)
 }
 
 #[cfg(test)]
@@ -120,7 +120,8 @@ mod tests {
         }
         let layout = SampleLayout::of(&samples);
         let rounds = RoundComponents::of(&layout);
-        split_blocks_at_steps(&mut samples, &layout, &rounds, &[1.0; 60]);
+        let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
+        split_blocks_at_steps(&mut samples, &values, &layout, &rounds, &[1.0; 60]);
         samples.iter().map(|s| s.round).collect()
     }
 
