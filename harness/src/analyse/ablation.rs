@@ -227,7 +227,7 @@ pub fn analyse_ablation_by_group<R: RecordedRun + Clone>(
 ) -> Vec<(Labels, AblationAnalysis)> {
     let mut grouped: Vec<(Labels, Vec<R>)> = Vec::new();
     for run in runs {
-        let labels: Labels = run.setting().iter().filter(|(name, _)| group_by.contains(name)).cloned().collect();
+        let labels: Labels = run.setting().values.iter().filter(|(name, _)| group_by.contains(name)).cloned().collect();
         match grouped.iter_mut().find(|(known, _)| *known == labels) {
             Some((_, members)) => members.push(run.clone()),
             None => grouped.push((labels, vec![run.clone()])),
@@ -245,8 +245,7 @@ pub fn analyse_ablation_by_group<R: RecordedRun + Clone>(
 impl VariantSummary {
     fn of<R: RecordedRun>(observations: &[R], variant: VariantName, metrics: &[String]) -> VariantSummary {
         let name = variant.to_string();
-        let runs: Vec<&R> =
-            observations.iter().filter(|o| o.is_usable() && o.variant() == Some(name.as_str())).collect();
+        let runs: Vec<&R> = observations.iter().filter(|o| o.is_usable() && o.variant() == name).collect();
         let metrics = metrics
             .iter()
             .map(|metric| SummaryStats::of(&mut runs.iter().filter_map(|o| o.metric(metric)).collect::<Vec<_>>()))
@@ -264,7 +263,7 @@ impl VariantSummary {
 /// belong to no design and are left out.
 fn measured_variants<R: RecordedRun>(observations: &[R], groups: &[String]) -> Vec<VariantName> {
     let mut variants: Vec<VariantName> = Vec::new();
-    for name in observations.iter().filter_map(|o| o.variant()) {
+    for name in observations.iter().map(|o| o.variant()) {
         match VariantName::parse(name, groups) {
             Some(variant) if !variants.contains(&variant) => variants.push(variant),
             _ => {}
@@ -311,7 +310,7 @@ impl Design<'_> {
             .iter()
             .filter(|o| o.is_usable())
             .filter_map(|o| {
-                let setting = names.iter().position(|name| Some(name.as_str()) == o.variant())?;
+                let setting = names.iter().position(|name| name == o.variant())?;
                 Some(RunSample { setting, round: o.rep(), value: o.metric(scope)?, control: None })
             })
             .collect();
@@ -599,7 +598,7 @@ mod tests {
         let keep = ["baseline", "a", "b", "c", "a+b+c"];
         let observations: Vec<Observation> = synthetic(&["a", "b", "c"], &[-1.0, -2.0, -0.5], &[((0, 1), 0.6)])
             .into_iter()
-            .filter(|o| keep.contains(&o.variant().unwrap()))
+            .filter(|o| keep.contains(&o.variant()))
             .collect();
         let analysis =
             analyse_ablation(&observations, &fixture_names(&["a", "b", "c"]), &fixture_names(&["t"]), 0.05, false);
@@ -670,7 +669,7 @@ mod tests {
     #[test]
     fn missing_variants_are_named_not_panicked_on() {
         let observations: Vec<Observation> =
-            fixture_ablation().into_iter().filter(|o| o.variant() != Some("rank1_update")).collect();
+            fixture_ablation().into_iter().filter(|o| o.variant() != "rank1_update").collect();
         let analysis = analyse_ablation(
             &observations,
             &fixture_names(&["broadcast_rows", "rank1_update"]),

@@ -10,8 +10,9 @@ use super::round_blocks::RoundBlocks;
 use super::run_sample::RunSample;
 use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
-use super::setting_summary::{Labels, SettingSummary};
+use super::setting_summary::SettingSummary;
 use super::verdicts::slow_side;
+use crate::plan::Setting;
 use crate::record::RecordedRun;
 use crate::spec::{AnalysisConfig, ParamValue, RelativeKind};
 
@@ -122,20 +123,23 @@ impl BaselineEffect {
 
 /// The setting equal to `setting` except that the baseline params take their baseline values; None for
 /// a setting that is itself a baseline, or whose partner was not run.
-fn partner_of(setting: &Labels, settings: &[SettingSummary], baseline: &BTreeMap<String, ParamValue>) -> Option<usize> {
-    let partner: Labels =
-        setting.iter().map(|(name, value)| (name.clone(), baseline.get(name).unwrap_or(value).clone())).collect();
+fn partner_of(
+    setting: &Setting,
+    settings: &[SettingSummary],
+    baseline: &BTreeMap<String, ParamValue>,
+) -> Option<usize> {
+    let values = setting.values.iter().map(|(name, value)| (name.clone(), baseline.get(name).unwrap_or(value).clone()));
+    let partner = Setting { values: values.collect(), variant: setting.variant.clone() };
     (partner != *setting).then(|| settings.iter().position(|s| s.setting == partner)).flatten()
 }
 
 /// Per setting, the index of its family: the settings that differ from it only in baseline params.
 fn families(settings: &[SettingSummary], baseline: &BTreeMap<String, ParamValue>) -> Vec<usize> {
-    let mut known: Vec<Labels> = Vec::new();
+    let mut known: Vec<Setting> = Vec::new();
     settings
         .iter()
         .map(|summary| {
-            let family: Labels =
-                summary.setting.iter().filter(|(name, _)| !baseline.contains_key(name)).cloned().collect();
+            let family = summary.setting.without(|name| baseline.contains_key(name));
             known.iter().position(|f| *f == family).unwrap_or_else(|| {
                 known.push(family);
                 known.len() - 1

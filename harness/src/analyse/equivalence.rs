@@ -94,7 +94,7 @@ impl EquivalenceCheck {
                     continue;
                 }
             };
-            let group = summary.labels_of(&config.group_by);
+            let group = summary.setting.labels_of(&config.group_by);
             match classes.iter_mut().find(|(g, v, _)| *g == group && *v == value) {
                 Some((_, _, members)) => members.push(index),
                 None => classes.push((group, value, vec![index])),
@@ -123,9 +123,7 @@ impl EquivalenceCheck {
         }
         let params: Vec<Vec<Option<f64>>> = settings
             .iter()
-            .map(|summary| {
-                key.names().iter().map(|name| summary.setting.iter().find(|(n, _)| n == name)?.1.as_f64()).collect()
-            })
+            .map(|summary| key.names().iter().map(|name| summary.setting.value(name)?.as_f64()).collect())
             .collect();
         let index = SettingIndex::of(settings.iter().map(|summary| summary.id));
         let mut bindings = key.bindings();
@@ -213,7 +211,7 @@ impl Tests<'_> {
 
 /// A setting's label in `column`, when the key names a setting column.
 fn label_of(summary: &SettingSummary, column: &str) -> Option<String> {
-    summary.setting.iter().find(|(name, _)| name == column).map(|(_, label)| label.to_string())
+    summary.setting.value(column).map(ToString::to_string)
 }
 
 #[cfg(test)]

@@ -4,26 +4,22 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use crate::launch::RunStatus;
-use crate::plan::SettingId;
-use crate::record::{Labels, Observation, RecordedRun};
+use crate::plan::{Setting, SettingId};
+use crate::record::Observation;
 use crate::spec::ParamValue;
 
-/// One usable run of `setting` (values typed as a CSV without a sidecar reads them; variant
-/// `baseline` appended unless given) with the given metrics.
+/// One usable run of `setting` (values typed as a CSV without a sidecar reads them; a `variant` label
+/// is the variant, `baseline` unless given) with the given metrics.
 pub(crate) fn fixture_observation(setting: &[(&str, &str)], rep: u32, metrics: &[(&str, f64)]) -> Observation {
-    let mut labels: Vec<(String, ParamValue)> = setting
-        .iter()
-        .map(|(k, v)| {
-            let value = if *k == "variant" { ParamValue::Text(v.to_string()) } else { ParamValue::infer(v) };
-            (k.to_string(), value)
-        })
-        .collect();
-    if !labels.iter().any(|(k, _)| k == "variant") {
-        labels.push(("variant".into(), ParamValue::Text("baseline".into())));
-    }
+    let variant = setting.iter().find(|(k, _)| *k == "variant").map_or("baseline", |(_, v)| v);
+    let values = setting.iter().filter(|(k, _)| *k != "variant");
+    let setting = Setting {
+        values: values.map(|(k, v)| (k.to_string(), ParamValue::infer(v))).collect(),
+        variant: variant.into(),
+    };
     Observation {
-        setting_id: fixture_setting_id(&labels),
-        setting: labels,
+        setting_id: fixture_setting_id(&setting),
+        setting,
         rep,
         warmup: false,
         status: RunStatus::Ok,
@@ -32,13 +28,13 @@ pub(crate) fn fixture_observation(setting: &[(&str, &str)], rep: u32, metrics: &
     }
 }
 
-/// The id of a fixture's setting: one per distinct labels across the test process, as a table gives one
-/// per distinct labels across its rows (so ids are not dense within one test's runs).
-pub(crate) fn fixture_setting_id(labels: &Labels) -> SettingId {
-    static SETTINGS: Mutex<Vec<Labels>> = Mutex::new(Vec::new());
+/// The id of a fixture's setting: one per distinct setting across the test process, as a table gives one
+/// per distinct setting across its rows (so ids are not dense within one test's runs).
+pub(crate) fn fixture_setting_id(setting: &Setting) -> SettingId {
+    static SETTINGS: Mutex<Vec<Setting>> = Mutex::new(Vec::new());
     let mut settings = SETTINGS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let index = settings.iter().position(|known| known == labels).unwrap_or_else(|| {
-        settings.push(labels.clone());
+    let index = settings.iter().position(|known| known == setting).unwrap_or_else(|| {
+        settings.push(setting.clone());
         settings.len() - 1
     });
     SettingId::new(index)
@@ -98,10 +94,10 @@ pub(crate) fn fixture_slice_sweep() -> Vec<Observation> {
 pub(crate) fn fixture_slice_sweep_b() -> Vec<Observation> {
     let mut b: Vec<Observation> = fixture_slice_sweep()
         .into_iter()
-        .filter(|o| o.setting_value("rows") != Some(&ParamValue::Int(2048)))
+        .filter(|o| o.setting.value("rows") != Some(&ParamValue::Int(2048)))
         .map(|mut o| {
-            if o.setting_value("rows") == Some(&ParamValue::Int(512))
-                && o.setting_value("slices") == Some(&ParamValue::Int(4))
+            if o.setting.value("rows") == Some(&ParamValue::Int(512))
+                && o.setting.value("slices") == Some(&ParamValue::Int(4))
             {
                 o.metrics.entry("prefill_tokens_per_s".into()).and_modify(|v| *v *= 0.9);
             }

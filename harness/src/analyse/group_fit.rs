@@ -24,7 +24,7 @@ impl GroupFit {
         let mut groups: Vec<(Labels, Vec<(f64, f64)>)> = Vec::new();
         for summary in settings {
             let Some(point) = summary.value_of(&config.x).zip(summary.value_of(&config.y)) else { continue };
-            let group = summary.labels_of(&config.by);
+            let group = summary.setting.labels_of(&config.by);
             match groups.iter_mut().find(|(known, _)| *known == group) {
                 Some((_, points)) => points.push(point),
                 None => groups.push((group, vec![point])),

@@ -120,9 +120,7 @@ fn resolve(settings: &[SettingSummary], at: usize, overrides: &[(String, String)
     }
     let base = &settings[at].setting;
     let is_overridden = |column: &str| overrides.iter().any(|(param, _)| param == column);
-    let value_of = |setting: &SettingSummary, column: &str| {
-        setting.setting.iter().find(|(known, _)| known == column).map(|(_, value)| value.clone())
-    };
+    let value_of = |setting: &SettingSummary, column: &str| setting.setting.value(column).cloned();
     let key_of = |setting: &SettingSummary| -> Vec<Option<crate::spec::ParamValue>> {
         overrides.iter().map(|(param, _)| value_of(setting, param)).collect()
     };
@@ -133,9 +131,12 @@ fn resolve(settings: &[SettingSummary], at: usize, overrides: &[(String, String)
             .all(|a| settings.iter().all(|b| key_of(a) != key_of(b) || value_of(a, column) == value_of(b, column)))
     };
     let stays: Vec<&(String, crate::spec::ParamValue)> =
-        base.iter().filter(|(column, _)| !is_overridden(column) && !decided(column)).collect();
+        base.values.iter().filter(|(column, _)| !is_overridden(column) && !decided(column)).collect();
     let matches = |candidate: &SettingSummary| {
-        overrides.iter().all(|(param, text)| value_of(candidate, param).is_some_and(|value| value.is_written(text)))
+        candidate.setting.variant == base.variant
+            && overrides
+                .iter()
+                .all(|(param, text)| value_of(candidate, param).is_some_and(|value| value.is_written(text)))
             && stays.iter().all(|(column, value)| value_of(candidate, column).as_ref() == Some(value))
     };
     let found: Vec<usize> = (0..settings.len()).filter(|&index| matches(&settings[index])).collect();
@@ -153,7 +154,7 @@ fn metric_input(setting: &SettingSummary, name: &str, index: usize) -> Option<In
         let unmeasured = (stats.n < 2).then_some(NoTest::OneRep);
         return Some(Input { value: stats.mean, variance: stats.stdev.powi(2) / n, df: n - 1.0, unmeasured, source });
     }
-    let value = setting.setting.iter().find(|(column, _)| column == name)?.1.as_f64()?;
+    let value = setting.setting.value(name)?.as_f64()?;
     Some(Input { value, variance: 0.0, df: f64::INFINITY, unmeasured: None, source })
 }
 
@@ -164,7 +165,7 @@ fn fit_input(
     fit: Option<&CostFit>,
     group_fits: &[GroupFit],
 ) -> Option<Input> {
-    let in_group = |group: &GroupFit| group.group.iter().all(|label| setting.setting.contains(label));
+    let in_group = |group: &GroupFit| setting.setting.has_all(&group.group);
     let (index, fit) = match group_fits.iter().position(in_group) {
         Some(index) => (index, &group_fits[index].fit),
         None => (usize::MAX, fit?),
@@ -190,7 +191,7 @@ fn labels_at(quantity: &Quantity, setting: &SettingSummary) -> Labels {
         .collect();
     let fixed_everywhere =
         |column: &str| !references.is_empty() && references.iter().all(|o| o.iter().any(|(p, _)| p == column));
-    setting.setting.iter().filter(|(column, _)| column != "variant" && !fixed_everywhere(column)).cloned().collect()
+    setting.setting.without(fixed_everywhere).values
 }
 
 /// The delta method: Var f ≈ Σ (∂f/∂xᵢ)² Var xᵢ, derivatives by central differences; df by

@@ -47,7 +47,7 @@ impl RuleCheck {
                 let rule = (0..settings.len()).find(|&s| {
                     is_rule(&settings[s], config)
                         && model.has(s)
-                        && settings[s].labels_of(&config.group_by) == group.group
+                        && settings[s].setting.labels_of(&config.group_by) == group.group
                 })?;
                 // The verdict's best is the best forced setting: the rule takes no part in it.
                 Some((group.group.clone(), rule, group.best))

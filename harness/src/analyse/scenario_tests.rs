@@ -185,8 +185,7 @@ impl Tally {
 fn judge(observations: &[Observation], config: &AnalysisConfig, tally: &mut Tally) -> Verdicts {
     let settings = SettingSummary::summarise(observations);
     let verdicts = Verdicts::decide(observations, &settings, config, true);
-    let slices_of =
-        |index: usize| settings[index].setting.iter().find(|(k, _)| k == "slices").map(|(_, v)| v.to_string());
+    let slices_of = |index: usize| settings[index].setting.value("slices").map(ToString::to_string);
     for group in &verdicts.groups {
         let rows: u32 = group.group[0].1.to_string().parse().expect("rows");
         let truth = TRUTH.iter().find(|(r, _)| *r == rows).expect("a row count of the truth").1;
@@ -383,8 +382,11 @@ fn race(seed: u64, max: u32) -> (usize, bool) {
         if round >= race.min && round < max {
             let settings = SettingSummary::summarise(&observations);
             let verdicts = Verdicts::decide(&observations, &settings, &stopping, true);
-            let still: Vec<usize> =
-                verdicts.racing().iter().map(|&i| settings[i].setting[0].1.to_string().parse().unwrap()).collect();
+            let still: Vec<usize> = verdicts
+                .racing()
+                .iter()
+                .map(|&i| settings[i].setting.values[0].1.to_string().parse().unwrap())
+                .collect();
             if still.is_empty() {
                 break;
             }
@@ -394,7 +396,7 @@ fn race(seed: u64, max: u32) -> (usize, bool) {
     let settings = SettingSummary::summarise(&observations);
     let verdicts = Verdicts::decide(&observations, &settings, &config.racing(Some(race)), true);
     let group = &verdicts.groups[0];
-    let right = settings[group.best].setting[0].1.to_string() == "0";
+    let right = settings[group.best].setting.values[0].1.to_string() == "0";
     (observations.len(), right || group.outcome != GroupOutcome::Resolved)
 }
 

@@ -6,11 +6,11 @@ use rayon::prelude::*;
 
 use super::setting_index::SettingIndex;
 use super::summary_stats::SummaryStats;
-use crate::plan::SettingId;
+use crate::plan::{Setting, SettingId};
 use crate::record::{MetricColumn, RecordedRun, RunTable};
 use crate::spec::{Param, ParamValue};
 
-pub use crate::record::Labels;
+pub use crate::plan::Labels;
 
 /// While summarising: a setting, its first run, how many runs it has and which of them are usable.
 type SettingRuns = (SettingId, usize, usize, Vec<u32>);
@@ -19,8 +19,8 @@ type SettingRuns = (SettingId, usize, usize, Vec<u32>);
 #[derive(Debug, Clone, PartialEq)]
 pub struct SettingSummary {
     pub id: SettingId,
-    /// Setting labels exactly as recorded, including `("variant", name)`.
-    pub setting: Labels,
+    /// The setting as recorded: its params' typed values and its variant.
+    pub setting: Setting,
     /// Every recorded run of this setting: warmups and failures included.
     pub runs: usize,
     /// Runs that count in statistics (`Observation::is_usable`).
@@ -32,7 +32,7 @@ pub struct SettingSummary {
 impl SettingSummary {
     /// A numeric setting column, else the mean of the metric of that name.
     pub fn value_of(&self, name: &str) -> Option<f64> {
-        let label = self.setting.iter().find(|(key, _)| key == name).and_then(|(_, value)| value.as_f64());
+        let label = self.setting.value(name).and_then(ParamValue::as_f64);
         label.or_else(|| self.metric(name).map(|stats| stats.mean))
     }
 
@@ -68,7 +68,8 @@ impl SettingSummary {
     }
 
     /// Settings in declared grid order: by each param's position in its declared values (a value not
-    /// declared sorts after them by its text), params in label order; ties keep first-seen order.
+    /// declared sorts after them by its text), params in label order, then the variant; ties keep
+    /// first-seen order.
     pub fn sort_by_declaration(settings: &mut [SettingSummary], declared: &[Param]) {
         if declared.is_empty() {
             return;
@@ -80,7 +81,10 @@ impl SettingSummary {
                 .and_then(|param| param.values.iter().position(|v| v == value));
             (position.unwrap_or(usize::MAX), value.to_string())
         };
-        settings.sort_by_cached_key(|s| s.setting.iter().map(|(name, value)| rank(name, value)).collect::<Vec<_>>());
+        settings.sort_by_cached_key(|s| {
+            let values = s.setting.values.iter().map(|(name, value)| rank(name, value));
+            values.chain([(usize::MAX, s.setting.variant.clone())]).collect::<Vec<_>>()
+        });
     }
 
     pub fn metric(&self, name: &str) -> Option<&SummaryStats> {
@@ -99,16 +103,11 @@ impl SettingSummary {
             settings.iter().filter_map(|s| Some((s, s.metric(metric)?))).collect();
         let echoes = |column: &str| {
             reporting.iter().all(|(s, stats)| {
-                let label = s.setting.iter().find(|(key, _)| key == column).and_then(|(_, value)| value.as_f64());
+                let label = s.setting.value(column).and_then(ParamValue::as_f64);
                 label.is_some_and(|value| stats.min == value && stats.max == value)
             })
         };
-        !reporting.is_empty() && reporting[0].0.setting.iter().any(|(column, _)| echoes(column))
-    }
-
-    /// The labels of the given setting columns, in the order asked for (absent columns are skipped).
-    pub fn labels_of(&self, columns: &[String]) -> Labels {
-        columns.iter().filter_map(|column| self.setting.iter().find(|(key, _)| key == column).cloned()).collect()
+        !reporting.is_empty() && reporting[0].0.setting.values.iter().any(|(column, _)| echoes(column))
     }
 }
 
@@ -185,7 +184,7 @@ mod tests {
     #[test]
     fn settings_in_first_seen_order_with_usable_runs_only() {
         let summaries = SettingSummary::summarise(&fixture_slice_sweep());
-        let slices: Vec<_> = summaries.iter().map(|s| s.labels_of(&["rows".into(), "slices".into()])).collect();
+        let slices: Vec<_> = summaries.iter().map(|s| s.setting.labels_of(&["rows".into(), "slices".into()])).collect();
         assert_eq!(slices[0], vec![("rows".into(), ParamValue::Int(512)), ("slices".into(), ParamValue::Int(1))]);
         assert_eq!(slices[1][1].1, ParamValue::Int(4));
         let first = &summaries[0];
@@ -202,14 +201,14 @@ mod tests {
             .flat_map(|value| {
                 (1..=2).map(|rep| {
                     let mut run = fixture_observation(&[], rep, &[("a", 1.0)]);
-                    run.setting.insert(0, ("mode".into(), value.clone()));
+                    run.setting.values.insert(0, ("mode".into(), value.clone()));
                     run.setting_id = fixture_setting_id(&run.setting);
                     run
                 })
             })
             .collect();
         let summaries = SettingSummary::summarise(&runs);
-        assert_eq!(summaries.iter().map(|s| s.setting[0].1.clone()).collect::<Vec<_>>(), lookalikes);
+        assert_eq!(summaries.iter().map(|s| s.setting.values[0].1.clone()).collect::<Vec<_>>(), lookalikes);
         assert!(summaries.iter().all(|s| s.usable == 2));
         assert_eq!(summaries[1].value_of("mode"), Some(1.0));
         assert_eq!(summaries[2].value_of("mode"), None, "text is not a number");
@@ -248,7 +247,8 @@ mod tests {
             &mut summaries,
             &[declared("rows", &[512, 1024, 2048]), declared("slices", &[8, 1, 2])],
         );
-        let order: Vec<String> = summaries.iter().map(|s| format!("{}/{}", s.setting[0].1, s.setting[1].1)).collect();
+        let order: Vec<String> =
+            summaries.iter().map(|s| format!("{}/{}", s.setting.values[0].1, s.setting.values[1].1)).collect();
         assert_eq!(order, ["512/8", "512/1", "1024/2", "2048/1"]);
     }
 

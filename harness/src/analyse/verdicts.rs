@@ -16,6 +16,7 @@ use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
 use super::setting_summary::{Labels, SettingSummary};
 use super::straggler::SlowSide;
+use crate::plan::Setting;
 use crate::record::RecordedRun;
 use crate::spec::{AnalysisConfig, Direction};
 
@@ -44,9 +45,10 @@ pub struct Verdicts {
 
 /// Whether `setting` leaves the choice to the engine's rule (`verify_rule`'s value of its param).
 pub fn is_rule(setting: &SettingSummary, config: &AnalysisConfig) -> bool {
-    config.verify_rule.as_ref().is_some_and(|verify| {
-        setting.setting.iter().any(|(column, value)| *column == verify.param && value.is_written(&verify.rule))
-    })
+    config
+        .verify_rule
+        .as_ref()
+        .is_some_and(|verify| setting.setting.value(&verify.param).is_some_and(|value| value.is_written(&verify.rule)))
 }
 
 /// The power the detectable difference of a tie is stated at.
@@ -236,7 +238,7 @@ impl Judge<'_> {
 fn group_members(settings: &[SettingSummary], primary: &str, group_by: &[String]) -> Vec<(Labels, Vec<usize>)> {
     let mut groups: Vec<(Labels, Vec<usize>)> = Vec::new();
     for (index, summary) in settings.iter().enumerate().filter(|(_, s)| s.metric(primary).is_some()) {
-        let group = summary.labels_of(group_by);
+        let group = summary.setting.labels_of(group_by);
         match groups.iter_mut().find(|(known, _)| *known == group) {
             Some((_, members)) => members.push(index),
             None => groups.push((group, vec![index])),
@@ -248,11 +250,11 @@ fn group_members(settings: &[SettingSummary], primary: &str, group_by: &[String]
 /// Each setting's series: settings with the same values of every parameter but `group_by` (slices = 4 in
 /// every rows group) share one, numbered in first-seen order.
 fn series_of(settings: &[SettingSummary], group_by: &[String]) -> Vec<usize> {
-    let mut known: Vec<Labels> = Vec::new();
+    let mut known: Vec<Setting> = Vec::new();
     settings
         .iter()
         .map(|summary| {
-            let series: Labels = summary.setting.iter().filter(|(key, _)| !group_by.contains(key)).cloned().collect();
+            let series = summary.setting.without(|name| group_by.iter().any(|column| column == name));
             known.iter().position(|k| *k == series).unwrap_or_else(|| {
                 known.push(series);
                 known.len() - 1
@@ -333,7 +335,7 @@ mod tests {
 
     fn slices(observations: &[Observation], verdicts: &Verdicts, group: usize) -> String {
         let settings = SettingSummary::summarise(observations);
-        settings[verdicts.groups[group].best].setting[1].1.to_string()
+        settings[verdicts.groups[group].best].setting.values[1].1.to_string()
     }
 
     /// (resolved clear groups, wrong bests, true ties reported resolved) over 200 seeded sweeps.
@@ -380,8 +382,10 @@ mod tests {
                     config.control = control.then_some(config.control).flatten();
                     let settings = SettingSummary::summarise(&observations);
                     let verdicts = Verdicts::decide(&observations, &settings, &config, true);
-                    let tie =
-                        verdicts.groups[1].rivals.iter().find(|r| settings[r.setting].setting[1].1.to_string() != "1");
+                    let tie = verdicts.groups[1]
+                        .rivals
+                        .iter()
+                        .find(|r| settings[r.setting].setting.values[1].1.to_string() != "1");
                     tie.and_then(|r| r.comparison.as_ref().ok()).is_some_and(|c| c.p_value() < 0.05)
                 })
                 .count();

@@ -9,9 +9,10 @@ use super::compare_config::CompareConfig;
 use super::overall_change::OverallChange;
 use super::setting_comparison::{judge, SettingComparison, Verdict};
 use crate::analyse::{
-    holm_adjust, simultaneous_level, slow_side, ControlPolicy, Labels, ModelDesign, NoTest, RandomEffects,
-    RivalComparison, RoundBlocks, RunSample, Scale, SettingIndex, SettingModel, SideShift,
+    holm_adjust, simultaneous_level, slow_side, ControlPolicy, ModelDesign, NoTest, RandomEffects, RivalComparison,
+    RoundBlocks, RunSample, Scale, SettingIndex, SettingModel, SideShift,
 };
+use crate::plan::Setting;
 use crate::record::RecordedRun;
 
 /// The comparison of side B against side A.
@@ -21,8 +22,8 @@ pub struct Comparison {
     /// Settings present on both sides, in A's first-seen order.
     pub settings: Vec<SettingComparison>,
     /// Settings recorded only in A, then only in B.
-    pub only_a: Vec<Labels>,
-    pub only_b: Vec<Labels>,
+    pub only_a: Vec<Setting>,
+    pub only_b: Vec<Setting>,
     /// Rounds were blocks shared by both sides (one interleaved sweep).
     pub paired: bool,
     /// The model every setting's B/A comes from: control adjustment, variance prior, stragglers, df.
@@ -95,7 +96,7 @@ pub fn compare_within<R: RecordedRun>(
 ) -> Comparison {
     let side = |side: usize| {
         let value = values[side];
-        observations.iter().filter(move |o| o.setting_value(by).is_some_and(|v| v.to_string() == value))
+        observations.iter().filter(move |o| o.setting().value(by).is_some_and(|v| v.to_string() == value))
     };
     join(side, Some(by), config, Rounds::Shared { blocks: rounds_are_blocks })
 }
@@ -320,28 +321,27 @@ fn geometric_mean(values: impl Iterator<Item = f64>) -> Option<f64> {
 
 /// One side's runs, measured per setting (first-seen order), in one pass in file order.
 struct Side {
-    settings: Vec<(Labels, Measured)>,
+    settings: Vec<(Setting, Measured)>,
     /// A recorded setting's index into `settings`.
     slots: SettingIndex,
 }
 
 impl Side {
-    /// Measures runs per setting, the settings' labels without the `without` column (the one that tells
-    /// the sides apart). The labels are cut once per distinct recorded setting, not once per run.
+    /// Measures runs per setting, the settings without the `without` param (the one that tells the sides
+    /// apart). A setting is cut once per distinct recorded setting, not once per run.
     fn group<'r, R: RecordedRun + 'r>(
         runs: impl Iterator<Item = &'r R>,
         without: Option<&str>,
         config: &CompareConfig,
     ) -> Side {
-        let mut settings: Vec<(Labels, Measured)> = Vec::new();
-        let mut index: HashMap<Labels, usize> = HashMap::new();
+        let mut settings: Vec<(Setting, Measured)> = Vec::new();
+        let mut index: HashMap<Setting, usize> = HashMap::new();
         let mut slots = SettingIndex::default();
         for run in runs {
             let slot = slots.get_or_insert_with(run.setting_id(), || {
-                let labels: Labels =
-                    run.setting().iter().filter(|(name, _)| Some(name.as_str()) != without).cloned().collect();
-                *index.entry(labels.clone()).or_insert_with(|| {
-                    settings.push((labels, Measured::default()));
+                let setting = run.setting().without(|name| Some(name) == without);
+                *index.entry(setting.clone()).or_insert_with(|| {
+                    settings.push((setting, Measured::default()));
                     settings.len() - 1
                 })
             });
@@ -369,12 +369,12 @@ impl Side {
         }
     }
 
-    fn find(&self, labels: &Labels) -> Option<usize> {
-        self.settings.iter().position(|(known, _)| known == labels)
+    fn find(&self, setting: &Setting) -> Option<usize> {
+        self.settings.iter().position(|(known, _)| known == setting)
     }
 
-    fn unmatched(&self, other: &Side) -> Vec<Labels> {
-        self.settings.iter().filter(|(labels, _)| other.find(labels).is_none()).map(|(l, _)| l.clone()).collect()
+    fn unmatched(&self, other: &Side) -> Vec<Setting> {
+        self.settings.iter().filter(|(setting, _)| other.find(setting).is_none()).map(|(s, _)| s.clone()).collect()
     }
 }
 
@@ -516,11 +516,11 @@ mod tests {
         assert!(comparison.settings.iter().all(|s| s.verdict == Verdict::Regressed), "{:?}", comparison.settings);
         // The same runs as two unpaired sweeps: the ±25% round-to-round drift swamps the 5% change.
         let (a, b): (Vec<Observation>, Vec<Observation>) =
-            runs.iter().cloned().partition(|o| o.setting_value("cann").is_some_and(|v| v.to_string() == "8.5"));
+            runs.iter().cloned().partition(|o| o.setting.value("cann").is_some_and(|v| v.to_string() == "8.5"));
         let strip = |runs: Vec<Observation>| -> Vec<Observation> {
             runs.into_iter()
                 .map(|mut o| {
-                    o.setting.retain(|(name, _)| name != "cann");
+                    o.setting.values.retain(|(name, _)| name != "cann");
                     o
                 })
                 .collect()

@@ -59,7 +59,7 @@ fn one_setting_five_percent_slower_under_drift_is_found() {
                 .settings
                 .iter()
                 .filter(|s| s.verdict == Verdict::Regressed)
-                .map(|s| format!("{}/{}", s.setting[0].1, s.setting[1].1))
+                .map(|s| format!("{}/{}", s.setting.values[0].1, s.setting.values[1].1))
                 .collect()
         })
         .collect();

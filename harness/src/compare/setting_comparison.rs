@@ -3,7 +3,8 @@
 use serde::Serialize;
 
 use super::compare_config::CompareConfig;
-use crate::analyse::{ComparisonMethod, Direction, Labels, NoTest, RatioInterval};
+use crate::analyse::{ComparisonMethod, Direction, NoTest, RatioInterval};
+use crate::plan::Setting;
 
 /// The verdict on one setting, B against A.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -29,7 +30,7 @@ pub enum Verdict {
 /// One joined setting.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SettingComparison {
-    pub setting: Labels,
+    pub setting: Setting,
     pub n_a: usize,
     pub n_b: usize,
     pub mean_a: Option<f64>,

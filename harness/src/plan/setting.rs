@@ -4,10 +4,14 @@ use serde_json::{Map, Value};
 
 use crate::spec::ParamValue;
 
-/// A setting is what the analysis compares; reps of it are its samples.
-#[derive(Debug, Clone, PartialEq)]
+/// A setting's params and values, in declaration order (a group's labels are a few of them).
+pub type Labels = Vec<(String, ParamValue)>;
+
+/// A setting is what the analysis compares; reps of it are its samples. A result CSV's row reads back
+/// into one: its `param.*` cells typed as declared, its `variant` cell the variant.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Setting {
-    pub values: Vec<(String, ParamValue)>,
+    pub values: Labels,
     /// `default` for a plain sweep; the ablated groups (or `baseline`) for an ablation.
     pub variant: String,
 }
@@ -38,18 +42,25 @@ impl Setting {
             .collect()
     }
 
-    /// Param values then `("variant", name)`: the setting as a recorded run reads back.
-    pub fn labels(&self) -> Vec<(String, ParamValue)> {
-        let mut labels = self.values.clone();
-        labels.push(("variant".to_string(), ParamValue::Text(self.variant.clone())));
-        labels
+    /// The value of param `name`, if the setting has it.
+    pub fn value(&self, name: &str) -> Option<&ParamValue> {
+        self.values.iter().find(|(param, _)| param == name).map(|(_, value)| value)
     }
 
-    /// The setting a recorded run's `labels` (`labels`' form) name; `None` for labels without a variant.
-    pub fn from_labels(labels: &[(String, ParamValue)]) -> Option<Setting> {
-        let ((_, variant), values) = labels.split_last()?;
-        let variant = variant.as_text().unwrap_or(super::DEFAULT_VARIANT).to_string();
-        Some(Setting { values: values.to_vec(), variant })
+    /// The labels of `names` that the setting has, in `names`' order (a group's labels).
+    pub fn labels_of(&self, names: &[String]) -> Labels {
+        names.iter().filter_map(|name| Some((name.clone(), self.value(name)?.clone()))).collect()
+    }
+
+    /// The setting without the params `dropped` names: what settings differing only in those share.
+    pub fn without(&self, dropped: impl Fn(&str) -> bool) -> Setting {
+        let values = self.values.iter().filter(|(name, _)| !dropped(name)).cloned().collect();
+        Setting { values, variant: self.variant.clone() }
+    }
+
+    /// Whether the setting has every one of `labels` (a group's).
+    pub fn has_all(&self, labels: &[(String, ParamValue)]) -> bool {
+        labels.iter().all(|(name, value)| self.value(name) == Some(value))
     }
 
     /// The value columns as text, in order, as the CSV writes them.

@@ -48,7 +48,6 @@ pub use result_writer::{ResultWriter, RunRow};
 pub use run_key::RunKey;
 pub use run_table::RunTable;
 pub use sidecar::{Sidecar, SIDECAR_SCHEMA_VERSION};
-pub use stored_runs::Labels;
 pub use sweep_fingerprint::{declaration_digest, SweepFingerprint};
 pub use table_run::TableRun;
 pub use torn_row::TornRow;

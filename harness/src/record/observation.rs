@@ -4,16 +4,15 @@ use std::collections::BTreeMap;
 
 use super::recorded_run::RecordedRun;
 use crate::launch::RunStatus;
-use crate::plan::SettingId;
-use crate::spec::ParamValue;
+use crate::plan::{Setting, SettingId};
 
 /// A run as the analysis sees it: which setting it measured and what it measured.
 ///
 /// Built from a result CSV row, so analysis never touches files or processes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Observation {
-    /// Parameter name -> value, typed as declared, in declaration order, followed by `("variant", name)`.
-    pub setting: Vec<(String, ParamValue)>,
+    /// Parameter values, typed as declared, and the variant.
+    pub setting: Setting,
     /// Which setting: runs with equal `setting` labels, and only they, share it.
     pub setting_id: SettingId,
     /// Repetition number, 1-based.
@@ -28,7 +27,7 @@ pub struct Observation {
 }
 
 impl RecordedRun for Observation {
-    fn setting(&self) -> &Vec<(String, ParamValue)> {
+    fn setting(&self) -> &Setting {
         &self.setting
     }
     fn setting_id(&self) -> SettingId {

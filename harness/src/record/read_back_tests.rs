@@ -8,6 +8,7 @@ use super::result_writer::{ResultWriter, RunRow};
 use super::run_table::RunTable;
 use super::sidecar::Sidecar;
 use crate::launch::RunStatus;
+use crate::plan::Setting;
 use crate::spec::Param;
 use crate::spec::ParamValue;
 use std::collections::BTreeMap;
@@ -57,11 +58,10 @@ fn csv_round_trips_rows_including_missing_metrics_and_commas_in_errors() {
     let first = &table.observations()[0];
     assert_eq!(
         first.setting,
-        [
-            ("slices".to_string(), ParamValue::Int(4)),
-            ("rows".into(), ParamValue::Int(512)),
-            ("variant".into(), ParamValue::Text("default".into()))
-        ]
+        Setting {
+            values: vec![("slices".to_string(), ParamValue::Int(4)), ("rows".into(), ParamValue::Int(512))],
+            variant: "default".into()
+        }
     );
     assert_eq!(first.metrics, full);
     assert!(first.is_usable());
@@ -168,13 +168,13 @@ fn param_columns_read_back_typed_by_the_declaration_and_compare_by_type() {
     for value in &lookalikes {
         let declared = [Param { name: "mode".into(), values: vec![value.clone()], is_list: false }];
         let mut read = RunTable::read_typed(&path, &declared).unwrap().observations().remove(0);
-        assert_eq!(&read.setting[0].1, value);
-        read.setting.truncate(1);
+        assert_eq!(&read.setting.values[0].1, value);
+        read.setting.values.truncate(1);
         observations.push(read);
     }
     let settings: Vec<_> = observations.iter().map(|o| &o.setting).collect();
     assert!(settings[0] != settings[1] && settings[1] != settings[2] && settings[0] != settings[2]);
-    assert!(settings.iter().all(|s| s[0].1.to_string() == "1"), "labels print as written");
+    assert!(settings.iter().all(|s| s.values[0].1.to_string() == "1"), "labels print as written");
 }
 
 #[test]
@@ -182,7 +182,7 @@ fn without_a_sidecar_param_columns_are_inferred_and_a_sidecar_types_them() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.csv");
     write_lookalike_settings(&path);
-    assert_eq!(RunTable::read(&path).unwrap().observations()[0].setting[0].1, ParamValue::Int(1));
+    assert_eq!(RunTable::read(&path).unwrap().observations()[0].setting.values[0].1, ParamValue::Int(1));
     let mut sidecar: Sidecar = serde_json::from_value(serde_json::json!({
         "sweep": { "analysis": { "primary": "tps" } }, "declaration_file": "s.toml", "engine": {},
         "command_line": [], "seed": 1, "reps": 3, "settings": [], "base_environment": "inherited",
@@ -192,7 +192,7 @@ fn without_a_sidecar_param_columns_are_inferred_and_a_sidecar_types_them() {
     .unwrap();
     sidecar.params = vec![Param { name: "mode".into(), values: vec![ParamValue::Float(1.0)], is_list: false }];
     sidecar.write(&dir.path().join("r.json")).unwrap();
-    assert_eq!(RunTable::read(&path).unwrap().observations()[0].setting[0].1, ParamValue::Float(1.0));
+    assert_eq!(RunTable::read(&path).unwrap().observations()[0].setting.values[0].1, ParamValue::Float(1.0));
 }
 
 #[test]

@@ -10,7 +10,7 @@ use super::columns::Columns;
 use super::sidecar::Sidecar;
 use super::sweep_fingerprint::SweepFingerprint;
 use crate::plan::{Setting, SettingId};
-use crate::spec::{Param, ParamValue};
+use crate::spec::Param;
 
 /// The grid of one sidecar.
 #[derive(Debug, Clone)]
@@ -50,10 +50,9 @@ impl RecordedGrid {
         }
     }
 
-    /// The planned id of a row's setting (param labels, then `("variant", name)`), `None` when the sidecar
-    /// lists no settings (an old one); why it is not one its sidecar planned, if not.
-    pub fn setting_id(&self, labels: &[(String, ParamValue)]) -> Result<Option<SettingId>, String> {
-        let Some(setting) = Setting::from_labels(labels) else { return Ok(None) };
+    /// The planned id of a row's setting, `None` when the sidecar lists no settings (an old one); why it
+    /// is not one its sidecar planned, if not.
+    pub fn setting_id(&self, setting: &Setting) -> Result<Option<SettingId>, String> {
         for (name, value) in &setting.values {
             let Some(param) = self.declared.iter().find(|param| param.name == *name) else { continue };
             if !param.values.contains(value) {

@@ -2,8 +2,7 @@
 //! of a compact `RunTable`.
 
 use crate::launch::RunStatus;
-use crate::plan::SettingId;
-use crate::spec::ParamValue;
+use crate::plan::{Setting, SettingId};
 
 /// What separates a failed run's reason from where its logs are, in the `error` column.
 pub const LOGS_IN: &str = "; logs in ";
@@ -11,8 +10,8 @@ pub const LOGS_IN: &str = "; logs in ";
 /// One recorded run as the analysis reads it: which setting it measured and what it measured. Shared
 /// between threads: a large sweep is analysed on every core.
 pub trait RecordedRun: Sync {
-    /// Parameter name -> value, typed as declared, in declaration order, followed by `("variant", name)`.
-    fn setting(&self) -> &Vec<(String, ParamValue)>;
+    /// Parameter values, typed as declared, and the variant.
+    fn setting(&self) -> &Setting;
     /// Which setting: runs of one setting, and only they, share it (a position in the runs' table or plan).
     fn setting_id(&self) -> SettingId;
     /// Repetition number, 1-based.
@@ -32,11 +31,6 @@ pub trait RecordedRun: Sync {
         self.status() == RunStatus::Ok && !self.warmup()
     }
 
-    /// The value of a setting column (parameter or `variant`).
-    fn setting_value(&self, name: &str) -> Option<&ParamValue> {
-        self.setting().iter().find(|(key, _)| key == name).map(|(_, value)| value)
-    }
-
     /// Why the run failed without where its logs are (which differs per run), so identical failures
     /// compare equal; the status when no error was recorded.
     fn failure_reason(&self) -> &str {
@@ -47,14 +41,14 @@ pub trait RecordedRun: Sync {
     }
 
     /// The variant this run measured (`default` in a plain sweep).
-    fn variant(&self) -> Option<&str> {
-        self.setting_value("variant").and_then(ParamValue::as_text)
+    fn variant(&self) -> &str {
+        &self.setting().variant
     }
 }
 
 /// A borrowed run reads as the run (analysis groups runs by reference).
 impl<T: RecordedRun> RecordedRun for &T {
-    fn setting(&self) -> &Vec<(String, ParamValue)> {
+    fn setting(&self) -> &Setting {
         (**self).setting()
     }
     fn setting_id(&self) -> SettingId {

@@ -17,9 +17,9 @@ use super::recorded_attempts::RecordedAttempts;
 use super::recorded_grid::RecordedGrid;
 use super::row_layout::RowLayout;
 use super::run_key::RunKey;
-use super::setting_interner::{intern_labels, place_labels, SettingInterner};
+use super::setting_interner::{intern_setting, place_setting, SettingInterner};
 use super::sidecar::Sidecar;
-use super::stored_runs::{by_name, Labels, StoredRuns};
+use super::stored_runs::{by_name, StoredRuns};
 use super::table_run::TableRun;
 use super::torn_row::torn_line;
 use crate::launch::{RunStatus, UnknownRunStatus};
@@ -156,10 +156,7 @@ impl RunTable {
                 Ok(lines) => (lines[0], lines[1]),
                 Err(error) => return error,
             };
-            let labels = &self.stored.settings[self.stored.setting[run].index()];
-            let values = labels[..labels.len() - 1].to_vec();
-            let variant = labels.last().and_then(|(_, value)| value.as_text()).unwrap_or_default().to_string();
-            let setting = crate::plan::Setting { values, variant }.label();
+            let setting = self.stored.settings[self.stored.setting[run].index()].label();
             RecordError::BadRow {
                 path: rows.path.to_path_buf(),
                 line,
@@ -215,12 +212,11 @@ impl RunTable {
     pub fn plan_ids(&self, planned: &[Setting]) -> Vec<Option<SettingId>> {
         let by_label: FxHashMap<String, SettingId> =
             planned.iter().enumerate().map(|(id, setting)| (setting.label(), SettingId::new(id))).collect();
-        let plan_id = |labels: &Labels| Setting::from_labels(labels).and_then(|s| by_label.get(&s.label()).copied());
-        self.stored.settings.iter().map(plan_id).collect()
+        self.stored.settings.iter().map(|setting| by_label.get(&setting.label()).copied()).collect()
     }
 
     /// Appends `other`'s runs after this table's, its settings merged into this table's: at their ids when
-    /// `planned` (the sidecar's, the same in every part), else by their labels.
+    /// `planned` (the sidecar's, the same in every part), else by their values.
     fn append(&mut self, other: RunTable, planned: bool) {
         if self.is_empty() && self.stored.settings.is_empty() {
             *self = other;
@@ -228,10 +224,10 @@ impl RunTable {
         }
         let settings = &mut self.stored.settings;
         let merged: Vec<SettingId> = (other.stored.settings.into_iter().enumerate())
-            .map(|(id, labels)| match planned {
-                true if labels.is_empty() => SettingId::new(id),
-                true => place_labels(settings, SettingId::new(id), labels),
-                false => intern_labels(settings, labels),
+            .map(|(id, setting)| match planned {
+                true if setting == Setting::default() => SettingId::new(id),
+                true => place_setting(settings, SettingId::new(id), setting),
+                false => intern_setting(settings, setting),
             })
             .collect();
         let offset = self.len();
@@ -644,14 +640,14 @@ mod tests {
         let path = dir.join(name);
         let mut writer = ResultWriter::create(&path, columns, Provenance::default()).unwrap();
         for (order, run) in runs.iter().enumerate() {
-            let variant = run.variant().unwrap();
+            let variant = run.variant();
             let same = |earlier: &&Observation| {
                 (&earlier.setting, earlier.rep, earlier.warmup) == (&run.setting, run.rep, run.warmup)
             };
             let attempt = 1 + runs[..order].iter().filter(same).count() as u32;
             writer
                 .write(&RunRow {
-                    param_values: run.setting[..2].iter().map(|(_, value)| value.to_string()).collect(),
+                    param_values: run.setting.values[..2].iter().map(|(_, value)| value.to_string()).collect(),
                     variant,
                     rep: run.rep,
                     attempt,
@@ -820,7 +816,7 @@ mod tests {
             let rules = ReadRules { declared: &[], grid: Some(&grid) };
             let table = RunTable::read_in_parts(&path, rules, ReadEnd::Refused, |_| parts).unwrap();
             let id_and_rows =
-                |run: usize| (table.stored.setting[run].index(), table.observation(run).setting[0].1.clone());
+                |run: usize| (table.stored.setting[run].index(), table.observation(run).setting.values[0].1.clone());
             let expected = [(3, 512), (2, 1024), (1, 2048), (0, 4096)].map(|(id, rows)| (id, ParamValue::Int(rows)));
             assert_eq!([0, 1, 2, 399].map(id_and_rows), expected, "{parts} parts");
         }
@@ -871,7 +867,7 @@ mod tests {
         assert_eq!(read("edited.csv", &edited), read("plain.csv", &plain));
         let quoted = columns.header().join(",") + "\n" + &row("\"say \"\"hi\"\"\"", 1, "\n");
         let (settings, ..) = read("quoted.csv", &quoted);
-        assert_eq!(settings[0][1], ("variant".to_string(), ParamValue::Text("say \"hi\"".into())));
+        assert_eq!(settings[0].variant, "say \"hi\"");
     }
 
     #[test]
@@ -889,10 +885,7 @@ mod tests {
         assert_eq!(table.len(), 2);
         assert_eq!(
             table.stored.settings,
-            [vec![
-                ("scale".to_string(), ParamValue::Float(1.0)),
-                ("variant".into(), ParamValue::Text("default".into()))
-            ]]
+            [Setting { values: vec![("scale".to_string(), ParamValue::Float(1.0))], variant: "default".into() }]
         );
     }
 }

@@ -1,11 +1,7 @@
 //! `StoredRuns`: the runs of a result CSV column by column, the compact form a million runs are analysed in.
 
 use crate::launch::RunStatus;
-use crate::plan::SettingId;
-use crate::spec::ParamValue;
-
-/// A setting's labels as recorded: (column, typed value) pairs in declaration order.
-pub type Labels = Vec<(String, ParamValue)>;
+use crate::plan::{Setting, SettingId};
 
 /// Every run's cells as parallel columns: about 10 bytes per run plus 8 per metric, whatever the number
 /// of settings. Runs keep their file order.
@@ -13,9 +9,9 @@ pub type Labels = Vec<(String, ParamValue)>;
 pub struct StoredRuns {
     /// The metric columns' names, in CSV order.
     pub(super) metrics: Vec<String>,
-    /// The settings' labels by `SettingId`: the sidecar's order, else first-seen; runs whose labels type
-    /// alike share one. A planned setting no row records has none.
-    pub(super) settings: Vec<Labels>,
+    /// The settings by `SettingId`: the sidecar's order, else first-seen; runs whose cells type alike
+    /// share one. A planned setting no row records is `Setting::default()`.
+    pub(super) settings: Vec<Setting>,
     /// Per run: its setting.
     pub(super) setting: Vec<SettingId>,
     pub(super) rep: Vec<u32>,

@@ -3,8 +3,7 @@
 use super::recorded_run::RecordedRun;
 use super::stored_runs::StoredRuns;
 use crate::launch::RunStatus;
-use crate::plan::SettingId;
-use crate::spec::ParamValue;
+use crate::plan::{Setting, SettingId};
 
 /// A run of a `RunTable` by its index: what analysis reads of it, without copying it out.
 #[derive(Debug, Clone, Copy)]
@@ -24,7 +23,7 @@ impl<'a> TableRun<'a> {
 }
 
 impl RecordedRun for TableRun<'_> {
-    fn setting(&self) -> &Vec<(String, ParamValue)> {
+    fn setting(&self) -> &Setting {
         &self.table.settings[self.setting_id().index()]
     }
     fn setting_id(&self) -> SettingId {

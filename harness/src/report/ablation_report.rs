@@ -258,8 +258,7 @@ mod tests {
 
     #[test]
     fn missing_variant_report() {
-        let observations: Vec<_> =
-            fixture_ablation().into_iter().filter(|o| o.variant() != Some("rank1_update")).collect();
+        let observations: Vec<_> = fixture_ablation().into_iter().filter(|o| o.variant() != "rank1_update").collect();
         let report = fixture_report(&observations);
         assert!(report.contains("| baseline "));
         assert!(

@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 use super::group_fits::group_fits_json;
 use super::quantity_lines::{quantities_json, rule_json};
 use super::relative_effects::relative_json;
-use super::setting_json::setting_object;
+use super::setting_json::{labels_object, setting_object};
 use super::sweep_report::SweepReport;
 use super::what_to_trust::trust_notes;
 use crate::analyse::{GroupVerdict, Rival, Scale, SettingModel};
@@ -108,7 +108,7 @@ fn stragglers_json(model: &SettingModel, setting: &dyn Fn(usize) -> Value) -> Va
 fn group_json(group: &GroupVerdict, setting: &dyn Fn(usize) -> Value, design: &str) -> Value {
     let rivals: Vec<Value> = group.rivals.iter().map(|rival| rival_json(rival, setting)).collect();
     json!({
-        "group": setting_object(&group.group),
+        "group": labels_object(&group.group),
         "verdict": group.outcome,
         "reason": group.reason,
         "decided": group.is_decided(),

@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use super::number_format::{number, percent};
 use super::section::Section;
-use super::setting_json::setting_object;
+use super::setting_json::labels_object;
 use super::sweep_report::SweepReport;
 use super::table::Table;
 use super::text::Text;
@@ -74,7 +74,7 @@ pub fn group_fit_table(report: &SweepReport) -> Section {
 pub fn group_fits_json(analysis: &SweepAnalysis) -> Vec<Value> {
     let fits = analysis.group_fits.iter().map(|group| {
         json!({
-            "group": setting_object(&group.group),
+            "group": labels_object(&group.group),
             "n": group.fit.n,
             "fixed": group.fit.fixed,
             "per_unit": group.fit.per_unit,

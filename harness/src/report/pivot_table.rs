@@ -51,7 +51,7 @@ pub fn pivot_table(report: &SweepReport, pivot: &PivotConfig) -> Section {
 }
 
 fn label<'a>(summary: &'a SettingSummary, name: &str) -> Option<&'a ParamValue> {
-    summary.setting.iter().find(|(column, _)| column == name).map(|(_, value)| value)
+    summary.setting.value(name)
 }
 
 /// The values `name` takes over the settings, first seen first.

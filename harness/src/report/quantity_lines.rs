@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::number_format::{confidence, degrees, number, percent, signed_percent};
 use super::section::Section;
-use super::setting_json::setting_object;
+use super::setting_json::{labels_object, setting_object};
 use super::sweep_report::SweepReport;
 use super::table::Table;
 use super::text::Text;
@@ -97,7 +97,7 @@ pub fn quantities_json(estimates: &[QuantityEstimate]) -> Value {
             Err(reason) => (None, None, Some(reason.to_string())),
         };
         let df = e.df.is_finite().then_some(e.df);
-        json!({ "name": e.name, "unit": e.unit, "at": setting_object(&e.at), "value": e.value,
+        json!({ "name": e.name, "unit": e.unit, "at": labels_object(&e.at), "value": e.value,
                 "low": low, "high": high, "reason": reason, "std_error": e.std_error, "df": df,
                 "method": "delta method, Welch-Satterthwaite df" })
     };
@@ -112,7 +112,7 @@ pub fn rule_json(report: &SweepReport) -> Value {
         .groups
         .iter()
         .map(|g| {
-            json!({ "group": setting_object(&g.group), "rule": setting(g.rule_setting),
+            json!({ "group": labels_object(&g.group), "rule": setting(g.rule_setting),
                     "best_forced": setting(g.best_forced), "agreement": g.agreement,
                     "difference": g.difference.map(|d| d.0), "low": g.difference.map(|d| d.1),
                     "high": g.difference.map(|d| d.2) })

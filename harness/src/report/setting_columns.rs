@@ -1,7 +1,8 @@
-//! Which setting labels get a table column: those that vary; the constant ones are stated once.
+//! Which setting columns (params, then the variant) get a table column: those that vary; the constant
+//! ones are stated once.
 
 use super::table::Table;
-use crate::analyse::Labels;
+use crate::plan::{Labels, Setting};
 use crate::spec::ParamValue;
 
 /// The setting columns of a set of settings, split into those that vary and those fixed throughout.
@@ -13,22 +14,22 @@ pub struct SettingColumns {
 
 impl SettingColumns {
     /// Columns in first-seen order; a column is fixed when every setting has it with one value.
-    pub fn of<'a>(settings: impl IntoIterator<Item = &'a Labels>) -> SettingColumns {
-        let settings: Vec<&Labels> = settings.into_iter().collect();
-        let mut names: Vec<&String> = Vec::new();
-        for (name, _) in settings.iter().flat_map(|s| s.iter()) {
+    pub fn of<'a>(settings: impl IntoIterator<Item = &'a Setting>) -> SettingColumns {
+        let settings: Vec<&Setting> = settings.into_iter().collect();
+        let mut names: Vec<&str> = Vec::new();
+        for name in settings.iter().flat_map(|s| s.values.iter().map(|(name, _)| name.as_str())).chain([VARIANT]) {
             if !names.contains(&name) {
                 names.push(name);
             }
         }
         let mut columns = SettingColumns { varying: Vec::new(), fixed: Vec::new() };
         for name in names {
-            let values: Vec<Option<&ParamValue>> = settings.iter().map(|s| value_of(s, name)).collect();
-            match values.first() {
-                Some(Some(first)) if settings.len() > 1 && values.iter().all(|v| *v == Some(*first)) => {
-                    columns.fixed.push((name.clone(), (*first).clone()))
+            let values: Vec<Option<ParamValue>> = settings.iter().map(|s| s.column(name)).collect();
+            match &values[..] {
+                [Some(first), ..] if settings.len() > 1 && values.iter().all(|v| v.as_ref() == Some(first)) => {
+                    columns.fixed.push((name.to_string(), first.clone()))
                 }
-                _ => columns.varying.push(name.clone()),
+                _ => columns.varying.push(name.to_string()),
             }
         }
         columns
@@ -45,20 +46,20 @@ impl SettingColumns {
     }
 
     /// One cell per varying column (empty when the setting lacks it).
-    pub fn cells(&self, setting: &[(String, ParamValue)]) -> Vec<String> {
-        self.varying.iter().map(|c| value_of(setting, c).map(ParamValue::to_string).unwrap_or_default()).collect()
+    pub fn cells(&self, setting: &impl ColumnValues) -> Vec<String> {
+        self.varying.iter().map(|c| setting.column(c).map(|v| v.to_string()).unwrap_or_default()).collect()
     }
 
     /// `slices=8 variant=x`: the varying labels as one phrase.
-    pub fn label(&self, setting: &[(String, ParamValue)]) -> String {
+    pub fn label(&self, setting: &impl ColumnValues) -> String {
         let labels: Vec<String> =
-            self.varying.iter().filter_map(|c| value_of(setting, c).map(|v| format!("{c}={v}"))).collect();
+            self.varying.iter().filter_map(|c| setting.column(c).map(|v| format!("{c}={v}"))).collect();
         labels.join(" ")
     }
 
     /// The varying values as numbers (`slices=8 mode=a` -> [8, NaN]), for ordering settings by value.
-    pub fn numbers(&self, setting: &[(String, ParamValue)]) -> Vec<f64> {
-        self.varying.iter().map(|c| value_of(setting, c).and_then(ParamValue::as_f64).unwrap_or(f64::NAN)).collect()
+    pub fn numbers(&self, setting: &impl ColumnValues) -> Vec<f64> {
+        self.varying.iter().map(|c| setting.column(c).and_then(|v| v.as_f64()).unwrap_or(f64::NAN)).collect()
     }
 
     /// "Fixed: variant=baseline." or nothing.
@@ -82,24 +83,41 @@ pub fn group_name(labels: &[(String, ParamValue)]) -> String {
     }
 }
 
-fn value_of<'a>(setting: &'a [(String, ParamValue)], column: &str) -> Option<&'a ParamValue> {
-    setting.iter().find(|(k, _)| k == column).map(|(_, v)| v)
+/// The column that shows a setting's variant.
+const VARIANT: &str = "variant";
+
+/// What has a value per setting column: a setting, or a group's labels (a few of its params).
+pub trait ColumnValues {
+    fn column(&self, name: &str) -> Option<ParamValue>;
+}
+
+impl ColumnValues for Setting {
+    fn column(&self, name: &str) -> Option<ParamValue> {
+        match name {
+            VARIANT => Some(ParamValue::Text(self.variant.clone())),
+            _ => self.value(name).cloned(),
+        }
+    }
+}
+
+impl ColumnValues for Labels {
+    fn column(&self, name: &str) -> Option<ParamValue> {
+        self.iter().find(|(known, _)| known == name).map(|(_, value)| value.clone())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn setting(labels: &[(&str, &str)]) -> Vec<(String, ParamValue)> {
-        labels.iter().map(|(k, v)| (k.to_string(), ParamValue::infer(v))).collect()
+    fn setting(labels: &[(&str, &str)], variant: &str) -> Setting {
+        let values = labels.iter().map(|(k, v)| (k.to_string(), ParamValue::infer(v))).collect();
+        Setting { values, variant: variant.into() }
     }
 
     #[test]
     fn constant_columns_are_fixed() {
-        let settings = [
-            setting(&[("rows", "512"), ("variant", "baseline")]),
-            setting(&[("rows", "1024"), ("variant", "baseline")]),
-        ];
+        let settings = [setting(&[("rows", "512")], "baseline"), setting(&[("rows", "1024")], "baseline")];
         let columns = SettingColumns::of(&settings);
         assert_eq!(columns.varying, vec!["rows"]);
         assert_eq!(columns.fixed_line().unwrap(), "Fixed: variant=baseline.");
@@ -108,7 +126,7 @@ mod tests {
 
     #[test]
     fn a_single_setting_shows_all_its_columns() {
-        let settings = [setting(&[("rows", "512")])];
-        assert_eq!(SettingColumns::of(&settings).varying, vec!["rows"]);
+        let settings = [setting(&[("rows", "512")], "default")];
+        assert_eq!(SettingColumns::of(&settings).varying, vec!["rows", "variant"]);
     }
 }

@@ -1,16 +1,20 @@
-//! JSON helpers shared by `analysis.json`'s parts: a setting's labels as a JSON object.
+//! JSON helpers shared by `analysis.json`'s parts: a setting, or a group's labels, as a JSON object.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::analyse::Labels;
-use crate::plan::DEFAULT_VARIANT;
+use crate::plan::{Setting, DEFAULT_VARIANT};
+use crate::spec::ParamValue;
 
 /// `{"rows": 512, "slices": 1}`: param -> typed value; the variant only when it is not the default.
-pub fn setting_object(labels: &Labels) -> Value {
-    let map: Map<String, Value> = labels
-        .iter()
-        .filter(|(name, value)| !(name == "variant" && value.as_text() == Some(DEFAULT_VARIANT)))
-        .map(|(name, value)| (name.clone(), serde_json::to_value(value).unwrap_or(Value::Null)))
-        .collect();
+pub fn setting_object(setting: &Setting) -> Value {
+    let mut map = setting.context();
+    if setting.variant != DEFAULT_VARIANT {
+        map.insert("variant".into(), setting.variant.clone().into());
+    }
     Value::Object(map)
+}
+
+/// `{"rows": 512}`: a group's labels, param -> typed value.
+pub fn labels_object(labels: &[(String, ParamValue)]) -> Value {
+    Value::Object(Setting { values: labels.to_vec(), variant: String::new() }.context())
 }

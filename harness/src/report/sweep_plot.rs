@@ -90,7 +90,6 @@ mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_config, fixture_slice_sweep};
     use crate::analyse::{analyse_sweep, AnalysisConfig, Observation};
-    use crate::record::RecordedRun;
     use crate::report::ReportContext;
 
     fn plot(observations: &[Observation], config: &AnalysisConfig) -> Option<String> {
@@ -139,7 +138,7 @@ mod tests {
         let config = fixture_slice_config();
         let kept: Vec<_> = fixture_slice_sweep()
             .into_iter()
-            .filter(|o| o.setting_value("rows") == Some(&crate::spec::ParamValue::Int(512)))
+            .filter(|o| o.setting.value("rows") == Some(&crate::spec::ParamValue::Int(512)))
             .collect();
         let svg = plot(&kept, &config).unwrap();
         assert!(svg.contains("prefill_tokens_per_s vs slices"), "{}", &svg[..400]);
