@@ -8,7 +8,7 @@ use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
 use super::setting_summary::Labels;
 use super::straggler::SlowSide;
 use super::summary_stats::SummaryStats;
-use crate::record::{Observation, RecordedRun};
+use crate::record::RecordedRun;
 use crate::spec::{AdditivityScale, VariantName, DEFAULT_ALPHA};
 
 /// Per-variant statistics of an ablation and, when the design allows, its effects.
@@ -162,18 +162,6 @@ impl Additivity {
             AdditivityScale::Log => interaction.exp_m1(),
         }
     }
-}
-
-/// Analyse an ablation with the study's question (linear deltas, alpha 0.05; see
-/// `analyse_ablation_runs`).
-pub fn analyse_ablation(
-    observations: &[Observation],
-    groups: &[String],
-    metrics: &[String],
-    tolerance: f64,
-    rounds_are_blocks: bool,
-) -> AblationAnalysis {
-    analyse_ablation_runs(observations, groups, metrics, &AblationQuestion::linear(tolerance, rounds_are_blocks))
 }
 
 /// Analyse an ablation. Per variant, descriptive statistics with Student's t 95% intervals of every
@@ -470,7 +458,8 @@ impl Judge {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::fixtures::{fixture_ablation, fixture_names, fixture_observation};
+    use crate::analyse::fixtures::{analyse_ablation, fixture_ablation, fixture_names, fixture_observation};
+    use crate::record::Observation;
 
     fn study() -> AblationAnalysis {
         analyse_ablation(
@@ -653,7 +642,7 @@ mod tests {
         let effects = measured(&paired);
         assert_eq!(effects.interaction.df, Some(16.0 - 4.0 - 3.0), "4 variants in 4 rounds as blocks");
         assert!(effects.interaction.ci95.unwrap() < measured(&welch).interaction.ci95.unwrap());
-        assert!(effects.singles.iter().all(|(_, d)| d.ci_contains_zero() == Some(false)));
+        assert!(effects.singles.iter().all(|(_, d)| d.ci95.is_some_and(|half| d.estimate.abs() > half)));
         assert_eq!(effects.verdict, AdditivityVerdict::Additive);
     }
 

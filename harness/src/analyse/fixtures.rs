@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use super::ablation::{analyse_ablation_runs, AblationAnalysis, AblationQuestion};
 use crate::launch::RunStatus;
 use crate::plan::{Setting, SettingId};
 use crate::record::Observation;
@@ -186,4 +187,16 @@ pub(crate) fn fixture_tbo_config() -> super::AnalysisConfig {
         .into(),
         ..fixture_slice_config()
     }
+}
+
+/// Analyse an ablation with the study's question (linear deltas, alpha 0.05; see
+/// `analyse_ablation_runs`).
+pub(crate) fn analyse_ablation(
+    observations: &[Observation],
+    groups: &[String],
+    metrics: &[String],
+    tolerance: f64,
+    rounds_are_blocks: bool,
+) -> AblationAnalysis {
+    analyse_ablation_runs(observations, groups, metrics, &AblationQuestion::linear(tolerance, rounds_are_blocks))
 }

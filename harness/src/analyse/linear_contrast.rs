@@ -43,9 +43,4 @@ impl LinearContrast {
     pub fn one_sided_half_width(&self, alpha: f64) -> Option<f64> {
         Some(one_sided_critical(1.0 - alpha, self.df?)? * self.std_error?)
     }
-
-    /// Whether the 95% interval contains zero; None when there is no interval.
-    pub fn ci_contains_zero(&self) -> Option<bool> {
-        self.ci95.map(|half| self.estimate.abs() <= half)
-    }
 }

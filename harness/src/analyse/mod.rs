@@ -46,8 +46,8 @@ mod verdicts;
 mod weighted_backfit;
 
 pub use ablation::{
-    analyse_ablation, analyse_ablation_by_group, analyse_ablation_runs, AblationAnalysis, AblationEffects,
-    AblationQuestion, Additivity, AdditivityVerdict, Interaction, PairInteraction, VariantSummary,
+    analyse_ablation_by_group, analyse_ablation_runs, AblationAnalysis, AblationEffects, AblationQuestion, Additivity,
+    AdditivityVerdict, Interaction, PairInteraction, VariantSummary,
 };
 pub use alpha_spending::AlphaSpending;
 pub use baseline_effect::BaselineEffect;

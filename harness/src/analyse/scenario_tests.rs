@@ -414,7 +414,8 @@ fn a_race_spends_at_most_half_the_fixed_budget_and_is_never_wrong() {
 /// Ablations of two groups whose interaction is `interaction` (seconds) on the study's scope times, 3
 /// interleaved reps with 1% noise and a drift shared by each round: how often each verdict comes out.
 fn additivity_verdicts(interaction: f64, sweeps: u64) -> (usize, usize) {
-    use super::ablation::{analyse_ablation, AblationEffects, AdditivityVerdict};
+    use super::ablation::{AblationEffects, AdditivityVerdict};
+    use super::fixtures::analyse_ablation;
     let (base, a, b) = (2.2023, 1.4105, 1.6252);
     let both = a + b - base + interaction;
     let groups = vec!["a".to_string(), "b".to_string()];

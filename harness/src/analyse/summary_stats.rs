@@ -38,13 +38,6 @@ impl SummaryStats {
         let median = median_in_place(values);
         Some(SummaryStats { n, mean, median, stdev, min, max, ci95, rel_spread: (max - min) / mean })
     }
-
-    /// The noise two means are compared against: the root sum of squares of their 95% half-widths,
-    /// √(h₁² + h₂²) (independent errors add in quadrature). A missing half-width (one rep) counts as
-    /// zero, so single-rep settings are judged by the drift bound alone.
-    pub fn combined_ci95(&self, other: &SummaryStats) -> f64 {
-        self.ci95.unwrap_or(0.0).hypot(other.ci95.unwrap_or(0.0))
-    }
 }
 
 fn sample_stdev(values: &[f64], mean: f64) -> f64 {
@@ -102,14 +95,6 @@ mod tests {
         assert_eq!(s.stdev, 0.0);
         assert_eq!(s.ci95, None);
         assert_eq!(s.rel_spread, 0.0);
-    }
-
-    #[test]
-    fn half_widths_combine_in_quadrature() {
-        let a = SummaryStats { ci95: Some(3.0), ..SummaryStats::of(&mut [1.0]).unwrap() };
-        let b = SummaryStats { ci95: Some(4.0), ..a };
-        assert_eq!(a.combined_ci95(&b), 5.0);
-        assert_eq!(a.combined_ci95(&SummaryStats::of(&mut [1.0]).unwrap()), 3.0);
     }
 
     #[test]

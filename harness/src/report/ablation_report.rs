@@ -213,7 +213,7 @@ fn verdict_phrase(effects: &Additivity, tolerance: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::analyse_ablation;
+    use crate::analyse::fixtures::analyse_ablation;
     use crate::analyse::fixtures::{fixture_ablation, fixture_names, fixture_observation};
     use crate::record::RecordedRun;
     use crate::report::markdown;

@@ -255,7 +255,7 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::analyse_ablation;
+    use crate::analyse::fixtures::analyse_ablation;
     use crate::analyse::fixtures::{fixture_ablation, fixture_names, fixture_observation, fixture_slice_config};
     use crate::analyse::AnalysisConfig;
     use crate::report::ReportContext;
