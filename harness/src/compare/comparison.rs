@@ -72,6 +72,15 @@ impl Comparison {
         let limit = self.config.control_threshold;
         self.control_change.filter(|change| (change.ln()).abs() > (1.0 + limit).ln())
     }
+
+    /// `paired` when the sides shared the rounds of one interleaved sweep, else `welch`.
+    pub fn design(&self) -> Design {
+        if self.paired {
+            Design::Paired
+        } else {
+            Design::Welch
+        }
+    }
 }
 
 /// Two recorded sweeps (e.g. CANN 8 and CANN 9, taken on different days), joined on exact equality of
@@ -185,14 +194,8 @@ where
             let reference = side_a.mean();
             let p_adjusted = tested.map(|_| holm.next().expect("one adjusted p per test"));
             let significant = p_adjusted.is_some_and(|p| p < config.alpha);
-            let ratio = tested.zip(reference).map(|(t, reference)| {
-                let interval = model.ratio(t, reference, level);
-                if significant {
-                    interval.cut_at_one()
-                } else {
-                    interval
-                }
-            });
+            let ratio = tested.zip(reference).map(|(t, reference)| model.ratio(t, reference, level));
+            let ratio = ratio.map(|interval| if significant { interval.cut_at_one() } else { interval });
             let marginal = tested.zip(reference).map(|(t, reference)| model.ratio(t, reference, 0.95));
             let control_ratio = side_b.control_mean().zip(side_a.control_mean()).map(|(b, a)| b / a);
             let verdict = judge(ratio, p_adjusted, control_ratio, config);
@@ -410,17 +413,6 @@ impl Measured {
 
     fn control_mean(&self) -> Option<f64> {
         (self.controls > 0).then(|| self.control_sum / self.controls as f64)
-    }
-}
-
-impl Comparison {
-    /// `paired` when the sides shared the rounds of one interleaved sweep, else `welch`.
-    pub fn design(&self) -> Design {
-        if self.paired {
-            Design::Paired
-        } else {
-            Design::Welch
-        }
     }
 }
 

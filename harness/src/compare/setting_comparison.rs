@@ -52,13 +52,6 @@ pub struct SettingComparison {
     pub verdict: Verdict,
 }
 
-impl SettingComparison {
-    /// (m_b − m_a) / |m_a| of the raw means.
-    pub fn relative_change(&self) -> Option<f64> {
-        Some((self.mean_b? - self.mean_a?) / self.mean_a?.abs())
-    }
-}
-
 /// Regressed / Improved need the Holm-adjusted p-value below alpha and a relative change B/A − 1
 /// beyond the threshold in the bad / good direction; a control that moved beyond `control_threshold`
 /// (B/A of the control) makes any such verdict "cannot tell".
