@@ -2,8 +2,7 @@
 //! code and rendered by `terminal_text`, `markdown` and `html_page` (`analysis.json` has its notes too),
 //! so the terminal, the summary file and the page say the same things in the same order.
 
-use super::block::Block;
-use super::note::Note;
+use super::block::{Block, Note};
 use super::section::Section;
 use super::table::Table;
 

@@ -4,8 +4,8 @@
 
 use super::metric_units::MetricUnits;
 use super::number_format::{confidence, percent};
-use super::row_chart::RowChart;
-use super::row_mark::RowMark;
+use super::relative_effects::baseline_label;
+use super::row_chart::{RowChart, RowMark};
 use super::section::Section;
 use super::setting_columns::SettingColumns;
 use super::sweep_plot::sweep_plot_svg;
@@ -44,8 +44,7 @@ pub fn sweep_figures(report: &SweepReport) -> Section {
 fn relative_forest_svgs(report: &SweepReport) -> Vec<String> {
     let (analysis, config) = (report.analysis, report.config);
     let columns = report.columns();
-    let baseline: Vec<String> = config.baseline.iter().map(|(name, value)| format!("{name}={value}")).collect();
-    let baseline = baseline.join(" ");
+    let baseline = baseline_label(config);
     config
         .relative
         .iter()
@@ -123,13 +122,8 @@ fn fit_residuals_svg(report: &SweepReport) -> Option<String> {
         .filter_map(|s| Some((s.value_of(&names.x)?, s.value_of(&names.y)?, columns.label(&s.setting))))
         .collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let rows = points
-        .into_iter()
-        .map(|(x, y, label)| {
-            let residual = (y - fit.predict(x)) / y * 100.0;
-            (label, RowMark::Bar { from: 0.0, to: residual, whisker: None })
-        })
-        .collect();
+    let residual = |x: f64, y: f64| (y - fit.predict(x)) / y * 100.0;
+    let rows = points.into_iter().map(|(x, y, label)| (label, RowMark::bar(0.0, residual(x, y), None))).collect();
     let chart = RowChart {
         title: format!("Residuals of the fit {} = fixed + per-unit x {}", names.y, names.x),
         axis: format!("(measured - fitted) / measured, % of {}", names.y),
@@ -163,11 +157,7 @@ fn scope_axis(metric: &str, units: &MetricUnits) -> String {
 fn ablation_waterfall_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> Option<String> {
     let AblationEffects::Measured(effects) = &analysis.effects else { return None };
     let baseline_ci = analysis.variants.iter().find(|v| v.variant.ablated().is_empty())?.metrics[0]?.ci95;
-    let interval = |to: f64, ci: Option<f64>| ci.map(|half| (to - half, to + half));
-    let mut rows = vec![(
-        "baseline".to_string(),
-        RowMark::Bar { from: 0.0, to: effects.baseline_mean, whisker: interval(effects.baseline_mean, baseline_ci) },
-    )];
+    let mut rows = vec![("baseline".to_string(), RowMark::bar(0.0, effects.baseline_mean, baseline_ci))];
     let mut level = effects.baseline_mean;
     let steps = effects
         .singles
@@ -176,14 +166,11 @@ fn ablation_waterfall_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> O
         .chain(std::iter::once(("interaction".to_string(), &effects.interaction)));
     for (label, delta) in steps {
         let to = level + delta.estimate;
-        rows.push((label, RowMark::Bar { from: level, to, whisker: interval(to, delta.ci95) }));
+        rows.push((label, RowMark::bar(level, to, delta.ci95)));
         level = to;
     }
-    let all = effects.baseline_mean + effects.all.estimate;
-    rows.push((
-        "all groups ablated".to_string(),
-        RowMark::Bar { from: 0.0, to: all, whisker: interval(all, effects.all.ci95) },
-    ));
+    let all = RowMark::bar(0.0, effects.baseline_mean + effects.all.estimate, effects.all.ci95);
+    rows.push(("all groups ablated".to_string(), all));
     let chart = RowChart {
         title: format!("{}: single deltas and their interaction (95% CI)", effects.metric),
         axis: scope_axis(&effects.metric, units),
@@ -203,8 +190,7 @@ pub fn ablation_plot_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> Op
         .iter()
         .filter_map(|v| {
             let stats = v.metrics.first()?.as_ref()?;
-            let whisker = stats.ci95.map(|half| (stats.mean - half, stats.mean + half));
-            Some((v.variant.to_string(), RowMark::Bar { from: 0.0, to: stats.mean, whisker }))
+            Some((v.variant.to_string(), RowMark::bar(0.0, stats.mean, stats.ci95)))
         })
         .collect();
     let chart = RowChart {

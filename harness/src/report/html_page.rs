@@ -8,9 +8,8 @@ use super::block::Block;
 use super::document::Document;
 use super::html_text::escape;
 use super::section::Section;
-use super::span::Span;
 use super::table::Table;
-use super::text::Text;
+use super::text::{Span, Text};
 use crate::record::Sidecar;
 
 const STYLE: &str = "body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222}\
@@ -117,7 +116,7 @@ fn provenance_html(sidecar: &Sidecar) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::note::Note;
+    use crate::report::block::Note;
 
     #[test]
     fn sections_in_order_every_text_escaped() {

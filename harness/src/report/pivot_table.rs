@@ -26,8 +26,8 @@ pub fn pivot_table(report: &SweepReport, pivot: &PivotConfig) -> Section {
     for row in &row_values {
         let mut cells = vec![row.to_string()];
         for column in &column_values {
-            let at = |summary: &&SettingSummary| {
-                label(summary, &pivot.rows) == Some(row) && label(summary, &pivot.columns) == Some(column)
+            let at = |s: &&SettingSummary| {
+                s.setting.value(&pivot.rows) == Some(row) && s.setting.value(&pivot.columns) == Some(column)
             };
             let stats: Vec<_> = analysis.settings.iter().filter(at).filter_map(|s| s.metric(&pivot.value)).collect();
             cells.push(match stats.as_slice() {
@@ -50,14 +50,10 @@ pub fn pivot_table(report: &SweepReport, pivot: &PivotConfig) -> Section {
     section.paragraph(format!("Mean ± 95% CI per setting{unit}.{note}")).table(table)
 }
 
-fn label<'a>(summary: &'a SettingSummary, name: &str) -> Option<&'a ParamValue> {
-    summary.setting.value(name)
-}
-
 /// The values `name` takes over the settings, first seen first.
 fn distinct(settings: &[SettingSummary], name: &str) -> Vec<ParamValue> {
     let mut values: Vec<ParamValue> = Vec::new();
-    for value in settings.iter().filter_map(|summary| label(summary, name)) {
+    for value in settings.iter().filter_map(|summary| summary.setting.value(name)) {
         if !values.contains(value) {
             values.push(value.clone());
         }

@@ -3,13 +3,14 @@
 
 use serde_json::{json, Value};
 
-use super::number_format::{confidence, degrees, number, percent, signed_percent};
+use super::equivalence_lines::{agreement_words, difference_text};
+use super::number_format::{degrees, number, percent};
 use super::section::Section;
 use super::setting_json::{labels_object, setting_object};
 use super::sweep_report::SweepReport;
 use super::table::Table;
 use super::text::Text;
-use crate::analyse::{Agreement, QuantityEstimate, RuleCheck};
+use crate::analyse::{QuantityEstimate, RuleCheck};
 
 /// One row per estimate: where it was evaluated, its value and interval with the unit; empty without any.
 pub fn quantity_section(report: &SweepReport) -> Section {
@@ -51,16 +52,8 @@ pub fn rule_section(report: &SweepReport) -> Section {
         .groups
         .iter()
         .map(|group| {
-            let verdict = match group.agreement {
-                Agreement::Agree => "the same within the margin".to_string(),
-                Agreement::Disagree => "WARNING: shown to differ".to_string(),
-                Agreement::CannotTell(Some(reason)) => format!("cannot tell ({reason})"),
-                Agreement::CannotTell(None) => "cannot tell".to_string(),
-            };
-            let difference = group.difference.map_or_else(String::new, |(d, low, high)| {
-                let level = confidence(1.0 - 2.0 * alpha);
-                format!(": {} ({level} interval {}..{})", signed_percent(d), signed_percent(low), signed_percent(high))
-            });
+            let verdict = agreement_words(group.agreement, "the same within the margin", "shown to differ");
+            let difference = group.difference.map_or_else(String::new, |d| format!(": {}", difference_text(d, alpha)));
             Text::plain(format!(
                 "{}: the rule ({}) against the best forced setting ({}): {verdict}{difference}.",
                 columns.label(&group.group),

@@ -56,7 +56,7 @@ pub fn relative_table(report: &SweepReport) -> Section {
 }
 
 /// `tbo=off` (several baseline params joined by spaces).
-fn baseline_label(config: &AnalysisConfig) -> String {
+pub fn baseline_label(config: &AnalysisConfig) -> String {
     config.baseline.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join(" ")
 }
 

@@ -1,8 +1,6 @@
 //! A section of a report: an optional heading and its blocks in order.
 
-use super::block::Block;
-use super::figure::Figure;
-use super::note::Note;
+use super::block::{Block, Figure, Note};
 use super::table::Table;
 use super::text::Text;
 
@@ -28,6 +26,12 @@ impl Section {
         self
     }
 
+    /// A paragraph, when there is one.
+    pub fn paragraph_if(mut self, text: Option<impl Into<Text>>) -> Section {
+        self.blocks.extend(text.map(|text| Block::Paragraph(text.into())));
+        self
+    }
+
     /// A list; nothing when `items` is empty.
     pub fn items(mut self, items: Vec<Text>) -> Section {
         if !items.is_empty() {
@@ -44,8 +48,9 @@ impl Section {
         self
     }
 
-    pub fn table(mut self, table: Table) -> Section {
-        self.blocks.push(Block::Table(table));
+    /// A table, when there is one.
+    pub fn table(mut self, table: impl Into<Option<Table>>) -> Section {
+        self.blocks.extend(table.into().map(Block::Table));
         self
     }
 

@@ -41,10 +41,6 @@ impl SettingColumns {
         SettingColumns { varying, fixed: self.fixed.clone() }
     }
 
-    pub fn header(&self) -> Vec<String> {
-        self.varying.clone()
-    }
-
     /// One cell per varying column (empty when the setting lacks it).
     pub fn cells(&self, setting: &impl ColumnValues) -> Vec<String> {
         self.varying.iter().map(|c| setting.column(c).map(|v| v.to_string()).unwrap_or_default()).collect()
@@ -64,14 +60,12 @@ impl SettingColumns {
 
     /// "Fixed: variant=baseline." or nothing.
     pub fn fixed_line(&self) -> Option<String> {
-        (!self.fixed.is_empty()).then(|| {
-            format!("Fixed: {}.", self.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "))
-        })
+        (!self.fixed.is_empty()).then(|| format!("Fixed: {}.", labels_joined(&self.fixed, ", ")))
     }
 
     /// A table whose first columns are these setting columns, followed by `rest`.
     pub fn table(&self, rest: &[String]) -> Table {
-        Table::new(self.header().into_iter().chain(rest.iter().cloned()).collect())
+        Table::new(self.varying.iter().chain(rest).cloned().collect())
     }
 }
 
@@ -79,8 +73,13 @@ impl SettingColumns {
 pub fn group_name(labels: &[(String, ParamValue)]) -> String {
     match labels.is_empty() {
         true => "all settings".to_string(),
-        false => labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
+        false => labels_joined(labels, " "),
     }
+}
+
+/// `rows=512 tp=4`: each label as `name=value`, joined by `separator`.
+pub fn labels_joined(labels: &[(String, ParamValue)], separator: &str) -> String {
+    labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(separator)
 }
 
 /// The column that shows a setting's variant.

@@ -50,11 +50,7 @@ impl SweepReport<'_> {
         let unit = self.context.units.of(primary).map_or_else(String::new, |unit| format!(", in {unit}"));
         let what =
             Text::plain("Primary metric: ").code(primary).and(format!("{unit} ({} is better).", self.config.direction));
-        let lead = Section::lead().paragraph(what);
-        match self.columns().fixed_line() {
-            Some(fixed) => lead.paragraph(fixed),
-            None => lead,
-        }
+        Section::lead().paragraph(what).paragraph_if(self.columns().fixed_line())
     }
 }
 

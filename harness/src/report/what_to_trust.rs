@@ -3,7 +3,7 @@
 //! cannot be told and settings that should agree but do not. Warnings first; when all is well it says
 //! so in a line or two.
 
-use super::note::Note;
+use super::block::Note;
 use super::number_format::{degrees, number, p_value, percent};
 use super::report_context::ReportContext;
 use super::section::Section;
@@ -45,10 +45,7 @@ pub fn failure_table(failures: &FailureSummary) -> Section {
     for (reason, count) in &failures.reasons {
         table.push(vec![reason.clone(), count.to_string()]);
     }
-    match failures.failed {
-        0 => Section::new("Failed runs"),
-        _ => Section::new("Failed runs").table(table),
-    }
+    Section::new("Failed runs").table((failures.failed > 0).then_some(table))
 }
 
 /// How many runs the CSV records more than once (failed runs run again by `--resume`): each (setting, rep)
