@@ -2,13 +2,11 @@
 //! could not be measured), the additivity verdicts (pooled, then per `group_by` setting), the figures, then
 //! the per-variant tables with deltas (section 5.4 of the slice study) and the pairwise interactions.
 
-use super::block::Note;
-use super::document::Document;
+use super::document::{Document, Note, Section};
 use super::html_figures::ablation_figures;
 use super::metric_units::MetricUnits;
 use super::number_format::{confidence, degrees, number, percent, signed, signed_percent, signed_with_ci, with_ci};
 use super::report_context::ReportContext;
-use super::section::Section;
 use super::setting_columns::group_name;
 use super::table::Table;
 use super::text::Text;

@@ -1,7 +1,7 @@
 //! `## Best per group`: one row per group with the best setting, its mean and every rival's ratio.
 
+use super::document::Section;
 use super::number_format::{confidence, number, with_ci};
-use super::section::Section;
 use super::setting_columns::SettingColumns;
 use super::sweep_report::SweepReport;
 use super::table::Table;

@@ -2,12 +2,10 @@
 //! control moved, settings on one side only or untested), the verdict (the grid-wide headline and the
 //! regression gate), the forest plot, then per-setting verdicts.
 
-use super::block::Note;
-use super::document::Document;
+use super::document::{Document, Note, Section};
 use super::html_figures::compare_forest_svg;
 use super::metric_units::MetricUnits;
 use super::number_format::{confidence, degrees, number, p_value, percent, signed_percent};
-use super::section::Section;
 use super::setting_columns::SettingColumns;
 use super::table::Table;
 use super::text::Text;

@@ -1,8 +1,8 @@
 //! `## Equivalence`: per set of settings that resolve to one code path, whether they agree (two one-sided
 //! tests), and settings that reported more than one path.
 
+use super::document::Section;
 use super::number_format::{confidence, percent, signed_percent};
-use super::section::Section;
 use super::sweep_report::SweepReport;
 use super::text::Text;
 use crate::analyse::Agreement;

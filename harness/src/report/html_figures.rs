@@ -2,11 +2,11 @@
 //! comparison as forest plots, a fit's residuals, the phase stacks, and an ablation's waterfall and
 //! per-variant bars, each a `RowChart` or `XyChart` built from analysis results.
 
+use super::document::Section;
 use super::metric_units::MetricUnits;
 use super::number_format::{confidence, percent};
 use super::relative_effects::baseline_label;
 use super::row_chart::{RowChart, RowMark};
-use super::section::Section;
 use super::setting_columns::SettingColumns;
 use super::sweep_plot::sweep_plot_svg;
 use super::sweep_report::SweepReport;

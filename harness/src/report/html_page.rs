@@ -4,10 +4,8 @@
 
 use std::fmt::Write;
 
-use super::block::Block;
-use super::document::Document;
+use super::document::{Block, Document, Section};
 use super::html_text::escape;
-use super::section::Section;
 use super::table::Table;
 use super::text::{Span, Text};
 use crate::record::Sidecar;
@@ -116,7 +114,7 @@ fn provenance_html(sidecar: &Sidecar) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::block::Note;
+    use crate::report::document::Note;
 
     #[test]
     fn sections_in_order_every_text_escaped() {

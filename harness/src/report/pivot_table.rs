@@ -1,7 +1,7 @@
 //! `[report] pivot`: per-setting means of one metric, one param down and one across.
 
+use super::document::Section;
 use super::number_format::{number, with_ci};
-use super::section::Section;
 use super::sweep_report::SweepReport;
 use super::table::Table;
 use crate::analyse::SettingSummary;

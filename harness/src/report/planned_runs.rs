@@ -1,6 +1,6 @@
 //! How many runs a sweep planned, so a summary of fewer never reads as a finished sweep.
 
-use super::block::Note;
+use super::document::Note;
 use super::resume_command::ResumeCommand;
 use super::text::Text;
 

@@ -3,9 +3,9 @@
 
 use serde_json::{json, Value};
 
+use super::document::Section;
 use super::equivalence_lines::{agreement_words, difference_text};
 use super::number_format::{degrees, number, percent};
-use super::section::Section;
 use super::setting_json::{labels_object, setting_object};
 use super::sweep_report::SweepReport;
 use super::table::Table;

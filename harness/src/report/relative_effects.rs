@@ -2,8 +2,8 @@
 
 use serde_json::{json, Value};
 
+use super::document::Section;
 use super::number_format::{confidence, number, p_value, signed};
-use super::section::Section;
 use super::setting_json::setting_object;
 use super::sweep_report::SweepReport;
 use crate::analyse::{AnalysisConfig, BaselineEffect, ComparisonMethod, EffectInterval, RelativeKind, SweepAnalysis};

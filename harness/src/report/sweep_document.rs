@@ -3,7 +3,7 @@
 //! the verdicts; the figures (on the page); then the tables.
 
 use super::best_table::best_table;
-use super::document::Document;
+use super::document::{Document, Section};
 use super::equivalence_lines::equivalence_section;
 use super::fit_lines::fit_section;
 use super::group_fits::group_fit_table;
@@ -11,7 +11,6 @@ use super::html_figures::sweep_figures;
 use super::pivot_table::pivot_table;
 use super::quantity_lines::{quantity_section, rule_section};
 use super::relative_effects::relative_table;
-use super::section::Section;
 use super::setting_tables::{other_metrics_table, settings_table};
 use super::sweep_report::SweepReport;
 use super::text::Text;

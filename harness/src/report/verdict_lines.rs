@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
+use super::document::Section;
 use super::number_format::{confidence, degrees, number, percent};
-use super::section::Section;
 use super::setting_columns::{group_name, SettingColumns};
 use super::sweep_report::SweepReport;
 use super::text::Text;

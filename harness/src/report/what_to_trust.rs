@@ -3,10 +3,9 @@
 //! cannot be told and settings that should agree but do not. Warnings first; when all is well it says
 //! so in a line or two.
 
-use super::block::Note;
+use super::document::{Note, Section};
 use super::number_format::{degrees, number, p_value, percent};
 use super::report_context::ReportContext;
-use super::section::Section;
 use super::setting_columns::group_name;
 use super::sweep_report::SweepReport;
 use super::table::Table;
