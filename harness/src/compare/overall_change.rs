@@ -1,5 +1,7 @@
 //! The grid-wide answer of a comparison: one B/A over every setting, and whether one number describes them.
 
+use statrs::distribution::{ChiSquared, ContinuousCDF};
+
 use super::compare_config::CompareConfig;
 use super::setting_comparison::{judge, Verdict};
 use crate::analyse::{RandomEffects, RatioInterval, RivalComparison, SettingModel};
@@ -37,7 +39,7 @@ impl OverallChange {
             method: crate::analyse::ComparisonMethod::Independent,
         };
         let ratio = model.ratio(&as_comparison, 1.0, level);
-        let heterogeneity_p = chi_squared_sf(effects.q, effects.df);
+        let heterogeneity_p = ChiSquared::new(effects.df).map_or(1.0, |chi| chi.sf(effects.q));
         let verdict = judge(Some(ratio), Some(p_adjusted), None, config);
         OverallChange { effects, ratio, p_adjusted, heterogeneity_p, verdict }
     }
@@ -46,9 +48,4 @@ impl OverallChange {
     pub fn is_consistent(&self) -> bool {
         self.heterogeneity_p >= HETEROGENEITY_P
     }
-}
-
-fn chi_squared_sf(q: f64, df: f64) -> f64 {
-    use statrs::distribution::{ChiSquared, ContinuousCDF};
-    ChiSquared::new(df).map_or(1.0, |chi| chi.sf(q))
 }

@@ -2,7 +2,7 @@
 
 use super::document::Section;
 use super::number_format::{confidence, number, with_ci};
-use super::setting_columns::SettingColumns;
+use super::setting_columns::{ColumnValues, SettingColumns};
 use super::sweep_report::SweepReport;
 use super::table::Table;
 use crate::analyse::{GroupOutcome, GroupVerdict, SweepAnalysis};
@@ -30,10 +30,8 @@ pub fn best_table(report: &SweepReport) -> Section {
     for group in groups {
         let best = &analysis.settings[group.best];
         let stats = best.metric(&config.primary).expect("a best setting has the primary metric");
-        let group_cells = config
-            .group_by
-            .iter()
-            .map(|c| group.group.iter().find(|(k, _)| k == c).map_or(String::new(), |(_, v)| v.to_string()));
+        let group_cells =
+            config.group_by.iter().map(|c| group.group.column(c).map_or(String::new(), |v| v.to_string()));
         let outcome = match group.outcome {
             GroupOutcome::Resolved => "resolved",
             GroupOutcome::Tied => "tied",
