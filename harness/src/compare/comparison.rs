@@ -24,8 +24,8 @@ pub struct Comparison {
     /// Settings recorded only in A, then only in B.
     pub only_a: Vec<Setting>,
     pub only_b: Vec<Setting>,
-    /// Rounds were blocks shared by both sides (one interleaved sweep).
-    pub paired: bool,
+    /// `Paired` when rounds were blocks shared by both sides (one interleaved sweep), else `Welch`.
+    pub design: Design,
     /// The model every setting's B/A comes from: control adjustment, variance prior, stragglers, df.
     pub model: SettingModel,
     /// The grid-wide B/A (random-effects meta-analysis over the settings), when two or more were tested.
@@ -71,15 +71,6 @@ impl Comparison {
     pub fn machine_changed(&self) -> Option<f64> {
         let limit = self.config.control_threshold;
         self.control_change.filter(|change| (change.ln()).abs() > (1.0 + limit).ln())
-    }
-
-    /// `paired` when the sides shared the rounds of one interleaved sweep, else `welch`.
-    pub fn design(&self) -> Design {
-        if self.paired {
-            Design::Paired
-        } else {
-            Design::Welch
-        }
     }
 }
 
@@ -146,7 +137,7 @@ where
         Rounds::Shared { .. } => 0,
     };
     b.samples(runs(1), &compared[1], config, offset, &mut samples);
-    let blocks = RoundBlocks::interleaved(matches!(rounds, Rounds::Shared { blocks: true }));
+    let paired = matches!(rounds, Rounds::Shared { blocks: true });
     let group_of: Vec<usize> = (0..2 * joined.len()).map(|index| index / 2).collect();
     let design = ModelDesign {
         settings: group_of.len(),
@@ -154,14 +145,14 @@ where
         series_of: None,
         control: config.control.as_deref(),
         policy: ControlPolicy::Always,
-        blocks,
+        blocks: RoundBlocks::interleaved(paired),
         slow: Some(slow_side(config.direction)),
     };
     let (model, slope) = match rounds {
         Rounds::Separate => across_days(samples, design),
         Rounds::Shared { .. } => {
             let model = SettingModel::new(samples, design);
-            let slope = SharedSlope::within(&model, &group_of);
+            let slope = SharedSlope::within(&model, joined.len());
             (model, slope)
         }
     };
@@ -198,7 +189,6 @@ where
             let ratio = ratio.map(|interval| if significant { interval.cut_at_one() } else { interval });
             let marginal = tested.zip(reference).map(|(t, reference)| model.ratio(t, reference, 0.95));
             let control_ratio = side_b.control_mean().zip(side_a.control_mean()).map(|(b, a)| b / a);
-            let verdict = judge(ratio, p_adjusted, control_ratio, config);
             SettingComparison {
                 setting: a.settings[joined[j].0].0.clone(),
                 n_a: side_a.n,
@@ -213,18 +203,17 @@ where
                 method: tested.map(|t| t.method),
                 reason: test.err(),
                 control_ratio,
-                verdict,
+                verdict: judge(ratio, p_adjusted, control_ratio, config),
             }
         })
         .collect();
     let control_change = geometric_mean(settings.iter().filter_map(|s| s.control_ratio));
-    let paired = matches!(rounds, Rounds::Shared { blocks: true });
     Comparison {
         config: config.clone(),
         only_a: a.unmatched(&b),
         only_b: b.unmatched(&a),
         settings,
-        paired,
+        design: if paired { Design::Paired } else { Design::Welch },
         model,
         overall,
         control_change,
@@ -282,9 +271,8 @@ impl SharedSlope {
     }
 
     /// Within one sweep the model carries the slope itself (`SettingModel::compare`).
-    fn within(model: &SettingModel, group_of: &[usize]) -> SharedSlope {
+    fn within(model: &SettingModel, settings: usize) -> SharedSlope {
         let variance = model.adjustment.as_ref().map_or(0.0, |a| a.slope_variance);
-        let settings = group_of.len() / 2;
         let gaps = (0..settings).map(|j| model.control_level(2 * j + 1) - model.control_level(2 * j)).collect();
         SharedSlope { variance, gaps, added: false }
     }
@@ -437,7 +425,7 @@ mod tests {
         assert_eq!(comparison.only_b, vec![fixture_slice_sweep_b().last().unwrap().setting.clone()]);
         assert!(comparison.has_significant_regression());
         // Five settings and the grid's overall change, one Holm family.
-        assert_eq!((comparison.tests(), comparison.design()), (6, Design::Welch));
+        assert_eq!((comparison.tests(), comparison.design), (6, Design::Welch));
         assert!(comparison.overall.as_ref().is_some_and(|o| !o.is_consistent()), "one setting changed, the rest not");
         let regressed = &comparison.settings[1];
         assert!(regressed.p_adjusted.unwrap() >= regressed.p_value.unwrap(), "Holm never lowers a p-value");
@@ -503,7 +491,7 @@ mod tests {
             }
         }
         let comparison = compare_within(&runs, "cann", ["8.5", "9.5"], &fixture_compare_config(), true);
-        assert_eq!(comparison.design(), Design::Paired);
+        assert_eq!(comparison.design, Design::Paired);
         assert_eq!(comparison.settings.len(), 2);
         assert!(comparison.settings.iter().all(|s| s.verdict == Verdict::Regressed), "{:?}", comparison.settings);
         // The same runs as two unpaired sweeps: the ±25% round-to-round drift swamps the 5% change.

@@ -32,7 +32,7 @@ pub fn compare_json(comparison: &Comparison, label_a: &str, label_b: &str, units
         "a": label_a, "b": label_b,
         "metric": config.metric, "direction": config.direction, "alpha": config.alpha,
         "threshold": config.threshold, "control": config.control,
-        "method": comparison.design(),
+        "method": comparison.design,
         "tests": comparison.tests(),
         "settings": settings,
         "only_a": comparison.only_a.iter().map(setting_object).collect::<Vec<_>>(),

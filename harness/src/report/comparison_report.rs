@@ -168,11 +168,11 @@ fn headline(comparison: &Comparison, label_b: &str) -> String {
 fn method_line(comparison: &Comparison) -> String {
     let config = &comparison.config;
     let model = &comparison.model;
-    let design = match comparison.design() {
+    let design = match comparison.design {
         Design::Paired => "rounds as blocks both sides share (one interleaved sweep)",
         Design::Welch => "rounds as blocks within each side (the sides share no rounds; drift between rounds removed)",
     };
-    let control = model.adjustment.as_ref().map_or_else(String::new, |a| match comparison.design() {
+    let control = model.adjustment.as_ref().map_or_else(String::new, |a| match comparison.design {
         Design::Paired => format!(
             "; control {} as a per-run covariate (CUPED, Deng et al. 2013): slope {}, removing {} of the residual \
              variance",
