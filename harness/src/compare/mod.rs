@@ -3,14 +3,12 @@
 
 mod compare_config;
 mod comparison;
-mod overall_change;
 #[cfg(test)]
 mod scenario_tests;
 mod setting_comparison;
 
 pub use compare_config::{CompareConfig, DEFAULT_CONTROL_THRESHOLD};
-pub use comparison::{compare, compare_within, Comparison, Design};
-pub use overall_change::OverallChange;
+pub use comparison::{compare, compare_within, Comparison, Design, OverallChange};
 pub use setting_comparison::{SettingComparison, Verdict};
 
 /// The comparison questions the compare and report tests share: prefill throughput, higher is better,
