@@ -8,18 +8,16 @@ use crate::plan::Setting;
 
 /// The verdict on one setting, B against A.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// Significant (Holm-corrected) and better than A by more than the threshold.
-    #[serde(rename = "improved")]
     Improved,
     /// Significant (Holm-corrected) and worse than A by more than the threshold.
-    #[serde(rename = "regressed")]
     Regressed,
     /// Not significant, or significant but within the threshold.
     #[serde(rename = "no change")]
     NoSignificantChange,
     /// No test is possible (one run on a side, no residual degrees of freedom, a zero standard error).
-    #[serde(rename = "insufficient")]
     Insufficient,
     /// The control moved by more than `control_threshold` between the sides: the machine changed (or the
     /// compared thing moved the control too), so no change of the metric can be attributed.

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::document::{Block, Document, Section};
+use super::document::{Block, Document, Note, Section};
 use super::html_text::escape;
 use super::table::Table;
 use super::text::{Span, Text};
@@ -49,13 +49,10 @@ fn block_html(block: &Block) -> String {
             format!("<ul>\n{items}</ul>\n")
         }
         Block::Notes(notes) => {
-            let items: String = notes
-                .iter()
-                .map(|note| match note.warning {
-                    true => format!("<li class=\"warning\"><strong>WARNING:</strong> {}</li>\n", text_html(&note.text)),
-                    false => format!("<li>{}</li>\n", text_html(&note.text)),
-                })
-                .collect();
+            let open =
+                |note: &Note| if note.warning { "<li class=\"warning\"><strong>WARNING:</strong> " } else { "<li>" };
+            let items: String =
+                notes.iter().map(|note| format!("{}{}</li>\n", open(note), text_html(&note.text))).collect();
             format!("<ul class=\"notes\">\n{items}</ul>\n")
         }
         Block::Table(table) => table_html(table),

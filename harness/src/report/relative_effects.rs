@@ -1,5 +1,7 @@
 //! Baseline-relative effects in the summary (a "vs tbo=off" table) and in `analysis.json`.
 
+use std::collections::BTreeSet;
+
 use serde_json::{json, Value};
 
 use super::document::Section;
@@ -18,11 +20,9 @@ pub fn relative_table(report: &SweepReport) -> Section {
     if analysis.relative.is_empty() {
         return section;
     }
-    let mut rows: Vec<usize> = analysis.relative.iter().map(|e| e.setting).collect();
-    rows.sort_unstable();
-    rows.dedup();
-    let metrics: Vec<(&String, &RelativeKind)> = config.relative.iter().collect();
-    let header: Vec<String> = metrics
+    let rows: BTreeSet<usize> = analysis.relative.iter().map(|e| e.setting).collect();
+    let header: Vec<String> = config
+        .relative
         .iter()
         .map(|(metric, kind)| match (kind, report.context.units.of(metric)) {
             (RelativeKind::Difference, Some(unit)) => format!("{metric} ({kind}, {unit})"),
@@ -31,11 +31,11 @@ pub fn relative_table(report: &SweepReport) -> Section {
         .collect();
     let mut table = columns.table(&header);
     for setting in rows {
-        let cells = metrics.iter().map(|(metric, _)| {
+        let cells = config.relative.keys().map(|metric| {
             analysis
                 .relative
                 .iter()
-                .find(|e| e.setting == setting && e.metric == **metric)
+                .find(|e| e.setting == setting && e.metric == *metric)
                 .map_or_else(String::new, effect_cell)
         });
         table.push(columns.cells(&analysis.settings[setting].setting).into_iter().chain(cells).collect());

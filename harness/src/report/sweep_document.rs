@@ -15,7 +15,7 @@ use super::setting_tables::{other_metrics_table, settings_table};
 use super::sweep_report::SweepReport;
 use super::text::Text;
 use super::verdict_lines::verdict_section;
-use super::what_to_trust::{failure_table, what_to_trust};
+use super::what_to_trust::{failure_table, trust_notes};
 
 impl SweepReport<'_> {
     /// The whole report, built once for the terminal, the summary file, the page and `analysis.json`.
@@ -23,7 +23,7 @@ impl SweepReport<'_> {
         let mut document = Document::new(self.title);
         document.extend([
             self.lead(),
-            what_to_trust(self),
+            Section::new("What to trust").notes(trust_notes(self)),
             verdict_section(self),
             rule_section(self),
             quantity_section(self),

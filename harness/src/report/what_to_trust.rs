@@ -12,12 +12,8 @@ use super::table::Table;
 use super::text::Text;
 use crate::analyse::{DriftBound, FailureSummary, GroupOutcome};
 
-/// The block's section; it always has a note (at least how many runs finished).
-pub fn what_to_trust(report: &SweepReport) -> Section {
-    Section::new("What to trust").notes(trust_notes(report))
-}
-
-/// Every note of the block: warnings first, each kind in the order above.
+/// Every note of the block (it always has one: at least how many runs finished): warnings first, each kind
+/// in the order above.
 pub fn trust_notes(report: &SweepReport) -> Vec<Note> {
     let analysis = report.analysis;
     let mut notes = run_notes(&analysis.failures, report.context);
