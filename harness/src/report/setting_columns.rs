@@ -16,12 +16,8 @@ impl SettingColumns {
     /// Columns in first-seen order; a column is fixed when every setting has it with one value.
     pub fn of<'a>(settings: impl IntoIterator<Item = &'a Setting>) -> SettingColumns {
         let settings: Vec<&Setting> = settings.into_iter().collect();
-        let mut names: Vec<&str> = Vec::new();
-        for name in settings.iter().flat_map(|s| s.values.iter().map(|(name, _)| name.as_str())).chain([VARIANT]) {
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
+        let names =
+            first_seen(settings.iter().flat_map(|s| s.values.iter().map(|(name, _)| name.as_str())).chain([VARIANT]));
         let mut columns = SettingColumns { varying: Vec::new(), fixed: Vec::new() };
         for name in names {
             let values: Vec<Option<ParamValue>> = settings.iter().map(|s| s.column(name)).collect();
@@ -80,6 +76,17 @@ pub fn group_name(labels: &[(String, ParamValue)]) -> String {
 /// `rows=512 tp=4`: each label as `name=value`, joined by `separator`.
 pub fn labels_joined(labels: &[(String, ParamValue)], separator: &str) -> String {
     labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(separator)
+}
+
+/// The distinct items, first seen first.
+pub fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut distinct = Vec::new();
+    for item in items {
+        if !distinct.contains(&item) {
+            distinct.push(item);
+        }
+    }
+    distinct
 }
 
 /// The column that shows a setting's variant.
