@@ -202,15 +202,12 @@ where
         }
     };
     let tests: Vec<_> = (0..joined.len()).map(|j| slope.widened(model.compare(2 * j + 1, 2 * j), j)).collect();
+    let tested: Vec<(usize, &RivalComparison)> =
+        tests.iter().enumerate().filter_map(|(j, t)| Some((j, t.as_ref().ok()?))).collect();
     // The slope's error is one error shared by every setting: pooled separately from their own noise.
-    let overall_effects: Vec<(f64, f64)> = tests
-        .iter()
-        .enumerate()
-        .filter_map(|(j, t)| {
-            t.as_ref().ok().map(|t| (t.estimate, (t.std_error.powi(2) - slope.variance_of(j)).max(0.0)))
-        })
-        .collect();
-    let gaps: Vec<f64> = tests.iter().enumerate().filter(|(_, t)| t.is_ok()).map(|(j, _)| slope.gaps[j]).collect();
+    let overall_effects: Vec<(f64, f64)> =
+        tested.iter().map(|&(j, t)| (t.estimate, (t.std_error.powi(2) - slope.variance_of(j)).max(0.0))).collect();
+    let gaps: Vec<f64> = tested.iter().map(|&(j, _)| slope.gaps[j]).collect();
     // Ratios pool across settings; differences in each setting's own unit do not.
     let meta = (model.scale == Scale::Log)
         .then(|| RandomEffects::fit(&overall_effects).map(|fit| slope.widen(fit, &overall_effects, &gaps)))

@@ -15,7 +15,6 @@ use crate::spec::PivotConfig;
 pub fn pivot_table(report: &SweepReport, pivot: &PivotConfig) -> Section {
     let analysis = report.analysis;
     let section = Section::new(format!("{} by {} × {}", pivot.value, pivot.rows, pivot.columns));
-    // The values of each param over the settings, first seen first.
     let distinct = |name: &str| first_seen(analysis.settings.iter().filter_map(|s| s.setting.value(name)));
     let (row_values, column_values) = (distinct(&pivot.rows), distinct(&pivot.columns));
     if row_values.is_empty() || column_values.is_empty() {
