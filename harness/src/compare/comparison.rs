@@ -6,8 +6,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
-use super::compare_config::CompareConfig;
-use super::setting_comparison::{judge, SettingComparison, Verdict};
+use super::setting_comparison::{judge, CompareConfig, SettingComparison, Verdict};
 use crate::analyse::{
     holm_adjust, simultaneous_level, slow_side, ControlPolicy, ModelDesign, NoTest, RandomEffects, RatioInterval,
     RivalComparison, RoundBlocks, RunSample, Scale, SettingIndex, SettingModel, SideShift,
