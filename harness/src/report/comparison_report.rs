@@ -233,12 +233,8 @@ fn control_warning(comparison: &Comparison, columns: &SettingColumns) -> Option<
 }
 
 fn gate_line(comparison: &Comparison, columns: &SettingColumns) -> String {
-    let regressed: Vec<String> = comparison
-        .settings
-        .iter()
-        .filter(|s| s.verdict == Verdict::Regressed)
-        .map(|s| columns.label(&s.setting))
-        .collect();
+    let regressed = comparison.settings.iter().filter(|s| s.verdict == Verdict::Regressed);
+    let regressed: Vec<String> = regressed.map(|s| columns.label(&s.setting)).collect();
     if regressed.is_empty() {
         "No significant regression.".to_string()
     } else {

@@ -81,19 +81,14 @@ fn relative_forest_svgs(report: &SweepReport) -> Vec<String> {
 /// Where each setting's time goes: the mean seconds of each profile phase (`[metrics.profile] phases`)
 /// laid end to end, one bar per setting in grid order. None when no setting has a phase metric.
 fn phase_stack_svg(report: &SweepReport) -> Option<String> {
-    let analysis = report.analysis;
-    let present: Vec<&String> = report
-        .context
-        .phases
-        .iter()
-        .filter(|phase| analysis.settings.iter().any(|s| s.metric(phase).is_some()))
-        .collect();
+    let settings = &report.analysis.settings;
+    let phases = report.context.phases.iter();
+    let present: Vec<&String> = phases.filter(|phase| settings.iter().any(|s| s.metric(phase).is_some())).collect();
     if present.is_empty() {
         return None;
     }
     let columns = report.columns();
-    let rows = analysis
-        .settings
+    let rows = settings
         .iter()
         .map(|s| {
             let parts = present.iter().map(|phase| s.metric(phase).map_or(0.0, |stats| stats.mean)).collect();

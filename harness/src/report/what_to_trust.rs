@@ -102,23 +102,22 @@ fn model_notes(report: &SweepReport) -> Vec<Note> {
             number(moved.shift_in_noise)
         ))));
     }
-    if !model.stragglers.is_empty() {
+    let stragglers = &model.stragglers;
+    if !stragglers.is_empty() {
         let columns = report.columns();
-        let (low, high) = model
-            .stragglers
+        let slowdowns = stragglers.iter().map(|s| s.slowdown);
+        let (low, high) = slowdowns.fold((f64::INFINITY, 0.0f64), |(low, high), s| (low.min(s), high.max(s)));
+        let settings = &report.analysis.settings;
+        let named: Vec<String> = stragglers
             .iter()
-            .fold((f64::INFINITY, 0.0f64), |(low, high), s| (low.min(s.slowdown), high.max(s.slowdown)));
-        let named: Vec<String> = model
-            .stragglers
-            .iter()
-            .map(|s| format!("{} rep {}", columns.label(&report.analysis.settings[s.setting].setting), s.rep))
+            .map(|s| format!("{} rep {}", columns.label(&settings[s.setting].setting), s.rep))
             .collect();
         let range =
             if high - low < 0.05 { format!("{}x", number(low)) } else { format!("{}-{}x", number(low), number(high)) };
         notes.push(Note::info(format!(
             "{} {} {range} slower than their setting's other runs predict, left out of the fit (kept in the CSV): {}.",
-            model.stragglers.len(),
-            if model.stragglers.len() == 1 { "run" } else { "runs" },
+            stragglers.len(),
+            if stragglers.len() == 1 { "run" } else { "runs" },
             named.join(", ")
         )));
     }
@@ -127,16 +126,11 @@ fn model_notes(report: &SweepReport) -> Vec<Note> {
 
 /// Groups no test could judge, each with its reason.
 fn cannot_tell_note(report: &SweepReport) -> Option<Note> {
-    let groups: Vec<String> = report
-        .analysis
-        .verdicts
-        .groups
-        .iter()
-        .filter(|group| group.outcome == GroupOutcome::CannotTell)
+    let cannot_tell = report.analysis.verdicts.groups.iter().filter(|group| group.outcome == GroupOutcome::CannotTell);
+    let groups: Vec<String> = cannot_tell
         .map(|group| {
-            let head = group_name(&group.group);
             let why = group.reason.map_or_else(|| "no test".to_string(), |reason| reason.to_string());
-            format!("{head} ({why})")
+            format!("{} ({why})", group_name(&group.group))
         })
         .collect();
     (!groups.is_empty()).then(|| {
