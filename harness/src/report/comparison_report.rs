@@ -55,11 +55,9 @@ fn trust_notes(comparison: &Comparison, columns: &SettingColumns, (label_a, labe
         )));
     }
     notes.extend(control_warning(comparison, columns));
-    let untested: Vec<String> = comparison
-        .settings
-        .iter()
-        .filter_map(|s| Some(format!("{} ({})", columns.label(&s.setting), s.reason?)))
-        .collect();
+    let settings = &comparison.settings;
+    let untested: Vec<String> =
+        settings.iter().filter_map(|s| Some(format!("{} ({})", columns.label(&s.setting), s.reason?))).collect();
     if !untested.is_empty() {
         notes.push(Note::warning(format!("Cannot tell {}: no test was possible.", untested.join(", "))));
     }
@@ -73,10 +71,7 @@ fn trust_notes(comparison: &Comparison, columns: &SettingColumns, (label_a, labe
         notes.push(Note::info(format!("{n} straggler run(s) left out of the fit (kept in the CSVs).")));
     }
     if notes.is_empty() {
-        notes.push(Note::info(format!(
-            "All {} settings were measured on both sides and compared.",
-            comparison.settings.len()
-        )));
+        notes.push(Note::info(format!("All {} settings were measured on both sides and compared.", settings.len())));
     }
     notes
 }

@@ -10,7 +10,7 @@ use super::row_chart::{RowChart, RowMark};
 use super::setting_columns::SettingColumns;
 use super::sweep_plot::sweep_plot_svg;
 use super::sweep_report::SweepReport;
-use crate::analyse::{AblationAnalysis, AblationEffects, RelativeKind};
+use crate::analyse::{AblationAnalysis, AblationEffects, RelativeKind, SettingSummary};
 use crate::compare::Comparison;
 
 /// The sweep's figures, each captioned: the primary metric against the swept param, the forest plots
@@ -111,11 +111,8 @@ fn fit_residuals_svg(report: &SweepReport) -> Option<String> {
     let (analysis, config) = (report.analysis, report.config);
     let (fit, names) = (analysis.fit.as_ref()?, config.fit.as_ref()?);
     let columns = report.columns();
-    let mut points: Vec<(f64, f64, String)> = analysis
-        .settings
-        .iter()
-        .filter_map(|s| Some((s.value_of(&names.x)?, s.value_of(&names.y)?, columns.label(&s.setting))))
-        .collect();
+    let point = |s: &SettingSummary| Some((s.value_of(&names.x)?, s.value_of(&names.y)?, columns.label(&s.setting)));
+    let mut points: Vec<(f64, f64, String)> = analysis.settings.iter().filter_map(point).collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     let residual = |x: f64, y: f64| (y - fit.predict(x)) / y * 100.0;
     let rows = points.into_iter().map(|(x, y, label)| (label, RowMark::bar(0.0, residual(x, y), None))).collect();
@@ -154,12 +151,8 @@ fn ablation_waterfall_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> O
     let baseline_ci = analysis.variants.iter().find(|v| v.variant.ablated().is_empty())?.metrics[0]?.ci95;
     let mut rows = vec![("baseline".to_string(), RowMark::bar(0.0, effects.baseline_mean, baseline_ci))];
     let mut level = effects.baseline_mean;
-    let steps = effects
-        .singles
-        .iter()
-        .map(|(group, delta)| (format!("ablate {group}"), delta))
-        .chain(std::iter::once(("interaction".to_string(), &effects.interaction)));
-    for (label, delta) in steps {
+    let singles = effects.singles.iter().map(|(group, delta)| (format!("ablate {group}"), delta));
+    for (label, delta) in singles.chain([("interaction".to_string(), &effects.interaction)]) {
         let to = level + delta.estimate;
         rows.push((label, RowMark::bar(level, to, delta.ci95)));
         level = to;

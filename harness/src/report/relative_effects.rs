@@ -17,10 +17,11 @@ pub fn relative_table(report: &SweepReport) -> Section {
     let (analysis, config, columns) = (report.analysis, report.config, report.columns());
     let baseline = baseline_label(config);
     let section = Section::new(format!("vs {baseline}"));
-    if analysis.relative.is_empty() {
+    let effects = &analysis.relative;
+    if effects.is_empty() {
         return section;
     }
-    let rows: BTreeSet<usize> = analysis.relative.iter().map(|e| e.setting).collect();
+    let rows: BTreeSet<usize> = effects.iter().map(|e| e.setting).collect();
     let header: Vec<String> = config
         .relative
         .iter()
@@ -32,25 +33,20 @@ pub fn relative_table(report: &SweepReport) -> Section {
     let mut table = columns.table(&header);
     for setting in rows {
         let cells = config.relative.keys().map(|metric| {
-            analysis
-                .relative
-                .iter()
-                .find(|e| e.setting == setting && e.metric == *metric)
-                .map_or_else(String::new, effect_cell)
+            effects.iter().find(|e| e.setting == setting && e.metric == *metric).map_or_else(String::new, effect_cell)
         });
         table.push(columns.cells(&analysis.settings[setting].setting).into_iter().chain(cells).collect());
     }
-    let independent =
-        analysis.relative.iter().any(|e| e.comparison.is_some_and(|c| c.method == ComparisonMethod::Independent));
+    let independent = effects.iter().any(|e| e.comparison.is_some_and(|c| c.method == ComparisonMethod::Independent));
     let design = if independent { "independent samples (not interleaved)" } else { "rounds as blocks" };
-    let level = analysis.relative.first().map_or(0.95, |e| e.level);
+    let level = effects.first().map_or(0.95, |e| e.level);
     section
         .paragraph(format!(
             "Each setting against the one with {baseline} and otherwise the same params: ratio (setting / baseline) \
              or difference (setting − baseline) with its {} simultaneous interval (compatible with Holm's decisions), \
              from the sweep's robust model ({design}, moderated variances); p Holm-adjusted over {} effects.",
             confidence(level),
-            analysis.relative.iter().filter(|e| e.p_adjusted.is_some()).count(),
+            effects.iter().filter(|e| e.p_adjusted.is_some()).count(),
         ))
         .table(table)
 }
