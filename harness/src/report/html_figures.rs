@@ -51,13 +51,10 @@ fn relative_forest_svgs(report: &SweepReport) -> Vec<String> {
         .filter_map(|(metric, kind)| {
             let mut effects: Vec<_> = analysis.relative.iter().filter(|e| e.metric == *metric).collect();
             effects.sort_by_key(|e| e.setting);
-            let rows = effects
-                .iter()
-                .map(|e| {
-                    let mark = RowMark::interval(e.interval.map(|i| (i.effect, i.low, i.high)));
-                    (columns.label(&analysis.settings[e.setting].setting), mark)
-                })
-                .collect();
+            let rows = effects.iter().map(|e| {
+                let mark = RowMark::interval(e.interval.map(|i| (i.effect, i.low, i.high)));
+                (columns.label(&analysis.settings[e.setting].setting), mark)
+            });
             let (axis, reference) = match kind {
                 RelativeKind::Ratio => (format!("{metric}: setting / {baseline}"), 1.0),
                 RelativeKind::Difference => {
@@ -68,7 +65,7 @@ fn relative_forest_svgs(report: &SweepReport) -> Vec<String> {
             let chart = RowChart {
                 title: format!("{metric} vs {baseline} ({level} simultaneous CI)"),
                 axis,
-                rows,
+                rows: rows.collect(),
                 reference: Some(reference),
                 interval: Some(format!("{level} simultaneous CI")),
                 ..RowChart::default()
@@ -88,17 +85,14 @@ fn phase_stack_svg(report: &SweepReport) -> Option<String> {
         return None;
     }
     let columns = report.columns();
-    let rows = settings
-        .iter()
-        .map(|s| {
-            let parts = present.iter().map(|phase| s.metric(phase).map_or(0.0, |stats| stats.mean)).collect();
-            (columns.label(&s.setting), RowMark::Stack(parts))
-        })
-        .collect();
+    let rows = settings.iter().map(|s| {
+        let parts = present.iter().map(|phase| s.metric(phase).map_or(0.0, |stats| stats.mean)).collect();
+        (columns.label(&s.setting), RowMark::Stack(parts))
+    });
     let chart = RowChart {
         title: "Phase attribution per setting (mean seconds per phase)".to_string(),
         axis: "seconds (s)".to_string(),
-        rows,
+        rows: rows.collect(),
         legend: present.into_iter().cloned().collect(),
         ..RowChart::default()
     };
@@ -173,18 +167,14 @@ fn ablation_waterfall_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> O
 /// (also written as `<stamp>.svg`). None without data.
 pub fn ablation_plot_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> Option<String> {
     let metric = analysis.metrics.first()?;
-    let rows = analysis
-        .variants
-        .iter()
-        .filter_map(|v| {
-            let stats = v.metrics.first()?.as_ref()?;
-            Some((v.variant.to_string(), RowMark::bar(0.0, stats.mean, stats.ci95)))
-        })
-        .collect();
+    let rows = analysis.variants.iter().filter_map(|v| {
+        let stats = v.metrics.first()?.as_ref()?;
+        Some((v.variant.to_string(), RowMark::bar(0.0, stats.mean, stats.ci95)))
+    });
     let chart = RowChart {
         title: format!("{metric} per variant (mean ± 95% CI)"),
         axis: scope_axis(metric, units),
-        rows,
+        rows: rows.collect(),
         interval: Some("95% CI of the mean".to_string()),
         ..RowChart::default()
     };
@@ -201,14 +191,11 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
         let (a, b) = (columns.numbers(&a.setting), columns.numbers(&b.setting));
         a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal)
     });
-    let rows = settings
-        .into_iter()
-        .map(|s| {
-            let mark = RowMark::interval(s.ratio.map(|r| (r.ratio, r.low, r.high)));
-            let label = columns.label(&s.setting);
-            (if label.is_empty() { "all runs".to_string() } else { label }, mark)
-        })
-        .collect();
+    let rows = settings.into_iter().map(|s| {
+        let mark = RowMark::interval(s.ratio.map(|r| (r.ratio, r.low, r.high)));
+        let label = columns.label(&s.setting);
+        (if label.is_empty() { "all runs".to_string() } else { label }, mark)
+    });
     let (threshold, level) = (config.threshold, confidence(comparison.level));
     let chart = RowChart {
         title: format!("{}: B/A per setting ({level} simultaneous CI)", config.metric),
@@ -217,7 +204,7 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
             config.direction,
             percent(threshold)
         ),
-        rows,
+        rows: rows.collect(),
         reference: Some(1.0),
         band: Some((1.0 - threshold, 1.0 + threshold, format!("within {} of A", percent(threshold)))),
         interval: Some(format!("{level} simultaneous CI")),
