@@ -118,16 +118,8 @@ impl Axis {
     /// `count` values spread evenly along the axis between `from` and `to` (a fitted line's samples).
     pub fn samples(&self, from: f64, to: f64, count: usize) -> Vec<f64> {
         let linear = self.scale == AxisScale::Linear;
-        (0..count)
-            .map(|i| {
-                let t = i as f64 / (count - 1) as f64;
-                if linear {
-                    from + (to - from) * t
-                } else {
-                    from * (to / from).powf(t)
-                }
-            })
-            .collect()
+        let fractions = (0..count).map(|i| i as f64 / (count - 1) as f64);
+        fractions.map(|t| if linear { from + (to - from) * t } else { from * (to / from).powf(t) }).collect()
     }
 }
 
