@@ -75,10 +75,8 @@ impl Unit {
         let words: Vec<&str> = name.split('_').filter(|word| !word.is_empty()).collect();
         let (first, last) = (*words.first()?, *words.last()?);
         let before_last = words.len().checked_sub(2).map(|index| words[index]);
-        let rate = match (before_last, last) {
-            (Some("per"), "s" | "sec" | "second") => Some(per_second(&words[..words.len() - 2])),
-            _ => None,
-        };
+        let per_s = before_last == Some("per") && matches!(last, "s" | "sec" | "second");
+        let rate = per_s.then(|| per_second(&words[..words.len() - 2]));
         // `us_per_call`, `ms_per_row`: a time unit first, then what it is per.
         let leading = || (words.get(1) == Some(&"per")).then(|| time_unit(first)).flatten();
         let symbol = rate.or_else(|| last_word_unit(last).or_else(leading).map(String::from))?;
