@@ -175,11 +175,7 @@ impl Note {
 
     /// `WARNING: ...` or the text alone, with code in backticks.
     pub fn with_backticks(&self) -> String {
-        let text = self.text.with_backticks();
-        if self.warning {
-            format!("WARNING: {text}")
-        } else {
-            text
-        }
+        let mark = if self.warning { "WARNING: " } else { "" };
+        format!("{mark}{}", self.text.with_backticks())
     }
 }
