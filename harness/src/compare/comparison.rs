@@ -1,16 +1,15 @@
 //! Two sides of one sweep grid (two CSVs, or two values of a parameter inside one interleaved sweep)
-//! joined on their settings and judged setting by setting, family-wise.
+//! joined on their settings and judged setting by setting and over the grid, family-wise.
 
 use std::collections::HashMap;
 
 use serde::Serialize;
+use statrs::distribution::{ChiSquared, ContinuousCDF};
 
-use super::compare_config::CompareConfig;
-use super::overall_change::OverallChange;
-use super::setting_comparison::{judge, SettingComparison, Verdict};
+use super::setting_comparison::{judge, CompareConfig, SettingComparison, Verdict};
 use crate::analyse::{
-    holm_adjust, simultaneous_level, slow_side, ControlPolicy, ModelDesign, NoTest, RandomEffects, RivalComparison,
-    RoundBlocks, RunSample, Scale, SettingIndex, SettingModel, SideShift,
+    holm_adjust, simultaneous_level, slow_side, ControlPolicy, ModelDesign, NoTest, RandomEffects, RatioInterval,
+    RivalComparison, RoundBlocks, RunSample, Scale, SettingIndex, SettingModel, SideShift,
 };
 use crate::plan::Setting;
 use crate::record::RecordedRun;
@@ -24,8 +23,8 @@ pub struct Comparison {
     /// Settings recorded only in A, then only in B.
     pub only_a: Vec<Setting>,
     pub only_b: Vec<Setting>,
-    /// Rounds were blocks shared by both sides (one interleaved sweep).
-    pub paired: bool,
+    /// `Paired` when rounds were blocks shared by both sides (one interleaved sweep), else `Welch`.
+    pub design: Design,
     /// The model every setting's B/A comes from: control adjustment, variance prior, stragglers, df.
     pub model: SettingModel,
     /// The grid-wide B/A (random-effects meta-analysis over the settings), when two or more were tested.
@@ -71,6 +70,51 @@ impl Comparison {
     pub fn machine_changed(&self) -> Option<f64> {
         let limit = self.config.control_threshold;
         self.control_change.filter(|change| (change.ln()).abs() > (1.0 + limit).ln())
+    }
+}
+
+/// The grid-wide answer of a comparison, and whether one number describes every setting: B/A over all
+/// joined settings by a random-effects meta-analysis of their per-setting effects.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OverallChange {
+    pub effects: RandomEffects,
+    /// B/A with its simultaneous interval (the overall test is one more member of the Holm family).
+    pub ratio: RatioInterval,
+    pub p_adjusted: f64,
+    /// Cochran's Q test of homogeneity: p ≥ 0.05 reads "consistent across settings".
+    pub heterogeneity_p: f64,
+    pub verdict: Verdict,
+}
+
+/// Below this Q-test p-value the settings' changes differ more than their noise explains.
+pub const HETEROGENEITY_P: f64 = 0.05;
+
+impl OverallChange {
+    /// The meta-analysis on the model's scale as a ratio, judged like a setting (Holm-adjusted p below
+    /// alpha and beyond the threshold; the grid's control change makes it "cannot tell").
+    pub fn of(
+        effects: RandomEffects,
+        p_adjusted: f64,
+        model: &SettingModel,
+        level: f64,
+        config: &CompareConfig,
+    ) -> OverallChange {
+        let as_comparison = RivalComparison {
+            estimate: effects.estimate,
+            std_error: effects.std_error,
+            df: effects.df,
+            runs: effects.settings,
+            method: crate::analyse::ComparisonMethod::Independent,
+        };
+        let ratio = model.ratio(&as_comparison, 1.0, level);
+        let heterogeneity_p = ChiSquared::new(effects.df).map_or(1.0, |chi| chi.sf(effects.q));
+        let verdict = judge(Some(ratio), Some(p_adjusted), None, config);
+        OverallChange { effects, ratio, p_adjusted, heterogeneity_p, verdict }
+    }
+
+    /// The settings' changes are consistent with one common change.
+    pub fn is_consistent(&self) -> bool {
+        self.heterogeneity_p >= HETEROGENEITY_P
     }
 }
 
@@ -137,7 +181,7 @@ where
         Rounds::Shared { .. } => 0,
     };
     b.samples(runs(1), &compared[1], config, offset, &mut samples);
-    let blocks = RoundBlocks::interleaved(matches!(rounds, Rounds::Shared { blocks: true }));
+    let paired = matches!(rounds, Rounds::Shared { blocks: true });
     let group_of: Vec<usize> = (0..2 * joined.len()).map(|index| index / 2).collect();
     let design = ModelDesign {
         settings: group_of.len(),
@@ -145,27 +189,24 @@ where
         series_of: None,
         control: config.control.as_deref(),
         policy: ControlPolicy::Always,
-        blocks,
+        blocks: RoundBlocks::interleaved(paired),
         slow: Some(slow_side(config.direction)),
     };
     let (model, slope) = match rounds {
         Rounds::Separate => across_days(samples, design),
         Rounds::Shared { .. } => {
             let model = SettingModel::new(samples, design);
-            let slope = SharedSlope::within(&model, &group_of);
+            let slope = SharedSlope::within(&model, joined.len());
             (model, slope)
         }
     };
     let tests: Vec<_> = (0..joined.len()).map(|j| slope.widened(model.compare(2 * j + 1, 2 * j), j)).collect();
+    let tested: Vec<(usize, &RivalComparison)> =
+        tests.iter().enumerate().filter_map(|(j, t)| Some((j, t.as_ref().ok()?))).collect();
     // The slope's error is one error shared by every setting: pooled separately from their own noise.
-    let overall_effects: Vec<(f64, f64)> = tests
-        .iter()
-        .enumerate()
-        .filter_map(|(j, t)| {
-            t.as_ref().ok().map(|t| (t.estimate, (t.std_error.powi(2) - slope.variance_of(j)).max(0.0)))
-        })
-        .collect();
-    let gaps: Vec<f64> = tests.iter().enumerate().filter(|(_, t)| t.is_ok()).map(|(j, _)| slope.gaps[j]).collect();
+    let overall_effects: Vec<(f64, f64)> =
+        tested.iter().map(|&(j, t)| (t.estimate, (t.std_error.powi(2) - slope.variance_of(j)).max(0.0))).collect();
+    let gaps: Vec<f64> = tested.iter().map(|&(j, _)| slope.gaps[j]).collect();
     // Ratios pool across settings; differences in each setting's own unit do not.
     let meta = (model.scale == Scale::Log)
         .then(|| RandomEffects::fit(&overall_effects).map(|fit| slope.widen(fit, &overall_effects, &gaps)))
@@ -185,17 +226,10 @@ where
             let reference = side_a.mean();
             let p_adjusted = tested.map(|_| holm.next().expect("one adjusted p per test"));
             let significant = p_adjusted.is_some_and(|p| p < config.alpha);
-            let ratio = tested.zip(reference).map(|(t, reference)| {
-                let interval = model.ratio(t, reference, level);
-                if significant {
-                    interval.cut_at_one()
-                } else {
-                    interval
-                }
-            });
+            let ratio = tested.zip(reference).map(|(t, reference)| model.ratio(t, reference, level));
+            let ratio = ratio.map(|interval| if significant { interval.cut_at_one() } else { interval });
             let marginal = tested.zip(reference).map(|(t, reference)| model.ratio(t, reference, 0.95));
             let control_ratio = side_b.control_mean().zip(side_a.control_mean()).map(|(b, a)| b / a);
-            let verdict = judge(ratio, p_adjusted, control_ratio, config);
             SettingComparison {
                 setting: a.settings[joined[j].0].0.clone(),
                 n_a: side_a.n,
@@ -210,18 +244,17 @@ where
                 method: tested.map(|t| t.method),
                 reason: test.err(),
                 control_ratio,
-                verdict,
+                verdict: judge(ratio, p_adjusted, control_ratio, config),
             }
         })
         .collect();
     let control_change = geometric_mean(settings.iter().filter_map(|s| s.control_ratio));
-    let paired = matches!(rounds, Rounds::Shared { blocks: true });
     Comparison {
         config: config.clone(),
         only_a: a.unmatched(&b),
         only_b: b.unmatched(&a),
         settings,
-        paired,
+        design: if paired { Design::Paired } else { Design::Welch },
         model,
         overall,
         control_change,
@@ -279,9 +312,8 @@ impl SharedSlope {
     }
 
     /// Within one sweep the model carries the slope itself (`SettingModel::compare`).
-    fn within(model: &SettingModel, group_of: &[usize]) -> SharedSlope {
+    fn within(model: &SettingModel, settings: usize) -> SharedSlope {
         let variance = model.adjustment.as_ref().map_or(0.0, |a| a.slope_variance);
-        let settings = group_of.len() / 2;
         let gaps = (0..settings).map(|j| model.control_level(2 * j + 1) - model.control_level(2 * j)).collect();
         SharedSlope { variance, gaps, added: false }
     }
@@ -413,17 +445,6 @@ impl Measured {
     }
 }
 
-impl Comparison {
-    /// `paired` when the sides shared the rounds of one interleaved sweep, else `welch`.
-    pub fn design(&self) -> Design {
-        if self.paired {
-            Design::Paired
-        } else {
-            Design::Welch
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -445,7 +466,7 @@ mod tests {
         assert_eq!(comparison.only_b, vec![fixture_slice_sweep_b().last().unwrap().setting.clone()]);
         assert!(comparison.has_significant_regression());
         // Five settings and the grid's overall change, one Holm family.
-        assert_eq!((comparison.tests(), comparison.design()), (6, Design::Welch));
+        assert_eq!((comparison.tests(), comparison.design), (6, Design::Welch));
         assert!(comparison.overall.as_ref().is_some_and(|o| !o.is_consistent()), "one setting changed, the rest not");
         let regressed = &comparison.settings[1];
         assert!(regressed.p_adjusted.unwrap() >= regressed.p_value.unwrap(), "Holm never lowers a p-value");
@@ -511,7 +532,7 @@ mod tests {
             }
         }
         let comparison = compare_within(&runs, "cann", ["8.5", "9.5"], &fixture_compare_config(), true);
-        assert_eq!(comparison.design(), Design::Paired);
+        assert_eq!(comparison.design, Design::Paired);
         assert_eq!(comparison.settings.len(), 2);
         assert!(comparison.settings.iter().all(|s| s.verdict == Verdict::Regressed), "{:?}", comparison.settings);
         // The same runs as two unpaired sweeps: the ±25% round-to-round drift swamps the 5% change.

@@ -1,25 +1,50 @@
 //! One setting measured on both sides: means, ratio with its interval, corrected test and verdict.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::compare_config::CompareConfig;
 use crate::analyse::{ComparisonMethod, Direction, NoTest, RatioInterval};
 use crate::plan::Setting;
 
+/// The question `compare` answers about each joined setting, what a comparison of two sweeps judges: one
+/// metric, which way is better, and how much counts.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct CompareConfig {
+    pub metric: String,
+    pub direction: Direction,
+    /// Smallest relative change that matters, e.g. 0.02 for 2%.
+    pub threshold: f64,
+    /// Family-wise error rate over all joined settings (Holm), e.g. 0.05.
+    pub alpha: f64,
+    /// A metric no version should change (the sweep's control): its B/A ratio is reported per setting,
+    /// and it is used as a covariate that removes machine drift.
+    #[serde(default)]
+    pub control: Option<String>,
+    /// A control that moved by more than this share between the sides (either way) means the machine
+    /// changed: no verdict about the compared thing is drawn from it.
+    #[serde(default = "default_control_threshold")]
+    pub control_threshold: f64,
+}
+
+/// The default `control_threshold`: drift between two days moves a control by a few percent, which the
+/// covariate removes; a 25% move is another machine (or a version that moved the control itself).
+pub const DEFAULT_CONTROL_THRESHOLD: f64 = 0.25;
+
+fn default_control_threshold() -> f64 {
+    DEFAULT_CONTROL_THRESHOLD
+}
+
 /// The verdict on one setting, B against A.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// Significant (Holm-corrected) and better than A by more than the threshold.
-    #[serde(rename = "improved")]
     Improved,
     /// Significant (Holm-corrected) and worse than A by more than the threshold.
-    #[serde(rename = "regressed")]
     Regressed,
     /// Not significant, or significant but within the threshold.
     #[serde(rename = "no change")]
     NoSignificantChange,
     /// No test is possible (one run on a side, no residual degrees of freedom, a zero standard error).
-    #[serde(rename = "insufficient")]
     Insufficient,
     /// The control moved by more than `control_threshold` between the sides: the machine changed (or the
     /// compared thing moved the control too), so no change of the metric can be attributed.
@@ -86,7 +111,6 @@ pub fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::compare_config::DEFAULT_CONTROL_THRESHOLD;
 
     fn config(direction: Direction) -> CompareConfig {
         CompareConfig {

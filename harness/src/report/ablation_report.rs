@@ -2,13 +2,11 @@
 //! could not be measured), the additivity verdicts (pooled, then per `group_by` setting), the figures, then
 //! the per-variant tables with deltas (section 5.4 of the slice study) and the pairwise interactions.
 
-use super::document::Document;
+use super::document::{Document, Note, Section};
 use super::html_figures::ablation_figures;
 use super::metric_units::MetricUnits;
-use super::note::Note;
 use super::number_format::{confidence, degrees, number, percent, signed, signed_percent, signed_with_ci, with_ci};
 use super::report_context::ReportContext;
-use super::section::Section;
 use super::setting_columns::group_name;
 use super::table::Table;
 use super::text::Text;
@@ -72,21 +70,17 @@ fn missing_note(scope: &Option<String>, analysis: &AblationAnalysis) -> Option<N
 }
 
 /// The variant table and, for a 2^k factorial, the pairwise interactions; `scope` names a group's.
-fn tables(scope: Option<&str>, analysis: &AblationAnalysis, units: &MetricUnits) -> Vec<Section> {
+fn tables(scope: Option<&str>, analysis: &AblationAnalysis, units: &MetricUnits) -> [Section; 2] {
     let at = scope.map_or_else(String::new, |scope| format!(" at {scope}"));
-    let mut sections = Vec::new();
-    if !analysis.metrics.is_empty() {
-        sections.push(Section::new(format!("Variants{at}")).table(variant_table(analysis, units)));
-    }
-    if let AblationEffects::Measured(effects) = &analysis.effects {
-        if !effects.pairwise.is_empty() {
-            sections.push(
-                Section::new(format!("Pairwise interactions (2^k factorial){at}"))
-                    .table(pairwise_table(effects, units)),
-            );
-        }
-    }
-    sections
+    let variants = (!analysis.metrics.is_empty()).then(|| variant_table(analysis, units));
+    let pairwise = match &analysis.effects {
+        AblationEffects::Measured(effects) if !effects.pairwise.is_empty() => Some(pairwise_table(effects, units)),
+        _ => None,
+    };
+    [
+        Section::new(format!("Variants{at}")).table(variants),
+        Section::new(format!("Pairwise interactions (2^k factorial){at}")).table(pairwise),
+    ]
 }
 
 /// The per-variant table; only called with at least one metric (the scope metric first).

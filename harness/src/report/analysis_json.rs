@@ -49,7 +49,9 @@ pub fn analysis_json(report: &SweepReport) -> Value {
             .filter(|p| p.prior_df.is_infinite() && verdicts.model.series_priors.is_empty())
             .map(|_| verdicts.model.residual_df),
         "model": model_json(&verdicts.model),
-        "stragglers": stragglers_json(&verdicts.model, &setting),
+        "stragglers": verdicts.model.stragglers.iter().map(|s| json!({
+            "setting": setting(s.setting), "rep": s.rep, "slowdown": s.slowdown, "t": s.t,
+        })).collect::<Vec<_>>(),
         "groups": groups,
         "baseline": config.baseline,
         "relative": relative_json(analysis),
@@ -93,15 +95,6 @@ fn model_json(model: &SettingModel) -> Value {
                 .then(|| model.series_priors.iter().map(|s| s.prior_variance).collect::<Vec<f64>>()),
         })),
     })
-}
-
-fn stragglers_json(model: &SettingModel, setting: &dyn Fn(usize) -> Value) -> Value {
-    let stragglers: Vec<Value> = model
-        .stragglers
-        .iter()
-        .map(|s| json!({ "setting": setting(s.setting), "rep": s.rep, "slowdown": s.slowdown, "t": s.t }))
-        .collect();
-    Value::Array(stragglers)
 }
 
 /// One group's verdict; `design` names the method when no rival could be tested.

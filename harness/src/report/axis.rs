@@ -54,8 +54,12 @@ impl Axis {
         Some(axis)
     }
 
-    /// A linear axis over `low..high` (padded), ticked at 1, 2 or 5 times a power of ten (about six ticks).
-    pub fn linear(low: f64, high: f64) -> Axis {
+    /// A linear axis over the finite `values` (padded), ticked at 1, 2 or 5 times a power of ten (about six
+    /// ticks); None without a finite value.
+    pub fn linear(values: impl IntoIterator<Item = f64>) -> Option<Axis> {
+        let values: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
+        let low = values.iter().copied().reduce(f64::min)?;
+        let high = values.iter().copied().reduce(f64::max)?;
         let span = (high - low).max(high.abs().max(1.0) * 1e-3);
         let mut axis = Axis { scale: AxisScale::Linear, low, high: low + span, ticks: Vec::new() };
         axis.pad(0.06);
@@ -70,7 +74,7 @@ impl Axis {
             axis.ticks.push((shown, format!("{shown:.decimals$}")));
             tick += step;
         }
-        axis
+        Some(axis)
     }
 
     /// Widens the range by `share` of it at each end (a factor on a log axis), so no mark sits on the frame.
@@ -114,16 +118,8 @@ impl Axis {
     /// `count` values spread evenly along the axis between `from` and `to` (a fitted line's samples).
     pub fn samples(&self, from: f64, to: f64, count: usize) -> Vec<f64> {
         let linear = self.scale == AxisScale::Linear;
-        (0..count)
-            .map(|i| {
-                let t = i as f64 / (count - 1) as f64;
-                if linear {
-                    from + (to - from) * t
-                } else {
-                    from * (to / from).powf(t)
-                }
-            })
-            .collect()
+        let fractions = (0..count).map(|i| i as f64 / (count - 1) as f64);
+        fractions.map(|t| if linear { from + (to - from) * t } else { from * (to / from).powf(t) }).collect()
     }
 }
 
@@ -160,9 +156,9 @@ mod tests {
 
     #[test]
     fn a_measured_axis_ticks_at_round_numbers() {
-        let axis = Axis::linear(0.95, 1.06);
+        let axis = Axis::linear([0.95, 1.06]).unwrap();
         assert!(labels(&axis).contains(&"1.00"), "{:?}", labels(&axis));
-        let symmetric = labels(&Axis::linear(-1.0, 1.0)).join(" ");
+        let symmetric = labels(&Axis::linear([-1.0, 1.0]).unwrap()).join(" ");
         assert!(symmetric.contains(" 0.0 ") && !symmetric.contains("-0.0"), "0, not -0: {symmetric}");
     }
 }

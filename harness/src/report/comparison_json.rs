@@ -11,30 +11,26 @@ use crate::compare::Comparison;
 /// Holm-adjusted p-value and the verdict (`improved`, `regressed`, `no change`, `insufficient`).
 /// `unit` is the metric's unit (null when unknown).
 pub fn compare_json(comparison: &Comparison, label_a: &str, label_b: &str, units: &MetricUnits) -> Value {
-    let settings: Vec<Value> = comparison
-        .settings
-        .iter()
-        .map(|s| {
-            json!({
-                "setting": setting_object(&s.setting),
-                "n_a": s.n_a, "n_b": s.n_b, "mean_a": s.mean_a, "mean_b": s.mean_b,
-                "ratio": s.ratio.map(|r| r.ratio), "low": s.ratio.map(|r| r.low), "high": s.ratio.map(|r| r.high),
-                "marginal_low": s.marginal.map(|r| r.low), "marginal_high": s.marginal.map(|r| r.high),
-                "p": s.p_value, "p_adjusted": s.p_adjusted, "df": s.df, "reason": s.reason,
-                "control_ratio": s.control_ratio,
-                "verdict": s.verdict,
-            })
+    let settings = comparison.settings.iter().map(|s| {
+        json!({
+            "setting": setting_object(&s.setting),
+            "n_a": s.n_a, "n_b": s.n_b, "mean_a": s.mean_a, "mean_b": s.mean_b,
+            "ratio": s.ratio.map(|r| r.ratio), "low": s.ratio.map(|r| r.low), "high": s.ratio.map(|r| r.high),
+            "marginal_low": s.marginal.map(|r| r.low), "marginal_high": s.marginal.map(|r| r.high),
+            "p": s.p_value, "p_adjusted": s.p_adjusted, "df": s.df, "reason": s.reason,
+            "control_ratio": s.control_ratio,
+            "verdict": s.verdict,
         })
-        .collect();
+    });
     let config = &comparison.config;
     json!({
         "schema_version": ANALYSIS_SCHEMA_VERSION,
         "a": label_a, "b": label_b,
         "metric": config.metric, "direction": config.direction, "alpha": config.alpha,
         "threshold": config.threshold, "control": config.control,
-        "method": comparison.design(),
+        "method": comparison.design,
         "tests": comparison.tests(),
-        "settings": settings,
+        "settings": settings.collect::<Vec<_>>(),
         "only_a": comparison.only_a.iter().map(setting_object).collect::<Vec<_>>(),
         "only_b": comparison.only_b.iter().map(setting_object).collect::<Vec<_>>(),
         "regression": comparison.has_significant_regression(),

@@ -2,16 +2,14 @@
 //! control moved, settings on one side only or untested), the verdict (the grid-wide headline and the
 //! regression gate), the forest plot, then per-setting verdicts.
 
-use super::document::Document;
+use super::document::{Document, Note, Section};
 use super::html_figures::compare_forest_svg;
 use super::metric_units::MetricUnits;
-use super::note::Note;
 use super::number_format::{confidence, degrees, number, p_value, percent, signed_percent};
-use super::section::Section;
 use super::setting_columns::SettingColumns;
 use super::table::Table;
 use super::text::Text;
-use crate::compare::{Comparison, Design, SettingComparison, Verdict};
+use crate::compare::{Comparison, Design, Verdict};
 
 /// Render a comparison: the method, per joined setting n, means, B/A with its simultaneous CI, the
 /// Holm-adjusted p-value, the control's B/A and the verdict; settings on one side only; warnings where
@@ -26,13 +24,9 @@ pub fn compare_document(comparison: &Comparison, labels: (&str, &str), units: &M
     let what = Text::plain(format!("A = {label_a}, B = {label_b}. Metric: "))
         .code(&config.metric)
         .and(format!("{unit} ({} is better).", config.direction));
-    let mut lead = Section::lead().paragraph(what);
-    if let Some(fixed) = columns.fixed_line() {
-        lead = lead.paragraph(fixed);
-    }
     let mut document = Document::new(title);
     document.extend([
-        lead,
+        Section::lead().paragraph(what).paragraph_if(columns.fixed_line()),
         Section::new("What to trust").notes(trust_notes(comparison, &columns, labels)),
         Section::new("Verdict")
             .paragraph(headline(comparison, label_b))
@@ -61,11 +55,9 @@ fn trust_notes(comparison: &Comparison, columns: &SettingColumns, (label_a, labe
         )));
     }
     notes.extend(control_warning(comparison, columns));
-    let untested: Vec<String> = comparison
-        .settings
-        .iter()
-        .filter_map(|s| Some(format!("{} ({})", columns.label(&s.setting), s.reason?)))
-        .collect();
+    let settings = &comparison.settings;
+    let untested: Vec<String> =
+        settings.iter().filter_map(|s| Some(format!("{} ({})", columns.label(&s.setting), s.reason?))).collect();
     if !untested.is_empty() {
         notes.push(Note::warning(format!("Cannot tell {}: no test was possible.", untested.join(", "))));
     }
@@ -79,35 +71,47 @@ fn trust_notes(comparison: &Comparison, columns: &SettingColumns, (label_a, labe
         notes.push(Note::info(format!("{n} straggler run(s) left out of the fit (kept in the CSVs).")));
     }
     if notes.is_empty() {
-        notes.push(Note::info(format!(
-            "All {} settings were measured on both sides and compared.",
-            comparison.settings.len()
-        )));
+        notes.push(Note::info(format!("All {} settings were measured on both sides and compared.", settings.len())));
     }
     notes
 }
 
-/// The per-setting table, means in the metric's unit.
+/// The per-setting table: n, means in the metric's unit, B/A, p (Holm), the control's B/A and the verdict.
 fn setting_table(comparison: &Comparison, columns: &SettingColumns, units: &MetricUnits) -> Table {
     let metric = &comparison.config.metric;
-    let mut header: Vec<String> = ["n A", "n B"].map(String::from).to_vec();
-    header.extend([units.header("mean A", metric), units.header("mean B", metric)]);
-    header.extend([
+    let control = comparison.config.control.is_some();
+    let mut header = vec![
+        "n A".to_string(),
+        "n B".to_string(),
+        units.header("mean A", metric),
+        units.header("mean B", metric),
         format!("B/A ({} CI)", confidence(comparison.level)),
         "p (Holm)".to_string(),
-        "verdict".to_string(),
-    ]);
-    let control = comparison.config.control.is_some();
-    if control {
-        header.insert(6, "control B/A".to_string());
-    }
+    ];
+    header.extend(control.then(|| "control B/A".to_string()));
+    header.push("verdict".to_string());
     let mut table = columns.table(&header);
-    for setting in &comparison.settings {
-        let mut cells = comparison_cells(setting);
-        if control {
-            cells.insert(6, setting.control_ratio.map_or("-".to_string(), |r| format!("{r:.3}")));
-        }
-        table.push(columns.cells(&setting.setting).into_iter().chain(cells).collect());
+    let dash = || "-".to_string();
+    for s in &comparison.settings {
+        let mut row = columns.cells(&s.setting);
+        row.extend([
+            s.n_a.to_string(),
+            s.n_b.to_string(),
+            s.mean_a.map_or_else(dash, number),
+            s.mean_b.map_or_else(dash, number),
+            s.ratio.map_or_else(dash, |r| format!("{:.3} [{:.3}, {:.3}]", r.ratio, r.low, r.high)),
+            s.p_adjusted.map_or_else(dash, p_value),
+        ]);
+        row.extend(control.then(|| s.control_ratio.map_or_else(dash, |r| format!("{r:.3}"))));
+        row.push(match (s.verdict, s.reason) {
+            (Verdict::Insufficient, Some(reason)) => format!("cannot tell ({reason})"),
+            (Verdict::Improved, _) => "improved".to_string(),
+            (Verdict::Regressed, _) => "REGRESSED".to_string(),
+            (Verdict::NoSignificantChange, _) => "no significant change".to_string(),
+            (Verdict::Insufficient, None) => "insufficient data".to_string(),
+            (Verdict::MachineChanged, _) => "cannot tell (control moved)".to_string(),
+        });
+        table.push(row);
     }
     table
 }
@@ -128,10 +132,7 @@ fn headline(comparison: &Comparison, label_b: &str) -> String {
     };
     let better = comparison.config.direction == crate::analyse::Direction::Higher;
     let change = overall.ratio.ratio - 1.0;
-    let (word, low, high) = match (change >= 0.0) == better {
-        true => ("better", overall.ratio.low - 1.0, overall.ratio.high - 1.0),
-        false => ("worse", overall.ratio.low - 1.0, overall.ratio.high - 1.0),
-    };
+    let word = if (change >= 0.0) == better { "better" } else { "worse" };
     let spread = if overall.is_consistent() {
         "consistent across settings".to_string()
     } else {
@@ -151,8 +152,8 @@ fn headline(comparison: &Comparison, label_b: &str) -> String {
          meta-analysis over {} settings, DerSimonian & Laird 1986, Hartung-Knapp interval; p {} Holm-adjusted).",
         percent(change.abs()),
         confidence(comparison.level),
-        signed_percent(low),
-        signed_percent(high),
+        signed_percent(overall.ratio.low - 1.0),
+        signed_percent(overall.ratio.high - 1.0),
         overall.effects.settings,
         p_value(overall.p_adjusted)
     )
@@ -162,11 +163,11 @@ fn headline(comparison: &Comparison, label_b: &str) -> String {
 fn method_line(comparison: &Comparison) -> String {
     let config = &comparison.config;
     let model = &comparison.model;
-    let design = match comparison.design() {
+    let design = match comparison.design {
         Design::Paired => "rounds as blocks both sides share (one interleaved sweep)",
         Design::Welch => "rounds as blocks within each side (the sides share no rounds; drift between rounds removed)",
     };
-    let control = model.adjustment.as_ref().map_or_else(String::new, |a| match comparison.design() {
+    let control = model.adjustment.as_ref().map_or_else(String::new, |a| match comparison.design {
         Design::Paired => format!(
             "; control {} as a per-run covariate (CUPED, Deng et al. 2013): slope {}, removing {} of the residual \
              variance",
@@ -208,34 +209,6 @@ fn method_line(comparison: &Comparison) -> String {
     )
 }
 
-/// n, means, B/A, p and verdict of one setting.
-fn comparison_cells(setting: &SettingComparison) -> Vec<String> {
-    let mean = |m: Option<f64>| m.map_or("-".to_string(), number);
-    let ratio = setting.ratio.map_or("-".to_string(), |r| format!("{:.3} [{:.3}, {:.3}]", r.ratio, r.low, r.high));
-    vec![
-        setting.n_a.to_string(),
-        setting.n_b.to_string(),
-        mean(setting.mean_a),
-        mean(setting.mean_b),
-        ratio,
-        setting.p_adjusted.map_or("-".to_string(), p_value),
-        match (setting.verdict, setting.reason) {
-            (Verdict::Insufficient, Some(reason)) => format!("cannot tell ({reason})"),
-            (verdict, _) => verdict_word(verdict).to_string(),
-        },
-    ]
-}
-
-fn verdict_word(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Improved => "improved",
-        Verdict::Regressed => "REGRESSED",
-        Verdict::NoSignificantChange => "no significant change",
-        Verdict::Insufficient => "insufficient data",
-        Verdict::MachineChanged => "cannot tell (control moved)",
-    }
-}
-
 /// A warning naming the settings whose control metric moved beyond the threshold.
 fn control_warning(comparison: &Comparison, columns: &SettingColumns) -> Option<Note> {
     let moved = comparison.control_moved();
@@ -255,12 +228,8 @@ fn control_warning(comparison: &Comparison, columns: &SettingColumns) -> Option<
 }
 
 fn gate_line(comparison: &Comparison, columns: &SettingColumns) -> String {
-    let regressed: Vec<String> = comparison
-        .settings
-        .iter()
-        .filter(|s| s.verdict == Verdict::Regressed)
-        .map(|s| columns.label(&s.setting))
-        .collect();
+    let regressed = comparison.settings.iter().filter(|s| s.verdict == Verdict::Regressed);
+    let regressed: Vec<String> = regressed.map(|s| columns.label(&s.setting)).collect();
     if regressed.is_empty() {
         "No significant regression.".to_string()
     } else {

@@ -2,10 +2,8 @@
 //! code and rendered by `terminal_text`, `markdown` and `html_page` (`analysis.json` has its notes too),
 //! so the terminal, the summary file and the page say the same things in the same order.
 
-use super::block::Block;
-use super::note::Note;
-use super::section::Section;
 use super::table::Table;
+use super::text::Text;
 
 /// A report: its title and sections in reading order.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,5 +53,129 @@ impl Document {
             }
         }
         out
+    }
+}
+
+/// A headed part of a report, its blocks in order (the lead, under the title, has no heading).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    pub heading: Option<String>,
+    pub blocks: Vec<Block>,
+}
+
+impl Section {
+    pub fn new(heading: impl Into<String>) -> Section {
+        Section { heading: Some(heading.into()), blocks: Vec::new() }
+    }
+
+    /// The unheaded part under the title.
+    pub fn lead() -> Section {
+        Section { heading: None, blocks: Vec::new() }
+    }
+
+    pub fn paragraph(mut self, text: impl Into<Text>) -> Section {
+        self.blocks.push(Block::Paragraph(text.into()));
+        self
+    }
+
+    /// A paragraph, when there is one.
+    pub fn paragraph_if(mut self, text: Option<impl Into<Text>>) -> Section {
+        self.blocks.extend(text.map(|text| Block::Paragraph(text.into())));
+        self
+    }
+
+    /// A list; nothing when `items` is empty.
+    pub fn items(mut self, items: Vec<Text>) -> Section {
+        if !items.is_empty() {
+            self.blocks.push(Block::Items(items));
+        }
+        self
+    }
+
+    /// Notes (warnings first, as the caller orders them); nothing when `notes` is empty.
+    pub fn notes(mut self, notes: Vec<Note>) -> Section {
+        if !notes.is_empty() {
+            self.blocks.push(Block::Notes(notes));
+        }
+        self
+    }
+
+    /// A table, when there is one.
+    pub fn table(mut self, table: impl Into<Option<Table>>) -> Section {
+        self.blocks.extend(table.into().map(Block::Table));
+        self
+    }
+
+    /// A figure, when one could be drawn.
+    pub fn figure(mut self, svg: Option<String>, caption: impl Into<String>) -> Section {
+        if let Some(svg) = svg {
+            self.blocks.push(Block::Figure(Figure { svg, caption: caption.into() }));
+        }
+        self
+    }
+
+    /// `Best per group` -> `best-per-group`: the heading's words, lowercase, for the page's anchors.
+    pub fn id(&self) -> Option<String> {
+        let heading = self.heading.as_deref()?;
+        let words: Vec<String> = heading
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .filter(|word| !word.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        Some(words.join("-"))
+    }
+}
+
+/// One block of a section, typed: each renderer (terminal, markdown, HTML) decides how it looks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    Paragraph(Text),
+    /// A list, one sentence per item (the verdict lines).
+    Items(Vec<Text>),
+    /// The "what to trust" lines, warnings first.
+    Notes(Vec<Note>),
+    Table(Table),
+    /// Only the page draws figures.
+    Figure(Figure),
+}
+
+impl Block {
+    /// Whether text renderers show it (they leave figures out).
+    pub fn is_text(&self) -> bool {
+        !matches!(self, Block::Figure(_))
+    }
+}
+
+/// A drawn figure: an inline SVG element with the sentence that says what it shows (shown on the page;
+/// text renderers skip it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    pub svg: String,
+    pub caption: String,
+}
+
+/// One line of a report's "what to trust" block, a sentence about how far the verdicts can be trusted: a
+/// warning that weakens them, or a plain note.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Note {
+    /// Weakens or voids verdicts (failed runs, large drift, a control the settings move): shown first
+    /// and marked `WARNING:`.
+    pub warning: bool,
+    pub text: Text,
+}
+
+impl Note {
+    pub fn warning(text: impl Into<Text>) -> Note {
+        Note { warning: true, text: text.into() }
+    }
+
+    pub fn info(text: impl Into<Text>) -> Note {
+        Note { warning: false, text: text.into() }
+    }
+
+    /// `WARNING: ...` or the text alone, with code in backticks.
+    pub fn with_backticks(&self) -> String {
+        let mark = if self.warning { "WARNING: " } else { "" };
+        format!("{mark}{}", self.text.with_backticks())
     }
 }

@@ -1,8 +1,8 @@
 //! `## Fit`: the declared cost line over the settings, how well it predicts points it was not fitted to
 //! (leave-one-out), and whether one line describes the data at all.
 
+use super::document::Section;
 use super::number_format::{number, percent, plain_number};
-use super::section::Section;
 use super::sweep_report::SweepReport;
 use crate::analyse::{CostFit, SettingSummary};
 

@@ -2,8 +2,8 @@
 
 use serde_json::{json, Value};
 
+use super::document::Section;
 use super::number_format::{number, percent};
-use super::section::Section;
 use super::setting_json::labels_object;
 use super::sweep_report::SweepReport;
 use super::table::Table;

@@ -2,15 +2,15 @@
 //! comparison as forest plots, a fit's residuals, the phase stacks, and an ablation's waterfall and
 //! per-variant bars, each a `RowChart` or `XyChart` built from analysis results.
 
+use super::document::Section;
 use super::metric_units::MetricUnits;
 use super::number_format::{confidence, percent};
-use super::row_chart::RowChart;
-use super::row_mark::RowMark;
-use super::section::Section;
+use super::relative_effects::baseline_label;
+use super::row_chart::{RowChart, RowMark};
 use super::setting_columns::SettingColumns;
 use super::sweep_plot::sweep_plot_svg;
 use super::sweep_report::SweepReport;
-use crate::analyse::{AblationAnalysis, AblationEffects, RelativeKind};
+use crate::analyse::{AblationAnalysis, AblationEffects, RelativeKind, SettingSummary};
 use crate::compare::Comparison;
 
 /// The sweep's figures, each captioned: the primary metric against the swept param, the forest plots
@@ -44,21 +44,17 @@ pub fn sweep_figures(report: &SweepReport) -> Section {
 fn relative_forest_svgs(report: &SweepReport) -> Vec<String> {
     let (analysis, config) = (report.analysis, report.config);
     let columns = report.columns();
-    let baseline: Vec<String> = config.baseline.iter().map(|(name, value)| format!("{name}={value}")).collect();
-    let baseline = baseline.join(" ");
+    let baseline = baseline_label(config);
     config
         .relative
         .iter()
         .filter_map(|(metric, kind)| {
             let mut effects: Vec<_> = analysis.relative.iter().filter(|e| e.metric == *metric).collect();
             effects.sort_by_key(|e| e.setting);
-            let rows = effects
-                .iter()
-                .map(|e| {
-                    let mark = RowMark::interval(e.interval.map(|i| (i.effect, i.low, i.high)));
-                    (columns.label(&analysis.settings[e.setting].setting), mark)
-                })
-                .collect();
+            let rows = effects.iter().map(|e| {
+                let mark = RowMark::interval(e.interval.map(|i| (i.effect, i.low, i.high)));
+                (columns.label(&analysis.settings[e.setting].setting), mark)
+            });
             let (axis, reference) = match kind {
                 RelativeKind::Ratio => (format!("{metric}: setting / {baseline}"), 1.0),
                 RelativeKind::Difference => {
@@ -69,7 +65,7 @@ fn relative_forest_svgs(report: &SweepReport) -> Vec<String> {
             let chart = RowChart {
                 title: format!("{metric} vs {baseline} ({level} simultaneous CI)"),
                 axis,
-                rows,
+                rows: rows.collect(),
                 reference: Some(reference),
                 interval: Some(format!("{level} simultaneous CI")),
                 ..RowChart::default()
@@ -82,29 +78,21 @@ fn relative_forest_svgs(report: &SweepReport) -> Vec<String> {
 /// Where each setting's time goes: the mean seconds of each profile phase (`[metrics.profile] phases`)
 /// laid end to end, one bar per setting in grid order. None when no setting has a phase metric.
 fn phase_stack_svg(report: &SweepReport) -> Option<String> {
-    let analysis = report.analysis;
-    let present: Vec<&String> = report
-        .context
-        .phases
-        .iter()
-        .filter(|phase| analysis.settings.iter().any(|s| s.metric(phase).is_some()))
-        .collect();
+    let settings = &report.analysis.settings;
+    let phases = report.context.phases.iter();
+    let present: Vec<&String> = phases.filter(|phase| settings.iter().any(|s| s.metric(phase).is_some())).collect();
     if present.is_empty() {
         return None;
     }
     let columns = report.columns();
-    let rows = analysis
-        .settings
-        .iter()
-        .map(|s| {
-            let parts = present.iter().map(|phase| s.metric(phase).map_or(0.0, |stats| stats.mean)).collect();
-            (columns.label(&s.setting), RowMark::Stack(parts))
-        })
-        .collect();
+    let rows = settings.iter().map(|s| {
+        let parts = present.iter().map(|phase| s.metric(phase).map_or(0.0, |stats| stats.mean)).collect();
+        (columns.label(&s.setting), RowMark::Stack(parts))
+    });
     let chart = RowChart {
         title: "Phase attribution per setting (mean seconds per phase)".to_string(),
         axis: "seconds (s)".to_string(),
-        rows,
+        rows: rows.collect(),
         legend: present.into_iter().cloned().collect(),
         ..RowChart::default()
     };
@@ -117,19 +105,11 @@ fn fit_residuals_svg(report: &SweepReport) -> Option<String> {
     let (analysis, config) = (report.analysis, report.config);
     let (fit, names) = (analysis.fit.as_ref()?, config.fit.as_ref()?);
     let columns = report.columns();
-    let mut points: Vec<(f64, f64, String)> = analysis
-        .settings
-        .iter()
-        .filter_map(|s| Some((s.value_of(&names.x)?, s.value_of(&names.y)?, columns.label(&s.setting))))
-        .collect();
+    let point = |s: &SettingSummary| Some((s.value_of(&names.x)?, s.value_of(&names.y)?, columns.label(&s.setting)));
+    let mut points: Vec<(f64, f64, String)> = analysis.settings.iter().filter_map(point).collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let rows = points
-        .into_iter()
-        .map(|(x, y, label)| {
-            let residual = (y - fit.predict(x)) / y * 100.0;
-            (label, RowMark::Bar { from: 0.0, to: residual, whisker: None })
-        })
-        .collect();
+    let residual = |x: f64, y: f64| (y - fit.predict(x)) / y * 100.0;
+    let rows = points.into_iter().map(|(x, y, label)| (label, RowMark::bar(0.0, residual(x, y), None))).collect();
     let chart = RowChart {
         title: format!("Residuals of the fit {} = fixed + per-unit x {}", names.y, names.x),
         axis: format!("(measured - fitted) / measured, % of {}", names.y),
@@ -163,27 +143,16 @@ fn scope_axis(metric: &str, units: &MetricUnits) -> String {
 fn ablation_waterfall_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> Option<String> {
     let AblationEffects::Measured(effects) = &analysis.effects else { return None };
     let baseline_ci = analysis.variants.iter().find(|v| v.variant.ablated().is_empty())?.metrics[0]?.ci95;
-    let interval = |to: f64, ci: Option<f64>| ci.map(|half| (to - half, to + half));
-    let mut rows = vec![(
-        "baseline".to_string(),
-        RowMark::Bar { from: 0.0, to: effects.baseline_mean, whisker: interval(effects.baseline_mean, baseline_ci) },
-    )];
+    let mut rows = vec![("baseline".to_string(), RowMark::bar(0.0, effects.baseline_mean, baseline_ci))];
     let mut level = effects.baseline_mean;
-    let steps = effects
-        .singles
-        .iter()
-        .map(|(group, delta)| (format!("ablate {group}"), delta))
-        .chain(std::iter::once(("interaction".to_string(), &effects.interaction)));
-    for (label, delta) in steps {
+    let singles = effects.singles.iter().map(|(group, delta)| (format!("ablate {group}"), delta));
+    for (label, delta) in singles.chain([("interaction".to_string(), &effects.interaction)]) {
         let to = level + delta.estimate;
-        rows.push((label, RowMark::Bar { from: level, to, whisker: interval(to, delta.ci95) }));
+        rows.push((label, RowMark::bar(level, to, delta.ci95)));
         level = to;
     }
-    let all = effects.baseline_mean + effects.all.estimate;
-    rows.push((
-        "all groups ablated".to_string(),
-        RowMark::Bar { from: 0.0, to: all, whisker: interval(all, effects.all.ci95) },
-    ));
+    let all = RowMark::bar(0.0, effects.baseline_mean + effects.all.estimate, effects.all.ci95);
+    rows.push(("all groups ablated".to_string(), all));
     let chart = RowChart {
         title: format!("{}: single deltas and their interaction (95% CI)", effects.metric),
         axis: scope_axis(&effects.metric, units),
@@ -198,19 +167,14 @@ fn ablation_waterfall_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> O
 /// (also written as `<stamp>.svg`). None without data.
 pub fn ablation_plot_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> Option<String> {
     let metric = analysis.metrics.first()?;
-    let rows = analysis
-        .variants
-        .iter()
-        .filter_map(|v| {
-            let stats = v.metrics.first()?.as_ref()?;
-            let whisker = stats.ci95.map(|half| (stats.mean - half, stats.mean + half));
-            Some((v.variant.to_string(), RowMark::Bar { from: 0.0, to: stats.mean, whisker }))
-        })
-        .collect();
+    let rows = analysis.variants.iter().filter_map(|v| {
+        let stats = v.metrics.first()?.as_ref()?;
+        Some((v.variant.to_string(), RowMark::bar(0.0, stats.mean, stats.ci95)))
+    });
     let chart = RowChart {
         title: format!("{metric} per variant (mean ± 95% CI)"),
         axis: scope_axis(metric, units),
-        rows,
+        rows: rows.collect(),
         interval: Some("95% CI of the mean".to_string()),
         ..RowChart::default()
     };
@@ -227,14 +191,11 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
         let (a, b) = (columns.numbers(&a.setting), columns.numbers(&b.setting));
         a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal)
     });
-    let rows = settings
-        .into_iter()
-        .map(|s| {
-            let mark = RowMark::interval(s.ratio.map(|r| (r.ratio, r.low, r.high)));
-            let label = columns.label(&s.setting);
-            (if label.is_empty() { "all runs".to_string() } else { label }, mark)
-        })
-        .collect();
+    let rows = settings.into_iter().map(|s| {
+        let mark = RowMark::interval(s.ratio.map(|r| (r.ratio, r.low, r.high)));
+        let label = columns.label(&s.setting);
+        (if label.is_empty() { "all runs".to_string() } else { label }, mark)
+    });
     let (threshold, level) = (config.threshold, confidence(comparison.level));
     let chart = RowChart {
         title: format!("{}: B/A per setting ({level} simultaneous CI)", config.metric),
@@ -243,7 +204,7 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
             config.direction,
             percent(threshold)
         ),
-        rows,
+        rows: rows.collect(),
         reference: Some(1.0),
         band: Some((1.0 - threshold, 1.0 + threshold, format!("within {} of A", percent(threshold)))),
         interval: Some(format!("{level} simultaneous CI")),

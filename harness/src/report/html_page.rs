@@ -4,13 +4,10 @@
 
 use std::fmt::Write;
 
-use super::block::Block;
-use super::document::Document;
+use super::document::{Block, Document, Note, Section};
 use super::html_text::escape;
-use super::section::Section;
-use super::span::Span;
 use super::table::Table;
-use super::text::Text;
+use super::text::{Span, Text};
 use crate::record::Sidecar;
 
 const STYLE: &str = "body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222}\
@@ -52,13 +49,10 @@ fn block_html(block: &Block) -> String {
             format!("<ul>\n{items}</ul>\n")
         }
         Block::Notes(notes) => {
-            let items: String = notes
-                .iter()
-                .map(|note| match note.warning {
-                    true => format!("<li class=\"warning\"><strong>WARNING:</strong> {}</li>\n", text_html(&note.text)),
-                    false => format!("<li>{}</li>\n", text_html(&note.text)),
-                })
-                .collect();
+            let open =
+                |note: &Note| if note.warning { "<li class=\"warning\"><strong>WARNING:</strong> " } else { "<li>" };
+            let items: String =
+                notes.iter().map(|note| format!("{}{}</li>\n", open(note), text_html(&note.text))).collect();
             format!("<ul class=\"notes\">\n{items}</ul>\n")
         }
         Block::Table(table) => table_html(table),
@@ -117,7 +111,7 @@ fn provenance_html(sidecar: &Sidecar) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::note::Note;
+    use crate::report::document::Note;
 
     #[test]
     fn sections_in_order_every_text_escaped() {

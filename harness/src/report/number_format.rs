@@ -25,16 +25,6 @@ pub fn number(value: f64) -> String {
     }
 }
 
-/// The sign of a delta: an ASCII `-` (a typographic minus does not paste into a spreadsheet as a
-/// number) or `+`.
-fn sign_of(value: f64) -> &'static str {
-    if value < 0.0 {
-        "-"
-    } else {
-        "+"
-    }
-}
-
 /// A whole number without a needless `.0` (a parameter value such as 4096 bytes, an axis tick),
 /// anything else as `number`.
 pub fn plain_number(value: f64) -> String {
@@ -58,9 +48,16 @@ pub fn degrees(df: f64) -> String {
 
 /// A signed number, as the study writes deltas: +0.0090, -0.7918 (a value that prints as zero is +).
 pub fn signed(value: f64) -> String {
-    let magnitude = number(value.abs());
-    let zero = magnitude.trim_start_matches(['0', '.']).is_empty();
-    format!("{}{magnitude}", if zero { "+" } else { sign_of(value) })
+    with_sign(value, number(value.abs()))
+}
+
+/// `magnitude` (the absolute value as written, perhaps followed by ` ± ...`) after the sign of `value`: an
+/// ASCII `-` (a typographic minus does not paste into a spreadsheet as a number), or `+` when `value` is
+/// positive or its written digits are all zero.
+fn with_sign(value: f64, magnitude: String) -> String {
+    let digits = magnitude.split(' ').next().unwrap_or_default();
+    let zero = digits.trim_start_matches(['0', '.']).is_empty();
+    format!("{}{magnitude}", if value < 0.0 && !zero { "-" } else { "+" })
 }
 
 /// A fraction as a percentage with one decimal: 0.0305 -> 3.0%.
@@ -73,7 +70,7 @@ pub fn signed_percent(fraction: f64) -> String {
     if (fraction * 1000.0).round() == 0.0 {
         return percent(0.0);
     }
-    format!("{}{}", sign_of(fraction), percent(fraction.abs()))
+    with_sign(fraction, percent(fraction.abs()))
 }
 
 /// A confidence level as people write it: 95%, 97.5%, 99.17%: the digits that tell levels apart, no more.
@@ -99,9 +96,7 @@ pub fn with_ci(mean: f64, half_width: Option<f64>) -> String {
 
 /// A signed estimate with its half-width: +0.0090 ± 0.0096.
 pub fn signed_with_ci(estimate: f64, half_width: Option<f64>) -> String {
-    let text = with_ci(estimate.abs(), half_width);
-    let zero = text.split(' ').next().is_some_and(|digits| digits.trim_start_matches(['0', '.']).is_empty());
-    format!("{}{text}", if zero { "+" } else { sign_of(estimate) })
+    with_sign(estimate, with_ci(estimate.abs(), half_width))
 }
 
 /// A p-value: three decimals, or `< 0.001`.

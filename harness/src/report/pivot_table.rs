@@ -1,11 +1,12 @@
 //! `[report] pivot`: per-setting means of one metric, one param down and one across.
 
+use super::document::Section;
 use super::number_format::{number, with_ci};
-use super::section::Section;
+use super::setting_columns::first_seen;
 use super::sweep_report::SweepReport;
 use super::table::Table;
 use crate::analyse::SettingSummary;
-use crate::spec::{ParamValue, PivotConfig};
+use crate::spec::PivotConfig;
 
 /// `## latency_ns by bytes x topology`: a row per value of `rows`, a column per value of `columns`, both
 /// in declared grid order (the settings' order), each cell the mean ± 95% CI of `value` over the setting
@@ -14,20 +15,20 @@ use crate::spec::{ParamValue, PivotConfig};
 pub fn pivot_table(report: &SweepReport, pivot: &PivotConfig) -> Section {
     let analysis = report.analysis;
     let section = Section::new(format!("{} by {} × {}", pivot.value, pivot.rows, pivot.columns));
-    let row_values = distinct(&analysis.settings, &pivot.rows);
-    let column_values = distinct(&analysis.settings, &pivot.columns);
+    let distinct = |name: &str| first_seen(analysis.settings.iter().filter_map(|s| s.setting.value(name)));
+    let (row_values, column_values) = (distinct(&pivot.rows), distinct(&pivot.columns));
     if row_values.is_empty() || column_values.is_empty() {
         return section;
     }
     let mut header = vec![format!("{} \\ {}", pivot.rows, pivot.columns)];
-    header.extend(column_values.iter().map(ParamValue::to_string));
+    header.extend(column_values.iter().map(|value| value.to_string()));
     let mut table = Table::new(header);
     let mut averaged = false;
     for row in &row_values {
         let mut cells = vec![row.to_string()];
         for column in &column_values {
-            let at = |summary: &&SettingSummary| {
-                label(summary, &pivot.rows) == Some(row) && label(summary, &pivot.columns) == Some(column)
+            let at = |s: &&SettingSummary| {
+                s.setting.value(&pivot.rows) == Some(row) && s.setting.value(&pivot.columns) == Some(column)
             };
             let stats: Vec<_> = analysis.settings.iter().filter(at).filter_map(|s| s.metric(&pivot.value)).collect();
             cells.push(match stats.as_slice() {
@@ -50,21 +51,6 @@ pub fn pivot_table(report: &SweepReport, pivot: &PivotConfig) -> Section {
     section.paragraph(format!("Mean ± 95% CI per setting{unit}.{note}")).table(table)
 }
 
-fn label<'a>(summary: &'a SettingSummary, name: &str) -> Option<&'a ParamValue> {
-    summary.setting.value(name)
-}
-
-/// The values `name` takes over the settings, first seen first.
-fn distinct(settings: &[SettingSummary], name: &str) -> Vec<ParamValue> {
-    let mut values: Vec<ParamValue> = Vec::new();
-    for value in settings.iter().filter_map(|summary| label(summary, name)) {
-        if !values.contains(value) {
-            values.push(value.clone());
-        }
-    }
-    values
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,7 +58,7 @@ mod tests {
     use crate::analyse::{analyse_sweep, AnalysisConfig, Observation};
     use crate::report::markdown::markdown;
     use crate::report::{Document, ReportContext};
-    use crate::spec::Param;
+    use crate::spec::{Param, ParamValue};
 
     fn pivot() -> PivotConfig {
         PivotConfig { rows: "bytes".into(), columns: "topology".into(), value: "latency_ns".into() }

@@ -3,13 +3,14 @@
 
 use serde_json::{json, Value};
 
-use super::number_format::{confidence, degrees, number, percent, signed_percent};
-use super::section::Section;
+use super::document::Section;
+use super::equivalence_lines::{agreement_words, difference_text};
+use super::number_format::{degrees, number, percent};
 use super::setting_json::{labels_object, setting_object};
 use super::sweep_report::SweepReport;
 use super::table::Table;
 use super::text::Text;
-use crate::analyse::{Agreement, QuantityEstimate, RuleCheck};
+use crate::analyse::{QuantityEstimate, RuleCheck};
 
 /// One row per estimate: where it was evaluated, its value and interval with the unit; empty without any.
 pub fn quantity_section(report: &SweepReport) -> Section {
@@ -47,30 +48,18 @@ pub fn rule_section(report: &SweepReport) -> Section {
     let columns = report.columns();
     let label = |index: usize| columns.label(&report.analysis.settings[index].setting);
     let alpha = report.analysis.verdicts.alpha;
-    let lines: Vec<Text> = rule
-        .groups
-        .iter()
-        .map(|group| {
-            let verdict = match group.agreement {
-                Agreement::Agree => "the same within the margin".to_string(),
-                Agreement::Disagree => "WARNING: shown to differ".to_string(),
-                Agreement::CannotTell(Some(reason)) => format!("cannot tell ({reason})"),
-                Agreement::CannotTell(None) => "cannot tell".to_string(),
-            };
-            let difference = group.difference.map_or_else(String::new, |(d, low, high)| {
-                let level = confidence(1.0 - 2.0 * alpha);
-                format!(": {} ({level} interval {}..{})", signed_percent(d), signed_percent(low), signed_percent(high))
-            });
-            Text::plain(format!(
-                "{}: the rule ({}) against the best forced setting ({}): {verdict}{difference}.",
-                columns.label(&group.group),
-                label(group.rule_setting),
-                label(group.best_forced),
-            ))
-        })
-        .collect();
+    let lines = rule.groups.iter().map(|group| {
+        let verdict = agreement_words(group.agreement, "the same within the margin", "shown to differ");
+        let difference = group.difference.map_or_else(String::new, |d| format!(": {}", difference_text(d, alpha)));
+        Text::plain(format!(
+            "{}: the rule ({}) against the best forced setting ({}): {verdict}{difference}.",
+            columns.label(&group.group),
+            label(group.rule_setting),
+            label(group.best_forced),
+        ))
+    });
     let missed: Vec<String> = rule.mismatches().map(|group| columns.label(&group.group)).collect();
-    section.paragraph(summary_line(rule, &missed)).items(lines)
+    section.paragraph(summary_line(rule, &missed)).items(lines.collect())
 }
 
 fn summary_line(rule: &RuleCheck, missed: &[String]) -> String {
@@ -108,16 +97,12 @@ pub fn quantities_json(estimates: &[QuantityEstimate]) -> Value {
 pub fn rule_json(report: &SweepReport) -> Value {
     let Some(rule) = &report.analysis.rule else { return Value::Null };
     let setting = |index: usize| setting_object(&report.analysis.settings[index].setting);
-    let groups: Vec<Value> = rule
-        .groups
-        .iter()
-        .map(|g| {
-            json!({ "group": labels_object(&g.group), "rule": setting(g.rule_setting),
-                    "best_forced": setting(g.best_forced), "agreement": g.agreement,
-                    "difference": g.difference.map(|d| d.0), "low": g.difference.map(|d| d.1),
-                    "high": g.difference.map(|d| d.2) })
-        })
-        .collect();
+    let groups = rule.groups.iter().map(|g| {
+        json!({ "group": labels_object(&g.group), "rule": setting(g.rule_setting),
+                "best_forced": setting(g.best_forced), "agreement": g.agreement,
+                "difference": g.difference.map(|d| d.0), "low": g.difference.map(|d| d.1),
+                "high": g.difference.map(|d| d.2) })
+    });
     json!({ "param": rule.param, "rule": rule.rule, "bound": rule.bound, "matches": rule.matches(),
-            "groups": groups, "method": "two one-sided tests, Schuirmann 1987" })
+            "groups": groups.collect::<Vec<_>>(), "method": "two one-sided tests, Schuirmann 1987" })
 }

@@ -24,14 +24,9 @@ impl RaceClosing<'_> {
     /// deciding rows=512: declare `negligible` to call practical ties`.
     pub fn line(&self) -> String {
         let saved = self.planned.saturating_sub(self.runs);
-        let undecided: Vec<String> = self
-            .analysis
-            .verdicts
-            .groups
-            .iter()
-            .filter(|group| !group.is_decided())
-            .map(|group| group_name(&group.group))
-            .collect();
+        let groups = &self.analysis.verdicts.groups;
+        let undecided: Vec<String> =
+            groups.iter().filter(|group| !group.is_decided()).map(|group| group_name(&group.group)).collect();
         if undecided.is_empty() || self.rounds < self.max {
             return format!(
                 "decided after {} of max {} rounds: {} runs, {saved} saved",

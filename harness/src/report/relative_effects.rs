@@ -1,9 +1,11 @@
 //! Baseline-relative effects in the summary (a "vs tbo=off" table) and in `analysis.json`.
 
+use std::collections::BTreeSet;
+
 use serde_json::{json, Value};
 
+use super::document::Section;
 use super::number_format::{confidence, number, p_value, signed};
-use super::section::Section;
 use super::setting_json::setting_object;
 use super::sweep_report::SweepReport;
 use crate::analyse::{AnalysisConfig, BaselineEffect, ComparisonMethod, EffectInterval, RelativeKind, SweepAnalysis};
@@ -15,14 +17,13 @@ pub fn relative_table(report: &SweepReport) -> Section {
     let (analysis, config, columns) = (report.analysis, report.config, report.columns());
     let baseline = baseline_label(config);
     let section = Section::new(format!("vs {baseline}"));
-    if analysis.relative.is_empty() {
+    let effects = &analysis.relative;
+    if effects.is_empty() {
         return section;
     }
-    let mut rows: Vec<usize> = analysis.relative.iter().map(|e| e.setting).collect();
-    rows.sort_unstable();
-    rows.dedup();
-    let metrics: Vec<(&String, &RelativeKind)> = config.relative.iter().collect();
-    let header: Vec<String> = metrics
+    let rows: BTreeSet<usize> = effects.iter().map(|e| e.setting).collect();
+    let header: Vec<String> = config
+        .relative
         .iter()
         .map(|(metric, kind)| match (kind, report.context.units.of(metric)) {
             (RelativeKind::Difference, Some(unit)) => format!("{metric} ({kind}, {unit})"),
@@ -31,32 +32,27 @@ pub fn relative_table(report: &SweepReport) -> Section {
         .collect();
     let mut table = columns.table(&header);
     for setting in rows {
-        let cells = metrics.iter().map(|(metric, _)| {
-            analysis
-                .relative
-                .iter()
-                .find(|e| e.setting == setting && e.metric == **metric)
-                .map_or_else(String::new, effect_cell)
+        let cells = config.relative.keys().map(|metric| {
+            effects.iter().find(|e| e.setting == setting && e.metric == *metric).map_or_else(String::new, effect_cell)
         });
         table.push(columns.cells(&analysis.settings[setting].setting).into_iter().chain(cells).collect());
     }
-    let independent =
-        analysis.relative.iter().any(|e| e.comparison.is_some_and(|c| c.method == ComparisonMethod::Independent));
+    let independent = effects.iter().any(|e| e.comparison.is_some_and(|c| c.method == ComparisonMethod::Independent));
     let design = if independent { "independent samples (not interleaved)" } else { "rounds as blocks" };
-    let level = analysis.relative.first().map_or(0.95, |e| e.level);
+    let level = effects.first().map_or(0.95, |e| e.level);
     section
         .paragraph(format!(
             "Each setting against the one with {baseline} and otherwise the same params: ratio (setting / baseline) \
              or difference (setting − baseline) with its {} simultaneous interval (compatible with Holm's decisions), \
              from the sweep's robust model ({design}, moderated variances); p Holm-adjusted over {} effects.",
             confidence(level),
-            analysis.relative.iter().filter(|e| e.p_adjusted.is_some()).count(),
+            effects.iter().filter(|e| e.p_adjusted.is_some()).count(),
         ))
         .table(table)
 }
 
 /// `tbo=off` (several baseline params joined by spaces).
-fn baseline_label(config: &AnalysisConfig) -> String {
+pub fn baseline_label(config: &AnalysisConfig) -> String {
     config.baseline.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join(" ")
 }
 

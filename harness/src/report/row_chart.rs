@@ -3,7 +3,6 @@
 //! bars, the phase stacks and a fit's residuals.
 
 use super::axis::Axis;
-use super::row_mark::RowMark;
 use super::series_style::OKABE_ITO;
 use super::svg::{Svg, SMALL};
 
@@ -39,13 +38,9 @@ pub struct RowChart {
 impl RowChart {
     /// The chart as an `<svg>` element; None when no row has a finite value to draw.
     pub fn svg(&self) -> Option<String> {
-        let mut values: Vec<f64> = self.rows.iter().flat_map(|(_, mark)| mark.values()).collect();
-        values.extend(self.reference);
-        values.extend(self.band.iter().flat_map(|(low, high, _)| [*low, *high]));
-        values.retain(|v| v.is_finite());
-        let low = values.iter().copied().reduce(f64::min)?;
-        let high = values.iter().copied().reduce(f64::max)?;
-        let axis = Axis::linear(low, high);
+        let band = self.band.iter().flat_map(|(low, high, _)| [*low, *high]);
+        let axis =
+            Axis::linear(self.rows.iter().flat_map(|(_, mark)| mark.values()).chain(self.reference).chain(band))?;
         let legend_rows = usize::from(!self.legend.is_empty()) + usize::from(self.interval.is_some());
         let bottom = TOP + ROW * self.rows.len() as f64;
         let height = bottom + BOTTOM + LEGEND * legend_rows as f64;
@@ -81,6 +76,43 @@ impl RowChart {
     }
 }
 
+/// What one row of a row chart shows on the value axis.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowMark {
+    /// An estimate with its interval (a forest plot's row).
+    Interval { estimate: f64, low: f64, high: f64 },
+    /// A bar from `from` to `to` (a waterfall step, a residual), with an interval around `to` when known.
+    Bar { from: f64, to: f64, whisker: Option<(f64, f64)> },
+    /// Parts of a whole laid end to end from 0 (phase seconds of one setting), one colour per part.
+    Stack(Vec<f64>),
+    /// Nothing could be estimated (one rep, no usable run): the row says so.
+    Untested,
+}
+
+impl RowMark {
+    /// A forest plot's row from `(estimate, low, high)`; `Untested` without an interval.
+    pub fn interval(interval: Option<(f64, f64, f64)>) -> RowMark {
+        interval.map_or(RowMark::Untested, |(estimate, low, high)| RowMark::Interval { estimate, low, high })
+    }
+
+    /// A bar from `from` to `to` with a whisker of `half_width` either side of `to` when known.
+    pub fn bar(from: f64, to: f64, half_width: Option<f64>) -> RowMark {
+        RowMark::Bar { from, to, whisker: half_width.map(|half| (to - half, to + half)) }
+    }
+
+    /// Every value the mark reaches, for the axis range.
+    pub fn values(&self) -> Vec<f64> {
+        match self {
+            &RowMark::Interval { estimate, low, high } => vec![estimate, low, high],
+            &RowMark::Bar { from, to, whisker } => {
+                whisker.map_or(vec![from, to], |(low, high)| vec![from, to, low, high])
+            }
+            RowMark::Stack(parts) => vec![0.0, parts.iter().sum()],
+            RowMark::Untested => Vec::new(),
+        }
+    }
+}
+
 /// A swatch and a name per part, in one line from the left of the plot area.
 fn stack_legend(svg: &mut Svg, names: &[String], y: f64) {
     let mut x = LABEL_WIDTH;
@@ -99,7 +131,7 @@ fn draw_mark(svg: &mut Svg, mark: &RowMark, y: f64, x: &dyn Fn(f64) -> f64) {
     match *mark {
         RowMark::Interval { estimate, low, high } => {
             svg.horizontal_interval((x(low), x(high)), y, "black", 12.0);
-            svg.marker(super::marker_shape::MarkerShape::Circle, (x(estimate), y), 5.0, UP, true, "point");
+            svg.marker(super::series_style::MarkerShape::Circle, (x(estimate), y), 5.0, UP, true, "point");
         }
         RowMark::Bar { from, to, whisker } => {
             // Totals stand on zero (grey); steps are coloured by their direction.

@@ -16,12 +16,8 @@ impl SettingColumns {
     /// Columns in first-seen order; a column is fixed when every setting has it with one value.
     pub fn of<'a>(settings: impl IntoIterator<Item = &'a Setting>) -> SettingColumns {
         let settings: Vec<&Setting> = settings.into_iter().collect();
-        let mut names: Vec<&str> = Vec::new();
-        for name in settings.iter().flat_map(|s| s.values.iter().map(|(name, _)| name.as_str())).chain([VARIANT]) {
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
+        let names =
+            first_seen(settings.iter().flat_map(|s| s.values.iter().map(|(name, _)| name.as_str())).chain([VARIANT]));
         let mut columns = SettingColumns { varying: Vec::new(), fixed: Vec::new() };
         for name in names {
             let values: Vec<Option<ParamValue>> = settings.iter().map(|s| s.column(name)).collect();
@@ -39,10 +35,6 @@ impl SettingColumns {
     pub fn without(&self, shown: &[String]) -> SettingColumns {
         let varying = self.varying.iter().filter(|c| !shown.contains(c)).cloned().collect();
         SettingColumns { varying, fixed: self.fixed.clone() }
-    }
-
-    pub fn header(&self) -> Vec<String> {
-        self.varying.clone()
     }
 
     /// One cell per varying column (empty when the setting lacks it).
@@ -64,14 +56,12 @@ impl SettingColumns {
 
     /// "Fixed: variant=baseline." or nothing.
     pub fn fixed_line(&self) -> Option<String> {
-        (!self.fixed.is_empty()).then(|| {
-            format!("Fixed: {}.", self.fixed.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "))
-        })
+        (!self.fixed.is_empty()).then(|| format!("Fixed: {}.", labels_joined(&self.fixed, ", ")))
     }
 
     /// A table whose first columns are these setting columns, followed by `rest`.
     pub fn table(&self, rest: &[String]) -> Table {
-        Table::new(self.header().into_iter().chain(rest.iter().cloned()).collect())
+        Table::new(self.varying.iter().chain(rest).cloned().collect())
     }
 }
 
@@ -79,8 +69,24 @@ impl SettingColumns {
 pub fn group_name(labels: &[(String, ParamValue)]) -> String {
     match labels.is_empty() {
         true => "all settings".to_string(),
-        false => labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
+        false => labels_joined(labels, " "),
     }
+}
+
+/// `rows=512 tp=4`: each label as `name=value`, joined by `separator`.
+pub fn labels_joined(labels: &[(String, ParamValue)], separator: &str) -> String {
+    labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(separator)
+}
+
+/// The distinct items, first seen first.
+pub fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut distinct = Vec::new();
+    for item in items {
+        if !distinct.contains(&item) {
+            distinct.push(item);
+        }
+    }
+    distinct
 }
 
 /// The column that shows a setting's variant.

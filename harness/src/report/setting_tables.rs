@@ -1,8 +1,8 @@
 //! The per-setting tables of a sweep's report: the primary metric's statistics, and every other metric's
 //! mean ± 95% CI, each column headed with its unit.
 
+use super::document::Section;
 use super::number_format::{number, percent, with_ci};
-use super::section::Section;
 use super::sweep_report::SweepReport;
 use crate::analyse::SettingSummary;
 

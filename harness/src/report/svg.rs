@@ -11,7 +11,7 @@
 use std::fmt::Write;
 
 use super::html_text::escape;
-use super::marker_shape::MarkerShape;
+use super::series_style::MarkerShape;
 
 /// Font size of tick labels and legend text; titles are larger.
 pub const SMALL: f64 = 13.0;

@@ -3,7 +3,7 @@
 //! the verdicts; the figures (on the page); then the tables.
 
 use super::best_table::best_table;
-use super::document::Document;
+use super::document::{Document, Section};
 use super::equivalence_lines::equivalence_section;
 use super::fit_lines::fit_section;
 use super::group_fits::group_fit_table;
@@ -11,12 +11,11 @@ use super::html_figures::sweep_figures;
 use super::pivot_table::pivot_table;
 use super::quantity_lines::{quantity_section, rule_section};
 use super::relative_effects::relative_table;
-use super::section::Section;
 use super::setting_tables::{other_metrics_table, settings_table};
 use super::sweep_report::SweepReport;
 use super::text::Text;
 use super::verdict_lines::verdict_section;
-use super::what_to_trust::{failure_table, what_to_trust};
+use super::what_to_trust::{failure_table, trust_notes};
 
 impl SweepReport<'_> {
     /// The whole report, built once for the terminal, the summary file, the page and `analysis.json`.
@@ -24,7 +23,7 @@ impl SweepReport<'_> {
         let mut document = Document::new(self.title);
         document.extend([
             self.lead(),
-            what_to_trust(self),
+            Section::new("What to trust").notes(trust_notes(self)),
             verdict_section(self),
             rule_section(self),
             quantity_section(self),
@@ -50,11 +49,7 @@ impl SweepReport<'_> {
         let unit = self.context.units.of(primary).map_or_else(String::new, |unit| format!(", in {unit}"));
         let what =
             Text::plain("Primary metric: ").code(primary).and(format!("{unit} ({} is better).", self.config.direction));
-        let lead = Section::lead().paragraph(what);
-        match self.columns().fixed_line() {
-            Some(fixed) => lead.paragraph(fixed),
-            None => lead,
-        }
+        Section::lead().paragraph(what).paragraph_if(self.columns().fixed_line())
     }
 }
 

@@ -6,9 +6,7 @@
 use super::axis::Axis;
 use super::setting_columns::SettingColumns;
 use super::sweep_report::SweepReport;
-use super::xy_chart::XyChart;
-use super::xy_point::XyPoint;
-use super::xy_series::XySeries;
+use super::xy_chart::{XyChart, XyPoint, XySeries};
 use crate::analyse::{GroupOutcome, SweepAnalysis};
 
 /// `primary` against one numeric setting column: the single `group_by` column, else the first swept
@@ -42,10 +40,7 @@ pub fn sweep_plot_svg(report: &SweepReport) -> Option<String> {
 /// long as it is numeric and takes two values or more.
 fn plot_column(analysis: &SweepAnalysis, group_by: &[String]) -> Option<String> {
     let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting));
-    let grouping = match group_by {
-        [only] => Some(only.clone()),
-        _ => None,
-    };
+    let grouping = (group_by.len() == 1).then(|| group_by[0].clone());
     grouping.into_iter().chain(columns.varying).find(|name| {
         let values: Option<Vec<f64>> = analysis.settings.iter().map(|s| s.value_of(name)).collect();
         values.and_then(|values| Axis::at_values(&values)).is_some()
@@ -75,14 +70,12 @@ fn series_of(analysis: &SweepAnalysis, primary: &str, x_name: &str) -> Vec<XySer
 /// `best`, `best (tied)` or `best mean` when `setting` is the best of its group (as its verdict says).
 fn best_label(analysis: &SweepAnalysis, setting: usize) -> Option<String> {
     let group = analysis.verdicts.groups.iter().find(|group| group.best == setting)?;
-    Some(
-        match group.outcome {
-            GroupOutcome::Resolved => "best",
-            GroupOutcome::Tied => "best (tied)",
-            GroupOutcome::CannotTell => "best mean",
-        }
-        .to_string(),
-    )
+    let label = match group.outcome {
+        GroupOutcome::Resolved => "best",
+        GroupOutcome::Tied => "best (tied)",
+        GroupOutcome::CannotTell => "best mean",
+    };
+    Some(label.to_string())
 }
 
 #[cfg(test)]

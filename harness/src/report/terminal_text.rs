@@ -22,8 +22,7 @@ fn table_text(table: &Table) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::note::Note;
-    use crate::report::section::Section;
+    use crate::report::document::{Note, Section};
     use crate::report::text::Text;
 
     #[test]

@@ -1,12 +1,19 @@
 //! Inline text of a report: plain words and code spans kept apart, so each renderer marks code its own
 //! way and never has to parse the text back (a failure reason holding `` ` `` or `<` stays text).
 
-use super::span::Span;
-
 /// A sentence or a paragraph as spans.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Text {
     spans: Vec<Span>,
+}
+
+/// A piece of a `Text`: one run of plain words, or of code (a metric, a key, a command) that each
+/// renderer marks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Span {
+    Plain(String),
+    /// Shown as code: backticks in markdown and on the terminal (a command copies whole), `<code>` in HTML.
+    Code(String),
 }
 
 impl Text {

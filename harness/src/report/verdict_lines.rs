@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
+use super::document::Section;
 use super::number_format::{confidence, degrees, number, percent};
-use super::section::Section;
 use super::setting_columns::{group_name, SettingColumns};
 use super::sweep_report::SweepReport;
 use super::text::Text;
@@ -18,12 +18,7 @@ pub fn verdict_section(report: &SweepReport) -> Section {
     }
     let speaker = Speaker { report, rest: report.columns().without(&report.config.group_by) };
     let sentences = verdicts.groups.iter().map(|group| Text::plain(speaker.sentence(group))).collect();
-    let section = Section::new("Verdicts").items(sentences);
-    let section = match rows_per_slice(report) {
-        Some(rule) => section.paragraph(rule),
-        None => section,
-    };
-    section.paragraph(method_line(verdicts))
+    Section::new("Verdicts").items(sentences).paragraph_if(rows_per_slice(report)).paragraph(method_line(verdicts))
 }
 
 /// The rows-per-slice rule implied by the best settings (`[analysis] rows_per_slice`).

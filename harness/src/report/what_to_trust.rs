@@ -3,22 +3,17 @@
 //! cannot be told and settings that should agree but do not. Warnings first; when all is well it says
 //! so in a line or two.
 
-use super::note::Note;
+use super::document::{Note, Section};
 use super::number_format::{degrees, number, p_value, percent};
 use super::report_context::ReportContext;
-use super::section::Section;
 use super::setting_columns::group_name;
 use super::sweep_report::SweepReport;
 use super::table::Table;
 use super::text::Text;
 use crate::analyse::{DriftBound, FailureSummary, GroupOutcome};
 
-/// The block's section; it always has a note (at least how many runs finished).
-pub fn what_to_trust(report: &SweepReport) -> Section {
-    Section::new("What to trust").notes(trust_notes(report))
-}
-
-/// Every note of the block: warnings first, each kind in the order above.
+/// Every note of the block (it always has one: at least how many runs finished): warnings first, each kind
+/// in the order above.
 pub fn trust_notes(report: &SweepReport) -> Vec<Note> {
     let analysis = report.analysis;
     let mut notes = run_notes(&analysis.failures, report.context);
@@ -45,10 +40,7 @@ pub fn failure_table(failures: &FailureSummary) -> Section {
     for (reason, count) in &failures.reasons {
         table.push(vec![reason.clone(), count.to_string()]);
     }
-    match failures.failed {
-        0 => Section::new("Failed runs"),
-        _ => Section::new("Failed runs").table(table),
-    }
+    Section::new("Failed runs").table((failures.failed > 0).then_some(table))
 }
 
 /// How many runs the CSV records more than once (failed runs run again by `--resume`): each (setting, rep)
@@ -110,23 +102,22 @@ fn model_notes(report: &SweepReport) -> Vec<Note> {
             number(moved.shift_in_noise)
         ))));
     }
-    if !model.stragglers.is_empty() {
+    let stragglers = &model.stragglers;
+    if !stragglers.is_empty() {
         let columns = report.columns();
-        let (low, high) = model
-            .stragglers
+        let slowdowns = stragglers.iter().map(|s| s.slowdown);
+        let (low, high) = slowdowns.fold((f64::INFINITY, 0.0f64), |(low, high), s| (low.min(s), high.max(s)));
+        let settings = &report.analysis.settings;
+        let named: Vec<String> = stragglers
             .iter()
-            .fold((f64::INFINITY, 0.0f64), |(low, high), s| (low.min(s.slowdown), high.max(s.slowdown)));
-        let named: Vec<String> = model
-            .stragglers
-            .iter()
-            .map(|s| format!("{} rep {}", columns.label(&report.analysis.settings[s.setting].setting), s.rep))
+            .map(|s| format!("{} rep {}", columns.label(&settings[s.setting].setting), s.rep))
             .collect();
         let range =
             if high - low < 0.05 { format!("{}x", number(low)) } else { format!("{}-{}x", number(low), number(high)) };
         notes.push(Note::info(format!(
             "{} {} {range} slower than their setting's other runs predict, left out of the fit (kept in the CSV): {}.",
-            model.stragglers.len(),
-            if model.stragglers.len() == 1 { "run" } else { "runs" },
+            stragglers.len(),
+            if stragglers.len() == 1 { "run" } else { "runs" },
             named.join(", ")
         )));
     }
@@ -135,16 +126,11 @@ fn model_notes(report: &SweepReport) -> Vec<Note> {
 
 /// Groups no test could judge, each with its reason.
 fn cannot_tell_note(report: &SweepReport) -> Option<Note> {
-    let groups: Vec<String> = report
-        .analysis
-        .verdicts
-        .groups
-        .iter()
-        .filter(|group| group.outcome == GroupOutcome::CannotTell)
+    let cannot_tell = report.analysis.verdicts.groups.iter().filter(|group| group.outcome == GroupOutcome::CannotTell);
+    let groups: Vec<String> = cannot_tell
         .map(|group| {
-            let head = group_name(&group.group);
             let why = group.reason.map_or_else(|| "no test".to_string(), |reason| reason.to_string());
-            format!("{head} ({why})")
+            format!("{} ({why})", group_name(&group.group))
         })
         .collect();
     (!groups.is_empty()).then(|| {

@@ -5,8 +5,6 @@
 use super::axis::Axis;
 use super::series_style::SeriesStyle;
 use super::svg::{Svg, SMALL};
-use super::xy_point::XyPoint;
-use super::xy_series::XySeries;
 
 const WIDTH: f64 = 1000.0;
 const HEIGHT: f64 = 560.0;
@@ -64,10 +62,7 @@ impl XyChart {
             let (from, to) = self.x_span();
             values.extend([fixed + per_unit * from, fixed + per_unit * to]);
         }
-        values.retain(|v| v.is_finite());
-        let low = values.iter().copied().reduce(f64::min)?;
-        let high = values.iter().copied().reduce(f64::max)?;
-        Some(Axis::linear(low, high))
+        Axis::linear(values)
     }
 
     fn x_span(&self) -> (f64, f64) {
@@ -125,6 +120,24 @@ impl XyChart {
             svg.line((x, row), (x + 26.0, row), "black", 1.5, None);
         }
     }
+}
+
+/// One series of an x-y figure, the settings that share every label but the x axis's: a labelled line of
+/// points, sorted by x.
+#[derive(Debug, Clone, PartialEq)]
+pub struct XySeries {
+    pub label: String,
+    pub points: Vec<XyPoint>,
+}
+
+/// One point of an x-y figure, a setting's mean at its swept value: the mean with its interval
+/// half-width; `best` labels a group's best setting (drawn filled, labelled).
+#[derive(Debug, Clone, PartialEq)]
+pub struct XyPoint {
+    pub x: f64,
+    pub y: f64,
+    pub half_width: f64,
+    pub best: Option<String>,
 }
 
 /// The plot area between the margins, and its two axes.
