@@ -10,10 +10,11 @@ use super::relative_kind::RelativeKind;
 use crate::expression::Expression;
 
 /// Which way a metric improves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// Throughput-like: larger is better.
+    #[default]
     Higher,
     /// Time-like: smaller is better.
     Lower,
@@ -52,31 +53,27 @@ impl Direction {
 pub struct AnalysisConfig {
     /// The metric settings are ranked by (e.g. `prefill_tokens_per_s`).
     pub primary: String,
-    #[serde(default = "higher")]
+    #[serde(default)]
     pub direction: Direction,
     /// Setting columns whose values form the groups a best setting is picked in (e.g. `rows`).
     #[serde(default)]
     pub group_by: Vec<String>,
     /// A metric no setting should move (e.g. `decode_tokens_per_s`): a per-run probe of machine speed,
     /// used as a covariate that removes drift from the primary metric.
-    #[serde(default)]
     pub control: Option<String>,
     /// A setting column or metric naming the code path a setting resolves to (e.g. the metric
     /// `overlap_slices`); settings of one group that resolve to the same value must agree.
     #[serde(default, rename = "equivalence")]
     pub equivalence_key: Option<Expression>,
     /// Fit `y = fixed + per_unit · x` over the settings (e.g. all-reduce time per call against bytes).
-    #[serde(default)]
     pub fit: Option<FitConfig>,
     /// Derive the rows-per-slice rule implied by the best setting of each group.
-    #[serde(default)]
     pub rows_per_slice: Option<RowsPerSliceConfig>,
     /// Family-wise error rate of the verdicts (Holm-corrected over every comparison made).
     #[serde(default = "default_alpha")]
     pub alpha: f64,
     /// A relative difference too small to matter (e.g. 0.01 for 1%): a rival shown to be within it of
     /// the best is a practical tie, and a race stops running it.
-    #[serde(default)]
     pub negligible: Option<f64>,
     /// Param -> value of the baseline (e.g. `tbo = "off"`): each setting's partner is the setting that
     /// differs from it only in these params, set to these values.
@@ -151,10 +148,6 @@ pub struct VerifyRule {
 pub struct RowsPerSliceConfig {
     pub rows: String,
     pub slices: String,
-}
-
-fn higher() -> Direction {
-    Direction::Higher
 }
 
 impl std::fmt::Display for Direction {

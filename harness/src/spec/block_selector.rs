@@ -7,22 +7,10 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "select", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum BlockSelector {
     /// The `index`-th block (default: the last) of `rank` carrying `tag`.
-    ByTag {
-        tag: String,
-        rank: u32,
-        #[serde(default)]
-        index: Option<usize>,
-    },
+    ByTag { tag: String, rank: u32, index: Option<usize> },
     /// The block of `rank` (and `tag`, if given) whose `phase` seconds is closest to the run's `result_key`
     /// value, and within `within` of it (relative: 0.05 is 5%).
-    Matching {
-        rank: u32,
-        phase: String,
-        result_key: String,
-        within: f64,
-        #[serde(default)]
-        tag: Option<String>,
-    },
+    Matching { rank: u32, phase: String, result_key: String, within: f64, tag: Option<String> },
 }
 
 #[cfg(test)]

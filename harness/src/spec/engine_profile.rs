@@ -59,7 +59,6 @@ pub struct EngineProfile {
     #[serde(default)]
     pub launcher_command: Vec<Template>,
     /// An MPI hostfile, relative to the profile file.
-    #[serde(default)]
     pub hostfile: Option<String>,
     pub ranks: u32,
     #[serde(default)]
@@ -69,14 +68,12 @@ pub struct EngineProfile {
     #[serde(default = "default_grace", deserialize_with = "duration_value::deserialize")]
     pub grace: Duration,
     /// A shell script sourced once per sweep; the environment it leaves is given to every rank.
-    #[serde(default)]
     pub setup: Option<String>,
     /// Commands (argv templates) run in the run directory before each run.
     #[serde(default)]
     pub pre_run: Vec<Vec<Template>>,
     pub result: ResultLine,
     /// Prefix of phase-profile lines (`tpe_phase`, `qwen_phase`).
-    #[serde(default)]
     pub profile_prefix: Option<String>,
     /// Toolchain name -> version command argv; the first output line is recorded with every run.
     #[serde(default)]
@@ -84,20 +81,16 @@ pub struct EngineProfile {
 }
 
 /// The keys of `[engine]` in a sweep: which profile, and what this sweep changes in it.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct EngineOverrides {
     /// A profile name (looked up as `engines/<name>.toml` beside the sweep or above it) or a path.
     pub profile: String,
-    #[serde(default)]
     pub tree: Option<String>,
     /// A count, or a template over params (`"{{nodes}}"`) rendered per setting.
-    #[serde(default)]
     pub ranks: Option<RanksOverride>,
     /// An MPI hostfile template over params, relative to the sweep file (`"hosts/{{nodes}}.txt"`).
-    #[serde(default)]
     pub hostfile: Option<Template>,
-    #[serde(default)]
     pub launcher: Option<LauncherKind>,
     #[serde(default, deserialize_with = "duration_value::deserialize_option")]
     pub timeout: Option<Duration>,

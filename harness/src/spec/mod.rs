@@ -114,7 +114,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     let source = SourceFile::read(path)?;
     let decl: SweepDecl = source.parse()?;
     validate::name(&source, &decl.name)?;
-    let engine = load_engine(&source, &decl.engine)?;
+    let engine = read_profile(&find_profile(&source, &decl.engine.profile)?, &source, &decl.engine)?;
     let tables = param_tables::ParamTables::split(&source, &decl.params)?;
     let params = validate::params(&source, &tables.values, &decl.run.unset)?;
     validate_param_helpers::derived(&source, &tables.derived, &params)?;
@@ -199,23 +199,8 @@ pub fn is_engine_profile(path: &Path) -> bool {
 /// that overrides nothing would use it.
 pub fn load_engine_profile(path: &Path) -> Result<Engine, SpecError> {
     let source = SourceFile::read(path)?;
-    let overrides = EngineOverrides {
-        profile: path.display().to_string(),
-        tree: None,
-        ranks: None,
-        hostfile: None,
-        launcher: None,
-        timeout: None,
-        grace: None,
-        env: Default::default(),
-    };
+    let overrides = EngineOverrides { profile: path.display().to_string(), ..Default::default() };
     read_profile(path, &source, &overrides)
-}
-
-/// Finds the profile a sweep names, reads it and applies the sweep's overrides.
-fn load_engine(sweep: &SourceFile, overrides: &EngineOverrides) -> Result<Engine, SpecError> {
-    let profile_path = find_profile(sweep, &overrides.profile)?;
-    read_profile(&profile_path, sweep, overrides)
 }
 
 /// Reads the profile at `profile_path` and applies `overrides` (keys of `sweep`, where an error in an
@@ -232,40 +217,27 @@ fn read_profile(profile_path: &Path, sweep: &SourceFile, overrides: &EngineOverr
     };
     profile.tree = tree;
     validate::engine(&profile_source, sweep, &profile, overrides)?;
-    let mut engine = resolve_engine(profile, profile_source, &profile_dir)?;
-    engine.topology = Topology {
-        ranks: match &overrides.ranks {
-            Some(RanksOverride::Template(text)) => Some(
-                Template::parse(text)
-                    .map_err(|error| sweep.error_at("engine.ranks", format!("bad template `{text}`: {error}")))?,
-            ),
-            _ => None,
-        },
-        hostfile: overrides.hostfile.clone(),
-        sweep_dir: std::path::absolute(parent_dir(&sweep.path)).unwrap_or_else(|_| parent_dir(&sweep.path)),
-    };
-    // Last: without its tree a profile is still checked as a declaration (`sweep check` says so).
-    if !engine.tree.is_dir() {
-        return Err(SpecError::TreeMissing { location: tree_location, tree: written_tree, resolved: engine.tree });
-    }
-    engine_files::program(&engine)?;
-    Ok(engine)
-}
-
-fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_dir: &Path) -> Result<Engine, SpecError> {
     let tree = PathBuf::from(&profile.tree);
-    let launcher_command = if profile.launcher_command.is_empty() {
-        default_launcher_command(profile.launcher)
-    } else {
-        profile.launcher_command
+    let launcher_command = match profile.launcher {
+        _ if !profile.launcher_command.is_empty() => profile.launcher_command,
+        LauncherKind::Mpirun => vec![Template::literal("mpirun")],
+        LauncherKind::Srun => vec![Template::literal("srun")],
+        LauncherKind::Local | LauncherKind::PerRank => Vec::new(),
     };
     // The path is made absolute first, so a rendered script is found from any folder.
     let setup = profile.setup.map(|file| {
-        let path = absolute(profile_dir, &file);
-        Template::parse(&path)
+        Template::parse(&absolute(&profile_dir, &file))
             .map_err(|error| profile_source.error_at("setup", format!("bad template `{file}`: {error}")))
     });
-    Ok(Engine {
+    let setup = setup.transpose()?;
+    let ranks = match &overrides.ranks {
+        Some(RanksOverride::Template(text)) => Some(
+            Template::parse(text)
+                .map_err(|error| sweep.error_at("engine.ranks", format!("bad template `{text}`: {error}")))?,
+        ),
+        _ => None,
+    };
+    let engine = Engine {
         profile: profile_source,
         build_dir: tree.join(&profile.build_dir),
         tree,
@@ -273,26 +245,28 @@ fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_di
         build: profile.build,
         launcher: profile.launcher,
         launcher_command,
-        hostfile: profile.hostfile.map(|file| PathBuf::from(absolute(profile_dir, &file))),
+        hostfile: profile.hostfile.map(|file| PathBuf::from(absolute(&profile_dir, &file))),
         ranks: profile.ranks,
         env: profile.env,
         timeout: profile.timeout,
         grace: profile.grace,
-        setup: setup.transpose()?,
+        setup,
         pre_run: profile.pre_run,
         result: profile.result,
         profile_prefix: profile.profile_prefix,
         toolchain: profile.toolchain,
-        topology: Topology::default(),
-    })
-}
-
-fn default_launcher_command(kind: LauncherKind) -> Vec<Template> {
-    match kind {
-        LauncherKind::Mpirun => vec![Template::literal("mpirun")],
-        LauncherKind::Srun => vec![Template::literal("srun")],
-        LauncherKind::Local | LauncherKind::PerRank => Vec::new(),
+        topology: Topology {
+            ranks,
+            hostfile: overrides.hostfile.clone(),
+            sweep_dir: std::path::absolute(parent_dir(&sweep.path)).unwrap_or_else(|_| parent_dir(&sweep.path)),
+        },
+    };
+    // Last: without its tree a profile is still checked as a declaration (`sweep check` says so).
+    if !engine.tree.is_dir() {
+        return Err(SpecError::TreeMissing { location: tree_location, tree: written_tree, resolved: engine.tree });
     }
+    engine_files::program(&engine)?;
+    Ok(engine)
 }
 
 /// `name` is a path when it ends in `.toml`; otherwise `engines/<name>.toml` in the sweep's folder or above.

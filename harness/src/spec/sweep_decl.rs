@@ -29,27 +29,20 @@ pub enum RunOrder {
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct RepsDecl {
-    #[serde(default = "default_reps")]
     pub count: u32,
-    #[serde(default)]
     pub order: RunOrder,
     /// Seed of the shuffle; drawn and recorded when absent.
-    #[serde(default)]
     pub seed: Option<u64>,
     /// Warmup rounds run first, recorded with `warmup=true`, never analysed.
-    #[serde(default)]
     pub warmup: u32,
     /// `"decided"`: race. After each round from `min` on, settings that are beaten in their group (or
     /// practical ties) stop being run; the sweep ends when every group is decided, or at `max` rounds.
-    #[serde(default)]
     pub until: Option<Until>,
     /// Rounds every setting runs before a race may drop any (default 3).
-    #[serde(default)]
     pub min: Option<u32>,
     /// Rounds a race runs at most (default: `count`, at least `min`).
-    #[serde(default)]
     pub max: Option<u32>,
 }
 
@@ -76,38 +69,24 @@ impl RepsDecl {
 
 impl Default for RepsDecl {
     fn default() -> Self {
-        RepsDecl {
-            count: default_reps(),
-            order: RunOrder::default(),
-            seed: None,
-            warmup: 0,
-            until: None,
-            min: None,
-            max: None,
-        }
+        RepsDecl { count: 3, order: RunOrder::default(), seed: None, warmup: 0, until: None, min: None, max: None }
     }
-}
-
-fn default_reps() -> u32 {
-    3
 }
 
 /// Argv elements and environment, as handlebars templates over the params: what each run passes to the
 /// engine (`[run]`), what `[build]` appends to the profile's build command (its params are build-time),
 /// and what one value of a value map adds to a run.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct RunDecl {
-    #[serde(default)]
     pub args: Vec<Template>,
-    #[serde(default)]
     pub env: BTreeMap<String, Template>,
     /// Param -> the value of it that leaves its variable unset and its argument out (`slices = "rule"`:
     /// the engine's own rule decides), so the rule runs beside the forced values.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub unset: BTreeMap<String, String>,
     /// `[[run.service]]`: processes started (and ready) before the run's main process, stopped after it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub service: Vec<ServiceDecl>,
 }
 
@@ -143,7 +122,6 @@ fn default_separator() -> String {
 pub struct RegexMetricDecl {
     pub pattern: Pattern,
     /// Per-rank launcher: which rank's log; default the result rank.
-    #[serde(default)]
     pub rank: Option<u32>,
     /// `"client"` (the run's main process, the default) or a service's name: whose log to read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -151,26 +129,22 @@ pub struct RegexMetricDecl {
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct MetricsDecl {
     /// Keys of the engine's `key=value` result line.
-    #[serde(default)]
     pub result: Vec<String>,
-    #[serde(default)]
     pub regex: BTreeMap<String, RegexMetricDecl>,
     /// Name -> expression over other metrics, e.g. `1000 * prefill_seconds / rows`.
-    #[serde(default)]
     pub derived: BTreeMap<String, Expression>,
     /// Phase seconds from one phase-profile block of each run.
-    #[serde(default)]
     pub profile: Option<ProfileMetricsDecl>,
     /// Whose log holds the result line: `"client"` (the run's main process, the default) or a service's name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub result_process: Option<String>,
     /// Metric -> the unit its values are in (`prefill_tokens_per_s = "tok/s"`), printed after its numbers;
     /// a metric without one gets the unit its name implies (`_ms`, `_per_s`, ...), if any. Not recorded
     /// when empty, so sidecars and fingerprints of sweeps that declare none are unchanged.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub units: BTreeMap<String, String>,
 }
 
@@ -287,6 +261,5 @@ pub struct SweepDecl {
     pub analysis: AnalysisConfig,
     #[serde(default, skip_serializing_if = "ReportConfig::is_empty")]
     pub report: ReportConfig,
-    #[serde(default)]
     pub ablation: Option<AblationDecl>,
 }

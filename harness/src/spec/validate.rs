@@ -1,6 +1,6 @@
 //! Checks a parsed declaration for what serde cannot: empty grids, dangling names, bad expressions.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::check::{Check, CheckTest};
 use super::engine::Engine;
@@ -98,7 +98,7 @@ pub fn zip_groups(source: &SourceFile, groups: &[Vec<String>], params: &[Param])
         if group.len() < 2 {
             return Err(source.error_at(&key, "a zip group needs at least two parameters"));
         }
-        let mut length = None;
+        let mut first = None;
         for name in group {
             let param = params
                 .iter()
@@ -110,18 +110,13 @@ pub fn zip_groups(source: &SourceFile, groups: &[Vec<String>], params: &[Param])
             if !seen.insert(name.as_str()) {
                 return Err(source.error_at(&key, format!("`{name}` is in more than one zip group")));
             }
-            match length {
-                None => length = Some((name, param.values.len())),
-                Some((first, len)) if len != param.values.len() => {
-                    return Err(source.error_at(
-                        &key,
-                        format!(
-                            "zipped lists differ in length: `{first}` has {len} values, `{name}` has {}",
-                            param.values.len()
-                        ),
-                    ))
-                }
-                Some(_) => {}
+            let (first, len) = *first.get_or_insert((name, param.values.len()));
+            if len != param.values.len() {
+                let message = format!(
+                    "zipped lists differ in length: `{first}` has {len} values, `{name}` has {}",
+                    param.values.len()
+                );
+                return Err(source.error_at(&key, message));
             }
         }
     }
@@ -131,33 +126,31 @@ pub fn zip_groups(source: &SourceFile, groups: &[Vec<String>], params: &[Param])
 /// No two points of one axis (a lone param's list, or a zip group's tuples) may print alike: the CSV
 /// records a value as it prints, so `32` and `32.0` (or `"32"`) would be one setting counted twice.
 pub fn repeated_values(source: &SourceFile, params: &[Param], zip: &[Vec<String>]) -> Result<(), SpecError> {
-    for param in params.iter().filter(|p| !zip.iter().flatten().any(|name| *name == p.name)) {
-        let points: Vec<Vec<&ParamValue>> = param.values.iter().map(|v| vec![v]).collect();
-        if let Some((earlier, repeated)) = first_repeat(&points) {
-            let message = repeat_message(&written(earlier[0]), &written(repeated[0]), &repeated[0].to_string());
-            return Err(source.error_at(&format!("params.{}", param.name), message));
-        }
-    }
-    for (index, group) in zip.iter().enumerate() {
-        let members: Vec<&Param> = group.iter().filter_map(|name| params.iter().find(|p| &p.name == name)).collect();
+    let lone = params.iter().filter(|p| !zip.iter().flatten().any(|name| *name == p.name));
+    let lone = lone.map(|param| (format!("params.{}", param.name), vec![param]));
+    let zipped = zip.iter().enumerate().map(|(index, group)| {
+        let members = group.iter().filter_map(|name| params.iter().find(|p| &p.name == name)).collect::<Vec<_>>();
+        (format!("zip[{index}]"), members)
+    });
+    for (key, members) in lone.chain(zipped) {
         let points: Vec<Vec<&ParamValue>> =
             (0..members[0].values.len()).map(|i| members.iter().map(|p| &p.values[i]).collect()).collect();
-        if let Some((earlier, repeated)) = first_repeat(&points) {
-            let shown = |point: &[&ParamValue], show: &dyn Fn(&ParamValue) -> String| {
-                group
-                    .iter()
-                    .zip(point)
-                    .map(|(name, value)| format!("{name}={}", show(value)))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            };
-            let message = repeat_message(
-                &shown(earlier, &written),
-                &shown(repeated, &written),
-                &shown(repeated, &|value| value.to_string()),
-            );
-            return Err(source.error_at(&format!("zip[{index}]"), message));
-        }
+        let Some((earlier, repeated)) = first_repeat(&points) else { continue };
+        // A lone param's point shows as its value, a zip group's as `name=value` pairs.
+        let shown = |point: &[&ParamValue], show: fn(&ParamValue) -> String| match point {
+            [value] => show(value),
+            _ => {
+                members.iter().zip(point).map(|(p, v)| format!("{}={}", p.name, show(v))).collect::<Vec<_>>().join(" ")
+            }
+        };
+        let printed = shown(repeated, |value| value.to_string());
+        let (earlier, repeated) = (shown(earlier, written), shown(repeated, written));
+        let message = if earlier == repeated {
+            format!("`{printed}` is listed twice: two settings would be one and the same")
+        } else {
+            format!("`{earlier}` and `{repeated}` both print as `{printed}`: two settings would share one CSV identity")
+        };
+        return Err(source.error_at(&key, message));
     }
     Ok(())
 }
@@ -165,20 +158,11 @@ pub fn repeated_values(source: &SourceFile, params: &[Param], zip: &[Vec<String>
 /// The first point that prints like an earlier one, with that earlier point. Linear: a list of 100,000
 /// values is checked in milliseconds.
 fn first_repeat<'a>(points: &'a [Vec<&'a ParamValue>]) -> Option<(&'a [&'a ParamValue], &'a [&'a ParamValue])> {
-    let mut seen: std::collections::HashMap<Vec<String>, usize> =
-        std::collections::HashMap::with_capacity(points.len());
+    let mut seen: HashMap<Vec<String>, usize> = HashMap::with_capacity(points.len());
     points.iter().enumerate().find_map(|(i, point)| {
         let printed = point.iter().map(|value| value.to_string()).collect();
         seen.insert(printed, i).map(|j| (points[j].as_slice(), point.as_slice()))
     })
-}
-
-fn repeat_message(earlier: &str, repeated: &str, printed: &str) -> String {
-    if earlier == repeated {
-        format!("`{printed}` is listed twice: two settings would be one and the same")
-    } else {
-        format!("`{earlier}` and `{repeated}` both print as `{printed}`: two settings would share one CSV identity")
-    }
 }
 
 pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {
@@ -190,29 +174,27 @@ pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {
             return Err(source.error_at(key, format!("{value} is more than the {MAX_REPS} reps a sweep may have")));
         }
     }
-    if reps.until.is_none() {
+    let Some((min, max)) = reps.race() else {
         for (key, value) in [("reps.min", reps.min), ("reps.max", reps.max)] {
             if value.is_some() {
                 return Err(source.error_at(key, "only means something with `until = \"decided\"`"));
             }
         }
         return Ok(());
-    }
+    };
     if reps.order != RunOrder::Interleaved {
         return Err(
             source.error_at("reps.until", "a race needs `order = \"interleaved\"`: it decides after each round")
         );
     }
-    if let Some((min, max)) = reps.race() {
-        if min < 2 {
-            return Err(source.error_at("reps.min", "must be at least 2: one round cannot show a difference"));
-        }
-        if reps.max.is_some_and(|max| max < min) {
-            return Err(source.error_at("reps.max", format!("must be at least reps.min ({min})")));
-        }
-        if max > MAX_REPS {
-            return Err(source.error_at("reps.max", format!("{max} is more than the {MAX_REPS} reps a sweep may have")));
-        }
+    if min < 2 {
+        return Err(source.error_at("reps.min", "must be at least 2: one round cannot show a difference"));
+    }
+    if reps.max.is_some_and(|max| max < min) {
+        return Err(source.error_at("reps.max", format!("must be at least reps.min ({min})")));
+    }
+    if max > MAX_REPS {
+        return Err(source.error_at("reps.max", format!("{max} is more than the {MAX_REPS} reps a sweep may have")));
     }
     Ok(())
 }
@@ -332,10 +314,7 @@ pub fn metrics(source: &SourceFile, metrics: &MetricsDecl, params: &[Param]) -> 
 
 /// Derived metrics may use one another, but not in a cycle: `a = "b + 1"`, `b = "a + 1"` can never be
 /// evaluated, so every run would fail.
-fn derived_cycle(
-    source: &SourceFile,
-    derived: &std::collections::BTreeMap<String, Expression>,
-) -> Result<(), SpecError> {
+fn derived_cycle(source: &SourceFile, derived: &BTreeMap<String, Expression>) -> Result<(), SpecError> {
     let uses = |name: &str| -> Vec<&str> {
         let read = derived[name].names();
         derived.keys().map(String::as_str).filter(|other| read.iter().any(|used| used == other)).collect()
@@ -439,20 +418,15 @@ pub fn checks(
 pub fn inputs(source: &SourceFile, inputs: &[InputDecl]) -> Result<(), SpecError> {
     let mut names = BTreeSet::new();
     for (index, input) in inputs.iter().enumerate() {
+        let key = |field: &str| format!("inputs[{index}].{field}");
         if !names.insert(input.name.as_str()) {
-            return Err(
-                source.error_at(&format!("inputs[{index}].name"), format!("input `{}` is declared twice", input.name))
-            );
+            return Err(source.error_at(&key("name"), format!("input `{}` is declared twice", input.name)));
         }
         if input.pattern.is_empty() {
-            return Err(source
-                .error_at(&format!("inputs[{index}].pattern"), "empty list: the pattern needs at least one value"));
+            return Err(source.error_at(&key("pattern"), "empty list: the pattern needs at least one value"));
         }
         if input.file.contains('/') {
-            return Err(source.error_at(
-                &format!("inputs[{index}].file"),
-                "a file name, not a path: inputs live in the run directory",
-            ));
+            return Err(source.error_at(&key("file"), "a file name, not a path: inputs live in the run directory"));
         }
     }
     Ok(())
@@ -720,10 +694,32 @@ pub fn run_templates(
     let templates = run.args.iter().enumerate().map(|(i, text)| (format!("run.args[{i}]"), text.text()));
     let env = run.env.iter().map(|(name, text)| (format!("run.env.{name}"), text.text()));
     let services = super::validate_services::service_templates(&run.service);
-    let known =
-        TemplateNames { params, inputs, launcher, harness: &super::validate_services::port_names(&run.service) };
+    let harness = super::validate_services::port_names(&run.service);
     for (key, text) in templates.chain(env).chain(services) {
-        known_variables(source, &key, text, &known)?;
+        for path in plain_variables(text) {
+            let (first, rest) = path.split_once('.').unwrap_or((path, ""));
+            let unknown = match first {
+                "rank" if launcher != LauncherKind::PerRank => {
+                    let launcher = super::toml_spelling(&launcher);
+                    let message = format!("`{{{{rank}}}}` has no value under the {launcher} launcher, which starts every rank with one command; only the per-rank launcher renders it");
+                    return Err(source.error_at(&key, message));
+                }
+                "inputs" => {
+                    !rest.is_empty() && !inputs.iter().any(|input| input.name == rest.split('.').next().unwrap_or(rest))
+                }
+                _ => {
+                    !RESERVED_NAMES.contains(&first)
+                        && !harness.contains(&first)
+                        && !params.iter().any(|param| param.name == first)
+                }
+            };
+            if unknown {
+                let near = super::near_name::did_you_mean(first, params.iter().map(|param| param.name.as_str()));
+                let message =
+                    format!("unknown template variable `{path}` (not a parameter, input or harness name){near}");
+                return Err(source.error_at(&key, message));
+            }
+        }
     }
     unset_values(source, run, params)
 }
@@ -744,47 +740,6 @@ fn unset_values(source: &SourceFile, run: &RunDecl, params: &[Param]) -> Result<
         if !used {
             let message = format!("no `[run]` arg or env uses `{reference}`: unsetting `{name}` would change nothing");
             return Err(source.error_at(&key, message));
-        }
-    }
-    Ok(())
-}
-
-/// The names a run template may use: params, inputs, the harness's own, and `harness` extras (`port`).
-#[derive(Clone, Copy)]
-struct TemplateNames<'a> {
-    params: &'a [Param],
-    inputs: &'a [InputDecl],
-    launcher: LauncherKind,
-    harness: &'a [&'a str],
-}
-
-/// Every plain variable of a template has a value at run time.
-fn known_variables(source: &SourceFile, key: &str, text: &str, known: &TemplateNames<'_>) -> Result<(), SpecError> {
-    let TemplateNames { params, inputs, launcher, harness } = *known;
-    for path in plain_variables(text) {
-        let (first, rest) = path.split_once('.').unwrap_or((path, ""));
-        let unknown = match first {
-            "rank" if launcher != LauncherKind::PerRank => {
-                let launcher = serde_json::to_value(launcher)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default();
-                let message = format!("`{{{{rank}}}}` has no value under the {launcher} launcher, which starts every rank with one command; only the per-rank launcher renders it");
-                return Err(source.error_at(key, message));
-            }
-            "inputs" => {
-                !rest.is_empty() && !inputs.iter().any(|input| input.name == rest.split('.').next().unwrap_or(rest))
-            }
-            _ => {
-                !RESERVED_NAMES.contains(&first)
-                    && !harness.contains(&first)
-                    && !params.iter().any(|param| param.name == first)
-            }
-        };
-        if unknown {
-            let near = super::near_name::did_you_mean(first, params.iter().map(|param| param.name.as_str()));
-            let message = format!("unknown template variable `{path}` (not a parameter, input or harness name){near}");
-            return Err(source.error_at(key, message));
         }
     }
     Ok(())
