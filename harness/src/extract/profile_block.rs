@@ -130,60 +130,42 @@ pub fn select_block<'a>(
     result_value: Option<f64>,
 ) -> Result<&'a ProfileBlock, ProfileError> {
     match selector {
-        BlockSelector::ByTag { tag, rank, index } => select_by_tag(blocks, tag, *rank, *index),
+        BlockSelector::ByTag { tag, rank, index } => {
+            let tagged: Vec<&ProfileBlock> = blocks.iter().filter(|b| b.tag == *tag && b.rank == *rank).collect();
+            let picked = match index {
+                Some(index) => tagged.get(*index),
+                None => tagged.last(),
+            };
+            picked.copied().ok_or_else(|| ProfileError::NoTaggedBlock {
+                tag: tag.clone(),
+                rank: *rank,
+                wanted: index.map_or("last".to_string(), |i| i.to_string()),
+                found: tagged.len(),
+            })
+        }
         BlockSelector::Matching { rank, phase, result_key, within, tag } => {
             let value = result_value.ok_or_else(|| ProfileError::MissingResult { result_key: result_key.clone() })?;
-            let candidates =
-                blocks.iter().filter(|block| block.rank == *rank && tag.as_ref().is_none_or(|tag| block.tag == *tag));
-            select_matching(candidates, *rank, phase, result_key, value, *within)
+            let (closest, seconds, distance) = blocks
+                .iter()
+                .filter(|block| block.rank == *rank && tag.as_ref().is_none_or(|tag| block.tag == *tag))
+                .filter_map(|block| block.phase_seconds(phase).map(|s| (block, s, relative_distance(s, value))))
+                .min_by(|a, b| a.2.total_cmp(&b.2))
+                .ok_or_else(|| ProfileError::NoPhase { rank: *rank, phase: phase.clone() })?;
+            if distance <= *within {
+                return Ok(closest);
+            }
+            Err(ProfileError::NoMatch {
+                rank: *rank,
+                phase: phase.clone(),
+                result_key: result_key.clone(),
+                value,
+                within_percent: within * 100.0,
+                closest_tag: closest.tag.clone(),
+                closest_seconds: seconds,
+                distance_percent: distance * 100.0,
+            })
         }
     }
-}
-
-fn select_by_tag<'a>(
-    blocks: &'a [ProfileBlock],
-    tag: &str,
-    rank: u32,
-    index: Option<usize>,
-) -> Result<&'a ProfileBlock, ProfileError> {
-    let tagged: Vec<&ProfileBlock> = blocks.iter().filter(|b| b.tag == tag && b.rank == rank).collect();
-    let picked = match index {
-        Some(index) => tagged.get(index),
-        None => tagged.last(),
-    };
-    picked.copied().ok_or_else(|| ProfileError::NoTaggedBlock {
-        tag: tag.to_string(),
-        rank,
-        wanted: index.map_or("last".to_string(), |i| i.to_string()),
-        found: tagged.len(),
-    })
-}
-
-fn select_matching<'a>(
-    candidates: impl Iterator<Item = &'a ProfileBlock>,
-    rank: u32,
-    phase: &str,
-    result_key: &str,
-    value: f64,
-    within: f64,
-) -> Result<&'a ProfileBlock, ProfileError> {
-    let (closest, seconds, distance) = candidates
-        .filter_map(|block| block.phase_seconds(phase).map(|s| (block, s, relative_distance(s, value))))
-        .min_by(|a, b| a.2.total_cmp(&b.2))
-        .ok_or_else(|| ProfileError::NoPhase { rank, phase: phase.to_string() })?;
-    if distance <= within {
-        return Ok(closest);
-    }
-    Err(ProfileError::NoMatch {
-        rank,
-        phase: phase.to_string(),
-        result_key: result_key.to_string(),
-        value,
-        within_percent: within * 100.0,
-        closest_tag: closest.tag.clone(),
-        closest_seconds: seconds,
-        distance_percent: distance * 100.0,
-    })
 }
 
 /// |measured - expected| / |expected|; infinite when the expected value is zero and they differ.

@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 
 use super::param_value::ParamValue;
 use super::quantity_decl::{Quantity, QuantityDecl};
-use super::relative_kind::RelativeKind;
 use crate::expression::Expression;
 
 /// Which way a metric improves.
@@ -160,6 +159,25 @@ impl std::fmt::Display for Direction {
     }
 }
 
+/// The form a baseline-relative effect is reported in (`[analysis] relative = { m = "ratio" }`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RelativeKind {
+    /// setting / baseline (e.g. a throughput impact of 1.12, "12% faster").
+    Ratio,
+    /// setting − baseline on the metric's own scale (e.g. milliseconds saved per round).
+    Difference,
+}
+
+impl std::fmt::Display for RelativeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RelativeKind::Ratio => "ratio",
+            RelativeKind::Difference => "difference",
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,5 +201,12 @@ mod tests {
     #[test]
     fn direction_displays_as_it_is_written() {
         assert_eq!(format!("{} / {}", Direction::Higher, Direction::Lower), "higher / lower");
+    }
+
+    #[test]
+    fn kinds_read_and_print_lowercase() {
+        let kind: RelativeKind = serde_json::from_str(r#""difference""#).unwrap();
+        assert_eq!((kind, kind.to_string()), (RelativeKind::Difference, "difference".to_string()));
+        assert!(serde_json::from_str::<RelativeKind>(r#""percent""#).is_err());
     }
 }

@@ -6,7 +6,6 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::duration_value;
-use super::ranks_override::RanksOverride;
 use crate::template::Template;
 
 /// How the ranks of one run are started.
@@ -129,4 +128,12 @@ fn default_build_dir() -> String {
 
 fn default_grace() -> Duration {
     Duration::from_secs(5)
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum RanksOverride {
+    Count(u32),
+    /// Rendered per setting: the rank count is then a parameter of the topology, recorded as `ranks`.
+    Template(String),
 }

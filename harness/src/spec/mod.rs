@@ -4,7 +4,6 @@ mod analysis_config;
 mod block_selector;
 mod check;
 mod derived_param;
-mod design;
 mod duration_value;
 mod engine;
 mod engine_files;
@@ -15,23 +14,16 @@ mod near_name;
 mod param_tables;
 mod param_value;
 mod pattern;
-mod pivot_config;
 mod quantity_decl;
 mod race;
-mod ranks_override;
 mod ready_decl;
-mod ready_rule;
-mod ready_text;
-mod relative_kind;
 mod report_config;
 mod selector;
 mod selector_error;
-mod selector_text;
 mod service_decl;
 mod source_decl;
 mod source_file;
 mod spec_error;
-mod spec_note;
 mod sweep;
 mod sweep_decl;
 mod topology;
@@ -54,36 +46,29 @@ use std::path::{Path, PathBuf};
 use crate::template::Template;
 
 pub use analysis_config::{
-    AdditivityScale, AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, VerifyRule, DEFAULT_ALPHA,
+    AdditivityScale, AnalysisConfig, Direction, FitConfig, RelativeKind, RowsPerSliceConfig, VerifyRule, DEFAULT_ALPHA,
 };
 pub use block_selector::BlockSelector;
 pub use check::{Check, CheckTest};
 pub use derived_param::DerivedParam;
-pub use design::Design;
 pub use engine::Engine;
-pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
+pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride, ResultLine};
 pub use param_value::{Param, ParamValue};
 pub use pattern::Pattern;
-pub use pivot_config::PivotConfig;
 pub use quantity_decl::{Quantity, QuantityDecl, QuantityTerm};
 pub use race::Race;
-pub use ranks_override::RanksOverride;
-pub use ready_decl::ReadyDecl;
-pub use ready_rule::ReadyRule;
-pub use ready_text::DEFAULT_READY_WITHIN;
-pub use relative_kind::RelativeKind;
-pub use report_config::ReportConfig;
+pub use ready_decl::{ReadyDecl, ReadyRule, DEFAULT_READY_WITHIN};
+pub use report_config::{PivotConfig, ReportConfig};
 pub use selector::{LineBlock, Selector};
 pub use selector_error::SelectorError;
 pub use service_decl::{ServiceDecl, AUTO_PORT, PORT_NAME};
 pub use source_decl::SourceDecl;
 pub use source_file::SourceFile;
-pub use spec_error::{Location, SpecError};
-pub use spec_note::SpecNote;
+pub use spec_error::{Location, SpecError, SpecNote};
 pub use sweep::Sweep;
 pub use sweep_decl::{
-    AblationDecl, CheckDecl, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl, RegexMetricDecl, RepsDecl, RunDecl,
-    RunOrder, SweepDecl, TemplateDecl, Until, DEFAULT_RACE_MIN,
+    AblationDecl, CheckDecl, Design, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl, RegexMetricDecl, RepsDecl,
+    RunDecl, RunOrder, SweepDecl, TemplateDecl, Until, DEFAULT_RACE_MIN,
 };
 pub use topology::Topology;
 pub use validate_services::CLIENT_PROCESS;

@@ -4,13 +4,12 @@
 
 use std::fmt;
 use std::ops::RangeInclusive;
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use super::selector_error::SelectorError;
-use super::selector_text::SelectorText;
 
 /// Lines are 0-based indices into the source's lines, both ends included.
 pub type LineBlock = RangeInclusive<usize>;
@@ -28,11 +27,24 @@ pub enum Selector {
     Between { begin: Regex, end: Regex },
 }
 
+/// The written form `Selector` is deserialized from (and serialized back to, e.g. in a sidecar).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(
+    untagged,
+    expecting = "expected a selector: FIRST-LAST, a regex, BEGIN..END, or { begin = '...', end = '...' }"
+)]
+pub enum SelectorText {
+    /// `FIRST-LAST`, `BEGIN..END` or a regex, as on the command line.
+    Written(String),
+    /// Begin and end regexes, for markers whose text contains `..`.
+    Markers { begin: String, end: String },
+}
+
 impl Selector {
     /// Reads `FIRST-LAST`, `BEGIN..END` or a regex. A regex containing `..` is read as begin and end:
     /// write `.{2}` to match any two characters.
     pub fn parse(text: &str) -> Result<Selector, SelectorError> {
-        if let Some(found) = line_range().captures(text) {
+        if let Some(found) = LINE_RANGE.captures(text) {
             let (first, last) = (found[1].parse::<usize>(), found[2].parse::<usize>());
             return match (first, last) {
                 (Ok(first), Ok(last)) if 1 <= first && first <= last => Ok(Selector::Lines { first, last }),
@@ -54,7 +66,7 @@ impl Selector {
     pub fn parse_group(argument: &str) -> Result<(String, Selector), SelectorError> {
         let bad = || SelectorError::BadGroupArgument { argument: argument.to_string() };
         let (name, selector) = argument.split_once('=').ok_or_else(bad)?;
-        if !group_name().is_match(name) {
+        if !GROUP_NAME.is_match(name) {
             return Err(bad());
         }
         Ok((name.to_string(), Selector::parse(selector)?))
@@ -128,16 +140,12 @@ fn regex(text: &str) -> Result<Regex, SelectorError> {
     })
 }
 
-fn line_range() -> &'static Regex {
-    static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| Regex::new(r"^\s*(\d+)\s*-\s*(\d+)\s*$").expect("the pattern is valid"))
-}
+static LINE_RANGE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*(\d+)\s*-\s*(\d+)\s*$").expect("the pattern is valid"));
 
 /// A group is referenced as `ablate.<name>` in the template, so it must be a handlebars path segment.
-fn group_name() -> &'static Regex {
-    static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*$").expect("the pattern is valid"))
-}
+static GROUP_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*$").expect("the pattern is valid"));
 
 impl TryFrom<SelectorText> for Selector {
     type Error = SelectorError;
@@ -163,6 +171,8 @@ impl From<Selector> for SelectorText {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     const LINES: [&str; 7] = ["a", "// BEGIN x", "  call(1);", "// END x", "  call(2);", "// BEGIN x", "// END x"];
@@ -233,5 +243,29 @@ mod tests {
         for bad in ["10-12", "rank-1=10-12", "=x"] {
             assert!(matches!(Selector::parse_group(bad), Err(SelectorError::BadGroupArgument { .. })), "{bad}");
         }
+    }
+
+    #[test]
+    fn both_written_forms_parse_and_serialize_back_as_written() {
+        let text = r#"
+            range = "120-128"
+            calls = '^\s*broadcast_rows\('
+            loop = { begin = 'for \(', end = '^\s*\}' }
+        "#;
+        let groups: BTreeMap<String, Selector> = toml::from_str(text).unwrap();
+        assert!(matches!(groups["range"], Selector::Lines { first: 120, last: 128 }));
+        assert!(matches!(groups["calls"], Selector::Matching(_)));
+        assert_eq!(groups["loop"].to_string(), r"for \(..^\s*\}");
+        let back: BTreeMap<String, Selector> = toml::from_str(&toml::to_string(&groups).unwrap()).unwrap();
+        let shown = |map: &BTreeMap<String, Selector>| map.values().map(Selector::to_string).collect::<Vec<_>>();
+        assert_eq!(shown(&back), shown(&groups));
+    }
+
+    #[test]
+    fn a_bad_regex_or_shape_is_a_deserialization_error_naming_it() {
+        let error = toml::from_str::<BTreeMap<String, Selector>>("g = 'call('").unwrap_err().to_string();
+        assert!(error.contains("selector `call(`: invalid regex"), "{error}");
+        let error = toml::from_str::<BTreeMap<String, Selector>>("g = 5").unwrap_err().to_string();
+        assert!(error.contains("expected a selector"), "{error}");
     }
 }

@@ -8,7 +8,7 @@ use super::derived_param::DerivedParam;
 use super::engine::Engine;
 use super::param_value::Param;
 use super::source_file::SourceFile;
-use super::spec_note::SpecNote;
+use super::spec_error::SpecNote;
 use super::sweep_decl::{InputDecl, MetricsDecl, RepsDecl, RunDecl, SweepDecl};
 use super::value_map::ValueMap;
 

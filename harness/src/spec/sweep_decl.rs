@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 
 use super::analysis_config::AnalysisConfig;
 use super::block_selector::BlockSelector;
-use super::design::Design;
 use super::engine_profile::EngineOverrides;
 use super::pattern::Pattern;
 use super::report_config::ReportConfig;
@@ -262,4 +261,32 @@ pub struct SweepDecl {
     #[serde(default, skip_serializing_if = "ReportConfig::is_empty")]
     pub report: ReportConfig,
     pub ablation: Option<AblationDecl>,
+}
+
+/// How the ablation groups expand into variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Design {
+    /// Every subset of the groups (2^k variants): needed to measure interactions.
+    #[default]
+    Factorial,
+    /// The baseline, each group alone, and all groups together (k + 2 variants).
+    OneAtATime,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn design_deserialises_kebab_case() {
+        #[derive(Deserialize)]
+        struct Holder {
+            design: Design,
+        }
+        let parsed: Holder = serde_json::from_str(r#"{"design":"one-at-a-time"}"#).unwrap();
+        assert_eq!(parsed.design, Design::OneAtATime);
+        let parsed: Holder = serde_json::from_str(r#"{"design":"factorial"}"#).unwrap();
+        assert_eq!(parsed.design, Design::Factorial);
+    }
 }

@@ -4,12 +4,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::check::{Check, CheckTest};
 use super::engine::Engine;
-use super::engine_profile::EngineOverrides;
-use super::engine_profile::{EngineProfile, LauncherKind};
+use super::engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride};
 use super::param_value::{Param, ParamValue};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::sweep_decl::{AblationDecl, CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder};
+use super::sweep_decl::{AblationDecl, CheckDecl, Design, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder};
 use super::validate_services::CLIENT_PROCESS;
 use super::{MAX_ABLATION_GROUPS, MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
 use crate::expression::Expression;
@@ -269,9 +268,9 @@ pub fn plan_size(
 fn variant_count(ablation: &AblationDecl) -> u64 {
     let groups = ablation.groups.len() as u64;
     match ablation.design {
-        super::design::Design::Factorial => 1 << groups,
-        super::design::Design::OneAtATime if groups <= 1 => 2,
-        super::design::Design::OneAtATime => groups + 2,
+        Design::Factorial => 1 << groups,
+        Design::OneAtATime if groups <= 1 => 2,
+        Design::OneAtATime => groups + 2,
     }
 }
 
@@ -569,7 +568,7 @@ pub fn engine(
     if profile.ranks == 0 || profile.ranks > MAX_RANKS {
         let message = format!("{} ranks: must be between 1 and {MAX_RANKS}", profile.ranks);
         return Err(match overrides.ranks {
-            Some(super::ranks_override::RanksOverride::Count(_)) => sweep.error_at("engine.ranks", message),
+            Some(RanksOverride::Count(_)) => sweep.error_at("engine.ranks", message),
             _ => profile_source.error_at("ranks", message),
         });
     }

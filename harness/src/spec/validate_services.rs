@@ -2,7 +2,7 @@
 //! `process = ...` on a metric naming the client or a declared service.
 
 use super::param_value::Param;
-use super::ready_rule::ReadyRule;
+use super::ready_decl::ReadyRule;
 use super::service_decl::{ServiceDecl, AUTO_PORT, PORT_NAME};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
