@@ -31,7 +31,7 @@ impl AnalysisConfig {
     }
 
     /// This configuration as a race with `race`'s looks analyses it.
-    pub fn racing(&self, race: Option<super::Race>) -> AnalysisConfig {
+    pub fn racing(&self, race: Option<Race>) -> AnalysisConfig {
         AnalysisConfig { race, ..self.clone() }
     }
 }
@@ -95,7 +95,7 @@ pub struct AnalysisConfig {
     pub verify_rule: Option<VerifyRule>,
     /// Not declared: the race whose looks `alpha` is spent over (None for a plain sweep).
     #[serde(skip)]
-    pub race: Option<super::Race>,
+    pub race: Option<Race>,
     /// Not declared: this analysis only decides which settings a race keeps running. Stopping a
     /// practical tie costs no claim (the final verdict tests it again at its look's level), so its
     /// equivalence test spends the whole `alpha`; beating a setting is a claim and does not.
@@ -178,6 +178,22 @@ impl std::fmt::Display for RelativeKind {
     }
 }
 
+/// The rounds a race may take: every setting runs `min`, none more than `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+pub struct Race {
+    pub min: u32,
+    pub max: u32,
+}
+
+impl Race {
+    /// The analyses a race makes, one after each round from `min` to `max` (the last is the final
+    /// verdict): its error rate is split over them (Bonferroni), so looking after every round cannot
+    /// turn a tie into a winner more often than alpha.
+    pub fn looks(&self) -> u32 {
+        self.max.saturating_sub(self.min) + 1
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,5 +224,11 @@ mod tests {
         let kind: RelativeKind = serde_json::from_str(r#""difference""#).unwrap();
         assert_eq!((kind, kind.to_string()), (RelativeKind::Difference, "difference".to_string()));
         assert!(serde_json::from_str::<RelativeKind>(r#""percent""#).is_err());
+    }
+
+    #[test]
+    fn a_race_looks_once_per_round_from_min_to_max() {
+        assert_eq!(Race { min: 3, max: 5 }.looks(), 3);
+        assert_eq!(Race { min: 3, max: 3 }.looks(), 1);
     }
 }

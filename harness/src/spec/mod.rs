@@ -1,9 +1,7 @@
 //! Parses and validates sweep declarations and engine profiles; every error names file, key and line.
 
 mod analysis_config;
-mod block_selector;
 mod check;
-mod derived_param;
 mod duration_value;
 mod engine;
 mod engine_files;
@@ -15,13 +13,10 @@ mod param_tables;
 mod param_value;
 mod pattern;
 mod quantity_decl;
-mod race;
 mod ready_decl;
 mod report_config;
 mod selector;
 mod selector_error;
-mod service_decl;
-mod source_decl;
 mod source_file;
 mod spec_error;
 mod sweep;
@@ -38,7 +33,6 @@ mod validate_services;
 mod validate_sources;
 mod validate_topology;
 mod validate_units;
-mod value_map;
 mod variant_name;
 
 use std::path::{Path, PathBuf};
@@ -46,33 +40,30 @@ use std::path::{Path, PathBuf};
 use crate::template::Template;
 
 pub use analysis_config::{
-    AdditivityScale, AnalysisConfig, Direction, FitConfig, RelativeKind, RowsPerSliceConfig, VerifyRule, DEFAULT_ALPHA,
+    AdditivityScale, AnalysisConfig, Direction, FitConfig, Race, RelativeKind, RowsPerSliceConfig, VerifyRule,
+    DEFAULT_ALPHA,
 };
-pub use block_selector::BlockSelector;
 pub use check::{Check, CheckTest};
-pub use derived_param::DerivedParam;
 pub use engine::Engine;
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride, ResultLine};
+pub use param_tables::{DerivedParam, ValueMap};
 pub use param_value::{Param, ParamValue};
 pub use pattern::Pattern;
 pub use quantity_decl::{Quantity, QuantityDecl, QuantityTerm};
-pub use race::Race;
 pub use ready_decl::{ReadyDecl, ReadyRule, DEFAULT_READY_WITHIN};
 pub use report_config::{PivotConfig, ReportConfig};
 pub use selector::{LineBlock, Selector};
 pub use selector_error::SelectorError;
-pub use service_decl::{ServiceDecl, AUTO_PORT, PORT_NAME};
-pub use source_decl::SourceDecl;
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError, SpecNote};
 pub use sweep::Sweep;
 pub use sweep_decl::{
-    AblationDecl, CheckDecl, Design, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl, RegexMetricDecl, RepsDecl,
-    RunDecl, RunOrder, SweepDecl, TemplateDecl, Until, DEFAULT_RACE_MIN,
+    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl,
+    RegexMetricDecl, RepsDecl, RunDecl, RunOrder, ServiceDecl, SourceDecl, SweepDecl, TemplateDecl, Until, AUTO_PORT,
+    DEFAULT_RACE_MIN, PORT_NAME,
 };
 pub use topology::Topology;
 pub use validate_services::CLIENT_PROCESS;
-pub use value_map::ValueMap;
 pub use variant_name::VariantName;
 
 /// Names the harness itself puts into every template context; a param may not shadow them.

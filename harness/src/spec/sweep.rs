@@ -4,13 +4,12 @@ use std::path::PathBuf;
 
 use super::analysis_config::AnalysisConfig;
 use super::check::Check;
-use super::derived_param::DerivedParam;
 use super::engine::Engine;
+use super::param_tables::{DerivedParam, ValueMap};
 use super::param_value::Param;
 use super::source_file::SourceFile;
 use super::spec_error::SpecNote;
 use super::sweep_decl::{InputDecl, MetricsDecl, RepsDecl, RunDecl, SweepDecl};
-use super::value_map::ValueMap;
 
 /// A sweep that passed `spec::load_sweep`; later stages may trust every name in it.
 #[derive(Debug, Clone)]

@@ -5,12 +5,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::analysis_config::AnalysisConfig;
-use super::block_selector::BlockSelector;
 use super::engine_profile::EngineOverrides;
 use super::pattern::Pattern;
+use super::ready_decl::ReadyDecl;
 use super::report_config::ReportConfig;
-use super::service_decl::ServiceDecl;
-use super::source_decl::SourceDecl;
+use super::selector::Selector;
 use crate::expression::Expression;
 use crate::template::Template;
 
@@ -274,6 +273,65 @@ pub enum Design {
     OneAtATime,
 }
 
+/// How a metric declaration picks one block out of a log.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(tag = "select", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum BlockSelector {
+    /// The `index`-th block (default: the last) of `rank` carrying `tag`.
+    ByTag { tag: String, rank: u32, index: Option<usize> },
+    /// The block of `rank` (and `tag`, if given) whose `phase` seconds is closest to the run's `result_key`
+    /// value, and within `within` of it (relative: 0.05 is 5%).
+    Matching { rank: u32, phase: String, result_key: String, within: f64, tag: Option<String> },
+}
+
+/// `[ablation] sources = [{ target = "...", groups = { name = selector, ... } }]`: the template is the
+/// target's current text with each group's blocks wrapped, so it can never be stale.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceDecl {
+    /// Relative to the engine tree.
+    pub target: String,
+    /// Group name -> the selector of its blocks in `target` (a string, or `{ begin = '...', end = '...' }`).
+    pub groups: BTreeMap<String, Selector>,
+}
+
+impl SourceDecl {
+    /// The groups and their selectors, as the template derivation takes them.
+    pub fn selectors(&self) -> Vec<(String, Selector)> {
+        self.groups.iter().map(|(group, selector)| (group.clone(), selector.clone())).collect()
+    }
+}
+
+/// A process started before the run's main process, in its own process group and with its own log,
+/// and stopped (SIGTERM, grace, SIGKILL) once the main process ends. Every text is a template over
+/// the run's context, like `[run]`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceDecl {
+    /// Names its log (`service-<name>.log`) and `process = "<name>"` on metrics.
+    pub name: String,
+    pub program: Template,
+    #[serde(default)]
+    pub args: Vec<Template>,
+    #[serde(default)]
+    pub env: BTreeMap<String, Template>,
+    /// When the service counts as started.
+    pub ready: ReadyDecl,
+    /// `"auto"`: a free loopback port per run, as `{{port}}` in every template of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<String>,
+    /// Params whose values may differ between runs sharing one instance: runs of a round whose settings
+    /// differ only in these run back to back beside one instance (e.g. client concurrency).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reuse_across: Vec<String>,
+}
+
+/// The only `port` value: pick a free loopback port.
+pub const AUTO_PORT: &str = "auto";
+
+/// The template name a service's automatic port is bound to.
+pub const PORT_NAME: &str = "port";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,5 +346,24 @@ mod tests {
         assert_eq!(parsed.design, Design::OneAtATime);
         let parsed: Holder = serde_json::from_str(r#"{"design":"factorial"}"#).unwrap();
         assert_eq!(parsed.design, Design::Factorial);
+    }
+
+    #[test]
+    fn selector_deserialises_and_rejects_unknown_fields() {
+        let parsed: BlockSelector = serde_json::from_str(
+            r#"{"select":"matching","rank":0,"phase":"STACK.r","result_key":"prefill_seconds","within":0.05}"#,
+        )
+        .unwrap();
+        let expected = BlockSelector::Matching {
+            rank: 0,
+            phase: "STACK.r".to_string(),
+            result_key: "prefill_seconds".to_string(),
+            within: 0.05,
+            tag: None,
+        };
+        assert_eq!(parsed, expected);
+        let by_tag: BlockSelector = serde_json::from_str(r#"{"select":"by-tag","tag":"prefill","rank":0}"#).unwrap();
+        assert_eq!(by_tag, BlockSelector::ByTag { tag: "prefill".to_string(), rank: 0, index: None });
+        assert!(serde_json::from_str::<BlockSelector>(r#"{"select":"by-tag","tag":"p","rank":0,"idx":1}"#).is_err());
     }
 }

@@ -8,7 +8,9 @@ use super::engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksO
 use super::param_value::{Param, ParamValue};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::sweep_decl::{AblationDecl, CheckDecl, Design, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder};
+use super::sweep_decl::{
+    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder,
+};
 use super::validate_services::CLIENT_PROCESS;
 use super::{MAX_ABLATION_GROUPS, MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
 use crate::expression::Expression;
@@ -665,7 +667,7 @@ pub fn profile_metrics(
     if profile.phases.is_empty() {
         return Err(source.error_at("metrics.profile.phases", "no phases: map metric names to phase names"));
     }
-    if let super::block_selector::BlockSelector::Matching { result_key, within, .. } = &profile.block {
+    if let BlockSelector::Matching { result_key, within, .. } = &profile.block {
         if !(within.is_finite() && *within > 0.0 && *within <= 1.0) {
             return Err(
                 source.error_at("metrics.profile.block", format!("within = {within} is not a fraction in (0, 1]"))

@@ -1,7 +1,7 @@
 //! Checks the param helpers at load: derived params and `where` constraints are expressions over
 //! numeric params (a text or boolean param is refused here, never found at run time).
 
-use super::derived_param::DerivedParam;
+use super::param_tables::DerivedParam;
 use super::param_value::{Param, ParamValue};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;

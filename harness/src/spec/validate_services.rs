@@ -3,10 +3,9 @@
 
 use super::param_value::Param;
 use super::ready_decl::ReadyRule;
-use super::service_decl::{ServiceDecl, AUTO_PORT, PORT_NAME};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::sweep_decl::{MetricsDecl, RunDecl};
+use super::sweep_decl::{MetricsDecl, RunDecl, ServiceDecl, AUTO_PORT, PORT_NAME};
 
 /// The name `process = ...` gives the run's main process.
 pub const CLIENT_PROCESS: &str = "client";
