@@ -109,16 +109,10 @@ impl EngineProfile {
         if let Some(RanksOverride::Count(ranks)) = overrides.ranks {
             self.ranks = ranks;
         }
-        if let Some(launcher) = overrides.launcher {
-            self.launcher = launcher;
-        }
-        if let Some(timeout) = overrides.timeout {
-            self.timeout = timeout;
-        }
-        if let Some(grace) = overrides.grace {
-            self.grace = grace;
-        }
-        self.env.extend(overrides.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        self.launcher = overrides.launcher.unwrap_or(self.launcher);
+        self.timeout = overrides.timeout.unwrap_or(self.timeout);
+        self.grace = overrides.grace.unwrap_or(self.grace);
+        self.env.extend(overrides.env.clone());
     }
 }
 

@@ -61,10 +61,8 @@ impl Sweep {
 
     /// Every metric name the sweep extracts or derives, in CSV column order.
     pub fn metric_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.metrics.result.clone();
-        names.extend(self.metrics.regex.keys().cloned());
-        names.extend(self.metrics.profile.iter().flat_map(|profile| profile.phases.keys().cloned()));
-        names.extend(self.metrics.derived.keys().cloned());
-        names
+        let phases = self.metrics.profile.iter().flat_map(|profile| profile.phases.keys());
+        let metrics = &self.metrics;
+        metrics.result.iter().chain(metrics.regex.keys()).chain(phases).chain(metrics.derived.keys()).cloned().collect()
     }
 }

@@ -9,7 +9,7 @@ use super::param_value::{Param, ParamValue};
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::{
-    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder,
+    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder, PORT_NAME,
 };
 use super::validate_services::CLIENT_PROCESS;
 use super::{MAX_ABLATION_GROUPS, MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
@@ -589,10 +589,8 @@ pub fn engine(
             ),
         ));
     }
-    for (index, argv) in profile.pre_run.iter().enumerate() {
-        if argv.is_empty() {
-            return Err(profile_source.error_at(&format!("pre_run[{index}]"), "empty command"));
-        }
+    if let Some(index) = profile.pre_run.iter().position(Vec::is_empty) {
+        return Err(profile_source.error_at(&format!("pre_run[{index}]"), "empty command"));
     }
     let own_env = profile.env.iter().filter(|(name, _)| !overrides.env.contains_key(*name));
     super::validate_env::env_names(profile_source, "env", &own_env.map(|(k, v)| (k.clone(), v.clone())).collect())?;
@@ -695,7 +693,8 @@ pub fn run_templates(
     let templates = run.args.iter().enumerate().map(|(i, text)| (format!("run.args[{i}]"), text.text()));
     let env = run.env.iter().map(|(name, text)| (format!("run.env.{name}"), text.text()));
     let services = super::validate_services::service_templates(&run.service);
-    let harness = super::validate_services::port_names(&run.service);
+    // `port` is the harness's when a service takes an automatic port.
+    let auto_port = run.service.iter().any(|service| service.port.is_some());
     for (key, text) in templates.chain(env).chain(services) {
         for path in plain_variables(text) {
             let (first, rest) = path.split_once('.').unwrap_or((path, ""));
@@ -710,7 +709,7 @@ pub fn run_templates(
                 }
                 _ => {
                     !RESERVED_NAMES.contains(&first)
-                        && !harness.contains(&first)
+                        && !(auto_port && first == PORT_NAME)
                         && !params.iter().any(|param| param.name == first)
                 }
             };

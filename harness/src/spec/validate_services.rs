@@ -27,15 +27,6 @@ pub fn service_templates(services: &[ServiceDecl]) -> impl Iterator<Item = (Stri
     })
 }
 
-/// The harness names the services add to every run template: `port` when one service takes an automatic port.
-pub fn port_names(services: &[ServiceDecl]) -> Vec<&'static str> {
-    if services.iter().any(|service| service.port.is_some()) {
-        vec![PORT_NAME]
-    } else {
-        Vec::new()
-    }
-}
-
 /// `has_pre_run`: the engine profile runs commands before each run, which a shared instance would skip.
 pub fn services(source: &SourceFile, run: &RunDecl, params: &[Param], has_pre_run: bool) -> Result<(), SpecError> {
     let mut auto_port: Option<usize> = None;
