@@ -65,54 +65,43 @@ pub enum ProfileError {
     },
 }
 
-/// One well-formed phase line.
-struct PhaseLine {
-    tag: String,
-    rank: u32,
-    phase: Phase,
-}
-
 /// Every closed block with `prefix`, in the order their TOTAL lines appear. Malformed lines are skipped,
 /// other output between lines is ignored, and a block left unclosed at the end of the log is dropped.
 pub fn parse_profile_blocks(log: &str, prefix: &str) -> Vec<ProfileBlock> {
     let mut open: HashMap<u32, ProfileBlock> = HashMap::new();
     let mut closed = Vec::new();
-    for line in log.lines().filter_map(|line| parse_line(line, prefix)) {
+    for (tag, rank, phase) in log.lines().filter_map(|line| parse_line(line, prefix)) {
         // A line from a different tag than the rank's open block means that block lost its TOTAL: restart.
-        let block = open.entry(line.rank).or_insert_with(|| empty_block(&line));
-        if block.tag != line.tag {
-            *block = empty_block(&line);
-        }
-        if line.phase.name == TOTAL {
-            let mut finished = open.remove(&line.rank).expect("the entry was just inserted");
-            finished.total_seconds = line.phase.seconds;
-            closed.push(finished);
+        let mut block = open.remove(&rank).filter(|block| block.tag == tag).unwrap_or_else(|| ProfileBlock {
+            tag,
+            rank,
+            phases: Vec::new(),
+            total_seconds: 0.0,
+        });
+        if phase.name == TOTAL {
+            block.total_seconds = phase.seconds;
+            closed.push(block);
         } else {
-            block.phases.push(line.phase);
+            block.phases.push(phase);
+            open.insert(rank, block);
         }
     }
     closed
 }
 
-fn empty_block(line: &PhaseLine) -> ProfileBlock {
-    ProfileBlock { tag: line.tag.clone(), rank: line.rank, phases: Vec::new(), total_seconds: 0.0 }
-}
-
-/// Parses the `key=value` tokens after the `prefix` token; `None` if anything required is missing or bad.
-fn parse_line(line: &str, prefix: &str) -> Option<PhaseLine> {
+/// The tag, rank and phase of a phase line, parsed from the `key=value` tokens after the `prefix`
+/// token; `None` if anything required is missing or bad.
+fn parse_line(line: &str, prefix: &str) -> Option<(String, u32, Phase)> {
     let mut tokens = line.trim_end_matches('\r').split_whitespace();
     tokens.by_ref().find(|token| *token == prefix)?;
     let fields: HashMap<&str, &str> = tokens.filter_map(|token| token.split_once('=')).collect();
-    Some(PhaseLine {
-        tag: fields.get("tag")?.to_string(),
-        rank: fields.get("rank")?.parse().ok()?,
-        phase: Phase {
-            name: fields.get("phase")?.to_string(),
-            seconds: fields.get("seconds")?.parse().ok()?,
-            calls: optional_field(&fields, "calls")?,
-            share: optional_field(&fields, "share")?,
-        },
-    })
+    let phase = Phase {
+        name: fields.get("phase")?.to_string(),
+        seconds: fields.get("seconds")?.parse().ok()?,
+        calls: optional_field(&fields, "calls")?,
+        share: optional_field(&fields, "share")?,
+    };
+    Some((fields.get("tag")?.to_string(), fields.get("rank")?.parse().ok()?, phase))
 }
 
 /// `Some(None)` when absent (TOTAL lines carry neither calls nor share), `None` when present but malformed.

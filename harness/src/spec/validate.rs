@@ -2,10 +2,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use super::analysis_config::AnalysisConfig;
 use super::check::{Check, CheckTest};
 use super::engine::Engine;
 use super::engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride};
 use super::param_value::{Param, ParamValue};
+use super::quantity_decl::QuantityTerm;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::{
@@ -435,7 +437,7 @@ pub fn inputs(source: &SourceFile, inputs: &[InputDecl]) -> Result<(), SpecError
 
 pub fn analysis(
     source: &SourceFile,
-    analysis: &super::analysis_config::AnalysisConfig,
+    analysis: &AnalysisConfig,
     metrics: &MetricsDecl,
     params: &[Param],
 ) -> Result<(), SpecError> {
@@ -460,30 +462,23 @@ pub fn analysis(
         }
     }
     let is_param = |name: &str| params.iter().any(|param| param.name == name);
-    for (index, column) in analysis.group_by.iter().enumerate() {
-        if !is_param(column) {
-            return Err(
-                source.error_at(&format!("analysis.group_by[{index}]"), format!("unknown parameter `{column}`"))
-            );
-        }
+    if let Some((index, column)) = analysis.group_by.iter().enumerate().find(|(_, column)| !is_param(column)) {
+        return Err(source.error_at(&format!("analysis.group_by[{index}]"), format!("unknown parameter `{column}`")));
     }
-    let named = |key: String, name: &str| {
-        if is_param(name) || is_metric(metrics, name) {
-            Ok(())
-        } else {
-            Err(source.error_at(&key, format!("`{name}` is neither a parameter nor a metric")))
-        }
+    let named = |key: &str, name: &str| match is_param(name) || is_metric(metrics, name) {
+        true => Ok(()),
+        false => Err(source.error_at(key, format!("`{name}` is neither a parameter nor a metric"))),
     };
     if let Some(fit) = &analysis.fit {
-        named("analysis.fit.x".into(), &fit.x)?;
-        named("analysis.fit.y".into(), &fit.y)?;
+        named("analysis.fit.x", &fit.x)?;
+        named("analysis.fit.y", &fit.y)?;
         if let Some((index, column)) = fit.by.iter().enumerate().find(|(_, column)| !is_param(column)) {
             return Err(source.error_at(&format!("analysis.fit.by[{index}]"), format!("unknown parameter `{column}`")));
         }
     }
     if let Some(rule) = &analysis.rows_per_slice {
-        named("analysis.rows_per_slice.rows".into(), &rule.rows)?;
-        named("analysis.rows_per_slice.slices".into(), &rule.slices)?;
+        named("analysis.rows_per_slice.rows", &rule.rows)?;
+        named("analysis.rows_per_slice.slices", &rule.slices)?;
     }
     let is_column = |key: &Expression| is_param(key.text()) || is_metric(metrics, key.text());
     if let Some(key) = analysis.equivalence_key.as_ref().filter(|key| !is_column(key)) {
@@ -506,7 +501,7 @@ pub fn analysis(
 /// numeric params, at settings of the grid, and the fit only when one is declared.
 fn quantities(
     source: &SourceFile,
-    analysis: &super::analysis_config::AnalysisConfig,
+    analysis: &AnalysisConfig,
     metrics: &MetricsDecl,
     params: &[Param],
 ) -> Result<(), SpecError> {
@@ -534,13 +529,13 @@ fn quantities(
 }
 
 fn quantity_term(
-    term: &super::QuantityTerm,
+    term: &QuantityTerm,
     has_fit: bool,
     metrics: &MetricsDecl,
     params: &[Param],
     numeric: &BTreeSet<&str>,
 ) -> Result<(), String> {
-    let super::QuantityTerm::Metric { name, overrides } = term else {
+    let QuantityTerm::Metric { name, overrides } = term else {
         return if has_fit { Ok(()) } else { Err("`fit.` needs `[analysis] fit = { x = .., y = .. }`".into()) };
     };
     if !is_metric(metrics, name) && !numeric.contains(name.as_str()) {
