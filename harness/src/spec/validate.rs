@@ -60,17 +60,12 @@ fn param(source: &SourceFile, name: &str, value: &toml::Value, unset: Option<&St
         .iter()
         .filter(|value| unset.is_none_or(|unset| !matches!(value, ParamValue::Text(t) if t == unset)))
         .collect();
-    if let Some(pair) = typed.windows(2).find(|pair| kind_of(pair[0]) != kind_of(pair[1])) {
-        return Err(source.error_at(
-            &key,
-            format!(
-                "mixed value types: `{}` is {} but `{}` is {}; write every value of a parameter as one type",
-                written(pair[0]),
-                kind_of(pair[0]),
-                written(pair[1]),
-                kind_of(pair[1])
-            ),
-        ));
+    if let Some(&[a, b]) = typed.windows(2).find(|pair| kind_of(pair[0]) != kind_of(pair[1])) {
+        let (a, a_kind, b, b_kind) = (written(a), kind_of(a), written(b), kind_of(b));
+        let message = format!(
+            "mixed value types: `{a}` is {a_kind} but `{b}` is {b_kind}; write every value of a parameter as one type"
+        );
+        return Err(source.error_at(&key, message));
     }
     Ok(Param { name: name.to_string(), values, is_list })
 }
@@ -217,14 +212,11 @@ pub fn name(source: &SourceFile, name: &str) -> Result<(), SpecError> {
 /// test says "never judge additivity" on noisy tiny shapes.
 pub fn ablation(source: &SourceFile, ablation: Option<&AblationDecl>) -> Result<(), SpecError> {
     let Some(decl) = ablation else { return Ok(()) };
-    if decl.groups.len() > MAX_ABLATION_GROUPS {
-        return Err(source.error_at(
-            "ablation.groups",
-            format!(
-                "{} groups: at most {MAX_ABLATION_GROUPS} (a factorial design builds 2^k variants)",
-                decl.groups.len()
-            ),
-        ));
+    let groups = decl.groups.len();
+    if groups > MAX_ABLATION_GROUPS {
+        let message =
+            format!("{groups} groups: at most {MAX_ABLATION_GROUPS} (a factorial design builds 2^k variants)");
+        return Err(source.error_at("ablation.groups", message));
     }
     let tolerance = decl.tolerance;
     if !(tolerance.is_finite() && tolerance > 0.0) {
@@ -256,14 +248,11 @@ pub fn plan_size(
         source.error_at("params", format!("{count} settings: more than the {MAX_SETTINGS} a sweep may plan"))
     })?;
     let rounds = u64::from(reps.count) + u64::from(reps.warmup);
-    if settings * rounds > MAX_RUNS {
-        return Err(source.error_at(
-            "reps.count",
-            format!(
-                "{settings} settings x {rounds} rounds = {} runs: more than the {MAX_RUNS} a sweep may plan",
-                settings * rounds
-            ),
-        ));
+    let runs = settings * rounds;
+    if runs > MAX_RUNS {
+        let message =
+            format!("{settings} settings x {rounds} rounds = {runs} runs: more than the {MAX_RUNS} a sweep may plan");
+        return Err(source.error_at("reps.count", message));
     }
     Ok(())
 }
@@ -281,20 +270,12 @@ fn variant_count(ablation: &AblationDecl) -> u64 {
 /// Metric names are unique, regexes compile with a capture, derived expressions parse over known names.
 pub fn metrics(source: &SourceFile, metrics: &MetricsDecl, params: &[Param]) -> Result<(), SpecError> {
     let mut names = BTreeSet::new();
-    let declared = metrics
-        .result
-        .iter()
-        .enumerate()
-        .map(|(i, name)| (format!("metrics.result[{i}]"), name))
-        .chain(metrics.regex.keys().map(|name| (format!("metrics.regex.{name}"), name)))
-        .chain(
-            metrics
-                .profile
-                .iter()
-                .flat_map(|p| p.phases.keys().map(|name| (format!("metrics.profile.phases.{name}"), name))),
-        )
-        .chain(metrics.derived.keys().map(|name| (format!("metrics.derived.{name}"), name)));
-    for (key, name) in declared {
+    let result = metrics.result.iter().enumerate().map(|(i, name)| (format!("metrics.result[{i}]"), name));
+    let regex = metrics.regex.keys().map(|name| (format!("metrics.regex.{name}"), name));
+    let phases = metrics.profile.iter().flat_map(|profile| profile.phases.keys());
+    let phases = phases.map(|name| (format!("metrics.profile.phases.{name}"), name));
+    let derived = metrics.derived.keys().map(|name| (format!("metrics.derived.{name}"), name));
+    for (key, name) in result.chain(regex).chain(phases).chain(derived) {
         if !names.insert(name.as_str()) {
             return Err(source.error_at(&key, format!("metric `{name}` is declared twice")));
         }
@@ -331,13 +312,11 @@ fn derived_cycle(source: &SourceFile, derived: &BTreeMap<String, Expression>) ->
                 Some(used) if path.iter().any(|(on, _)| *on == used) => {
                     let at = path.iter().position(|(on, _)| *on == used).unwrap_or_default();
                     let cycle: Vec<&str> = path[at..].iter().map(|(on, _)| *on).chain([used]).collect();
-                    return Err(source.error_at(
-                        &format!("metrics.derived.{used}"),
-                        format!(
-                            "derived metrics defined in terms of each other ({}) can never be evaluated",
-                            cycle.join(" -> ")
-                        ),
-                    ));
+                    let message = format!(
+                        "derived metrics defined in terms of each other ({}) can never be evaluated",
+                        cycle.join(" -> ")
+                    );
+                    return Err(source.error_at(&format!("metrics.derived.{used}"), message));
                 }
                 Some(used) if !finished.contains(used) => path.push((used, uses(used))),
                 Some(_) => {}
@@ -576,13 +555,10 @@ pub fn engine(
         ));
     }
     if profile.launcher == LauncherKind::Local && profile.ranks != 1 {
-        return Err(sweep.error_at(
-            "engine.ranks",
-            format!(
-                "the local launcher starts one process but ranks = {}; use per-rank, mpirun or srun",
-                profile.ranks
-            ),
-        ));
+        let ranks = profile.ranks;
+        let message =
+            format!("the local launcher starts one process but ranks = {ranks}; use per-rank, mpirun or srun");
+        return Err(sweep.error_at("engine.ranks", message));
     }
     if let Some(index) = profile.pre_run.iter().position(Vec::is_empty) {
         return Err(profile_source.error_at(&format!("pre_run[{index}]"), "empty command"));

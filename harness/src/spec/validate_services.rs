@@ -57,24 +57,14 @@ pub fn services(source: &SourceFile, run: &RunDecl, params: &[Param], has_pre_ru
                 return Err(source.error_at(&at(".port"), message));
             }
         }
-        reuse_across(source, service, &at(".reuse_across"), params, has_pre_run)?;
-    }
-    Ok(())
-}
-
-fn reuse_across(
-    source: &SourceFile,
-    service: &ServiceDecl,
-    key: &str,
-    params: &[Param],
-    has_pre_run: bool,
-) -> Result<(), SpecError> {
-    if let Some(name) = service.reuse_across.iter().find(|name| !params.iter().any(|param| param.name == **name)) {
-        return Err(source.error_at(key, format!("unknown parameter `{name}` (not in [params])")));
-    }
-    if has_pre_run && !service.reuse_across.is_empty() {
-        let message = "the engine profile's `pre_run` runs before each run's services, so they cannot be shared";
-        return Err(source.error_at(key, message));
+        let reused = &service.reuse_across;
+        if let Some(name) = reused.iter().find(|name| !params.iter().any(|param| param.name == **name)) {
+            return Err(source.error_at(&at(".reuse_across"), format!("unknown parameter `{name}` (not in [params])")));
+        }
+        if has_pre_run && !reused.is_empty() {
+            let message = "the engine profile's `pre_run` runs before each run's services, so they cannot be shared";
+            return Err(source.error_at(&at(".reuse_across"), message));
+        }
     }
     Ok(())
 }

@@ -16,12 +16,10 @@ pub fn units(source: &SourceFile, metrics: &MetricsDecl) -> Result<(), SpecError
         }
         let printable = !unit.trim().is_empty() && unit.trim() == unit && !unit.chars().any(char::is_control);
         if !printable || unit.chars().count() > LONGEST_UNIT {
-            return Err(source.error_at(
-                &key,
-                format!(
-                    "unit `{unit}`: give a symbol of 1 to {LONGEST_UNIT} characters without leading or trailing space"
-                ),
-            ));
+            let message = format!(
+                "unit `{unit}`: give a symbol of 1 to {LONGEST_UNIT} characters without leading or trailing space"
+            );
+            return Err(source.error_at(&key, message));
         }
     }
     Ok(())
