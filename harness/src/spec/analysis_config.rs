@@ -152,10 +152,7 @@ pub struct RowsPerSliceConfig {
 impl std::fmt::Display for Direction {
     /// `higher` / `lower`, as written in a spec and read in "higher is better".
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Direction::Higher => "higher",
-            Direction::Lower => "lower",
-        })
+        f.write_str(&super::toml_spelling(self))
     }
 }
 
@@ -170,11 +167,9 @@ pub enum RelativeKind {
 }
 
 impl std::fmt::Display for RelativeKind {
+    /// As written in a spec: `ratio` / `difference`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            RelativeKind::Ratio => "ratio",
-            RelativeKind::Difference => "difference",
-        })
+        f.write_str(&super::toml_spelling(self))
     }
 }
 

@@ -4,7 +4,6 @@ mod analysis_config;
 mod check;
 mod duration_value;
 mod engine;
-mod engine_files;
 mod engine_profile;
 #[cfg(test)]
 mod fuzz_tests;
@@ -16,7 +15,6 @@ mod quantity_decl;
 mod ready_decl;
 mod report_config;
 mod selector;
-mod selector_error;
 mod source_file;
 mod spec_error;
 mod sweep;
@@ -52,8 +50,7 @@ pub use pattern::Pattern;
 pub use quantity_decl::{Quantity, QuantityDecl, QuantityTerm};
 pub use ready_decl::{ReadyDecl, ReadyRule, DEFAULT_READY_WITHIN};
 pub use report_config::{PivotConfig, ReportConfig};
-pub use selector::{LineBlock, Selector};
-pub use selector_error::SelectorError;
+pub use selector::{LineBlock, Selector, SelectorError};
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError, SpecNote};
 pub use sweep::Sweep;
@@ -241,7 +238,7 @@ fn read_profile(profile_path: &Path, sweep: &SourceFile, overrides: &EngineOverr
     if !engine.tree.is_dir() {
         return Err(SpecError::TreeMissing { location: tree_location, tree: written_tree, resolved: engine.tree });
     }
-    engine_files::program(&engine)?;
+    engine.check_program()?;
     Ok(engine)
 }
 

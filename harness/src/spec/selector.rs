@@ -9,8 +9,6 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::selector_error::SelectorError;
-
 /// Lines are 0-based indices into the source's lines, both ends included.
 pub type LineBlock = RangeInclusive<usize>;
 
@@ -89,29 +87,25 @@ impl Selector {
             Selector::Matching(pattern) => {
                 (0..lines.len()).filter(|&i| pattern.is_match(lines[i])).map(|i| i..=i).collect()
             }
-            Selector::Between { begin, end } => self.between_blocks(group, begin, end, lines)?,
+            Selector::Between { begin, end } => {
+                let mut blocks = Vec::new();
+                let mut next = 0;
+                while let Some(first) = (next..lines.len()).find(|&i| begin.is_match(lines[i])) {
+                    let last = (first + 1..lines.len()).find(|&i| end.is_match(lines[i])).ok_or_else(|| {
+                        SelectorError::Unterminated {
+                            group: group.to_string(),
+                            selector: self.to_string(),
+                            line: first + 1,
+                        }
+                    })?;
+                    blocks.push(first..=last);
+                    next = last + 1;
+                }
+                blocks
+            }
         };
         if blocks.is_empty() {
             return Err(SelectorError::MatchesNothing { group: group.to_string(), selector: self.to_string() });
-        }
-        Ok(blocks)
-    }
-
-    fn between_blocks(
-        &self,
-        group: &str,
-        begin: &Regex,
-        end: &Regex,
-        lines: &[&str],
-    ) -> Result<Vec<LineBlock>, SelectorError> {
-        let mut blocks = Vec::new();
-        let mut next = 0;
-        while let Some(first) = (next..lines.len()).find(|&i| begin.is_match(lines[i])) {
-            let last = (first + 1..lines.len()).find(|&i| end.is_match(lines[i])).ok_or_else(|| {
-                SelectorError::Unterminated { group: group.to_string(), selector: self.to_string(), line: first + 1 }
-            })?;
-            blocks.push(first..=last);
-            next = last + 1;
         }
         Ok(blocks)
     }
@@ -165,6 +159,53 @@ impl From<Selector> for SelectorText {
                 SelectorText::Markers { begin: begin.as_str().to_string(), end: end.as_str().to_string() }
             }
             other => SelectorText::Written(other.to_string()),
+        }
+    }
+}
+
+/// A selector that is malformed, selects nothing, or selects lines another block already holds; each
+/// names the selector as written so the user can find it on their command line or in the declaration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectorError {
+    #[error("`{argument}`: a group is written NAME=SELECTOR, NAME a letter or `_` then letters, digits or `_`")]
+    BadGroupArgument { argument: String },
+
+    #[error("selector `{selector}`: invalid regex: {reason}")]
+    InvalidRegex { selector: String, reason: String },
+
+    #[error("selector `{selector}`: a line range is FIRST-LAST with 1 <= FIRST <= LAST")]
+    InvalidRange { selector: String },
+
+    #[error("group `{group}`, selector `{selector}`: matches no line")]
+    MatchesNothing { group: String, selector: String },
+
+    #[error("group `{group}`, selector `{selector}`: line {last} is past the end of the file ({lines} lines)")]
+    OutsideFile { group: String, selector: String, last: usize, lines: usize },
+
+    #[error("group `{group}`, selector `{selector}`: the block beginning at line {line} has no end line")]
+    Unterminated { group: String, selector: String, line: usize },
+
+    #[error("line {line}: a backslash right before `{{{{` cannot be written in a handlebars template")]
+    BackslashBeforeBraces { line: usize },
+
+    #[error(
+        "group `{group}`, selector `{selector}`: overlaps group `{other}`, selector `{other_selector}`, at line {line}"
+    )]
+    Overlap { group: String, selector: String, other: String, other_selector: String, line: usize },
+}
+
+impl SelectorError {
+    /// The group whose selector failed on a source, for pointing at its key in a declaration.
+    pub fn group(&self) -> Option<&str> {
+        match self {
+            SelectorError::MatchesNothing { group, .. }
+            | SelectorError::OutsideFile { group, .. }
+            | SelectorError::Unterminated { group, .. }
+            | SelectorError::Overlap { group, .. } => Some(group),
+            SelectorError::BadGroupArgument { .. }
+            | SelectorError::BackslashBeforeBraces { .. }
+            | SelectorError::InvalidRegex { .. }
+            | SelectorError::InvalidRange { .. } => None,
         }
     }
 }
