@@ -26,7 +26,11 @@ impl SourceFile {
         let deserializer =
             toml::Deserializer::parse(&self.text).map_err(|error| self.toml_error(String::new(), &error))?;
         serde_path_to_error::deserialize(deserializer).map_err(|error| {
-            let key = key_path_of(error.path());
+            // serde_path_to_error prints `.` for the root and `?` for untracked segments: noise here.
+            let key = match error.path().to_string() {
+                root if root == "." => String::new(),
+                path => path.replace(".?", "").trim_start_matches('?').to_string(),
+            };
             self.toml_error(key, error.inner())
         })
     }
@@ -67,16 +71,6 @@ impl SourceFile {
             (table, array) = (found.get_ref().as_table(), found.get_ref().as_array());
         }
         Some(line_of_offset(&self.text, span.start))
-    }
-}
-
-/// serde_path_to_error prints `?` for untracked segments; drop them rather than show noise.
-fn key_path_of(path: &serde_path_to_error::Path) -> String {
-    let text = path.to_string();
-    if text == "." {
-        String::new()
-    } else {
-        text.replace(".?", "").trim_start_matches('?').to_string()
     }
 }
 

@@ -565,12 +565,8 @@ pub fn engine(
     }
     let own_env = profile.env.iter().filter(|(name, _)| !overrides.env.contains_key(*name));
     super::validate_env::env_names(profile_source, "env", &own_env.map(|(k, v)| (k.clone(), v.clone())).collect())?;
-    prefixes(profile_source, profile)
-}
-
-/// A result prefix is one whole first token of a line (or empty: any line of `key=value` tokens), so one
-/// holding whitespace matches no line; a profile prefix must be a token too.
-fn prefixes(profile_source: &SourceFile, profile: &EngineProfile) -> Result<(), SpecError> {
+    // A result prefix is one whole first token of a line (or empty: any line of `key=value` tokens), so
+    // one holding whitespace matches no line; a profile prefix must be a token too.
     let prefix = &profile.result.prefix;
     if prefix.chars().any(char::is_whitespace) {
         let message = format!("`{prefix}` holds whitespace, so no line's first token can be it: every run would find no result line (write the first token, or \"\" for any line of key=value tokens)");
