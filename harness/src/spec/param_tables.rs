@@ -41,19 +41,14 @@ impl ParamTables {
                                        each value a table: `on = { args = [...], env = {...} }`)";
                         return Err(source.error_at(&format!("params.{name}"), message));
                     }
-                    let values = map
-                        .iter()
-                        .map(|(value, args)| {
-                            let key = format!("params.{name}.{value}");
-                            let args: RunDecl = args.clone().try_into().map_err(|error: toml::de::Error| {
-                                source.error_at(
-                                    &key,
-                                    format!("{} (expected {{ args = [...], env = {{...}} }})", error.message()),
-                                )
-                            })?;
-                            Ok((value.clone(), args))
-                        })
-                        .collect::<Result<Vec<_>, SpecError>>()?;
+                    let mut values = Vec::new();
+                    for (value, args) in map {
+                        let args: RunDecl = args.clone().try_into().map_err(|error: toml::de::Error| {
+                            let message = format!("{} (expected {{ args = [...], env = {{...}} }})", error.message());
+                            source.error_at(&format!("params.{name}.{value}"), message)
+                        })?;
+                        values.push((value.clone(), args));
+                    }
                     let keys = values.iter().map(|(value, _)| toml::Value::String(value.clone())).collect();
                     tables.values.insert(name.clone(), toml::Value::Array(keys));
                     tables.maps.push(ValueMap { param: name.clone(), values });

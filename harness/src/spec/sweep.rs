@@ -10,6 +10,7 @@ use super::param_value::Param;
 use super::source_file::SourceFile;
 use super::spec_error::SpecNote;
 use super::sweep_decl::{InputDecl, MetricsDecl, RepsDecl, RunDecl, SweepDecl};
+use super::validate::plain_variables;
 
 /// A sweep that passed `spec::load_sweep`; later stages may trust every name in it.
 #[derive(Debug, Clone)]
@@ -42,7 +43,10 @@ impl Sweep {
 
     /// The params the build command names (see `validate_build`): one build per distinct tuple of their values.
     pub fn build_time_params(&self) -> Vec<String> {
-        super::validate_build::build_time_params(&self.engine, &self.decl.build, self.recorded_params())
+        let build = &self.decl.build;
+        let templates = self.engine.build.iter().chain(&build.args).chain(build.env.values());
+        let named: Vec<&str> = templates.flat_map(|template| plain_variables(template.text())).collect();
+        self.recorded_params().into_iter().filter(|name| named.contains(&name.as_str())).collect()
     }
 
     /// Whether each setting's build is rendered from its params (build-time params or a `[build]` section),

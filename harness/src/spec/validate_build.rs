@@ -36,10 +36,3 @@ pub fn build(source: &SourceFile, build: &RunDecl, engine: &Engine, params: &[Pa
     }
     Ok(())
 }
-
-/// The params (of `names`, in order) a build template names: each distinct tuple of their values is one build.
-pub fn build_time_params(engine: &Engine, build: &RunDecl, names: Vec<String>) -> Vec<String> {
-    let templates = engine.build.iter().chain(&build.args).chain(build.env.values());
-    let named: Vec<&str> = templates.flat_map(|template| plain_variables(template.text())).collect();
-    names.into_iter().filter(|name| named.contains(&name.as_str())).collect()
-}
