@@ -23,14 +23,11 @@ mod topology;
 mod unused_params;
 mod validate;
 mod validate_build;
-mod validate_env;
 mod validate_param_helpers;
 mod validate_relative;
-mod validate_report;
 mod validate_services;
 mod validate_sources;
 mod validate_topology;
-mod validate_units;
 mod variant_name;
 
 use std::path::{Path, PathBuf};
@@ -99,7 +96,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::repeated_values(&source, &params, &decl.zip)?;
     validate::reps(&source, &decl.reps)?;
     validate::metrics(&source, &decl.metrics, &named)?;
-    validate_units::units(&source, &decl.metrics)?;
+    validate::units(&source, &decl.metrics)?;
     validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;
     validate::result_keys(&source, &decl.metrics, &engine)?;
     let checks = validate::checks(&source, &decl.checks, &decl.metrics, &named)?;
@@ -111,7 +108,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate_topology::topology(&source, &engine, &params)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &named)?;
     validate_relative::baseline(&source, &decl.analysis, &decl.metrics, &params)?;
-    validate_report::report(&source, &decl.report, &decl.metrics, &params)?;
+    validate::report(&source, &decl.report, &decl.metrics, &params)?;
     validate::ablation(&source, decl.ablation.as_ref())?;
     validate::plan_size(&source, &params, &decl.zip, &decl.reps, decl.ablation.as_ref())?;
     validate_sources::ablation_sources(&source, decl.ablation.as_ref())?;
@@ -139,15 +136,15 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
 /// Every environment a sweep declares has settable variable names: `[engine] env`, `[run] env`, each
 /// service's, `[build] env` and each value map's.
 fn declared_env_names(source: &SourceFile, decl: &SweepDecl, maps: &[ValueMap]) -> Result<(), SpecError> {
-    validate_env::env_names(source, "engine.env", &decl.engine.env)?;
-    validate_env::env_names(source, "run.env", &decl.run.env)?;
-    validate_env::env_names(source, "build.env", &decl.build.env)?;
+    validate::env_names(source, "engine.env", &decl.engine.env)?;
+    validate::env_names(source, "run.env", &decl.run.env)?;
+    validate::env_names(source, "build.env", &decl.build.env)?;
     for (index, service) in decl.run.service.iter().enumerate() {
-        validate_env::env_names(source, &format!("run.service[{index}].env"), &service.env)?;
+        validate::env_names(source, &format!("run.service[{index}].env"), &service.env)?;
     }
     for map in maps {
         for (value, args) in &map.values {
-            validate_env::env_names(source, &format!("params.{}.{value}.env", map.param), &args.env)?;
+            validate::env_names(source, &format!("params.{}.{value}.env", map.param), &args.env)?;
         }
     }
     Ok(())

@@ -8,6 +8,7 @@ use super::engine::Engine;
 use super::engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride};
 use super::param_value::{Param, ParamValue};
 use super::quantity_decl::QuantityTerm;
+use super::report_config::ReportConfig;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::{
@@ -564,7 +565,7 @@ pub fn engine(
         return Err(profile_source.error_at(&format!("pre_run[{index}]"), "empty command"));
     }
     let own_env = profile.env.iter().filter(|(name, _)| !overrides.env.contains_key(*name));
-    super::validate_env::env_names(profile_source, "env", &own_env.map(|(k, v)| (k.clone(), v.clone())).collect())?;
+    env_names(profile_source, "env", &own_env.map(|(k, v)| (k.clone(), v.clone())).collect())?;
     // A result prefix is one whole first token of a line (or empty: any line of `key=value` tokens), so
     // one holding whitespace matches no line; a profile prefix must be a token too.
     let prefix = &profile.result.prefix;
@@ -732,4 +733,81 @@ pub(super) fn plain_variables(text: &str) -> Vec<&str> {
         rest = &rest[start + end + 2..];
     }
     found
+}
+
+/// Longer than this is a sentence, not a unit symbol (`tok/s`, `GB/s`, `requests/s`).
+const LONGEST_UNIT: usize = 24;
+
+/// Each `[metrics] units` entry names a declared metric and a unit that prints on one line.
+pub fn units(source: &SourceFile, metrics: &MetricsDecl) -> Result<(), SpecError> {
+    for (metric, unit) in &metrics.units {
+        let key = format!("metrics.units.{metric}");
+        if !is_metric(metrics, metric) {
+            return Err(source.error_at(&key, format!("unknown metric `{metric}`: a unit is declared for a metric")));
+        }
+        let printable = !unit.trim().is_empty() && unit.trim() == unit && !unit.chars().any(char::is_control);
+        if !printable || unit.chars().count() > LONGEST_UNIT {
+            let message = format!(
+                "unit `{unit}`: give a symbol of 1 to {LONGEST_UNIT} characters without leading or trailing space"
+            );
+            return Err(source.error_at(&key, message));
+        }
+    }
+    Ok(())
+}
+
+/// A `[report]` pivot's rows and columns are params, its value a declared metric.
+pub fn report(
+    source: &SourceFile,
+    report: &ReportConfig,
+    metrics: &MetricsDecl,
+    params: &[Param],
+) -> Result<(), SpecError> {
+    let Some(pivot) = &report.pivot else { return Ok(()) };
+    for (field, name) in [("rows", &pivot.rows), ("columns", &pivot.columns)] {
+        if !params.iter().any(|param| param.name == *name) {
+            return Err(source.error_at(&format!("report.pivot.{field}"), format!("unknown parameter `{name}`")));
+        }
+    }
+    if pivot.rows == pivot.columns {
+        return Err(source.error_at("report.pivot.columns", format!("`{}` is already the rows", pivot.columns)));
+    }
+    if !is_metric(metrics, &pivot.value) {
+        return Err(source.error_at("report.pivot.value", format!("unknown metric `{}`", pivot.value)));
+    }
+    Ok(())
+}
+
+/// Every name of `env`, declared under `table` (`run.env`, `engine.env`, ...), is a settable variable name:
+/// a name that is empty or holds `=` (or a NUL byte) cannot be set on a process, so every run (or build)
+/// given it would fail.
+pub fn env_names<V>(source: &SourceFile, table: &str, env: &BTreeMap<String, V>) -> Result<(), SpecError> {
+    for name in env.keys() {
+        let reason = if name.is_empty() {
+            "an empty variable name cannot be set"
+        } else if name.contains('=') {
+            "a variable name cannot hold `=` (it would end the name)"
+        } else if name.contains('\0') {
+            "a variable name cannot hold a NUL byte"
+        } else {
+            continue;
+        };
+        return Err(source.error_at(&format!("{table}.{name}"), format!("`{name}`: {reason}")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_names_and_names_with_equals_are_refused_naming_the_key() {
+        let source = SourceFile { path: "s.toml".into(), text: "[run.env]\n\"A=B\" = \"1\"\n".into() };
+        let env = |name: &str| BTreeMap::from([(name.to_string(), "1".to_string())]);
+        assert!(env_names(&source, "run.env", &env("CUDA_VISIBLE_DEVICES")).is_ok());
+        let error = env_names(&source, "run.env", &env("A=B")).unwrap_err().to_string();
+        assert!(error.starts_with("s.toml:2: `run.env.A=B`: `A=B`: a variable name cannot hold `=`"), "{error}");
+        assert!(env_names(&source, "run.env", &env("")).unwrap_err().to_string().contains("empty variable name"));
+    }
 }
