@@ -24,7 +24,6 @@ mod unused_params;
 mod validate;
 mod validate_build;
 mod validate_param_helpers;
-mod validate_relative;
 mod validate_services;
 mod validate_sources;
 mod validate_topology;
@@ -107,7 +106,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate_build::build(&source, &decl.build, &engine, &named)?;
     validate_topology::topology(&source, &engine, &params)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &named)?;
-    validate_relative::baseline(&source, &decl.analysis, &decl.metrics, &params)?;
+    validate::baseline(&source, &decl.analysis, &decl.metrics, &params)?;
     validate::report(&source, &decl.report, &decl.metrics, &params)?;
     validate::ablation(&source, decl.ablation.as_ref())?;
     validate::plan_size(&source, &params, &decl.zip, &decl.reps, decl.ablation.as_ref())?;

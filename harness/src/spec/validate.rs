@@ -81,7 +81,7 @@ fn kind_of(value: &ParamValue) -> &'static str {
 }
 
 /// A value as TOML writes it, so `32`, `32.0` and `"32"` stay apart in messages.
-pub(super) fn written(value: &ParamValue) -> String {
+fn written(value: &ParamValue) -> String {
     match value {
         ParamValue::Float(x) => format!("{x:?}"),
         ParamValue::Text(text) => format!("{text:?}"),
@@ -477,6 +477,42 @@ pub fn analysis(
     quantities(source, analysis, metrics, params)
 }
 
+/// `[analysis] baseline` names params and values of the grid, and every `relative` metric is a declared
+/// metric. A baseline without relative metrics (or the reverse) asks for nothing, so it is refused as a slip.
+pub fn baseline(
+    source: &SourceFile,
+    analysis: &AnalysisConfig,
+    metrics: &MetricsDecl,
+    params: &[Param],
+) -> Result<(), SpecError> {
+    for (name, value) in &analysis.baseline {
+        let key = format!("analysis.baseline.{name}");
+        let param = params
+            .iter()
+            .find(|param| param.name == *name)
+            .ok_or_else(|| source.error_at(&key, format!("unknown parameter `{name}` (not in [params])")))?;
+        if !param.values.contains(value) {
+            // As TOML writes them: `1` is not `1.0`, and a partner is found by typed value.
+            let values: Vec<String> = param.values.iter().map(|v| format!("`{}`", written(v))).collect();
+            let value = written(value);
+            return Err(source
+                .error_at(&key, format!("`{value}` is not a value of `{name}` in the grid ({})", values.join(", "))));
+        }
+    }
+    if let Some(name) = analysis.relative.keys().find(|name| !is_metric(metrics, name)) {
+        return Err(source.error_at(&format!("analysis.relative.{name}"), format!("unknown metric `{name}`")));
+    }
+    match (analysis.baseline.is_empty(), analysis.relative.is_empty()) {
+        (false, true) => Err(source.error_at(
+            "analysis.baseline",
+            "no `relative` metrics to compare with it: add `relative = { <metric> = \"ratio\" }`",
+        )),
+        (true, false) => Err(source
+            .error_at("analysis.relative", "no `baseline` to compare with: add `baseline = { <param> = <value> }`")),
+        _ => Ok(()),
+    }
+}
+
 /// Every `[[analysis.quantity]]` compiles, has a name of its own, and reads only declared metrics or
 /// numeric params, at settings of the grid, and the fit only when one is declared.
 fn quantities(
@@ -582,7 +618,7 @@ pub fn engine(
     }
 }
 
-pub(super) fn is_metric(metrics: &MetricsDecl, name: &str) -> bool {
+fn is_metric(metrics: &MetricsDecl, name: &str) -> bool {
     metric_names(metrics).contains(&name)
 }
 
