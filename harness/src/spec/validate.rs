@@ -653,14 +653,10 @@ pub fn result_keys(source: &SourceFile, metrics: &MetricsDecl, engine: &Engine) 
     Err(source.error_at(&format!("metrics.result[{index}]"), message))
 }
 
-/// Profile metrics need the engine's profile prefix and, to match a block, the result key they match.
-pub fn profile_metrics(
-    source: &SourceFile,
-    metrics: &MetricsDecl,
-    profile_prefix: Option<&str>,
-) -> Result<(), SpecError> {
+/// Profile metrics need the engine's profile `prefix` and, to match a block, the result key they match.
+pub fn profile_metrics(source: &SourceFile, metrics: &MetricsDecl, prefix: Option<&str>) -> Result<(), SpecError> {
     let Some(profile) = &metrics.profile else { return Ok(()) };
-    if profile_prefix.is_none() {
+    if prefix.is_none() {
         return Err(source.error_at(
             "metrics.profile",
             "the engine profile sets no `profile_prefix`, so phase-profile lines cannot be found",
