@@ -36,11 +36,11 @@ pub enum ReadyRule {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReadyText {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<Pattern>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<Template>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub http: Option<Template>,
     #[serde(default = "default_within", deserialize_with = "super::duration_value::deserialize")]
     pub within: Duration,

@@ -71,6 +71,18 @@ fn param(source: &SourceFile, name: &str, value: &toml::Value, unset: Option<&St
     Ok(Param { name: name.to_string(), values, is_list })
 }
 
+/// The param called `name`, else an error at `key`: `unknown parameter `name``, then `hint`.
+fn param_named<'a>(
+    source: &SourceFile,
+    key: &str,
+    params: &'a [Param],
+    name: &str,
+    hint: &str,
+) -> Result<&'a Param, SpecError> {
+    let unknown = || source.error_at(key, format!("unknown parameter `{name}`{hint}"));
+    params.iter().find(|param| param.name == name).ok_or_else(unknown)
+}
+
 /// Integers and floats are both numbers: `[1, 1.5]` is one numeric axis, `[512, "1024"]` is a typo.
 fn kind_of(value: &ParamValue) -> &'static str {
     match value {
@@ -99,10 +111,7 @@ pub fn zip_groups(source: &SourceFile, groups: &[Vec<String>], params: &[Param])
         }
         let mut first = None;
         for name in group {
-            let param = params
-                .iter()
-                .find(|param| &param.name == name)
-                .ok_or_else(|| source.error_at(&key, format!("unknown parameter `{name}` (not in [params])")))?;
+            let param = param_named(source, &key, params, name, " (not in [params])")?;
             if !param.is_list {
                 return Err(source.error_at(&key, format!("`{name}` is a single value; only lists can be zipped")));
             }
@@ -466,9 +475,7 @@ pub fn analysis(
         expression_over(source, "analysis.equivalence", key, &known, None)?;
     }
     if let Some(rule) = &analysis.verify_rule {
-        let param = params.iter().find(|param| param.name == rule.param).ok_or_else(|| {
-            source.error_at("analysis.verify_rule.param", format!("unknown parameter `{}`", rule.param))
-        })?;
+        let param = param_named(source, "analysis.verify_rule.param", params, &rule.param, "")?;
         if !param.values.iter().any(|value| value.is_written(&rule.rule)) || param.values.len() < 2 {
             let message = format!("`{}` is not a value of `{}` beside forced ones", rule.rule, rule.param);
             return Err(source.error_at("analysis.verify_rule.rule", message));
@@ -487,10 +494,7 @@ pub fn baseline(
 ) -> Result<(), SpecError> {
     for (name, value) in &analysis.baseline {
         let key = format!("analysis.baseline.{name}");
-        let param = params
-            .iter()
-            .find(|param| param.name == *name)
-            .ok_or_else(|| source.error_at(&key, format!("unknown parameter `{name}` (not in [params])")))?;
+        let param = param_named(source, &key, params, name, " (not in [params])")?;
         if !param.values.contains(value) {
             // As TOML writes them: `1` is not `1.0`, and a partner is found by typed value.
             let values: Vec<String> = param.values.iter().map(|v| format!("`{}`", written(v))).collect();
@@ -708,9 +712,8 @@ pub fn run_templates(
                     !rest.is_empty() && !inputs.iter().any(|input| input.name == rest.split('.').next().unwrap_or(rest))
                 }
                 _ => {
-                    !RESERVED_NAMES.contains(&first)
-                        && !(auto_port && first == PORT_NAME)
-                        && !params.iter().any(|param| param.name == first)
+                    let harness = RESERVED_NAMES.contains(&first) || (auto_port && first == PORT_NAME);
+                    !harness && !params.iter().any(|param| param.name == first)
                 }
             };
             if unknown {
@@ -728,10 +731,7 @@ pub fn run_templates(
 fn unset_values(source: &SourceFile, run: &RunDecl, params: &[Param]) -> Result<(), SpecError> {
     for (name, value) in &run.unset {
         let key = format!("run.unset.{name}");
-        let param = params
-            .iter()
-            .find(|param| param.name == *name)
-            .ok_or_else(|| source.error_at(&key, format!("unknown parameter `{name}`")))?;
+        let param = param_named(source, &key, params, name, "")?;
         if !param.values.iter().any(|known| known.is_written(value)) {
             return Err(source.error_at(&key, format!("`{value}` is not a value of `{name}`")));
         }
