@@ -9,21 +9,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Writes `bytes` to `path` via a temporary file in the same directory, fsync and rename, then fsyncs the
 /// directory so the rename itself survives a power cut. `permissions` defaults to the existing file's.
 pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
-    write_via(&temp_path(path), path, bytes, permissions)
-}
-
-fn write_via(tmp: &Path, path: &Path, bytes: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
-    let dir = parent_of(path);
-    let permissions = match permissions {
-        Some(p) => Some(p),
-        None => fs::metadata(path).ok().map(|m| m.permissions()),
-    };
-    let staged = stage(tmp, bytes, permissions).and_then(|()| fs::rename(tmp, path));
+    let tmp = temp_path(path);
+    let permissions = permissions.or_else(|| fs::metadata(path).ok().map(|m| m.permissions()));
+    let staged = stage(&tmp, bytes, permissions).and_then(|()| fs::rename(&tmp, path));
     if staged.is_err() {
         // Temporary names are unique, so a failed write must not leave its own behind.
-        let _ = fs::remove_file(tmp);
+        let _ = fs::remove_file(&tmp);
     }
-    staged.and_then(|()| sync_dir(dir))
+    staged.and_then(|()| sync_dir(parent_of(path)))
 }
 
 /// Writes the whole staged file durably.
@@ -65,13 +58,10 @@ pub fn has_stale_temp(path: &Path) -> bool {
 /// Removes the temporary siblings left by writes of `path` that were killed before their rename.
 /// Only for a caller that owns `path` (holds its lock): another writer's live temp would go too.
 pub fn remove_stale_temp(path: &Path) -> std::io::Result<()> {
-    for temp in stale_temps(path) {
-        match fs::remove_file(&temp) {
-            Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error),
-            _ => {}
-        }
-    }
-    Ok(())
+    stale_temps(path).iter().try_for_each(|temp| match fs::remove_file(temp) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
+        _ => Ok(()),
+    })
 }
 
 fn temp_prefix(path: &Path) -> String {

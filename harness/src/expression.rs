@@ -24,12 +24,9 @@ impl Expression {
     pub fn parse(text: &str) -> Result<Expression, String> {
         let tree = evalexpr::build_operator_tree::<DefaultNumericTypes>(text)
             .map_err(|error| format!("invalid expression `{text}`: {error}"))?;
-        let mut names: Vec<String> = Vec::new();
-        for name in tree.iter_read_variable_identifiers() {
-            if !names.iter().any(|known| known == name) {
-                names.push(name.to_string());
-            }
-        }
+        let mut seen = std::collections::HashSet::new();
+        let names =
+            tree.iter_read_variable_identifiers().filter(|name| seen.insert(*name)).map(str::to_string).collect();
         Ok(Expression { text: text.to_string(), tree, names })
     }
 

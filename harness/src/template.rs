@@ -36,11 +36,8 @@ impl Template {
     /// Compiles `text`; a syntax error says what and where, on one line, not as handlebars' excerpt of the
     /// whole template located in `"Unnamed"`.
     pub fn parse(text: &str) -> Result<Template, TemplateError> {
-        if !text.contains("{{") {
-            return Ok(Template { text: text.to_string(), compiled: None });
-        }
-        let compiled = handlebars::Template::compile(text).map_err(|error| syntax_error(&error))?;
-        Ok(Template { text: text.to_string(), compiled: Some(compiled) })
+        let compiled = text.contains("{{").then(|| handlebars::Template::compile(text)).transpose();
+        Ok(Template { text: text.to_string(), compiled: compiled.map_err(|error| syntax_error(&error))? })
     }
 
     /// A text that renders as itself, braces and all (a default argv element).

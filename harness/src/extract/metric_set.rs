@@ -9,7 +9,7 @@ use super::extract_error::ExtractError;
 use super::key_value;
 use super::profile_block::{parse_profile_blocks, select_block};
 use crate::expression::Expression;
-use crate::spec::{BlockSelector, Check, CheckTest, MetricsDecl, Pattern, ProfileMetricsDecl, ResultLine};
+use crate::spec::{BlockSelector, Check, CheckTest, MetricsDecl, ProfileMetricsDecl, ResultLine};
 
 /// Where a run's output landed.
 #[derive(Debug, Clone)]
@@ -60,7 +60,13 @@ pub fn extract_metrics(
     }
     for (name, regex_decl) in &decl.regex {
         let path = logs.of(regex_decl.process.as_ref(), regex_decl.rank);
-        metrics.insert(name.clone(), regex_metric(name, &regex_decl.pattern, &read(path)?, path)?);
+        let log = read(path)?;
+        // The first capture (or the group named `value`) of the last match.
+        let captures = regex_decl.pattern.captures_iter(&log).last();
+        let captures =
+            captures.ok_or_else(|| ExtractError::NoMatch { metric: name.clone(), log: path.to_path_buf() })?;
+        let text = captures.name("value").or_else(|| captures.get(1)).map_or("", |m| m.as_str());
+        metrics.insert(name.clone(), key_value::finite(name, text.trim())?);
     }
     if let (Some(profile), Some(prefix)) = (&decl.profile, output.profile_prefix) {
         profile_metrics(profile, prefix, logs, &mut metrics)?;
@@ -95,16 +101,6 @@ fn profile_metrics(
         metrics.insert(name.clone(), seconds);
     }
     Ok(())
-}
-
-/// The first capture (or the group named `value`) of the last match.
-fn regex_metric(name: &str, pattern: &Pattern, log: &str, path: &Path) -> Result<f64, ExtractError> {
-    let captures = pattern
-        .captures_iter(log)
-        .last()
-        .ok_or_else(|| ExtractError::NoMatch { metric: name.to_string(), log: path.to_path_buf() })?;
-    let text = captures.name("value").or_else(|| captures.get(1)).map_or("", |m| m.as_str());
-    key_value::finite(name, text.trim())
 }
 
 /// Evaluates derived metrics in dependency order (one may use another), over metrics and params.
@@ -198,7 +194,7 @@ fn read(path: &Path) -> Result<String, ExtractError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::RegexMetricDecl;
+    use crate::spec::{Pattern, RegexMetricDecl};
     use crate::template::Template;
     use serde_json::json;
 

@@ -7,6 +7,4 @@ mod metric_set;
 mod profile_block;
 
 pub use extract_error::ExtractError;
-pub use key_value::{find_result_line, finite, number, parse_pairs};
 pub use metric_set::{apply_checks, extract_metrics, EngineOutput, RunLogs};
-pub use profile_block::{parse_profile_blocks, select_block, Phase, ProfileBlock, ProfileError};

@@ -65,54 +65,43 @@ pub enum ProfileError {
     },
 }
 
-/// One well-formed phase line.
-struct PhaseLine {
-    tag: String,
-    rank: u32,
-    phase: Phase,
-}
-
 /// Every closed block with `prefix`, in the order their TOTAL lines appear. Malformed lines are skipped,
 /// other output between lines is ignored, and a block left unclosed at the end of the log is dropped.
 pub fn parse_profile_blocks(log: &str, prefix: &str) -> Vec<ProfileBlock> {
     let mut open: HashMap<u32, ProfileBlock> = HashMap::new();
     let mut closed = Vec::new();
-    for line in log.lines().filter_map(|line| parse_line(line, prefix)) {
+    for (tag, rank, phase) in log.lines().filter_map(|line| parse_line(line, prefix)) {
         // A line from a different tag than the rank's open block means that block lost its TOTAL: restart.
-        let block = open.entry(line.rank).or_insert_with(|| empty_block(&line));
-        if block.tag != line.tag {
-            *block = empty_block(&line);
-        }
-        if line.phase.name == TOTAL {
-            let mut finished = open.remove(&line.rank).expect("the entry was just inserted");
-            finished.total_seconds = line.phase.seconds;
-            closed.push(finished);
+        let mut block = open.remove(&rank).filter(|block| block.tag == tag).unwrap_or_else(|| ProfileBlock {
+            tag,
+            rank,
+            phases: Vec::new(),
+            total_seconds: 0.0,
+        });
+        if phase.name == TOTAL {
+            block.total_seconds = phase.seconds;
+            closed.push(block);
         } else {
-            block.phases.push(line.phase);
+            block.phases.push(phase);
+            open.insert(rank, block);
         }
     }
     closed
 }
 
-fn empty_block(line: &PhaseLine) -> ProfileBlock {
-    ProfileBlock { tag: line.tag.clone(), rank: line.rank, phases: Vec::new(), total_seconds: 0.0 }
-}
-
-/// Parses the `key=value` tokens after the `prefix` token; `None` if anything required is missing or bad.
-fn parse_line(line: &str, prefix: &str) -> Option<PhaseLine> {
+/// The tag, rank and phase of a phase line, parsed from the `key=value` tokens after the `prefix`
+/// token; `None` if anything required is missing or bad.
+fn parse_line(line: &str, prefix: &str) -> Option<(String, u32, Phase)> {
     let mut tokens = line.trim_end_matches('\r').split_whitespace();
     tokens.by_ref().find(|token| *token == prefix)?;
     let fields: HashMap<&str, &str> = tokens.filter_map(|token| token.split_once('=')).collect();
-    Some(PhaseLine {
-        tag: fields.get("tag")?.to_string(),
-        rank: fields.get("rank")?.parse().ok()?,
-        phase: Phase {
-            name: fields.get("phase")?.to_string(),
-            seconds: fields.get("seconds")?.parse().ok()?,
-            calls: optional_field(&fields, "calls")?,
-            share: optional_field(&fields, "share")?,
-        },
-    })
+    let phase = Phase {
+        name: fields.get("phase")?.to_string(),
+        seconds: fields.get("seconds")?.parse().ok()?,
+        calls: optional_field(&fields, "calls")?,
+        share: optional_field(&fields, "share")?,
+    };
+    Some((fields.get("tag")?.to_string(), fields.get("rank")?.parse().ok()?, phase))
 }
 
 /// `Some(None)` when absent (TOTAL lines carry neither calls nor share), `None` when present but malformed.
@@ -130,60 +119,42 @@ pub fn select_block<'a>(
     result_value: Option<f64>,
 ) -> Result<&'a ProfileBlock, ProfileError> {
     match selector {
-        BlockSelector::ByTag { tag, rank, index } => select_by_tag(blocks, tag, *rank, *index),
+        BlockSelector::ByTag { tag, rank, index } => {
+            let tagged: Vec<&ProfileBlock> = blocks.iter().filter(|b| b.tag == *tag && b.rank == *rank).collect();
+            let picked = match index {
+                Some(index) => tagged.get(*index),
+                None => tagged.last(),
+            };
+            picked.copied().ok_or_else(|| ProfileError::NoTaggedBlock {
+                tag: tag.clone(),
+                rank: *rank,
+                wanted: index.map_or("last".to_string(), |i| i.to_string()),
+                found: tagged.len(),
+            })
+        }
         BlockSelector::Matching { rank, phase, result_key, within, tag } => {
             let value = result_value.ok_or_else(|| ProfileError::MissingResult { result_key: result_key.clone() })?;
-            let candidates =
-                blocks.iter().filter(|block| block.rank == *rank && tag.as_ref().is_none_or(|tag| block.tag == *tag));
-            select_matching(candidates, *rank, phase, result_key, value, *within)
+            let (closest, seconds, distance) = blocks
+                .iter()
+                .filter(|block| block.rank == *rank && tag.as_ref().is_none_or(|tag| block.tag == *tag))
+                .filter_map(|block| block.phase_seconds(phase).map(|s| (block, s, relative_distance(s, value))))
+                .min_by(|a, b| a.2.total_cmp(&b.2))
+                .ok_or_else(|| ProfileError::NoPhase { rank: *rank, phase: phase.clone() })?;
+            if distance <= *within {
+                return Ok(closest);
+            }
+            Err(ProfileError::NoMatch {
+                rank: *rank,
+                phase: phase.clone(),
+                result_key: result_key.clone(),
+                value,
+                within_percent: within * 100.0,
+                closest_tag: closest.tag.clone(),
+                closest_seconds: seconds,
+                distance_percent: distance * 100.0,
+            })
         }
     }
-}
-
-fn select_by_tag<'a>(
-    blocks: &'a [ProfileBlock],
-    tag: &str,
-    rank: u32,
-    index: Option<usize>,
-) -> Result<&'a ProfileBlock, ProfileError> {
-    let tagged: Vec<&ProfileBlock> = blocks.iter().filter(|b| b.tag == tag && b.rank == rank).collect();
-    let picked = match index {
-        Some(index) => tagged.get(index),
-        None => tagged.last(),
-    };
-    picked.copied().ok_or_else(|| ProfileError::NoTaggedBlock {
-        tag: tag.to_string(),
-        rank,
-        wanted: index.map_or("last".to_string(), |i| i.to_string()),
-        found: tagged.len(),
-    })
-}
-
-fn select_matching<'a>(
-    candidates: impl Iterator<Item = &'a ProfileBlock>,
-    rank: u32,
-    phase: &str,
-    result_key: &str,
-    value: f64,
-    within: f64,
-) -> Result<&'a ProfileBlock, ProfileError> {
-    let (closest, seconds, distance) = candidates
-        .filter_map(|block| block.phase_seconds(phase).map(|s| (block, s, relative_distance(s, value))))
-        .min_by(|a, b| a.2.total_cmp(&b.2))
-        .ok_or_else(|| ProfileError::NoPhase { rank, phase: phase.to_string() })?;
-    if distance <= within {
-        return Ok(closest);
-    }
-    Err(ProfileError::NoMatch {
-        rank,
-        phase: phase.to_string(),
-        result_key: result_key.to_string(),
-        value,
-        within_percent: within * 100.0,
-        closest_tag: closest.tag.clone(),
-        closest_seconds: seconds,
-        distance_percent: distance * 100.0,
-    })
 }
 
 /// |measured - expected| / |expected|; infinite when the expected value is zero and they differ.

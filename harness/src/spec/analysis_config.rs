@@ -6,14 +6,14 @@ use serde::{Deserialize, Serialize};
 
 use super::param_value::ParamValue;
 use super::quantity_decl::{Quantity, QuantityDecl};
-use super::relative_kind::RelativeKind;
 use crate::expression::Expression;
 
 /// Which way a metric improves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// Throughput-like: larger is better.
+    #[default]
     Higher,
     /// Time-like: smaller is better.
     Lower,
@@ -31,7 +31,7 @@ impl AnalysisConfig {
     }
 
     /// This configuration as a race with `race`'s looks analyses it.
-    pub fn racing(&self, race: Option<super::Race>) -> AnalysisConfig {
+    pub fn racing(&self, race: Option<Race>) -> AnalysisConfig {
         AnalysisConfig { race, ..self.clone() }
     }
 }
@@ -52,31 +52,27 @@ impl Direction {
 pub struct AnalysisConfig {
     /// The metric settings are ranked by (e.g. `prefill_tokens_per_s`).
     pub primary: String,
-    #[serde(default = "higher")]
+    #[serde(default)]
     pub direction: Direction,
     /// Setting columns whose values form the groups a best setting is picked in (e.g. `rows`).
     #[serde(default)]
     pub group_by: Vec<String>,
     /// A metric no setting should move (e.g. `decode_tokens_per_s`): a per-run probe of machine speed,
     /// used as a covariate that removes drift from the primary metric.
-    #[serde(default)]
     pub control: Option<String>,
     /// A setting column or metric naming the code path a setting resolves to (e.g. the metric
     /// `overlap_slices`); settings of one group that resolve to the same value must agree.
     #[serde(default, rename = "equivalence")]
     pub equivalence_key: Option<Expression>,
     /// Fit `y = fixed + per_unit · x` over the settings (e.g. all-reduce time per call against bytes).
-    #[serde(default)]
     pub fit: Option<FitConfig>,
     /// Derive the rows-per-slice rule implied by the best setting of each group.
-    #[serde(default)]
     pub rows_per_slice: Option<RowsPerSliceConfig>,
     /// Family-wise error rate of the verdicts (Holm-corrected over every comparison made).
     #[serde(default = "default_alpha")]
     pub alpha: f64,
     /// A relative difference too small to matter (e.g. 0.01 for 1%): a rival shown to be within it of
     /// the best is a practical tie, and a race stops running it.
-    #[serde(default)]
     pub negligible: Option<f64>,
     /// Param -> value of the baseline (e.g. `tbo = "off"`): each setting's partner is the setting that
     /// differs from it only in these params, set to these values.
@@ -99,7 +95,7 @@ pub struct AnalysisConfig {
     pub verify_rule: Option<VerifyRule>,
     /// Not declared: the race whose looks `alpha` is spent over (None for a plain sweep).
     #[serde(skip)]
-    pub race: Option<super::Race>,
+    pub race: Option<Race>,
     /// Not declared: this analysis only decides which settings a race keeps running. Stopping a
     /// practical tie costs no claim (the final verdict tests it again at its look's level), so its
     /// equivalence test spends the whole `alpha`; beating a setting is a claim and does not.
@@ -153,17 +149,43 @@ pub struct RowsPerSliceConfig {
     pub slices: String,
 }
 
-fn higher() -> Direction {
-    Direction::Higher
-}
-
 impl std::fmt::Display for Direction {
     /// `higher` / `lower`, as written in a spec and read in "higher is better".
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Direction::Higher => "higher",
-            Direction::Lower => "lower",
-        })
+        f.write_str(&super::toml_spelling(self))
+    }
+}
+
+/// The form a baseline-relative effect is reported in (`[analysis] relative = { m = "ratio" }`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RelativeKind {
+    /// setting / baseline (e.g. a throughput impact of 1.12, "12% faster").
+    Ratio,
+    /// setting − baseline on the metric's own scale (e.g. milliseconds saved per round).
+    Difference,
+}
+
+impl std::fmt::Display for RelativeKind {
+    /// As written in a spec: `ratio` / `difference`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&super::toml_spelling(self))
+    }
+}
+
+/// The rounds a race may take: every setting runs `min`, none more than `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+pub struct Race {
+    pub min: u32,
+    pub max: u32,
+}
+
+impl Race {
+    /// The analyses a race makes, one after each round from `min` to `max` (the last is the final
+    /// verdict): its error rate is split over them (Bonferroni), so looking after every round cannot
+    /// turn a tie into a winner more often than alpha.
+    pub fn looks(&self) -> u32 {
+        self.max.saturating_sub(self.min) + 1
     }
 }
 
@@ -190,5 +212,18 @@ mod tests {
     #[test]
     fn direction_displays_as_it_is_written() {
         assert_eq!(format!("{} / {}", Direction::Higher, Direction::Lower), "higher / lower");
+    }
+
+    #[test]
+    fn kinds_read_and_print_lowercase() {
+        let kind: RelativeKind = serde_json::from_str(r#""difference""#).unwrap();
+        assert_eq!((kind, kind.to_string()), (RelativeKind::Difference, "difference".to_string()));
+        assert!(serde_json::from_str::<RelativeKind>(r#""percent""#).is_err());
+    }
+
+    #[test]
+    fn a_race_looks_once_per_round_from_min_to_max() {
+        assert_eq!(Race { min: 3, max: 5 }.looks(), 3);
+        assert_eq!(Race { min: 3, max: 3 }.looks(), 1);
     }
 }

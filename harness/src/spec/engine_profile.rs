@@ -6,7 +6,6 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::duration_value;
-use super::ranks_override::RanksOverride;
 use crate::template::Template;
 
 /// How the ranks of one run are started.
@@ -59,7 +58,6 @@ pub struct EngineProfile {
     #[serde(default)]
     pub launcher_command: Vec<Template>,
     /// An MPI hostfile, relative to the profile file.
-    #[serde(default)]
     pub hostfile: Option<String>,
     pub ranks: u32,
     #[serde(default)]
@@ -69,14 +67,12 @@ pub struct EngineProfile {
     #[serde(default = "default_grace", deserialize_with = "duration_value::deserialize")]
     pub grace: Duration,
     /// A shell script sourced once per sweep; the environment it leaves is given to every rank.
-    #[serde(default)]
     pub setup: Option<String>,
     /// Commands (argv templates) run in the run directory before each run.
     #[serde(default)]
     pub pre_run: Vec<Vec<Template>>,
     pub result: ResultLine,
     /// Prefix of phase-profile lines (`tpe_phase`, `qwen_phase`).
-    #[serde(default)]
     pub profile_prefix: Option<String>,
     /// Toolchain name -> version command argv; the first output line is recorded with every run.
     #[serde(default)]
@@ -84,20 +80,16 @@ pub struct EngineProfile {
 }
 
 /// The keys of `[engine]` in a sweep: which profile, and what this sweep changes in it.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct EngineOverrides {
     /// A profile name (looked up as `engines/<name>.toml` beside the sweep or above it) or a path.
     pub profile: String,
-    #[serde(default)]
     pub tree: Option<String>,
     /// A count, or a template over params (`"{{nodes}}"`) rendered per setting.
-    #[serde(default)]
     pub ranks: Option<RanksOverride>,
     /// An MPI hostfile template over params, relative to the sweep file (`"hosts/{{nodes}}.txt"`).
-    #[serde(default)]
     pub hostfile: Option<Template>,
-    #[serde(default)]
     pub launcher: Option<LauncherKind>,
     #[serde(default, deserialize_with = "duration_value::deserialize_option")]
     pub timeout: Option<Duration>,
@@ -117,16 +109,10 @@ impl EngineProfile {
         if let Some(RanksOverride::Count(ranks)) = overrides.ranks {
             self.ranks = ranks;
         }
-        if let Some(launcher) = overrides.launcher {
-            self.launcher = launcher;
-        }
-        if let Some(timeout) = overrides.timeout {
-            self.timeout = timeout;
-        }
-        if let Some(grace) = overrides.grace {
-            self.grace = grace;
-        }
-        self.env.extend(overrides.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        self.launcher = overrides.launcher.unwrap_or(self.launcher);
+        self.timeout = overrides.timeout.unwrap_or(self.timeout);
+        self.grace = overrides.grace.unwrap_or(self.grace);
+        self.env.extend(overrides.env.clone());
     }
 }
 
@@ -136,4 +122,12 @@ fn default_build_dir() -> String {
 
 fn default_grace() -> Duration {
     Duration::from_secs(5)
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum RanksOverride {
+    Count(u32),
+    /// Rendered per setting: the rank count is then a parameter of the topology, recorded as `ranks`.
+    Template(String),
 }

@@ -1,13 +1,9 @@
 //! Parses and validates sweep declarations and engine profiles; every error names file, key and line.
 
 mod analysis_config;
-mod block_selector;
 mod check;
-mod derived_param;
-mod design;
 mod duration_value;
 mod engine;
-mod engine_files;
 mod engine_profile;
 #[cfg(test)]
 mod fuzz_tests;
@@ -15,38 +11,22 @@ mod near_name;
 mod param_tables;
 mod param_value;
 mod pattern;
-mod pivot_config;
 mod quantity_decl;
-mod race;
-mod ranks_override;
 mod ready_decl;
-mod ready_rule;
-mod ready_text;
-mod relative_kind;
 mod report_config;
 mod selector;
-mod selector_error;
-mod selector_text;
-mod service_decl;
-mod source_decl;
 mod source_file;
 mod spec_error;
-mod spec_note;
 mod sweep;
 mod sweep_decl;
 mod topology;
 mod unused_params;
 mod validate;
 mod validate_build;
-mod validate_env;
 mod validate_param_helpers;
-mod validate_relative;
-mod validate_report;
 mod validate_services;
 mod validate_sources;
 mod validate_topology;
-mod validate_units;
-mod value_map;
 mod variant_name;
 
 use std::path::{Path, PathBuf};
@@ -54,40 +34,29 @@ use std::path::{Path, PathBuf};
 use crate::template::Template;
 
 pub use analysis_config::{
-    AdditivityScale, AnalysisConfig, Direction, FitConfig, RowsPerSliceConfig, VerifyRule, DEFAULT_ALPHA,
+    AdditivityScale, AnalysisConfig, Direction, FitConfig, Race, RelativeKind, RowsPerSliceConfig, VerifyRule,
+    DEFAULT_ALPHA,
 };
-pub use block_selector::BlockSelector;
 pub use check::{Check, CheckTest};
-pub use derived_param::DerivedParam;
-pub use design::Design;
 pub use engine::Engine;
-pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, ResultLine};
+pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride, ResultLine};
+pub use param_tables::{DerivedParam, ValueMap};
 pub use param_value::{Param, ParamValue};
 pub use pattern::Pattern;
-pub use pivot_config::PivotConfig;
 pub use quantity_decl::{Quantity, QuantityDecl, QuantityTerm};
-pub use race::Race;
-pub use ranks_override::RanksOverride;
-pub use ready_decl::ReadyDecl;
-pub use ready_rule::ReadyRule;
-pub use ready_text::DEFAULT_READY_WITHIN;
-pub use relative_kind::RelativeKind;
-pub use report_config::ReportConfig;
-pub use selector::{LineBlock, Selector};
-pub use selector_error::SelectorError;
-pub use service_decl::{ServiceDecl, AUTO_PORT, PORT_NAME};
-pub use source_decl::SourceDecl;
+pub use ready_decl::{ReadyDecl, ReadyRule, DEFAULT_READY_WITHIN};
+pub use report_config::{PivotConfig, ReportConfig};
+pub use selector::{LineBlock, Selector, SelectorError};
 pub use source_file::SourceFile;
-pub use spec_error::{Location, SpecError};
-pub use spec_note::SpecNote;
+pub use spec_error::{Location, SpecError, SpecNote};
 pub use sweep::Sweep;
 pub use sweep_decl::{
-    AblationDecl, CheckDecl, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl, RegexMetricDecl, RepsDecl, RunDecl,
-    RunOrder, SweepDecl, TemplateDecl, Until, DEFAULT_RACE_MIN,
+    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl,
+    RegexMetricDecl, RepsDecl, RunDecl, RunOrder, ServiceDecl, SourceDecl, SweepDecl, TemplateDecl, Until, AUTO_PORT,
+    DEFAULT_RACE_MIN, PORT_NAME,
 };
 pub use topology::Topology;
 pub use validate_services::CLIENT_PROCESS;
-pub use value_map::ValueMap;
 pub use variant_name::VariantName;
 
 /// Names the harness itself puts into every template context; a param may not shadow them.
@@ -114,7 +83,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     let source = SourceFile::read(path)?;
     let decl: SweepDecl = source.parse()?;
     validate::name(&source, &decl.name)?;
-    let engine = load_engine(&source, &decl.engine)?;
+    let engine = read_profile(&find_profile(&source, &decl.engine.profile)?, &source, &decl.engine)?;
     let tables = param_tables::ParamTables::split(&source, &decl.params)?;
     let params = validate::params(&source, &tables.values, &decl.run.unset)?;
     validate_param_helpers::derived(&source, &tables.derived, &params)?;
@@ -126,7 +95,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::repeated_values(&source, &params, &decl.zip)?;
     validate::reps(&source, &decl.reps)?;
     validate::metrics(&source, &decl.metrics, &named)?;
-    validate_units::units(&source, &decl.metrics)?;
+    validate::units(&source, &decl.metrics)?;
     validate::profile_metrics(&source, &decl.metrics, engine.profile_prefix.as_deref())?;
     validate::result_keys(&source, &decl.metrics, &engine)?;
     let checks = validate::checks(&source, &decl.checks, &decl.metrics, &named)?;
@@ -137,8 +106,8 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate_build::build(&source, &decl.build, &engine, &named)?;
     validate_topology::topology(&source, &engine, &params)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &named)?;
-    validate_relative::baseline(&source, &decl.analysis, &decl.metrics, &params)?;
-    validate_report::report(&source, &decl.report, &decl.metrics, &params)?;
+    validate::baseline(&source, &decl.analysis, &decl.metrics, &params)?;
+    validate::report(&source, &decl.report, &decl.metrics, &params)?;
     validate::ablation(&source, decl.ablation.as_ref())?;
     validate::plan_size(&source, &params, &decl.zip, &decl.reps, decl.ablation.as_ref())?;
     validate_sources::ablation_sources(&source, decl.ablation.as_ref())?;
@@ -166,15 +135,15 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
 /// Every environment a sweep declares has settable variable names: `[engine] env`, `[run] env`, each
 /// service's, `[build] env` and each value map's.
 fn declared_env_names(source: &SourceFile, decl: &SweepDecl, maps: &[ValueMap]) -> Result<(), SpecError> {
-    validate_env::env_names(source, "engine.env", &decl.engine.env)?;
-    validate_env::env_names(source, "run.env", &decl.run.env)?;
-    validate_env::env_names(source, "build.env", &decl.build.env)?;
+    validate::env_names(source, "engine.env", &decl.engine.env)?;
+    validate::env_names(source, "run.env", &decl.run.env)?;
+    validate::env_names(source, "build.env", &decl.build.env)?;
     for (index, service) in decl.run.service.iter().enumerate() {
-        validate_env::env_names(source, &format!("run.service[{index}].env"), &service.env)?;
+        validate::env_names(source, &format!("run.service[{index}].env"), &service.env)?;
     }
     for map in maps {
         for (value, args) in &map.values {
-            validate_env::env_names(source, &format!("params.{}.{value}.env", map.param), &args.env)?;
+            validate::env_names(source, &format!("params.{}.{value}.env", map.param), &args.env)?;
         }
     }
     Ok(())
@@ -199,23 +168,8 @@ pub fn is_engine_profile(path: &Path) -> bool {
 /// that overrides nothing would use it.
 pub fn load_engine_profile(path: &Path) -> Result<Engine, SpecError> {
     let source = SourceFile::read(path)?;
-    let overrides = EngineOverrides {
-        profile: path.display().to_string(),
-        tree: None,
-        ranks: None,
-        hostfile: None,
-        launcher: None,
-        timeout: None,
-        grace: None,
-        env: Default::default(),
-    };
+    let overrides = EngineOverrides { profile: path.display().to_string(), ..Default::default() };
     read_profile(path, &source, &overrides)
-}
-
-/// Finds the profile a sweep names, reads it and applies the sweep's overrides.
-fn load_engine(sweep: &SourceFile, overrides: &EngineOverrides) -> Result<Engine, SpecError> {
-    let profile_path = find_profile(sweep, &overrides.profile)?;
-    read_profile(&profile_path, sweep, overrides)
 }
 
 /// Reads the profile at `profile_path` and applies `overrides` (keys of `sweep`, where an error in an
@@ -232,40 +186,27 @@ fn read_profile(profile_path: &Path, sweep: &SourceFile, overrides: &EngineOverr
     };
     profile.tree = tree;
     validate::engine(&profile_source, sweep, &profile, overrides)?;
-    let mut engine = resolve_engine(profile, profile_source, &profile_dir)?;
-    engine.topology = Topology {
-        ranks: match &overrides.ranks {
-            Some(RanksOverride::Template(text)) => Some(
-                Template::parse(text)
-                    .map_err(|error| sweep.error_at("engine.ranks", format!("bad template `{text}`: {error}")))?,
-            ),
-            _ => None,
-        },
-        hostfile: overrides.hostfile.clone(),
-        sweep_dir: std::path::absolute(parent_dir(&sweep.path)).unwrap_or_else(|_| parent_dir(&sweep.path)),
-    };
-    // Last: without its tree a profile is still checked as a declaration (`sweep check` says so).
-    if !engine.tree.is_dir() {
-        return Err(SpecError::TreeMissing { location: tree_location, tree: written_tree, resolved: engine.tree });
-    }
-    engine_files::program(&engine)?;
-    Ok(engine)
-}
-
-fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_dir: &Path) -> Result<Engine, SpecError> {
     let tree = PathBuf::from(&profile.tree);
-    let launcher_command = if profile.launcher_command.is_empty() {
-        default_launcher_command(profile.launcher)
-    } else {
-        profile.launcher_command
+    let launcher_command = match profile.launcher {
+        _ if !profile.launcher_command.is_empty() => profile.launcher_command,
+        LauncherKind::Mpirun => vec![Template::literal("mpirun")],
+        LauncherKind::Srun => vec![Template::literal("srun")],
+        LauncherKind::Local | LauncherKind::PerRank => Vec::new(),
     };
     // The path is made absolute first, so a rendered script is found from any folder.
     let setup = profile.setup.map(|file| {
-        let path = absolute(profile_dir, &file);
-        Template::parse(&path)
+        Template::parse(&absolute(&profile_dir, &file))
             .map_err(|error| profile_source.error_at("setup", format!("bad template `{file}`: {error}")))
     });
-    Ok(Engine {
+    let setup = setup.transpose()?;
+    let ranks = match &overrides.ranks {
+        Some(RanksOverride::Template(text)) => Some(
+            Template::parse(text)
+                .map_err(|error| sweep.error_at("engine.ranks", format!("bad template `{text}`: {error}")))?,
+        ),
+        _ => None,
+    };
+    let engine = Engine {
         profile: profile_source,
         build_dir: tree.join(&profile.build_dir),
         tree,
@@ -273,26 +214,28 @@ fn resolve_engine(profile: EngineProfile, profile_source: SourceFile, profile_di
         build: profile.build,
         launcher: profile.launcher,
         launcher_command,
-        hostfile: profile.hostfile.map(|file| PathBuf::from(absolute(profile_dir, &file))),
+        hostfile: profile.hostfile.map(|file| PathBuf::from(absolute(&profile_dir, &file))),
         ranks: profile.ranks,
         env: profile.env,
         timeout: profile.timeout,
         grace: profile.grace,
-        setup: setup.transpose()?,
+        setup,
         pre_run: profile.pre_run,
         result: profile.result,
         profile_prefix: profile.profile_prefix,
         toolchain: profile.toolchain,
-        topology: Topology::default(),
-    })
-}
-
-fn default_launcher_command(kind: LauncherKind) -> Vec<Template> {
-    match kind {
-        LauncherKind::Mpirun => vec![Template::literal("mpirun")],
-        LauncherKind::Srun => vec![Template::literal("srun")],
-        LauncherKind::Local | LauncherKind::PerRank => Vec::new(),
+        topology: Topology {
+            ranks,
+            hostfile: overrides.hostfile.clone(),
+            sweep_dir: std::path::absolute(parent_dir(&sweep.path)).unwrap_or_else(|_| parent_dir(&sweep.path)),
+        },
+    };
+    // Last: without its tree a profile is still checked as a declaration (`sweep check` says so).
+    if !engine.tree.is_dir() {
+        return Err(SpecError::TreeMissing { location: tree_location, tree: written_tree, resolved: engine.tree });
     }
+    engine.check_program()?;
+    Ok(engine)
 }
 
 /// `name` is a path when it ends in `.toml`; otherwise `engines/<name>.toml` in the sweep's folder or above.

@@ -77,25 +77,18 @@ impl Quantity {
         if let Some(message) = bad_reference {
             return Err(message);
         }
-        let text = with_references.into_owned();
+        let mut text = with_references.into_owned();
         let invalid = |error: String| {
             let reason = error.split_once("`: ").map_or(error.as_str(), |(_, reason)| reason).to_string();
             format!("invalid expression `{}`: {reason}", decl.expr)
         };
         // A bare name is a metric at the evaluated setting itself.
-        let bare: Vec<String> = Expression::parse(&text)
-            .map_err(invalid)?
-            .names()
-            .iter()
-            .filter(|name| !name.starts_with("__t"))
-            .cloned()
-            .collect();
-        let mut renamed = text;
-        for name in bare {
+        let bare = Expression::parse(&text).map_err(invalid)?;
+        for name in bare.names().iter().filter(|name| !name.starts_with("__t")) {
             let variable = variable_for(&mut terms, QuantityTerm::Metric { name: name.clone(), overrides: Vec::new() });
-            renamed = replace_word(&renamed, &name, &variable);
+            text = replace_word(&text, name, &variable);
         }
-        let expression = Expression::parse(&renamed).map_err(invalid)?;
+        let expression = Expression::parse(&text).map_err(invalid)?;
         let quantity =
             Quantity { name: decl.name.clone(), unit: decl.unit.clone(), expr: decl.expr.clone(), expression, terms };
         // A type or arity error fails whatever the numbers: found now, with every term 1.

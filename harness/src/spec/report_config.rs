@@ -2,8 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::pivot_config::PivotConfig;
-
 /// Extra summary tables a sweep declares.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -17,4 +15,17 @@ impl ReportConfig {
     pub fn is_empty(&self) -> bool {
         self.pivot.is_none()
     }
+}
+
+/// A pivot table of per-setting means, one param down, one across, a metric in the cells:
+/// `pivot = { rows = "bytes", columns = "topology", value = "latency_ns" }`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PivotConfig {
+    /// The param whose values are the table's rows.
+    pub rows: String,
+    /// The param whose values are the table's columns.
+    pub columns: String,
+    /// The metric whose per-setting mean fills the cells.
+    pub value: String,
 }

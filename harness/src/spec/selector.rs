@@ -4,13 +4,10 @@
 
 use std::fmt;
 use std::ops::RangeInclusive;
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
-
-use super::selector_error::SelectorError;
-use super::selector_text::SelectorText;
 
 /// Lines are 0-based indices into the source's lines, both ends included.
 pub type LineBlock = RangeInclusive<usize>;
@@ -28,11 +25,24 @@ pub enum Selector {
     Between { begin: Regex, end: Regex },
 }
 
+/// The written form `Selector` is deserialized from (and serialized back to, e.g. in a sidecar).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(
+    untagged,
+    expecting = "expected a selector: FIRST-LAST, a regex, BEGIN..END, or { begin = '...', end = '...' }"
+)]
+pub enum SelectorText {
+    /// `FIRST-LAST`, `BEGIN..END` or a regex, as on the command line.
+    Written(String),
+    /// Begin and end regexes, for markers whose text contains `..`.
+    Markers { begin: String, end: String },
+}
+
 impl Selector {
     /// Reads `FIRST-LAST`, `BEGIN..END` or a regex. A regex containing `..` is read as begin and end:
     /// write `.{2}` to match any two characters.
     pub fn parse(text: &str) -> Result<Selector, SelectorError> {
-        if let Some(found) = line_range().captures(text) {
+        if let Some(found) = LINE_RANGE.captures(text) {
             let (first, last) = (found[1].parse::<usize>(), found[2].parse::<usize>());
             return match (first, last) {
                 (Ok(first), Ok(last)) if 1 <= first && first <= last => Ok(Selector::Lines { first, last }),
@@ -54,7 +64,7 @@ impl Selector {
     pub fn parse_group(argument: &str) -> Result<(String, Selector), SelectorError> {
         let bad = || SelectorError::BadGroupArgument { argument: argument.to_string() };
         let (name, selector) = argument.split_once('=').ok_or_else(bad)?;
-        if !group_name().is_match(name) {
+        if !GROUP_NAME.is_match(name) {
             return Err(bad());
         }
         Ok((name.to_string(), Selector::parse(selector)?))
@@ -77,29 +87,25 @@ impl Selector {
             Selector::Matching(pattern) => {
                 (0..lines.len()).filter(|&i| pattern.is_match(lines[i])).map(|i| i..=i).collect()
             }
-            Selector::Between { begin, end } => self.between_blocks(group, begin, end, lines)?,
+            Selector::Between { begin, end } => {
+                let mut blocks = Vec::new();
+                let mut next = 0;
+                while let Some(first) = (next..lines.len()).find(|&i| begin.is_match(lines[i])) {
+                    let last = (first + 1..lines.len()).find(|&i| end.is_match(lines[i])).ok_or_else(|| {
+                        SelectorError::Unterminated {
+                            group: group.to_string(),
+                            selector: self.to_string(),
+                            line: first + 1,
+                        }
+                    })?;
+                    blocks.push(first..=last);
+                    next = last + 1;
+                }
+                blocks
+            }
         };
         if blocks.is_empty() {
             return Err(SelectorError::MatchesNothing { group: group.to_string(), selector: self.to_string() });
-        }
-        Ok(blocks)
-    }
-
-    fn between_blocks(
-        &self,
-        group: &str,
-        begin: &Regex,
-        end: &Regex,
-        lines: &[&str],
-    ) -> Result<Vec<LineBlock>, SelectorError> {
-        let mut blocks = Vec::new();
-        let mut next = 0;
-        while let Some(first) = (next..lines.len()).find(|&i| begin.is_match(lines[i])) {
-            let last = (first + 1..lines.len()).find(|&i| end.is_match(lines[i])).ok_or_else(|| {
-                SelectorError::Unterminated { group: group.to_string(), selector: self.to_string(), line: first + 1 }
-            })?;
-            blocks.push(first..=last);
-            next = last + 1;
         }
         Ok(blocks)
     }
@@ -128,16 +134,12 @@ fn regex(text: &str) -> Result<Regex, SelectorError> {
     })
 }
 
-fn line_range() -> &'static Regex {
-    static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| Regex::new(r"^\s*(\d+)\s*-\s*(\d+)\s*$").expect("the pattern is valid"))
-}
+static LINE_RANGE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*(\d+)\s*-\s*(\d+)\s*$").expect("the pattern is valid"));
 
 /// A group is referenced as `ablate.<name>` in the template, so it must be a handlebars path segment.
-fn group_name() -> &'static Regex {
-    static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*$").expect("the pattern is valid"))
-}
+static GROUP_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*$").expect("the pattern is valid"));
 
 impl TryFrom<SelectorText> for Selector {
     type Error = SelectorError;
@@ -161,8 +163,57 @@ impl From<Selector> for SelectorText {
     }
 }
 
+/// A selector that is malformed, selects nothing, or selects lines another block already holds; each
+/// names the selector as written so the user can find it on their command line or in the declaration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectorError {
+    #[error("`{argument}`: a group is written NAME=SELECTOR, NAME a letter or `_` then letters, digits or `_`")]
+    BadGroupArgument { argument: String },
+
+    #[error("selector `{selector}`: invalid regex: {reason}")]
+    InvalidRegex { selector: String, reason: String },
+
+    #[error("selector `{selector}`: a line range is FIRST-LAST with 1 <= FIRST <= LAST")]
+    InvalidRange { selector: String },
+
+    #[error("group `{group}`, selector `{selector}`: matches no line")]
+    MatchesNothing { group: String, selector: String },
+
+    #[error("group `{group}`, selector `{selector}`: line {last} is past the end of the file ({lines} lines)")]
+    OutsideFile { group: String, selector: String, last: usize, lines: usize },
+
+    #[error("group `{group}`, selector `{selector}`: the block beginning at line {line} has no end line")]
+    Unterminated { group: String, selector: String, line: usize },
+
+    #[error("line {line}: a backslash right before `{{{{` cannot be written in a handlebars template")]
+    BackslashBeforeBraces { line: usize },
+
+    #[error(
+        "group `{group}`, selector `{selector}`: overlaps group `{other}`, selector `{other_selector}`, at line {line}"
+    )]
+    Overlap { group: String, selector: String, other: String, other_selector: String, line: usize },
+}
+
+impl SelectorError {
+    /// The group whose selector failed on a source, for pointing at its key in a declaration.
+    pub fn group(&self) -> Option<&str> {
+        match self {
+            SelectorError::MatchesNothing { group, .. }
+            | SelectorError::OutsideFile { group, .. }
+            | SelectorError::Unterminated { group, .. }
+            | SelectorError::Overlap { group, .. } => Some(group),
+            SelectorError::BadGroupArgument { .. }
+            | SelectorError::BackslashBeforeBraces { .. }
+            | SelectorError::InvalidRegex { .. }
+            | SelectorError::InvalidRange { .. } => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     const LINES: [&str; 7] = ["a", "// BEGIN x", "  call(1);", "// END x", "  call(2);", "// BEGIN x", "// END x"];
@@ -233,5 +284,29 @@ mod tests {
         for bad in ["10-12", "rank-1=10-12", "=x"] {
             assert!(matches!(Selector::parse_group(bad), Err(SelectorError::BadGroupArgument { .. })), "{bad}");
         }
+    }
+
+    #[test]
+    fn both_written_forms_parse_and_serialize_back_as_written() {
+        let text = r#"
+            range = "120-128"
+            calls = '^\s*broadcast_rows\('
+            loop = { begin = 'for \(', end = '^\s*\}' }
+        "#;
+        let groups: BTreeMap<String, Selector> = toml::from_str(text).unwrap();
+        assert!(matches!(groups["range"], Selector::Lines { first: 120, last: 128 }));
+        assert!(matches!(groups["calls"], Selector::Matching(_)));
+        assert_eq!(groups["loop"].to_string(), r"for \(..^\s*\}");
+        let back: BTreeMap<String, Selector> = toml::from_str(&toml::to_string(&groups).unwrap()).unwrap();
+        let shown = |map: &BTreeMap<String, Selector>| map.values().map(Selector::to_string).collect::<Vec<_>>();
+        assert_eq!(shown(&back), shown(&groups));
+    }
+
+    #[test]
+    fn a_bad_regex_or_shape_is_a_deserialization_error_naming_it() {
+        let error = toml::from_str::<BTreeMap<String, Selector>>("g = 'call('").unwrap_err().to_string();
+        assert!(error.contains("selector `call(`: invalid regex"), "{error}");
+        let error = toml::from_str::<BTreeMap<String, Selector>>("g = 5").unwrap_err().to_string();
+        assert!(error.contains("expected a selector"), "{error}");
     }
 }

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
-use toml::de::{DeTable, DeValue};
+use toml::de::{DeArray, DeTable};
 
 use super::spec_error::{Location, SpecError};
 
@@ -26,7 +26,11 @@ impl SourceFile {
         let deserializer =
             toml::Deserializer::parse(&self.text).map_err(|error| self.toml_error(String::new(), &error))?;
         serde_path_to_error::deserialize(deserializer).map_err(|error| {
-            let key = key_path_of(error.path());
+            // serde_path_to_error prints `.` for the root and `?` for untracked segments: noise here.
+            let key = match error.path().to_string() {
+                root if root == "." => String::new(),
+                path => path.replace(".?", "").trim_start_matches('?').to_string(),
+            };
             self.toml_error(key, error.inner())
         })
     }
@@ -47,64 +51,26 @@ impl SourceFile {
         Location { file: self.path.clone(), line, key: key.to_string() }
     }
 
-    /// The line where `key` is written, walking the document's spans segment by segment.
+    /// The line where `key` (`metrics.regex.x`, `checks[1].metric`) is written, walking the document's
+    /// spans segment by segment; a key that is not there is located at its deepest existing parent.
     pub fn line_of_key(&self, key: &str) -> Option<usize> {
         let document = DeTable::parse(&self.text).ok()?;
         let mut span = document.span();
-        let mut value: Option<&DeValue<'_>> = None;
-        let mut table = Some(document.get_ref());
-        for segment in split_key_path(key) {
-            let next = match (segment, table, value) {
-                (Segment::Key(name), Some(table), _) => match table.iter().find(|(k, _)| k.get_ref() == name) {
-                    Some((key, found)) => {
-                        span = key.span();
-                        found
-                    }
-                    None => break,
-                },
-                (Segment::Index(index), _, Some(DeValue::Array(array))) => match array.get(index) {
-                    Some(found) => {
-                        span = found.span();
-                        found
-                    }
-                    None => break,
-                },
-                _ => break,
+        let (mut table, mut array) = (Some(document.get_ref()), None);
+        for segment in key.split(['.', '[']).filter(|segment| !segment.is_empty()) {
+            let found = match segment.strip_suffix(']').and_then(|index| index.parse::<usize>().ok()) {
+                Some(index) => {
+                    array.and_then(|array: &DeArray<'_>| array.get(index)).map(|found| (found.span(), found))
+                }
+                None => table
+                    .and_then(|table| table.iter().find(|(name, _)| name.get_ref() == segment))
+                    .map(|(name, found)| (name.span(), found)),
             };
-            value = Some(next.get_ref());
-            table = next.get_ref().as_table();
+            let Some((at, found)) = found else { break };
+            span = at;
+            (table, array) = (found.get_ref().as_table(), found.get_ref().as_array());
         }
         Some(line_of_offset(&self.text, span.start))
-    }
-}
-
-enum Segment<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
-/// Splits `metrics.regex.x` / `checks[1].metric` into keys and indices.
-fn split_key_path(key: &str) -> Vec<Segment<'_>> {
-    let mut segments = Vec::new();
-    for part in key.split('.').filter(|part| !part.is_empty()) {
-        let (name, indices) = part.split_once('[').map_or((part, ""), |(name, rest)| (name, rest));
-        if !name.is_empty() {
-            segments.push(Segment::Key(name));
-        }
-        for index in indices.split('[').filter_map(|i| i.trim_end_matches(']').parse().ok()) {
-            segments.push(Segment::Index(index));
-        }
-    }
-    segments
-}
-
-/// serde_path_to_error prints `?` for untracked segments; drop them rather than show noise.
-fn key_path_of(path: &serde_path_to_error::Path) -> String {
-    let text = path.to_string();
-    if text == "." {
-        String::new()
-    } else {
-        text.replace(".?", "").trim_start_matches('?').to_string()
     }
 }
 

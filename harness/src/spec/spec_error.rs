@@ -38,3 +38,17 @@ pub enum SpecError {
     #[error("{location}: engine tree `{}` is not a directory", resolved.display())]
     TreeMissing { location: Location, tree: String, resolved: PathBuf },
 }
+
+/// What a declaration most likely did not mean but can still run (a parameter nothing uses);
+/// `sweep check` prints it, and refuses it under `--strict`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecNote {
+    pub location: Location,
+    pub message: String,
+}
+
+impl fmt::Display for SpecNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}

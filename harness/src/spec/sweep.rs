@@ -4,13 +4,13 @@ use std::path::PathBuf;
 
 use super::analysis_config::AnalysisConfig;
 use super::check::Check;
-use super::derived_param::DerivedParam;
 use super::engine::Engine;
+use super::param_tables::{DerivedParam, ValueMap};
 use super::param_value::Param;
 use super::source_file::SourceFile;
-use super::spec_note::SpecNote;
+use super::spec_error::SpecNote;
 use super::sweep_decl::{InputDecl, MetricsDecl, RepsDecl, RunDecl, SweepDecl};
-use super::value_map::ValueMap;
+use super::validate::plain_variables;
 
 /// A sweep that passed `spec::load_sweep`; later stages may trust every name in it.
 #[derive(Debug, Clone)]
@@ -43,7 +43,10 @@ impl Sweep {
 
     /// The params the build command names (see `validate_build`): one build per distinct tuple of their values.
     pub fn build_time_params(&self) -> Vec<String> {
-        super::validate_build::build_time_params(&self.engine, &self.decl.build, self.recorded_params())
+        let build = &self.decl.build;
+        let templates = self.engine.build.iter().chain(&build.args).chain(build.env.values());
+        let named: Vec<&str> = templates.flat_map(|template| plain_variables(template.text())).collect();
+        self.recorded_params().into_iter().filter(|name| named.contains(&name.as_str())).collect()
     }
 
     /// Whether each setting's build is rendered from its params (build-time params or a `[build]` section),
@@ -62,10 +65,8 @@ impl Sweep {
 
     /// Every metric name the sweep extracts or derives, in CSV column order.
     pub fn metric_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.metrics.result.clone();
-        names.extend(self.metrics.regex.keys().cloned());
-        names.extend(self.metrics.profile.iter().flat_map(|profile| profile.phases.keys().cloned()));
-        names.extend(self.metrics.derived.keys().cloned());
-        names
+        let phases = self.metrics.profile.iter().flat_map(|profile| profile.phases.keys());
+        let metrics = &self.metrics;
+        metrics.result.iter().chain(metrics.regex.keys()).chain(phases).chain(metrics.derived.keys()).cloned().collect()
     }
 }

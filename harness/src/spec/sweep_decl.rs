@@ -5,13 +5,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::analysis_config::AnalysisConfig;
-use super::block_selector::BlockSelector;
-use super::design::Design;
 use super::engine_profile::EngineOverrides;
 use super::pattern::Pattern;
+use super::ready_decl::ReadyDecl;
 use super::report_config::ReportConfig;
-use super::service_decl::ServiceDecl;
-use super::source_decl::SourceDecl;
+use super::selector::Selector;
 use crate::expression::Expression;
 use crate::template::Template;
 
@@ -29,27 +27,20 @@ pub enum RunOrder {
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct RepsDecl {
-    #[serde(default = "default_reps")]
     pub count: u32,
-    #[serde(default)]
     pub order: RunOrder,
     /// Seed of the shuffle; drawn and recorded when absent.
-    #[serde(default)]
     pub seed: Option<u64>,
     /// Warmup rounds run first, recorded with `warmup=true`, never analysed.
-    #[serde(default)]
     pub warmup: u32,
     /// `"decided"`: race. After each round from `min` on, settings that are beaten in their group (or
     /// practical ties) stop being run; the sweep ends when every group is decided, or at `max` rounds.
-    #[serde(default)]
     pub until: Option<Until>,
     /// Rounds every setting runs before a race may drop any (default 3).
-    #[serde(default)]
     pub min: Option<u32>,
     /// Rounds a race runs at most (default: `count`, at least `min`).
-    #[serde(default)]
     pub max: Option<u32>,
 }
 
@@ -76,38 +67,24 @@ impl RepsDecl {
 
 impl Default for RepsDecl {
     fn default() -> Self {
-        RepsDecl {
-            count: default_reps(),
-            order: RunOrder::default(),
-            seed: None,
-            warmup: 0,
-            until: None,
-            min: None,
-            max: None,
-        }
+        RepsDecl { count: 3, order: RunOrder::default(), seed: None, warmup: 0, until: None, min: None, max: None }
     }
-}
-
-fn default_reps() -> u32 {
-    3
 }
 
 /// Argv elements and environment, as handlebars templates over the params: what each run passes to the
 /// engine (`[run]`), what `[build]` appends to the profile's build command (its params are build-time),
 /// and what one value of a value map adds to a run.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct RunDecl {
-    #[serde(default)]
     pub args: Vec<Template>,
-    #[serde(default)]
     pub env: BTreeMap<String, Template>,
     /// Param -> the value of it that leaves its variable unset and its argument out (`slices = "rule"`:
     /// the engine's own rule decides), so the rule runs beside the forced values.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub unset: BTreeMap<String, String>,
     /// `[[run.service]]`: processes started (and ready) before the run's main process, stopped after it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub service: Vec<ServiceDecl>,
 }
 
@@ -143,7 +120,6 @@ fn default_separator() -> String {
 pub struct RegexMetricDecl {
     pub pattern: Pattern,
     /// Per-rank launcher: which rank's log; default the result rank.
-    #[serde(default)]
     pub rank: Option<u32>,
     /// `"client"` (the run's main process, the default) or a service's name: whose log to read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -151,26 +127,22 @@ pub struct RegexMetricDecl {
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct MetricsDecl {
     /// Keys of the engine's `key=value` result line.
-    #[serde(default)]
     pub result: Vec<String>,
-    #[serde(default)]
     pub regex: BTreeMap<String, RegexMetricDecl>,
     /// Name -> expression over other metrics, e.g. `1000 * prefill_seconds / rows`.
-    #[serde(default)]
     pub derived: BTreeMap<String, Expression>,
     /// Phase seconds from one phase-profile block of each run.
-    #[serde(default)]
     pub profile: Option<ProfileMetricsDecl>,
     /// Whose log holds the result line: `"client"` (the run's main process, the default) or a service's name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub result_process: Option<String>,
     /// Metric -> the unit its values are in (`prefill_tokens_per_s = "tok/s"`), printed after its numbers;
     /// a metric without one gets the unit its name implies (`_ms`, `_per_s`, ...), if any. Not recorded
     /// when empty, so sidecars and fingerprints of sweeps that declare none are unchanged.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub units: BTreeMap<String, String>,
 }
 
@@ -287,6 +259,111 @@ pub struct SweepDecl {
     pub analysis: AnalysisConfig,
     #[serde(default, skip_serializing_if = "ReportConfig::is_empty")]
     pub report: ReportConfig,
-    #[serde(default)]
     pub ablation: Option<AblationDecl>,
+}
+
+/// How the ablation groups expand into variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Design {
+    /// Every subset of the groups (2^k variants): needed to measure interactions.
+    #[default]
+    Factorial,
+    /// The baseline, each group alone, and all groups together (k + 2 variants).
+    OneAtATime,
+}
+
+/// How a metric declaration picks one block out of a log.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(tag = "select", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum BlockSelector {
+    /// The `index`-th block (default: the last) of `rank` carrying `tag`.
+    ByTag { tag: String, rank: u32, index: Option<usize> },
+    /// The block of `rank` (and `tag`, if given) whose `phase` seconds is closest to the run's `result_key`
+    /// value, and within `within` of it (relative: 0.05 is 5%).
+    Matching { rank: u32, phase: String, result_key: String, within: f64, tag: Option<String> },
+}
+
+/// `[ablation] sources = [{ target = "...", groups = { name = selector, ... } }]`: the template is the
+/// target's current text with each group's blocks wrapped, so it can never be stale.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceDecl {
+    /// Relative to the engine tree.
+    pub target: String,
+    /// Group name -> the selector of its blocks in `target` (a string, or `{ begin = '...', end = '...' }`).
+    pub groups: BTreeMap<String, Selector>,
+}
+
+impl SourceDecl {
+    /// The groups and their selectors, as the template derivation takes them.
+    pub fn selectors(&self) -> Vec<(String, Selector)> {
+        self.groups.iter().map(|(group, selector)| (group.clone(), selector.clone())).collect()
+    }
+}
+
+/// A process started before the run's main process, in its own process group and with its own log,
+/// and stopped (SIGTERM, grace, SIGKILL) once the main process ends. Every text is a template over
+/// the run's context, like `[run]`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceDecl {
+    /// Names its log (`service-<name>.log`) and `process = "<name>"` on metrics.
+    pub name: String,
+    pub program: Template,
+    #[serde(default)]
+    pub args: Vec<Template>,
+    #[serde(default)]
+    pub env: BTreeMap<String, Template>,
+    /// When the service counts as started.
+    pub ready: ReadyDecl,
+    /// `"auto"`: a free loopback port per run, as `{{port}}` in every template of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<String>,
+    /// Params whose values may differ between runs sharing one instance: runs of a round whose settings
+    /// differ only in these run back to back beside one instance (e.g. client concurrency).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reuse_across: Vec<String>,
+}
+
+/// The only `port` value: pick a free loopback port.
+pub const AUTO_PORT: &str = "auto";
+
+/// The template name a service's automatic port is bound to.
+pub const PORT_NAME: &str = "port";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn design_deserialises_kebab_case() {
+        #[derive(Deserialize)]
+        struct Holder {
+            design: Design,
+        }
+        let parsed: Holder = serde_json::from_str(r#"{"design":"one-at-a-time"}"#).unwrap();
+        assert_eq!(parsed.design, Design::OneAtATime);
+        let parsed: Holder = serde_json::from_str(r#"{"design":"factorial"}"#).unwrap();
+        assert_eq!(parsed.design, Design::Factorial);
+    }
+
+    #[test]
+    fn selector_deserialises_and_rejects_unknown_fields() {
+        let parsed: BlockSelector = serde_json::from_str(
+            r#"{"select":"matching","rank":0,"phase":"STACK.r","result_key":"prefill_seconds","within":0.05}"#,
+        )
+        .unwrap();
+        let expected = BlockSelector::Matching {
+            rank: 0,
+            phase: "STACK.r".to_string(),
+            result_key: "prefill_seconds".to_string(),
+            within: 0.05,
+            tag: None,
+        };
+        assert_eq!(parsed, expected);
+        let by_tag: BlockSelector = serde_json::from_str(r#"{"select":"by-tag","tag":"prefill","rank":0}"#).unwrap();
+        assert_eq!(by_tag, BlockSelector::ByTag { tag: "prefill".to_string(), rank: 0, index: None });
+        assert!(serde_json::from_str::<BlockSelector>(r#"{"select":"by-tag","tag":"p","rank":0,"idx":1}"#).is_err());
+    }
 }

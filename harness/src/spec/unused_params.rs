@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::near_name::did_you_mean;
-use super::spec_note::SpecNote;
+use super::spec_error::SpecNote;
 use super::sweep::Sweep;
 use super::validate_services::service_templates;
 use super::RESERVED_NAMES;

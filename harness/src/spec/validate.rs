@@ -1,15 +1,19 @@
 //! Checks a parsed declaration for what serde cannot: empty grids, dangling names, bad expressions.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use super::analysis_config::AnalysisConfig;
 use super::check::{Check, CheckTest};
 use super::engine::Engine;
-use super::engine_profile::EngineOverrides;
-use super::engine_profile::{EngineProfile, LauncherKind};
+use super::engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride};
 use super::param_value::{Param, ParamValue};
+use super::quantity_decl::QuantityTerm;
+use super::report_config::ReportConfig;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::sweep_decl::{AblationDecl, CheckDecl, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder};
+use super::sweep_decl::{
+    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder, PORT_NAME,
+};
 use super::validate_services::CLIENT_PROCESS;
 use super::{MAX_ABLATION_GROUPS, MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
 use crate::expression::Expression;
@@ -57,19 +61,26 @@ fn param(source: &SourceFile, name: &str, value: &toml::Value, unset: Option<&St
         .iter()
         .filter(|value| unset.is_none_or(|unset| !matches!(value, ParamValue::Text(t) if t == unset)))
         .collect();
-    if let Some(pair) = typed.windows(2).find(|pair| kind_of(pair[0]) != kind_of(pair[1])) {
-        return Err(source.error_at(
-            &key,
-            format!(
-                "mixed value types: `{}` is {} but `{}` is {}; write every value of a parameter as one type",
-                written(pair[0]),
-                kind_of(pair[0]),
-                written(pair[1]),
-                kind_of(pair[1])
-            ),
-        ));
+    if let Some(&[a, b]) = typed.windows(2).find(|pair| kind_of(pair[0]) != kind_of(pair[1])) {
+        let (a, a_kind, b, b_kind) = (written(a), kind_of(a), written(b), kind_of(b));
+        let message = format!(
+            "mixed value types: `{a}` is {a_kind} but `{b}` is {b_kind}; write every value of a parameter as one type"
+        );
+        return Err(source.error_at(&key, message));
     }
     Ok(Param { name: name.to_string(), values, is_list })
+}
+
+/// The param called `name`, else an error at `key`: `unknown parameter `name``, then `hint`.
+fn param_named<'a>(
+    source: &SourceFile,
+    key: &str,
+    params: &'a [Param],
+    name: &str,
+    hint: &str,
+) -> Result<&'a Param, SpecError> {
+    let unknown = || source.error_at(key, format!("unknown parameter `{name}`{hint}"));
+    params.iter().find(|param| param.name == name).ok_or_else(unknown)
 }
 
 /// Integers and floats are both numbers: `[1, 1.5]` is one numeric axis, `[512, "1024"]` is a typo.
@@ -82,7 +93,7 @@ fn kind_of(value: &ParamValue) -> &'static str {
 }
 
 /// A value as TOML writes it, so `32`, `32.0` and `"32"` stay apart in messages.
-pub(super) fn written(value: &ParamValue) -> String {
+fn written(value: &ParamValue) -> String {
     match value {
         ParamValue::Float(x) => format!("{x:?}"),
         ParamValue::Text(text) => format!("{text:?}"),
@@ -98,30 +109,22 @@ pub fn zip_groups(source: &SourceFile, groups: &[Vec<String>], params: &[Param])
         if group.len() < 2 {
             return Err(source.error_at(&key, "a zip group needs at least two parameters"));
         }
-        let mut length = None;
+        let mut first = None;
         for name in group {
-            let param = params
-                .iter()
-                .find(|param| &param.name == name)
-                .ok_or_else(|| source.error_at(&key, format!("unknown parameter `{name}` (not in [params])")))?;
+            let param = param_named(source, &key, params, name, " (not in [params])")?;
             if !param.is_list {
                 return Err(source.error_at(&key, format!("`{name}` is a single value; only lists can be zipped")));
             }
             if !seen.insert(name.as_str()) {
                 return Err(source.error_at(&key, format!("`{name}` is in more than one zip group")));
             }
-            match length {
-                None => length = Some((name, param.values.len())),
-                Some((first, len)) if len != param.values.len() => {
-                    return Err(source.error_at(
-                        &key,
-                        format!(
-                            "zipped lists differ in length: `{first}` has {len} values, `{name}` has {}",
-                            param.values.len()
-                        ),
-                    ))
-                }
-                Some(_) => {}
+            let (first, len) = *first.get_or_insert((name, param.values.len()));
+            if len != param.values.len() {
+                let message = format!(
+                    "zipped lists differ in length: `{first}` has {len} values, `{name}` has {}",
+                    param.values.len()
+                );
+                return Err(source.error_at(&key, message));
             }
         }
     }
@@ -131,33 +134,31 @@ pub fn zip_groups(source: &SourceFile, groups: &[Vec<String>], params: &[Param])
 /// No two points of one axis (a lone param's list, or a zip group's tuples) may print alike: the CSV
 /// records a value as it prints, so `32` and `32.0` (or `"32"`) would be one setting counted twice.
 pub fn repeated_values(source: &SourceFile, params: &[Param], zip: &[Vec<String>]) -> Result<(), SpecError> {
-    for param in params.iter().filter(|p| !zip.iter().flatten().any(|name| *name == p.name)) {
-        let points: Vec<Vec<&ParamValue>> = param.values.iter().map(|v| vec![v]).collect();
-        if let Some((earlier, repeated)) = first_repeat(&points) {
-            let message = repeat_message(&written(earlier[0]), &written(repeated[0]), &repeated[0].to_string());
-            return Err(source.error_at(&format!("params.{}", param.name), message));
-        }
-    }
-    for (index, group) in zip.iter().enumerate() {
-        let members: Vec<&Param> = group.iter().filter_map(|name| params.iter().find(|p| &p.name == name)).collect();
+    let lone = params.iter().filter(|p| !zip.iter().flatten().any(|name| *name == p.name));
+    let lone = lone.map(|param| (format!("params.{}", param.name), vec![param]));
+    let zipped = zip.iter().enumerate().map(|(index, group)| {
+        let members = group.iter().filter_map(|name| params.iter().find(|p| &p.name == name)).collect::<Vec<_>>();
+        (format!("zip[{index}]"), members)
+    });
+    for (key, members) in lone.chain(zipped) {
         let points: Vec<Vec<&ParamValue>> =
             (0..members[0].values.len()).map(|i| members.iter().map(|p| &p.values[i]).collect()).collect();
-        if let Some((earlier, repeated)) = first_repeat(&points) {
-            let shown = |point: &[&ParamValue], show: &dyn Fn(&ParamValue) -> String| {
-                group
-                    .iter()
-                    .zip(point)
-                    .map(|(name, value)| format!("{name}={}", show(value)))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            };
-            let message = repeat_message(
-                &shown(earlier, &written),
-                &shown(repeated, &written),
-                &shown(repeated, &|value| value.to_string()),
-            );
-            return Err(source.error_at(&format!("zip[{index}]"), message));
-        }
+        let Some((earlier, repeated)) = first_repeat(&points) else { continue };
+        // A lone param's point shows as its value, a zip group's as `name=value` pairs.
+        let shown = |point: &[&ParamValue], show: fn(&ParamValue) -> String| match point {
+            [value] => show(value),
+            _ => {
+                members.iter().zip(point).map(|(p, v)| format!("{}={}", p.name, show(v))).collect::<Vec<_>>().join(" ")
+            }
+        };
+        let printed = shown(repeated, |value| value.to_string());
+        let (earlier, repeated) = (shown(earlier, written), shown(repeated, written));
+        let message = if earlier == repeated {
+            format!("`{printed}` is listed twice: two settings would be one and the same")
+        } else {
+            format!("`{earlier}` and `{repeated}` both print as `{printed}`: two settings would share one CSV identity")
+        };
+        return Err(source.error_at(&key, message));
     }
     Ok(())
 }
@@ -165,20 +166,11 @@ pub fn repeated_values(source: &SourceFile, params: &[Param], zip: &[Vec<String>
 /// The first point that prints like an earlier one, with that earlier point. Linear: a list of 100,000
 /// values is checked in milliseconds.
 fn first_repeat<'a>(points: &'a [Vec<&'a ParamValue>]) -> Option<(&'a [&'a ParamValue], &'a [&'a ParamValue])> {
-    let mut seen: std::collections::HashMap<Vec<String>, usize> =
-        std::collections::HashMap::with_capacity(points.len());
+    let mut seen: HashMap<Vec<String>, usize> = HashMap::with_capacity(points.len());
     points.iter().enumerate().find_map(|(i, point)| {
         let printed = point.iter().map(|value| value.to_string()).collect();
         seen.insert(printed, i).map(|j| (points[j].as_slice(), point.as_slice()))
     })
-}
-
-fn repeat_message(earlier: &str, repeated: &str, printed: &str) -> String {
-    if earlier == repeated {
-        format!("`{printed}` is listed twice: two settings would be one and the same")
-    } else {
-        format!("`{earlier}` and `{repeated}` both print as `{printed}`: two settings would share one CSV identity")
-    }
 }
 
 pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {
@@ -190,29 +182,27 @@ pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {
             return Err(source.error_at(key, format!("{value} is more than the {MAX_REPS} reps a sweep may have")));
         }
     }
-    if reps.until.is_none() {
+    let Some((min, max)) = reps.race() else {
         for (key, value) in [("reps.min", reps.min), ("reps.max", reps.max)] {
             if value.is_some() {
                 return Err(source.error_at(key, "only means something with `until = \"decided\"`"));
             }
         }
         return Ok(());
-    }
+    };
     if reps.order != RunOrder::Interleaved {
         return Err(
             source.error_at("reps.until", "a race needs `order = \"interleaved\"`: it decides after each round")
         );
     }
-    if let Some((min, max)) = reps.race() {
-        if min < 2 {
-            return Err(source.error_at("reps.min", "must be at least 2: one round cannot show a difference"));
-        }
-        if reps.max.is_some_and(|max| max < min) {
-            return Err(source.error_at("reps.max", format!("must be at least reps.min ({min})")));
-        }
-        if max > MAX_REPS {
-            return Err(source.error_at("reps.max", format!("{max} is more than the {MAX_REPS} reps a sweep may have")));
-        }
+    if min < 2 {
+        return Err(source.error_at("reps.min", "must be at least 2: one round cannot show a difference"));
+    }
+    if reps.max.is_some_and(|max| max < min) {
+        return Err(source.error_at("reps.max", format!("must be at least reps.min ({min})")));
+    }
+    if max > MAX_REPS {
+        return Err(source.error_at("reps.max", format!("{max} is more than the {MAX_REPS} reps a sweep may have")));
     }
     Ok(())
 }
@@ -232,14 +222,11 @@ pub fn name(source: &SourceFile, name: &str) -> Result<(), SpecError> {
 /// test says "never judge additivity" on noisy tiny shapes.
 pub fn ablation(source: &SourceFile, ablation: Option<&AblationDecl>) -> Result<(), SpecError> {
     let Some(decl) = ablation else { return Ok(()) };
-    if decl.groups.len() > MAX_ABLATION_GROUPS {
-        return Err(source.error_at(
-            "ablation.groups",
-            format!(
-                "{} groups: at most {MAX_ABLATION_GROUPS} (a factorial design builds 2^k variants)",
-                decl.groups.len()
-            ),
-        ));
+    let groups = decl.groups.len();
+    if groups > MAX_ABLATION_GROUPS {
+        let message =
+            format!("{groups} groups: at most {MAX_ABLATION_GROUPS} (a factorial design builds 2^k variants)");
+        return Err(source.error_at("ablation.groups", message));
     }
     let tolerance = decl.tolerance;
     if !(tolerance.is_finite() && tolerance > 0.0) {
@@ -271,14 +258,11 @@ pub fn plan_size(
         source.error_at("params", format!("{count} settings: more than the {MAX_SETTINGS} a sweep may plan"))
     })?;
     let rounds = u64::from(reps.count) + u64::from(reps.warmup);
-    if settings * rounds > MAX_RUNS {
-        return Err(source.error_at(
-            "reps.count",
-            format!(
-                "{settings} settings x {rounds} rounds = {} runs: more than the {MAX_RUNS} a sweep may plan",
-                settings * rounds
-            ),
-        ));
+    let runs = settings * rounds;
+    if runs > MAX_RUNS {
+        let message =
+            format!("{settings} settings x {rounds} rounds = {runs} runs: more than the {MAX_RUNS} a sweep may plan");
+        return Err(source.error_at("reps.count", message));
     }
     Ok(())
 }
@@ -287,29 +271,21 @@ pub fn plan_size(
 fn variant_count(ablation: &AblationDecl) -> u64 {
     let groups = ablation.groups.len() as u64;
     match ablation.design {
-        super::design::Design::Factorial => 1 << groups,
-        super::design::Design::OneAtATime if groups <= 1 => 2,
-        super::design::Design::OneAtATime => groups + 2,
+        Design::Factorial => 1 << groups,
+        Design::OneAtATime if groups <= 1 => 2,
+        Design::OneAtATime => groups + 2,
     }
 }
 
 /// Metric names are unique, regexes compile with a capture, derived expressions parse over known names.
 pub fn metrics(source: &SourceFile, metrics: &MetricsDecl, params: &[Param]) -> Result<(), SpecError> {
     let mut names = BTreeSet::new();
-    let declared = metrics
-        .result
-        .iter()
-        .enumerate()
-        .map(|(i, name)| (format!("metrics.result[{i}]"), name))
-        .chain(metrics.regex.keys().map(|name| (format!("metrics.regex.{name}"), name)))
-        .chain(
-            metrics
-                .profile
-                .iter()
-                .flat_map(|p| p.phases.keys().map(|name| (format!("metrics.profile.phases.{name}"), name))),
-        )
-        .chain(metrics.derived.keys().map(|name| (format!("metrics.derived.{name}"), name)));
-    for (key, name) in declared {
+    let result = metrics.result.iter().enumerate().map(|(i, name)| (format!("metrics.result[{i}]"), name));
+    let regex = metrics.regex.keys().map(|name| (format!("metrics.regex.{name}"), name));
+    let phases = metrics.profile.iter().flat_map(|profile| profile.phases.keys());
+    let phases = phases.map(|name| (format!("metrics.profile.phases.{name}"), name));
+    let derived = metrics.derived.keys().map(|name| (format!("metrics.derived.{name}"), name));
+    for (key, name) in result.chain(regex).chain(phases).chain(derived) {
         if !names.insert(name.as_str()) {
             return Err(source.error_at(&key, format!("metric `{name}` is declared twice")));
         }
@@ -332,10 +308,7 @@ pub fn metrics(source: &SourceFile, metrics: &MetricsDecl, params: &[Param]) -> 
 
 /// Derived metrics may use one another, but not in a cycle: `a = "b + 1"`, `b = "a + 1"` can never be
 /// evaluated, so every run would fail.
-fn derived_cycle(
-    source: &SourceFile,
-    derived: &std::collections::BTreeMap<String, Expression>,
-) -> Result<(), SpecError> {
+fn derived_cycle(source: &SourceFile, derived: &BTreeMap<String, Expression>) -> Result<(), SpecError> {
     let uses = |name: &str| -> Vec<&str> {
         let read = derived[name].names();
         derived.keys().map(String::as_str).filter(|other| read.iter().any(|used| used == other)).collect()
@@ -349,13 +322,11 @@ fn derived_cycle(
                 Some(used) if path.iter().any(|(on, _)| *on == used) => {
                     let at = path.iter().position(|(on, _)| *on == used).unwrap_or_default();
                     let cycle: Vec<&str> = path[at..].iter().map(|(on, _)| *on).chain([used]).collect();
-                    return Err(source.error_at(
-                        &format!("metrics.derived.{used}"),
-                        format!(
-                            "derived metrics defined in terms of each other ({}) can never be evaluated",
-                            cycle.join(" -> ")
-                        ),
-                    ));
+                    let message = format!(
+                        "derived metrics defined in terms of each other ({}) can never be evaluated",
+                        cycle.join(" -> ")
+                    );
+                    return Err(source.error_at(&format!("metrics.derived.{used}"), message));
                 }
                 Some(used) if !finished.contains(used) => path.push((used, uses(used))),
                 Some(_) => {}
@@ -439,20 +410,15 @@ pub fn checks(
 pub fn inputs(source: &SourceFile, inputs: &[InputDecl]) -> Result<(), SpecError> {
     let mut names = BTreeSet::new();
     for (index, input) in inputs.iter().enumerate() {
+        let key = |field: &str| format!("inputs[{index}].{field}");
         if !names.insert(input.name.as_str()) {
-            return Err(
-                source.error_at(&format!("inputs[{index}].name"), format!("input `{}` is declared twice", input.name))
-            );
+            return Err(source.error_at(&key("name"), format!("input `{}` is declared twice", input.name)));
         }
         if input.pattern.is_empty() {
-            return Err(source
-                .error_at(&format!("inputs[{index}].pattern"), "empty list: the pattern needs at least one value"));
+            return Err(source.error_at(&key("pattern"), "empty list: the pattern needs at least one value"));
         }
         if input.file.contains('/') {
-            return Err(source.error_at(
-                &format!("inputs[{index}].file"),
-                "a file name, not a path: inputs live in the run directory",
-            ));
+            return Err(source.error_at(&key("file"), "a file name, not a path: inputs live in the run directory"));
         }
     }
     Ok(())
@@ -460,7 +426,7 @@ pub fn inputs(source: &SourceFile, inputs: &[InputDecl]) -> Result<(), SpecError
 
 pub fn analysis(
     source: &SourceFile,
-    analysis: &super::analysis_config::AnalysisConfig,
+    analysis: &AnalysisConfig,
     metrics: &MetricsDecl,
     params: &[Param],
 ) -> Result<(), SpecError> {
@@ -485,30 +451,23 @@ pub fn analysis(
         }
     }
     let is_param = |name: &str| params.iter().any(|param| param.name == name);
-    for (index, column) in analysis.group_by.iter().enumerate() {
-        if !is_param(column) {
-            return Err(
-                source.error_at(&format!("analysis.group_by[{index}]"), format!("unknown parameter `{column}`"))
-            );
-        }
+    if let Some((index, column)) = analysis.group_by.iter().enumerate().find(|(_, column)| !is_param(column)) {
+        return Err(source.error_at(&format!("analysis.group_by[{index}]"), format!("unknown parameter `{column}`")));
     }
-    let named = |key: String, name: &str| {
-        if is_param(name) || is_metric(metrics, name) {
-            Ok(())
-        } else {
-            Err(source.error_at(&key, format!("`{name}` is neither a parameter nor a metric")))
-        }
+    let named = |key: &str, name: &str| match is_param(name) || is_metric(metrics, name) {
+        true => Ok(()),
+        false => Err(source.error_at(key, format!("`{name}` is neither a parameter nor a metric"))),
     };
     if let Some(fit) = &analysis.fit {
-        named("analysis.fit.x".into(), &fit.x)?;
-        named("analysis.fit.y".into(), &fit.y)?;
+        named("analysis.fit.x", &fit.x)?;
+        named("analysis.fit.y", &fit.y)?;
         if let Some((index, column)) = fit.by.iter().enumerate().find(|(_, column)| !is_param(column)) {
             return Err(source.error_at(&format!("analysis.fit.by[{index}]"), format!("unknown parameter `{column}`")));
         }
     }
     if let Some(rule) = &analysis.rows_per_slice {
-        named("analysis.rows_per_slice.rows".into(), &rule.rows)?;
-        named("analysis.rows_per_slice.slices".into(), &rule.slices)?;
+        named("analysis.rows_per_slice.rows", &rule.rows)?;
+        named("analysis.rows_per_slice.slices", &rule.slices)?;
     }
     let is_column = |key: &Expression| is_param(key.text()) || is_metric(metrics, key.text());
     if let Some(key) = analysis.equivalence_key.as_ref().filter(|key| !is_column(key)) {
@@ -516,9 +475,7 @@ pub fn analysis(
         expression_over(source, "analysis.equivalence", key, &known, None)?;
     }
     if let Some(rule) = &analysis.verify_rule {
-        let param = params.iter().find(|param| param.name == rule.param).ok_or_else(|| {
-            source.error_at("analysis.verify_rule.param", format!("unknown parameter `{}`", rule.param))
-        })?;
+        let param = param_named(source, "analysis.verify_rule.param", params, &rule.param, "")?;
         if !param.values.iter().any(|value| value.is_written(&rule.rule)) || param.values.len() < 2 {
             let message = format!("`{}` is not a value of `{}` beside forced ones", rule.rule, rule.param);
             return Err(source.error_at("analysis.verify_rule.rule", message));
@@ -527,11 +484,44 @@ pub fn analysis(
     quantities(source, analysis, metrics, params)
 }
 
+/// `[analysis] baseline` names params and values of the grid, and every `relative` metric is a declared
+/// metric. A baseline without relative metrics (or the reverse) asks for nothing, so it is refused as a slip.
+pub fn baseline(
+    source: &SourceFile,
+    analysis: &AnalysisConfig,
+    metrics: &MetricsDecl,
+    params: &[Param],
+) -> Result<(), SpecError> {
+    for (name, value) in &analysis.baseline {
+        let key = format!("analysis.baseline.{name}");
+        let param = param_named(source, &key, params, name, " (not in [params])")?;
+        if !param.values.contains(value) {
+            // As TOML writes them: `1` is not `1.0`, and a partner is found by typed value.
+            let values: Vec<String> = param.values.iter().map(|v| format!("`{}`", written(v))).collect();
+            let value = written(value);
+            return Err(source
+                .error_at(&key, format!("`{value}` is not a value of `{name}` in the grid ({})", values.join(", "))));
+        }
+    }
+    if let Some(name) = analysis.relative.keys().find(|name| !is_metric(metrics, name)) {
+        return Err(source.error_at(&format!("analysis.relative.{name}"), format!("unknown metric `{name}`")));
+    }
+    match (analysis.baseline.is_empty(), analysis.relative.is_empty()) {
+        (false, true) => Err(source.error_at(
+            "analysis.baseline",
+            "no `relative` metrics to compare with it: add `relative = { <metric> = \"ratio\" }`",
+        )),
+        (true, false) => Err(source
+            .error_at("analysis.relative", "no `baseline` to compare with: add `baseline = { <param> = <value> }`")),
+        _ => Ok(()),
+    }
+}
+
 /// Every `[[analysis.quantity]]` compiles, has a name of its own, and reads only declared metrics or
 /// numeric params, at settings of the grid, and the fit only when one is declared.
 fn quantities(
     source: &SourceFile,
-    analysis: &super::analysis_config::AnalysisConfig,
+    analysis: &AnalysisConfig,
     metrics: &MetricsDecl,
     params: &[Param],
 ) -> Result<(), SpecError> {
@@ -559,13 +549,13 @@ fn quantities(
 }
 
 fn quantity_term(
-    term: &super::QuantityTerm,
+    term: &QuantityTerm,
     has_fit: bool,
     metrics: &MetricsDecl,
     params: &[Param],
     numeric: &BTreeSet<&str>,
 ) -> Result<(), String> {
-    let super::QuantityTerm::Metric { name, overrides } = term else {
+    let QuantityTerm::Metric { name, overrides } = term else {
         return if has_fit { Ok(()) } else { Err("`fit.` needs `[analysis] fit = { x = .., y = .. }`".into()) };
     };
     if !is_metric(metrics, name) && !numeric.contains(name.as_str()) {
@@ -595,7 +585,7 @@ pub fn engine(
     if profile.ranks == 0 || profile.ranks > MAX_RANKS {
         let message = format!("{} ranks: must be between 1 and {MAX_RANKS}", profile.ranks);
         return Err(match overrides.ranks {
-            Some(super::ranks_override::RanksOverride::Count(_)) => sweep.error_at("engine.ranks", message),
+            Some(RanksOverride::Count(_)) => sweep.error_at("engine.ranks", message),
             _ => profile_source.error_at("ranks", message),
         });
     }
@@ -606,27 +596,18 @@ pub fn engine(
         ));
     }
     if profile.launcher == LauncherKind::Local && profile.ranks != 1 {
-        return Err(sweep.error_at(
-            "engine.ranks",
-            format!(
-                "the local launcher starts one process but ranks = {}; use per-rank, mpirun or srun",
-                profile.ranks
-            ),
-        ));
+        let ranks = profile.ranks;
+        let message =
+            format!("the local launcher starts one process but ranks = {ranks}; use per-rank, mpirun or srun");
+        return Err(sweep.error_at("engine.ranks", message));
     }
-    for (index, argv) in profile.pre_run.iter().enumerate() {
-        if argv.is_empty() {
-            return Err(profile_source.error_at(&format!("pre_run[{index}]"), "empty command"));
-        }
+    if let Some(index) = profile.pre_run.iter().position(Vec::is_empty) {
+        return Err(profile_source.error_at(&format!("pre_run[{index}]"), "empty command"));
     }
     let own_env = profile.env.iter().filter(|(name, _)| !overrides.env.contains_key(*name));
-    super::validate_env::env_names(profile_source, "env", &own_env.map(|(k, v)| (k.clone(), v.clone())).collect())?;
-    prefixes(profile_source, profile)
-}
-
-/// A result prefix is one whole first token of a line (or empty: any line of `key=value` tokens), so one
-/// holding whitespace matches no line; a profile prefix must be a token too.
-fn prefixes(profile_source: &SourceFile, profile: &EngineProfile) -> Result<(), SpecError> {
+    env_names(profile_source, "env", &own_env.map(|(k, v)| (k.clone(), v.clone())).collect())?;
+    // A result prefix is one whole first token of a line (or empty: any line of `key=value` tokens), so
+    // one holding whitespace matches no line; a profile prefix must be a token too.
     let prefix = &profile.result.prefix;
     if prefix.chars().any(char::is_whitespace) {
         let message = format!("`{prefix}` holds whitespace, so no line's first token can be it: every run would find no result line (write the first token, or \"\" for any line of key=value tokens)");
@@ -641,7 +622,7 @@ fn prefixes(profile_source: &SourceFile, profile: &EngineProfile) -> Result<(), 
     }
 }
 
-pub(super) fn is_metric(metrics: &MetricsDecl, name: &str) -> bool {
+fn is_metric(metrics: &MetricsDecl, name: &str) -> bool {
     metric_names(metrics).contains(&name)
 }
 
@@ -676,14 +657,10 @@ pub fn result_keys(source: &SourceFile, metrics: &MetricsDecl, engine: &Engine) 
     Err(source.error_at(&format!("metrics.result[{index}]"), message))
 }
 
-/// Profile metrics need the engine's profile prefix and, to match a block, the result key they match.
-pub fn profile_metrics(
-    source: &SourceFile,
-    metrics: &MetricsDecl,
-    profile_prefix: Option<&str>,
-) -> Result<(), SpecError> {
+/// Profile metrics need the engine's profile `prefix` and, to match a block, the result key they match.
+pub fn profile_metrics(source: &SourceFile, metrics: &MetricsDecl, prefix: Option<&str>) -> Result<(), SpecError> {
     let Some(profile) = &metrics.profile else { return Ok(()) };
-    if profile_prefix.is_none() {
+    if prefix.is_none() {
         return Err(source.error_at(
             "metrics.profile",
             "the engine profile sets no `profile_prefix`, so phase-profile lines cannot be found",
@@ -692,7 +669,7 @@ pub fn profile_metrics(
     if profile.phases.is_empty() {
         return Err(source.error_at("metrics.profile.phases", "no phases: map metric names to phase names"));
     }
-    if let super::block_selector::BlockSelector::Matching { result_key, within, .. } = &profile.block {
+    if let BlockSelector::Matching { result_key, within, .. } = &profile.block {
         if !(within.is_finite() && *within > 0.0 && *within <= 1.0) {
             return Err(
                 source.error_at("metrics.profile.block", format!("within = {within} is not a fraction in (0, 1]"))
@@ -720,10 +697,32 @@ pub fn run_templates(
     let templates = run.args.iter().enumerate().map(|(i, text)| (format!("run.args[{i}]"), text.text()));
     let env = run.env.iter().map(|(name, text)| (format!("run.env.{name}"), text.text()));
     let services = super::validate_services::service_templates(&run.service);
-    let known =
-        TemplateNames { params, inputs, launcher, harness: &super::validate_services::port_names(&run.service) };
+    // `port` is the harness's when a service takes an automatic port.
+    let auto_port = run.service.iter().any(|service| service.port.is_some());
     for (key, text) in templates.chain(env).chain(services) {
-        known_variables(source, &key, text, &known)?;
+        for path in plain_variables(text) {
+            let (first, rest) = path.split_once('.').unwrap_or((path, ""));
+            let unknown = match first {
+                "rank" if launcher != LauncherKind::PerRank => {
+                    let launcher = super::toml_spelling(&launcher);
+                    let message = format!("`{{{{rank}}}}` has no value under the {launcher} launcher, which starts every rank with one command; only the per-rank launcher renders it");
+                    return Err(source.error_at(&key, message));
+                }
+                "inputs" => {
+                    !rest.is_empty() && !inputs.iter().any(|input| input.name == rest.split('.').next().unwrap_or(rest))
+                }
+                _ => {
+                    let harness = RESERVED_NAMES.contains(&first) || (auto_port && first == PORT_NAME);
+                    !harness && !params.iter().any(|param| param.name == first)
+                }
+            };
+            if unknown {
+                let near = super::near_name::did_you_mean(first, params.iter().map(|param| param.name.as_str()));
+                let message =
+                    format!("unknown template variable `{path}` (not a parameter, input or harness name){near}");
+                return Err(source.error_at(&key, message));
+            }
+        }
     }
     unset_values(source, run, params)
 }
@@ -732,10 +731,7 @@ pub fn run_templates(
 fn unset_values(source: &SourceFile, run: &RunDecl, params: &[Param]) -> Result<(), SpecError> {
     for (name, value) in &run.unset {
         let key = format!("run.unset.{name}");
-        let param = params
-            .iter()
-            .find(|param| param.name == *name)
-            .ok_or_else(|| source.error_at(&key, format!("unknown parameter `{name}`")))?;
+        let param = param_named(source, &key, params, name, "")?;
         if !param.values.iter().any(|known| known.is_written(value)) {
             return Err(source.error_at(&key, format!("`{value}` is not a value of `{name}`")));
         }
@@ -744,47 +740,6 @@ fn unset_values(source: &SourceFile, run: &RunDecl, params: &[Param]) -> Result<
         if !used {
             let message = format!("no `[run]` arg or env uses `{reference}`: unsetting `{name}` would change nothing");
             return Err(source.error_at(&key, message));
-        }
-    }
-    Ok(())
-}
-
-/// The names a run template may use: params, inputs, the harness's own, and `harness` extras (`port`).
-#[derive(Clone, Copy)]
-struct TemplateNames<'a> {
-    params: &'a [Param],
-    inputs: &'a [InputDecl],
-    launcher: LauncherKind,
-    harness: &'a [&'a str],
-}
-
-/// Every plain variable of a template has a value at run time.
-fn known_variables(source: &SourceFile, key: &str, text: &str, known: &TemplateNames<'_>) -> Result<(), SpecError> {
-    let TemplateNames { params, inputs, launcher, harness } = *known;
-    for path in plain_variables(text) {
-        let (first, rest) = path.split_once('.').unwrap_or((path, ""));
-        let unknown = match first {
-            "rank" if launcher != LauncherKind::PerRank => {
-                let launcher = serde_json::to_value(launcher)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default();
-                let message = format!("`{{{{rank}}}}` has no value under the {launcher} launcher, which starts every rank with one command; only the per-rank launcher renders it");
-                return Err(source.error_at(key, message));
-            }
-            "inputs" => {
-                !rest.is_empty() && !inputs.iter().any(|input| input.name == rest.split('.').next().unwrap_or(rest))
-            }
-            _ => {
-                !RESERVED_NAMES.contains(&first)
-                    && !harness.contains(&first)
-                    && !params.iter().any(|param| param.name == first)
-            }
-        };
-        if unknown {
-            let near = super::near_name::did_you_mean(first, params.iter().map(|param| param.name.as_str()));
-            let message = format!("unknown template variable `{path}` (not a parameter, input or harness name){near}");
-            return Err(source.error_at(key, message));
         }
     }
     Ok(())
@@ -810,4 +765,81 @@ pub(super) fn plain_variables(text: &str) -> Vec<&str> {
         rest = &rest[start + end + 2..];
     }
     found
+}
+
+/// Longer than this is a sentence, not a unit symbol (`tok/s`, `GB/s`, `requests/s`).
+const LONGEST_UNIT: usize = 24;
+
+/// Each `[metrics] units` entry names a declared metric and a unit that prints on one line.
+pub fn units(source: &SourceFile, metrics: &MetricsDecl) -> Result<(), SpecError> {
+    for (metric, unit) in &metrics.units {
+        let key = format!("metrics.units.{metric}");
+        if !is_metric(metrics, metric) {
+            return Err(source.error_at(&key, format!("unknown metric `{metric}`: a unit is declared for a metric")));
+        }
+        let printable = !unit.trim().is_empty() && unit.trim() == unit && !unit.chars().any(char::is_control);
+        if !printable || unit.chars().count() > LONGEST_UNIT {
+            let message = format!(
+                "unit `{unit}`: give a symbol of 1 to {LONGEST_UNIT} characters without leading or trailing space"
+            );
+            return Err(source.error_at(&key, message));
+        }
+    }
+    Ok(())
+}
+
+/// A `[report]` pivot's rows and columns are params, its value a declared metric.
+pub fn report(
+    source: &SourceFile,
+    report: &ReportConfig,
+    metrics: &MetricsDecl,
+    params: &[Param],
+) -> Result<(), SpecError> {
+    let Some(pivot) = &report.pivot else { return Ok(()) };
+    for (field, name) in [("rows", &pivot.rows), ("columns", &pivot.columns)] {
+        if !params.iter().any(|param| param.name == *name) {
+            return Err(source.error_at(&format!("report.pivot.{field}"), format!("unknown parameter `{name}`")));
+        }
+    }
+    if pivot.rows == pivot.columns {
+        return Err(source.error_at("report.pivot.columns", format!("`{}` is already the rows", pivot.columns)));
+    }
+    if !is_metric(metrics, &pivot.value) {
+        return Err(source.error_at("report.pivot.value", format!("unknown metric `{}`", pivot.value)));
+    }
+    Ok(())
+}
+
+/// Every name of `env`, declared under `table` (`run.env`, `engine.env`, ...), is a settable variable name:
+/// a name that is empty or holds `=` (or a NUL byte) cannot be set on a process, so every run (or build)
+/// given it would fail.
+pub fn env_names<V>(source: &SourceFile, table: &str, env: &BTreeMap<String, V>) -> Result<(), SpecError> {
+    for name in env.keys() {
+        let reason = if name.is_empty() {
+            "an empty variable name cannot be set"
+        } else if name.contains('=') {
+            "a variable name cannot hold `=` (it would end the name)"
+        } else if name.contains('\0') {
+            "a variable name cannot hold a NUL byte"
+        } else {
+            continue;
+        };
+        return Err(source.error_at(&format!("{table}.{name}"), format!("`{name}`: {reason}")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_names_and_names_with_equals_are_refused_naming_the_key() {
+        let source = SourceFile { path: "s.toml".into(), text: "[run.env]\n\"A=B\" = \"1\"\n".into() };
+        let env = |name: &str| BTreeMap::from([(name.to_string(), "1".to_string())]);
+        assert!(env_names(&source, "run.env", &env("CUDA_VISIBLE_DEVICES")).is_ok());
+        let error = env_names(&source, "run.env", &env("A=B")).unwrap_err().to_string();
+        assert!(error.starts_with("s.toml:2: `run.env.A=B`: `A=B`: a variable name cannot hold `=`"), "{error}");
+        assert!(env_names(&source, "run.env", &env("")).unwrap_err().to_string().contains("empty variable name"));
+    }
 }

@@ -8,7 +8,6 @@ use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::RunDecl;
 use super::validate::plain_variables;
-use crate::template::Template;
 
 /// Names a build template may use besides params.
 const BUILD_NAMES: &[&str] = &["tree", "build_dir"];
@@ -23,32 +22,17 @@ pub fn build(source: &SourceFile, build: &RunDecl, engine: &Engine, params: &[Pa
     let profile = engine.build.iter().enumerate().map(|(i, text)| (&engine.profile, format!("build[{i}]"), text));
     let args = build.args.iter().enumerate().map(|(i, text)| (source, format!("build.args[{i}]"), text));
     let env = build.env.iter().map(|(name, text)| (source, format!("build.env.{name}"), text));
-    for (file, key, text) in profile.chain(args).chain(env) {
-        build_template(file, &key, text, params)?;
+    for (file, key, template) in profile.chain(args).chain(env) {
+        let text = template.text();
+        if text.contains("{{#") || text.contains("{{~#") {
+            return Err(file.error_at(&key, "blocks are not allowed in a build template: name params plainly"));
+        }
+        let known = |name: &&str| BUILD_NAMES.contains(name) || params.iter().any(|param| param.name == *name);
+        if let Some(name) = plain_variables(text).into_iter().find(|name| !known(name)) {
+            let message =
+                format!("unknown build template variable `{name}` (a build sees only params, `tree` and `build_dir`)");
+            return Err(file.error_at(&key, message));
+        }
     }
     Ok(())
-}
-
-fn build_template(source: &SourceFile, key: &str, template: &Template, params: &[Param]) -> Result<(), SpecError> {
-    let text = template.text();
-    if text.contains("{{#") || text.contains("{{~#") {
-        return Err(source.error_at(key, "blocks are not allowed in a build template: name params plainly"));
-    }
-    let unknown = plain_variables(text)
-        .into_iter()
-        .find(|name| !BUILD_NAMES.contains(name) && !params.iter().any(|param| param.name == *name));
-    match unknown {
-        Some(name) => Err(source.error_at(
-            key,
-            format!("unknown build template variable `{name}` (a build sees only params, `tree` and `build_dir`)"),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// The params (of `names`, in order) a build template names: each distinct tuple of their values is one build.
-pub fn build_time_params(engine: &Engine, build: &RunDecl, names: Vec<String>) -> Vec<String> {
-    let templates = engine.build.iter().chain(&build.args).chain(build.env.values());
-    let named: Vec<&str> = templates.flat_map(|template| plain_variables(template.text())).collect();
-    names.into_iter().filter(|name| named.contains(&name.as_str())).collect()
 }

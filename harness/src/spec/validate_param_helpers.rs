@@ -1,8 +1,8 @@
 //! Checks the param helpers at load: derived params and `where` constraints are expressions over
 //! numeric params (a text or boolean param is refused here, never found at run time).
 
-use super::derived_param::DerivedParam;
-use super::param_value::{Param, ParamValue};
+use super::param_tables::DerivedParam;
+use super::param_value::Param;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::RESERVED_NAMES;
@@ -43,7 +43,7 @@ fn numeric_expression(
 ) -> Result<(), SpecError> {
     for name in expression.names() {
         match params.iter().find(|param| param.name == *name) {
-            Some(param) if !param.values.iter().all(is_number) => {
+            Some(param) if !param.values.iter().all(|value| value.as_f64().is_some()) => {
                 let message =
                     format!("`{name}` is not numeric: expressions are over numbers (compare it in a value map)");
                 return Err(source.error_at(key, message));
@@ -54,8 +54,4 @@ fn numeric_expression(
         }
     }
     Ok(())
-}
-
-fn is_number(value: &ParamValue) -> bool {
-    matches!(value, ParamValue::Int(_) | ParamValue::Float(_))
 }

@@ -2,11 +2,10 @@
 //! `process = ...` on a metric naming the client or a declared service.
 
 use super::param_value::Param;
-use super::ready_rule::ReadyRule;
-use super::service_decl::{ServiceDecl, AUTO_PORT, PORT_NAME};
+use super::ready_decl::ReadyRule;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::sweep_decl::{MetricsDecl, RunDecl};
+use super::sweep_decl::{MetricsDecl, RunDecl, ServiceDecl, AUTO_PORT, PORT_NAME};
 
 /// The name `process = ...` gives the run's main process.
 pub const CLIENT_PROCESS: &str = "client";
@@ -26,15 +25,6 @@ pub fn service_templates(services: &[ServiceDecl]) -> impl Iterator<Item = (Stri
         };
         program.chain(args).chain(env).chain(ready)
     })
-}
-
-/// The harness names the services add to every run template: `port` when one service takes an automatic port.
-pub fn port_names(services: &[ServiceDecl]) -> Vec<&'static str> {
-    if services.iter().any(|service| service.port.is_some()) {
-        vec![PORT_NAME]
-    } else {
-        Vec::new()
-    }
 }
 
 /// `has_pre_run`: the engine profile runs commands before each run, which a shared instance would skip.
@@ -67,24 +57,14 @@ pub fn services(source: &SourceFile, run: &RunDecl, params: &[Param], has_pre_ru
                 return Err(source.error_at(&at(".port"), message));
             }
         }
-        reuse_across(source, service, &at(".reuse_across"), params, has_pre_run)?;
-    }
-    Ok(())
-}
-
-fn reuse_across(
-    source: &SourceFile,
-    service: &ServiceDecl,
-    key: &str,
-    params: &[Param],
-    has_pre_run: bool,
-) -> Result<(), SpecError> {
-    if let Some(name) = service.reuse_across.iter().find(|name| !params.iter().any(|param| param.name == **name)) {
-        return Err(source.error_at(key, format!("unknown parameter `{name}` (not in [params])")));
-    }
-    if has_pre_run && !service.reuse_across.is_empty() {
-        let message = "the engine profile's `pre_run` runs before each run's services, so they cannot be shared";
-        return Err(source.error_at(key, message));
+        let reused = &service.reuse_across;
+        if let Some(name) = reused.iter().find(|name| !params.iter().any(|param| param.name == **name)) {
+            return Err(source.error_at(&at(".reuse_across"), format!("unknown parameter `{name}` (not in [params])")));
+        }
+        if has_pre_run && !reused.is_empty() {
+            let message = "the engine profile's `pre_run` runs before each run's services, so they cannot be shared";
+            return Err(source.error_at(&at(".reuse_across"), message));
+        }
     }
     Ok(())
 }

@@ -26,13 +26,10 @@ pub fn ablation_sources(source: &SourceFile, ablation: Option<&AblationDecl>) ->
         let templated = ablation.templates.iter().any(|template| template.target == decl.target);
         let repeated = ablation.sources[..index].iter().any(|earlier| earlier.target == decl.target);
         if templated || repeated {
-            return Err(source.error_at(
-                &format!("{key}.target"),
-                format!(
-                    "`{}` is already the target of another source or template: one file, one template",
-                    decl.target
-                ),
-            ));
+            let target = &decl.target;
+            let message =
+                format!("`{target}` is already the target of another source or template: one file, one template");
+            return Err(source.error_at(&format!("{key}.target"), message));
         }
     }
     if ablation.templates.is_empty() {

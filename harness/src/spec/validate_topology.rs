@@ -10,6 +10,7 @@ use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::validate::plain_variables;
 use super::MAX_RANKS;
+use crate::template::Template;
 
 pub fn topology(source: &SourceFile, engine: &Engine, params: &[Param]) -> Result<(), SpecError> {
     let topology = &engine.topology;
@@ -28,9 +29,7 @@ pub fn topology(source: &SourceFile, engine: &Engine, params: &[Param]) -> Resul
     }
     hostfiles_exist(source, engine, params)?;
     let Some(text) = &topology.ranks else { return Ok(()) };
-    let named: Vec<&Param> =
-        params.iter().filter(|param| plain_variables(text.text()).contains(&param.name.as_str())).collect();
-    for point in combinations(&named) {
+    for point in points(text, params) {
         let Some(ranks) = topology.ranks_for(&point, MAX_RANKS) else { break };
         let ranks = ranks.map_err(|m| source.error_at("engine.ranks", m))?;
         if engine.launcher == LauncherKind::Local && ranks != 1 {
@@ -54,9 +53,7 @@ fn hostfiles_exist(source: &SourceFile, engine: &Engine, params: &[Param]) -> Re
         return Err(engine.profile.error_at("hostfile", missing(file)));
     }
     let Some(text) = &engine.topology.hostfile else { return Ok(()) };
-    let named: Vec<&Param> =
-        params.iter().filter(|param| plain_variables(text.text()).contains(&param.name.as_str())).collect();
-    for point in combinations(&named) {
+    for point in points(text, params) {
         let Some(file) = engine.topology.hostfile_for(&point) else { break };
         match file {
             Ok(file) if !file.is_file() => return Err(source.error_at("engine.hostfile", missing(&file))),
@@ -67,9 +64,10 @@ fn hostfiles_exist(source: &SourceFile, engine: &Engine, params: &[Param]) -> Re
     Ok(())
 }
 
-/// Every combination of the values of `params`, as template contexts.
-fn combinations(params: &[&Param]) -> Vec<Map<String, Value>> {
-    params.iter().fold(vec![Map::new()], |points, param| {
+/// Every combination of the values of the params `template` names, as template contexts.
+fn points(template: &Template, params: &[Param]) -> Vec<Map<String, Value>> {
+    let named = plain_variables(template.text());
+    params.iter().filter(|param| named.contains(&param.name.as_str())).fold(vec![Map::new()], |points, param| {
         points
             .iter()
             .flat_map(|point| {
