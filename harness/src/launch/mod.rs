@@ -40,7 +40,7 @@ pub use leftovers::{kill_leftovers_of_dead_sweeps, kill_sweep_group, OWNER_HOST_
 pub use limits::Limits;
 pub use rank_command::RankCommand;
 pub use readiness::Readiness;
-pub use run_commands::{log_path, program_path, run_commands, run_context, RunSite};
+pub use run_commands::{program_path, run_commands, run_context, RunSite};
 pub use run_events::RunEvents;
 pub use run_status::{RunStatus, UnknownRunStatus};
 pub use sbatch::sbatch;

@@ -1,6 +1,6 @@
 //! Renders one run's processes from the engine profile and the sweep's `[run]` templates.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
@@ -57,51 +57,33 @@ pub fn run_commands(
     let program =
         program_path(engine, site.tree, site.build_dir).map_err(|error| profile_error(engine, "program", error))?;
     let params = &mark_unset(params, &run.unset);
-    match engine.launcher {
-        LauncherKind::PerRank => (0..engine.ranks)
-            .map(|rank| {
-                let context = Renderer::of(run_context(params.clone(), engine, site, Some(rank)));
-                let argv = [program.clone()].into_iter().chain(render_args(sweep, &run.args, &context)?).collect();
-                let argv = drop_unset_args(argv);
-                Ok(RankCommand {
-                    rank: Some(rank),
-                    argv,
-                    env: unset_env(render_env(sweep, engine, run, &context)?),
-                    log: log_path(site, Some(rank)),
-                })
-            })
-            .collect(),
-        kind => {
-            let context = Renderer::of(run_context(params.clone(), engine, site, None));
-            let mut argv = launcher_prefix(engine, kind, site, params)?;
-            argv.push(program);
+    // The per-rank launcher starts each rank itself; any other starts one launcher process.
+    let ranks: Vec<Option<u32>> = match engine.launcher {
+        LauncherKind::PerRank => (0..engine.ranks).map(Some).collect(),
+        _ => vec![None],
+    };
+    ranks
+        .into_iter()
+        .map(|rank| {
+            let context = Renderer::of(run_context(params.clone(), engine, site, rank));
+            let mut argv = if rank.is_some() { Vec::new() } else { launcher_prefix(engine, site, params)? };
+            argv.push(program.clone());
             argv.extend(render_args(sweep, &run.args, &context)?);
-            Ok(vec![RankCommand {
-                rank: None,
+            // Each rank logs to its own file; a launcher's log holds every rank's output.
+            let log = rank.map_or_else(|| "output.log".to_string(), |rank| format!("rank{rank}.log"));
+            Ok(RankCommand {
+                rank,
                 argv: drop_unset_args(argv),
                 env: unset_env(render_env(sweep, engine, run, &context)?),
-                log: log_path(site, None),
-            }])
-        }
-    }
-}
-
-/// The log holding a rank's output: its own file per rank, else the launcher's merged log.
-pub fn log_path(site: &RunSite<'_>, rank: Option<u32>) -> PathBuf {
-    match rank {
-        Some(rank) => site.run_dir.join(format!("rank{rank}.log")),
-        None => site.run_dir.join("output.log"),
-    }
+                log: site.run_dir.join(log),
+            })
+        })
+        .collect()
 }
 
 /// The launcher and its flags, rendered with `{{tree}}` and the params (a node list such as
 /// `--host {{hosts}}` may follow a param of the topology).
-fn launcher_prefix(
-    engine: &Engine,
-    kind: LauncherKind,
-    site: &RunSite<'_>,
-    params: &Map<String, Value>,
-) -> Result<Vec<String>, SpecError> {
+fn launcher_prefix(engine: &Engine, site: &RunSite<'_>, params: &Map<String, Value>) -> Result<Vec<String>, SpecError> {
     let mut context = params.clone();
     context.insert("tree".into(), path_value(site.tree));
     let mut argv = engine
@@ -109,10 +91,10 @@ fn launcher_prefix(
         .iter()
         .map(|part| part.render(&context).map_err(|error| profile_error(engine, "launcher_command", error)))
         .collect::<Result<Vec<_>, _>>()?;
-    if matches!(kind, LauncherKind::Mpirun | LauncherKind::Srun) {
+    if matches!(engine.launcher, LauncherKind::Mpirun | LauncherKind::Srun) {
         argv.extend(["-n".to_string(), engine.ranks.to_string()]);
     }
-    if let (LauncherKind::Mpirun, Some(hostfile)) = (kind, &engine.hostfile) {
+    if let (LauncherKind::Mpirun, Some(hostfile)) = (engine.launcher, &engine.hostfile) {
         argv.extend(["--hostfile".to_string(), hostfile.display().to_string()]);
     }
     Ok(argv)
@@ -134,23 +116,13 @@ fn render_env(
     run: &RunDecl,
     context: &Renderer,
 ) -> Result<Vec<(String, String)>, SpecError> {
-    let profile = engine.env.iter().map(|(name, value)| {
-        context
-            .render(value)
-            .map(|v| (name.clone(), v))
-            .map_err(|error| profile_error(engine, &format!("env.{name}"), error))
-    });
-    let declared = run.env.iter().map(|(name, value)| {
-        context
-            .render(value)
-            .map(|v| (name.clone(), v))
-            .map_err(|error| sweep.error_at(&format!("run.env.{name}"), error.to_string()))
-    });
+    let profile = engine.env.iter().map(|(name, value)| (name, value, &engine.profile, format!("env.{name}")));
+    let declared = run.env.iter().map(|(name, value)| (name, value, sweep, format!("run.env.{name}")));
     let mut env: Vec<(String, String)> = Vec::new();
-    for pair in profile.chain(declared) {
-        let (name, value) = pair?;
-        env.retain(|(existing, _)| *existing != name);
-        env.push((name, value));
+    for (name, value, file, key) in profile.chain(declared) {
+        let value = context.render(value).map_err(|error| file.error_at(&key, error.to_string()))?;
+        env.retain(|(existing, _)| existing != name);
+        env.push((name.clone(), value));
     }
     Ok(env)
 }

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::copy_sources::CopySources;
 use super::engine_build::build_engine_tree;
 use super::origin::Origin;
 use super::prepared_run::VariantSite;
@@ -17,7 +16,6 @@ use super::runner_error::RunnerError;
 use super::session::Session;
 use super::setting_build::SettingBuild;
 use super::setting_origins::SettingOrigins;
-use super::spawning::Spawning;
 use super::{open_results, preflight, result_paths, runs_to_do, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
 use crate::build::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
 use crate::launch::RunEvents;
@@ -77,7 +75,8 @@ impl<'a> Ablation<'a> {
             ));
         }
         for (index, group) in decl.groups.iter().enumerate() {
-            if !removes(&targets, group) {
+            // A group no template can remove would have variants that measure nothing.
+            if !targets.iter().any(|target| target.mentions(group)) {
                 let message =
                     format!("group `{group}` has no selector in a source and no template mentions `ablate.{group}`");
                 return Err(RunnerError::Spec(sweep.source.error_at(&format!("ablation.groups[{index}]"), message)));
@@ -90,22 +89,6 @@ impl<'a> Ablation<'a> {
         }
         let variants = design_variants(&decl.groups, decl.design);
         Ok(Some(Ablation { sweep, decl, isolation, targets, variants }))
-    }
-
-    /// Every template names only declared groups and, with nothing ablated, reproduces the shipped source.
-    /// Templates that use sweep params are checked with the first setting's values.
-    pub fn check(&self, plan: &Plan) -> Result<(), RunnerError> {
-        let baseline = plan.settings.iter().find(|s| s.variant == VariantName::BASELINE).unwrap_or(&plan.settings[0]);
-        let nothing_ablated = variants::variant_context(&self.decl.groups, &[], &baseline.context());
-        for target in &self.targets {
-            target.check_groups(&self.decl.groups)?;
-            variants::check_fresh(target, &self.sweep.engine.tree, &nothing_ablated)?;
-        }
-        Ok(())
-    }
-
-    pub fn variant_names(&self) -> Vec<String> {
-        self.variants.iter().map(VariantName::to_string).collect()
     }
 
     /// The sources of one setting: its variant's groups removed, its params substituted.
@@ -125,41 +108,28 @@ impl<'a> Ablation<'a> {
         Ok(variants::render_variant(&self.targets, &context)?)
     }
 
-    /// The plan: every variant crossed with every param setting.
+    /// The plan: every variant crossed with every param setting. Every template names only declared
+    /// groups and, with nothing ablated, reproduces the shipped source; templates that use sweep params
+    /// are checked with the baseline's (else the first setting's) values.
     pub fn plan(&self, options: &RunOptions) -> Result<Plan, RunnerError> {
-        Ok(Plan::new(self.sweep, &self.variant_names(), &options.plan)?)
-    }
-
-    /// Sites for `--dry-run`: where each setting's build would live, without copying or building.
-    pub fn planned_sites(&self, plan: &Plan, cache_root: &Path) -> Vec<VariantSite> {
-        plan.settings
-            .iter()
-            .map(|setting| match self.isolation {
-                Isolation::InPlace => self.in_tree_site(setting, String::new()),
-                Isolation::Copy => VariantSite {
-                    name: setting.variant.clone(),
-                    tree: cache_root.join("<key>").join("tree"),
-                    build_dir: cache_root.join("<key>").join("build"),
-                    hash: String::new(),
-                },
-            })
-            .collect()
-    }
-
-    fn in_tree_site(&self, setting: &Setting, hash: String) -> VariantSite {
-        let engine = &self.sweep.engine;
-        VariantSite {
-            name: setting.variant.clone(),
-            tree: engine.tree.clone(),
-            build_dir: engine.build_dir.clone(),
-            hash,
+        let variants: Vec<String> = self.variants.iter().map(VariantName::to_string).collect();
+        let plan = Plan::new(self.sweep, &variants, &options.plan)?;
+        let baseline = plan.settings.iter().find(|s| s.variant == VariantName::BASELINE).unwrap_or(&plan.settings[0]);
+        let nothing_ablated = variants::variant_context(&self.decl.groups, &[], &baseline.context());
+        for target in &self.targets {
+            target.check_groups(&self.decl.groups)?;
+            variants::check_fresh(target, &self.sweep.engine.tree, &nothing_ablated)?;
         }
+        Ok(plan)
     }
-}
 
-/// Whether any template can remove `group`: one that cannot is a group whose variants would measure nothing.
-fn removes(targets: &[TemplateTarget], group: &str) -> bool {
-    targets.iter().any(|target| target.mentions(group))
+    /// The plan, and for `--dry-run` where each setting's build would live, without copying or building.
+    pub fn planned_sites(&self, options: &RunOptions) -> Result<(Plan, Vec<VariantSite>), RunnerError> {
+        let plan = self.plan(options)?;
+        let copied = self.isolation == Isolation::Copy;
+        let sites = plan.settings.iter().map(|s| planned_site(self.sweep, options, &s.variant, copied)).collect();
+        Ok((plan, sites))
+    }
 }
 
 /// The template of a declared source, derived from its current text; a selector that picks nothing or
@@ -187,6 +157,16 @@ pub fn cache_root(options: &RunOptions, sweep: &Sweep) -> PathBuf {
     std::path::absolute(&root).unwrap_or(root)
 }
 
+/// Where the build of variant `name` lives before anything is built: the engine's own tree and build
+/// dir, or (`copied`) a cache entry named by its key, known once copied.
+pub(super) fn planned_site(sweep: &Sweep, options: &RunOptions, name: &str, copied: bool) -> VariantSite {
+    let (tree, build_dir) = match copied {
+        true => (cache_root(options, sweep).join("<key>/tree"), cache_root(options, sweep).join("<key>/build")),
+        false => (sweep.engine.tree.clone(), sweep.engine.build_dir.clone()),
+    };
+    VariantSite { name: name.to_string(), tree, build_dir, hash: String::new() }
+}
+
 /// Runs an ablation end to end in its isolation mode.
 pub fn run_ablation(
     ablation: &Ablation<'_>,
@@ -195,7 +175,6 @@ pub fn run_ablation(
     events: &RunEvents,
 ) -> Result<AblationOutcome, RunnerError> {
     let plan = ablation.plan(options)?;
-    ablation.check(&plan)?;
     let origin = Origin::gather(ablation.sweep, &plan.settings[0])?;
     let paths = result_paths(ablation.sweep, options, false)?;
     let context = Context { options, paths, origin, events };
@@ -221,10 +200,6 @@ pub(super) struct Context<'a> {
 }
 
 impl Context<'_> {
-    fn spawning(&self) -> Spawning<'_> {
-        Spawning { base_env: &self.origin.base_env, events: self.events }
-    }
-
     /// Every declared toolchain's version line: a compiler upgrade changes every variant's build key.
     fn toolchain_id(&self) -> String {
         self.origin
@@ -236,6 +211,18 @@ impl Context<'_> {
             .join("\n")
     }
 }
+
+/// What each setting's copy of the engine tree holds: the kernel sources an ablation renders into it
+/// (none for a sweep whose only difference is its build-time params), and what is not copied.
+pub(super) struct CopySources<'a> {
+    /// Top-level entries of the tree not copied (build outputs).
+    pub(super) exclude: Vec<String>,
+    /// The files rendered into one setting's copy.
+    pub(super) render: Box<RenderSetting<'a>>,
+}
+
+/// Renders the files of one setting's copy.
+type RenderSetting<'a> = dyn Fn(&Setting) -> Result<Vec<RenderedFile>, RunnerError> + 'a;
 
 /// One build per distinct rendering and tuple of build-time values, keyed by content, so settings that
 /// render alike share it.
@@ -348,19 +335,14 @@ pub(super) fn run_copies(
     let buildable: Vec<PlannedRun> =
         plan.runs.iter().filter(|run| !failed.contains(&builds.keys[run.setting.index()])).copied().collect();
     let (mut session, runnable) = open_session(sweep, plan, context, &buildable)?;
-    if !failed.is_empty() && options.fail_fast {
-        session.stopped = Some(super::EarlyStop::FailFast);
-    }
     if !failed.is_empty() {
-        session.stopped = super::failure_watch::disk_full_at(&cache.root).or(session.stopped);
+        let fail_fast = options.fail_fast.then_some(super::EarlyStop::FailFast);
+        session.stopped = super::failure_watch::disk_full_at(&cache.root).or(fail_fast);
     }
     if let Some(signal) = context.events.signals.received() {
         session.stopped = Some(super::EarlyStop::Interrupted { signal });
     }
-    match options.race {
-        Some(race) => session.run_race(plan, &runnable, &builds.sites, race, &context.paths.csv)?,
-        None => session.run_all(plan, &runnable, &builds.sites)?,
-    }
+    session.run_race(plan, &runnable, &builds.sites, options.race)?;
     let runs = SweepOutcome { paths: context.paths.clone(), tally: session.tally, stopped: session.stopped };
     Ok(AblationOutcome { runs, builds: reports, build_seconds })
 }
@@ -381,8 +363,12 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     let build: Vec<String> = engine.build.iter().map(ToString::to_string).collect();
     let keys: Vec<BuildKey> =
         rendered.iter().map(|files| BuildKey::new(files, &build, &toolchain, "in-place")).collect();
-    let sites: Vec<VariantSite> =
-        plan.settings.iter().zip(&keys).map(|(s, key)| ablation.in_tree_site(s, key.to_string())).collect();
+    let sites: Vec<VariantSite> = plan
+        .settings
+        .iter()
+        .zip(&keys)
+        .map(|(s, key)| VariantSite { hash: key.to_string(), ..planned_site(sweep, options, &s.variant, false) })
+        .collect();
     preflight(sweep, plan, &sites)?;
     let (mut session, _) = open_session(sweep, plan, context, &plan.runs)?;
     let mut reports = Vec::new();
@@ -460,7 +446,7 @@ fn open_session<'a>(
         open_results(sweep, plan, paths, options.resume.is_some(), context.origin.provenance.clone())?;
     write_sidecar(sweep, plan, options, paths, &context.origin)?;
     let todo = runs_to_do(runs, &recorded, options);
-    let mut session = Session::new(sweep, writer, paths, context.spawning(), todo.len(), options);
+    let mut session = Session::new(sweep, writer, paths, &context.origin.base_env, context.events, todo.len(), options);
     session.resumed(plan, &todo, recorded);
     // A setup script chosen by a param (`envs/{{compiler}}.sh`) gives each setting its own environment
     // and toolchain versions here too, as in a plain sweep.

@@ -4,8 +4,7 @@
 
 use std::path::{Component, Path};
 
-use super::ablation::{run_copies, Context};
-use super::copy_sources::CopySources;
+use super::ablation::{run_copies, Context, CopySources};
 use super::origin::Origin;
 use super::runner_error::RunnerError;
 use super::{plan_sweep, result_paths, RunOptions, SweepOutcome};

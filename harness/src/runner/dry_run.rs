@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::prepared_run::{prepare_served_run, VariantSite};
+use super::prepared_run::{prepare_run, VariantSite};
 use super::runner_error::RunnerError;
 use super::session::{limits_text, run_dir_name};
 use super::setting_build::SettingBuild;
@@ -55,7 +55,7 @@ pub fn describe_plan(
         let run_dir = runs_root.join(run_dir_name(run, &setting.slug()));
         let new_instance = beside_instance == 0;
         let port = instance_port.as_ref().filter(|_| !new_instance);
-        let prepared = prepare_served_run(sweep, setting, run.rep, variant, &run_dir, port)?;
+        let prepared = prepare_run(sweep, setting, run.rep, variant, &run_dir, port)?;
         if new_instance {
             instance_port = prepared.context.get(crate::spec::PORT_NAME).cloned();
         }

@@ -4,7 +4,6 @@
 mod ablation;
 mod ablation_show;
 mod build_time;
-mod copy_sources;
 mod dry_run;
 mod early_stop;
 mod engine_build;
@@ -20,13 +19,12 @@ mod setting_engine;
 mod setting_origins;
 mod setup_env;
 mod shared_services;
-mod spawning;
 mod value_args;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-pub use ablation::{cache_root, run_ablation, Ablation, AblationOutcome};
+pub use ablation::{run_ablation, Ablation, AblationOutcome};
 pub use dry_run::describe_plan;
 pub use early_stop::EarlyStop;
 pub use origin::Origin;
@@ -36,7 +34,6 @@ pub use runner_error::RunnerError;
 pub use session::{run_dir_name, Session, Tally};
 pub use setting_origins::SettingOrigins;
 pub use setup_env::capture_setup_env;
-pub use spawning::Spawning;
 
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, DEFAULT_VARIANT};
@@ -90,12 +87,8 @@ pub fn plan_sweep(sweep: &Sweep, options: &RunOptions) -> Result<(Plan, Vec<Vari
         plan_options.seed = plan_options.seed.or(Some(check_resume(sweep, resume)?.seed));
     }
     let plan = Plan::new(sweep, &[DEFAULT_VARIANT.to_string()], &plan_options)?;
-    // A sweep with build-time params builds each tuple in a cache entry named by its key, known once copied.
-    let (tree, build_dir) = match sweep.builds_per_setting() {
-        true => (cache_root(options, sweep).join("<key>/tree"), cache_root(options, sweep).join("<key>/build")),
-        false => (sweep.engine.tree.clone(), sweep.engine.build_dir.clone()),
-    };
-    let site = VariantSite { name: DEFAULT_VARIANT.to_string(), tree, build_dir, hash: String::new() };
+    // A sweep with build-time params builds each tuple in a cache entry of its own.
+    let site = ablation::planned_site(sweep, options, DEFAULT_VARIANT, sweep.builds_per_setting());
     let sites = vec![site; plan.settings.len()];
     Ok((plan, sites))
 }
@@ -116,7 +109,7 @@ pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<()
 }
 
 fn preflight_run(sweep: &Sweep, setting: &Setting, rep: u32, site: &VariantSite) -> Result<(), RunnerError> {
-    let prepared = prepare_run(sweep, setting, rep, site, Path::new("/nonexistent-run-dir"))?;
+    let prepared = prepare_run(sweep, setting, rep, site, Path::new("/nonexistent-run-dir"), None)?;
     check_expectations(sweep, &prepared.context)?;
     origin::setup_for(sweep, setting)?;
     Ok(())
@@ -152,7 +145,6 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     let paths = result_paths(sweep, options, false)?;
     let origin = Origin::gather(sweep, &plan.settings[0])?;
     let origins = SettingOrigins::gather(sweep, &plan.settings)?;
-    let spawning = Spawning { base_env: &origin.base_env, events };
     let (writer, recorded) = open_results(sweep, &plan, &paths, options.resume.is_some(), origin.provenance.clone())?;
     let log = paths.logs.join("build.log");
     match engine_build::build_before_run(&sweep.engine, options.build, &log, &origin.base_env)? {
@@ -170,13 +162,10 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     sites.iter_mut().for_each(|site| site.hash.clone_from(&hash));
     write_sidecar(sweep, &plan, options, &paths, &origin)?;
     let todo = runs_to_do(&plan.runs, &recorded, options);
-    let mut session = Session::new(sweep, writer, &paths, spawning, todo.len(), options);
+    let mut session = Session::new(sweep, writer, &paths, &origin.base_env, events, todo.len(), options);
     session.origins = origins;
     session.resumed(&plan, &todo, recorded);
-    match options.race {
-        Some(race) => session.run_race(&plan, &todo, &sites, race, &paths.csv)?,
-        None => session.run_all(&plan, &todo, &sites)?,
-    }
+    session.run_race(&plan, &todo, &sites, options.race)?;
     Ok(SweepOutcome { paths, tally: session.tally, stopped: session.stopped })
 }
 

@@ -32,18 +32,9 @@ pub struct PreparedRun {
     pub context: Value,
 }
 
+/// Renders one run in `run_dir`; `instance_port`: the run goes beside a service instance that is already
+/// up, and `{{port}}` is its port.
 pub fn prepare_run(
-    sweep: &Sweep,
-    setting: &Setting,
-    rep: u32,
-    variant: &VariantSite,
-    run_dir: &Path,
-) -> Result<PreparedRun, SpecError> {
-    prepare_served_run(sweep, setting, rep, variant, run_dir, None)
-}
-
-/// `prepare_run` for a run beside a service instance that is already up: `{{port}}` is its port.
-pub fn prepare_served_run(
     sweep: &Sweep,
     setting: &Setting,
     rep: u32,
@@ -65,16 +56,11 @@ pub fn prepare_served_run(
         inputs: Map::new(),
     };
     let engine = super::setting_engine::setting_engine(sweep, &params)?;
-    let bare_context = launch::run_context(params.clone(), &engine, &site, None);
-    let inputs = render_inputs(sweep, &bare_context, run_dir)?;
-    // With inputs the context names their files; without, it is the bare one.
-    let context = if inputs.is_empty() {
-        bare_context
-    } else {
-        site.inputs =
-            inputs.iter().map(|(name, path, _)| (name.clone(), Value::String(path.display().to_string()))).collect();
-        launch::run_context(params.clone(), &engine, &site, None)
-    };
+    let inputs = render_inputs(sweep, &launch::run_context(params.clone(), &engine, &site, None), run_dir)?;
+    // The context the rest renders in names the inputs' files.
+    site.inputs =
+        inputs.iter().map(|(name, path, _)| (name.clone(), Value::String(path.display().to_string()))).collect();
+    let context = launch::run_context(params.clone(), &engine, &site, None);
     let mut commands = launch::run_commands(&sweep.source, &engine, &sweep.run, &params, &site)?;
     super::value_args::apply_value_maps(sweep, setting, &context, &mut commands)?;
     Ok(PreparedRun {

@@ -1,7 +1,6 @@
 //! Racing: run round by round, and after each round stop running the settings the data have decided.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
 use super::prepared_run::VariantSite;
 use super::runner_error::RunnerError;
@@ -12,19 +11,20 @@ use crate::record::RunTable;
 use crate::spec::{AnalysisConfig, Race};
 
 impl Session<'_> {
-    /// Runs `todo` round by round (warmups first). From round `min` on, the recorded CSV is analysed
-    /// after every round (F-Race's idea, Birattari et al. 2002, with rounds as blocks and the Holm-
-    /// corrected verdicts of `Verdicts::decide`): settings beaten in their group, or shown to be
-    /// within the negligible margin of its best, are not run again, and the race ends when every
-    /// group is decided. A resumed race re-reads the CSV, so it carries on where it stopped.
+    /// Runs `todo`: all at once without a race, else round by round (warmups first). From round `min`
+    /// on, the recorded CSV is analysed after every round (F-Race's idea, Birattari et al. 2002, with
+    /// rounds as blocks and the Holm-corrected verdicts of `Verdicts::decide`): settings beaten in
+    /// their group, or shown to be within the negligible margin of its best, are not run again, and
+    /// the race ends when every group is decided. A resumed race re-reads the CSV, so it carries on
+    /// where it stopped.
     pub fn run_race(
         &mut self,
         plan: &Plan,
         todo: &[PlannedRun],
         sites: &[VariantSite],
-        race: Race,
-        csv: &Path,
+        race: Option<Race>,
     ) -> Result<(), RunnerError> {
+        let Some(race) = race else { return self.run_all(plan, todo, sites) };
         let warmups: Vec<PlannedRun> = todo.iter().filter(|run| run.warmup).copied().collect();
         self.run_all(plan, &warmups, sites)?;
         let mut racing: Option<BTreeSet<usize>> = None;
@@ -40,7 +40,7 @@ impl Session<'_> {
                 .collect();
             self.run_all(plan, &runs, sites)?;
             if round >= race.min && round < race.max && self.stopped.is_none() {
-                let still = self.still_racing(plan, csv, race)?;
+                let still = self.still_racing(plan, race)?;
                 self.progress.note(&format!(
                     "race after round {round}: {} of {} settings still racing",
                     still.len(),
@@ -57,8 +57,8 @@ impl Session<'_> {
     }
 
     /// Plan indices of the settings whose groups are not yet decided (the best and undecided rivals).
-    fn still_racing(&self, plan: &Plan, csv: &Path, race: Race) -> Result<BTreeSet<usize>, RunnerError> {
-        let table = RunTable::read(csv)?;
+    fn still_racing(&self, plan: &Plan, race: Race) -> Result<BTreeSet<usize>, RunnerError> {
+        let table = RunTable::read(self.writer.path())?;
         let runs = table.runs();
         let settings = SettingSummary::summarise_table(&table);
         let config = AnalysisConfig { stopping: true, ..self.sweep.analysis.racing(Some(race)) };

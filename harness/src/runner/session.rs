@@ -6,12 +6,11 @@ use std::path::{Path, PathBuf};
 
 use super::early_stop::EarlyStop;
 use super::failure_watch::{disk_full_of, FailureWatch, NotRun};
-use super::prepared_run::{prepare_served_run, PreparedRun, VariantSite};
+use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::setting_origins::SettingOrigins;
 use super::shared_services;
-use super::spawning::Spawning;
 use super::{planned_key, ResultPaths, RunOptions};
 use crate::build::first_failure_line;
 use crate::extract::{self, RunLogs};
@@ -63,7 +62,8 @@ impl<'a> Session<'a> {
         sweep: &'a Sweep,
         writer: ResultWriter,
         paths: &ResultPaths,
-        spawning: Spawning<'a>,
+        base_env: &BaseEnv,
+        events: &'a RunEvents,
         runs: usize,
         options: &RunOptions,
     ) -> Session<'a> {
@@ -71,8 +71,8 @@ impl<'a> Session<'a> {
             sweep,
             writer,
             runs_root: paths.logs.join("runs"),
-            base_env: spawning.base_env.clone(),
-            events: spawning.events,
+            base_env: base_env.clone(),
+            events,
             progress: Progress::new(runs),
             fail_fast: options.fail_fast,
             tally: Tally::default(),
@@ -189,7 +189,7 @@ impl<'a> Session<'a> {
     ) -> Result<PreparedRun, RunnerError> {
         let setting = &plan.settings[run.setting.index()];
         let run_dir = self.runs_root.join(run_dir_name(run, &setting.slug()));
-        let prepared = prepare_served_run(self.sweep, setting, run.rep, variant, &run_dir, instance_port)?;
+        let prepared = prepare_run(self.sweep, setting, run.rep, variant, &run_dir, instance_port)?;
         std::fs::create_dir_all(&run_dir).map_err(RunnerError::io(&run_dir))?;
         for (path, text) in &prepared.inputs {
             std::fs::write(path, text).map_err(RunnerError::io(path))?;
@@ -222,8 +222,7 @@ impl<'a> Session<'a> {
             ));
             return Ok(());
         }
-        let (metrics, status, error) = self.outcome(&execution, prepared, setting);
-        let outcome = Outcome { metrics, status, error, started: execution.started, duration: execution.duration };
+        let outcome = self.outcome(&execution, prepared, setting);
         self.write_row(plan, run, variant, &outcome, run_dir)?;
         if let Some(stop) = self.watch.after_run(run.setting.index(), &execution.reason, &outcome.error, run_dir) {
             self.stopped.get_or_insert(stop);
@@ -282,10 +281,11 @@ impl<'a> Session<'a> {
             toolchain: origin.map(|o| &o.provenance.toolchain),
         })?;
         self.tally.recorded += 1;
-        let detail = if outcome.error.is_empty() {
-            primary_detail(&self.sweep.analysis.primary, &outcome.metrics)
-        } else {
-            format!(": {}", outcome.error)
+        let primary = &self.sweep.analysis.primary;
+        let detail = match outcome.metrics.get(primary) {
+            _ if !outcome.error.is_empty() => format!(": {}", outcome.error),
+            Some(value) => format!(": {primary}={value}"),
+            None => String::new(),
         };
         self.progress.finished(&progress_label(setting, run), outcome.status, outcome.duration, &detail);
         if outcome.status != RunStatus::Ok {
@@ -299,19 +299,15 @@ impl<'a> Session<'a> {
 
     /// The metrics, status and error of a finished run: a run that exited cleanly can still fail on
     /// a missing metric or a check; one that did not records why, and where its logs are.
-    fn outcome(
-        &self,
-        execution: &Execution,
-        prepared: &PreparedRun,
-        setting: &Setting,
-    ) -> (BTreeMap<String, f64>, RunStatus, String) {
-        match &execution.reason {
+    fn outcome(&self, execution: &Execution, prepared: &PreparedRun, setting: &Setting) -> Outcome {
+        let (metrics, status, error) = match &execution.reason {
             StopReason::Succeeded => match self.extract(prepared, setting) {
                 Ok(metrics) => (metrics, RunStatus::Ok, String::new()),
                 Err(error) => (BTreeMap::new(), RunStatus::Failed, error.to_string()),
             },
             reason => (BTreeMap::new(), reason.status(), failure_text(reason, prepared)),
-        }
+        };
+        Outcome { metrics, status, error, started: execution.started, duration: execution.duration }
     }
 
     /// Pre-run commands, then the services and the ranks, all under the run's timeout.
@@ -396,10 +392,6 @@ fn progress_label(setting: &Setting, run: &PlannedRun) -> String {
     let separator = if label.is_empty() { "" } else { "," };
     let warmup = if run.warmup { " (warmup)" } else { "" };
     format!("{label}{separator} rep {}{warmup}", run.rep)
-}
-
-fn primary_detail(primary: &str, metrics: &BTreeMap<String, f64>) -> String {
-    metrics.get(primary).map_or_else(String::new, |value| format!(": {primary}={value}"))
 }
 
 /// The run limits as a sentence, for dry runs.

@@ -1,7 +1,6 @@
 //! `SettingOrigins`: one origin per distinct setup script when the profile's `setup` is a template over
 //! params (`envs/cann-{{cann}}.sh`), so versions interleave in one sweep and pair by round.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::origin::{setup_for, Origin};
@@ -24,20 +23,16 @@ impl SettingOrigins {
         if !is_templated(sweep) {
             return Ok(None);
         }
-        let mut by_path: BTreeMap<String, usize> = BTreeMap::new();
+        let mut paths: Vec<String> = Vec::new();
         let mut origins = Vec::new();
         let mut of_setting = Vec::new();
         for setting in settings {
             let path = setup_for(sweep, setting)?.unwrap_or_default();
-            let index = match by_path.get(&path) {
-                Some(index) => *index,
-                None => {
-                    origins.push(Origin::gather_with(sweep, Some(Path::new(&path)))?);
-                    by_path.insert(path, origins.len() - 1);
-                    origins.len() - 1
-                }
-            };
-            of_setting.push(index);
+            if !paths.contains(&path) {
+                origins.push(Origin::gather_with(sweep, Some(Path::new(&path)))?);
+                paths.push(path.clone());
+            }
+            of_setting.push(paths.iter().position(|known| *known == path).expect("just added"));
         }
         Ok(Some(SettingOrigins { origins, of_setting }))
     }

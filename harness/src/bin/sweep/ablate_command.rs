@@ -33,7 +33,6 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     let options = run_options(&args)?;
     if let Some(variant) = &args.show {
         let plan = ablation.plan(&options)?;
-        ablation.check(&plan)?;
         let diff = ablation.show(&plan, variant)?;
         if diff.is_empty() {
             stdout::print_line(&format!("{variant}: renders every source unchanged"));
@@ -42,9 +41,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         return Ok(exit_code::SUCCESS as u8);
     }
     if args.execution.dry_run {
-        let plan = ablation.plan(&options)?;
-        ablation.check(&plan)?;
-        let sites = ablation.planned_sites(&plan, &runner::cache_root(&options, &sweep));
+        let (plan, sites) = ablation.planned_sites(&options)?;
         return print_dry_run(&sweep, &options, &plan, &sites);
     }
     let events = RunEvents::install().map_err(CommandError::Signals)?;
