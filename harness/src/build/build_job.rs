@@ -37,14 +37,10 @@ pub struct BuildOutcome {
 /// Between SIGTERM and SIGKILL for a build: make passes SIGTERM on to its compilers.
 const BUILD_GRACE: Duration = Duration::from_secs(5);
 
-/// Runs the job's argv with stdout and stderr both in `log`; a non-zero exit is `Failed` with the log's tail.
-pub fn run_build(job: &BuildJob, log: &Path) -> Result<BuildOutcome, BuildError> {
-    run_build_recorded(job, log, &mut |_| Ok(()))
-}
-
-/// `run_build` through the executor (own process group, no timeout, stopped by a signal as
-/// `Interrupted`), telling `on_group` the build's process group before anything runs in it.
-pub fn run_build_recorded(
+/// Runs the job's argv with stdout and stderr both in `log` through the executor (own process group, no
+/// timeout, stopped by a signal as `Interrupted`), telling `on_group` the build's process group before
+/// anything runs in it; a non-zero exit is `Failed` with the log's tail.
+pub fn run_build(
     job: &BuildJob,
     log: &Path,
     on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
@@ -116,7 +112,9 @@ mod tests {
     fn runs_in_the_tree_with_env_and_logs_both_streams() {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("logs/build.log");
-        let outcome = run_build(&job(dir.path(), "echo $GREETING; echo warn >&2; pwd > build/where"), &log).unwrap();
+        let outcome =
+            run_build(&job(dir.path(), "echo $GREETING; echo warn >&2; pwd > build/where"), &log, &mut |_| Ok(()))
+                .unwrap();
         assert!(outcome.seconds >= 0.0);
         let text = fs::read_to_string(&log).unwrap();
         assert!(text.contains("hello") && text.contains("warn"), "{text}");
@@ -129,7 +127,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("build.log");
         let script = "for i in $(seq 1 50); do echo line $i; done; echo 'gd.cpp:12:3: error: expected ;' >&2; exit 2";
-        let error = run_build(&job(dir.path(), script), &log).unwrap_err();
+        let error = run_build(&job(dir.path(), script), &log, &mut |_| Ok(())).unwrap_err();
         let message = error.to_string();
         assert!(message.contains("gd.cpp:12:3: error: expected ;"), "{message}");
         assert!(message.contains("line 50") && !message.contains("line 30\n"), "{message}");
@@ -141,8 +139,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut missing = job(dir.path(), "");
         missing.argv = vec!["/nonexistent/make".to_string()];
-        assert!(matches!(run_build(&missing, &dir.path().join("l")), Err(BuildError::Spawn { .. })));
+        assert!(matches!(run_build(&missing, &dir.path().join("l"), &mut |_| Ok(())), Err(BuildError::Spawn { .. })));
         missing.argv.clear();
-        assert!(matches!(run_build(&missing, &dir.path().join("l")), Err(BuildError::EmptyCommand { .. })));
+        assert!(matches!(
+            run_build(&missing, &dir.path().join("l"), &mut |_| Ok(())),
+            Err(BuildError::EmptyCommand { .. })
+        ));
     }
 }

@@ -4,7 +4,7 @@
 
 use std::fs;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
 use regex::Regex;
 
@@ -13,7 +13,7 @@ use regex::Regex;
 pub fn first_error_line(log: &Path) -> String {
     let text = read_lossy(log);
     let mut lines = text.lines().map(str::trim).filter(|line| !line.is_empty());
-    let first_error = lines.clone().find(|line| error_word().is_match(line));
+    let first_error = lines.clone().find(|line| ERROR_WORD.is_match(line));
     first_error.or_else(|| lines.next_back()).unwrap_or("the build printed nothing").to_string()
 }
 
@@ -21,25 +21,19 @@ pub fn first_error_line(log: &Path) -> String {
 /// `failure`, `cannot`, `abort`, `panicked`, `exception`, `no such`, `not found`), trimmed; None when
 /// no line does (a run's last line is usually the launcher's banner, not the cause).
 pub fn first_failure_line(log: &Path) -> Option<String> {
-    read_lossy(log).lines().map(str::trim).find(|line| failure_word().is_match(line)).map(str::to_string)
+    read_lossy(log).lines().map(str::trim).find(|line| FAILURE_WORD.is_match(line)).map(str::to_string)
 }
 
 fn read_lossy(log: &Path) -> String {
     fs::read(log).map(|bytes| String::from_utf8_lossy(&bytes).into_owned()).unwrap_or_default()
 }
 
-fn error_word() -> &'static Regex {
-    static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| Regex::new(r"(?i)\berror\b").expect("the pattern is valid"))
-}
+static ERROR_WORD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\berror\b").expect("the pattern is valid"));
 
-fn failure_word() -> &'static Regex {
-    static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| {
-        Regex::new(r"(?i)\b(error|invalid|fatal|fail(ed|ure)|cannot|abort(ed)?|panicked|exception|no such|not found)\b")
-            .expect("the pattern is valid")
-    })
-}
+static FAILURE_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(error|invalid|fatal|fail(ed|ure)|cannot|abort(ed)?|panicked|exception|no such|not found)\b")
+        .expect("the pattern is valid")
+});
 
 #[cfg(test)]
 mod tests {

@@ -12,7 +12,7 @@ mod first_error;
 
 pub use build_argv::render_build_argv;
 pub use build_cache::{BuildCache, CachedBuild};
-pub use build_job::{log_tail, run_build, run_build_recorded, BuildJob, BuildOutcome};
+pub use build_job::{log_tail, run_build, BuildJob, BuildOutcome};
 pub use build_key::BuildKey;
 pub use build_report::{build_all, BuildReport, BuildStatus};
 pub use entry_claim::EntryClaim;

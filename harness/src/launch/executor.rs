@@ -355,10 +355,6 @@ impl<'a> RunningGroups<'a> {
             },
             Err(error) => format!("could not be waited for: {error}"),
         };
-        self.service_failure(index, what)
-    }
-
-    fn service_failure(&self, index: usize, what: String) -> StopReason {
         let (name, log) = &self.services[index];
         StopReason::ServiceFailed { name: name.clone(), what, tail: log_tail::last_lines(log) }
     }

@@ -32,7 +32,7 @@ pub fn kill_leftovers_of_dead_sweeps() -> Vec<Pid> {
         // Another user's environment is unreadable: never ours to kill.
         .filter(|pid| {
             let of_this_host = env_of(*pid, OWNER_HOST_VAR).is_none_or(|host| host == self::host());
-            of_this_host && owner_of(*pid).is_some_and(|owner| owner != self::owner() && !alive(&owner))
+            of_this_host && env_of(*pid, OWNER_VAR).is_some_and(|owner| owner != self::owner() && !alive(&owner))
         })
         .filter(|pid| kill(*pid, Signal::SIGKILL).is_ok())
         .collect()
@@ -42,18 +42,13 @@ pub fn kill_leftovers_of_dead_sweeps() -> Vec<Pid> {
 /// so a recorded group whose id was reused since is left alone; returns how many were alive.
 pub fn kill_sweep_group(group: Pid) -> usize {
     let members: Vec<Pid> = ProcessTree::snapshot().in_groups(&[group]).map(|info| info.pid).collect();
-    members.into_iter().filter(|pid| owner_of(*pid).is_some() && kill(*pid, Signal::SIGKILL).is_ok()).count()
+    members.into_iter().filter(|pid| env_of(*pid, OWNER_VAR).is_some() && kill(*pid, Signal::SIGKILL).is_ok()).count()
 }
 
 /// This host's name, as `OWNER_HOST_VAR` holds it.
 pub fn host() -> &'static str {
     static HOST: OnceLock<String> = OnceLock::new();
     HOST.get_or_init(|| nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_default())
-}
-
-/// The `SWEEP_OWNER` of a process, if it has one (and we may read its environment).
-fn owner_of(pid: Pid) -> Option<String> {
-    env_of(pid, OWNER_VAR)
 }
 
 /// The value of `name` in a process's environment, if it has one (and we may read it).

@@ -5,7 +5,7 @@ use std::path::{Component, Path, PathBuf};
 
 use regex::Regex;
 use serde_json::{Map, Value};
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
 use super::context::variant_context;
 use super::error::VariantError;
@@ -61,14 +61,14 @@ impl TemplateTarget {
 
     /// Whether the template can remove `group` (mentions `ablate.<group>`).
     pub fn mentions(&self, group: &str) -> bool {
-        group_reference().captures_iter(self.text()).any(|found| &found[1] == group)
+        GROUP_REFERENCE.captures_iter(self.text()).any(|found| &found[1] == group)
     }
 
     /// Every `ablate.<group>` the template mentions must be a declared group. Strict mode alone misses a
     /// misspelt group inside `#if`/`#unless`, which would silently render as "not ablated".
     pub fn check_groups(&self, groups: &[String]) -> Result<(), VariantError> {
         for (index, line) in self.text().lines().enumerate() {
-            for found in group_reference().captures_iter(line) {
+            for found in GROUP_REFERENCE.captures_iter(line) {
                 let group = &found[1];
                 if !groups.iter().any(|declared| declared == group) {
                     return Err(VariantError::UnknownGroup {
@@ -84,10 +84,9 @@ impl TemplateTarget {
     }
 }
 
-fn group_reference() -> &'static Regex {
-    static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| Regex::new(r"\bablate\.([A-Za-z_][A-Za-z0-9_]*)").expect("the pattern is valid"))
-}
+/// `ablate.<group>`, the group captured.
+static GROUP_REFERENCE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bablate\.([A-Za-z_][A-Za-z0-9_]*)").expect("the pattern is valid"));
 
 /// `target` with `.` and `a/..` removed, or `None` if it is absolute or a `..` climbs above its start:
 /// `kernels/../kernels/x.cpp` is `kernels/x.cpp`, `../x.cpp` is outside.
@@ -117,10 +116,7 @@ pub fn resolve_target(tree: &Path, target: &Path) -> Result<PathBuf, VariantErro
     let parent = joined.parent().ok_or_else(refused)?;
     let parent = parent.canonicalize().map_err(VariantError::io("resolve the directory of", &joined))?;
     // A symlinked file is followed too: writing through it must not land outside the tree.
-    let resolved = match parent.join(file_name).canonicalize() {
-        Ok(real) => real,
-        Err(_) => parent.join(file_name),
-    };
+    let resolved = parent.join(file_name).canonicalize().unwrap_or_else(|_| parent.join(file_name));
     if resolved.starts_with(&root) {
         Ok(resolved)
     } else {
