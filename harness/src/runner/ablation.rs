@@ -16,7 +16,7 @@ use super::runner_error::RunnerError;
 use super::session::Session;
 use super::setting_build::SettingBuild;
 use super::setting_origins::SettingOrigins;
-use super::{open_results, preflight, result_paths, runs_to_do, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
+use super::{open_results, preflight, result_paths, write_sidecar, Context, RunOptions, SweepOutcome};
 use crate::build::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlannedRun, Setting};
@@ -177,39 +177,23 @@ pub fn run_ablation(
     let plan = ablation.plan(options)?;
     let origin = Origin::gather(ablation.sweep, &plan.settings[0])?;
     let paths = result_paths(ablation.sweep, options, false)?;
-    let context = Context { options, paths, origin, events };
+    let context = Context { sweep: ablation.sweep, options, paths, origin, events };
     match ablation.isolation {
         Isolation::Copy => {
             let sources = CopySources {
                 exclude: ablation.decl.exclude.clone(),
                 render: Box::new(|setting: &Setting| ablation.render(setting)),
             };
-            run_copies(ablation.sweep, &sources, &plan, &context, jobs)
+            run_copies(&sources, &plan, &context, jobs)
         }
         Isolation::InPlace => run_in_place(ablation, &plan, &context),
     }
 }
 
-/// What every stage of one ablation (or build-time sweep) shares.
-pub(super) struct Context<'a> {
-    pub(super) options: &'a RunOptions,
-    pub(super) paths: ResultPaths,
-    /// Host, engine commit and toolchain versions, gathered once: the versions also key the build cache.
-    pub(super) origin: Origin,
-    pub(super) events: &'a RunEvents,
-}
-
-impl Context<'_> {
-    /// Every declared toolchain's version line: a compiler upgrade changes every variant's build key.
-    fn toolchain_id(&self) -> String {
-        self.origin
-            .provenance
-            .toolchain
-            .iter()
-            .map(|(name, version)| format!("{name}: {version}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
+/// Every declared toolchain's version line: a compiler upgrade changes every variant's build key.
+fn toolchain_id(origin: &Origin) -> String {
+    let versions = origin.provenance.toolchain.iter().map(|(name, version)| format!("{name}: {version}"));
+    versions.collect::<Vec<_>>().join("\n")
 }
 
 /// What each setting's copy of the engine tree holds: the kernel sources an ablation renders into it
@@ -235,14 +219,14 @@ struct Builds {
 }
 
 fn copy_builds(
-    sweep: &Sweep,
     sources: &CopySources<'_>,
     plan: &Plan,
     cache: &BuildCache,
     context: &Context<'_>,
 ) -> Result<Builds, RunnerError> {
+    let sweep = context.sweep;
     let engine = &sweep.engine;
-    let toolchain = context.toolchain_id();
+    let toolchain = toolchain_id(&context.origin);
     let fingerprint = variants::tree_fingerprint(&engine.tree, &sources.exclude)?;
     // Each setting's key; each distinct key once, with the first setting that has it and its files.
     let mut keys = Vec::with_capacity(plan.settings.len());
@@ -311,17 +295,16 @@ fn build_name(setting: &Setting, sweep: &Sweep) -> String {
 /// Builds each distinct setting build in its own cached copy, in parallel, then runs every setting's
 /// runs interleaved.
 pub(super) fn run_copies(
-    sweep: &Sweep,
     sources: &CopySources<'_>,
     plan: &Plan,
     context: &Context<'_>,
     jobs: usize,
 ) -> Result<AblationOutcome, RunnerError> {
-    let options = context.options;
+    let (sweep, options) = (context.sweep, context.options);
     // Held to the end: an in-place ablation must not render the tree while it is copied and measured.
     let _tree_lock = variants::TreeLock::acquire_shared(&sweep.engine.tree)?;
     let cache = BuildCache::new(cache_root(options, sweep));
-    let builds = copy_builds(sweep, sources, plan, &cache, context)?;
+    let builds = copy_builds(sources, plan, &cache, context)?;
     preflight(sweep, plan, &builds.sites)?;
     let started = std::time::Instant::now();
     let progress = Progress::new(0);
@@ -334,7 +317,7 @@ pub(super) fn run_copies(
         reports.iter().filter(|r| matches!(r.status, BuildStatus::Failed { .. })).map(|r| r.key).collect();
     let buildable: Vec<PlannedRun> =
         plan.runs.iter().filter(|run| !failed.contains(&builds.keys[run.setting.index()])).copied().collect();
-    let (mut session, runnable) = open_session(sweep, plan, context, &buildable)?;
+    let (mut session, runnable) = open_session(plan, &builds.sites, context, &buildable)?;
     if !failed.is_empty() {
         let fail_fast = options.fail_fast.then_some(super::EarlyStop::FailFast);
         session.stopped = super::failure_watch::disk_full_at(&cache.root).or(fail_fast);
@@ -342,9 +325,8 @@ pub(super) fn run_copies(
     if let Some(signal) = context.events.signals.received() {
         session.stopped = Some(super::EarlyStop::Interrupted { signal });
     }
-    session.run_race(plan, &runnable, &builds.sites, options.race)?;
-    let runs = SweepOutcome { paths: context.paths.clone(), tally: session.tally, stopped: session.stopped };
-    Ok(AblationOutcome { runs, builds: reports, build_seconds })
+    session.run_race(&runnable, options.race)?;
+    Ok(AblationOutcome { runs: session.finish(), builds: reports, build_seconds })
 }
 
 fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> Result<AblationOutcome, RunnerError> {
@@ -357,7 +339,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     let program =
         crate::launch::program_path(engine, &engine.tree, &engine.build_dir).map_err(RunnerError::ProgramPath)?;
     variants::VariantBuildMark::record(&engine.tree, &engine.build_dir, Path::new(&program))?;
-    let toolchain = context.toolchain_id();
+    let toolchain = toolchain_id(&context.origin);
     let rendered: Vec<Vec<RenderedFile>> =
         plan.settings.iter().map(|s| ablation.render(s)).collect::<Result<_, _>>()?;
     let build: Vec<String> = engine.build.iter().map(ToString::to_string).collect();
@@ -370,7 +352,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
         .map(|(s, key)| VariantSite { hash: key.to_string(), ..planned_site(sweep, options, &s.variant, false) })
         .collect();
     preflight(sweep, plan, &sites)?;
-    let (mut session, _) = open_session(sweep, plan, context, &plan.runs)?;
+    let (mut session, _) = open_session(plan, &sites, context, &plan.runs)?;
     let mut reports = Vec::new();
     let mut build_seconds = 0.0;
     for (first, key) in keys.iter().enumerate().filter(|(i, key)| keys.iter().position(|k| k == *key) == Some(*i)) {
@@ -390,7 +372,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
             build_seconds += seconds;
             let runs: Vec<PlannedRun> =
                 plan.runs.iter().filter(|run| keys[run.setting.index()] == *key).copied().collect();
-            session.run_all(plan, &runs, &sites)?;
+            session.run_all(&runs)?;
         } else if let Some(full) = super::failure_watch::disk_full_at(&engine.build_dir) {
             session.stopped = Some(full);
         } else if options.fail_fast {
@@ -404,8 +386,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
         targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", "),
         engine.tree.display()
     ));
-    let runs = SweepOutcome { paths: context.paths.clone(), tally: session.tally, stopped: session.stopped };
-    Ok(AblationOutcome { runs, builds: reports, build_seconds })
+    Ok(AblationOutcome { runs: session.finish(), builds: reports, build_seconds })
 }
 
 /// Builds the rendered real tree, its process group recorded in the tree's state dir so a recovery
@@ -435,22 +416,17 @@ fn build_in_place(
 /// Opens the CSV (the one being resumed, if any) and sidecar and starts a session that will run those of
 /// `runs` not yet recorded, which it returns.
 fn open_session<'a>(
-    sweep: &'a Sweep,
-    plan: &Plan,
+    plan: &'a Plan,
+    sites: &'a [VariantSite],
     context: &'a Context<'a>,
     runs: &[PlannedRun],
 ) -> Result<(Session<'a>, Vec<PlannedRun>), RunnerError> {
-    let paths = &context.paths;
-    let options = context.options;
-    let (writer, recorded) =
-        open_results(sweep, plan, paths, options.resume.is_some(), context.origin.provenance.clone())?;
-    write_sidecar(sweep, plan, options, paths, &context.origin)?;
-    let todo = runs_to_do(runs, &recorded, options);
-    let mut session = Session::new(sweep, writer, paths, &context.origin.base_env, context.events, todo.len(), options);
-    session.resumed(plan, &todo, recorded);
+    let (writer, recorded) = open_results(plan, context)?;
+    write_sidecar(plan, context)?;
+    let (mut session, todo) = Session::start(plan, sites, context, writer, recorded, runs);
     // A setup script chosen by a param (`envs/{{compiler}}.sh`) gives each setting its own environment
     // and toolchain versions here too, as in a plain sweep.
-    session.origins = SettingOrigins::gather(sweep, &plan.settings)?;
+    session.origins = SettingOrigins::gather(context.sweep, &plan.settings)?;
     Ok((session, todo))
 }
 

@@ -4,10 +4,10 @@
 
 use std::path::{Component, Path};
 
-use super::ablation::{run_copies, Context, CopySources};
+use super::ablation::{run_copies, CopySources};
 use super::origin::Origin;
 use super::runner_error::RunnerError;
-use super::{plan_sweep, result_paths, RunOptions, SweepOutcome};
+use super::{plan_sweep, result_paths, Context, RunOptions, SweepOutcome};
 use crate::launch::RunEvents;
 use crate::spec::Sweep;
 
@@ -16,10 +16,10 @@ pub fn run_build_time(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -
     let (plan, _) = plan_sweep(sweep, options)?;
     let origin = Origin::gather(sweep, &plan.settings[0])?;
     let paths = result_paths(sweep, options, false)?;
-    let context = Context { options, paths, origin, events };
+    let context = Context { sweep, options, paths, origin, events };
     let sources = CopySources { exclude: build_outputs(sweep), render: Box::new(|_| Ok(Vec::new())) };
     let jobs = std::thread::available_parallelism().map_or(1, usize::from);
-    Ok(run_copies(sweep, &sources, &plan, &context, jobs)?.runs)
+    Ok(run_copies(&sources, &plan, &context, jobs)?.runs)
 }
 
 /// The tree's own build dir is not copied: each copy builds into its own.

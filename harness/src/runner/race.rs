@@ -2,11 +2,10 @@
 
 use std::collections::BTreeSet;
 
-use super::prepared_run::VariantSite;
 use super::runner_error::RunnerError;
 use super::session::Session;
 use crate::analyse::{SettingSummary, Verdicts};
-use crate::plan::{Plan, PlannedRun, SettingId};
+use crate::plan::{PlannedRun, SettingId};
 use crate::record::RunTable;
 use crate::spec::{AnalysisConfig, Race};
 
@@ -17,16 +16,10 @@ impl Session<'_> {
     /// their group, or shown to be within the negligible margin of its best, are not run again, and
     /// the race ends when every group is decided. A resumed race re-reads the CSV, so it carries on
     /// where it stopped.
-    pub fn run_race(
-        &mut self,
-        plan: &Plan,
-        todo: &[PlannedRun],
-        sites: &[VariantSite],
-        race: Option<Race>,
-    ) -> Result<(), RunnerError> {
-        let Some(race) = race else { return self.run_all(plan, todo, sites) };
+    pub fn run_race(&mut self, todo: &[PlannedRun], race: Option<Race>) -> Result<(), RunnerError> {
+        let Some(race) = race else { return self.run_all(todo) };
         let warmups: Vec<PlannedRun> = todo.iter().filter(|run| run.warmup).copied().collect();
-        self.run_all(plan, &warmups, sites)?;
+        self.run_all(&warmups)?;
         let mut racing: Option<BTreeSet<usize>> = None;
         for round in 1..=race.max {
             if self.stopped.is_some() {
@@ -38,13 +31,13 @@ impl Session<'_> {
                 .filter(|run| racing.as_ref().is_none_or(|set| set.contains(&run.setting.index())))
                 .copied()
                 .collect();
-            self.run_all(plan, &runs, sites)?;
+            self.run_all(&runs)?;
             if round >= race.min && round < race.max && self.stopped.is_none() {
-                let still = self.still_racing(plan, race)?;
+                let still = self.still_racing(race)?;
                 self.progress.note(&format!(
                     "race after round {round}: {} of {} settings still racing",
                     still.len(),
-                    plan.settings.len()
+                    self.plan.settings.len()
                 ));
                 if still.is_empty() {
                     self.progress.note("every group is decided: the race ends here");
@@ -57,7 +50,8 @@ impl Session<'_> {
     }
 
     /// Plan indices of the settings whose groups are not yet decided (the best and undecided rivals).
-    fn still_racing(&self, plan: &Plan, race: Race) -> Result<BTreeSet<usize>, RunnerError> {
+    fn still_racing(&self, race: Race) -> Result<BTreeSet<usize>, RunnerError> {
+        let plan = self.plan;
         let table = RunTable::read(self.writer.path())?;
         let runs = table.runs();
         let settings = SettingSummary::summarise_table(&table);

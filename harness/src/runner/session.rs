@@ -11,10 +11,10 @@ use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::setting_origins::SettingOrigins;
 use super::shared_services;
-use super::{planned_key, ResultPaths, RunOptions};
+use super::{planned_key, runs_to_do, Context, SweepOutcome};
 use crate::build::first_failure_line;
 use crate::extract::{self, RunLogs};
-use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunEvents, RunStatus, StopReason};
+use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunStatus, StopReason};
 use crate::plan::{Plan, PlannedRun, Setting};
 use crate::record::{RecordedAttempts, ResultWriter, RunRow, LOGS_IN};
 use crate::spec::Sweep;
@@ -29,17 +29,18 @@ pub struct Tally {
 /// The state shared by every run of one invocation.
 pub struct Session<'a> {
     pub sweep: &'a Sweep,
+    pub plan: &'a Plan,
+    /// Each setting's build of the engine (`sites[setting]`).
+    pub sites: &'a [VariantSite],
+    pub context: &'a Context<'a>,
     pub writer: ResultWriter,
     /// `<stamp>/runs`: one directory per run, kept with its logs.
     pub runs_root: PathBuf,
-    pub base_env: BaseEnv,
-    pub events: &'a RunEvents,
     pub progress: Progress,
-    pub fail_fast: bool,
     pub tally: Tally,
     pub stopped: Option<EarlyStop>,
     /// Per setting, the environment and toolchain its runs start from, when the setup script is
-    /// chosen by a param; None: every run starts from `base_env`.
+    /// chosen by a param; None: every run starts from the context's origin.
     pub origins: Option<SettingOrigins>,
     /// What a resumed CSV already holds of each run: the attempt each new row records.
     pub attempts: RecordedAttempts,
@@ -57,71 +58,73 @@ struct Outcome {
 }
 
 impl<'a> Session<'a> {
-    /// A session that will record `runs` runs into `writer`, with run directories under `<logs>/runs`.
-    pub fn new(
-        sweep: &'a Sweep,
+    /// A session recording into `writer`, with run directories under `<logs>/runs`, that will run those
+    /// of `runs` not in `recorded` (what a resumed CSV holds; nothing for a new one), which it returns.
+    pub fn start(
+        plan: &'a Plan,
+        sites: &'a [VariantSite],
+        context: &'a Context<'a>,
         writer: ResultWriter,
-        paths: &ResultPaths,
-        base_env: &BaseEnv,
-        events: &'a RunEvents,
-        runs: usize,
-        options: &RunOptions,
-    ) -> Session<'a> {
-        Session {
-            sweep,
-            writer,
-            runs_root: paths.logs.join("runs"),
-            base_env: base_env.clone(),
-            events,
-            progress: Progress::new(runs),
-            fail_fast: options.fail_fast,
-            tally: Tally::default(),
-            stopped: None,
-            origins: None,
-            attempts: RecordedAttempts::default(),
-            watch: FailureWatch::new(options.same_failures_limit),
-        }
-    }
-
-    /// Takes what a resumed CSV holds (nothing for a new one) and says what of `plan` is left: `todo`.
-    pub fn resumed(&mut self, plan: &Plan, todo: &[PlannedRun], recorded: RecordedAttempts) {
+        recorded: RecordedAttempts,
+        runs: &[PlannedRun],
+    ) -> (Session<'a>, Vec<PlannedRun>) {
+        let todo = runs_to_do(runs, &recorded, context.options);
+        let progress = Progress::new(todo.len());
         let again = todo.iter().filter(|run| recorded.failed(&planned_key(run))).count();
         let done = plan.runs.len() - todo.len();
         if done > 0 || again > 0 {
             let again = if again > 0 { format!(", {again} failed runs to run again") } else { String::new() };
-            self.progress.note(&format!(
+            progress.note(&format!(
                 "resuming {}: {done} runs already recorded{again}, {} to go",
-                self.writer.path().display(),
+                writer.path().display(),
                 todo.len()
             ));
         }
         if recorded.without_attempts {
-            self.progress.note("its failed runs are kept: the CSV was written before runs recorded their attempt");
+            progress.note("its failed runs are kept: the CSV was written before runs recorded their attempt");
         }
-        self.attempts = recorded;
+        let session = Session {
+            sweep: context.sweep,
+            plan,
+            sites,
+            context,
+            writer,
+            runs_root: context.paths.logs.join("runs"),
+            progress,
+            tally: Tally::default(),
+            stopped: None,
+            origins: None,
+            attempts: recorded,
+            watch: FailureWatch::new(context.options.same_failures_limit),
+        };
+        (session, todo)
     }
 
-    /// Runs `runs` of `plan`, each on its setting's build (`sites[setting]`); stops early on a signal,
+    /// What the session left behind.
+    pub fn finish(self) -> SweepOutcome {
+        SweepOutcome { paths: self.context.paths.clone(), tally: self.tally, stopped: self.stopped }
+    }
+
+    /// Runs `runs` of the plan, each on its setting's build; stops early on a signal,
     /// `--fail-fast`, a full disk or runs failing alike (`FailureWatch`). A setting whose service was not
     /// ready has its remaining runs recorded failed at once.
-    pub fn run_all(&mut self, plan: &Plan, runs: &[PlannedRun], sites: &[VariantSite]) -> Result<(), RunnerError> {
-        let runs = shared_services::grouped(self.sweep, plan, runs);
+    pub fn run_all(&mut self, runs: &[PlannedRun]) -> Result<(), RunnerError> {
+        let runs = shared_services::grouped(self.sweep, self.plan, runs);
         let mut rest = &runs[..];
         while !rest.is_empty() {
-            if let Some(signal) = self.events.signals.received() {
+            if let Some(signal) = self.context.events.signals.received() {
                 self.stopped = Some(EarlyStop::Interrupted { signal });
             }
             if self.stopped.is_some() {
                 return Ok(());
             }
-            let site = &sites[rest[0].setting.index()];
             let done = match (
                 self.watch.not_run(rest[0].setting.index()).cloned(),
-                shared_services::shared_len(self.sweep, plan, rest),
+                shared_services::shared_len(self.sweep, self.plan, rest),
             ) {
-                (Some(not_run), _) => self.record_not_run(plan, &rest[0], site, &not_run).map(|()| 1),
-                (None, 1) => self.run_one(plan, &rest[0], site).map(|()| 1),
-                (None, shared) => self.run_shared(plan, &rest[..shared], sites),
+                (Some(not_run), _) => self.record_not_run(&rest[0], &not_run).map(|()| 1),
+                (None, 1) => self.run_one(&rest[0]).map(|()| 1),
+                (None, shared) => self.run_shared(&rest[..shared]),
             };
             match done {
                 Ok(done) => rest = &rest[done..],
@@ -135,21 +138,21 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
-    fn run_one(&mut self, plan: &Plan, run: &PlannedRun, variant: &VariantSite) -> Result<(), RunnerError> {
-        let prepared = self.prepare(plan, run, variant, None)?;
-        self.progress.starting(&plan.settings[run.setting.index()].label());
+    fn run_one(&mut self, run: &PlannedRun) -> Result<(), RunnerError> {
+        let prepared = self.prepare(run, None)?;
+        self.progress.starting(&self.setting(run).label());
         let execution = self.execute(&prepared, self.base_env_of(run));
-        self.record(plan, run, variant, &prepared, execution)
+        self.record(run, &prepared, execution)
     }
 
     /// Runs beside one service instance, started in the first run's directory; a run whose service
     /// failed ends the group early. Returns how many runs were run (or interrupted).
-    fn run_shared(&mut self, plan: &Plan, runs: &[PlannedRun], sites: &[VariantSite]) -> Result<usize, RunnerError> {
-        let first = self.prepare(plan, &runs[0], &sites[runs[0].setting.index()], None)?;
+    fn run_shared(&mut self, runs: &[PlannedRun]) -> Result<usize, RunnerError> {
+        let first = self.prepare(&runs[0], None)?;
         let port = first.context.get(crate::spec::PORT_NAME).cloned();
         let mut prepared = vec![first];
         for run in &runs[1..] {
-            let beside = self.prepare(plan, run, &sites[run.setting.index()], port.as_ref())?;
+            let beside = self.prepare(run, port.as_ref())?;
             link_instance_logs(&prepared[0], &beside)?;
             prepared.push(beside);
         }
@@ -158,13 +161,12 @@ impl<'a> Session<'a> {
         let limits = Limits { timeout: self.sweep.engine.timeout, grace: self.sweep.engine.grace };
         let mut recorded = Ok(());
         let base_env = self.base_env_of(&runs[0]).clone();
-        self.progress.starting(&plan.settings[runs[0].setting.index()].label());
+        self.progress.starting(&self.setting(&runs[0]).label());
         let done =
             launch::execute_shared(&prepared[0].services, &batches, &base_env, limits, &mut |index, execution| {
-                let run = &runs[index];
-                recorded = self.record(plan, run, &sites[run.setting.index()], &prepared[index], execution);
+                recorded = self.record(&runs[index], &prepared[index], execution);
                 if let Some(next) = runs.get(index + 1) {
-                    self.progress.starting(&plan.settings[next.setting.index()].label());
+                    self.progress.starting(&self.setting(next).label());
                 }
                 recorded.is_ok() && self.stopped.is_none()
             });
@@ -182,14 +184,12 @@ impl<'a> Session<'a> {
     /// The run's directory with its inputs written, and everything it will execute.
     fn prepare(
         &mut self,
-        plan: &Plan,
         run: &PlannedRun,
-        variant: &VariantSite,
         instance_port: Option<&serde_json::Value>,
     ) -> Result<PreparedRun, RunnerError> {
-        let setting = &plan.settings[run.setting.index()];
+        let (setting, site) = (self.setting(run), &self.sites[run.setting.index()]);
         let run_dir = self.runs_root.join(run_dir_name(run, &setting.slug()));
-        let prepared = prepare_run(self.sweep, setting, run.rep, variant, &run_dir, instance_port)?;
+        let prepared = prepare_run(self.sweep, setting, run.rep, site, &run_dir, instance_port)?;
         std::fs::create_dir_all(&run_dir).map_err(RunnerError::io(&run_dir))?;
         for (path, text) in &prepared.inputs {
             std::fs::write(path, text).map_err(RunnerError::io(path))?;
@@ -197,21 +197,18 @@ impl<'a> Session<'a> {
         Ok(prepared)
     }
 
+    fn setting(&self, run: &PlannedRun) -> &'a Setting {
+        &self.plan.settings[run.setting.index()]
+    }
+
     fn base_env_of(&self, run: &PlannedRun) -> &BaseEnv {
         let origin = self.origins.as_ref().map(|origins| origins.of(run.setting.index()));
-        origin.map_or(&self.base_env, |o| &o.base_env)
+        origin.map_or(&self.context.origin.base_env, |o| &o.base_env)
     }
 
     /// Records a finished run (an interrupted one is only noted), and whether the session stops.
-    fn record(
-        &mut self,
-        plan: &Plan,
-        run: &PlannedRun,
-        variant: &VariantSite,
-        prepared: &PreparedRun,
-        execution: Execution,
-    ) -> Result<(), RunnerError> {
-        let setting = &plan.settings[run.setting.index()];
+    fn record(&mut self, run: &PlannedRun, prepared: &PreparedRun, execution: Execution) -> Result<(), RunnerError> {
+        let setting = self.setting(run);
         let run_dir = &prepared.run_dir;
         if let StopReason::Interrupted { signal } = execution.reason {
             self.stopped = Some(EarlyStop::Interrupted { signal });
@@ -223,7 +220,7 @@ impl<'a> Session<'a> {
             return Ok(());
         }
         let outcome = self.outcome(&execution, prepared, setting);
-        self.write_row(plan, run, variant, &outcome, run_dir)?;
+        self.write_row(run, &outcome, run_dir)?;
         if let Some(stop) = self.watch.after_run(run.setting.index(), &execution.reason, &outcome.error, run_dir) {
             self.stopped.get_or_insert(stop);
         }
@@ -232,13 +229,7 @@ impl<'a> Session<'a> {
 
     /// Records a run of a setting whose service was never ready as failed without running it: it would
     /// only wait out the readiness limit again.
-    fn record_not_run(
-        &mut self,
-        plan: &Plan,
-        run: &PlannedRun,
-        variant: &VariantSite,
-        not_run: &NotRun,
-    ) -> Result<(), RunnerError> {
+    fn record_not_run(&mut self, run: &PlannedRun, not_run: &NotRun) -> Result<(), RunnerError> {
         let outcome = Outcome {
             metrics: BTreeMap::new(),
             status: RunStatus::Failed,
@@ -250,19 +241,12 @@ impl<'a> Session<'a> {
             started: std::time::SystemTime::now(),
             duration: std::time::Duration::ZERO,
         };
-        self.write_row(plan, run, variant, &outcome, &not_run.logs)
+        self.write_row(run, &outcome, &not_run.logs)
     }
 
     /// Writes the row of `run` (durably), counts it and says so; `--fail-fast` stops at a failure.
-    fn write_row(
-        &mut self,
-        plan: &Plan,
-        run: &PlannedRun,
-        variant: &VariantSite,
-        outcome: &Outcome,
-        log_dir: &Path,
-    ) -> Result<(), RunnerError> {
-        let setting = &plan.settings[run.setting.index()];
+    fn write_row(&mut self, run: &PlannedRun, outcome: &Outcome, log_dir: &Path) -> Result<(), RunnerError> {
+        let (setting, variant) = (self.setting(run), &self.sites[run.setting.index()]);
         let origin = self.origins.as_ref().map(|origins| origins.of(run.setting.index()));
         self.writer.write(&RunRow {
             param_values: setting.value_texts(),
@@ -290,7 +274,7 @@ impl<'a> Session<'a> {
         self.progress.finished(&progress_label(setting, run), outcome.status, outcome.duration, &detail);
         if outcome.status != RunStatus::Ok {
             self.tally.failed += 1;
-            if self.fail_fast {
+            if self.context.options.fail_fast {
                 self.stopped = Some(EarlyStop::FailFast);
             }
         }
