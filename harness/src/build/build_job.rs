@@ -1,4 +1,5 @@
-//! `BuildJob`: one variant's build command, and running it with its output captured in a log.
+//! `BuildJob`: one variant's build command (rendered for its tree), and running it with its output
+//! captured in a log.
 
 use std::collections::VecDeque;
 use std::fs::{self, File};
@@ -7,10 +8,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use nix::unistd::Pid;
+use serde_json::{Map, Value};
 
 use super::build_key::BuildKey;
 use super::error::BuildError;
 use crate::launch::{self, BaseEnv, Limits, RankCommand, StopReason};
+use crate::template::{Template, TemplateError};
 
 /// Lines of the log shown when a build fails: enough for the compiler's first error and its context.
 const TAIL_LINES: usize = 20;
@@ -93,6 +96,21 @@ pub fn log_tail(log: &Path) -> Result<String, BuildError> {
     Ok(Vec::from(tail).join("\n"))
 }
 
+/// The build command of a profile rendered for one tree and build dir (`{{tree}}`, `{{build_dir}}`) and
+/// the build-time params of one setting, element by element; the result is run directly, never through
+/// a shell.
+pub fn render_build_argv<'a>(
+    argv: impl IntoIterator<Item = &'a Template>,
+    tree: &Path,
+    build_dir: &Path,
+    params: &Map<String, Value>,
+) -> Result<Vec<String>, TemplateError> {
+    let mut context = params.clone();
+    context.insert("tree".into(), tree.display().to_string().into());
+    context.insert("build_dir".into(), build_dir.display().to_string().into());
+    argv.into_iter().map(|part| part.render(&context)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,5 +163,24 @@ mod tests {
             run_build(&missing, &dir.path().join("l"), &mut |_| Ok(())),
             Err(BuildError::EmptyCommand { .. })
         ));
+    }
+
+    fn templates(texts: &[&str]) -> Vec<Template> {
+        texts.iter().map(|text| Template::parse(text).unwrap()).collect()
+    }
+
+    #[test]
+    fn tree_and_build_dir_are_substituted_per_element() {
+        let argv = templates(&["make", "-C", "{{tree}}", "BUILD_DIR={{build_dir}}"]);
+        let rendered = render_build_argv(&argv, Path::new("/t"), Path::new("/t/b 2"), &Map::new()).unwrap();
+        assert_eq!(rendered, ["make", "-C", "/t", "BUILD_DIR=/t/b 2"]);
+    }
+
+    #[test]
+    fn build_time_params_are_substituted() {
+        let argv = templates(&["make", "TPE_ATTENTION_BLOCK={{block}}"]);
+        let params: Map<String, Value> = [("block".to_string(), Value::from(64))].into_iter().collect();
+        let rendered = render_build_argv(&argv, Path::new("/t"), Path::new("/b"), &params).unwrap();
+        assert_eq!(rendered, ["make", "TPE_ATTENTION_BLOCK=64"]);
     }
 }

@@ -1,7 +1,6 @@
 //! Build: each variant's declared build command (argv, never a shell string), run in parallel, cached by a
 //! content hash of what was built so an unchanged variant is never rebuilt.
 
-mod build_argv;
 mod build_cache;
 mod build_job;
 mod build_key;
@@ -10,8 +9,8 @@ mod entry_claim;
 mod error;
 mod first_error;
 
-pub use build_argv::render_build_argv;
 pub use build_cache::{BuildCache, CachedBuild};
+pub use build_job::render_build_argv;
 pub use build_job::{log_tail, run_build, BuildJob, BuildOutcome};
 pub use build_key::BuildKey;
 pub use build_report::{build_all, BuildReport, BuildStatus};

@@ -5,8 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::base_env::BaseEnv;
-use super::executor::execute;
-use super::limits::Limits;
+use super::executor::{execute, Limits};
 use super::rank_command::RankCommand;
 use super::stop_reason::StopReason;
 

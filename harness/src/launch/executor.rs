@@ -17,19 +17,15 @@ use nix::unistd::Pid;
 
 use super::base_env::BaseEnv;
 use super::child_spawn::{wait_for_exit, ChildSpawn};
-use super::execution::Execution;
-use super::executor_event::Event;
 use super::group_gate::GroupGate;
 use super::leftovers::{host, owner, OWNER_HOST_VAR, OWNER_VAR};
-use super::limits::Limits;
 use super::log_tail;
 use super::rank_command::RankCommand;
 use super::reaper::{self, Reaper};
-use super::service_command::ServiceCommand;
-use super::service_not_ready::ServiceNotReady;
-use super::signal_subscription::Subscription;
+use super::service_commands::ServiceCommand;
+use super::signal_subscription::{Event, Subscription};
 use super::signal_watch;
-use super::stop_reason::StopReason;
+use super::stop_reason::{Execution, ServiceNotReady, StopReason};
 
 /// Told each new process group before anything runs in it, when a group must be recorded first.
 type OnGroup<'a, 'f> = Option<&'a mut (dyn FnMut(Pid) -> std::io::Result<()> + 'f)>;
@@ -464,6 +460,19 @@ impl<'a> RunningGroups<'a> {
         self.signal_all(Signal::SIGTERM);
         let _ = self.wait(Some(now), grace, now);
     }
+}
+
+/// Time limits of one run: the time it may take, and the grace between SIGTERM and SIGKILL.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// `NO_TIMEOUT` (or anything too long to add to the clock) means none.
+    pub timeout: Duration,
+    /// Between SIGTERM and SIGKILL.
+    pub grace: Duration,
+}
+
+impl Limits {
+    pub const NO_TIMEOUT: Duration = Duration::MAX;
 }
 
 #[cfg(test)]

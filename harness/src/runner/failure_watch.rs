@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::early_stop::EarlyStop;
 use crate::launch::StopReason;
 use crate::record::{RecordError, LOGS_IN};
 use crate::runner::RunnerError;
@@ -111,6 +110,20 @@ fn same_way(error: &str) -> String {
     let words = failure_reason(error).split_whitespace().filter(|word| !word.contains('/'));
     let masked = words.map(|word| word.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect::<String>());
     masked.collect::<Vec<_>>().join(" ")
+}
+
+/// Why a session stopped scheduling before its plan was done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EarlyStop {
+    /// Ctrl-C, SIGTERM or SIGHUP; the run in flight was killed and not recorded.
+    Interrupted { signal: i32 },
+    /// `--fail-fast` and a run failed.
+    FailFast,
+    /// The disk filled up (writing `path`, or too little space left after a failed run): every run left
+    /// would fail. The rows recorded so far are whole.
+    DiskFull { path: PathBuf, reason: String },
+    /// `runs` runs in a row failed the same way (without `--keep-going`).
+    RepeatedFailure { runs: u32, reason: String },
 }
 
 #[cfg(test)]

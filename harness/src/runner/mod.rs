@@ -2,10 +2,8 @@
 //! (hyperfine's scheduler/executor split: `session` runs, this module decides what to run.)
 
 mod ablation;
-mod ablation_show;
 mod build_time;
 mod dry_run;
-mod early_stop;
 mod engine_build;
 mod failure_watch;
 mod origin;
@@ -15,26 +13,21 @@ mod race;
 mod runner_error;
 mod session;
 mod setting_build;
-mod setting_engine;
-mod setting_origins;
-mod setup_env;
 mod shared_services;
-mod value_args;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 pub use ablation::{run_ablation, Ablation, AblationOutcome};
 pub use dry_run::describe_plan;
-pub use early_stop::EarlyStop;
-pub use origin::Origin;
+pub use failure_watch::EarlyStop;
+pub use origin::capture_setup_env;
+pub use origin::{Origin, SettingOrigins};
 pub use prepared_run::{prepare_run, PreparedRun, VariantSite};
 pub use progress::Progress;
 pub use runner_error::RunnerError;
 use session::Session;
 pub use session::{run_dir_name, Tally};
-pub use setting_origins::SettingOrigins;
-pub use setup_env::capture_setup_env;
 
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, DEFAULT_VARIANT};

@@ -4,14 +4,16 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::early_stop::EarlyStop;
-use super::failure_watch::{disk_full_of, FailureWatch, NotRun};
+use super::failure_watch::{disk_full_of, EarlyStop, FailureWatch, NotRun};
+use super::origin::SettingOrigins;
+use super::planned_key;
 use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
 use super::progress::Progress;
 use super::runner_error::RunnerError;
-use super::setting_origins::SettingOrigins;
+use super::runs_to_do;
 use super::shared_services;
-use super::{planned_key, runs_to_do, Context, SweepOutcome};
+use super::Context;
+use super::SweepOutcome;
 use crate::build::first_failure_line;
 use crate::extract::{self, RunLogs};
 use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunStatus, StopReason};

@@ -2,7 +2,6 @@
 //! (a private copy of the engine tree, or in place under a lock and a journal that always restores).
 
 mod build_guard;
-mod context;
 mod copy_isolation;
 mod design;
 mod error;
@@ -23,7 +22,6 @@ mod variant_build_mark;
 #[cfg(test)]
 pub(crate) use build_guard::left_running_build;
 pub use build_guard::{clear_build_group, record_build_group, stop_orphaned_build};
-pub use context::variant_context;
 pub use copy_isolation::{materialize_copy, tree_fingerprint};
 pub use design::design_variants;
 pub use error::VariantError;
@@ -34,6 +32,7 @@ pub use recovery::{left_by_an_ablation, recover_in_place, Recovery};
 pub use rendered_file::{render_variant, RenderedFile};
 pub use source_diff::source_diff;
 pub use source_template::derive_template;
+pub use template_target::variant_context;
 pub use template_target::{check_fresh, resolve_target, template_of_source, TemplateTarget};
 pub use tree_lock::TreeLock;
 pub use variant_build_mark::VariantBuildMark;

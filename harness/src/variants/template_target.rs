@@ -1,13 +1,13 @@
-//! `TemplateTarget`: a template and the engine source it renders over, with the path and staleness guards.
+//! `TemplateTarget`: a template and the engine source it renders over, with the path and staleness guards,
+//! and the context one variant renders it in.
 
 use std::fs;
 use std::path::{Component, Path, PathBuf};
+use std::sync::LazyLock;
 
 use regex::Regex;
 use serde_json::{Map, Value};
-use std::sync::LazyLock;
 
-use super::context::variant_context;
 use super::error::VariantError;
 use super::source_template::derive_template;
 use crate::spec::Selector;
@@ -191,9 +191,20 @@ pub fn template_of_source(source: &Path, groups: &[(String, Selector)]) -> Resul
     Ok(text)
 }
 
+/// `params` plus `ablate: {group: bool}` with every group present, so strict mode rejects a misspelt
+/// group in an expression (`TemplateTarget::check_groups` covers `#if`/`#unless`, which strict mode does not).
+pub fn variant_context(groups: &[String], ablated: &[String], params: &Map<String, Value>) -> Value {
+    let flags: Map<String, Value> =
+        groups.iter().map(|group| (group.clone(), Value::Bool(ablated.contains(group)))).collect();
+    let mut context = params.clone();
+    context.insert("ablate".to_string(), Value::Object(flags));
+    Value::Object(context)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::template::Template;
     use serde_json::json;
 
     const KERNEL: &str = "#include <vector>\nstd::vector<float> v;\nint a[2] = {{1, 2}};\n// ABLATE-BEGIN rank1_update\naxpy();\n// ABLATE-END rank1_update\n";
@@ -351,5 +362,34 @@ mod tests {
             let error = resolve_target(&tree, Path::new(outside)).unwrap_err();
             assert!(matches!(error, VariantError::OutsideTree { .. }), "{outside}: {error}");
         }
+    }
+
+    fn groups() -> Vec<String> {
+        vec!["broadcast_rows".to_string(), "rank1_update".to_string()]
+    }
+
+    #[test]
+    fn every_group_has_a_flag_and_params_survive() {
+        let params = json!({"rows": 512}).as_object().unwrap().clone();
+        let context = variant_context(&groups(), &["rank1_update".to_string()], &params);
+        assert_eq!(context, json!({"rows": 512, "ablate": {"broadcast_rows": false, "rank1_update": true}}));
+    }
+
+    #[test]
+    fn misspelt_group_in_an_expression_is_an_error() {
+        let context = variant_context(&groups(), &[], &Map::new());
+        assert!(Template::parse("{{ablate.broadcast_row}}").unwrap().render(&context).is_err());
+        assert_eq!(Template::parse("{{ablate.broadcast_rows}}").unwrap().render(&context).unwrap(), "false");
+    }
+
+    /// Strict mode does not reach `#if`/`#unless` arguments: a misspelt group there renders as "not
+    /// ablated". `TemplateTarget::check_groups` exists for this; this test pins the handlebars behaviour.
+    #[test]
+    fn strict_mode_does_not_check_if_unless_arguments() {
+        let context = variant_context(&groups(), &[], &Map::new());
+        assert_eq!(
+            Template::parse("{{#unless ablate.broadcast_row}}x{{/unless}}").unwrap().render(&context).unwrap(),
+            "x"
+        );
     }
 }
