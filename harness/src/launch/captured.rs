@@ -4,8 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::base_env::BaseEnv;
-use super::executor::{execute, Limits};
+use super::executor::{execute, BaseEnv, Limits};
 use super::rank_command::RankCommand;
 use super::stop_reason::StopReason;
 

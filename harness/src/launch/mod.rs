@@ -3,19 +3,16 @@
 //! and their submission (`sbatch` is one more child).
 
 mod array_job;
-mod base_env;
 mod captured;
 mod child_spawn;
 mod executor;
 mod group_gate;
 mod leftovers;
-mod log_tail;
 mod process_tree;
 mod rank_command;
 mod readiness;
 mod reaper;
 mod run_commands;
-mod run_events;
 mod run_status;
 mod sbatch;
 mod service_commands;
@@ -25,18 +22,18 @@ mod stop_reason;
 mod unset_param;
 
 pub use array_job::ArrayJob;
-pub use base_env::BaseEnv;
 pub use captured::Captured;
+pub use executor::BaseEnv;
 pub use executor::{execute, execute_served, execute_shared, execute_with, Limits};
 pub use leftovers::{kill_leftovers_of_dead_sweeps, kill_sweep_group, OWNER_HOST_VAR, OWNER_VAR};
 pub use rank_command::RankCommand;
 pub use readiness::Readiness;
 pub use run_commands::{program_path, run_commands, run_context, RunSite};
-pub use run_events::RunEvents;
 pub use run_status::{RunStatus, UnknownRunStatus};
 pub use sbatch::{sbatch, SlurmError};
 pub use service_commands::{bind_auto_port, service_commands, ServiceCommand};
 pub use signal_subscription::Event;
+pub use signal_watch::RunEvents;
 pub use signal_watch::{received as signal_received, SignalWatch, TERMINATING_SIGNALS};
 pub use stop_reason::{Execution, ServiceNotReady, StopReason};
 pub use unset_param::UNSET_MARKER;

@@ -6,8 +6,7 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-use super::journal_confinement::directory_refusal;
-use super::state_dir::STATE_DIR;
+use super::journal_confinement::{directory_refusal, STATE_DIR};
 
 /// Adds `/.sweep-inplace/` to `<tree>/.git/info/exclude` once. Only a real `.git` directory inside the
 /// tree is written to (a worktree's `.git` file points outside the tree, where sweep writes nothing);

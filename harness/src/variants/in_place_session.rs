@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 use super::error::VariantError;
 use super::journal::Journal;
 use super::recovery::restore_under_lock;
-use super::rendered_file::RenderedFile;
-use super::template_target::resolve_target;
+use super::template_target::{resolve_target, RenderedFile};
 use super::tree_lock::TreeLock;
 use crate::atomic_file::write_atomic;
 

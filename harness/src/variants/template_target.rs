@@ -9,6 +9,7 @@ use regex::Regex;
 use serde_json::{Map, Value};
 
 use super::error::VariantError;
+use super::journal_confinement::STATE_DIR;
 use super::source_template::derive_template;
 use crate::spec::Selector;
 use crate::template::Template;
@@ -107,7 +108,7 @@ fn lexically_inside(target: &Path) -> Option<PathBuf> {
 pub fn resolve_target(tree: &Path, target: &Path) -> Result<PathBuf, VariantError> {
     let refused = || VariantError::OutsideTree { target: target.to_path_buf(), tree: tree.to_path_buf() };
     let inside = lexically_inside(target).ok_or_else(refused)?;
-    if super::journal_confinement::reserved_refusal(&inside, super::state_dir::STATE_DIR).is_some() {
+    if super::journal_confinement::reserved_refusal(&inside, STATE_DIR).is_some() {
         return Err(refused());
     }
     let file_name = inside.file_name().ok_or_else(refused)?;
@@ -199,6 +200,21 @@ pub fn variant_context(groups: &[String], ablated: &[String], params: &Map<Strin
     let mut context = params.clone();
     context.insert("ablate".to_string(), Value::Object(flags));
     Value::Object(context)
+}
+
+/// The rendered text of one target (path relative to the engine tree).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedFile {
+    pub target: PathBuf,
+    pub text: String,
+}
+
+/// Renders every template target against one variant's context.
+pub fn render_variant(targets: &[TemplateTarget], context: &Value) -> Result<Vec<RenderedFile>, VariantError> {
+    targets
+        .iter()
+        .map(|target| Ok(RenderedFile { target: target.target.clone(), text: target.render(context)? }))
+        .collect()
 }
 
 #[cfg(test)]
@@ -391,5 +407,19 @@ mod tests {
             Template::parse("{{#unless ablate.broadcast_row}}x{{/unless}}").unwrap().render(&context).unwrap(),
             "x"
         );
+    }
+
+    #[test]
+    fn renders_each_target_and_names_the_template_on_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("a.hbs");
+        let bad = dir.path().join("b.hbs");
+        std::fs::write(&good, "rows={{rows}}").unwrap();
+        std::fs::write(&bad, "cols={{cols}}").unwrap();
+        let targets = |t: &PathBuf| TemplateTarget::read(t.clone(), PathBuf::from("a.cpp")).unwrap();
+        let files = render_variant(&[targets(&good)], &json!({"rows": 4})).unwrap();
+        assert_eq!(files, [RenderedFile { target: PathBuf::from("a.cpp"), text: "rows=4".to_string() }]);
+        let error = render_variant(&[targets(&good), targets(&bad)], &json!({"rows": 4})).unwrap_err();
+        assert!(error.to_string().contains("b.hbs"), "{error}");
     }
 }

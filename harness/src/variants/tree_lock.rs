@@ -6,8 +6,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use super::error::VariantError;
-use super::journal_confinement::directory_refusal;
-use super::state_dir::STATE_DIR;
+use super::journal_confinement::{directory_refusal, STATE_DIR};
 use crate::file_lock::{FileLock, LockMode};
 
 const LOCK_FILE: &str = "lock";
