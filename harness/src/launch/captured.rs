@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::executor::{execute, BaseEnv, Limits};
-use super::rank_command::RankCommand;
+use super::run_commands::RankCommand;
 use super::stop_reason::StopReason;
 
 /// Between SIGTERM and SIGKILL for a helper command.

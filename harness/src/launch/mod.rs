@@ -2,14 +2,12 @@
 //! them, timeouts, signals, re-parented descendants found and killed, no orphans; Slurm batch scripts
 //! and their submission (`sbatch` is one more child).
 
-mod array_job;
 mod captured;
 mod child_spawn;
 mod executor;
 mod group_gate;
 mod leftovers;
 mod process_tree;
-mod rank_command;
 mod readiness;
 mod reaper;
 mod run_commands;
@@ -19,21 +17,20 @@ mod service_commands;
 mod signal_subscription;
 mod signal_watch;
 mod stop_reason;
-mod unset_param;
 
-pub use array_job::ArrayJob;
 pub use captured::Captured;
 pub use executor::BaseEnv;
 pub use executor::{execute, execute_served, execute_shared, execute_with, Limits};
 pub use leftovers::{kill_leftovers_of_dead_sweeps, kill_sweep_group, OWNER_HOST_VAR, OWNER_VAR};
-pub use rank_command::RankCommand;
 pub use readiness::Readiness;
+pub use run_commands::RankCommand;
+pub use run_commands::UNSET_MARKER;
 pub use run_commands::{program_path, run_commands, run_context, RunSite};
 pub use run_status::{RunStatus, UnknownRunStatus};
+pub use sbatch::ArrayJob;
 pub use sbatch::{sbatch, SlurmError};
 pub use service_commands::{bind_auto_port, service_commands, ServiceCommand};
 pub use signal_subscription::Event;
 pub use signal_watch::RunEvents;
 pub use signal_watch::{received as signal_received, SignalWatch, TERMINATING_SIGNALS};
 pub use stop_reason::{Execution, ServiceNotReady, StopReason};
-pub use unset_param::UNSET_MARKER;

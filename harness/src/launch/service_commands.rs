@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::rank_command::RankCommand;
 use super::readiness::Readiness;
+use super::run_commands::RankCommand;
 use crate::spec::{ReadyRule, ServiceDecl, SourceFile, SpecError, AUTO_PORT, PORT_NAME};
 use crate::template::Template;
 

@@ -1,16 +1,18 @@
 //! `sweep ablate`: every variant of a kernel template rendered, built and run, with the user's sources
 //! never left changed. Copy isolation builds each variant in its own cached copy, in parallel, and
 //! interleaves all variants' runs; in-place isolation renders into the real tree one variant at a time
-//! under a lock and a journal that restores it on every exit path.
+//! under a lock and a journal that restores it on every exit path. A plain sweep with build-time params
+//! runs through the copy isolation too, with nothing rendered.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use super::engine_build::build_engine_tree;
 use super::open_results;
 use super::origin::{Origin, SettingOrigins};
+use super::plan_sweep;
 use super::preflight;
 use super::prepared_run::VariantSite;
 use super::progress::Progress;
@@ -488,6 +490,32 @@ fn ablated_groups(variant: &str, groups: &[String]) -> Option<Vec<String>> {
     Some(groups.iter().filter(|group| named.contains(&group.as_str())).cloned().collect())
 }
 
+/// `sweep run` of a sweep with build-time params: one build per distinct tuple of their values, each in
+/// its own cached copy of the tree (copy isolation with nothing rendered; a rerun builds nothing), built
+/// in parallel, and every setting's runs interleaved across all builds.
+pub fn run_build_time(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Result<SweepOutcome, RunnerError> {
+    let (plan, _) = plan_sweep(sweep, options)?;
+    let origin = Origin::gather(sweep, &plan.settings[0])?;
+    let paths = result_paths(sweep, options, false)?;
+    let context = Context { sweep, options, paths, origin, events };
+    let sources = CopySources { exclude: build_outputs(sweep), render: Box::new(|_| Ok(Vec::new())) };
+    let jobs = std::thread::available_parallelism().map_or(1, usize::from);
+    Ok(run_copies(&sources, &plan, &context, jobs)?.runs)
+}
+
+/// The tree's own build dir is not copied: each copy builds into its own.
+fn build_outputs(sweep: &Sweep) -> Vec<String> {
+    let engine = &sweep.engine;
+    first_component(&engine.build_dir, &engine.tree).into_iter().collect()
+}
+
+fn first_component(path: &Path, under: &Path) -> Option<String> {
+    match path.strip_prefix(under).ok()?.components().next()? {
+        Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -518,5 +546,11 @@ mod tests {
         assert_eq!(ablated_groups("rank1_updat", &groups()), None);
         let three = vec!["a".to_string(), "b".to_string(), "c".to_string()];
         assert_eq!(ablated_groups("both", &three), None);
+    }
+
+    #[test]
+    fn the_build_dir_inside_the_tree_is_excluded_by_its_top_entry() {
+        assert_eq!(first_component(Path::new("/e/build/x"), Path::new("/e")), Some("build".into()));
+        assert_eq!(first_component(Path::new("/elsewhere/b"), Path::new("/e")), None);
     }
 }

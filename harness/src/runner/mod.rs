@@ -2,18 +2,15 @@
 //! (hyperfine's scheduler/executor split: `session` runs, this module decides what to run.)
 
 mod ablation;
-mod build_time;
 mod dry_run;
 mod engine_build;
 mod failure_watch;
 mod origin;
 mod prepared_run;
 mod progress;
-mod race;
 mod runner_error;
 mod session;
 mod setting_build;
-mod shared_services;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -139,7 +136,7 @@ fn check_expectations(sweep: &Sweep, context: &serde_json::Value) -> Result<(), 
 /// Runs a plain sweep (`sweep run`).
 pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Result<SweepOutcome, RunnerError> {
     if sweep.builds_per_setting() {
-        return build_time::run_build_time(sweep, options, events);
+        return ablation::run_build_time(sweep, options, events);
     }
     let (plan, mut sites) = plan_sweep(sweep, options)?;
     preflight(sweep, &plan, &sites)?;

@@ -1,7 +1,8 @@
 //! Runs planned runs one at a time: prepare the run directory, start the ranks, extract, record.
-//! Every finished run is on disk before the next one starts.
+//! Every finished run is on disk before the next one starts. Runs may share one service instance
+//! (`reuse_across`), and may race: round by round, the settings the data have decided stop running.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::failure_watch::{disk_full_of, EarlyStop, FailureWatch, NotRun};
@@ -11,15 +12,15 @@ use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::runs_to_do;
-use super::shared_services;
 use super::Context;
 use super::SweepOutcome;
+use crate::analyse::{SettingSummary, Verdicts};
 use crate::build::first_failure_line;
 use crate::extract::{self, RunLogs};
 use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunStatus, StopReason};
-use crate::plan::{Plan, PlannedRun, Setting};
-use crate::record::{RecordedAttempts, ResultWriter, RunRow, LOGS_IN};
-use crate::spec::Sweep;
+use crate::plan::{Plan, PlannedRun, Setting, SettingId};
+use crate::record::{RecordedAttempts, ResultWriter, RunRow, RunTable, LOGS_IN};
+use crate::spec::{AnalysisConfig, Race, Sweep};
 
 /// Counts of what a session recorded.
 #[derive(Debug, Clone, Copy, Default)]
@@ -111,7 +112,7 @@ impl<'a> Session<'a> {
     /// `--fail-fast`, a full disk or runs failing alike (`FailureWatch`). A setting whose service was not
     /// ready has its remaining runs recorded failed at once.
     pub fn run_all(&mut self, runs: &[PlannedRun]) -> Result<(), RunnerError> {
-        let runs = shared_services::grouped(self.sweep, self.plan, runs);
+        let runs = grouped(self.sweep, self.plan, runs);
         let mut rest = &runs[..];
         while !rest.is_empty() {
             if let Some(signal) = self.context.events.signals.received() {
@@ -120,14 +121,12 @@ impl<'a> Session<'a> {
             if self.stopped.is_some() {
                 return Ok(());
             }
-            let done = match (
-                self.watch.not_run(rest[0].setting.index()).cloned(),
-                shared_services::shared_len(self.sweep, self.plan, rest),
-            ) {
-                (Some(not_run), _) => self.record_not_run(&rest[0], &not_run).map(|()| 1),
-                (None, 1) => self.run_one(&rest[0]).map(|()| 1),
-                (None, shared) => self.run_shared(&rest[..shared]),
-            };
+            let done =
+                match (self.watch.not_run(rest[0].setting.index()).cloned(), shared_len(self.sweep, self.plan, rest)) {
+                    (Some(not_run), _) => self.record_not_run(&rest[0], &not_run).map(|()| 1),
+                    (None, 1) => self.run_one(&rest[0]).map(|()| 1),
+                    (None, shared) => self.run_shared(&rest[..shared]),
+                };
             match done {
                 Ok(done) => rest = &rest[done..],
                 Err(error) => match disk_full_of(&error) {
@@ -390,9 +389,124 @@ pub fn limits_text(sweep: &Sweep) -> String {
     )
 }
 
+/// What one service instance can serve: the round and every setting value but the reused params.
+type InstanceKey = (u32, bool, String, Vec<String>);
+
+/// The params services are reused across; empty when every run starts its own.
+fn reused(sweep: &Sweep) -> BTreeSet<&str> {
+    sweep.run.service.iter().flat_map(|service| service.reuse_across.iter().map(String::as_str)).collect()
+}
+
+fn instance_key(plan: &Plan, run: &PlannedRun, reused: &BTreeSet<&str>) -> InstanceKey {
+    let setting = &plan.settings[run.setting.index()];
+    let values = setting
+        .values
+        .iter()
+        .zip(setting.value_texts())
+        .filter(|((name, _), _)| !reused.contains(name.as_str()))
+        .map(|(_, text)| text)
+        .collect();
+    (run.rep, run.warmup, setting.variant.clone(), values)
+}
+
+/// `runs` with the runs of one round that can share an instance next to each other, renumbered. Runs
+/// share one instance of their services (`reuse_across`) when they are of one round and their settings
+/// differ only in the reused params. The round's order of first appearance is kept, so every setting
+/// still runs once per round and interleaving holds; the run order numbers follow the new order.
+pub fn grouped(sweep: &Sweep, plan: &Plan, runs: &[PlannedRun]) -> Vec<PlannedRun> {
+    let reused = reused(sweep);
+    if reused.is_empty() {
+        return runs.to_vec();
+    }
+    let mut out = Vec::with_capacity(runs.len());
+    for round in runs.chunk_by(|a, b| (a.rep, a.warmup) == (b.rep, b.warmup)) {
+        let mut first_seen: BTreeMap<InstanceKey, usize> = BTreeMap::new();
+        let mut slotted: Vec<(usize, PlannedRun)> = round
+            .iter()
+            .map(|run| {
+                let next = first_seen.len();
+                (*first_seen.entry(instance_key(plan, run, &reused)).or_insert(next), *run)
+            })
+            .collect();
+        slotted.sort_by_key(|(slot, _)| *slot);
+        let orders = round.iter().map(|run| run.order);
+        out.extend(slotted.into_iter().zip(orders).map(|((_, run), order)| PlannedRun { order, ..run }));
+    }
+    out
+}
+
+/// How many of the leading `runs` one service instance serves (1 without `reuse_across`).
+pub fn shared_len(sweep: &Sweep, plan: &Plan, runs: &[PlannedRun]) -> usize {
+    let reused = reused(sweep);
+    let Some(first) = runs.first() else { return 0 };
+    if reused.is_empty() {
+        return 1;
+    }
+    let key = instance_key(plan, first, &reused);
+    runs.iter().take_while(|run| instance_key(plan, run, &reused) == key).count()
+}
+
+impl Session<'_> {
+    /// Runs `todo`: all at once without a race, else round by round (warmups first). From round `min`
+    /// on, the recorded CSV is analysed after every round (F-Race's idea, Birattari et al. 2002, with
+    /// rounds as blocks and the Holm-corrected verdicts of `Verdicts::decide`): settings beaten in
+    /// their group, or shown to be within the negligible margin of its best, are not run again, and
+    /// the race ends when every group is decided. A resumed race re-reads the CSV, so it carries on
+    /// where it stopped.
+    pub fn run_race(&mut self, todo: &[PlannedRun], race: Option<Race>) -> Result<(), RunnerError> {
+        let Some(race) = race else { return self.run_all(todo) };
+        let warmups: Vec<PlannedRun> = todo.iter().filter(|run| run.warmup).copied().collect();
+        self.run_all(&warmups)?;
+        let mut racing: Option<BTreeSet<usize>> = None;
+        for round in 1..=race.max {
+            if self.stopped.is_some() {
+                return Ok(());
+            }
+            let runs: Vec<PlannedRun> = todo
+                .iter()
+                .filter(|run| !run.warmup && run.rep == round)
+                .filter(|run| racing.as_ref().is_none_or(|set| set.contains(&run.setting.index())))
+                .copied()
+                .collect();
+            self.run_all(&runs)?;
+            if round >= race.min && round < race.max && self.stopped.is_none() {
+                let still = self.still_racing(race)?;
+                self.progress.note(&format!(
+                    "race after round {round}: {} of {} settings still racing",
+                    still.len(),
+                    self.plan.settings.len()
+                ));
+                if still.is_empty() {
+                    self.progress.note("every group is decided: the race ends here");
+                    return Ok(());
+                }
+                racing = Some(still);
+            }
+        }
+        Ok(())
+    }
+
+    /// Plan indices of the settings whose groups are not yet decided (the best and undecided rivals).
+    fn still_racing(&self, race: Race) -> Result<BTreeSet<usize>, RunnerError> {
+        let plan = self.plan;
+        let table = RunTable::read(self.writer.path())?;
+        let runs = table.runs();
+        let settings = SettingSummary::summarise_table(&table);
+        let config = AnalysisConfig { stopping: true, ..self.sweep.analysis.racing(Some(race)) };
+        let verdicts = Verdicts::decide(&runs, &settings, &config, true);
+        let plan_ids = table.plan_ids(&plan.settings);
+        let plan_index = |summary: &SettingSummary| plan_ids[summary.id.index()].map(SettingId::index);
+        let measured: BTreeSet<usize> = settings.iter().filter_map(plan_index).collect();
+        let racing = verdicts.racing().into_iter().filter_map(|index| plan_index(&settings[index]));
+        let unmeasured = (0..plan.settings.len()).filter(|index| !measured.contains(index));
+        Ok(racing.chain(unmeasured).collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::PlanOptions;
 
     /// With a dozen params spelt out, every run failed with "file name too long" (255 bytes).
     #[test]
@@ -404,5 +518,57 @@ mod tests {
         assert_ne!(a, b);
         assert!(a.starts_with("0007-parameter_name=some_long_value_") && a.ends_with("-rep2"), "{a}");
         assert_eq!(run_dir_name(&run, "slices=4_rows=512"), "0007-slices=4_rows=512-rep2");
+    }
+
+    fn served_sweep(reuse: &str) -> (tempfile::TempDir, Sweep) {
+        let dir = tempfile::tempdir().unwrap();
+        let profile = "tree = \".\"\nprogram = \"sh\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\n[result]\nprefix = \"r\"\n";
+        std::fs::create_dir_all(dir.path().join("engines")).unwrap();
+        std::fs::write(dir.path().join("engines/client.toml"), profile).unwrap();
+        let sweep = format!(
+            "name = \"s\"\n[engine]\nprofile = \"client\"\n[params]\nmode = [\"off\", \"all\", \"prefill\"]\n\
+             concurrency = [1, 4, 16]\n[reps]\ncount = 3\nseed = 5\n[[run.service]]\nname = \"server\"\n\
+             program = \"server\"\nready = {{ tcp = \"127.0.0.1:1\" }}\nreuse_across = {reuse}\n\
+             [metrics]\nresult = [\"t\"]\n[analysis]\nprimary = \"t\"\n"
+        );
+        let path = dir.path().join("s.toml");
+        std::fs::write(&path, sweep).unwrap();
+        let sweep = crate::spec::load_sweep(&path).unwrap();
+        (dir, sweep)
+    }
+
+    #[test]
+    fn runs_sharing_an_instance_are_made_consecutive_within_each_round_and_renumbered() {
+        let (_dir, sweep) = served_sweep("[\"concurrency\"]");
+        let plan = Plan::new(&sweep, &["default".to_string()], &PlanOptions::default()).unwrap();
+        let runs = grouped(&sweep, &plan, &plan.runs);
+        let orders: Vec<usize> = runs.iter().map(|run| run.order).collect();
+        assert_eq!(orders, plan.runs.iter().map(|run| run.order).collect::<Vec<_>>(), "orders follow the new order");
+        let mut rest = &runs[..];
+        let mut instances = 0;
+        while !rest.is_empty() {
+            let shared = shared_len(&sweep, &plan, rest);
+            assert_eq!(shared, 3, "one instance per mode serves its three concurrency levels");
+            let group = &rest[..shared];
+            assert!(group.iter().all(|run| run.rep == group[0].rep));
+            let modes: BTreeSet<String> =
+                group.iter().map(|run| plan.settings[run.setting.index()].values[0].1.to_string()).collect();
+            assert_eq!(modes.len(), 1);
+            rest = &rest[shared..];
+            instances += 1;
+        }
+        assert_eq!(instances, 3 * 3, "three modes in each of three rounds");
+        for round in runs.chunks(9) {
+            let settings: BTreeSet<usize> = round.iter().map(|run| run.setting.index()).collect();
+            assert_eq!(settings.len(), 9, "every setting still runs once per round");
+        }
+    }
+
+    #[test]
+    fn without_reuse_every_run_has_its_own_instance_in_the_planned_order() {
+        let (_dir, sweep) = served_sweep("[]");
+        let plan = Plan::new(&sweep, &["default".to_string()], &PlanOptions::default()).unwrap();
+        assert_eq!(grouped(&sweep, &plan, &plan.runs), plan.runs);
+        assert_eq!(shared_len(&sweep, &plan, &plan.runs), 1);
     }
 }
