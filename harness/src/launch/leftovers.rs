@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
-use super::process_tree::ProcessTree;
+use super::reaper::ProcessTree;
 
 /// The environment variable naming the sweep a process belongs to.
 pub const OWNER_VAR: &str = "SWEEP_OWNER";

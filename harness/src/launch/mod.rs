@@ -7,7 +7,6 @@ mod child_spawn;
 mod executor;
 mod group_gate;
 mod leftovers;
-mod process_tree;
 mod readiness;
 mod reaper;
 mod run_commands;

@@ -85,18 +85,13 @@ pub fn disk_full_of(error: &RunnerError) -> Option<EarlyStop> {
         .then(|| EarlyStop::DiskFull { path: path.clone(), reason: crate::os_error::reason(io) })
 }
 
-/// The stop a failure in `dir` (a run's, a build's) calls for when the disk holding it is full.
+/// The stop a failure in `dir` (a run's, a build's) calls for when the file system holding it (or its
+/// nearest existing ancestor) has too little space left for another run.
 pub fn disk_full_at(dir: &Path) -> Option<EarlyStop> {
-    is_full(dir).then(|| EarlyStop::DiskFull { path: dir.to_path_buf(), reason: "no space left on device".into() })
-}
-
-/// Whether the file system holding `dir` (or its nearest existing ancestor) has too little space left
-/// for another run.
-fn is_full(dir: &Path) -> bool {
     let existing = dir.ancestors().find(|ancestor| ancestor.exists());
-    existing
-        .and_then(|dir| nix::sys::statvfs::statvfs(dir).ok())
-        .is_some_and(|stat| stat.blocks_available().saturating_mul(stat.fragment_size()) < FULL_BELOW_BYTES)
+    let stat = existing.and_then(|dir| nix::sys::statvfs::statvfs(dir).ok());
+    let full = stat.is_some_and(|stat| stat.blocks_available().saturating_mul(stat.fragment_size()) < FULL_BELOW_BYTES);
+    full.then(|| EarlyStop::DiskFull { path: dir.to_path_buf(), reason: "no space left on device".into() })
 }
 
 /// A run's failure without where its logs are.

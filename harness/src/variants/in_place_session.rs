@@ -29,7 +29,7 @@ impl InPlaceSession {
         // fails the journal stays (with the lock file) for `sweep restore`.
         restore_under_lock(&tree)?;
         let journal = Journal::save(&tree, &targets)?;
-        super::git_exclude::exclude_state_dir(&tree);
+        super::tree_lock::exclude_state_dir(&tree);
         Ok(InPlaceSession { tree, journal, lock: Some(lock) })
     }
 

@@ -5,7 +5,6 @@ mod build_guard;
 mod copy_isolation;
 mod design;
 mod error;
-mod git_exclude;
 mod in_place_session;
 mod journal;
 mod journal_confinement;
