@@ -2,6 +2,7 @@
 //! them, timeouts, signals, re-parented descendants found and killed, no orphans; Slurm batch scripts
 //! and their submission (`sbatch` is one more child).
 
+mod array_job;
 mod captured;
 mod child_spawn;
 mod executor;
@@ -17,16 +18,16 @@ mod signal_subscription;
 mod signal_watch;
 mod stop_reason;
 
+pub use array_job::ArrayJob;
 pub use captured::Captured;
-pub use executor::BaseEnv;
-pub use executor::{execute, execute_served, execute_shared, execute_with, Limits};
+
+pub use executor::{execute, execute_served, execute_shared, execute_with, BaseEnv, Limits};
 pub use leftovers::{kill_leftovers_of_dead_sweeps, kill_sweep_group, OWNER_HOST_VAR, OWNER_VAR};
 pub use readiness::Readiness;
 pub use run_commands::RankCommand;
 pub use run_commands::UNSET_MARKER;
 pub use run_commands::{program_path, run_commands, run_context, RunSite};
 pub use run_status::{RunStatus, UnknownRunStatus};
-pub use sbatch::ArrayJob;
 pub use sbatch::{sbatch, SlurmError};
 pub use service_commands::{bind_auto_port, service_commands, ServiceCommand};
 pub use signal_subscription::Event;

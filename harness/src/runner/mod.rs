@@ -11,6 +11,7 @@ mod progress;
 mod runner_error;
 mod session;
 mod setting_build;
+mod setup_env;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -18,13 +19,13 @@ use std::path::{Path, PathBuf};
 pub use ablation::{run_ablation, Ablation, AblationOutcome};
 pub use dry_run::describe_plan;
 pub use failure_watch::EarlyStop;
-pub use origin::capture_setup_env;
 pub use origin::{Origin, SettingOrigins};
 pub use prepared_run::{prepare_run, PreparedRun, VariantSite};
 pub use progress::Progress;
 pub use runner_error::RunnerError;
 use session::Session;
 pub use session::{run_dir_name, Tally};
+pub use setup_env::capture_setup_env;
 
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, DEFAULT_VARIANT};
