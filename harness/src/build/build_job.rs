@@ -12,7 +12,7 @@ use nix::unistd::Pid;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use super::build_key::BuildKey;
+use super::build_cache::BuildKey;
 use super::error::BuildError;
 use crate::launch::{self, BaseEnv, Limits, RankCommand, StopReason};
 use crate::template::{Template, TemplateError};

@@ -4,9 +4,8 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use super::build_cache::BuildCache;
+use super::build_cache::{BuildCache, BuildKey};
 use super::build_job::{run_build, BuildJob};
-use super::build_key::BuildKey;
 use super::error::BuildError;
 use crate::variants::{clear_build_group, record_build_group};
 

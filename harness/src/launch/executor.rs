@@ -17,8 +17,7 @@ use nix::unistd::Pid;
 
 use super::child_spawn::{wait_for_exit, ChildSpawn};
 use super::group_gate::GroupGate;
-use super::leftovers::{host, owner, OWNER_HOST_VAR, OWNER_VAR};
-use super::reaper::{self, Reaper};
+use super::reaper::{self, host, owner, Reaper, OWNER_HOST_VAR, OWNER_VAR};
 use super::run_commands::RankCommand;
 use super::service_commands::ServiceCommand;
 use super::signal_subscription::{Event, Subscription};

@@ -7,7 +7,6 @@ mod captured;
 mod child_spawn;
 mod executor;
 mod group_gate;
-mod leftovers;
 mod readiness;
 mod reaper;
 mod run_commands;
@@ -22,8 +21,8 @@ pub use array_job::ArrayJob;
 pub use captured::Captured;
 
 pub use executor::{execute, execute_served, execute_shared, execute_with, BaseEnv, Limits};
-pub use leftovers::{kill_leftovers_of_dead_sweeps, kill_sweep_group, OWNER_HOST_VAR, OWNER_VAR};
 pub use readiness::Readiness;
+pub use reaper::{kill_leftovers_of_dead_sweeps, kill_sweep_group, OWNER_HOST_VAR, OWNER_VAR};
 pub use run_commands::RankCommand;
 pub use run_commands::UNSET_MARKER;
 pub use run_commands::{program_path, run_commands, run_context, RunSite};

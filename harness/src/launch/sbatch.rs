@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::captured::Captured;
-use super::leftovers::OWNER_VAR;
+use super::reaper::OWNER_VAR;
 
 /// sbatch only talks to slurmctld; a controller that does not answer within this is down.
 const SBATCH_TIMEOUT: Duration = Duration::from_secs(120);

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use signal_hook::consts::{SIGALRM, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
 use signal_hook::iterator::{Handle, Signals};
 
-use super::leftovers::kill_leftovers_of_dead_sweeps;
 use super::reaper;
+use super::reaper::kill_leftovers_of_dead_sweeps;
 use super::signal_subscription::broadcast;
 
 /// Signals whose default action would end sweep without restoring or killing anything.
