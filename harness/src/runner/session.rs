@@ -7,13 +7,10 @@ use std::path::{Path, PathBuf};
 
 use super::failure_watch::{disk_full_of, EarlyStop, FailureWatch, NotRun};
 use super::origin::SettingOrigins;
-use super::planned_key;
 use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
 use super::progress::Progress;
 use super::runner_error::RunnerError;
-use super::runs_to_do;
-use super::Context;
-use super::SweepOutcome;
+use super::{planned_key, runs_to_do, Context, SweepOutcome};
 use crate::analyse::{SettingSummary, Verdicts};
 use crate::build::first_failure_line;
 use crate::extract::{self, RunLogs};
