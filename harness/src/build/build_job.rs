@@ -1,16 +1,21 @@
-//! `BuildJob`: one variant's build command, and running it with its output captured in a log.
+//! `BuildJob`: one variant's build command (rendered for its tree), and running it with its output
+//! captured in a log.
 
 use std::collections::VecDeque;
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use nix::unistd::Pid;
+use regex::Regex;
+use serde_json::{Map, Value};
 
-use super::build_key::BuildKey;
+use super::build_cache::BuildKey;
 use super::error::BuildError;
 use crate::launch::{self, BaseEnv, Limits, RankCommand, StopReason};
+use crate::template::{Template, TemplateError};
 
 /// Lines of the log shown when a build fails: enough for the compiler's first error and its context.
 const TAIL_LINES: usize = 20;
@@ -37,14 +42,10 @@ pub struct BuildOutcome {
 /// Between SIGTERM and SIGKILL for a build: make passes SIGTERM on to its compilers.
 const BUILD_GRACE: Duration = Duration::from_secs(5);
 
-/// Runs the job's argv with stdout and stderr both in `log`; a non-zero exit is `Failed` with the log's tail.
-pub fn run_build(job: &BuildJob, log: &Path) -> Result<BuildOutcome, BuildError> {
-    run_build_recorded(job, log, &mut |_| Ok(()))
-}
-
-/// `run_build` through the executor (own process group, no timeout, stopped by a signal as
-/// `Interrupted`), telling `on_group` the build's process group before anything runs in it.
-pub fn run_build_recorded(
+/// Runs the job's argv with stdout and stderr both in `log` through the executor (own process group, no
+/// timeout, stopped by a signal as `Interrupted`), telling `on_group` the build's process group before
+/// anything runs in it; a non-zero exit is `Failed` with the log's tail.
+pub fn run_build(
     job: &BuildJob,
     log: &Path,
     on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
@@ -67,7 +68,7 @@ pub fn run_build_recorded(
         reason => Err(BuildError::Failed {
             variant,
             status: build_status(&reason),
-            first_error: super::first_error_line(log),
+            first_error: first_error_line(log),
             log: log.to_path_buf(),
             tail: log_tail(log)?,
         }),
@@ -97,6 +98,50 @@ pub fn log_tail(log: &Path) -> Result<String, BuildError> {
     Ok(Vec::from(tail).join("\n"))
 }
 
+/// The build command of a profile rendered for one tree and build dir (`{{tree}}`, `{{build_dir}}`) and
+/// the build-time params of one setting, element by element; the result is run directly, never through
+/// a shell.
+pub fn render_build_argv<'a>(
+    argv: impl IntoIterator<Item = &'a Template>,
+    tree: &Path,
+    build_dir: &Path,
+    params: &Map<String, Value>,
+) -> Result<Vec<String>, TemplateError> {
+    let mut context = params.clone();
+    context.insert("tree".into(), tree.display().to_string().into());
+    context.insert("build_dir".into(), build_dir.display().to_string().into());
+    argv.into_iter().map(|part| part.render(&context)).collect()
+}
+
+/// The first line saying `error` (any case, as a word), else the last non-empty line, else a note that the
+/// build printed nothing; trimmed, so it fits a one-line report. A broken build (and a failed run) is
+/// reported by its first error: what a compiler or engine prints first is the cause, and the rest
+/// (`make`'s own `Error 1`, mpirun's banner) are consequences.
+pub fn first_error_line(log: &Path) -> String {
+    let text = read_lossy(log);
+    let mut lines = text.lines().map(str::trim).filter(|line| !line.is_empty());
+    let first_error = lines.clone().find(|line| ERROR_WORD.is_match(line));
+    first_error.or_else(|| lines.next_back()).unwrap_or("the build printed nothing").to_string()
+}
+
+/// The first line of a failed run's log that names a failure (`error`, `invalid`, `fatal`, `failed`,
+/// `failure`, `cannot`, `abort`, `panicked`, `exception`, `no such`, `not found`), trimmed; None when
+/// no line does (a run's last line is usually the launcher's banner, not the cause).
+pub fn first_failure_line(log: &Path) -> Option<String> {
+    read_lossy(log).lines().map(str::trim).find(|line| FAILURE_WORD.is_match(line)).map(str::to_string)
+}
+
+fn read_lossy(log: &Path) -> String {
+    fs::read(log).map(|bytes| String::from_utf8_lossy(&bytes).into_owned()).unwrap_or_default()
+}
+
+static ERROR_WORD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\berror\b").expect("the pattern is valid"));
+
+static FAILURE_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(error|invalid|fatal|fail(ed|ure)|cannot|abort(ed)?|panicked|exception|no such|not found)\b")
+        .expect("the pattern is valid")
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,7 +161,9 @@ mod tests {
     fn runs_in_the_tree_with_env_and_logs_both_streams() {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("logs/build.log");
-        let outcome = run_build(&job(dir.path(), "echo $GREETING; echo warn >&2; pwd > build/where"), &log).unwrap();
+        let outcome =
+            run_build(&job(dir.path(), "echo $GREETING; echo warn >&2; pwd > build/where"), &log, &mut |_| Ok(()))
+                .unwrap();
         assert!(outcome.seconds >= 0.0);
         let text = fs::read_to_string(&log).unwrap();
         assert!(text.contains("hello") && text.contains("warn"), "{text}");
@@ -129,7 +176,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("build.log");
         let script = "for i in $(seq 1 50); do echo line $i; done; echo 'gd.cpp:12:3: error: expected ;' >&2; exit 2";
-        let error = run_build(&job(dir.path(), script), &log).unwrap_err();
+        let error = run_build(&job(dir.path(), script), &log, &mut |_| Ok(())).unwrap_err();
         let message = error.to_string();
         assert!(message.contains("gd.cpp:12:3: error: expected ;"), "{message}");
         assert!(message.contains("line 50") && !message.contains("line 30\n"), "{message}");
@@ -141,8 +188,62 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut missing = job(dir.path(), "");
         missing.argv = vec!["/nonexistent/make".to_string()];
-        assert!(matches!(run_build(&missing, &dir.path().join("l")), Err(BuildError::Spawn { .. })));
+        assert!(matches!(run_build(&missing, &dir.path().join("l"), &mut |_| Ok(())), Err(BuildError::Spawn { .. })));
         missing.argv.clear();
-        assert!(matches!(run_build(&missing, &dir.path().join("l")), Err(BuildError::EmptyCommand { .. })));
+        assert!(matches!(
+            run_build(&missing, &dir.path().join("l"), &mut |_| Ok(())),
+            Err(BuildError::EmptyCommand { .. })
+        ));
+    }
+
+    fn templates(texts: &[&str]) -> Vec<Template> {
+        texts.iter().map(|text| Template::parse(text).unwrap()).collect()
+    }
+
+    #[test]
+    fn tree_and_build_dir_are_substituted_per_element() {
+        let argv = templates(&["make", "-C", "{{tree}}", "BUILD_DIR={{build_dir}}"]);
+        let rendered = render_build_argv(&argv, Path::new("/t"), Path::new("/t/b 2"), &Map::new()).unwrap();
+        assert_eq!(rendered, ["make", "-C", "/t", "BUILD_DIR=/t/b 2"]);
+    }
+
+    #[test]
+    fn build_time_params_are_substituted() {
+        let argv = templates(&["make", "TPE_ATTENTION_BLOCK={{block}}"]);
+        let params: Map<String, Value> = [("block".to_string(), Value::from(64))].into_iter().collect();
+        let rendered = render_build_argv(&argv, Path::new("/t"), Path::new("/b"), &params).unwrap();
+        assert_eq!(rendered, ["make", "TPE_ATTENTION_BLOCK=64"]);
+    }
+
+    fn first_of(text: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("build.log");
+        fs::write(&log, text).unwrap();
+        first_error_line(&log)
+    }
+
+    #[test]
+    fn the_compiler_error_wins_over_later_errors_and_error_like_words() {
+        let log = "g++ -Werror -c gd.cpp\nwarning: unused error_count\n  gd.cpp:12:3: error: expected ';'\n\
+                   gd.cpp:20:1: error: later\nmake: *** [Makefile:9: gd.o] Error 1\n";
+        assert_eq!(first_of(log), "gd.cpp:12:3: error: expected ';'");
+    }
+
+    #[test]
+    fn a_run_log_names_the_engine_message_not_the_launcher_banner() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("output.log");
+        let text = "tp-engine: invalid value '0' for --rows\nusage: tp-engine [--rows N]\n-----\nPrimary job \
+                    terminated normally, but 1 process returned\nmpirun detected that one or more processes exited\n";
+        fs::write(&log, text).unwrap();
+        assert_eq!(first_failure_line(&log).as_deref(), Some("tp-engine: invalid value '0' for --rows"));
+        fs::write(&log, "starting\nSegmentation fault? no: just stopped\n").unwrap();
+        assert_eq!(first_failure_line(&log), None);
+    }
+
+    #[test]
+    fn without_an_error_line_the_last_line_is_shown() {
+        assert_eq!(first_of("building\nKilled\n\n"), "Killed");
+        assert_eq!(first_of(""), "the build printed nothing");
     }
 }

@@ -4,9 +4,8 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use super::build_cache::BuildCache;
-use super::build_job::{run_build_recorded, BuildJob};
-use super::build_key::BuildKey;
+use super::build_cache::{BuildCache, BuildKey};
+use super::build_job::{run_build, BuildJob};
 use super::error::BuildError;
 use crate::variants::{clear_build_group, record_build_group};
 
@@ -77,7 +76,7 @@ fn build_one(job: &BuildJob, cache: &BuildCache) -> BuildStatus {
     // Recorded in the entry so that, after a SIGKILL of sweep, preparing the entry again first stops
     // compilers still writing into it.
     let entry = cache.entry(&job.key);
-    let built = run_build_recorded(job, &entry.log, &mut |group| {
+    let built = run_build(job, &entry.log, &mut |group| {
         record_build_group(&entry.dir, group.as_raw()).map_err(std::io::Error::other)
     })
     .and_then(|outcome| cache.mark_complete(&job.key).map(|()| outcome));

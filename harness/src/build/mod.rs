@@ -1,20 +1,16 @@
 //! Build: each variant's declared build command (argv, never a shell string), run in parallel, cached by a
 //! content hash of what was built so an unchanged variant is never rebuilt.
 
-mod build_argv;
 mod build_cache;
 mod build_job;
-mod build_key;
 mod build_report;
-mod entry_claim;
 mod error;
-mod first_error;
 
-pub use build_argv::render_build_argv;
+pub use build_cache::BuildKey;
+pub use build_cache::EntryClaim;
 pub use build_cache::{BuildCache, CachedBuild};
-pub use build_job::{log_tail, run_build, run_build_recorded, BuildJob, BuildOutcome};
-pub use build_key::BuildKey;
+pub use build_job::render_build_argv;
+pub use build_job::{first_error_line, first_failure_line};
+pub use build_job::{log_tail, run_build, BuildJob, BuildOutcome};
 pub use build_report::{build_all, BuildReport, BuildStatus};
-pub use entry_claim::EntryClaim;
 pub use error::BuildError;
-pub use first_error::{first_error_line, first_failure_line};

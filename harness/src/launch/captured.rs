@@ -4,10 +4,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::base_env::BaseEnv;
-use super::executor::execute;
-use super::limits::Limits;
-use super::rank_command::RankCommand;
+use super::executor::{execute, BaseEnv, Limits};
+use super::run_commands::RankCommand;
 use super::stop_reason::StopReason;
 
 /// Between SIGTERM and SIGKILL for a helper command.

@@ -15,21 +15,14 @@ use std::time::{Duration, Instant, SystemTime};
 use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
 
-use super::base_env::BaseEnv;
 use super::child_spawn::{wait_for_exit, ChildSpawn};
-use super::execution::Execution;
-use super::executor_event::Event;
 use super::group_gate::GroupGate;
-use super::leftovers::{host, owner, OWNER_HOST_VAR, OWNER_VAR};
-use super::limits::Limits;
-use super::log_tail;
-use super::rank_command::RankCommand;
-use super::reaper::{self, Reaper};
-use super::service_command::ServiceCommand;
-use super::service_not_ready::ServiceNotReady;
-use super::signal_subscription::Subscription;
+use super::reaper::{self, host, owner, Reaper, OWNER_HOST_VAR, OWNER_VAR};
+use super::run_commands::RankCommand;
+use super::service_commands::ServiceCommand;
+use super::signal_subscription::{Event, Subscription};
 use super::signal_watch;
-use super::stop_reason::StopReason;
+use super::stop_reason::{Execution, ServiceNotReady, StopReason};
 
 /// Told each new process group before anything runs in it, when a group must be recorded first.
 type OnGroup<'a, 'f> = Option<&'a mut (dyn FnMut(Pid) -> std::io::Result<()> + 'f)>;
@@ -331,7 +324,7 @@ impl<'a> RunningGroups<'a> {
                     probe: service.readiness.describe(),
                     last,
                     log: service.command.log.clone(),
-                    tail: log_tail::last_lines(&service.command.log),
+                    tail: last_lines(&service.command.log),
                 })));
             }
             match self.events.recv_timeout(READY_POLL.min(deadline - now)) {
@@ -355,12 +348,8 @@ impl<'a> RunningGroups<'a> {
             },
             Err(error) => format!("could not be waited for: {error}"),
         };
-        self.service_failure(index, what)
-    }
-
-    fn service_failure(&self, index: usize, what: String) -> StopReason {
         let (name, log) = &self.services[index];
-        StopReason::ServiceFailed { name: name.clone(), what, tail: log_tail::last_lines(log) }
+        StopReason::ServiceFailed { name: name.clone(), what, tail: last_lines(log) }
     }
 
     /// Waits for every member; the first failure, the deadline or a signal stops the rest. Returns
@@ -468,6 +457,51 @@ impl<'a> RunningGroups<'a> {
         self.signal_all(Signal::SIGTERM);
         let _ = self.wait(Some(now), grace, now);
     }
+}
+
+/// Time limits of one run: the time it may take, and the grace between SIGTERM and SIGKILL.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// `NO_TIMEOUT` (or anything too long to add to the clock) means none.
+    pub timeout: Duration,
+    /// Between SIGTERM and SIGKILL.
+    pub grace: Duration,
+}
+
+impl Limits {
+    pub const NO_TIMEOUT: Duration = Duration::MAX;
+}
+
+/// The environment every process starts from: inherited, or captured from a setup script.
+#[derive(Debug, Clone, Default)]
+pub enum BaseEnv {
+    #[default]
+    Inherit,
+    Exactly(Vec<(String, String)>),
+}
+
+impl BaseEnv {
+    /// What to set on top of an inherited environment to get this one (builds and version probes
+    /// run with it too: on Ascend the compiler only works inside the sourced CANN environment).
+    pub fn overrides(&self) -> &[(String, String)] {
+        match self {
+            BaseEnv::Inherit => &[],
+            BaseEnv::Exactly(vars) => vars,
+        }
+    }
+}
+
+/// Lines of a service's log quoted when it fails.
+const TAIL_LINES: usize = 5;
+
+/// `line | line | line`: the log's last non-blank lines, or `(empty log)`, on one line for a failure reason.
+fn last_lines(log: &Path) -> String {
+    let text = String::from_utf8_lossy(&std::fs::read(log).unwrap_or_default()).into_owned();
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|line| !line.is_empty()).collect();
+    if lines.is_empty() {
+        return "(empty log)".to_string();
+    }
+    lines[lines.len().saturating_sub(TAIL_LINES)..].join(" | ")
 }
 
 #[cfg(test)]
@@ -679,5 +713,14 @@ mod tests {
         assert_eq!(reasons, [(0, StopReason::Succeeded), (1, StopReason::Succeeded)]);
         assert_eq!(std::fs::read_to_string(&pid).unwrap().lines().count(), 1, "one instance for both");
         assert!(gone(&pid), "the service outlived its runs");
+    }
+
+    #[test]
+    fn keeps_the_last_lines_joined_on_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("x.log");
+        assert_eq!(last_lines(&log), "(empty log)");
+        std::fs::write(&log, "1\n2\n\n3\n4\n5\n6\n").unwrap();
+        assert_eq!(last_lines(&log), "2 | 3 | 4 | 5 | 6");
     }
 }

@@ -5,6 +5,8 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::path::Path;
 use std::time::Duration;
 
+use crate::os_error::reason as os_reason;
+
 /// One probe per service; each is cheap and bounded, and is retried by the executor with a sleep.
 #[derive(Debug, Clone)]
 pub enum Readiness {
@@ -33,11 +35,6 @@ impl Readiness {
             Readiness::Tcp(address) => connect(address).map(drop),
             Readiness::Http(url) => http_ok(url),
         }
-    }
-
-    /// Whether one probe finds the service ready.
-    pub fn is_ready(&self, log: &Path, scanned: &mut u64) -> bool {
-        self.probe(log, scanned).is_ok()
     }
 
     /// What is probed, for a message: `GET http://127.0.0.1:8000/health`.
@@ -101,10 +98,6 @@ fn http_ok(url: &str) -> Result<(), String> {
     }
 }
 
-fn os_reason(error: &std::io::Error) -> String {
-    crate::os_error::reason(error)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,7 +122,7 @@ mod tests {
     fn tcp_is_ready_only_while_something_listens() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap().to_string();
-        assert!(Readiness::Tcp(address.clone()).is_ready(Path::new("/nonexistent"), &mut 0));
+        assert!(Readiness::Tcp(address.clone()).probe(Path::new("/nonexistent"), &mut 0).is_ok());
         drop(listener);
         let last = Readiness::Tcp(address).probe(Path::new("/nonexistent"), &mut 0);
         assert_eq!(last, Err("connection refused".to_string()));
@@ -150,7 +143,7 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(50));
             written.and_then(|()| stream.shutdown(std::net::Shutdown::Both))
         });
-        assert!(Readiness::Http(url).is_ready(Path::new("/nonexistent"), &mut 0));
+        assert!(Readiness::Http(url).probe(Path::new("/nonexistent"), &mut 0).is_ok());
         assert!(server.join().unwrap().is_ok(), "the probe reset the connection before the answer ended");
     }
 
@@ -176,11 +169,11 @@ mod tests {
         let log = dir.path().join("service.log");
         let readiness = Readiness::Log(regex::Regex::new("Uvicorn running on").unwrap());
         let mut scanned = 0;
-        assert!(!readiness.is_ready(&log, &mut scanned));
+        assert!(readiness.probe(&log, &mut scanned).is_err());
         std::fs::write(&log, "loading\nINFO: Uvicorn run").unwrap();
-        assert!(!readiness.is_ready(&log, &mut scanned));
+        assert!(readiness.probe(&log, &mut scanned).is_err());
         assert_eq!(scanned, "loading\n".len() as u64, "the partial line is read again");
         std::fs::write(&log, "loading\nINFO: Uvicorn running on http://0.0.0.0:8000\n").unwrap();
-        assert!(readiness.is_ready(&log, &mut scanned));
+        assert!(readiness.probe(&log, &mut scanned).is_ok());
     }
 }

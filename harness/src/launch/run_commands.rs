@@ -1,11 +1,12 @@
-//! Renders one run's processes from the engine profile and the sweep's `[run]` templates.
+//! Renders one run's processes (`RankCommand`s: argv, extra environment, log file) from the engine profile
+//! and the sweep's `[run]` templates, leaving out what a param at its `[run] unset` value unsets.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::rank_command::RankCommand;
-use super::unset_param::{drop_unset_args, mark_unset, unset_env};
+use crate::shell_line::{shell_line, shell_quote};
 use crate::spec::{Engine, LauncherKind, RunDecl, SourceFile, SpecError};
 use crate::template::{self, Renderer, Template};
 
@@ -57,51 +58,33 @@ pub fn run_commands(
     let program =
         program_path(engine, site.tree, site.build_dir).map_err(|error| profile_error(engine, "program", error))?;
     let params = &mark_unset(params, &run.unset);
-    match engine.launcher {
-        LauncherKind::PerRank => (0..engine.ranks)
-            .map(|rank| {
-                let context = Renderer::of(run_context(params.clone(), engine, site, Some(rank)));
-                let argv = [program.clone()].into_iter().chain(render_args(sweep, &run.args, &context)?).collect();
-                let argv = drop_unset_args(argv);
-                Ok(RankCommand {
-                    rank: Some(rank),
-                    argv,
-                    env: unset_env(render_env(sweep, engine, run, &context)?),
-                    log: log_path(site, Some(rank)),
-                })
-            })
-            .collect(),
-        kind => {
-            let context = Renderer::of(run_context(params.clone(), engine, site, None));
-            let mut argv = launcher_prefix(engine, kind, site, params)?;
-            argv.push(program);
+    // The per-rank launcher starts each rank itself; any other starts one launcher process.
+    let ranks: Vec<Option<u32>> = match engine.launcher {
+        LauncherKind::PerRank => (0..engine.ranks).map(Some).collect(),
+        _ => vec![None],
+    };
+    ranks
+        .into_iter()
+        .map(|rank| {
+            let context = Renderer::of(run_context(params.clone(), engine, site, rank));
+            let mut argv = if rank.is_some() { Vec::new() } else { launcher_prefix(engine, site, params)? };
+            argv.push(program.clone());
             argv.extend(render_args(sweep, &run.args, &context)?);
-            Ok(vec![RankCommand {
-                rank: None,
+            // Each rank logs to its own file; a launcher's log holds every rank's output.
+            let log = rank.map_or_else(|| "output.log".to_string(), |rank| format!("rank{rank}.log"));
+            Ok(RankCommand {
+                rank,
                 argv: drop_unset_args(argv),
                 env: unset_env(render_env(sweep, engine, run, &context)?),
-                log: log_path(site, None),
-            }])
-        }
-    }
-}
-
-/// The log holding a rank's output: its own file per rank, else the launcher's merged log.
-pub fn log_path(site: &RunSite<'_>, rank: Option<u32>) -> PathBuf {
-    match rank {
-        Some(rank) => site.run_dir.join(format!("rank{rank}.log")),
-        None => site.run_dir.join("output.log"),
-    }
+                log: site.run_dir.join(log),
+            })
+        })
+        .collect()
 }
 
 /// The launcher and its flags, rendered with `{{tree}}` and the params (a node list such as
 /// `--host {{hosts}}` may follow a param of the topology).
-fn launcher_prefix(
-    engine: &Engine,
-    kind: LauncherKind,
-    site: &RunSite<'_>,
-    params: &Map<String, Value>,
-) -> Result<Vec<String>, SpecError> {
+fn launcher_prefix(engine: &Engine, site: &RunSite<'_>, params: &Map<String, Value>) -> Result<Vec<String>, SpecError> {
     let mut context = params.clone();
     context.insert("tree".into(), path_value(site.tree));
     let mut argv = engine
@@ -109,10 +92,10 @@ fn launcher_prefix(
         .iter()
         .map(|part| part.render(&context).map_err(|error| profile_error(engine, "launcher_command", error)))
         .collect::<Result<Vec<_>, _>>()?;
-    if matches!(kind, LauncherKind::Mpirun | LauncherKind::Srun) {
+    if matches!(engine.launcher, LauncherKind::Mpirun | LauncherKind::Srun) {
         argv.extend(["-n".to_string(), engine.ranks.to_string()]);
     }
-    if let (LauncherKind::Mpirun, Some(hostfile)) = (kind, &engine.hostfile) {
+    if let (LauncherKind::Mpirun, Some(hostfile)) = (engine.launcher, &engine.hostfile) {
         argv.extend(["--hostfile".to_string(), hostfile.display().to_string()]);
     }
     Ok(argv)
@@ -134,23 +117,13 @@ fn render_env(
     run: &RunDecl,
     context: &Renderer,
 ) -> Result<Vec<(String, String)>, SpecError> {
-    let profile = engine.env.iter().map(|(name, value)| {
-        context
-            .render(value)
-            .map(|v| (name.clone(), v))
-            .map_err(|error| profile_error(engine, &format!("env.{name}"), error))
-    });
-    let declared = run.env.iter().map(|(name, value)| {
-        context
-            .render(value)
-            .map(|v| (name.clone(), v))
-            .map_err(|error| sweep.error_at(&format!("run.env.{name}"), error.to_string()))
-    });
+    let profile = engine.env.iter().map(|(name, value)| (name, value, &engine.profile, format!("env.{name}")));
+    let declared = run.env.iter().map(|(name, value)| (name, value, sweep, format!("run.env.{name}")));
     let mut env: Vec<(String, String)> = Vec::new();
-    for pair in profile.chain(declared) {
-        let (name, value) = pair?;
-        env.retain(|(existing, _)| *existing != name);
-        env.push((name, value));
+    for (name, value, file, key) in profile.chain(declared) {
+        let value = context.render(value).map_err(|error| file.error_at(&key, error.to_string()))?;
+        env.retain(|(existing, _)| existing != name);
+        env.push((name.clone(), value));
     }
     Ok(env)
 }
@@ -161,4 +134,112 @@ fn profile_error(engine: &Engine, key: &str, error: template::TemplateError) -> 
 
 fn path_value(path: &Path) -> Value {
     Value::String(path.display().to_string())
+}
+
+/// What an unset param renders as: no real value holds these bytes. `[run] unset = { slices = "rule" }`
+/// is a param value that leaves its variable or argument out of the run, so the engine's own rule
+/// decides: an env entry holding the marker is removed from the run's environment (inherited or not),
+/// an argv element holding it is dropped together with the flag right before it (`--slices {{slices}}`).
+pub const UNSET_MARKER: &str = "\u{1}unset\u{1}";
+
+/// `params` with every param at its unset value replaced by the marker.
+pub fn mark_unset(params: &Map<String, Value>, unset: &BTreeMap<String, String>) -> Map<String, Value> {
+    let mut marked = params.clone();
+    for (name, value) in unset {
+        let at_unset = match params.get(name) {
+            Some(Value::String(text)) => text == value,
+            Some(Value::Number(number)) => number.to_string() == *value,
+            _ => false,
+        };
+        if at_unset {
+            marked.insert(name.clone(), Value::String(UNSET_MARKER.into()));
+        }
+    }
+    marked
+}
+
+/// argv without the elements holding the marker, each with the flag before it when it is one.
+pub fn drop_unset_args(argv: Vec<String>) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::with_capacity(argv.len());
+    for arg in argv {
+        if !arg.contains(UNSET_MARKER) {
+            kept.push(arg);
+            continue;
+        }
+        if !arg.starts_with('-') && kept.last().is_some_and(|flag| flag.starts_with('-') && flag.len() > 1) {
+            kept.pop();
+        }
+    }
+    kept
+}
+
+/// Env entries holding the marker become removals: `(name, UNSET_MARKER)`, which the executor removes
+/// from the child's environment.
+pub fn unset_env(env: Vec<(String, String)>) -> Vec<(String, String)> {
+    env.into_iter()
+        .map(
+            |(name, value)| if value.contains(UNSET_MARKER) { (name, UNSET_MARKER.to_string()) } else { (name, value) },
+        )
+        .collect()
+}
+
+/// A fully rendered process: nothing in it is interpreted by a shell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankCommand {
+    /// `Some(i)` when the harness starts each rank itself; `None` for one launcher process.
+    pub rank: Option<u32>,
+    pub argv: Vec<String>,
+    /// Set on top of the base environment.
+    pub env: Vec<(String, String)>,
+    /// stdout and stderr both go here.
+    pub log: PathBuf,
+}
+
+impl RankCommand {
+    /// A shell-quoted form for `--dry-run`, so a user can paste it (after `env`: `-u NAME` unsets).
+    pub fn display(&self) -> String {
+        let env = self.env.iter().map(|(k, v)| match v.as_str() {
+            super::UNSET_MARKER => format!("-u {k}"),
+            v => format!("{k}={}", shell_quote(v)),
+        });
+        env.chain(std::iter::once(shell_line(&self.argv))).collect::<Vec<_>>().join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rule_value_drops_its_flag_and_its_variable() {
+        let params: Map<String, Value> = serde_json::from_str(r#"{"slices": "rule", "rows": 512}"#).unwrap();
+        let unset = BTreeMap::from([("slices".to_string(), "rule".to_string())]);
+        let marked = mark_unset(&params, &unset);
+        assert_eq!(marked["slices"], Value::String(UNSET_MARKER.into()));
+        assert_eq!(marked["rows"], 512);
+        let argv = ["engine", "--rows", "512", "--slices", UNSET_MARKER, "-v"].map(String::from).to_vec();
+        assert_eq!(drop_unset_args(argv), ["engine", "--rows", "512", "-v"]);
+        let glued = ["engine", &format!("--slices={UNSET_MARKER}")].map(String::from).to_vec();
+        assert_eq!(drop_unset_args(glued), ["engine"]);
+        let env = vec![("TPE_OVERLAP_SLICES".to_string(), UNSET_MARKER.to_string()), ("A".into(), "1".into())];
+        assert_eq!(unset_env(env)[0].1, UNSET_MARKER);
+    }
+
+    #[test]
+    fn a_forced_value_is_left_alone() {
+        let params: Map<String, Value> = serde_json::from_str(r#"{"slices": 4}"#).unwrap();
+        let unset = BTreeMap::from([("slices".to_string(), "rule".to_string())]);
+        assert_eq!(mark_unset(&params, &unset), params);
+    }
+
+    #[test]
+    fn display_quotes_what_a_shell_would_split() {
+        let command = RankCommand {
+            rank: None,
+            argv: vec!["engine".into(), "--prompt".into(), "it's two words".into()],
+            env: vec![("TPE_OVERLAP_SLICES".into(), "4".into())],
+            log: PathBuf::from("x.log"),
+        };
+        assert_eq!(command.display(), r"TPE_OVERLAP_SLICES=4 engine --prompt 'it'\''s two words'");
+    }
 }

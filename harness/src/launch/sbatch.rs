@@ -1,11 +1,11 @@
-//! Submits a batch script with `sbatch --parsable`, through the executor like every other child.
+//! Submits a batch script with `sbatch --parsable`, through the executor like every other child; a
+//! `SlurmError` when it cannot.
 
 use std::path::Path;
 use std::time::Duration;
 
 use super::captured::Captured;
-use super::leftovers::OWNER_VAR;
-use super::slurm_error::SlurmError;
+use super::reaper::OWNER_VAR;
 
 /// sbatch only talks to slurmctld; a controller that does not answer within this is down.
 const SBATCH_TIMEOUT: Duration = Duration::from_secs(120);
@@ -43,6 +43,14 @@ fn parsable_job_id(output: &str) -> Option<String> {
     let last = output.lines().map(str::trim).rfind(|line| !line.is_empty())?;
     let id = last.split(';').next()?;
     (!id.is_empty() && id.chars().all(|c| c.is_ascii_digit())).then(|| id.to_string())
+}
+
+/// Errors of talking to Slurm: a batch script that could not be submitted.
+#[derive(Debug, thiserror::Error)]
+pub enum SlurmError {
+    /// sbatch failed or printed no job id; `output` is what it said.
+    #[error("sbatch {reason}: {output}")]
+    Submit { reason: String, output: String },
 }
 
 #[cfg(test)]

@@ -2,12 +2,12 @@
 
 use std::net::TcpListener;
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::rank_command::RankCommand;
 use super::readiness::Readiness;
-use super::service_command::ServiceCommand;
+use super::run_commands::RankCommand;
 use crate::spec::{ReadyRule, ServiceDecl, SourceFile, SpecError, AUTO_PORT, PORT_NAME};
 use crate::template::Template;
 
@@ -66,4 +66,13 @@ pub fn service_commands(
             Ok(ServiceCommand { name: service.name.clone(), command, readiness, within: ready.within })
         })
         .collect()
+}
+
+/// Started before a run's main process and stopped after it; its exit while the run goes on fails the run.
+#[derive(Debug, Clone)]
+pub struct ServiceCommand {
+    pub name: String,
+    pub command: RankCommand,
+    pub readiness: Readiness,
+    pub within: Duration,
 }

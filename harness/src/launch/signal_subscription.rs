@@ -1,10 +1,10 @@
-//! `Subscription`: one execution's place on the list of channels a received signal is sent to.
+//! `Subscription`: one execution's place on the list of channels a received signal is sent to, and the
+//! `Event`s that reach the executor there.
 
+use std::process::ExitStatus;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::Mutex;
-
-use super::executor_event::Event;
 
 /// The channel of every execution in flight (parallel builds have one each).
 static SUBSCRIBERS: Mutex<Vec<(u64, Sender<Event>)>> = Mutex::new(Vec::new());
@@ -35,4 +35,11 @@ pub(super) fn broadcast(signal: i32) {
         // A receiver is gone only when its execution is over; nothing left to stop there.
         let _ = subscriber.send(Event::Signal(signal));
     }
+}
+
+/// What reaches the executor while a run is in flight.
+#[derive(Debug)]
+pub enum Event {
+    Exited { index: usize, status: std::io::Result<ExitStatus> },
+    Signal(i32),
 }

@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use signal_hook::consts::{SIGALRM, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
 use signal_hook::iterator::{Handle, Signals};
 
+use super::reaper;
+use super::reaper::kill_leftovers_of_dead_sweeps;
 use super::signal_subscription::broadcast;
 
 /// Signals whose default action would end sweep without restoring or killing anything.
@@ -51,5 +53,25 @@ pub fn received() -> Option<i32> {
     match RECEIVED.load(Ordering::SeqCst) {
         0 => None,
         signal => Some(signal),
+    }
+}
+
+/// What a sweep invocation sets up once, before its first child starts: the signal watch, sweep as the
+/// subreaper of every process it starts (so re-parented descendants can be found and killed), and a
+/// clean machine (processes a SIGKILLed sweep left behind are killed first).
+pub struct RunEvents {
+    pub signals: SignalWatch,
+}
+
+impl RunEvents {
+    pub fn install() -> std::io::Result<RunEvents> {
+        reaper::become_subreaper()?;
+        let signals = SignalWatch::install()?;
+        let killed = kill_leftovers_of_dead_sweeps();
+        if !killed.is_empty() {
+            let pids: Vec<String> = killed.iter().map(|pid| pid.to_string()).collect();
+            eprintln!("killed {} process(es) a killed sweep left running: pid {}", killed.len(), pids.join(", "));
+        }
+        Ok(RunEvents { signals })
     }
 }

@@ -1,24 +1,22 @@
 //! `sweep ablate`: every variant of a kernel template rendered, built and run, with the user's sources
 //! never left changed. Copy isolation builds each variant in its own cached copy, in parallel, and
 //! interleaves all variants' runs; in-place isolation renders into the real tree one variant at a time
-//! under a lock and a journal that restores it on every exit path.
+//! under a lock and a journal that restores it on every exit path. A plain sweep with build-time params
+//! runs through the copy isolation too, with nothing rendered.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::copy_sources::CopySources;
 use super::engine_build::build_engine_tree;
-use super::origin::Origin;
+use super::origin::{Origin, SettingOrigins};
 use super::prepared_run::VariantSite;
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::session::Session;
 use super::setting_build::SettingBuild;
-use super::setting_origins::SettingOrigins;
-use super::spawning::Spawning;
-use super::{open_results, preflight, result_paths, runs_to_do, write_sidecar, ResultPaths, RunOptions, SweepOutcome};
+use super::{open_results, plan_sweep, preflight, result_paths, write_sidecar, Context, RunOptions, SweepOutcome};
 use crate::build::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlannedRun, Setting};
@@ -77,7 +75,8 @@ impl<'a> Ablation<'a> {
             ));
         }
         for (index, group) in decl.groups.iter().enumerate() {
-            if !removes(&targets, group) {
+            // A group no template can remove would have variants that measure nothing.
+            if !targets.iter().any(|target| target.mentions(group)) {
                 let message =
                     format!("group `{group}` has no selector in a source and no template mentions `ablate.{group}`");
                 return Err(RunnerError::Spec(sweep.source.error_at(&format!("ablation.groups[{index}]"), message)));
@@ -90,22 +89,6 @@ impl<'a> Ablation<'a> {
         }
         let variants = design_variants(&decl.groups, decl.design);
         Ok(Some(Ablation { sweep, decl, isolation, targets, variants }))
-    }
-
-    /// Every template names only declared groups and, with nothing ablated, reproduces the shipped source.
-    /// Templates that use sweep params are checked with the first setting's values.
-    pub fn check(&self, plan: &Plan) -> Result<(), RunnerError> {
-        let baseline = plan.settings.iter().find(|s| s.variant == VariantName::BASELINE).unwrap_or(&plan.settings[0]);
-        let nothing_ablated = variants::variant_context(&self.decl.groups, &[], &baseline.context());
-        for target in &self.targets {
-            target.check_groups(&self.decl.groups)?;
-            variants::check_fresh(target, &self.sweep.engine.tree, &nothing_ablated)?;
-        }
-        Ok(())
-    }
-
-    pub fn variant_names(&self) -> Vec<String> {
-        self.variants.iter().map(VariantName::to_string).collect()
     }
 
     /// The sources of one setting: its variant's groups removed, its params substituted.
@@ -125,41 +108,28 @@ impl<'a> Ablation<'a> {
         Ok(variants::render_variant(&self.targets, &context)?)
     }
 
-    /// The plan: every variant crossed with every param setting.
+    /// The plan: every variant crossed with every param setting. Every template names only declared
+    /// groups and, with nothing ablated, reproduces the shipped source; templates that use sweep params
+    /// are checked with the baseline's (else the first setting's) values.
     pub fn plan(&self, options: &RunOptions) -> Result<Plan, RunnerError> {
-        Ok(Plan::new(self.sweep, &self.variant_names(), &options.plan)?)
-    }
-
-    /// Sites for `--dry-run`: where each setting's build would live, without copying or building.
-    pub fn planned_sites(&self, plan: &Plan, cache_root: &Path) -> Vec<VariantSite> {
-        plan.settings
-            .iter()
-            .map(|setting| match self.isolation {
-                Isolation::InPlace => self.in_tree_site(setting, String::new()),
-                Isolation::Copy => VariantSite {
-                    name: setting.variant.clone(),
-                    tree: cache_root.join("<key>").join("tree"),
-                    build_dir: cache_root.join("<key>").join("build"),
-                    hash: String::new(),
-                },
-            })
-            .collect()
-    }
-
-    fn in_tree_site(&self, setting: &Setting, hash: String) -> VariantSite {
-        let engine = &self.sweep.engine;
-        VariantSite {
-            name: setting.variant.clone(),
-            tree: engine.tree.clone(),
-            build_dir: engine.build_dir.clone(),
-            hash,
+        let variants: Vec<String> = self.variants.iter().map(VariantName::to_string).collect();
+        let plan = Plan::new(self.sweep, &variants, &options.plan)?;
+        let baseline = plan.settings.iter().find(|s| s.variant == VariantName::BASELINE).unwrap_or(&plan.settings[0]);
+        let nothing_ablated = variants::variant_context(&self.decl.groups, &[], &baseline.context());
+        for target in &self.targets {
+            target.check_groups(&self.decl.groups)?;
+            variants::check_fresh(target, &self.sweep.engine.tree, &nothing_ablated)?;
         }
+        Ok(plan)
     }
-}
 
-/// Whether any template can remove `group`: one that cannot is a group whose variants would measure nothing.
-fn removes(targets: &[TemplateTarget], group: &str) -> bool {
-    targets.iter().any(|target| target.mentions(group))
+    /// The plan, and for `--dry-run` where each setting's build would live, without copying or building.
+    pub fn planned_sites(&self, options: &RunOptions) -> Result<(Plan, Vec<VariantSite>), RunnerError> {
+        let plan = self.plan(options)?;
+        let copied = self.isolation == Isolation::Copy;
+        let sites = plan.settings.iter().map(|s| planned_site(self.sweep, options, &s.variant, copied)).collect();
+        Ok((plan, sites))
+    }
 }
 
 /// The template of a declared source, derived from its current text; a selector that picks nothing or
@@ -187,6 +157,16 @@ pub fn cache_root(options: &RunOptions, sweep: &Sweep) -> PathBuf {
     std::path::absolute(&root).unwrap_or(root)
 }
 
+/// Where the build of variant `name` lives before anything is built: the engine's own tree and build
+/// dir, or (`copied`) a cache entry named by its key, known once copied.
+pub(super) fn planned_site(sweep: &Sweep, options: &RunOptions, name: &str, copied: bool) -> VariantSite {
+    let (tree, build_dir) = match copied {
+        true => (cache_root(options, sweep).join("<key>/tree"), cache_root(options, sweep).join("<key>/build")),
+        false => (sweep.engine.tree.clone(), sweep.engine.build_dir.clone()),
+    };
+    VariantSite { name: name.to_string(), tree, build_dir, hash: String::new() }
+}
+
 /// Runs an ablation end to end in its isolation mode.
 pub fn run_ablation(
     ablation: &Ablation<'_>,
@@ -195,47 +175,38 @@ pub fn run_ablation(
     events: &RunEvents,
 ) -> Result<AblationOutcome, RunnerError> {
     let plan = ablation.plan(options)?;
-    ablation.check(&plan)?;
     let origin = Origin::gather(ablation.sweep, &plan.settings[0])?;
     let paths = result_paths(ablation.sweep, options, false)?;
-    let context = Context { options, paths, origin, events };
+    let context = Context { sweep: ablation.sweep, options, paths, origin, events };
     match ablation.isolation {
         Isolation::Copy => {
             let sources = CopySources {
                 exclude: ablation.decl.exclude.clone(),
                 render: Box::new(|setting: &Setting| ablation.render(setting)),
             };
-            run_copies(ablation.sweep, &sources, &plan, &context, jobs)
+            run_copies(&sources, &plan, &context, jobs)
         }
         Isolation::InPlace => run_in_place(ablation, &plan, &context),
     }
 }
 
-/// What every stage of one ablation (or build-time sweep) shares.
-pub(super) struct Context<'a> {
-    pub(super) options: &'a RunOptions,
-    pub(super) paths: ResultPaths,
-    /// Host, engine commit and toolchain versions, gathered once: the versions also key the build cache.
-    pub(super) origin: Origin,
-    pub(super) events: &'a RunEvents,
+/// Every declared toolchain's version line: a compiler upgrade changes every variant's build key.
+fn toolchain_id(origin: &Origin) -> String {
+    let versions = origin.provenance.toolchain.iter().map(|(name, version)| format!("{name}: {version}"));
+    versions.collect::<Vec<_>>().join("\n")
 }
 
-impl Context<'_> {
-    fn spawning(&self) -> Spawning<'_> {
-        Spawning { base_env: &self.origin.base_env, events: self.events }
-    }
-
-    /// Every declared toolchain's version line: a compiler upgrade changes every variant's build key.
-    fn toolchain_id(&self) -> String {
-        self.origin
-            .provenance
-            .toolchain
-            .iter()
-            .map(|(name, version)| format!("{name}: {version}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
+/// What each setting's copy of the engine tree holds: the kernel sources an ablation renders into it
+/// (none for a sweep whose only difference is its build-time params), and what is not copied.
+pub(super) struct CopySources<'a> {
+    /// Top-level entries of the tree not copied (build outputs).
+    pub(super) exclude: Vec<String>,
+    /// The files rendered into one setting's copy.
+    pub(super) render: Box<RenderSetting<'a>>,
 }
+
+/// Renders the files of one setting's copy.
+type RenderSetting<'a> = dyn Fn(&Setting) -> Result<Vec<RenderedFile>, RunnerError> + 'a;
 
 /// One build per distinct rendering and tuple of build-time values, keyed by content, so settings that
 /// render alike share it.
@@ -248,14 +219,14 @@ struct Builds {
 }
 
 fn copy_builds(
-    sweep: &Sweep,
     sources: &CopySources<'_>,
     plan: &Plan,
     cache: &BuildCache,
     context: &Context<'_>,
 ) -> Result<Builds, RunnerError> {
+    let sweep = context.sweep;
     let engine = &sweep.engine;
-    let toolchain = context.toolchain_id();
+    let toolchain = toolchain_id(&context.origin);
     let fingerprint = variants::tree_fingerprint(&engine.tree, &sources.exclude)?;
     // Each setting's key; each distinct key once, with the first setting that has it and its files.
     let mut keys = Vec::with_capacity(plan.settings.len());
@@ -324,17 +295,16 @@ fn build_name(setting: &Setting, sweep: &Sweep) -> String {
 /// Builds each distinct setting build in its own cached copy, in parallel, then runs every setting's
 /// runs interleaved.
 pub(super) fn run_copies(
-    sweep: &Sweep,
     sources: &CopySources<'_>,
     plan: &Plan,
     context: &Context<'_>,
     jobs: usize,
 ) -> Result<AblationOutcome, RunnerError> {
-    let options = context.options;
+    let (sweep, options) = (context.sweep, context.options);
     // Held to the end: an in-place ablation must not render the tree while it is copied and measured.
     let _tree_lock = variants::TreeLock::acquire_shared(&sweep.engine.tree)?;
     let cache = BuildCache::new(cache_root(options, sweep));
-    let builds = copy_builds(sweep, sources, plan, &cache, context)?;
+    let builds = copy_builds(sources, plan, &cache, context)?;
     preflight(sweep, plan, &builds.sites)?;
     let started = std::time::Instant::now();
     let progress = Progress::new(0);
@@ -347,22 +317,16 @@ pub(super) fn run_copies(
         reports.iter().filter(|r| matches!(r.status, BuildStatus::Failed { .. })).map(|r| r.key).collect();
     let buildable: Vec<PlannedRun> =
         plan.runs.iter().filter(|run| !failed.contains(&builds.keys[run.setting.index()])).copied().collect();
-    let (mut session, runnable) = open_session(sweep, plan, context, &buildable)?;
-    if !failed.is_empty() && options.fail_fast {
-        session.stopped = Some(super::EarlyStop::FailFast);
-    }
+    let (mut session, runnable) = open_session(plan, &builds.sites, context, &buildable)?;
     if !failed.is_empty() {
-        session.stopped = super::failure_watch::disk_full_at(&cache.root).or(session.stopped);
+        let fail_fast = options.fail_fast.then_some(super::EarlyStop::FailFast);
+        session.stopped = super::failure_watch::disk_full_at(&cache.root).or(fail_fast);
     }
     if let Some(signal) = context.events.signals.received() {
         session.stopped = Some(super::EarlyStop::Interrupted { signal });
     }
-    match options.race {
-        Some(race) => session.run_race(plan, &runnable, &builds.sites, race, &context.paths.csv)?,
-        None => session.run_all(plan, &runnable, &builds.sites)?,
-    }
-    let runs = SweepOutcome { paths: context.paths.clone(), tally: session.tally, stopped: session.stopped };
-    Ok(AblationOutcome { runs, builds: reports, build_seconds })
+    session.run_race(&runnable, options.race)?;
+    Ok(AblationOutcome { runs: session.finish(), builds: reports, build_seconds })
 }
 
 fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> Result<AblationOutcome, RunnerError> {
@@ -375,16 +339,20 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     let program =
         crate::launch::program_path(engine, &engine.tree, &engine.build_dir).map_err(RunnerError::ProgramPath)?;
     variants::VariantBuildMark::record(&engine.tree, &engine.build_dir, Path::new(&program))?;
-    let toolchain = context.toolchain_id();
+    let toolchain = toolchain_id(&context.origin);
     let rendered: Vec<Vec<RenderedFile>> =
         plan.settings.iter().map(|s| ablation.render(s)).collect::<Result<_, _>>()?;
     let build: Vec<String> = engine.build.iter().map(ToString::to_string).collect();
     let keys: Vec<BuildKey> =
         rendered.iter().map(|files| BuildKey::new(files, &build, &toolchain, "in-place")).collect();
-    let sites: Vec<VariantSite> =
-        plan.settings.iter().zip(&keys).map(|(s, key)| ablation.in_tree_site(s, key.to_string())).collect();
+    let sites: Vec<VariantSite> = plan
+        .settings
+        .iter()
+        .zip(&keys)
+        .map(|(s, key)| VariantSite { hash: key.to_string(), ..planned_site(sweep, options, &s.variant, false) })
+        .collect();
     preflight(sweep, plan, &sites)?;
-    let (mut session, _) = open_session(sweep, plan, context, &plan.runs)?;
+    let (mut session, _) = open_session(plan, &sites, context, &plan.runs)?;
     let mut reports = Vec::new();
     let mut build_seconds = 0.0;
     for (first, key) in keys.iter().enumerate().filter(|(i, key)| keys.iter().position(|k| k == *key) == Some(*i)) {
@@ -404,7 +372,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
             build_seconds += seconds;
             let runs: Vec<PlannedRun> =
                 plan.runs.iter().filter(|run| keys[run.setting.index()] == *key).copied().collect();
-            session.run_all(plan, &runs, &sites)?;
+            session.run_all(&runs)?;
         } else if let Some(full) = super::failure_watch::disk_full_at(&engine.build_dir) {
             session.stopped = Some(full);
         } else if options.fail_fast {
@@ -418,8 +386,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
         targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", "),
         engine.tree.display()
     ));
-    let runs = SweepOutcome { paths: context.paths.clone(), tally: session.tally, stopped: session.stopped };
-    Ok(AblationOutcome { runs, builds: reports, build_seconds })
+    Ok(AblationOutcome { runs: session.finish(), builds: reports, build_seconds })
 }
 
 /// Builds the rendered real tree, its process group recorded in the tree's state dir so a recovery
@@ -449,22 +416,17 @@ fn build_in_place(
 /// Opens the CSV (the one being resumed, if any) and sidecar and starts a session that will run those of
 /// `runs` not yet recorded, which it returns.
 fn open_session<'a>(
-    sweep: &'a Sweep,
-    plan: &Plan,
+    plan: &'a Plan,
+    sites: &'a [VariantSite],
     context: &'a Context<'a>,
     runs: &[PlannedRun],
 ) -> Result<(Session<'a>, Vec<PlannedRun>), RunnerError> {
-    let paths = &context.paths;
-    let options = context.options;
-    let (writer, recorded) =
-        open_results(sweep, plan, paths, options.resume.is_some(), context.origin.provenance.clone())?;
-    write_sidecar(sweep, plan, options, paths, &context.origin)?;
-    let todo = runs_to_do(runs, &recorded, options);
-    let mut session = Session::new(sweep, writer, paths, context.spawning(), todo.len(), options);
-    session.resumed(plan, &todo, recorded);
+    let (writer, recorded) = open_results(plan, context)?;
+    write_sidecar(plan, context)?;
+    let (mut session, todo) = Session::start(plan, sites, context, writer, recorded, runs);
     // A setup script chosen by a param (`envs/{{compiler}}.sh`) gives each setting its own environment
     // and toolchain versions here too, as in a plain sweep.
-    session.origins = SettingOrigins::gather(sweep, &plan.settings)?;
+    session.origins = SettingOrigins::gather(context.sweep, &plan.settings)?;
     Ok((session, todo))
 }
 
@@ -491,6 +453,62 @@ fn what_it_ablates(build: &str) -> String {
     }
 }
 
+impl Ablation<'_> {
+    /// `sweep ablate --show`: which instructions a variant removes, before any machine time is spent: the
+    /// unified diff of `variant`'s sources against the shipped ones, params from the first setting;
+    /// empty when it renders them unchanged. Any subset of the groups may be shown, designed or not.
+    pub fn show(&self, plan: &Plan, variant: &str) -> Result<String, RunnerError> {
+        let groups = &self.decl.groups;
+        let ablated = ablated_groups(variant, groups)
+            .ok_or_else(|| RunnerError::UnknownVariant { name: variant.to_string(), groups: groups.join(", ") })?;
+        let files = self.render_ablating(&ablated, &plan.settings[0].context())?;
+        let name = VariantName::ablating(ablated).to_string();
+        Ok(variants::source_diff(&self.sweep.engine.tree, &files, &name)?)
+    }
+}
+
+/// `baseline`, `all` (also `both` when there are two groups), or groups joined by `+` in any order; the
+/// groups come back in declaration order, as the variant's name lists them.
+fn ablated_groups(variant: &str, groups: &[String]) -> Option<Vec<String>> {
+    match variant {
+        VariantName::BASELINE => return Some(Vec::new()),
+        "all" => return Some(groups.to_vec()),
+        "both" if groups.len() == 2 => return Some(groups.to_vec()),
+        _ => {}
+    }
+    let named: Vec<&str> = variant.split('+').collect();
+    if named.iter().any(|name| !groups.iter().any(|group| group == name)) {
+        return None;
+    }
+    Some(groups.iter().filter(|group| named.contains(&group.as_str())).cloned().collect())
+}
+
+/// `sweep run` of a sweep with build-time params: one build per distinct tuple of their values, each in
+/// its own cached copy of the tree (copy isolation with nothing rendered; a rerun builds nothing), built
+/// in parallel, and every setting's runs interleaved across all builds.
+pub fn run_build_time(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Result<SweepOutcome, RunnerError> {
+    let (plan, _) = plan_sweep(sweep, options)?;
+    let origin = Origin::gather(sweep, &plan.settings[0])?;
+    let paths = result_paths(sweep, options, false)?;
+    let context = Context { sweep, options, paths, origin, events };
+    let sources = CopySources { exclude: build_outputs(sweep), render: Box::new(|_| Ok(Vec::new())) };
+    let jobs = std::thread::available_parallelism().map_or(1, usize::from);
+    Ok(run_copies(&sources, &plan, &context, jobs)?.runs)
+}
+
+/// The tree's own build dir is not copied: each copy builds into its own.
+fn build_outputs(sweep: &Sweep) -> Vec<String> {
+    let engine = &sweep.engine;
+    first_component(&engine.build_dir, &engine.tree).into_iter().collect()
+}
+
+fn first_component(path: &Path, under: &Path) -> Option<String> {
+    match path.strip_prefix(under).ok()?.components().next()? {
+        Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -501,5 +519,31 @@ mod tests {
         assert_eq!(what_it_ablates("baseline block=64"), "nothing ablated: the shipped sources");
         assert_eq!(what_it_ablates("default block=64"), "nothing ablated: the shipped sources");
         assert_eq!(what_it_ablates("rank1_update+fold block=64"), "ablates rank1_update, fold");
+    }
+
+    fn groups() -> Vec<String> {
+        vec!["broadcast_rows".to_string(), "rank1_update".to_string()]
+    }
+
+    #[test]
+    fn both_all_and_any_order_name_the_groups_in_declaration_order() {
+        for name in ["both", "all", "rank1_update+broadcast_rows", "broadcast_rows+rank1_update"] {
+            assert_eq!(ablated_groups(name, &groups()).unwrap(), groups(), "{name}");
+        }
+        assert_eq!(ablated_groups("rank1_update", &groups()).unwrap(), ["rank1_update"]);
+        assert!(ablated_groups("baseline", &groups()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn unknown_groups_and_both_of_three_are_refused() {
+        assert_eq!(ablated_groups("rank1_updat", &groups()), None);
+        let three = vec!["a".to_string(), "b".to_string(), "c".to_string()];
+        assert_eq!(ablated_groups("both", &three), None);
+    }
+
+    #[test]
+    fn the_build_dir_inside_the_tree_is_excluded_by_its_top_entry() {
+        assert_eq!(first_component(Path::new("/e/build/x"), Path::new("/e")), Some("build".into()));
+        assert_eq!(first_component(Path::new("/elsewhere/b"), Path::new("/e")), None);
     }
 }

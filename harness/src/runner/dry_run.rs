@@ -2,11 +2,10 @@
 
 use std::fmt::Write;
 
-use super::prepared_run::{prepare_served_run, VariantSite};
+use super::prepared_run::{prepare_run, VariantSite};
 use super::runner_error::RunnerError;
-use super::session::{limits_text, run_dir_name};
+use super::session::{grouped, limits_text, run_dir_name, shared_len};
 use super::setting_build::SettingBuild;
-use super::shared_services;
 use crate::plan::Plan;
 use crate::shell_line::shell_line;
 use crate::spec::{toml_spelling, Sweep};
@@ -45,7 +44,7 @@ pub fn describe_plan(
         let _ = writeln!(out, "  [{}] {}", index + 1, setting.label());
     }
     let _ = writeln!(out, "\nruns:");
-    let runs = shared_services::grouped(sweep, plan, &plan.runs);
+    let runs = grouped(sweep, plan, &plan.runs);
     // Runs left that run beside the service instance an earlier run started (`reuse_across`).
     let mut beside_instance = 0;
     let mut instance_port: Option<serde_json::Value> = None;
@@ -55,7 +54,7 @@ pub fn describe_plan(
         let run_dir = runs_root.join(run_dir_name(run, &setting.slug()));
         let new_instance = beside_instance == 0;
         let port = instance_port.as_ref().filter(|_| !new_instance);
-        let prepared = prepare_served_run(sweep, setting, run.rep, variant, &run_dir, port)?;
+        let prepared = prepare_run(sweep, setting, run.rep, variant, &run_dir, port)?;
         if new_instance {
             instance_port = prepared.context.get(crate::spec::PORT_NAME).cloned();
         }
@@ -72,11 +71,7 @@ pub fn describe_plan(
             let _ = writeln!(out, "        input {} ({} bytes)", path.display(), text.len());
         }
         let pre_run = prepared.pre_run.iter().map(|command| ("run".to_string(), command));
-        beside_instance = if new_instance {
-            shared_services::shared_len(sweep, plan, &runs[index..]) - 1
-        } else {
-            beside_instance - 1
-        };
+        beside_instance = if new_instance { shared_len(sweep, plan, &runs[index..]) - 1 } else { beside_instance - 1 };
         if !new_instance {
             let _ = writeln!(out, "        beside the services of the run before (reuse_across)");
         }

@@ -32,7 +32,7 @@ pub fn build_engine_tree(
         argv,
         env: base_env.overrides().to_vec(),
     };
-    Ok(build::run_build_recorded(&job, log, on_group))
+    Ok(build::run_build(&job, log, on_group))
 }
 
 /// Whether `sweep run` will build the engine first.

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::early_stop::EarlyStop;
 use crate::launch::StopReason;
 use crate::record::{RecordError, LOGS_IN};
 use crate::runner::RunnerError;
@@ -86,18 +85,13 @@ pub fn disk_full_of(error: &RunnerError) -> Option<EarlyStop> {
         .then(|| EarlyStop::DiskFull { path: path.clone(), reason: crate::os_error::reason(io) })
 }
 
-/// The stop a failure in `dir` (a run's, a build's) calls for when the disk holding it is full.
+/// The stop a failure in `dir` (a run's, a build's) calls for when the file system holding it (or its
+/// nearest existing ancestor) has too little space left for another run.
 pub fn disk_full_at(dir: &Path) -> Option<EarlyStop> {
-    is_full(dir).then(|| EarlyStop::DiskFull { path: dir.to_path_buf(), reason: "no space left on device".into() })
-}
-
-/// Whether the file system holding `dir` (or its nearest existing ancestor) has too little space left
-/// for another run.
-fn is_full(dir: &Path) -> bool {
     let existing = dir.ancestors().find(|ancestor| ancestor.exists());
-    existing
-        .and_then(|dir| nix::sys::statvfs::statvfs(dir).ok())
-        .is_some_and(|stat| stat.blocks_available().saturating_mul(stat.fragment_size()) < FULL_BELOW_BYTES)
+    let stat = existing.and_then(|dir| nix::sys::statvfs::statvfs(dir).ok());
+    let full = stat.is_some_and(|stat| stat.blocks_available().saturating_mul(stat.fragment_size()) < FULL_BELOW_BYTES);
+    full.then(|| EarlyStop::DiskFull { path: dir.to_path_buf(), reason: "no space left on device".into() })
 }
 
 /// A run's failure without where its logs are.
@@ -111,6 +105,20 @@ fn same_way(error: &str) -> String {
     let words = failure_reason(error).split_whitespace().filter(|word| !word.contains('/'));
     let masked = words.map(|word| word.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect::<String>());
     masked.collect::<Vec<_>>().join(" ")
+}
+
+/// Why a session stopped scheduling before its plan was done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EarlyStop {
+    /// Ctrl-C, SIGTERM or SIGHUP; the run in flight was killed and not recorded.
+    Interrupted { signal: i32 },
+    /// `--fail-fast` and a run failed.
+    FailFast,
+    /// The disk filled up (writing `path`, or too little space left after a failed run): every run left
+    /// would fail. The rows recorded so far are whole.
+    DiskFull { path: PathBuf, reason: String },
+    /// `runs` runs in a row failed the same way (without `--keep-going`).
+    RepeatedFailure { runs: u32, reason: String },
 }
 
 #[cfg(test)]

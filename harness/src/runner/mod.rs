@@ -2,47 +2,36 @@
 //! (hyperfine's scheduler/executor split: `session` runs, this module decides what to run.)
 
 mod ablation;
-mod ablation_show;
-mod build_time;
-mod copy_sources;
 mod dry_run;
-mod early_stop;
 mod engine_build;
 mod failure_watch;
 mod origin;
 mod prepared_run;
 mod progress;
-mod race;
 mod runner_error;
 mod session;
 mod setting_build;
-mod setting_engine;
-mod setting_origins;
 mod setup_env;
-mod shared_services;
-mod spawning;
-mod value_args;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-pub use ablation::{cache_root, run_ablation, Ablation, AblationOutcome};
+pub use ablation::{run_ablation, Ablation, AblationOutcome};
 pub use dry_run::describe_plan;
-pub use early_stop::EarlyStop;
-pub use origin::Origin;
+pub use failure_watch::EarlyStop;
+pub use origin::{Origin, SettingOrigins};
 pub use prepared_run::{prepare_run, PreparedRun, VariantSite};
 pub use progress::Progress;
 pub use runner_error::RunnerError;
-pub use session::{run_dir_name, Session, Tally};
-pub use setting_origins::SettingOrigins;
+use session::Session;
+pub use session::{run_dir_name, Tally};
 pub use setup_env::capture_setup_env;
-pub use spawning::Spawning;
 
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, DEFAULT_VARIANT};
 use crate::record::{
-    utc_stamp, Columns, Provenance, RecordedAttempts, RecordedDecl, RecordedEnvironment, ResultPaths, ResultWriter,
-    RunKey, Sidecar, SweepFingerprint, SIDECAR_SCHEMA_VERSION,
+    utc_stamp, Columns, RecordedAttempts, RecordedDecl, RecordedEnvironment, ResultPaths, ResultWriter, RunKey,
+    Sidecar, SweepFingerprint, SIDECAR_SCHEMA_VERSION,
 };
 use crate::spec::{CheckTest, Race, Sweep};
 
@@ -75,6 +64,16 @@ impl RunOptions {
     }
 }
 
+/// What every stage of one invocation shares.
+pub(crate) struct Context<'a> {
+    pub(crate) sweep: &'a Sweep,
+    pub(crate) options: &'a RunOptions,
+    pub(crate) paths: ResultPaths,
+    /// Host, engine commit and toolchain versions, gathered once: the versions also key the build cache.
+    pub(crate) origin: Origin,
+    pub(crate) events: &'a RunEvents,
+}
+
 /// What a finished (or stopped) sweep left behind.
 #[derive(Debug, Clone)]
 pub struct SweepOutcome {
@@ -90,12 +89,8 @@ pub fn plan_sweep(sweep: &Sweep, options: &RunOptions) -> Result<(Plan, Vec<Vari
         plan_options.seed = plan_options.seed.or(Some(check_resume(sweep, resume)?.seed));
     }
     let plan = Plan::new(sweep, &[DEFAULT_VARIANT.to_string()], &plan_options)?;
-    // A sweep with build-time params builds each tuple in a cache entry named by its key, known once copied.
-    let (tree, build_dir) = match sweep.builds_per_setting() {
-        true => (cache_root(options, sweep).join("<key>/tree"), cache_root(options, sweep).join("<key>/build")),
-        false => (sweep.engine.tree.clone(), sweep.engine.build_dir.clone()),
-    };
-    let site = VariantSite { name: DEFAULT_VARIANT.to_string(), tree, build_dir, hash: String::new() };
+    // A sweep with build-time params builds each tuple in a cache entry of its own.
+    let site = ablation::planned_site(sweep, options, DEFAULT_VARIANT, sweep.builds_per_setting());
     let sites = vec![site; plan.settings.len()];
     Ok((plan, sites))
 }
@@ -116,7 +111,7 @@ pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<()
 }
 
 fn preflight_run(sweep: &Sweep, setting: &Setting, rep: u32, site: &VariantSite) -> Result<(), RunnerError> {
-    let prepared = prepare_run(sweep, setting, rep, site, Path::new("/nonexistent-run-dir"))?;
+    let prepared = prepare_run(sweep, setting, rep, site, Path::new("/nonexistent-run-dir"), None)?;
     check_expectations(sweep, &prepared.context)?;
     origin::setup_for(sweep, setting)?;
     Ok(())
@@ -142,7 +137,7 @@ fn check_expectations(sweep: &Sweep, context: &serde_json::Value) -> Result<(), 
 /// Runs a plain sweep (`sweep run`).
 pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Result<SweepOutcome, RunnerError> {
     if sweep.builds_per_setting() {
-        return build_time::run_build_time(sweep, options, events);
+        return ablation::run_build_time(sweep, options, events);
     }
     let (plan, mut sites) = plan_sweep(sweep, options)?;
     preflight(sweep, &plan, &sites)?;
@@ -152,32 +147,28 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     let paths = result_paths(sweep, options, false)?;
     let origin = Origin::gather(sweep, &plan.settings[0])?;
     let origins = SettingOrigins::gather(sweep, &plan.settings)?;
-    let spawning = Spawning { base_env: &origin.base_env, events };
-    let (writer, recorded) = open_results(sweep, &plan, &paths, options.resume.is_some(), origin.provenance.clone())?;
-    let log = paths.logs.join("build.log");
-    match engine_build::build_before_run(&sweep.engine, options.build, &log, &origin.base_env)? {
-        None | Some(Ok(_)) => {}
-        Some(Err(crate::build::BuildError::Interrupted { .. })) => {
-            let stopped = events.signals.received().map(|signal| EarlyStop::Interrupted { signal });
-            return Ok(SweepOutcome { paths, tally: Tally::default(), stopped });
-        }
-        Some(Err(error)) => match failure_watch::disk_full_at(&sweep.engine.build_dir) {
-            Some(stopped) => return Ok(SweepOutcome { paths, tally: Tally::default(), stopped: Some(stopped) }),
-            None => return Err(RunnerError::Build(error)),
-        },
+    let context = Context { sweep, options, paths, origin, events };
+    let (writer, recorded) = open_results(&plan, &context)?;
+    let log = context.paths.logs.join("build.log");
+    if let Some(Err(error)) =
+        engine_build::build_before_run(&sweep.engine, options.build, &log, &context.origin.base_env)?
+    {
+        // Interrupted, or the disk is full: stopped before any run; any other failure is an error.
+        let stopped = match error {
+            crate::build::BuildError::Interrupted { .. } => {
+                events.signals.received().map(|signal| EarlyStop::Interrupted { signal })
+            }
+            error => Some(failure_watch::disk_full_at(&sweep.engine.build_dir).ok_or(RunnerError::Build(error))?),
+        };
+        return Ok(SweepOutcome { paths: context.paths, tally: Tally::default(), stopped });
     }
     let hash = program_hash(sweep, &sites[0]);
     sites.iter_mut().for_each(|site| site.hash.clone_from(&hash));
-    write_sidecar(sweep, &plan, options, &paths, &origin)?;
-    let todo = runs_to_do(&plan.runs, &recorded, options);
-    let mut session = Session::new(sweep, writer, &paths, spawning, todo.len(), options);
+    write_sidecar(&plan, &context)?;
+    let (mut session, todo) = Session::start(&plan, &sites, &context, writer, recorded, &plan.runs);
     session.origins = origins;
-    session.resumed(&plan, &todo, recorded);
-    match options.race {
-        Some(race) => session.run_race(&plan, &todo, &sites, race, &paths.csv)?,
-        None => session.run_all(&plan, &todo, &sites)?,
-    }
-    Ok(SweepOutcome { paths, tally: session.tally, stopped: session.stopped })
+    session.run_race(&todo, options.race)?;
+    Ok(session.finish())
 }
 
 /// Where a sweep's results go; a fresh stamp is claimed on disk, except for a dry run (which writes nothing).
@@ -204,14 +195,9 @@ pub fn columns(sweep: &Sweep) -> Columns {
 
 /// Opens the result CSV (new, or the one being resumed) and says what it already holds of each run of
 /// `plan`.
-pub fn open_results(
-    sweep: &Sweep,
-    plan: &Plan,
-    paths: &ResultPaths,
-    resume: bool,
-    provenance: Provenance,
-) -> Result<(ResultWriter, RecordedAttempts), RunnerError> {
-    if resume {
+fn open_results(plan: &Plan, context: &Context<'_>) -> Result<(ResultWriter, RecordedAttempts), RunnerError> {
+    let (sweep, paths, provenance) = (context.sweep, &context.paths, context.origin.provenance.clone());
+    if context.options.resume.is_some() {
         // The writer checks and locks the CSV (and cuts a torn last row) first, so no other sweep appends
         // between this read and our rows.
         let (writer, existing) =
@@ -266,13 +252,8 @@ fn program_hash(sweep: &Sweep, site: &VariantSite) -> String {
 }
 
 /// The sidecar: resolved declaration and engine, command line, run environment, seed, versions.
-pub fn write_sidecar(
-    sweep: &Sweep,
-    plan: &Plan,
-    options: &RunOptions,
-    paths: &ResultPaths,
-    origin: &Origin,
-) -> Result<(), RunnerError> {
+fn write_sidecar(plan: &Plan, context: &Context<'_>) -> Result<(), RunnerError> {
+    let (sweep, options, paths, origin) = (context.sweep, context.options, &context.paths, &context.origin);
     let mut settings: Vec<String> = plan.settings.iter().map(|s| s.label()).collect();
     let mut reps = plan.reps;
     // A resumed CSV keeps every row it holds inside its sidecar's grid, whatever `--filter` or `--reps`

@@ -1,4 +1,5 @@
-//! `Origin`: what every run of one invocation starts from and is recorded with.
+//! `Origin`: what every run of one invocation starts from and is recorded with; `SettingOrigins`: each
+//! setting's, when its setup script is chosen by a param.
 
 use std::path::Path;
 
@@ -41,4 +42,45 @@ impl Origin {
 pub fn setup_for(sweep: &Sweep, setting: &Setting) -> Result<Option<String>, RunnerError> {
     let Some(template) = &sweep.engine.setup else { return Ok(None) };
     template.render(&setting.context()).map(Some).map_err(RunnerError::SetupTemplate)
+}
+
+/// The origin (environment and provenance) each setting's runs start from: one origin per distinct setup
+/// script when the profile's `setup` is a template over params (`envs/cann-{{cann}}.sh`), so versions
+/// interleave in one sweep and pair by round.
+#[derive(Debug, Clone)]
+pub struct SettingOrigins {
+    origins: Vec<Origin>,
+    /// Per plan setting, its index into `origins`.
+    of_setting: Vec<usize>,
+}
+
+impl SettingOrigins {
+    /// Renders the setup script's path for every setting and captures each distinct one once (with
+    /// its toolchain versions). None when the setup is not a template: every run shares one origin.
+    pub fn gather(sweep: &Sweep, settings: &[Setting]) -> Result<Option<SettingOrigins>, RunnerError> {
+        if !is_templated(sweep) {
+            return Ok(None);
+        }
+        let mut paths: Vec<String> = Vec::new();
+        let mut origins = Vec::new();
+        let mut of_setting = Vec::new();
+        for setting in settings {
+            let path = setup_for(sweep, setting)?.unwrap_or_default();
+            if !paths.contains(&path) {
+                origins.push(Origin::gather_with(sweep, Some(Path::new(&path)))?);
+                paths.push(path.clone());
+            }
+            of_setting.push(paths.iter().position(|known| *known == path).expect("just added"));
+        }
+        Ok(Some(SettingOrigins { origins, of_setting }))
+    }
+
+    pub fn of(&self, setting: usize) -> &Origin {
+        &self.origins[self.of_setting[setting]]
+    }
+}
+
+/// Whether the profile's setup script path depends on the params.
+pub fn is_templated(sweep: &Sweep) -> bool {
+    sweep.engine.setup.as_ref().is_some_and(|path| path.text().contains("{{"))
 }

@@ -1,13 +1,15 @@
 //! Everything one run needs, rendered before anything starts: a template error is found for every
 //! setting before the first run, and `--dry-run` prints exactly what would execute.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use crate::launch::{self, RankCommand, RunSite, ServiceCommand};
 use crate::plan::Setting;
-use crate::spec::{SpecError, Sweep};
+use crate::spec::{Engine, SpecError, Sweep, MAX_RANKS};
+use crate::template::Template;
 
 /// One variant's build of the engine: where its tree and binary are, and its content hash.
 #[derive(Debug, Clone)]
@@ -32,18 +34,9 @@ pub struct PreparedRun {
     pub context: Value,
 }
 
+/// Renders one run in `run_dir`; `instance_port`: the run goes beside a service instance that is already
+/// up, and `{{port}}` is its port.
 pub fn prepare_run(
-    sweep: &Sweep,
-    setting: &Setting,
-    rep: u32,
-    variant: &VariantSite,
-    run_dir: &Path,
-) -> Result<PreparedRun, SpecError> {
-    prepare_served_run(sweep, setting, rep, variant, run_dir, None)
-}
-
-/// `prepare_run` for a run beside a service instance that is already up: `{{port}}` is its port.
-pub fn prepare_served_run(
     sweep: &Sweep,
     setting: &Setting,
     rep: u32,
@@ -64,19 +57,14 @@ pub fn prepare_served_run(
         variant: &variant.name,
         inputs: Map::new(),
     };
-    let engine = super::setting_engine::setting_engine(sweep, &params)?;
-    let bare_context = launch::run_context(params.clone(), &engine, &site, None);
-    let inputs = render_inputs(sweep, &bare_context, run_dir)?;
-    // With inputs the context names their files; without, it is the bare one.
-    let context = if inputs.is_empty() {
-        bare_context
-    } else {
-        site.inputs =
-            inputs.iter().map(|(name, path, _)| (name.clone(), Value::String(path.display().to_string()))).collect();
-        launch::run_context(params.clone(), &engine, &site, None)
-    };
+    let engine = setting_engine(sweep, &params)?;
+    let inputs = render_inputs(sweep, &launch::run_context(params.clone(), &engine, &site, None), run_dir)?;
+    // The context the rest renders in names the inputs' files.
+    site.inputs =
+        inputs.iter().map(|(name, path, _)| (name.clone(), Value::String(path.display().to_string()))).collect();
+    let context = launch::run_context(params.clone(), &engine, &site, None);
     let mut commands = launch::run_commands(&sweep.source, &engine, &sweep.run, &params, &site)?;
-    super::value_args::apply_value_maps(sweep, setting, &context, &mut commands)?;
+    apply_value_maps(sweep, setting, &context, &mut commands)?;
     Ok(PreparedRun {
         run_dir: run_dir.to_path_buf(),
         pre_run: render_pre_run(sweep, &context, run_dir)?,
@@ -127,4 +115,50 @@ fn render_pre_run(sweep: &Sweep, context: &Value, run_dir: &Path) -> Result<Vec<
             Ok(RankCommand { rank: None, argv, env: Vec::new(), log: run_dir.join(format!("pre_run{index}.log")) })
         })
         .collect()
+}
+
+/// The engine one setting runs: the sweep's engine with its templated topology (rank count, hostfile)
+/// rendered over the setting's params; borrowed unchanged unless the sweep templates the topology.
+fn setting_engine<'a>(sweep: &'a Sweep, params: &Map<String, Value>) -> Result<Cow<'a, Engine>, SpecError> {
+    let topology = &sweep.engine.topology;
+    if !topology.is_templated() {
+        return Ok(Cow::Borrowed(&sweep.engine));
+    }
+    let mut engine = sweep.engine.clone();
+    if let Some(ranks) = topology.ranks_for(params, MAX_RANKS) {
+        engine.ranks = ranks.map_err(|message| sweep.source.error_at("engine.ranks", message))?;
+    }
+    if let Some(hostfile) = topology.hostfile_for(params) {
+        engine.hostfile = Some(hostfile.map_err(|message| sweep.source.error_at("engine.hostfile", message))?);
+    }
+    Ok(Cow::Owned(engine))
+}
+
+/// Adds what a value-mapped param's value stands for (`[params.tbo] all = { args = [...], env = {...} }`)
+/// to every process of a run: its argv elements after `[run] args`, its env over `[run] env`.
+fn apply_value_maps(
+    sweep: &Sweep,
+    setting: &Setting,
+    context: &Value,
+    commands: &mut [RankCommand],
+) -> Result<(), SpecError> {
+    for map in &sweep.value_maps {
+        let Some(value) = setting.values.iter().find(|(name, _)| *name == map.param).and_then(|(_, v)| v.as_text())
+        else {
+            continue;
+        };
+        let Some(adds) = map.of(value) else { continue };
+        let key = format!("params.{}.{value}", map.param);
+        let render = |template: &Template| {
+            template.render(context).map_err(|error| sweep.source.error_at(&key, error.to_string()))
+        };
+        let args = adds.args.iter().map(render).collect::<Result<Vec<_>, _>>()?;
+        let env =
+            adds.env.iter().map(|(name, text)| Ok((name.clone(), render(text)?))).collect::<Result<Vec<_>, _>>()?;
+        for command in commands.iter_mut() {
+            command.argv.extend(args.iter().cloned());
+            command.env.extend(env.iter().cloned());
+        }
+    }
+    Ok(())
 }

@@ -1,24 +1,23 @@
 //! Runs planned runs one at a time: prepare the run directory, start the ranks, extract, record.
-//! Every finished run is on disk before the next one starts.
+//! Every finished run is on disk before the next one starts. Runs may share one service instance
+//! (`reuse_across`), and may race: round by round, the settings the data have decided stop running.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::early_stop::EarlyStop;
-use super::failure_watch::{disk_full_of, FailureWatch, NotRun};
-use super::prepared_run::{prepare_served_run, PreparedRun, VariantSite};
+use super::failure_watch::{disk_full_of, EarlyStop, FailureWatch, NotRun};
+use super::origin::SettingOrigins;
+use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
 use super::progress::Progress;
 use super::runner_error::RunnerError;
-use super::setting_origins::SettingOrigins;
-use super::shared_services;
-use super::spawning::Spawning;
-use super::{planned_key, ResultPaths, RunOptions};
+use super::{planned_key, runs_to_do, Context, SweepOutcome};
+use crate::analyse::{SettingSummary, Verdicts};
 use crate::build::first_failure_line;
 use crate::extract::{self, RunLogs};
-use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunEvents, RunStatus, StopReason};
-use crate::plan::{Plan, PlannedRun, Setting};
-use crate::record::{RecordedAttempts, ResultWriter, RunRow, LOGS_IN};
-use crate::spec::Sweep;
+use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunStatus, StopReason};
+use crate::plan::{Plan, PlannedRun, Setting, SettingId};
+use crate::record::{RecordedAttempts, ResultWriter, RunRow, RunTable, LOGS_IN};
+use crate::spec::{AnalysisConfig, Race, Sweep};
 
 /// Counts of what a session recorded.
 #[derive(Debug, Clone, Copy, Default)]
@@ -30,17 +29,18 @@ pub struct Tally {
 /// The state shared by every run of one invocation.
 pub struct Session<'a> {
     pub sweep: &'a Sweep,
+    pub plan: &'a Plan,
+    /// Each setting's build of the engine (`sites[setting]`).
+    pub sites: &'a [VariantSite],
+    pub context: &'a Context<'a>,
     pub writer: ResultWriter,
     /// `<stamp>/runs`: one directory per run, kept with its logs.
     pub runs_root: PathBuf,
-    pub base_env: BaseEnv,
-    pub events: &'a RunEvents,
     pub progress: Progress,
-    pub fail_fast: bool,
     pub tally: Tally,
     pub stopped: Option<EarlyStop>,
     /// Per setting, the environment and toolchain its runs start from, when the setup script is
-    /// chosen by a param; None: every run starts from `base_env`.
+    /// chosen by a param; None: every run starts from the context's origin.
     pub origins: Option<SettingOrigins>,
     /// What a resumed CSV already holds of each run: the attempt each new row records.
     pub attempts: RecordedAttempts,
@@ -58,71 +58,72 @@ struct Outcome {
 }
 
 impl<'a> Session<'a> {
-    /// A session that will record `runs` runs into `writer`, with run directories under `<logs>/runs`.
-    pub fn new(
-        sweep: &'a Sweep,
+    /// A session recording into `writer`, with run directories under `<logs>/runs`, that will run those
+    /// of `runs` not in `recorded` (what a resumed CSV holds; nothing for a new one), which it returns.
+    pub fn start(
+        plan: &'a Plan,
+        sites: &'a [VariantSite],
+        context: &'a Context<'a>,
         writer: ResultWriter,
-        paths: &ResultPaths,
-        spawning: Spawning<'a>,
-        runs: usize,
-        options: &RunOptions,
-    ) -> Session<'a> {
-        Session {
-            sweep,
-            writer,
-            runs_root: paths.logs.join("runs"),
-            base_env: spawning.base_env.clone(),
-            events: spawning.events,
-            progress: Progress::new(runs),
-            fail_fast: options.fail_fast,
-            tally: Tally::default(),
-            stopped: None,
-            origins: None,
-            attempts: RecordedAttempts::default(),
-            watch: FailureWatch::new(options.same_failures_limit),
-        }
-    }
-
-    /// Takes what a resumed CSV holds (nothing for a new one) and says what of `plan` is left: `todo`.
-    pub fn resumed(&mut self, plan: &Plan, todo: &[PlannedRun], recorded: RecordedAttempts) {
+        recorded: RecordedAttempts,
+        runs: &[PlannedRun],
+    ) -> (Session<'a>, Vec<PlannedRun>) {
+        let todo = runs_to_do(runs, &recorded, context.options);
+        let progress = Progress::new(todo.len());
         let again = todo.iter().filter(|run| recorded.failed(&planned_key(run))).count();
         let done = plan.runs.len() - todo.len();
         if done > 0 || again > 0 {
             let again = if again > 0 { format!(", {again} failed runs to run again") } else { String::new() };
-            self.progress.note(&format!(
+            progress.note(&format!(
                 "resuming {}: {done} runs already recorded{again}, {} to go",
-                self.writer.path().display(),
+                writer.path().display(),
                 todo.len()
             ));
         }
         if recorded.without_attempts {
-            self.progress.note("its failed runs are kept: the CSV was written before runs recorded their attempt");
+            progress.note("its failed runs are kept: the CSV was written before runs recorded their attempt");
         }
-        self.attempts = recorded;
+        let session = Session {
+            sweep: context.sweep,
+            plan,
+            sites,
+            context,
+            writer,
+            runs_root: context.paths.logs.join("runs"),
+            progress,
+            tally: Tally::default(),
+            stopped: None,
+            origins: None,
+            attempts: recorded,
+            watch: FailureWatch::new(context.options.same_failures_limit),
+        };
+        (session, todo)
     }
 
-    /// Runs `runs` of `plan`, each on its setting's build (`sites[setting]`); stops early on a signal,
+    /// What the session left behind.
+    pub fn finish(self) -> SweepOutcome {
+        SweepOutcome { paths: self.context.paths.clone(), tally: self.tally, stopped: self.stopped }
+    }
+
+    /// Runs `runs` of the plan, each on its setting's build; stops early on a signal,
     /// `--fail-fast`, a full disk or runs failing alike (`FailureWatch`). A setting whose service was not
     /// ready has its remaining runs recorded failed at once.
-    pub fn run_all(&mut self, plan: &Plan, runs: &[PlannedRun], sites: &[VariantSite]) -> Result<(), RunnerError> {
-        let runs = shared_services::grouped(self.sweep, plan, runs);
+    pub fn run_all(&mut self, runs: &[PlannedRun]) -> Result<(), RunnerError> {
+        let runs = grouped(self.sweep, self.plan, runs);
         let mut rest = &runs[..];
         while !rest.is_empty() {
-            if let Some(signal) = self.events.signals.received() {
+            if let Some(signal) = self.context.events.signals.received() {
                 self.stopped = Some(EarlyStop::Interrupted { signal });
             }
             if self.stopped.is_some() {
                 return Ok(());
             }
-            let site = &sites[rest[0].setting.index()];
-            let done = match (
-                self.watch.not_run(rest[0].setting.index()).cloned(),
-                shared_services::shared_len(self.sweep, plan, rest),
-            ) {
-                (Some(not_run), _) => self.record_not_run(plan, &rest[0], site, &not_run).map(|()| 1),
-                (None, 1) => self.run_one(plan, &rest[0], site).map(|()| 1),
-                (None, shared) => self.run_shared(plan, &rest[..shared], sites),
-            };
+            let done =
+                match (self.watch.not_run(rest[0].setting.index()).cloned(), shared_len(self.sweep, self.plan, rest)) {
+                    (Some(not_run), _) => self.record_not_run(&rest[0], &not_run).map(|()| 1),
+                    (None, 1) => self.run_one(&rest[0]).map(|()| 1),
+                    (None, shared) => self.run_shared(&rest[..shared]),
+                };
             match done {
                 Ok(done) => rest = &rest[done..],
                 Err(error) => match disk_full_of(&error) {
@@ -135,21 +136,21 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
-    fn run_one(&mut self, plan: &Plan, run: &PlannedRun, variant: &VariantSite) -> Result<(), RunnerError> {
-        let prepared = self.prepare(plan, run, variant, None)?;
-        self.progress.starting(&plan.settings[run.setting.index()].label());
+    fn run_one(&mut self, run: &PlannedRun) -> Result<(), RunnerError> {
+        let prepared = self.prepare(run, None)?;
+        self.progress.starting(&self.setting(run).label());
         let execution = self.execute(&prepared, self.base_env_of(run));
-        self.record(plan, run, variant, &prepared, execution)
+        self.record(run, &prepared, execution)
     }
 
     /// Runs beside one service instance, started in the first run's directory; a run whose service
     /// failed ends the group early. Returns how many runs were run (or interrupted).
-    fn run_shared(&mut self, plan: &Plan, runs: &[PlannedRun], sites: &[VariantSite]) -> Result<usize, RunnerError> {
-        let first = self.prepare(plan, &runs[0], &sites[runs[0].setting.index()], None)?;
+    fn run_shared(&mut self, runs: &[PlannedRun]) -> Result<usize, RunnerError> {
+        let first = self.prepare(&runs[0], None)?;
         let port = first.context.get(crate::spec::PORT_NAME).cloned();
         let mut prepared = vec![first];
         for run in &runs[1..] {
-            let beside = self.prepare(plan, run, &sites[run.setting.index()], port.as_ref())?;
+            let beside = self.prepare(run, port.as_ref())?;
             link_instance_logs(&prepared[0], &beside)?;
             prepared.push(beside);
         }
@@ -158,13 +159,12 @@ impl<'a> Session<'a> {
         let limits = Limits { timeout: self.sweep.engine.timeout, grace: self.sweep.engine.grace };
         let mut recorded = Ok(());
         let base_env = self.base_env_of(&runs[0]).clone();
-        self.progress.starting(&plan.settings[runs[0].setting.index()].label());
+        self.progress.starting(&self.setting(&runs[0]).label());
         let done =
             launch::execute_shared(&prepared[0].services, &batches, &base_env, limits, &mut |index, execution| {
-                let run = &runs[index];
-                recorded = self.record(plan, run, &sites[run.setting.index()], &prepared[index], execution);
+                recorded = self.record(&runs[index], &prepared[index], execution);
                 if let Some(next) = runs.get(index + 1) {
-                    self.progress.starting(&plan.settings[next.setting.index()].label());
+                    self.progress.starting(&self.setting(next).label());
                 }
                 recorded.is_ok() && self.stopped.is_none()
             });
@@ -182,14 +182,12 @@ impl<'a> Session<'a> {
     /// The run's directory with its inputs written, and everything it will execute.
     fn prepare(
         &mut self,
-        plan: &Plan,
         run: &PlannedRun,
-        variant: &VariantSite,
         instance_port: Option<&serde_json::Value>,
     ) -> Result<PreparedRun, RunnerError> {
-        let setting = &plan.settings[run.setting.index()];
+        let (setting, site) = (self.setting(run), &self.sites[run.setting.index()]);
         let run_dir = self.runs_root.join(run_dir_name(run, &setting.slug()));
-        let prepared = prepare_served_run(self.sweep, setting, run.rep, variant, &run_dir, instance_port)?;
+        let prepared = prepare_run(self.sweep, setting, run.rep, site, &run_dir, instance_port)?;
         std::fs::create_dir_all(&run_dir).map_err(RunnerError::io(&run_dir))?;
         for (path, text) in &prepared.inputs {
             std::fs::write(path, text).map_err(RunnerError::io(path))?;
@@ -197,21 +195,18 @@ impl<'a> Session<'a> {
         Ok(prepared)
     }
 
+    fn setting(&self, run: &PlannedRun) -> &'a Setting {
+        &self.plan.settings[run.setting.index()]
+    }
+
     fn base_env_of(&self, run: &PlannedRun) -> &BaseEnv {
         let origin = self.origins.as_ref().map(|origins| origins.of(run.setting.index()));
-        origin.map_or(&self.base_env, |o| &o.base_env)
+        origin.map_or(&self.context.origin.base_env, |o| &o.base_env)
     }
 
     /// Records a finished run (an interrupted one is only noted), and whether the session stops.
-    fn record(
-        &mut self,
-        plan: &Plan,
-        run: &PlannedRun,
-        variant: &VariantSite,
-        prepared: &PreparedRun,
-        execution: Execution,
-    ) -> Result<(), RunnerError> {
-        let setting = &plan.settings[run.setting.index()];
+    fn record(&mut self, run: &PlannedRun, prepared: &PreparedRun, execution: Execution) -> Result<(), RunnerError> {
+        let setting = self.setting(run);
         let run_dir = &prepared.run_dir;
         if let StopReason::Interrupted { signal } = execution.reason {
             self.stopped = Some(EarlyStop::Interrupted { signal });
@@ -222,9 +217,8 @@ impl<'a> Session<'a> {
             ));
             return Ok(());
         }
-        let (metrics, status, error) = self.outcome(&execution, prepared, setting);
-        let outcome = Outcome { metrics, status, error, started: execution.started, duration: execution.duration };
-        self.write_row(plan, run, variant, &outcome, run_dir)?;
+        let outcome = self.outcome(&execution, prepared, setting);
+        self.write_row(run, &outcome, run_dir)?;
         if let Some(stop) = self.watch.after_run(run.setting.index(), &execution.reason, &outcome.error, run_dir) {
             self.stopped.get_or_insert(stop);
         }
@@ -233,13 +227,7 @@ impl<'a> Session<'a> {
 
     /// Records a run of a setting whose service was never ready as failed without running it: it would
     /// only wait out the readiness limit again.
-    fn record_not_run(
-        &mut self,
-        plan: &Plan,
-        run: &PlannedRun,
-        variant: &VariantSite,
-        not_run: &NotRun,
-    ) -> Result<(), RunnerError> {
+    fn record_not_run(&mut self, run: &PlannedRun, not_run: &NotRun) -> Result<(), RunnerError> {
         let outcome = Outcome {
             metrics: BTreeMap::new(),
             status: RunStatus::Failed,
@@ -251,19 +239,12 @@ impl<'a> Session<'a> {
             started: std::time::SystemTime::now(),
             duration: std::time::Duration::ZERO,
         };
-        self.write_row(plan, run, variant, &outcome, &not_run.logs)
+        self.write_row(run, &outcome, &not_run.logs)
     }
 
     /// Writes the row of `run` (durably), counts it and says so; `--fail-fast` stops at a failure.
-    fn write_row(
-        &mut self,
-        plan: &Plan,
-        run: &PlannedRun,
-        variant: &VariantSite,
-        outcome: &Outcome,
-        log_dir: &Path,
-    ) -> Result<(), RunnerError> {
-        let setting = &plan.settings[run.setting.index()];
+    fn write_row(&mut self, run: &PlannedRun, outcome: &Outcome, log_dir: &Path) -> Result<(), RunnerError> {
+        let (setting, variant) = (self.setting(run), &self.sites[run.setting.index()]);
         let origin = self.origins.as_ref().map(|origins| origins.of(run.setting.index()));
         self.writer.write(&RunRow {
             param_values: setting.value_texts(),
@@ -282,15 +263,16 @@ impl<'a> Session<'a> {
             toolchain: origin.map(|o| &o.provenance.toolchain),
         })?;
         self.tally.recorded += 1;
-        let detail = if outcome.error.is_empty() {
-            primary_detail(&self.sweep.analysis.primary, &outcome.metrics)
-        } else {
-            format!(": {}", outcome.error)
+        let primary = &self.sweep.analysis.primary;
+        let detail = match outcome.metrics.get(primary) {
+            _ if !outcome.error.is_empty() => format!(": {}", outcome.error),
+            Some(value) => format!(": {primary}={value}"),
+            None => String::new(),
         };
         self.progress.finished(&progress_label(setting, run), outcome.status, outcome.duration, &detail);
         if outcome.status != RunStatus::Ok {
             self.tally.failed += 1;
-            if self.fail_fast {
+            if self.context.options.fail_fast {
                 self.stopped = Some(EarlyStop::FailFast);
             }
         }
@@ -299,19 +281,15 @@ impl<'a> Session<'a> {
 
     /// The metrics, status and error of a finished run: a run that exited cleanly can still fail on
     /// a missing metric or a check; one that did not records why, and where its logs are.
-    fn outcome(
-        &self,
-        execution: &Execution,
-        prepared: &PreparedRun,
-        setting: &Setting,
-    ) -> (BTreeMap<String, f64>, RunStatus, String) {
-        match &execution.reason {
+    fn outcome(&self, execution: &Execution, prepared: &PreparedRun, setting: &Setting) -> Outcome {
+        let (metrics, status, error) = match &execution.reason {
             StopReason::Succeeded => match self.extract(prepared, setting) {
                 Ok(metrics) => (metrics, RunStatus::Ok, String::new()),
                 Err(error) => (BTreeMap::new(), RunStatus::Failed, error.to_string()),
             },
             reason => (BTreeMap::new(), reason.status(), failure_text(reason, prepared)),
-        }
+        };
+        Outcome { metrics, status, error, started: execution.started, duration: execution.duration }
     }
 
     /// Pre-run commands, then the services and the ranks, all under the run's timeout.
@@ -398,10 +376,6 @@ fn progress_label(setting: &Setting, run: &PlannedRun) -> String {
     format!("{label}{separator} rep {}{warmup}", run.rep)
 }
 
-fn primary_detail(primary: &str, metrics: &BTreeMap<String, f64>) -> String {
-    metrics.get(primary).map_or_else(String::new, |value| format!(": {primary}={value}"))
-}
-
 /// The run limits as a sentence, for dry runs.
 pub fn limits_text(sweep: &Sweep) -> String {
     let engine = &sweep.engine;
@@ -412,9 +386,124 @@ pub fn limits_text(sweep: &Sweep) -> String {
     )
 }
 
+/// What one service instance can serve: the round and every setting value but the reused params.
+type InstanceKey = (u32, bool, String, Vec<String>);
+
+/// The params services are reused across; empty when every run starts its own.
+fn reused(sweep: &Sweep) -> BTreeSet<&str> {
+    sweep.run.service.iter().flat_map(|service| service.reuse_across.iter().map(String::as_str)).collect()
+}
+
+fn instance_key(plan: &Plan, run: &PlannedRun, reused: &BTreeSet<&str>) -> InstanceKey {
+    let setting = &plan.settings[run.setting.index()];
+    let values = setting
+        .values
+        .iter()
+        .zip(setting.value_texts())
+        .filter(|((name, _), _)| !reused.contains(name.as_str()))
+        .map(|(_, text)| text)
+        .collect();
+    (run.rep, run.warmup, setting.variant.clone(), values)
+}
+
+/// `runs` with the runs of one round that can share an instance next to each other, renumbered. Runs
+/// share one instance of their services (`reuse_across`) when they are of one round and their settings
+/// differ only in the reused params. The round's order of first appearance is kept, so every setting
+/// still runs once per round and interleaving holds; the run order numbers follow the new order.
+pub fn grouped(sweep: &Sweep, plan: &Plan, runs: &[PlannedRun]) -> Vec<PlannedRun> {
+    let reused = reused(sweep);
+    if reused.is_empty() {
+        return runs.to_vec();
+    }
+    let mut out = Vec::with_capacity(runs.len());
+    for round in runs.chunk_by(|a, b| (a.rep, a.warmup) == (b.rep, b.warmup)) {
+        let mut first_seen: BTreeMap<InstanceKey, usize> = BTreeMap::new();
+        let mut slotted: Vec<(usize, PlannedRun)> = round
+            .iter()
+            .map(|run| {
+                let next = first_seen.len();
+                (*first_seen.entry(instance_key(plan, run, &reused)).or_insert(next), *run)
+            })
+            .collect();
+        slotted.sort_by_key(|(slot, _)| *slot);
+        let orders = round.iter().map(|run| run.order);
+        out.extend(slotted.into_iter().zip(orders).map(|((_, run), order)| PlannedRun { order, ..run }));
+    }
+    out
+}
+
+/// How many of the leading `runs` one service instance serves (1 without `reuse_across`).
+pub fn shared_len(sweep: &Sweep, plan: &Plan, runs: &[PlannedRun]) -> usize {
+    let reused = reused(sweep);
+    let Some(first) = runs.first() else { return 0 };
+    if reused.is_empty() {
+        return 1;
+    }
+    let key = instance_key(plan, first, &reused);
+    runs.iter().take_while(|run| instance_key(plan, run, &reused) == key).count()
+}
+
+impl Session<'_> {
+    /// Runs `todo`: all at once without a race, else round by round (warmups first). From round `min`
+    /// on, the recorded CSV is analysed after every round (F-Race's idea, Birattari et al. 2002, with
+    /// rounds as blocks and the Holm-corrected verdicts of `Verdicts::decide`): settings beaten in
+    /// their group, or shown to be within the negligible margin of its best, are not run again, and
+    /// the race ends when every group is decided. A resumed race re-reads the CSV, so it carries on
+    /// where it stopped.
+    pub fn run_race(&mut self, todo: &[PlannedRun], race: Option<Race>) -> Result<(), RunnerError> {
+        let Some(race) = race else { return self.run_all(todo) };
+        let warmups: Vec<PlannedRun> = todo.iter().filter(|run| run.warmup).copied().collect();
+        self.run_all(&warmups)?;
+        let mut racing: Option<BTreeSet<usize>> = None;
+        for round in 1..=race.max {
+            if self.stopped.is_some() {
+                return Ok(());
+            }
+            let runs: Vec<PlannedRun> = todo
+                .iter()
+                .filter(|run| !run.warmup && run.rep == round)
+                .filter(|run| racing.as_ref().is_none_or(|set| set.contains(&run.setting.index())))
+                .copied()
+                .collect();
+            self.run_all(&runs)?;
+            if round >= race.min && round < race.max && self.stopped.is_none() {
+                let still = self.still_racing(race)?;
+                self.progress.note(&format!(
+                    "race after round {round}: {} of {} settings still racing",
+                    still.len(),
+                    self.plan.settings.len()
+                ));
+                if still.is_empty() {
+                    self.progress.note("every group is decided: the race ends here");
+                    return Ok(());
+                }
+                racing = Some(still);
+            }
+        }
+        Ok(())
+    }
+
+    /// Plan indices of the settings whose groups are not yet decided (the best and undecided rivals).
+    fn still_racing(&self, race: Race) -> Result<BTreeSet<usize>, RunnerError> {
+        let plan = self.plan;
+        let table = RunTable::read(self.writer.path())?;
+        let runs = table.runs();
+        let settings = SettingSummary::summarise_table(&table);
+        let config = AnalysisConfig { stopping: true, ..self.sweep.analysis.racing(Some(race)) };
+        let verdicts = Verdicts::decide(&runs, &settings, &config, true);
+        let plan_ids = table.plan_ids(&plan.settings);
+        let plan_index = |summary: &SettingSummary| plan_ids[summary.id.index()].map(SettingId::index);
+        let measured: BTreeSet<usize> = settings.iter().filter_map(plan_index).collect();
+        let racing = verdicts.racing().into_iter().filter_map(|index| plan_index(&settings[index]));
+        let unmeasured = (0..plan.settings.len()).filter(|index| !measured.contains(index));
+        Ok(racing.chain(unmeasured).collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::PlanOptions;
 
     /// With a dozen params spelt out, every run failed with "file name too long" (255 bytes).
     #[test]
@@ -426,5 +515,57 @@ mod tests {
         assert_ne!(a, b);
         assert!(a.starts_with("0007-parameter_name=some_long_value_") && a.ends_with("-rep2"), "{a}");
         assert_eq!(run_dir_name(&run, "slices=4_rows=512"), "0007-slices=4_rows=512-rep2");
+    }
+
+    fn served_sweep(reuse: &str) -> (tempfile::TempDir, Sweep) {
+        let dir = tempfile::tempdir().unwrap();
+        let profile = "tree = \".\"\nprogram = \"sh\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\n[result]\nprefix = \"r\"\n";
+        std::fs::create_dir_all(dir.path().join("engines")).unwrap();
+        std::fs::write(dir.path().join("engines/client.toml"), profile).unwrap();
+        let sweep = format!(
+            "name = \"s\"\n[engine]\nprofile = \"client\"\n[params]\nmode = [\"off\", \"all\", \"prefill\"]\n\
+             concurrency = [1, 4, 16]\n[reps]\ncount = 3\nseed = 5\n[[run.service]]\nname = \"server\"\n\
+             program = \"server\"\nready = {{ tcp = \"127.0.0.1:1\" }}\nreuse_across = {reuse}\n\
+             [metrics]\nresult = [\"t\"]\n[analysis]\nprimary = \"t\"\n"
+        );
+        let path = dir.path().join("s.toml");
+        std::fs::write(&path, sweep).unwrap();
+        let sweep = crate::spec::load_sweep(&path).unwrap();
+        (dir, sweep)
+    }
+
+    #[test]
+    fn runs_sharing_an_instance_are_made_consecutive_within_each_round_and_renumbered() {
+        let (_dir, sweep) = served_sweep("[\"concurrency\"]");
+        let plan = Plan::new(&sweep, &["default".to_string()], &PlanOptions::default()).unwrap();
+        let runs = grouped(&sweep, &plan, &plan.runs);
+        let orders: Vec<usize> = runs.iter().map(|run| run.order).collect();
+        assert_eq!(orders, plan.runs.iter().map(|run| run.order).collect::<Vec<_>>(), "orders follow the new order");
+        let mut rest = &runs[..];
+        let mut instances = 0;
+        while !rest.is_empty() {
+            let shared = shared_len(&sweep, &plan, rest);
+            assert_eq!(shared, 3, "one instance per mode serves its three concurrency levels");
+            let group = &rest[..shared];
+            assert!(group.iter().all(|run| run.rep == group[0].rep));
+            let modes: BTreeSet<String> =
+                group.iter().map(|run| plan.settings[run.setting.index()].values[0].1.to_string()).collect();
+            assert_eq!(modes.len(), 1);
+            rest = &rest[shared..];
+            instances += 1;
+        }
+        assert_eq!(instances, 3 * 3, "three modes in each of three rounds");
+        for round in runs.chunks(9) {
+            let settings: BTreeSet<usize> = round.iter().map(|run| run.setting.index()).collect();
+            assert_eq!(settings.len(), 9, "every setting still runs once per round");
+        }
+    }
+
+    #[test]
+    fn without_reuse_every_run_has_its_own_instance_in_the_planned_order() {
+        let (_dir, sweep) = served_sweep("[]");
+        let plan = Plan::new(&sweep, &["default".to_string()], &PlanOptions::default()).unwrap();
+        assert_eq!(grouped(&sweep, &plan, &plan.runs), plan.runs);
+        assert_eq!(shared_len(&sweep, &plan, &plan.runs), 1);
     }
 }

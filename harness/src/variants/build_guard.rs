@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use nix::unistd::Pid;
 
 use super::error::VariantError;
-use super::state_dir::STATE_DIR;
+use super::journal_confinement::STATE_DIR;
 use crate::atomic_file::{has_stale_temp, remove_stale_temp, write_atomic};
 
 const BUILD_GROUP_FILE: &str = "build.pgid";

@@ -7,8 +7,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use super::error::VariantError;
-use super::rendered_file::RenderedFile;
-use super::template_target::resolve_target;
+use super::template_target::{resolve_target, RenderedFile};
 use super::tree_walk::{walk_tree, EntryKind};
 
 /// Copies `tree` into `dest` (without `.git` and the top-level `exclude` entries, modes preserved, symlinks

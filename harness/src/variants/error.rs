@@ -67,9 +67,7 @@ impl VariantError {
         let path = path.into();
         move |error| VariantError::Io { action, path, error }
     }
-}
 
-impl VariantError {
     /// Whether the templates or declaration are at fault, or the operating system refused a file (exit 2),
     /// rather than a build or a run (exit 1).
     pub fn is_bad_input(&self) -> bool {

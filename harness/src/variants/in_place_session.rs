@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 use super::error::VariantError;
 use super::journal::Journal;
 use super::recovery::restore_under_lock;
-use super::rendered_file::RenderedFile;
-use super::template_target::resolve_target;
+use super::template_target::{resolve_target, RenderedFile};
 use super::tree_lock::TreeLock;
 use crate::atomic_file::write_atomic;
 
@@ -29,16 +28,9 @@ impl InPlaceSession {
         // Saving over a live journal would record a rendering as "the original": recover it first. If that
         // fails the journal stays (with the lock file) for `sweep restore`.
         restore_under_lock(&tree)?;
-        match Journal::save(&tree, &targets) {
-            Ok(journal) => {
-                super::git_exclude::exclude_state_dir(&tree);
-                Ok(InPlaceSession { tree, journal, lock: Some(lock) })
-            }
-            Err(error) => {
-                lock.release();
-                Err(error)
-            }
-        }
+        let journal = Journal::save(&tree, &targets)?;
+        super::tree_lock::exclude_state_dir(&tree);
+        Ok(InPlaceSession { tree, journal, lock: Some(lock) })
     }
 
     /// Writes each rendering over its target atomically: a target is always the original or a whole rendering.
@@ -60,18 +52,12 @@ impl InPlaceSession {
 
     /// Restores every original (sha256-verified), removes the journal and the saved copies, releases the lock.
     pub fn restore(&mut self) -> Result<(), VariantError> {
-        let Some(lock) = self.lock.take() else { return Ok(()) };
-        match self.journal.restore(&self.tree) {
-            Ok(()) => {
-                lock.release();
-                Ok(())
-            }
-            Err(error) => {
-                // Keep the lock so drop does not release it early; the journal remains for recovery.
-                self.lock = Some(lock);
-                Err(error)
-            }
+        if self.lock.is_some() {
+            // On failure the lock is kept, so drop does not release it early; the journal remains for recovery.
+            self.journal.restore(&self.tree)?;
+            self.lock = None;
         }
+        Ok(())
     }
 }
 

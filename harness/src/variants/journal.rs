@@ -7,8 +7,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::error::VariantError;
-use super::journal_confinement::{directory_refusal, is_sha256_hex, saved_refusal, target_refusal};
-use super::state_dir::STATE_DIR;
+use super::journal_confinement::{directory_refusal, is_sha256_hex, saved_refusal, target_refusal, STATE_DIR};
 use crate::atomic_file::{has_stale_temp, remove_stale_temp, sync_dir, write_atomic};
 
 const JOURNAL_FILE: &str = "journal.json";

@@ -68,6 +68,9 @@ pub(super) fn is_sha256_hex(digest: &str) -> bool {
     digest.len() == 64 && digest.bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
 }
 
+/// Sweep's own directory inside an engine tree: its lock, and an in-place ablation's journal.
+pub const STATE_DIR: &str = ".sweep-inplace";
+
 #[cfg(test)]
 mod tests {
     use super::*;

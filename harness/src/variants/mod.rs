@@ -2,19 +2,14 @@
 //! (a private copy of the engine tree, or in place under a lock and a journal that always restores).
 
 mod build_guard;
-mod context;
 mod copy_isolation;
 mod design;
 mod error;
-mod git_exclude;
 mod in_place_session;
 mod journal;
 mod journal_confinement;
 mod recovery;
-mod rendered_file;
 mod source_diff;
-mod source_template;
-mod state_dir;
 mod template_target;
 mod tree_lock;
 mod tree_walk;
@@ -23,7 +18,6 @@ mod variant_build_mark;
 #[cfg(test)]
 pub(crate) use build_guard::left_running_build;
 pub use build_guard::{clear_build_group, record_build_group, stop_orphaned_build};
-pub use context::variant_context;
 pub use copy_isolation::{materialize_copy, tree_fingerprint};
 pub use design::design_variants;
 pub use error::VariantError;
@@ -31,9 +25,10 @@ pub use in_place_session::InPlaceSession;
 pub use journal::sha256_hex;
 pub use journal_confinement::directory_refusal;
 pub use recovery::{left_by_an_ablation, recover_in_place, Recovery};
-pub use rendered_file::{render_variant, RenderedFile};
 pub use source_diff::source_diff;
-pub use source_template::derive_template;
+pub use template_target::derive_template;
+pub use template_target::variant_context;
 pub use template_target::{check_fresh, resolve_target, template_of_source, TemplateTarget};
+pub use template_target::{render_variant, RenderedFile};
 pub use tree_lock::TreeLock;
 pub use variant_build_mark::VariantBuildMark;

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::VariantError;
 use super::journal::Journal;
-use super::state_dir::STATE_DIR;
+use super::journal_confinement::STATE_DIR;
 use super::tree_lock::TreeLock;
 
 /// What a recovery put back, so the CLI can say "restored N file(s) from an interrupted in-place

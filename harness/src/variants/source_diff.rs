@@ -6,8 +6,7 @@ use std::path::Path;
 use similar::TextDiff;
 
 use super::error::VariantError;
-use super::rendered_file::RenderedFile;
-use super::template_target::resolve_target;
+use super::template_target::{resolve_target, RenderedFile};
 
 /// Lines of unchanged context around each change, as `diff -u` shows.
 const CONTEXT_LINES: usize = 3;

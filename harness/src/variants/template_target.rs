@@ -1,16 +1,16 @@
-//! `TemplateTarget`: a template and the engine source it renders over, with the path and staleness guards.
+//! `TemplateTarget`: a template and the engine source it renders over, with the path and staleness guards,
+//! the context one variant renders it in, and the template derived from a source by group selectors.
 
 use std::fs;
 use std::path::{Component, Path, PathBuf};
+use std::sync::LazyLock;
 
 use regex::Regex;
 use serde_json::{Map, Value};
-use std::sync::OnceLock;
 
-use super::context::variant_context;
 use super::error::VariantError;
-use super::source_template::derive_template;
-use crate::spec::Selector;
+use super::journal_confinement::STATE_DIR;
+use crate::spec::{LineBlock, Selector, SelectorError};
 use crate::template::Template;
 
 /// Longest line shown in a staleness message: enough to recognise the line, short enough for a terminal.
@@ -61,14 +61,14 @@ impl TemplateTarget {
 
     /// Whether the template can remove `group` (mentions `ablate.<group>`).
     pub fn mentions(&self, group: &str) -> bool {
-        group_reference().captures_iter(self.text()).any(|found| &found[1] == group)
+        GROUP_REFERENCE.captures_iter(self.text()).any(|found| &found[1] == group)
     }
 
     /// Every `ablate.<group>` the template mentions must be a declared group. Strict mode alone misses a
     /// misspelt group inside `#if`/`#unless`, which would silently render as "not ablated".
     pub fn check_groups(&self, groups: &[String]) -> Result<(), VariantError> {
         for (index, line) in self.text().lines().enumerate() {
-            for found in group_reference().captures_iter(line) {
+            for found in GROUP_REFERENCE.captures_iter(line) {
                 let group = &found[1];
                 if !groups.iter().any(|declared| declared == group) {
                     return Err(VariantError::UnknownGroup {
@@ -84,10 +84,9 @@ impl TemplateTarget {
     }
 }
 
-fn group_reference() -> &'static Regex {
-    static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| Regex::new(r"\bablate\.([A-Za-z_][A-Za-z0-9_]*)").expect("the pattern is valid"))
-}
+/// `ablate.<group>`, the group captured.
+static GROUP_REFERENCE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bablate\.([A-Za-z_][A-Za-z0-9_]*)").expect("the pattern is valid"));
 
 /// `target` with `.` and `a/..` removed, or `None` if it is absolute or a `..` climbs above its start:
 /// `kernels/../kernels/x.cpp` is `kernels/x.cpp`, `../x.cpp` is outside.
@@ -108,7 +107,7 @@ fn lexically_inside(target: &Path) -> Option<PathBuf> {
 pub fn resolve_target(tree: &Path, target: &Path) -> Result<PathBuf, VariantError> {
     let refused = || VariantError::OutsideTree { target: target.to_path_buf(), tree: tree.to_path_buf() };
     let inside = lexically_inside(target).ok_or_else(refused)?;
-    if super::journal_confinement::reserved_refusal(&inside, super::state_dir::STATE_DIR).is_some() {
+    if super::journal_confinement::reserved_refusal(&inside, STATE_DIR).is_some() {
         return Err(refused());
     }
     let file_name = inside.file_name().ok_or_else(refused)?;
@@ -117,10 +116,7 @@ pub fn resolve_target(tree: &Path, target: &Path) -> Result<PathBuf, VariantErro
     let parent = joined.parent().ok_or_else(refused)?;
     let parent = parent.canonicalize().map_err(VariantError::io("resolve the directory of", &joined))?;
     // A symlinked file is followed too: writing through it must not land outside the tree.
-    let resolved = match parent.join(file_name).canonicalize() {
-        Ok(real) => real,
-        Err(_) => parent.join(file_name),
-    };
+    let resolved = parent.join(file_name).canonicalize().unwrap_or_else(|_| parent.join(file_name));
     if resolved.starts_with(&root) {
         Ok(resolved)
     } else {
@@ -195,9 +191,85 @@ pub fn template_of_source(source: &Path, groups: &[(String, Selector)]) -> Resul
     Ok(text)
 }
 
+/// `params` plus `ablate: {group: bool}` with every group present, so strict mode rejects a misspelt
+/// group in an expression (`TemplateTarget::check_groups` covers `#if`/`#unless`, which strict mode does not).
+pub fn variant_context(groups: &[String], ablated: &[String], params: &Map<String, Value>) -> Value {
+    let flags: Map<String, Value> =
+        groups.iter().map(|group| (group.clone(), Value::Bool(ablated.contains(group)))).collect();
+    let mut context = params.clone();
+    context.insert("ablate".to_string(), Value::Object(flags));
+    Value::Object(context)
+}
+
+/// The rendered text of one target (path relative to the engine tree).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedFile {
+    pub target: PathBuf,
+    pub text: String,
+}
+
+/// Renders every template target against one variant's context.
+pub fn render_variant(targets: &[TemplateTarget], context: &Value) -> Result<Vec<RenderedFile>, VariantError> {
+    targets
+        .iter()
+        .map(|target| Ok(RenderedFile { target: target.target.clone(), text: target.render(context)? }))
+        .collect()
+}
+
+/// The template of `source`: each block a group's selector picks is wrapped in a block that renders to
+/// nothing when the group is ablated. The block tags sit on lines of their own at column 0, which
+/// handlebars drops together with their newline, so with nothing ablated the source comes back exactly.
+pub fn derive_template(source: &str, groups: &[(String, Selector)]) -> Result<String, SelectorError> {
+    let lines: Vec<&str> = source.split_inclusive('\n').collect();
+    let bare: Vec<&str> = lines.iter().map(|line| line.trim_end_matches(['\n', '\r'])).collect();
+    // Handlebars reads `\\{{` as a backslash before an expression; no escape writes it literally.
+    if let Some(index) = bare.iter().position(|line| line.contains("\\{{")) {
+        return Err(SelectorError::BackslashBeforeBraces { line: index + 1 });
+    }
+    let blocks = ordered_blocks(groups, &bare)?;
+    let mut template = String::with_capacity(source.len() + blocks.len() * 48);
+    let mut blocks = blocks.iter().peekable();
+    for (index, line) in lines.iter().enumerate() {
+        if let Some((_, group)) = blocks.peek().filter(|(block, _)| *block.start() == index) {
+            template.push_str(&format!("{{{{#unless ablate.{}}}}}\n", groups[*group].0));
+        }
+        template.push_str(&line.replace("{{", "\\{{"));
+        if blocks.peek().is_some_and(|(block, _)| *block.end() == index) {
+            blocks.next();
+            // A last line without a newline keeps the closing tag on it: a line of its own would add one.
+            template.push_str(if line.ends_with('\n') { "{{/unless}}\n" } else { "{{/unless}}" });
+        }
+    }
+    Ok(template)
+}
+
+/// Every group's blocks with the index of the group, in source order; any two blocks sharing a line are
+/// refused, since nesting would make one group's removal depend on another's.
+fn ordered_blocks(groups: &[(String, Selector)], lines: &[&str]) -> Result<Vec<(LineBlock, usize)>, SelectorError> {
+    let mut blocks = Vec::new();
+    for (index, (group, selector)) in groups.iter().enumerate() {
+        blocks.extend(selector.blocks(group, lines)?.into_iter().map(|block| (block, index)));
+    }
+    blocks.sort_by_key(|(block, _)| (*block.start(), *block.end()));
+    for pair in blocks.windows(2) {
+        let ((earlier, first), (later, second)) = (&pair[0], &pair[1]);
+        if later.start() <= earlier.end() {
+            return Err(SelectorError::Overlap {
+                group: groups[*second].0.clone(),
+                selector: groups[*second].1.to_string(),
+                other: groups[*first].0.clone(),
+                other_selector: groups[*first].1.to_string(),
+                line: later.start() + 1,
+            });
+        }
+    }
+    Ok(blocks)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::template::Template;
     use serde_json::json;
 
     const KERNEL: &str = "#include <vector>\nstd::vector<float> v;\nint a[2] = {{1, 2}};\n// ABLATE-BEGIN rank1_update\naxpy();\n// ABLATE-END rank1_update\n";
@@ -355,5 +427,105 @@ mod tests {
             let error = resolve_target(&tree, Path::new(outside)).unwrap_err();
             assert!(matches!(error, VariantError::OutsideTree { .. }), "{outside}: {error}");
         }
+    }
+
+    fn groups() -> Vec<String> {
+        vec!["broadcast_rows".to_string(), "rank1_update".to_string()]
+    }
+
+    #[test]
+    fn every_group_has_a_flag_and_params_survive() {
+        let params = json!({"rows": 512}).as_object().unwrap().clone();
+        let context = variant_context(&groups(), &["rank1_update".to_string()], &params);
+        assert_eq!(context, json!({"rows": 512, "ablate": {"broadcast_rows": false, "rank1_update": true}}));
+    }
+
+    #[test]
+    fn misspelt_group_in_an_expression_is_an_error() {
+        let context = variant_context(&groups(), &[], &Map::new());
+        assert!(Template::parse("{{ablate.broadcast_row}}").unwrap().render(&context).is_err());
+        assert_eq!(Template::parse("{{ablate.broadcast_rows}}").unwrap().render(&context).unwrap(), "false");
+    }
+
+    /// Strict mode does not reach `#if`/`#unless` arguments: a misspelt group there renders as "not
+    /// ablated". `TemplateTarget::check_groups` exists for this; this test pins the handlebars behaviour.
+    #[test]
+    fn strict_mode_does_not_check_if_unless_arguments() {
+        let context = variant_context(&groups(), &[], &Map::new());
+        assert_eq!(
+            Template::parse("{{#unless ablate.broadcast_row}}x{{/unless}}").unwrap().render(&context).unwrap(),
+            "x"
+        );
+    }
+
+    #[test]
+    fn renders_each_target_and_names_the_template_on_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("a.hbs");
+        let bad = dir.path().join("b.hbs");
+        std::fs::write(&good, "rows={{rows}}").unwrap();
+        std::fs::write(&bad, "cols={{cols}}").unwrap();
+        let targets = |t: &PathBuf| TemplateTarget::read(t.clone(), PathBuf::from("a.cpp")).unwrap();
+        let files = render_variant(&[targets(&good)], &json!({"rows": 4})).unwrap();
+        assert_eq!(files, [RenderedFile { target: PathBuf::from("a.cpp"), text: "rows=4".to_string() }]);
+        let error = render_variant(&[targets(&good), targets(&bad)], &json!({"rows": 4})).unwrap_err();
+        assert!(error.to_string().contains("b.hbs"), "{error}");
+    }
+
+    const SOURCE: &str = "int a[2] = {{1, 2}};\n  step();\n  call(1);\nlast();";
+
+    fn selectors(list: &[(&str, &str)]) -> Vec<(String, Selector)> {
+        list.iter().map(|(group, text)| (group.to_string(), Selector::parse(text).unwrap())).collect()
+    }
+
+    fn render(template: &str, ablated: bool) -> String {
+        Template::parse(template).unwrap().render(&json!({"ablate": {"g": ablated, "h": ablated}})).unwrap()
+    }
+
+    #[test]
+    fn blocks_are_wrapped_at_column_zero_and_braces_escaped() {
+        let template = derive_template(SOURCE, &selectors(&[("g", r"^\s*call\(")])).unwrap();
+        assert_eq!(
+            template,
+            "int a[2] = \\{{1, 2}};\n  step();\n{{#unless ablate.g}}\n  call(1);\n{{/unless}}\nlast();"
+        );
+        assert_eq!(render(&template, false), SOURCE);
+        assert_eq!(render(&template, true), "int a[2] = {{1, 2}};\n  step();\nlast();");
+    }
+
+    #[test]
+    fn a_last_line_without_a_newline_keeps_the_closing_tag_on_it() {
+        let template = derive_template(SOURCE, &selectors(&[("g", "4-4"), ("h", "1-1")])).unwrap();
+        assert!(template.ends_with("{{#unless ablate.g}}\nlast();{{/unless}}"), "{template}");
+        assert_eq!(render(&template, false), SOURCE);
+        assert_eq!(render(&template, true), "  step();\n  call(1);\n");
+    }
+
+    #[test]
+    fn overlapping_groups_name_both_selectors_and_the_line() {
+        let error = derive_template(SOURCE, &selectors(&[("g", "2-3"), ("h", r"call\(")])).unwrap_err();
+        assert_eq!(error.to_string(), r"group `h`, selector `call\(`: overlaps group `g`, selector `2-3`, at line 3");
+    }
+
+    #[test]
+    fn a_backslash_before_braces_is_refused_with_its_line() {
+        let error = derive_template("ok\nputs(\"\\{{\");\n", &selectors(&[("g", "1-1")])).unwrap_err();
+        assert_eq!(error, SelectorError::BackslashBeforeBraces { line: 2 });
+    }
+
+    #[test]
+    fn the_written_file_has_a_header_and_is_checked_against_the_source() {
+        use super::super::error::VariantError;
+        use super::super::template_target::template_of_source;
+        use std::fs;
+
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("k.cpp");
+        fs::write(&source, SOURCE).unwrap();
+        let text = template_of_source(&source, &selectors(&[("g", "2-2"), ("g", "4-4")])).unwrap();
+        assert!(text.starts_with("{{!-- Template of k.cpp written by `sweep template` (groups: g)."), "{text}");
+        assert_eq!(render(&text, false), SOURCE);
+        let missing = template_of_source(&dir.path().join("none.cpp"), &selectors(&[("g", "1-1")])).unwrap_err();
+        assert!(matches!(missing, VariantError::Io { .. }), "{missing}");
     }
 }

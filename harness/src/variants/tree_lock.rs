@@ -6,8 +6,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use super::error::VariantError;
-use super::journal_confinement::directory_refusal;
-use super::state_dir::STATE_DIR;
+use super::journal_confinement::{directory_refusal, STATE_DIR};
 use crate::file_lock::{FileLock, LockMode};
 
 const LOCK_FILE: &str = "lock";
@@ -50,7 +49,7 @@ impl TreeLock {
         let taken = TreeLock::take(tree, LockMode::Shared);
         if taken.is_ok() {
             // Sweep's lock is in the tree while it runs there: keep it out of a checkout's `git status`.
-            super::git_exclude::exclude_state_dir(tree);
+            exclude_state_dir(tree);
         }
         match taken {
             Err(VariantError::Io { error, .. })
@@ -142,8 +141,39 @@ fn write_pid(mut file: &File, path: &Path) -> Result<(), VariantError> {
         .map_err(VariantError::io("write the pid into", path))
 }
 
+/// Keeps sweep's state directory out of `git status` of an engine tree that is a git checkout: adds
+/// `/.sweep-inplace/` to `<tree>/.git/info/exclude` once (never the tracked `.gitignore`). Only a real `.git` directory inside the
+/// tree is written to (a worktree's `.git` file points outside the tree, where sweep writes nothing);
+/// best effort: a checkout whose exclude file cannot be written still runs.
+pub(super) fn exclude_state_dir(tree: &Path) {
+    let git = tree.join(".git");
+    let info = git.join("info");
+    if !fs::symlink_metadata(&git).is_ok_and(|meta| meta.is_dir()) {
+        return;
+    }
+    if fs::symlink_metadata(&info).is_err() && fs::create_dir(&info).is_err() {
+        return;
+    }
+    if directory_refusal(&info).is_some() {
+        return;
+    }
+    let exclude = info.join("exclude");
+    let pattern = format!("/{STATE_DIR}/");
+    let listed = fs::read_to_string(&exclude).unwrap_or_default();
+    if listed.lines().any(|line| line.trim() == pattern || line.trim() == format!("{STATE_DIR}/")) {
+        return;
+    }
+    let opened = OpenOptions::new().append(true).create(true).custom_flags(nix::libc::O_NOFOLLOW).open(&exclude);
+    if let Ok(mut file) = opened {
+        let separator = if listed.is_empty() || listed.ends_with('\n') { "" } else { "\n" };
+        let _ = write!(file, "{separator}# sweep's in-place ablation state\n{pattern}\n");
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     /// Two `sweep run`s started together on one tree refused each other: one held the lock exclusively
     /// for an instant (tidying a stale lock file) just as the other asked for its shared lock.
     #[test]
@@ -157,8 +187,6 @@ mod tests {
         assert!(TreeLock::acquire_shared(dir.path()).unwrap().is_some());
         releaser.join().unwrap();
     }
-
-    use super::*;
 
     #[test]
     fn second_acquire_in_the_same_process_is_refused_with_our_pid() {
@@ -207,5 +235,26 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         drop(TreeLock::acquire(dir.path()).unwrap());
         TreeLock::acquire(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn the_state_dir_is_excluded_once_in_a_checkout_and_nothing_is_written_elsewhere() {
+        let dir = tempfile::tempdir().unwrap();
+        exclude_state_dir(dir.path());
+        assert!(!dir.path().join(".git").exists(), "a tree that is no checkout got a .git");
+        fs::create_dir_all(dir.path().join(".git/info")).unwrap();
+        fs::write(dir.path().join(".git/info/exclude"), "*.o").unwrap();
+        exclude_state_dir(dir.path());
+        exclude_state_dir(dir.path());
+        let text = fs::read_to_string(dir.path().join(".git/info/exclude")).unwrap();
+        assert_eq!(text, "*.o\n# sweep's in-place ablation state\n/.sweep-inplace/\n");
+    }
+
+    #[test]
+    fn a_git_file_pointing_elsewhere_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(".git"), "gitdir: /elsewhere\n").unwrap();
+        exclude_state_dir(dir.path());
+        assert_eq!(fs::read_to_string(dir.path().join(".git")).unwrap(), "gitdir: /elsewhere\n");
     }
 }

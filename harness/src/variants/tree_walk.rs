@@ -56,15 +56,17 @@ fn walk_dir(
         }
         let child = relative.join(&name);
         let file_type = fs::symlink_metadata(&path).map_err(VariantError::io("stat", &path))?.file_type();
-        if file_type.is_symlink() {
-            entries.push(TreeEntry { relative: child, kind: EntryKind::Symlink });
-        } else if file_type.is_dir() {
-            entries.push(TreeEntry { relative: child.clone(), kind: EntryKind::Dir });
+        let kind = match file_type {
+            _ if file_type.is_symlink() => EntryKind::Symlink,
+            _ if file_type.is_dir() => EntryKind::Dir,
+            _ if file_type.is_file() => EntryKind::File,
+            // Sockets, fifos and devices are not sources; a build never needs them copied.
+            _ => continue,
+        };
+        entries.push(TreeEntry { relative: child.clone(), kind });
+        if kind == EntryKind::Dir {
             walk_dir(root, &child, exclude, skip, entries)?;
-        } else if file_type.is_file() {
-            entries.push(TreeEntry { relative: child, kind: EntryKind::File });
         }
-        // Sockets, fifos and devices are not sources; a build never needs them copied.
     }
     Ok(())
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::copy_isolation::tree_fingerprint;
 use super::error::VariantError;
 use super::journal::sha256_hex;
-use super::state_dir::STATE_DIR;
+use super::journal_confinement::STATE_DIR;
 use crate::atomic_file::write_atomic;
 
 const MARK_FILE: &str = ".sweep-variant-build";

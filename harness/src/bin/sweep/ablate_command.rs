@@ -4,15 +4,14 @@ use std::path::PathBuf;
 
 use sweep::exit_code;
 use sweep::launch::RunEvents;
-use sweep::plan::PlanOptions;
 use sweep::record::RunTable;
-use sweep::runner::{self, Ablation, RunOptions};
+use sweep::runner::{self, Ablation};
 use sweep::spec::{self, Isolation};
 
 use crate::args::{AblateArgs, IsolationArg};
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
-use crate::run_command::{checked_out, disk_full, finish_message, print_dry_run, resolve_declaration};
+use crate::run_command::{disk_full, execution_options, finish_message, print_dry_run, resolve_declaration};
 use crate::stdout;
 use crate::summary;
 
@@ -30,10 +29,9 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
             path.display()
         ))
     })?;
-    let options = run_options(&args)?;
+    let options = execution_options(&args.execution)?;
     if let Some(variant) = &args.show {
         let plan = ablation.plan(&options)?;
-        ablation.check(&plan)?;
         let diff = ablation.show(&plan, variant)?;
         if diff.is_empty() {
             stdout::print_line(&format!("{variant}: renders every source unchanged"));
@@ -42,9 +40,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         return Ok(exit_code::SUCCESS as u8);
     }
     if args.execution.dry_run {
-        let plan = ablation.plan(&options)?;
-        ablation.check(&plan)?;
-        let sites = ablation.planned_sites(&plan, &runner::cache_root(&options, &sweep));
+        let (plan, sites) = ablation.planned_sites(&options)?;
         return print_dry_run(&sweep, &options, &plan, &sites);
     }
     let events = RunEvents::install().map_err(CommandError::Signals)?;
@@ -85,20 +81,4 @@ fn declaration_path(name: &str) -> Result<PathBuf, CommandError> {
         return Err(CommandError::BadInput(format!("{}: no such ablation declaration", path.display())));
     }
     Ok(path)
-}
-
-fn run_options(args: &AblateArgs) -> Result<RunOptions, CommandError> {
-    let execution = &args.execution;
-    Ok(RunOptions {
-        race: None,
-        plan: PlanOptions { reps: execution.reps, filters: Vec::new(), shard: None, seed: execution.seed },
-        fail_fast: execution.fail_fast,
-        resume: None,
-        out: checked_out(execution.out.as_deref(), execution.force)?,
-        results_dir: execution.results_dir.clone(),
-        build: true,
-        command_line: std::env::args().collect(),
-        keep_failed: false,
-        same_failures_limit: execution.same_failures_limit(),
-    })
 }

@@ -79,12 +79,7 @@ fn check_sweep(path: &Path) -> Result<Checked, CommandError> {
     }
     let options = RunOptions::default();
     let (plan, sites) = match Ablation::new(&sweep, None)? {
-        Some(ablation) => {
-            let plan = ablation.plan(&options)?;
-            ablation.check(&plan)?;
-            let sites = ablation.planned_sites(&plan, &runner::cache_root(&options, &sweep));
-            (plan, sites)
-        }
+        Some(ablation) => ablation.planned_sites(&options)?,
         None => runner::plan_sweep(&sweep, &options)?,
     };
     runner::preflight(&sweep, &plan, &sites)?;

@@ -18,7 +18,7 @@ use crate::summary;
 pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
     let labels = given_labels(args.labels.as_deref())?;
     if let Some(out) = &args.html {
-        crate::fresh_output::refuse_overwrite(out, "--html", args.force)?;
+        crate::result_files::refuse_overwrite(out, "--html", args.force)?;
     }
     let (comparison, (label_a, label_b), title) = match &args.within {
         Some(csv) => within(&args, csv, labels)?,

@@ -5,7 +5,6 @@ mod args;
 mod check_command;
 mod compare_command;
 mod exit_status;
-mod fresh_output;
 mod merge_command;
 mod report_command;
 mod restore_command;

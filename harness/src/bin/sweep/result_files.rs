@@ -51,3 +51,16 @@ pub fn save(path: &Path, text: &str) -> Result<(), CommandError> {
     sweep::atomic_file::write_atomic(path, text.as_bytes(), None)
         .map_err(|error| CommandError::Write { path: path.to_path_buf(), error })
 }
+
+/// An output file named on the command line (`template -o`, `compare --html`, `merge --out`) is written
+/// only where nothing is yet: refuses (exit 2) when something exists at `path`, which `flag` named,
+/// unless `force`.
+pub fn refuse_overwrite(path: &Path, flag: &str, force: bool) -> Result<(), CommandError> {
+    if force || path.symlink_metadata().is_err() {
+        return Ok(());
+    }
+    Err(CommandError::BadInput(format!(
+        "{flag} {}: it already exists; sweep does not overwrite it (--force replaces it)",
+        path.display()
+    )))
+}

@@ -11,7 +11,7 @@ use sweep::report::{RaceClosing, ResumeCommand};
 use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome, VariantSite};
 use sweep::spec::{self, Race};
 
-use crate::args::RunArgs;
+use crate::args::{ExecutionArgs, RunArgs};
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
 use crate::result_files::ResultFiles;
@@ -79,24 +79,35 @@ pub fn resolve_declaration(name: &str) -> PathBuf {
 /// The checked form of the command line.
 fn run_options(args: &RunArgs, sweep: &spec::Sweep) -> Result<RunOptions, CommandError> {
     refuse_no_build_of_per_setting_builds(args, sweep)?;
-    let execution = &args.execution;
     let race = race(args, sweep)?;
+    let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+    let options = execution_options(&args.execution)?;
     Ok(RunOptions {
         plan: PlanOptions {
-            reps: race.map(|race| race.max).or(execution.reps),
+            reps: race.map(|race| race.max).or(args.execution.reps),
             filters: args.filters.clone(),
-            shard: args.shard.as_deref().map(parse_shard).transpose()?,
-            seed: execution.seed,
+            shard,
+            ..options.plan
         },
-        fail_fast: execution.fail_fast,
         resume: args.resume.clone(),
-        out: checked_out(execution.out.as_deref(), execution.force)?,
-        results_dir: execution.results_dir.clone(),
         build: !args.no_build,
-        command_line: std::env::args().collect(),
         race,
         keep_failed: args.no_retry_failed,
+        ..options
+    })
+}
+
+/// The options `run` and `ablate` share, checked: an ablation runs with them alone, and always builds.
+pub fn execution_options(execution: &ExecutionArgs) -> Result<RunOptions, CommandError> {
+    Ok(RunOptions {
+        plan: PlanOptions { reps: execution.reps, seed: execution.seed, ..PlanOptions::default() },
+        fail_fast: execution.fail_fast,
+        out: checked_out(execution.out.as_deref(), execution.force)?,
+        results_dir: execution.results_dir.clone(),
+        build: true,
+        command_line: std::env::args().collect(),
         same_failures_limit: execution.same_failures_limit(),
+        ..RunOptions::default()
     })
 }
 

@@ -28,7 +28,7 @@ pub fn template(args: TemplateArgs) -> Result<u8, CommandError> {
     match &args.out {
         None => stdout::print(&text),
         Some(path) => {
-            crate::fresh_output::refuse_overwrite(path, "-o", args.force)?;
+            crate::result_files::refuse_overwrite(path, "-o", args.force)?;
             write_atomic(path, text.as_bytes(), None)
                 .map_err(|error| CommandError::Write { path: path.clone(), error })?
         }
