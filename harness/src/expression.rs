@@ -1,7 +1,7 @@
 //! `Expression`: an evalexpr expression over named numbers, compiled once when a declaration is read
 //! (derived metrics, checks, derived params, `where` constraints, the equivalence key) and evaluated
 //! against a small context of its own names, so a million-row report never tokenises it again.
-//! A shared helper with no stage dependency: `spec` holds expressions, `plan`, `extract` and `analyse`
+//! A shared helper with no stage dependency: `declare` holds expressions, `plan`, `extract` and `analyse`
 //! evaluate them.
 
 use std::fmt;

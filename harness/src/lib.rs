@@ -1,15 +1,15 @@
 //! `sweep`: declared parameter sweeps and kernel ablations of tensor-parallel inference engines.
 //!
 //! One module per pipeline stage; data flows one way, and a stage imports only from the stages before it:
-//! `spec -> plan -> variants -> build -> launch -> extract -> record -> analyse -> compare -> report`.
+//! `declare -> plan -> launch -> variants -> rebuild -> extract -> record -> analyse -> compare -> report`.
 //! `runner` drives the stages; `template`, `expression`, `atomic_file`, `os_error`, `shell_line` and
 //! `exit_code` are shared helpers.
 //! See docs/ARCHITECTURE.md.
 
 pub mod analyse;
 pub mod atomic_file;
-pub mod build;
 pub mod compare;
+pub mod declare;
 pub mod exit_code;
 pub mod expression;
 pub mod extract;
@@ -19,10 +19,10 @@ pub mod launch;
 mod mutation;
 pub mod os_error;
 pub mod plan;
+pub mod rebuild;
 pub mod record;
 pub mod report;
 pub mod runner;
 pub mod shell_line;
-pub mod spec;
 pub mod template;
 pub mod variants;

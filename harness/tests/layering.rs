@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// The documented order: each stage may import only the ones before it (`runner` drives them all).
 const STAGES: [&str; 11] =
-    ["spec", "plan", "launch", "variants", "build", "extract", "record", "analyse", "compare", "report", "runner"];
+    ["declare", "plan", "launch", "variants", "rebuild", "extract", "record", "analyse", "compare", "report", "runner"];
 
 fn source_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

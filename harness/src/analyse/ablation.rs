@@ -8,8 +8,8 @@ use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
 use super::setting_summary::Labels;
 use super::straggler::SlowSide;
 use super::summary_stats::SummaryStats;
+use crate::declare::{AdditivityScale, VariantName, DEFAULT_ALPHA};
 use crate::record::RecordedRun;
-use crate::spec::{AdditivityScale, VariantName, DEFAULT_ALPHA};
 
 /// Per-variant statistics of an ablation and, when the design allows, its effects.
 #[derive(Debug, Clone, PartialEq)]

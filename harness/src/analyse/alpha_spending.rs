@@ -3,7 +3,7 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use crate::spec::{AnalysisConfig, Race};
+use crate::declare::{AnalysisConfig, Race};
 
 /// The error rate α spread over the analyses of a race made after rounds `min`, `min + 1`, ..., `max`.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -12,9 +12,9 @@ use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
 use super::setting_summary::SettingSummary;
 use super::verdicts::slow_side;
+use crate::declare::{AnalysisConfig, ParamValue, RelativeKind};
 use crate::plan::Setting;
 use crate::record::RecordedRun;
-use crate::spec::{AnalysisConfig, ParamValue, RelativeKind};
 
 /// One setting's effect on one metric, against its baseline partner.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,9 +8,9 @@ use super::setting_index::SettingIndex;
 use super::setting_model::SettingModel;
 use super::setting_summary::{Labels, SettingSummary};
 use super::student_t::one_sided_critical;
+use crate::declare::AnalysisConfig;
 use crate::expression::Expression;
 use crate::record::RecordedRun;
-use crate::spec::AnalysisConfig;
 
 /// Settings grouped by the code path they resolve to, and whether each class agrees.
 #[derive(Debug, Clone, PartialEq)]

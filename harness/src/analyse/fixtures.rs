@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use super::ablation::{analyse_ablation_runs, AblationAnalysis, AblationQuestion};
+use crate::declare::ParamValue;
 use crate::launch::RunStatus;
 use crate::plan::{Setting, SettingId};
 use crate::record::Observation;
-use crate::spec::ParamValue;
 
 /// One usable run of `setting` (values typed as a CSV without a sidecar reads them; a `variant` label
 /// is the variant, `baseline` unless given) with the given metrics.

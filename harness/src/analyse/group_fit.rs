@@ -3,7 +3,7 @@
 
 use super::cost_model::{fit_fixed_plus_per_unit, CostFit};
 use super::setting_summary::{Labels, SettingSummary};
-use crate::spec::FitConfig;
+use crate::declare::FitConfig;
 
 /// The fit of one group's settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +55,7 @@ fn middle_error(points: &[(f64, f64)], fit: &CostFit) -> Option<f64> {
 mod tests {
     use super::*;
     use crate::analyse::fixtures::fixture_observation;
-    use crate::spec::ParamValue;
+    use crate::declare::ParamValue;
 
     #[test]
     fn the_middle_point_is_the_median_x_in_any_input_order() {

@@ -13,7 +13,7 @@ use super::group_fit::GroupFit;
 use super::no_test::NoTest;
 use super::setting_summary::{Labels, SettingSummary};
 use super::student_t::two_sided_critical;
-use crate::spec::{Quantity, QuantityTerm};
+use crate::declare::{Quantity, QuantityTerm};
 
 /// Confidence of a quantity's interval.
 const CONFIDENCE: f64 = 0.95;
@@ -121,7 +121,7 @@ fn resolve(settings: &[SettingSummary], at: usize, overrides: &[(String, String)
     let base = &settings[at].setting;
     let is_overridden = |column: &str| overrides.iter().any(|(param, _)| param == column);
     let value_of = |setting: &SettingSummary, column: &str| setting.setting.value(column).cloned();
-    let key_of = |setting: &SettingSummary| -> Vec<Option<crate::spec::ParamValue>> {
+    let key_of = |setting: &SettingSummary| -> Vec<Option<crate::declare::ParamValue>> {
         overrides.iter().map(|(param, _)| value_of(setting, param)).collect()
     };
     // A label the overridden params decide: equal overridden values never come with two values of it.
@@ -130,7 +130,7 @@ fn resolve(settings: &[SettingSummary], at: usize, overrides: &[(String, String)
             .iter()
             .all(|a| settings.iter().all(|b| key_of(a) != key_of(b) || value_of(a, column) == value_of(b, column)))
     };
-    let stays: Vec<&(String, crate::spec::ParamValue)> =
+    let stays: Vec<&(String, crate::declare::ParamValue)> =
         base.values.iter().filter(|(column, _)| !is_overridden(column) && !decided(column)).collect();
     let matches = |candidate: &SettingSummary| {
         candidate.setting.variant == base.variant
@@ -256,7 +256,7 @@ mod tests {
     use super::*;
     use crate::analyse::fixtures::fixture_observation;
     use crate::analyse::SettingSummary;
-    use crate::spec::QuantityDecl;
+    use crate::declare::QuantityDecl;
 
     fn compiled(name: &str, expr: &str) -> Quantity {
         Quantity::compile(&QuantityDecl { name: name.into(), expr: expr.into(), unit: Some("ms".into()) }, &[]).unwrap()

@@ -6,7 +6,7 @@ use super::drift_bound::DriftBound;
 use super::equivalence::{margin, Agreement, Tests};
 use super::setting_summary::{Labels, SettingSummary};
 use super::verdicts::{is_rule, Verdicts};
-use crate::spec::{AnalysisConfig, VerifyRule};
+use crate::declare::{AnalysisConfig, VerifyRule};
 
 /// The rule against the forced optimum in every group that has both.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,8 +10,8 @@ use super::fixtures::{fixture_observation, fixture_slice_config};
 use super::group_verdict::GroupOutcome;
 use super::setting_summary::SettingSummary;
 use super::verdicts::Verdicts;
+use crate::declare::AnalysisConfig;
 use crate::record::Observation;
-use crate::spec::AnalysisConfig;
 
 const SLICES: [u32; 4] = [1, 2, 4, 8];
 
@@ -368,7 +368,7 @@ fn print_scenario_tallies() {
 fn race(seed: u64, max: u32) -> (usize, bool) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let gaps: Vec<f64> = std::iter::once(0.0).chain((0..9).map(|i| 0.03 + 0.07 * f64::from(i) / 8.0)).collect();
-    let race = crate::spec::Race { min: 3, max };
+    let race = crate::declare::Race { min: 3, max };
     let config = AnalysisConfig { group_by: vec![], control: None, equivalence_key: None, ..fixture_slice_config() };
     let stopping = AnalysisConfig { stopping: true, ..config.racing(Some(race)) };
     let mut observations = Vec::new();

@@ -6,9 +6,9 @@ use rayon::prelude::*;
 
 use super::setting_index::SettingIndex;
 use super::summary_stats::SummaryStats;
+use crate::declare::{Param, ParamValue};
 use crate::plan::{Setting, SettingId};
 use crate::record::{MetricColumn, RecordedRun, RunTable};
-use crate::spec::{Param, ParamValue};
 
 pub use crate::plan::Labels;
 

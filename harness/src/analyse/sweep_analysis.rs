@@ -10,8 +10,8 @@ use super::quantity_estimate::QuantityEstimate;
 use super::rule_check::RuleCheck;
 use super::setting_summary::SettingSummary;
 use super::verdicts::Verdicts;
+use crate::declare::{AnalysisConfig, Param};
 use crate::record::RecordedRun;
-use crate::spec::{AnalysisConfig, Param};
 
 /// Everything `analyse_sweep` concludes about one sweep; plain data the report renders.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,9 +121,9 @@ pub fn analyse_summarised<R: RecordedRun>(
 mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
+    use crate::declare::Direction;
+    use crate::declare::{FitConfig, RowsPerSliceConfig};
     use crate::record::Observation;
-    use crate::spec::Direction;
-    use crate::spec::{FitConfig, RowsPerSliceConfig};
 
     #[test]
     fn the_parts_are_wired_to_the_config() {

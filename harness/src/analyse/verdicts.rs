@@ -16,9 +16,9 @@ use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
 use super::setting_summary::{Labels, SettingSummary};
 use super::straggler::SlowSide;
+use crate::declare::{AnalysisConfig, Direction};
 use crate::plan::Setting;
 use crate::record::RecordedRun;
-use crate::spec::{AnalysisConfig, Direction};
 
 /// Every group's verdict and what they rest on.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::extract_error::ExtractError;
 use super::key_value;
 use super::profile_block::{parse_profile_blocks, select_block};
+use crate::declare::{BlockSelector, Check, CheckTest, MetricsDecl, ProfileMetricsDecl, ResultLine};
 use crate::expression::Expression;
-use crate::spec::{BlockSelector, Check, CheckTest, MetricsDecl, ProfileMetricsDecl, ResultLine};
 
 /// Where a run's output landed.
 #[derive(Debug, Clone)]
@@ -194,7 +194,7 @@ fn read(path: &Path) -> Result<String, ExtractError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{Pattern, RegexMetricDecl};
+    use crate::declare::{Pattern, RegexMetricDecl};
     use crate::template::Template;
     use serde_json::json;
 

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::str::FromStr;
 
-use crate::spec::BlockSelector;
+use crate::declare::BlockSelector;
 
 /// The phase name that closes a block.
 const TOTAL: &str = "TOTAL";

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::declare::{Engine, LauncherKind, RunDecl, SourceFile, SpecError};
 use crate::shell_line::{shell_line, shell_quote};
-use crate::spec::{Engine, LauncherKind, RunDecl, SourceFile, SpecError};
 use crate::template::{self, Renderer, Template};
 
 /// Where one run happens and which build of the engine it uses.

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::readiness::Readiness;
 use super::run_commands::RankCommand;
-use crate::spec::{ReadyRule, ServiceDecl, SourceFile, SpecError, AUTO_PORT, PORT_NAME};
+use crate::declare::{ReadyRule, ServiceDecl, SourceFile, SpecError, AUTO_PORT, PORT_NAME};
 use crate::template::Template;
 
 /// Binds `port` into `params` when a service asks for `port = "auto"`: a loopback port free right now

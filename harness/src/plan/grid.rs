@@ -1,6 +1,6 @@
 //! Expands `[params]` into settings: the cartesian product of axes, where a zip group is one axis.
 
-use crate::spec::{Param, ParamValue};
+use crate::declare::{Param, ParamValue};
 
 /// One axis of the product: a lone param, or a zip group whose lists move together.
 struct Axis<'a> {

@@ -13,7 +13,7 @@ pub use planned_run::PlannedRun;
 pub use setting::{Labels, Setting};
 pub use setting_id::SettingId;
 
-use crate::spec::Sweep;
+use crate::declare::Sweep;
 
 /// The variant name of a plain sweep, where no kernel is rendered.
 pub const DEFAULT_VARIANT: &str = "default";
@@ -69,9 +69,9 @@ impl Plan {
         }
         let rounds = u64::from(reps) + u64::from(sweep.reps.warmup);
         let runs = settings.len() as u64 * rounds;
-        if runs > crate::spec::MAX_RUNS {
+        if runs > crate::declare::MAX_RUNS {
             let settings = settings.len();
-            return Err(PlanError::TooManyRuns { reps, settings, rounds, runs, max: crate::spec::MAX_RUNS });
+            return Err(PlanError::TooManyRuns { reps, settings, rounds, runs, max: crate::declare::MAX_RUNS });
         }
         if let Some((index, count)) = options.shard.filter(|&(_, count)| count > reps) {
             return Err(PlanError::ShardBeyondReps { index, count, reps, empty: reps + 1 });
@@ -126,7 +126,7 @@ fn matches_filters(setting: &Setting, filters: &[(String, String)]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::ParamValue;
+    use crate::declare::ParamValue;
 
     #[test]
     fn filters_match_typed_values() {

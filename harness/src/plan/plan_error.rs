@@ -17,7 +17,7 @@ pub enum PlanError {
     )]
     TooManyRuns { reps: u32, settings: usize, rounds: u64, runs: u64, max: u64 },
     #[error("{location} at {setting}: {message}")]
-    Expression { location: crate::spec::Location, setting: String, message: String },
+    Expression { location: crate::declare::Location, setting: String, message: String },
     #[error("--shard {index}/{count}: {count} shards of {reps} reps leave shard {empty} without a rep; give at most {reps} shards")]
     ShardBeyondReps { index: u32, count: u32, reps: u32, empty: u32 },
 }

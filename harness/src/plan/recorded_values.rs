@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::plan_error::PlanError;
+use crate::declare::{ParamValue, Sweep, MAX_RANKS};
 use crate::expression::Expression;
-use crate::spec::{ParamValue, Sweep, MAX_RANKS};
 
 /// `values` followed by the derived params and the rank count, in `Sweep::recorded_params` order.
 pub fn with_recorded(
@@ -58,8 +58,11 @@ fn expression_error(sweep: &Sweep, index: usize, values: &[(String, ParamValue)]
 }
 
 fn expression_at(sweep: &Sweep, key: &str, values: &[(String, ParamValue)], message: String) -> PlanError {
-    let location =
-        crate::spec::Location { file: sweep.file().clone(), line: sweep.source.line_of_key(key), key: key.to_string() };
+    let location = crate::declare::Location {
+        file: sweep.file().clone(),
+        line: sweep.source.line_of_key(key),
+        key: key.to_string(),
+    };
     PlanError::Expression { location, setting: setting_text(values), message }
 }
 

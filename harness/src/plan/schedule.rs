@@ -6,7 +6,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::planned_run::PlannedRun;
 use super::setting_id::SettingId;
-use crate::spec::RunOrder;
+use crate::declare::RunOrder;
 
 /// Schedules `warmup` rounds then `reps` rounds of `settings` settings.
 ///

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::spec::ParamValue;
+use crate::declare::ParamValue;
 
 /// A setting's params and values, in declaration order (a group's labels are a few of them).
 pub type Labels = Vec<(String, ParamValue)>;

@@ -7,10 +7,10 @@ use super::recorded_run::RecordedRun;
 use super::result_writer::{ResultWriter, RunRow};
 use super::run_table::RunTable;
 use super::sidecar::Sidecar;
+use crate::declare::Param;
+use crate::declare::ParamValue;
 use crate::launch::RunStatus;
 use crate::plan::Setting;
-use crate::spec::Param;
-use crate::spec::ParamValue;
 use std::collections::BTreeMap;
 use std::path::Path;
 

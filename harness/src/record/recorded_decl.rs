@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::spec::{AblationDecl, AnalysisConfig, ReportConfig, RepsDecl, SweepDecl};
+use crate::declare::{AblationDecl, AnalysisConfig, ReportConfig, RepsDecl, SweepDecl};
 
 /// The declaration as written: the tables `report` and `compare` read back, typed; the rest as JSON.
 #[derive(Debug, Clone, Serialize, Deserialize)]

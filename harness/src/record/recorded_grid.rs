@@ -9,8 +9,8 @@ use rustc_hash::FxHashMap;
 use super::columns::Columns;
 use super::sidecar::Sidecar;
 use super::sweep_fingerprint::SweepFingerprint;
+use crate::declare::Param;
 use crate::plan::{Setting, SettingId};
-use crate::spec::Param;
 
 /// The grid of one sidecar.
 #[derive(Debug, Clone)]

@@ -22,9 +22,9 @@ use super::sidecar::Sidecar;
 use super::stored_runs::{by_name, StoredRuns};
 use super::table_run::TableRun;
 use super::torn_row::torn_line;
+use crate::declare::Param;
 use crate::launch::{RunStatus, UnknownRunStatus};
 use crate::plan::{Setting, SettingId};
-use crate::spec::Param;
 
 /// Every run of a result CSV, column by column: about 10 bytes per run plus 8 per metric, whatever the
 /// number of settings, so a million-run CSV analyses in tens of megabytes. Runs keep their file order.
@@ -616,7 +616,7 @@ mod tests {
     };
     use crate::analyse::{analyse_summarised, analyse_sweep, metrics_read_per_run, AnalysisConfig, SettingSummary};
     use crate::compare::{compare, CompareConfig};
-    use crate::spec::ParamValue;
+    use crate::declare::ParamValue;
     use std::collections::BTreeSet;
 
     /// Rows read as they are, without a sidecar's grid.
@@ -727,7 +727,7 @@ mod tests {
         let mut table = written(dir.path(), "a.csv", &runs);
         let config = AnalysisConfig {
             baseline: [("slices".to_string(), ParamValue::Int(1))].into(),
-            relative: [("prefill_tokens_per_s".to_string(), crate::spec::RelativeKind::Ratio)].into(),
+            relative: [("prefill_tokens_per_s".to_string(), crate::declare::RelativeKind::Ratio)].into(),
             ..fixture_slice_config()
         };
         let whole = analyse_sweep(&table.runs(), &config, true, &[]);

@@ -3,8 +3,8 @@
 use rustc_hash::FxHashMap;
 
 use super::recorded_grid::RecordedGrid;
+use crate::declare::{Param, ParamValue};
 use crate::plan::{Setting, SettingId};
-use crate::spec::{Param, ParamValue};
 
 /// Types a setting's labels once per distinct cell text rather than once per run: the runs of a
 /// million-row CSV map to a few dozen settings.

@@ -11,7 +11,7 @@ use super::recorded_decl::RecordedDecl;
 use super::recorded_environment::RecordedEnvironment;
 use super::result_paths::ResultPaths;
 use super::sweep_fingerprint::{declaration_digest, SweepFingerprint};
-use crate::spec::{Param, Race};
+use crate::declare::{Param, Race};
 
 /// The schema this version writes. 0 is a sidecar written before the schema was versioned: the same
 /// fields, without `params` (its CSV's param columns are then typed by inference).
@@ -104,7 +104,7 @@ impl Sidecar {
 mod tests {
     use super::super::recorded_environment::Inherited;
     use super::*;
-    use crate::spec::ParamValue;
+    use crate::declare::ParamValue;
 
     /// A sidecar as `sweep` wrote it before the schema was versioned.
     const VERSION_0: &str = r#"{

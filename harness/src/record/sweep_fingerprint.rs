@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::recorded_decl::RecordedDecl;
-use crate::spec::{Param, Sweep};
+use crate::declare::{Param, Sweep};
 
 /// The sweep's name, its parameter grid, its CSV columns and a digest of its declaration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -15,7 +15,7 @@ use crate::analyse::{
     AblationAnalysis, AblationEffects, Additivity, AdditivityVerdict, FailureSummary, Interaction, Labels,
     LinearContrast,
 };
-use crate::spec::AdditivityScale;
+use crate::declare::AdditivityScale;
 
 /// The report of `analysis` (all runs pooled) and of `per_group` (one ablation per `group_by` setting, so
 /// an ablation over several settings is not only pooled into one mean per variant); `failures` of its runs.

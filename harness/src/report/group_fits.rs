@@ -98,8 +98,8 @@ mod tests {
     use crate::analyse::analyse_sweep;
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_config};
     use crate::analyse::AnalysisConfig;
+    use crate::declare::FitConfig;
     use crate::report::{markdown, Document, ReportContext};
-    use crate::spec::FitConfig;
 
     /// The table's section as markdown, without the title.
     fn fit_markdown(analysis: &SweepAnalysis, config: &AnalysisConfig) -> String {

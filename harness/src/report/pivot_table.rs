@@ -6,7 +6,7 @@ use super::setting_columns::first_seen;
 use super::sweep_report::SweepReport;
 use super::table::Table;
 use crate::analyse::SettingSummary;
-use crate::spec::PivotConfig;
+use crate::declare::PivotConfig;
 
 /// `## latency_ns by bytes x topology`: a row per value of `rows`, a column per value of `columns`, both
 /// in declared grid order (the settings' order), each cell the mean ± 95% CI of `value` over the setting
@@ -56,9 +56,9 @@ mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_config};
     use crate::analyse::{analyse_sweep, AnalysisConfig, Observation};
+    use crate::declare::{Param, ParamValue};
     use crate::report::markdown::markdown;
     use crate::report::{Document, ReportContext};
-    use crate::spec::{Param, ParamValue};
 
     fn pivot() -> PivotConfig {
         PivotConfig { rows: "bytes".into(), columns: "topology".into(), value: "latency_ns".into() }

@@ -7,8 +7,8 @@ use super::document::Note;
 use super::metric_units::MetricUnits;
 use super::resume_command::ResumeCommand;
 use super::text::Text;
+use crate::declare::ReportConfig;
 use crate::record::Sidecar;
-use crate::spec::ReportConfig;
 
 /// The recorded facts a report states besides the verdicts; `Default` for a CSV without a sidecar.
 #[derive(Debug, Clone, PartialEq, Default)]

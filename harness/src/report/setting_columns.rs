@@ -2,8 +2,8 @@
 //! ones are stated once.
 
 use super::table::Table;
+use crate::declare::ParamValue;
 use crate::plan::{Labels, Setting};
-use crate::spec::ParamValue;
 
 /// The setting columns of a set of settings, split into those that vary and those fixed throughout.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
+use crate::declare::ParamValue;
 use crate::plan::{Setting, DEFAULT_VARIANT};
-use crate::spec::ParamValue;
 
 /// `{"rows": 512, "slices": 1}`: param -> typed value; the variant only when it is not the default.
 pub fn setting_object(setting: &Setting) -> Value {

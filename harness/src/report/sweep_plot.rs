@@ -131,7 +131,7 @@ mod tests {
         let config = fixture_slice_config();
         let kept: Vec<_> = fixture_slice_sweep()
             .into_iter()
-            .filter(|o| o.setting.value("rows") == Some(&crate::spec::ParamValue::Int(512)))
+            .filter(|o| o.setting.value("rows") == Some(&crate::declare::ParamValue::Int(512)))
             .collect();
         let svg = plot(&kept, &config).unwrap();
         assert!(svg.contains("prefill_tokens_per_s vs slices"), "{}", &svg[..400]);
@@ -166,7 +166,7 @@ mod tests {
             control: None,
             equivalence_key: None,
             rows_per_slice: None,
-            fit: Some(crate::spec::FitConfig { x: "bytes".into(), y: "us_per_call".into(), by: Vec::new() }),
+            fit: Some(crate::declare::FitConfig { x: "bytes".into(), y: "us_per_call".into(), by: Vec::new() }),
             ..fixture_slice_config()
         };
         let svg = plot(&observations, &config).unwrap();

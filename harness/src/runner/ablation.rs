@@ -17,10 +17,10 @@ use super::runner_error::RunnerError;
 use super::session::Session;
 use super::setting_build::SettingBuild;
 use super::{open_results, plan_sweep, preflight, result_paths, write_sidecar, Context, RunOptions, SweepOutcome};
-use crate::build::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
+use crate::declare::{AblationDecl, Isolation, SourceDecl, Sweep, VariantName};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlannedRun, Setting};
-use crate::spec::{AblationDecl, Isolation, SourceDecl, Sweep, VariantName};
+use crate::rebuild::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
 use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget, VariantError};
 
 /// A sweep with an `[ablation]` section, its templates resolved against the engine tree.
@@ -215,7 +215,7 @@ struct Builds {
     jobs: Vec<BuildJob>,
     sites: Vec<VariantSite>,
     /// The entries this sweep builds, claimed until their builds end.
-    claims: Vec<build::EntryClaim>,
+    claims: Vec<rebuild::EntryClaim>,
 }
 
 fn copy_builds(
@@ -241,7 +241,7 @@ fn copy_builds(
         keys.push(key);
     }
     let claims = claim_unbuilt(cache, distinct.iter().map(|(key, ..)| *key), context)?;
-    let mut entries: HashMap<BuildKey, build::CachedBuild> = HashMap::new();
+    let mut entries: HashMap<BuildKey, rebuild::CachedBuild> = HashMap::new();
     let mut jobs = Vec::with_capacity(distinct.len());
     for (key, setting, files) in distinct {
         let entry = cache.prepare(&key, &engine.tree, &files, &sources.exclude)?;
@@ -273,12 +273,12 @@ fn claim_unbuilt(
     cache: &BuildCache,
     keys: impl Iterator<Item = BuildKey>,
     context: &Context<'_>,
-) -> Result<Vec<build::EntryClaim>, RunnerError> {
+) -> Result<Vec<rebuild::EntryClaim>, RunnerError> {
     let mut unbuilt: Vec<BuildKey> = keys.filter(|key| cache.lookup(key).is_none()).collect();
     unbuilt.sort();
     let progress = Progress::new(0);
     let (waiting, stop) = (|note: &str| progress.note(note), || context.events.signals.received());
-    let claims = unbuilt.iter().map(|key| build::EntryClaim::acquire(&cache.root, key, &waiting, &stop));
+    let claims = unbuilt.iter().map(|key| rebuild::EntryClaim::acquire(&cache.root, key, &waiting, &stop));
     Ok(claims.collect::<Result<_, _>>()?)
 }
 
@@ -308,7 +308,7 @@ pub(super) fn run_copies(
     preflight(sweep, plan, &builds.sites)?;
     let started = std::time::Instant::now();
     let progress = Progress::new(0);
-    let reports = build::build_all(builds.jobs, &cache, jobs, |report| progress.note(&build_line(report)))?;
+    let reports = rebuild::build_all(builds.jobs, &cache, jobs, |report| progress.note(&build_line(report)))?;
     // Built, failed or interrupted: another sweep waiting for one of these entries may take it now.
     drop(builds.claims);
     drop(progress);

@@ -6,9 +6,9 @@ use super::prepared_run::{prepare_run, VariantSite};
 use super::runner_error::RunnerError;
 use super::session::{grouped, limits_text, run_dir_name, shared_len};
 use super::setting_build::SettingBuild;
+use crate::declare::{toml_spelling, Sweep};
 use crate::plan::Plan;
 use crate::shell_line::shell_line;
-use crate::spec::{toml_spelling, Sweep};
 
 /// Renders the plan as text a user can read and paste from; `sites[i]` is setting i's build.
 /// `seed_drawn`: no seed was given, so the plan's was drawn for this dry run alone.
@@ -56,7 +56,7 @@ pub fn describe_plan(
         let port = instance_port.as_ref().filter(|_| !new_instance);
         let prepared = prepare_run(sweep, setting, run.rep, variant, &run_dir, port)?;
         if new_instance {
-            instance_port = prepared.context.get(crate::spec::PORT_NAME).cloned();
+            instance_port = prepared.context.get(crate::declare::PORT_NAME).cloned();
         }
         let warmup = if run.warmup { " (warmup)" } else { "" };
         let _ = writeln!(

@@ -7,9 +7,9 @@ use std::path::Path;
 use nix::unistd::Pid;
 
 use super::runner_error::RunnerError;
-use crate::build::{self, BuildError, BuildJob, BuildKey, BuildOutcome};
+use crate::declare::Engine;
 use crate::launch::{self, BaseEnv};
-use crate::spec::Engine;
+use crate::rebuild::{self, BuildError, BuildJob, BuildKey, BuildOutcome};
 use crate::variants::VariantBuildMark;
 
 /// Runs the profile's build command for the engine's own tree and build dir; `on_group` learns the
@@ -21,7 +21,7 @@ pub fn build_engine_tree(
     base_env: &BaseEnv,
     on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
 ) -> Result<Result<BuildOutcome, BuildError>, RunnerError> {
-    let argv = build::render_build_argv(&engine.build, &engine.tree, &engine.build_dir, &Default::default())
+    let argv = rebuild::render_build_argv(&engine.build, &engine.tree, &engine.build_dir, &Default::default())
         .map_err(RunnerError::BuildCommand)?;
     let job = BuildJob {
         variant: variant.to_string(),
@@ -32,7 +32,7 @@ pub fn build_engine_tree(
         argv,
         env: base_env.overrides().to_vec(),
     };
-    Ok(build::run_build(&job, log, on_group))
+    Ok(rebuild::run_build(&job, log, on_group))
 }
 
 /// Whether `sweep run` will build the engine first.

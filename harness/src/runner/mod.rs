@@ -27,13 +27,13 @@ use session::Session;
 pub use session::{run_dir_name, Tally};
 pub use setup_env::capture_setup_env;
 
+use crate::declare::{CheckTest, Race, Sweep};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, DEFAULT_VARIANT};
 use crate::record::{
     utc_stamp, Columns, RecordedAttempts, RecordedDecl, RecordedEnvironment, ResultPaths, ResultWriter, RunKey,
     Sidecar, SweepFingerprint, SIDECAR_SCHEMA_VERSION,
 };
-use crate::spec::{CheckTest, Race, Sweep};
 
 /// How `sweep run` was asked to run, already checked.
 #[derive(Debug, Clone, Default)]
@@ -155,7 +155,7 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     {
         // Interrupted, or the disk is full: stopped before any run; any other failure is an error.
         let stopped = match error {
-            crate::build::BuildError::Interrupted { .. } => {
+            crate::rebuild::BuildError::Interrupted { .. } => {
                 events.signals.received().map(|signal| EarlyStop::Interrupted { signal })
             }
             error => Some(failure_watch::disk_full_at(&sweep.engine.build_dir).ok_or(RunnerError::Build(error))?),

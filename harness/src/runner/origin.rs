@@ -5,10 +5,10 @@ use std::path::Path;
 
 use super::runner_error::RunnerError;
 use super::setup_env::capture_setup_env;
+use crate::declare::Sweep;
 use crate::launch::BaseEnv;
 use crate::plan::Setting;
 use crate::record::Provenance;
-use crate::spec::Sweep;
 
 /// The environment ranks start from, and where the results come from (host, commit, toolchains).
 #[derive(Debug, Clone)]

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::declare::{Engine, SpecError, Sweep, MAX_RANKS};
 use crate::launch::{self, RankCommand, RunSite, ServiceCommand};
 use crate::plan::Setting;
-use crate::spec::{Engine, SpecError, Sweep, MAX_RANKS};
 use crate::template::Template;
 
 /// One variant's build of the engine: where its tree and binary are, and its content hash.
@@ -46,7 +46,7 @@ pub fn prepare_run(
 ) -> Result<PreparedRun, SpecError> {
     let mut params = setting.context();
     match instance_port {
-        Some(port) => drop(params.insert(crate::spec::PORT_NAME.into(), port.clone())),
+        Some(port) => drop(params.insert(crate::declare::PORT_NAME.into(), port.clone())),
         None => launch::bind_auto_port(&sweep.source, &sweep.run.service, &mut params)?,
     }
     let mut site = RunSite {

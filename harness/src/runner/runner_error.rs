@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
+use crate::declare::SpecError;
 use crate::plan::PlanError;
 use crate::record::RecordError;
-use crate::spec::SpecError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunnerError {
@@ -22,7 +22,7 @@ pub enum RunnerError {
     #[error(transparent)]
     Variant(#[from] crate::variants::VariantError),
     #[error(transparent)]
-    Build(#[from] crate::build::BuildError),
+    Build(#[from] crate::rebuild::BuildError),
     #[error("`{name}` is not a variant of the groups {groups}: name groups joined by `+`, `baseline` or `all`")]
     UnknownVariant { name: String, groups: String },
     #[error("the profile's build command did not render")]
@@ -49,7 +49,7 @@ impl RunnerError {
             | RunnerError::SetupTemplate(_) => true,
             RunnerError::Record(error) => error.is_bad_input(),
             RunnerError::Variant(error) => error.is_bad_input(),
-            RunnerError::Build(crate::build::BuildError::Io { .. }) => true,
+            RunnerError::Build(crate::rebuild::BuildError::Io { .. }) => true,
             _ => false,
         }
     }

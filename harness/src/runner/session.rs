@@ -12,12 +12,12 @@ use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::{planned_key, runs_to_do, Context, SweepOutcome};
 use crate::analyse::{SettingSummary, Verdicts};
-use crate::build::first_failure_line;
+use crate::declare::{AnalysisConfig, Race, Sweep};
 use crate::extract::{self, RunLogs};
 use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunStatus, StopReason};
 use crate::plan::{Plan, PlannedRun, Setting, SettingId};
+use crate::rebuild::first_failure_line;
 use crate::record::{RecordedAttempts, ResultWriter, RunRow, RunTable, LOGS_IN};
-use crate::spec::{AnalysisConfig, Race, Sweep};
 
 /// Counts of what a session recorded.
 #[derive(Debug, Clone, Copy, Default)]
@@ -147,7 +147,7 @@ impl<'a> Session<'a> {
     /// failed ends the group early. Returns how many runs were run (or interrupted).
     fn run_shared(&mut self, runs: &[PlannedRun]) -> Result<usize, RunnerError> {
         let first = self.prepare(&runs[0], None)?;
-        let port = first.context.get(crate::spec::PORT_NAME).cloned();
+        let port = first.context.get(crate::declare::PORT_NAME).cloned();
         let mut prepared = vec![first];
         for run in &runs[1..] {
             let beside = self.prepare(run, port.as_ref())?;
@@ -530,7 +530,7 @@ mod tests {
         );
         let path = dir.path().join("s.toml");
         std::fs::write(&path, sweep).unwrap();
-        let sweep = crate::spec::load_sweep(&path).unwrap();
+        let sweep = crate::declare::load_sweep(&path).unwrap();
         (dir, sweep)
     }
 

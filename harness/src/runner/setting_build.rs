@@ -5,9 +5,9 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::build::render_build_argv;
+use crate::declare::Sweep;
 use crate::plan::Setting;
-use crate::spec::Sweep;
+use crate::rebuild::render_build_argv;
 use crate::template::{Template, TemplateError};
 
 /// Where the cache key sees the tree and build dir: a key names what is built, not where its copy lives.
@@ -56,7 +56,7 @@ impl<'a> SettingBuild<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::ParamValue;
+    use crate::declare::ParamValue;
 
     fn sweep() -> (tempfile::TempDir, Sweep) {
         let dir = tempfile::tempdir().unwrap();
@@ -74,7 +74,7 @@ mod tests {
              [metrics]\nresult = [\"t\"]\n[analysis]\nprimary = \"t\"\n",
         )
         .unwrap();
-        let sweep = crate::spec::load_sweep(&dir.path().join("s.toml")).unwrap();
+        let sweep = crate::declare::load_sweep(&dir.path().join("s.toml")).unwrap();
         (dir, sweep)
     }
 

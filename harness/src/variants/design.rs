@@ -1,6 +1,6 @@
 //! `design_variants`: which subsets of the ablation groups become variants, in which order.
 
-use crate::spec::{Design, VariantName};
+use crate::declare::{Design, VariantName};
 
 /// Expands `groups` into variants: baseline first, then by subset size, then declaration order.
 pub fn design_variants(groups: &[String], design: Design) -> Vec<VariantName> {

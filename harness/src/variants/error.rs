@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::declare::SelectorError;
 use crate::file_lock::{Holder, LockMode};
-use crate::spec::SelectorError;
 use crate::template::TemplateError;
 
 /// Why a variant could not be rendered, materialised, applied or restored; each names the file involved.

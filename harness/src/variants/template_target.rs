@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::error::VariantError;
 use super::journal_confinement::STATE_DIR;
-use crate::spec::{LineBlock, Selector, SelectorError};
+use crate::declare::{LineBlock, Selector, SelectorError};
 use crate::template::Template;
 
 /// Longest line shown in a staleness message: enough to recognise the line, short enough for a terminal.

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
+use sweep::declare::{self, Isolation};
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::record::RunTable;
 use sweep::runner::{self, Ablation};
-use sweep::spec::{self, Isolation};
 
 use crate::args::{AblateArgs, IsolationArg};
 use crate::exit_status::CommandError;
@@ -17,7 +17,7 @@ use crate::summary;
 
 pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     let path = declaration_path(&args.ablation)?;
-    let sweep = spec::load_sweep(&path)?;
+    let sweep = declare::load_sweep(&path)?;
     restore_if_interrupted(&sweep.engine.tree)?;
     let isolation = args.isolation.map(|arg| match arg {
         IsolationArg::Copy => Isolation::Copy,
@@ -56,7 +56,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         return Ok(finish_message(&outcome.runs));
     }
     let title = format!("{} ({})", sweep.name, outcome.runs.paths.csv.display());
-    let blocks = ablation.isolation == Isolation::Copy && sweep.reps.order == spec::RunOrder::Interleaved;
+    let blocks = ablation.isolation == Isolation::Copy && sweep.reps.order == declare::RunOrder::Interleaved;
     let (text, not_additive) = summary::write_ablation_summary(
         &RunTable::read(&outcome.runs.paths.csv)?,
         &outcome.runs.paths,
@@ -68,7 +68,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     )?;
     stdout::print(&text);
     let code = finish_message(&outcome.runs);
-    let failed_builds = outcome.builds.iter().any(|b| matches!(b.status, sweep::build::BuildStatus::Failed { .. }));
+    let failed_builds = outcome.builds.iter().any(|b| matches!(b.status, sweep::rebuild::BuildStatus::Failed { .. }));
     if code == exit_code::SUCCESS as u8 && (failed_builds || not_additive) {
         return Ok(exit_code::CHECK_FAILED as u8);
     }

@@ -45,7 +45,7 @@ pub struct ExecutionArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// Override the declared number of reps.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(sweep::spec::MAX_REPS)))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(sweep::declare::MAX_REPS)))]
     pub reps: Option<u32>,
     /// Stop at the first failed run (or build).
     #[arg(long)]

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use sweep::exit_code;
 use sweep::runner::{self, Ablation, RunOptions};
-use sweep::{spec, variants};
+use sweep::{declare, variants};
 
 use crate::args::CheckArgs;
 use crate::exit_status::{one_line, CommandError};
@@ -15,7 +15,7 @@ use crate::stdout;
 pub fn check(args: CheckArgs) -> Result<u8, CommandError> {
     let mut worst = exit_code::SUCCESS as u8;
     for path in &args.specs {
-        let checked = if spec::is_engine_profile(path) { check_profile(path) } else { check_sweep(path) };
+        let checked = if declare::is_engine_profile(path) { check_profile(path) } else { check_sweep(path) };
         match checked {
             Ok((summary, notes)) => {
                 for note in &notes {
@@ -53,12 +53,12 @@ fn reached_from(line: &str, path: &Path) -> String {
 type Checked = (String, Vec<String>);
 
 fn check_profile(path: &Path) -> Result<Checked, CommandError> {
-    match spec::load_engine_profile(path) {
+    match declare::load_engine_profile(path) {
         Ok(engine) => Ok((
-            format!("engine profile: {} launcher, {} ranks", spec::toml_spelling(&engine.launcher), engine.ranks),
+            format!("engine profile: {} launcher, {} ranks", declare::toml_spelling(&engine.launcher), engine.ranks),
             Vec::new(),
         )),
-        Err(spec::SpecError::TreeMissing { location, tree, .. }) => Ok((
+        Err(declare::SpecError::TreeMissing { location, tree, .. }) => Ok((
             "engine profile, declaration only".to_string(),
             vec![format!("{location}: tree {tree} not found: checked the declaration only")],
         )),
@@ -67,7 +67,7 @@ fn check_profile(path: &Path) -> Result<Checked, CommandError> {
 }
 
 fn check_sweep(path: &Path) -> Result<Checked, CommandError> {
-    let sweep = spec::load_sweep(path)?;
+    let sweep = declare::load_sweep(path)?;
     if variants::left_by_an_ablation(&sweep.engine.tree) {
         // Checked first: the rendered sources would otherwise read as an out-of-date template.
         let restore = sweep::shell_line::sweep_command(&["restore".into(), sweep.engine.tree.display().to_string()]);

@@ -5,10 +5,10 @@ use std::path::Path;
 
 use sweep::analyse::Direction;
 use sweep::compare::{self, CompareConfig, Comparison};
+use sweep::declare::{AnalysisConfig, RunOrder};
 use sweep::exit_code;
 use sweep::record::{RecordedRun, ResultPaths, RunTable, Sidecar};
 use sweep::report::{self, MetricUnits};
-use sweep::spec::{AnalysisConfig, RunOrder};
 
 use crate::args::{CompareArgs, DirectionArg};
 use crate::exit_status::CommandError;

@@ -12,7 +12,7 @@ use sweep::exit_code;
 #[derive(Debug, thiserror::Error)]
 pub enum CommandError {
     #[error(transparent)]
-    Spec(#[from] sweep::spec::SpecError),
+    Spec(#[from] sweep::declare::SpecError),
     #[error(transparent)]
     Plan(#[from] sweep::plan::PlanError),
     #[error(transparent)]

@@ -1,8 +1,8 @@
 //! `sweep report`: the summary of a finished result CSV, written again from the CSV and its sidecar.
 
+use sweep::declare::{Isolation, RunOrder};
 use sweep::exit_code;
 use sweep::record::{RecordedRun, ResultPaths, Sidecar};
-use sweep::spec::{Isolation, RunOrder};
 
 use crate::args::ReportArgs;
 use crate::exit_status::CommandError;

@@ -3,13 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use sweep::analyse::SweepAnalysis;
+use sweep::declare::{self, Race};
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::{parse_shard, Plan, PlanOptions};
 use sweep::record::{RecordedRun, ResultPaths, RunTable, Sidecar};
 use sweep::report::{RaceClosing, ResumeCommand};
 use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome, VariantSite};
-use sweep::spec::{self, Race};
 
 use crate::args::{ExecutionArgs, RunArgs};
 use crate::exit_status::CommandError;
@@ -19,7 +19,7 @@ use crate::stdout;
 use crate::summary;
 
 pub fn run(args: RunArgs) -> Result<u8, CommandError> {
-    let sweep = spec::load_sweep(&resolve_declaration(&args.spec))?;
+    let sweep = declare::load_sweep(&resolve_declaration(&args.spec))?;
     if let Some(csv) = &args.resume {
         // Before anything is read from it or written: the CSV must be this sweep's, and so must every
         // summary, page and plot the resumed sweep will write again beside it.
@@ -38,7 +38,7 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
         return Ok(finish_message(&outcome));
     }
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
-    let blocks = sweep.reps.order == spec::RunOrder::Interleaved;
+    let blocks = sweep.reps.order == declare::RunOrder::Interleaved;
     let mut table = RunTable::read(&outcome.paths.csv)?;
     let (text, analysis) =
         summary::write_run_summary(&mut table, &outcome.paths, &sweep.analysis, blocks, &title, args.execution.force)?;
@@ -56,7 +56,7 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
 
 /// `--dry-run`: the plan as text, nothing run or written.
 pub fn print_dry_run(
-    sweep: &spec::Sweep,
+    sweep: &declare::Sweep,
     options: &RunOptions,
     plan: &Plan,
     sites: &[VariantSite],
@@ -77,7 +77,7 @@ pub fn resolve_declaration(name: &str) -> PathBuf {
 }
 
 /// The checked form of the command line.
-fn run_options(args: &RunArgs, sweep: &spec::Sweep) -> Result<RunOptions, CommandError> {
+fn run_options(args: &RunArgs, sweep: &declare::Sweep) -> Result<RunOptions, CommandError> {
     refuse_no_build_of_per_setting_builds(args, sweep)?;
     let race = race(args, sweep)?;
     let shard = args.shard.as_deref().map(parse_shard).transpose()?;
@@ -114,7 +114,7 @@ pub fn execution_options(execution: &ExecutionArgs) -> Result<RunOptions, Comman
 /// `--no-build` of a sweep whose settings each need their own build (build-time params or `[build]`)
 /// cannot be honoured: every setting would run a binary built for another. Silently building anyway
 /// ignored the flag.
-fn refuse_no_build_of_per_setting_builds(args: &RunArgs, sweep: &spec::Sweep) -> Result<(), CommandError> {
+fn refuse_no_build_of_per_setting_builds(args: &RunArgs, sweep: &declare::Sweep) -> Result<(), CommandError> {
     if !args.no_build || !sweep.builds_per_setting() {
         return Ok(());
     }
@@ -127,7 +127,7 @@ fn refuse_no_build_of_per_setting_builds(args: &RunArgs, sweep: &spec::Sweep) ->
 }
 
 /// The race the declaration and `--until-decided` / `--max-reps` ask for, if any.
-fn race(args: &RunArgs, sweep: &spec::Sweep) -> Result<Option<Race>, CommandError> {
+fn race(args: &RunArgs, sweep: &declare::Sweep) -> Result<Option<Race>, CommandError> {
     // A resumed race carries on as it was started (its limits are in the sidecar).
     let resumed = args.resume.as_deref().and_then(|csv| Sidecar::read(&ResultPaths::for_csv(csv).sidecar).ok());
     if let Some(race) = resumed.and_then(|sidecar| sidecar.race).filter(|_| args.max_reps.is_none()) {
@@ -140,13 +140,13 @@ fn race(args: &RunArgs, sweep: &spec::Sweep) -> Result<Option<Race>, CommandErro
         }
         return Ok(None);
     }
-    if sweep.reps.order != spec::RunOrder::Interleaved {
+    if sweep.reps.order != declare::RunOrder::Interleaved {
         return Err(CommandError::BadInput(format!(
             "{}: a race (--until-decided) needs `[reps] order = \"interleaved\"`",
             sweep.file().display()
         )));
     }
-    let (min, declared_max) = declared.unwrap_or((spec::DEFAULT_RACE_MIN, sweep.reps.count));
+    let (min, declared_max) = declared.unwrap_or((declare::DEFAULT_RACE_MIN, sweep.reps.count));
     let max = args.max_reps.or(args.execution.reps).unwrap_or(declared_max);
     if max < min {
         return Err(CommandError::BadInput(format!("--max-reps {max} is below the race's minimum of {min} rounds")));

@@ -3,18 +3,18 @@
 
 use std::path::{Path, PathBuf};
 
+use sweep::declare::{self, Sweep};
 use sweep::exit_code;
 use sweep::launch::{self, ArrayJob};
 use sweep::plan::PlanOptions;
 use sweep::record::{utc_stamp, ResultPaths};
 use sweep::runner::{self, RunOptions};
-use sweep::spec::{self, Sweep};
 
 use crate::args::SubmitArgs;
 use crate::exit_status::CommandError;
 
 pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
-    let sweep = spec::load_sweep(&args.spec)?;
+    let sweep = declare::load_sweep(&args.spec)?;
     let seed = args.seed.or(sweep.reps.seed).unwrap_or_else(rand::random);
     check_shardable(&args, &sweep, seed)?;
     let absolute = |path: &Path| std::path::absolute(path).map_err(|error| write_error(path, error));

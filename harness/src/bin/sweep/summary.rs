@@ -5,9 +5,9 @@ use std::path::Path;
 use crate::exit_status::CommandError;
 use crate::result_files::ResultFiles;
 use sweep::analyse::{self, AnalysisConfig};
+use sweep::declare::AblationDecl;
 use sweep::record::{RecordError, ResultPaths, RunTable, Sidecar};
 use sweep::report::{self, ReportContext, SweepReport};
-use sweep::spec::AblationDecl;
 
 /// The analysis questions recorded in a result's sidecar.
 pub fn recorded_analysis(paths: &ResultPaths) -> Result<AnalysisConfig, CommandError> {

@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use sweep::atomic_file::write_atomic;
+use sweep::declare::Selector;
 use sweep::exit_code;
-use sweep::spec::Selector;
 use sweep::variants::template_of_source;
 
 use crate::args::TemplateArgs;

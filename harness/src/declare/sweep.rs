@@ -12,7 +12,7 @@ use super::spec_error::SpecNote;
 use super::sweep_decl::{InputDecl, MetricsDecl, RepsDecl, RunDecl, SweepDecl};
 use super::validate::plain_variables;
 
-/// A sweep that passed `spec::load_sweep`; later stages may trust every name in it.
+/// A sweep that passed `declare::load_sweep`; later stages may trust every name in it.
 #[derive(Debug, Clone)]
 pub struct Sweep {
     pub source: SourceFile,

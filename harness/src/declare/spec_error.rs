@@ -1,4 +1,4 @@
-//! The one error type of the `spec` stage: what is wrong, in which file, at which key and line.
+//! The one error type of the `declare` stage: what is wrong, in which file, at which key and line.
 
 use std::fmt;
 use std::path::PathBuf;
