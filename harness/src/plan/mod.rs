@@ -10,7 +10,7 @@ mod setting_id;
 
 pub use plan_error::PlanError;
 pub use planned_run::PlannedRun;
-pub use setting::{Labels, Setting};
+pub use setting::{labels_object, Labels, Setting};
 pub use setting_id::SettingId;
 
 use crate::declare::Sweep;

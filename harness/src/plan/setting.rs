@@ -36,10 +36,7 @@ impl Setting {
 
     /// The params as a template context object (numbers stay numbers).
     pub fn context(&self) -> Map<String, Value> {
-        self.values
-            .iter()
-            .map(|(name, value)| (name.clone(), serde_json::to_value(value).unwrap_or(Value::Null)))
-            .collect()
+        labels_object(&self.values)
     }
 
     /// The value of param `name`, if the setting has it.
@@ -67,4 +64,10 @@ impl Setting {
     pub fn value_texts(&self) -> Vec<String> {
         self.values.iter().map(|(_, value)| value.to_string()).collect()
     }
+}
+
+/// Labels as a JSON object, param -> typed value (numbers stay numbers): a template context, or a group
+/// in `analysis.json`.
+pub fn labels_object(labels: &[(String, ParamValue)]) -> Map<String, Value> {
+    labels.iter().map(|(name, value)| (name.clone(), serde_json::to_value(value).unwrap_or(Value::Null))).collect()
 }

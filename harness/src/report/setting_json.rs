@@ -16,5 +16,5 @@ pub fn setting_object(setting: &Setting) -> Value {
 
 /// `{"rows": 512}`: a group's labels, param -> typed value.
 pub fn labels_object(labels: &[(String, ParamValue)]) -> Value {
-    Value::Object(Setting { values: labels.to_vec(), variant: String::new() }.context())
+    Value::Object(crate::plan::labels_object(labels))
 }
