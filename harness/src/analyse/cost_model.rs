@@ -16,12 +16,11 @@ pub struct CostFit {
 }
 
 /// Ordinary least squares standard errors of a line: Var(slope) = s² / Sxx, Var(fixed) =
-/// s² (1/n + x̄² / Sxx), Cov = −x̄ s² / Sxx, with s² = SS_res / (n − 2).
+/// s² (1/n + x̄² / Sxx), with s² = SS_res / (n − 2).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FitErrors {
     pub fixed: f64,
     pub per_unit: f64,
-    pub covariance: f64,
     pub df: f64,
 }
 
@@ -66,7 +65,6 @@ fn fit_errors(points: &[(f64, f64)], ss_res: f64) -> Option<FitErrors> {
     Some(FitErrors {
         fixed: (noise * (1.0 / n + mean_x * mean_x / sxx)).sqrt(),
         per_unit: (noise / sxx).sqrt(),
-        covariance: -mean_x * noise / sxx,
         df: n - 2.0,
     })
 }

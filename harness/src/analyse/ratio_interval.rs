@@ -11,12 +11,6 @@ pub struct RatioInterval {
 }
 
 impl RatioInterval {
-    /// The largest relative distance of the interval's ends from 1: the smallest effect these data
-    /// could have told from none.
-    pub fn resolution(&self) -> f64 {
-        (self.high - 1.0).abs().max((1.0 - self.low).abs())
-    }
-
     /// The interval of a rejected "no difference" cut at 1 on the side the test decided: a Holm rejection
     /// says the sign; the Bonferroni bound says how far (Strassburger & Bretz 2008).
     pub fn cut_at_one(self) -> RatioInterval {
