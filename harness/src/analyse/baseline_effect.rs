@@ -10,7 +10,7 @@ use super::round_blocks::RoundBlocks;
 use super::run_sample::RunSample;
 use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
-use super::setting_summary::SettingSummary;
+use super::setting_summary::{first_seen_index, SettingSummary};
 use super::verdicts::slow_side;
 use crate::declare::{AnalysisConfig, ParamValue, RelativeKind};
 use crate::plan::Setting;
@@ -135,17 +135,7 @@ fn partner_of(
 
 /// Per setting, the index of its family: the settings that differ from it only in baseline params.
 fn families(settings: &[SettingSummary], baseline: &BTreeMap<String, ParamValue>) -> Vec<usize> {
-    let mut known: Vec<Setting> = Vec::new();
-    settings
-        .iter()
-        .map(|summary| {
-            let family = summary.setting.without(|name| baseline.contains_key(name));
-            known.iter().position(|f| *f == family).unwrap_or_else(|| {
-                known.push(family);
-                known.len() - 1
-            })
-        })
-        .collect()
+    first_seen_index(settings.iter().map(|summary| summary.setting.without(|name| baseline.contains_key(name))))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use super::drift_bound::DriftBound;
 use super::no_test::NoTest;
 use super::setting_index::SettingIndex;
 use super::setting_model::SettingModel;
-use super::setting_summary::{Labels, SettingSummary};
+use super::setting_summary::{first_seen_groups, Labels, SettingSummary};
 use super::student_t::one_sided_critical;
 use crate::declare::AnalysisConfig;
 use crate::expression::Expression;
@@ -83,28 +83,22 @@ impl EquivalenceCheck {
         drift: Option<&DriftBound>,
         model: &SettingModel,
     ) -> EquivalenceCheck {
-        let mut classes: Vec<(Labels, String, Vec<usize>)> = Vec::new();
         let mut inconsistent = Vec::new();
-        for (index, summary) in settings.iter().enumerate().filter(|(_, s)| s.metric(&config.primary).is_some()) {
-            let value = match key_values[index].as_slice() {
-                [] => continue,
-                [value] => value.clone(),
-                _ => {
-                    inconsistent.push(index);
-                    continue;
-                }
-            };
-            let group = summary.setting.labels_of(&config.group_by);
-            match classes.iter_mut().find(|(g, v, _)| *g == group && *v == value) {
-                Some((_, _, members)) => members.push(index),
-                None => classes.push((group, value, vec![index])),
+        let measured = settings.iter().enumerate().filter(|(_, s)| s.metric(&config.primary).is_some());
+        let keyed = measured.filter_map(|(index, summary)| match key_values[index].as_slice() {
+            [] => None,
+            [value] => Some(((summary.setting.labels_of(&config.group_by), value.clone()), index)),
+            _ => {
+                inconsistent.push(index);
+                None
             }
-        }
-        classes.retain(|(_, _, members)| members.len() >= 2);
+        });
+        let mut classes = first_seen_groups(keyed);
+        classes.retain(|(_, members)| members.len() >= 2);
         let tests = Tests { model, bound: margin(config, drift), alpha: config.alpha, classes: classes.len().max(1) };
         let classes = classes
             .into_iter()
-            .map(|(group, value, members)| tests.class(group, value, members, settings, &config.primary))
+            .map(|((group, value), members)| tests.class(group, value, members, settings, &config.primary))
             .collect();
         EquivalenceCheck { key: key.text().to_string(), classes, inconsistent }
     }
@@ -118,7 +112,9 @@ impl EquivalenceCheck {
         settings: &[SettingSummary],
         key: &Expression,
     ) -> Vec<Vec<String>> {
-        if let Some(labels) = settings.iter().map(|s| label_of(s, key.text())).collect::<Option<Vec<String>>>() {
+        // Every setting's label in the column the key names, when it names a setting column.
+        let labels = settings.iter().map(|s| s.setting.value(key.text()).map(ToString::to_string));
+        if let Some(labels) = labels.collect::<Option<Vec<String>>>() {
             return labels.into_iter().map(|label| vec![label]).collect();
         }
         let params: Vec<Vec<Option<f64>>> = settings
@@ -207,11 +203,6 @@ impl Tests<'_> {
         };
         EquivalenceClass { group, value, settings, spread, bound: self.bound, difference, agreement }
     }
-}
-
-/// A setting's label in `column`, when the key names a setting column.
-fn label_of(summary: &SettingSummary, column: &str) -> Option<String> {
-    summary.setting.value(column).map(ToString::to_string)
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Failed runs of a sweep and why they failed.
 
+use super::setting_summary::first_seen_groups;
 use crate::launch::RunStatus;
 use crate::record::RecordedRun;
 
@@ -17,14 +18,11 @@ pub struct FailureSummary {
 impl FailureSummary {
     /// Count runs whose status is not `ok` (warmups included: a failing warmup is still a failure).
     pub fn of<R: RecordedRun>(observations: &[R]) -> FailureSummary {
-        let mut reasons: Vec<(String, usize)> = Vec::new();
-        for failure in observations.iter().filter(|o| o.status() != RunStatus::Ok) {
-            let reason = failure.failure_reason();
-            match reasons.iter_mut().find(|(known, _)| known == reason) {
-                Some((_, count)) => *count += 1,
-                None => reasons.push((reason.to_string(), 1)),
-            }
-        }
+        let failures = observations.iter().filter(|o| o.status() != RunStatus::Ok);
+        let reasons: Vec<(String, usize)> = first_seen_groups(failures.map(|failure| (failure.failure_reason(), ())))
+            .into_iter()
+            .map(|(reason, runs)| (reason.to_string(), runs.len()))
+            .collect();
         let failed = reasons.iter().map(|(_, count)| count).sum();
         FailureSummary { runs: observations.len(), failed, reasons }
     }

@@ -2,7 +2,7 @@
 //! line per topology instead of one pooled over lines that differ.
 
 use super::cost_model::{fit_fixed_plus_per_unit, CostFit};
-use super::setting_summary::{Labels, SettingSummary};
+use super::setting_summary::{first_seen_groups, Labels, SettingSummary};
 use crate::declare::FitConfig;
 
 /// The fit of one group's settings.
@@ -21,16 +21,11 @@ impl GroupFit {
     /// distinct value of the `by` params, groups in the settings' order (declared grid order); a group
     /// with fewer than two distinct x has no line and is left out.
     pub fn per_group(settings: &[SettingSummary], config: &FitConfig) -> Vec<GroupFit> {
-        let mut groups: Vec<(Labels, Vec<(f64, f64)>)> = Vec::new();
-        for summary in settings {
-            let Some(point) = summary.value_of(&config.x).zip(summary.value_of(&config.y)) else { continue };
-            let group = summary.setting.labels_of(&config.by);
-            match groups.iter_mut().find(|(known, _)| *known == group) {
-                Some((_, points)) => points.push(point),
-                None => groups.push((group, vec![point])),
-            }
-        }
-        groups
+        let points = settings.iter().filter_map(|summary| {
+            let point = summary.value_of(&config.x).zip(summary.value_of(&config.y))?;
+            Some((summary.setting.labels_of(&config.by), point))
+        });
+        first_seen_groups(points)
             .into_iter()
             .filter_map(|(group, points)| {
                 let fit = fit_fixed_plus_per_unit(&points)?;

@@ -111,6 +111,31 @@ impl SettingSummary {
     }
 }
 
+/// Values grouped by key: groups in the order their key is first seen, each group's values in input order.
+pub(super) fn first_seen_groups<K: PartialEq, V>(pairs: impl IntoIterator<Item = (K, V)>) -> Vec<(K, Vec<V>)> {
+    let mut groups: Vec<(K, Vec<V>)> = Vec::new();
+    for (key, value) in pairs {
+        match groups.iter_mut().find(|(known, _)| *known == key) {
+            Some((_, values)) => values.push(value),
+            None => groups.push((key, vec![value])),
+        }
+    }
+    groups
+}
+
+/// Each key's index among the distinct keys, numbered in first-seen order.
+pub(super) fn first_seen_index<K: PartialEq>(keys: impl IntoIterator<Item = K>) -> Vec<usize> {
+    let mut known: Vec<K> = Vec::new();
+    keys.into_iter()
+        .map(|key| {
+            known.iter().position(|k| *k == key).unwrap_or_else(|| {
+                known.push(key);
+                known.len() - 1
+            })
+        })
+        .collect()
+}
+
 /// Each setting's runs among `observations`, first-seen order.
 fn runs_by_setting<R: RecordedRun>(observations: &[R]) -> Vec<SettingRuns> {
     let mut index = SettingIndex::default();
