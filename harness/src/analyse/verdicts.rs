@@ -2,8 +2,6 @@
 //! the settings do not move, stragglers screened out, variances moderated, family-wise error controlled
 //! over every comparison made, intervals that agree with the decisions.
 
-use std::collections::BTreeMap;
-
 use super::alpha_spending::{alpha_at, equivalence_alpha};
 use super::comparison_method::ComparisonMethod;
 use super::group_verdict::{GroupVerdict, Rival};
@@ -14,10 +12,9 @@ use super::round_blocks::RoundBlocks;
 use super::run_sample::RunSample;
 use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
-use super::setting_summary::{Labels, SettingSummary};
+use super::setting_summary::{first_seen_groups, first_seen_index, Labels, SettingSummary};
 use super::straggler::SlowSide;
 use crate::declare::{AnalysisConfig, Direction};
-use crate::plan::Setting;
 use crate::record::RecordedRun;
 
 /// Every group's verdict and what they rest on.
@@ -72,7 +69,9 @@ impl Verdicts {
         config: &AnalysisConfig,
         rounds_are_blocks: bool,
     ) -> Verdicts {
-        let groups = group_members(settings, &config.primary, &config.group_by);
+        // Per group (first-seen order), its labels and member settings that have the primary metric.
+        let measured = settings.iter().enumerate().filter(|(_, s)| s.metric(&config.primary).is_some());
+        let groups = first_seen_groups(measured.map(|(index, s)| (s.setting.labels_of(&config.group_by), index)));
         let mut group_of = vec![usize::MAX; settings.len()];
         for (index, (_, members)) in groups.iter().enumerate() {
             members.iter().for_each(|&m| group_of[m] = index);
@@ -81,7 +80,11 @@ impl Verdicts {
         let mut samples = RunSample::collect(observations, settings, &config.primary, control);
         samples.retain(|sample| group_of[sample.setting] != usize::MAX);
         let round = samples.iter().map(|s| s.round).max().unwrap_or(1);
-        let series_of = series_of(settings, &config.group_by);
+        // Each setting's series: settings with the same values of every parameter but `group_by` (slices = 4
+        // in every rows group) share one.
+        let series_of = first_seen_index(
+            settings.iter().map(|s| s.setting.without(|name| config.group_by.iter().any(|column| column == name))),
+        );
         let design = ModelDesign {
             settings: settings.len(),
             group_of: &group_of,
@@ -116,13 +119,33 @@ impl Verdicts {
         let alpha_spent = alpha_at(config, round);
         let level = simultaneous_level(&adjusted, alpha_spent);
         let not_rejected = adjusted.iter().filter(|p| **p >= alpha_spent).count().max(1);
-        let judge = Judge {
-            config,
-            model: &model,
-            alpha: alpha_spent,
-            equivalence_alpha: equivalence_alpha(config, round),
-            level,
-            detection_alpha: alpha_spent / not_rejected as f64,
+        // The level a tied rival would have had to pass: alpha over the hypotheses still standing.
+        let detection_alpha = alpha_spent / not_rejected as f64;
+        let equivalence_alpha = equivalence_alpha(config, round);
+        // Turns a comparison into a rival's verdict; its ratio's interval is at the simultaneous `level`,
+        // cut at no difference when the rival is beaten.
+        let rival = |setting, comparison: Result<RivalComparison, NoTest>, p_adjusted: Option<f64>, best_mean| {
+            let tested = comparison.as_ref().ok();
+            let losing_side = tested.is_some_and(|c| direction.is_better(0.0, c.estimate));
+            let beaten = losing_side && p_adjusted.is_some_and(|p| p < alpha_spent);
+            let equivalent = match (tested, config.negligible) {
+                (Some(c), Some(share)) => c.is_within(model.scale.margin(share, best_mean), equivalence_alpha),
+                _ => false,
+            };
+            let ratio = tested.map(|c| {
+                let interval = model.ratio(c, best_mean, level);
+                if beaten {
+                    interval.cut_at_one()
+                } else {
+                    interval
+                }
+            });
+            let marginal = tested.map(|c| model.ratio(c, best_mean, 0.95));
+            let detectable = tested.map(|c| {
+                let difference = c.detectable(detection_alpha, DETECTION_POWER);
+                (model.scale.ratio(difference, best_mean) - 1.0).abs()
+            });
+            Rival { setting, comparison, ratio, marginal, p_adjusted, detectable, beaten, equivalent }
         };
         let mut holm = adjusted.into_iter();
         let groups = groups
@@ -135,7 +158,7 @@ impl Verdicts {
                     .into_iter()
                     .map(|(setting, comparison)| {
                         let p_adjusted = comparison.is_ok().then(|| holm.next().expect("one adjusted p per test"));
-                        judge.rival(setting, comparison, p_adjusted, best_mean)
+                        rival(setting, comparison, p_adjusted, best_mean)
                     })
                     .collect();
                 GroupVerdict::new(labels, best, rivals)
@@ -162,14 +185,19 @@ impl Verdicts {
 
     /// The comparison method most rivals were judged by, for the header.
     pub fn method(&self) -> ComparisonMethod {
-        let methods =
-            self.groups.iter().flat_map(|g| &g.rivals).filter_map(|r| r.comparison.as_ref().ok().map(|c| c.method));
-        let mut counts: BTreeMap<u8, (usize, ComparisonMethod)> = BTreeMap::new();
-        for method in methods {
-            counts.entry(method as u8).or_insert((0, method)).0 += 1;
+        let methods: Vec<ComparisonMethod> = self
+            .groups
+            .iter()
+            .flat_map(|g| &g.rivals)
+            .filter_map(|r| Some(r.comparison.as_ref().ok()?.method))
+            .collect();
+        let blocked = methods.iter().filter(|&&method| method == ComparisonMethod::Blocked).count();
+        // A tie goes to the independent design; without tests, the design the rounds allowed.
+        match methods.len() {
+            0 if self.paired => ComparisonMethod::Blocked,
+            n if 2 * blocked > n => ComparisonMethod::Blocked,
+            _ => ComparisonMethod::Independent,
         }
-        let fallback = if self.paired { ComparisonMethod::Blocked } else { ComparisonMethod::Independent };
-        counts.into_values().max_by_key(|(count, _)| *count).map_or(fallback, |(_, method)| method)
     }
 
     /// Settings that still need runs to reach a verdict (racing): the best and undecided rivals of
@@ -187,80 +215,6 @@ pub fn slow_side(direction: Direction) -> SlowSide {
         Direction::Higher => SlowSide::Low,
         Direction::Lower => SlowSide::High,
     }
-}
-
-/// Turns a comparison into a rival's verdict.
-struct Judge<'a> {
-    config: &'a AnalysisConfig,
-    model: &'a SettingModel,
-    alpha: f64,
-    equivalence_alpha: f64,
-    /// Confidence of the simultaneous intervals, and whether every hypothesis was rejected (then each
-    /// interval is cut at no difference).
-    level: f64,
-    /// The level a tied rival would have had to pass: alpha over the hypotheses still standing.
-    detection_alpha: f64,
-}
-
-impl Judge<'_> {
-    fn rival(
-        &self,
-        setting: usize,
-        comparison: Result<RivalComparison, NoTest>,
-        p_adjusted: Option<f64>,
-        best_mean: f64,
-    ) -> Rival {
-        let tested = comparison.as_ref().ok();
-        let losing_side = tested.is_some_and(|c| self.config.direction.is_better(0.0, c.estimate));
-        let beaten = losing_side && p_adjusted.is_some_and(|p| p < self.alpha);
-        let equivalent = match (tested, self.config.negligible) {
-            (Some(c), Some(share)) => c.is_within(self.model.scale.margin(share, best_mean), self.equivalence_alpha),
-            _ => false,
-        };
-        let ratio = tested.map(|c| {
-            let interval = self.model.ratio(c, best_mean, self.level);
-            if beaten {
-                interval.cut_at_one()
-            } else {
-                interval
-            }
-        });
-        let marginal = tested.map(|c| self.model.ratio(c, best_mean, 0.95));
-        let detectable = tested.map(|c| {
-            let difference = c.detectable(self.detection_alpha, DETECTION_POWER);
-            (self.model.scale.ratio(difference, best_mean) - 1.0).abs()
-        });
-        Rival { setting, comparison, ratio, marginal, p_adjusted, detectable, beaten, equivalent }
-    }
-}
-
-/// Per group (first-seen order), its labels and member settings that have the primary metric.
-fn group_members(settings: &[SettingSummary], primary: &str, group_by: &[String]) -> Vec<(Labels, Vec<usize>)> {
-    let mut groups: Vec<(Labels, Vec<usize>)> = Vec::new();
-    for (index, summary) in settings.iter().enumerate().filter(|(_, s)| s.metric(primary).is_some()) {
-        let group = summary.setting.labels_of(group_by);
-        match groups.iter_mut().find(|(known, _)| *known == group) {
-            Some((_, members)) => members.push(index),
-            None => groups.push((group, vec![index])),
-        }
-    }
-    groups
-}
-
-/// Each setting's series: settings with the same values of every parameter but `group_by` (slices = 4 in
-/// every rows group) share one, numbered in first-seen order.
-fn series_of(settings: &[SettingSummary], group_by: &[String]) -> Vec<usize> {
-    let mut known: Vec<Setting> = Vec::new();
-    settings
-        .iter()
-        .map(|summary| {
-            let series = summary.setting.without(|name| group_by.iter().any(|column| column == name));
-            known.iter().position(|k| *k == series).unwrap_or_else(|| {
-                known.push(series);
-                known.len() - 1
-            })
-        })
-        .collect()
 }
 
 /// The member with the best model estimate (ties keep the first; settings the model has no runs of
