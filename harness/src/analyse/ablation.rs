@@ -5,7 +5,7 @@ use super::round_blocks::RoundBlocks;
 use super::run_sample::RunSample;
 use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
-use super::setting_summary::Labels;
+use super::setting_summary::{first_seen_groups, Labels};
 use super::straggler::SlowSide;
 use super::summary_stats::SummaryStats;
 use crate::declare::{AdditivityScale, VariantName, DEFAULT_ALPHA};
@@ -141,14 +141,6 @@ impl Additivity {
         }
     }
 
-    /// A delta in the metric's unit (a log delta as the baseline mean times the ratio's change).
-    pub fn absolute(&self, delta: f64) -> f64 {
-        match self.scale {
-            AdditivityScale::Linear => delta,
-            AdditivityScale::Log => self.baseline_mean * delta.exp_m1(),
-        }
-    }
-
     /// The interaction as a fraction of the all-groups delta (linear), or as the ratio of the joint ratio
     /// to the product of the single ratios, less 1 (log).
     pub fn relative_interaction(&self) -> f64 {
@@ -213,14 +205,10 @@ pub fn analyse_ablation_by_group<R: RecordedRun + Clone>(
     metrics: &[String],
     question: &AblationQuestion,
 ) -> Vec<(Labels, AblationAnalysis)> {
-    let mut grouped: Vec<(Labels, Vec<R>)> = Vec::new();
-    for run in runs {
+    let grouped = first_seen_groups(runs.iter().map(|run| {
         let labels: Labels = run.setting().values.iter().filter(|(name, _)| group_by.contains(name)).cloned().collect();
-        match grouped.iter_mut().find(|(known, _)| *known == labels) {
-            Some((_, members)) => members.push(run.clone()),
-            None => grouped.push((labels, vec![run.clone()])),
-        }
-    }
+        (labels, run.clone())
+    }));
     if grouped.len() < 2 {
         return Vec::new();
     }
@@ -325,14 +313,13 @@ impl Design<'_> {
 
     /// Σ cᵢ·μ̂ᵢ over variants; weights of the same variant add (with one group, "all" is the single).
     fn contrast(&self, model: &SettingModel, weights: &[(Vec<String>, f64)]) -> LinearContrast {
-        let mut merged: Vec<(usize, f64)> = Vec::new();
-        for (ablated, weight) in weights {
-            let index = self.index_of(ablated).expect("effects need every variant they weigh");
-            match merged.iter_mut().find(|(known, _)| *known == index) {
-                Some((_, total)) => *total += weight,
-                None => merged.push((index, *weight)),
-            }
-        }
+        let indexed = weights
+            .iter()
+            .map(|(ablated, weight)| (self.index_of(ablated).expect("effects need every variant they weigh"), *weight));
+        let merged: Vec<(usize, f64)> = first_seen_groups(indexed)
+            .into_iter()
+            .map(|(index, weights)| (index, weights.into_iter().reduce(|total, weight| total + weight).unwrap_or(0.0)))
+            .collect();
         let in_unit = model.scale == Scale::Log && self.question.scale == AdditivityScale::Linear;
         LinearContrast::of(model, &merged, in_unit)
     }
@@ -355,9 +342,9 @@ impl Design<'_> {
         };
         let factorial = self.groups.len() > 2 && self.is_factorial();
         let judged = 1 + if factorial { self.groups.len() * (self.groups.len() - 1) / 2 } else { 0 };
-        let judge = Judge { margin, alpha: self.question.alpha, judged };
-        let pairwise = if factorial { self.pairwise(model, &judge) } else { Vec::new() };
-        let verdict = self.verdict(judge.judge(&interaction), &pairwise);
+        let judge = |interaction: &LinearContrast| judge(interaction, margin, self.question.alpha, judged);
+        let pairwise = if factorial { self.pairwise(model, judge) } else { Vec::new() };
+        let verdict = self.verdict(judge(&interaction), &pairwise);
         let baseline = self.index_of(&[]).expect("baseline checked");
         Additivity {
             metric: metric.to_string(),
@@ -377,7 +364,7 @@ impl Design<'_> {
 
     /// Two-factor interaction contrasts of a 2^k factorial: weight sᵢ·sⱼ / 2^(k−2) per variant,
     /// s = +1 if the group is ablated and −1 if not.
-    fn pairwise(&self, model: &SettingModel, judge: &Judge) -> Vec<PairInteraction> {
+    fn pairwise(&self, model: &SettingModel, judge: impl Fn(&LinearContrast) -> Interaction) -> Vec<PairInteraction> {
         let k = self.groups.len();
         let scale = 1.0 / (1u32 << (k - 2)) as f64;
         let sign = |ablated: &[String], group: &String| {
@@ -401,7 +388,7 @@ impl Design<'_> {
                 let interaction = self.contrast(model, &weights);
                 pairs.push(PairInteraction {
                     groups: (a.clone(), b.clone()),
-                    judged: judge.judge(&interaction),
+                    judged: judge(&interaction),
                     interaction,
                 });
             }
@@ -425,33 +412,24 @@ impl Design<'_> {
     }
 }
 
-/// The two level-alpha tests every interaction gets.
-struct Judge {
-    margin: f64,
-    alpha: f64,
-    /// Interactions judged: a "beyond" claim about any of them spends alpha / judged (Bonferroni).
-    judged: usize,
-}
-
-impl Judge {
-    /// Within: the 1 − 2·alpha interval inside ± margin (each of the intersection's tests at alpha, as
-    /// an intersection-union test needs no correction); beyond: the interval at 1 − 2·alpha/judged wholly
-    /// outside ± margin; unclear otherwise or without an interval.
-    fn judge(&self, interaction: &LinearContrast) -> Interaction {
-        let (Some(within), Some(beyond)) = (
-            interaction.one_sided_half_width(self.alpha),
-            interaction.one_sided_half_width(self.alpha / self.judged as f64),
-        ) else {
-            return Interaction::Unclear;
-        };
-        let size = interaction.estimate.abs();
-        if size + within < self.margin {
-            Interaction::Within
-        } else if size - beyond > self.margin {
-            Interaction::Beyond
-        } else {
-            Interaction::Unclear
-        }
+/// The two level-alpha tests every interaction gets. Within: the 1 − 2·alpha interval inside ± margin (each
+/// of the intersection's tests at alpha, as an intersection-union test needs no correction); beyond: the
+/// interval at 1 − 2·alpha/judged wholly outside ± margin, `judged` being the interactions judged (a
+/// "beyond" claim about any of them spends alpha / judged, Bonferroni); unclear otherwise or without an
+/// interval.
+fn judge(interaction: &LinearContrast, margin: f64, alpha: f64, judged: usize) -> Interaction {
+    let (Some(within), Some(beyond)) =
+        (interaction.one_sided_half_width(alpha), interaction.one_sided_half_width(alpha / judged as f64))
+    else {
+        return Interaction::Unclear;
+    };
+    let size = interaction.estimate.abs();
+    if size + within < margin {
+        Interaction::Within
+    } else if size - beyond > margin {
+        Interaction::Beyond
+    } else {
+        Interaction::Unclear
     }
 }
 
