@@ -244,10 +244,10 @@ impl SettingModel {
 
     /// Σ cₛ f(μ̂ₛ) with f given as (value, derivative) at μ̂ₛ, its variance by the delta method.
     fn combine(&self, weights: &[(usize, f64)], f: impl Fn(f64) -> (f64, f64)) -> Result<RivalComparison, NoTest> {
+        let method = if self.blocks { ComparisonMethod::Blocked } else { ComparisonMethod::Independent };
         let terms: Vec<(SettingEstimate, f64)> =
             weights.iter().filter(|(_, c)| *c != 0.0).map(|&(s, c)| (self.estimates[s], c)).collect();
         if terms.is_empty() {
-            let method = if self.blocks { ComparisonMethod::Blocked } else { ComparisonMethod::Independent };
             return Ok(RivalComparison { estimate: 0.0, std_error: 0.0, df: f64::INFINITY, runs: 0, method });
         }
         let fewest = terms.iter().map(|(e, _)| e.runs).min().unwrap_or(0);
@@ -274,7 +274,6 @@ impl SettingModel {
         if df.is_nan() || df < 1.0 {
             return Err(NoTest::NoResidualDf);
         }
-        let method = if self.blocks { ComparisonMethod::Blocked } else { ComparisonMethod::Independent };
         Ok(RivalComparison {
             estimate: terms.iter().map(|(e, c)| c * f(e.mean).0).sum(),
             std_error: variance.sqrt(),
@@ -566,12 +565,6 @@ impl<'a> RobustFit<'a> {
         })
     }
 
-    /// The standard deviation of one residual of setting `s`: σ̃ₛ √(dₛ/nₛ) (its runs share dₛ df).
-    fn residual_spread(&self, s: usize) -> f64 {
-        let runs = self.runs[s].max(1) as f64;
-        (self.variances[s] * self.own_df[s] / runs).sqrt()
-    }
-
     /// Per setting, the average share of its rounds' weight it carries (πₛ): with rounds as blocks a
     /// setting's residuals lose (nₛ − 1)·πₛ df to the round effects, the ones it dominates most.
     fn round_shares(&self, weights: &[f64]) -> Vec<f64> {
@@ -588,14 +581,16 @@ impl<'a> RobustFit<'a> {
         shares.iter().zip(&self.runs).map(|(share, &n)| if n > 0 { share / n as f64 } else { 0.0 }).collect()
     }
 
-    /// hᵢ = ψ(uᵢ)/uᵢ at uᵢ = eᵢ / (σ̃ₛ √(dₛ/nₛ)) (stragglers stay 0).
+    /// hᵢ = ψ(uᵢ)/uᵢ at uᵢ = eᵢ / (σ̃ₛ √(dₛ/nₛ)), the standard deviation of one residual of setting s (its
+    /// runs share dₛ df); stragglers stay 0.
     fn huber_weights(&self, residuals: &[f64]) -> Vec<f64> {
         residuals
             .iter()
             .zip(&self.layout.setting_of)
             .zip(&self.included)
             .map(|((residual, &s), &included)| {
-                let scale = self.residual_spread(s as usize);
+                let s = s as usize;
+                let scale = (self.variances[s] * self.own_df[s] / self.runs[s].max(1) as f64).sqrt();
                 if included == 0.0 {
                     0.0
                 } else if scale > 0.0 {

@@ -69,8 +69,7 @@ impl Straggler {
             if scale.is_nan() || scale <= 1e-12 * (1.0 + largest) {
                 break;
             }
-            let screen = Screen { residuals: &residuals, scale, slow, runs: by_setting.samples.len() };
-            let new = screen.worst_per_setting(&by_setting, &setting_sums);
+            let new = worst_per_setting(&by_setting, &setting_sums, &residuals, scale, slow);
             if new.is_empty() {
                 break;
             }
@@ -85,57 +84,52 @@ impl Straggler {
     }
 }
 
-/// One pass of the screen over a sweep's residuals.
-struct Screen<'a> {
-    residuals: &'a [f64],
+/// One pass of the screen over a sweep's residuals (robust `scale`): per setting, its most extreme run on
+/// the slow side if it passes the screen, as (sample, deviation, t). The error rate is per run screened.
+fn worst_per_setting(
+    by_setting: &Grouped,
+    sums: &[(f64, f64)],
+    residuals: &[f64],
     scale: f64,
     slow: SlowSide,
-    /// Runs screened, for the per-run error rate.
-    runs: usize,
-}
-
-impl Screen<'_> {
-    /// Per setting, its most extreme run on the slow side if it passes the screen: (sample, deviation, t).
-    fn worst_per_setting(&self, by_setting: &Grouped, sums: &[(f64, f64)]) -> Vec<(usize, f64, f64)> {
-        let alpha = FALSE_STRAGGLER_RATE / self.runs.max(1) as f64;
-        let slow_sign = match self.slow {
-            SlowSide::Low => -1.0,
-            SlowSide::High => 1.0,
-        };
-        let mut critical_by_runs: Vec<f64> = Vec::new();
-        let mut found = Vec::new();
-        for (members, &(sum, sum_sq)) in by_setting.groups().zip(sums) {
-            if members.len() < 2 {
+) -> Vec<(usize, f64, f64)> {
+    let alpha = FALSE_STRAGGLER_RATE / by_setting.samples.len().max(1) as f64;
+    let slow_sign = match slow {
+        SlowSide::Low => -1.0,
+        SlowSide::High => 1.0,
+    };
+    let mut critical_by_runs: Vec<f64> = Vec::new();
+    let mut found = Vec::new();
+    for (members, &(sum, sum_sq)) in by_setting.groups().zip(sums) {
+        if members.len() < 2 {
+            continue;
+        }
+        let n = members.len() as f64;
+        if critical_by_runs.len() <= members.len() {
+            critical_by_runs.resize(members.len() + 1, f64::NAN);
+        }
+        if critical_by_runs[members.len()].is_nan() {
+            critical_by_runs[members.len()] = t_quantile(1.0 - alpha, SCALE_PRIOR_DF + n - 2.0);
+        }
+        let critical = critical_by_runs[members.len()];
+        let mut best: Option<(usize, f64, f64)> = None;
+        for &i in members {
+            let residual = residuals[i as usize];
+            let others_mean = (sum - residual) / (n - 1.0);
+            let deviation = residual - others_mean;
+            if deviation * slow_sign <= 0.0 {
                 continue;
             }
-            let n = members.len() as f64;
-            if critical_by_runs.len() <= members.len() {
-                critical_by_runs.resize(members.len() + 1, f64::NAN);
+            let others_ss = (sum_sq - residual * residual) - (n - 1.0) * others_mean * others_mean;
+            let variance = (SCALE_PRIOR_DF * scale * scale + others_ss.max(0.0)) / (SCALE_PRIOR_DF + n - 2.0);
+            let t = deviation.abs() / (variance * (1.0 + 1.0 / (n - 1.0))).sqrt();
+            if t > critical && best.is_none_or(|(_, _, t_best)| t > t_best) {
+                best = Some((i as usize, deviation, t));
             }
-            if critical_by_runs[members.len()].is_nan() {
-                critical_by_runs[members.len()] = t_quantile(1.0 - alpha, SCALE_PRIOR_DF + n - 2.0);
-            }
-            let critical = critical_by_runs[members.len()];
-            let mut best: Option<(usize, f64, f64)> = None;
-            for &i in members {
-                let residual = self.residuals[i as usize];
-                let others_mean = (sum - residual) / (n - 1.0);
-                let deviation = residual - others_mean;
-                if deviation * slow_sign <= 0.0 {
-                    continue;
-                }
-                let others_ss = (sum_sq - residual * residual) - (n - 1.0) * others_mean * others_mean;
-                let variance =
-                    (SCALE_PRIOR_DF * self.scale * self.scale + others_ss.max(0.0)) / (SCALE_PRIOR_DF + n - 2.0);
-                let t = deviation.abs() / (variance * (1.0 + 1.0 / (n - 1.0))).sqrt();
-                if t > critical && best.is_none_or(|(_, _, t_best)| t > t_best) {
-                    best = Some((i as usize, deviation, t));
-                }
-            }
-            found.extend(best);
         }
-        found
+        found.extend(best);
     }
+    found
 }
 
 fn t_quantile(p: f64, df: f64) -> f64 {

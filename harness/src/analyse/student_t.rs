@@ -6,24 +6,19 @@ use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 /// statrs' incomplete-beta quantile loses accuracy).
 const NORMAL_DF: f64 = 1e6;
 
-/// The quantile of Student's t with `df` degrees of freedom at probability `p`; None when `df` is not
-/// positive.
-fn quantile(p: f64, df: f64) -> Option<f64> {
+/// The one-sided critical value t* with P(T <= t*) = `probability`: the quantile of Student's t with `df`
+/// degrees of freedom. None when `df` is not positive.
+pub fn one_sided_critical(probability: f64, df: f64) -> Option<f64> {
     if df >= NORMAL_DF {
-        return Some(Normal::standard().inverse_cdf(p));
+        return Some(Normal::standard().inverse_cdf(probability));
     }
-    Some(StudentsT::new(0.0, 1.0, df).ok()?.inverse_cdf(p))
+    Some(StudentsT::new(0.0, 1.0, df).ok()?.inverse_cdf(probability))
 }
 
 /// The two-sided critical value t* with P(|T| <= t*) = `confidence` for `df` degrees of freedom
 /// (Student's t quantile at (1 + confidence) / 2). None when `df` is not positive.
 pub fn two_sided_critical(confidence: f64, df: f64) -> Option<f64> {
-    quantile((1.0 + confidence) / 2.0, df)
-}
-
-/// The one-sided critical value t* with P(T <= t*) = `probability`. None when `df` is not positive.
-pub fn one_sided_critical(probability: f64, df: f64) -> Option<f64> {
-    quantile(probability, df)
+    one_sided_critical((1.0 + confidence) / 2.0, df)
 }
 
 /// The two-sided p-value P(|T| >= |t|) of a t statistic with `df` degrees of freedom, never below the

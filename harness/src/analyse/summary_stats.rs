@@ -29,7 +29,9 @@ impl SummaryStats {
             return None;
         }
         let mean = values.iter().sum::<f64>() / n as f64;
-        let stdev = sample_stdev(values, mean);
+        // Sample standard deviation (n - 1 denominator); 0 for a single value.
+        let squares: f64 = values.iter().map(|v| (v - mean).powi(2)).sum();
+        let stdev = if n < 2 { 0.0 } else { (squares / (n - 1) as f64).sqrt() };
         let min = values.iter().copied().fold(f64::INFINITY, f64::min);
         let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let ci95 =
@@ -38,14 +40,6 @@ impl SummaryStats {
         let median = median_in_place(values);
         Some(SummaryStats { n, mean, median, stdev, min, max, ci95, rel_spread: (max - min) / mean })
     }
-}
-
-fn sample_stdev(values: &[f64], mean: f64) -> f64 {
-    if values.len() < 2 {
-        return 0.0;
-    }
-    let squares: f64 = values.iter().map(|v| (v - mean).powi(2)).sum();
-    (squares / (values.len() - 1) as f64).sqrt()
 }
 
 /// The middle value, or the mean of the two middle values, by selection (Hoare's quickselect: linear
