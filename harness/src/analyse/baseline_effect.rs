@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use super::effect_interval::EffectInterval;
 use super::holm::{holm_adjust, simultaneous_level};
+use super::ratio_interval::RatioInterval;
 use super::rival_comparison::RivalComparison;
 use super::round_blocks::RoundBlocks;
 use super::run_sample::RunSample;
@@ -110,8 +111,15 @@ impl BaselineEffect {
                     effect.p_adjusted = adjusted.next();
                     let baseline_mean = settings[effect.baseline].metric(&effect.metric).map_or(f64::NAN, |s| s.mean);
                     effect.interval = Some(match effect.kind {
-                        RelativeKind::Ratio => model.ratio(&c, baseline_mean, level).into(),
-                        RelativeKind::Difference => EffectInterval::difference(&c, level),
+                        RelativeKind::Ratio => {
+                            let RatioInterval { ratio, low, high } = model.ratio(&c, baseline_mean, level);
+                            EffectInterval { effect: ratio, low, high }
+                        }
+                        // The difference as estimated, ± the half-width of its t interval at the level.
+                        RelativeKind::Difference => {
+                            let half = c.half_width(level);
+                            EffectInterval { effect: c.estimate, low: c.estimate - half, high: c.estimate + half }
+                        }
                     });
                 }
                 all.push(effect);
