@@ -49,7 +49,7 @@ impl ControlMove {
             runs[setting as usize] += w;
         }
         let ss_full: f64 = full.residuals.iter().zip(included).map(|(r, w)| w * r * r).sum();
-        let ss_settings = within_group_spread(&full.setting_effect, &runs, group_of);
+        let (ss_settings, largest) = within_groups(&full.setting_effect, &runs, group_of, groups);
         let n: f64 = runs.iter().sum();
         let round_params = rounds.map_or(0.0, |r| (layout.rounds - r.count) as f64);
         let df_settings = (layout.settings as f64 - groups as f64).max(0.0);
@@ -58,7 +58,6 @@ impl ControlMove {
             return None;
         }
         let noise = (ss_full / df_residual).sqrt();
-        let largest = largest_within_group(&full.setting_effect, group_of);
         let f = if ss_full > 0.0 { ss_settings / df_settings / (ss_full / df_residual) } else { 0.0 };
         let p_value = if ss_full > 0.0 {
             FisherSnedecor::new(df_settings, df_residual).map_or(1.0, |dist| dist.sf(f))
@@ -86,34 +85,21 @@ impl ControlMove {
 
 /// Σₛ nₛ (μ̂ₛ − μ̄_group)²: the setting sum of squares within groups, from the setting effects of the
 /// setting + round fit (the extra sum of squares of settings over groups, exact when every setting ran
-/// in every round, and close to it for the few missing runs of a race).
-fn within_group_spread(effects: &[f64], runs: &[f64], group_of: &[usize]) -> f64 {
-    let groups = group_of.iter().copied().max().map_or(0, |g| g + 1);
-    let mut sums = vec![(0.0, 0.0); groups];
-    for ((effect, n), &group) in effects.iter().zip(runs).zip(group_of) {
-        sums[group].0 += n * effect;
-        sums[group].1 += n;
+/// in every round, and close to it for the few missing runs of a race); and the largest difference
+/// between two settings' effects within one group.
+fn within_groups(effects: &[f64], runs: &[f64], group_of: &[usize], groups: usize) -> (f64, f64) {
+    let mut sums = vec![(0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY); groups];
+    for ((&effect, n), &group) in effects.iter().zip(runs).zip(group_of) {
+        let (sum, total, low, high) = &mut sums[group];
+        (*sum, *total) = (*sum + n * effect, *total + n);
+        (*low, *high) = (low.min(effect), high.max(effect));
     }
-    effects
-        .iter()
-        .zip(runs)
-        .zip(group_of)
-        .map(|((effect, n), &group)| {
-            let (sum, total) = sums[group];
-            n * (effect - sum / total).powi(2)
-        })
-        .sum()
-}
-
-/// The largest difference between two settings' effects within one group.
-fn largest_within_group(effects: &[f64], group_of: &[usize]) -> f64 {
-    let groups = group_of.iter().copied().max().map_or(0, |g| g + 1);
-    let mut ranges = vec![(f64::INFINITY, f64::NEG_INFINITY); groups];
-    for (effect, &group) in effects.iter().zip(group_of) {
-        let range: &mut (f64, f64) = &mut ranges[group];
-        *range = (range.0.min(*effect), range.1.max(*effect));
-    }
-    ranges.into_iter().filter(|(low, high)| high >= low).map(|(low, high)| high - low).fold(0.0, f64::max)
+    let spread = effects.iter().zip(runs).zip(group_of).map(|((effect, n), &group)| {
+        let (sum, total, ..) = sums[group];
+        n * (effect - sum / total).powi(2)
+    });
+    let ranges = sums.iter().filter(|(.., low, high)| high >= low).map(|(.., low, high)| high - low);
+    (spread.sum(), ranges.fold(0.0, f64::max))
 }
 
 #[cfg(test)]
