@@ -26,15 +26,13 @@ impl LinearContrast {
         let level = |s: usize| if in_unit { model.mean(s).exp() } else { model.mean(s) };
         let estimate = weights.iter().filter(|(_, c)| *c != 0.0).map(|&(s, c)| c * level(s)).sum();
         let test = if in_unit { model.level_contrast(weights) } else { model.contrast(weights) };
-        match test {
-            Ok(test) => LinearContrast {
-                estimate,
-                std_error: Some(test.std_error),
-                df: Some(test.df),
-                ci95: Some(test.half_width(0.95)),
-                reason: None,
-            },
-            Err(reason) => LinearContrast { estimate, std_error: None, df: None, ci95: None, reason: Some(reason) },
+        let tested = test.as_ref().ok();
+        LinearContrast {
+            estimate,
+            std_error: tested.map(|test| test.std_error),
+            df: tested.map(|test| test.df),
+            ci95: tested.map(|test| test.half_width(0.95)),
+            reason: test.err(),
         }
     }
 

@@ -21,7 +21,7 @@ use super::weighted_backfit::{RoundComponents, WeightedBackfit};
 /// (regression dilution, Fuller 1987). The shared error is then Δc̄² Var(θ̂) + θ² Var(Δc̄) plus the round
 /// effects the control does not explain, averaged over each side; without a usable control (none, or
 /// rounds it does not see move beyond its noise), it is the variance of each side's average round effect.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct SideShift {
     /// θ / λ: the de-attenuated slope of the primary's round effects on the control's (0 without one).
     pub slope: f64,
@@ -72,16 +72,10 @@ impl SideShift {
             return None;
         }
         let no_shift = || SideShift {
-            slope: 0.0,
-            slope_variance: 0.0,
-            slope_df: 0.0,
             reliability: 1.0,
-            noise_variance: 0.0,
-            control_gap: 0.0,
-            gap_variance: 0.0,
             level_variance: rounds.unexplained_level_variance(side_runs),
-            variance_removed: 0.0,
             runs: samples.len(),
+            ..SideShift::default()
         };
         Some(rounds.with_slope(samples, &layout, &side_of, side_runs).unwrap_or_else(no_shift))
     }
