@@ -168,7 +168,7 @@ impl SettingModel {
         let fit =
             RobustFit::new(&layout, &values, covariate, included, rounds.as_ref(), &group_of, series_of.as_deref());
         let residual_df = fit.residual_df();
-        let estimates = fit.estimates(&layout);
+        let estimates = fit.estimates();
         let adjustment = design.control.zip(fit.slope).map(|(metric, slope)| ControlAdjustment {
             metric: metric.to_string(),
             slope: slope.slope,
@@ -180,12 +180,11 @@ impl SettingModel {
         });
         let slope_variance = fit.slope.map_or(0.0, |s| s.variance);
         // Map the dense layout's settings back to the caller's indices.
-        let mut by_setting = vec![SettingEstimate::ABSENT; design.settings];
+        let absent =
+            SettingEstimate { mean: f64::NAN, mean_variance: f64::NAN, variance_df: 0.0, runs: 0, control_level: 0.0 };
+        let mut by_setting = vec![absent; design.settings];
         for (sample, &dense) in samples.iter().zip(&layout.setting_of) {
             by_setting[sample.setting] = estimates[dense as usize];
-        }
-        for straggler in &mut stragglers {
-            straggler.setting = samples[straggler.sample].setting;
         }
         SettingModel {
             scale,
@@ -292,11 +291,6 @@ impl SettingModel {
             high: self.scale.ratio(comparison.estimate + half, reference_mean),
         }
     }
-}
-
-impl SettingEstimate {
-    const ABSENT: SettingEstimate =
-        SettingEstimate { mean: f64::NAN, mean_variance: f64::NAN, variance_df: 0.0, runs: 0, control_level: 0.0 };
 }
 
 /// Runs of a round in one time block, at least: a round of more runs is split into consecutive parts of
@@ -525,22 +519,18 @@ impl<'a> RobustFit<'a> {
                 (if df > 0.0 { ss[s] / df } else { 0.0 }, df)
             })
             .collect();
-        let by_series = self.series_of.and_then(|series| {
-            let priors = VariancePrior::fit_by_series(&sample_variances, series)?;
-            let mut pool_df = vec![0.0; priors.len()];
-            series.iter().zip(&self.own_df).for_each(|(&k, df)| pool_df[k] += df);
-            let priors: Vec<VariancePrior> = (0..priors.len())
-                .map(|k| pooled_when_equal(priors[k], &sample_variances, |s| series[s] == k))
-                .collect();
-            Some((priors, pool_df))
-        });
+        let by_series =
+            self.series_of.and_then(|series| Some((series, VariancePrior::fit_by_series(&sample_variances, series)?)));
         match by_series {
-            Some((priors, pool_df)) => {
-                let series = self.series_of.expect("priors by series come from series");
-                self.priors = series.iter().map(|&k| Some(priors[k])).collect();
+            Some((series, priors)) => {
+                let mut pool_df = vec![0.0; priors.len()];
+                series.iter().zip(&self.own_df).for_each(|(&k, df)| pool_df[k] += df);
+                self.series_priors = (0..priors.len())
+                    .map(|k| pooled_when_equal(priors[k], &sample_variances, |s| series[s] == k))
+                    .collect();
+                self.priors = series.iter().map(|&k| Some(self.series_priors[k])).collect();
                 self.df_cap = series.iter().map(|&k| pool_df[k]).collect();
                 self.prior = None;
-                self.series_priors = priors;
             }
             None => {
                 self.prior = VariancePrior::fit(&sample_variances)
@@ -615,11 +605,11 @@ impl<'a> RobustFit<'a> {
 
     /// Per dense setting: the adjusted mean μ̂ₛ − θ (c̄ₛ − c̄_group), Var = κ σ̃²ₛ / (nₛ Eₛ) (κ = Huber's
     /// variance inflation once Huber weights were used, Eₛ the blocks' efficiency), df dₛ + d₀.
-    fn estimates(&self, layout: &SampleLayout) -> Vec<SettingEstimate> {
+    fn estimates(&self) -> Vec<SettingEstimate> {
         let inflation = if self.huber { huber::variance_inflation() } else { 1.0 };
         let control_levels = self.control_fit.as_ref().map(|c| c.setting_effect.clone());
         let group_level = control_levels.as_ref().map(|levels| group_means(levels, self.group_of));
-        (0..layout.settings)
+        (0..self.layout.settings)
             .map(|s| {
                 let runs = self.runs[s];
                 let control_level = control_levels.as_ref().map_or(0.0, |levels| levels[s]);

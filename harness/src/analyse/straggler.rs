@@ -76,8 +76,8 @@ impl Straggler {
             for (sample, deviation, t) in new {
                 excluded[sample] = true;
                 let slowdown = if log_scale { deviation.abs().exp() } else { 1.0 + deviation.abs() };
-                let setting = layout.setting_of[sample] as usize;
-                found.push(Straggler { sample, setting, rep: samples[sample].round, slowdown, t });
+                let RunSample { setting, round: rep, .. } = samples[sample];
+                found.push(Straggler { sample, setting, rep, slowdown, t });
             }
         }
         found
