@@ -50,23 +50,15 @@ pub fn fit_fixed_plus_per_unit(points: &[(f64, f64)]) -> Option<CostFit> {
     let ss_tot: f64 = points.iter().map(|(_, y)| (y - mean_y).powi(2)).sum();
     let ss_res: f64 = points.iter().map(|(x, y)| (y - fixed - per_unit * x).powi(2)).sum();
     let r_squared = if ss_tot == 0.0 { 1.0 } else { 1.0 - ss_res / ss_tot };
-    let errors = fit_errors(points, ss_res);
+    let errors = (points.len() >= 3 && ss_res > 0.0).then(|| {
+        let n = points.len() as f64;
+        let mean_x = points.iter().map(|(x, _)| x).sum::<f64>() / n;
+        let sxx: f64 = points.iter().map(|(x, _)| (x - mean_x).powi(2)).sum();
+        let noise = ss_res / (n - 2.0);
+        let (fixed, per_unit) = ((noise * (1.0 / n + mean_x * mean_x / sxx)).sqrt(), (noise / sxx).sqrt());
+        FitErrors { fixed, per_unit, df: n - 2.0 }
+    });
     Some(CostFit { fixed, per_unit, r_squared, n: points.len(), loo_rel_errors: leave_one_out(points), errors })
-}
-
-fn fit_errors(points: &[(f64, f64)], ss_res: f64) -> Option<FitErrors> {
-    let n = points.len() as f64;
-    if points.len() < 3 || ss_res <= 0.0 {
-        return None;
-    }
-    let mean_x = points.iter().map(|(x, _)| x).sum::<f64>() / n;
-    let sxx: f64 = points.iter().map(|(x, _)| (x - mean_x).powi(2)).sum();
-    let noise = ss_res / (n - 2.0);
-    Some(FitErrors {
-        fixed: (noise * (1.0 / n + mean_x * mean_x / sxx)).sqrt(),
-        per_unit: (noise / sxx).sqrt(),
-        df: n - 2.0,
-    })
 }
 
 /// (intercept, slope) minimising Σ (y − a − b·x)²; None when x does not vary.

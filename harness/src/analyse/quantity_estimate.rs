@@ -139,11 +139,9 @@ fn resolve(settings: &[SettingSummary], at: usize, overrides: &[(String, String)
                 .all(|(param, text)| value_of(candidate, param).is_some_and(|value| value.is_written(text)))
             && stays.iter().all(|(column, value)| value_of(candidate, column).as_ref() == Some(value))
     };
-    let found: Vec<usize> = (0..settings.len()).filter(|&index| matches(&settings[index])).collect();
-    match found.as_slice() {
-        [index] => Some(*index),
-        _ => None,
-    }
+    // Exactly one setting must match.
+    let mut found = (0..settings.len()).filter(|&index| matches(&settings[index]));
+    found.next().filter(|_| found.next().is_none())
 }
 
 /// A metric's mean at a setting (variance s²/n on n − 1 df), or a numeric param's value (exact).
