@@ -238,13 +238,8 @@ impl VariantSummary {
 /// groups last). Names that are not `baseline` or known groups joined by `+` in declaration order
 /// belong to no design and are left out.
 fn measured_variants<R: RecordedRun>(observations: &[R], groups: &[String]) -> Vec<VariantName> {
-    let mut variants: Vec<VariantName> = Vec::new();
-    for name in observations.iter().map(|o| o.variant()) {
-        match VariantName::parse(name, groups) {
-            Some(variant) if !variants.contains(&variant) => variants.push(variant),
-            _ => {}
-        }
-    }
+    let parsed = observations.iter().filter_map(|o| Some((VariantName::parse(o.variant(), groups)?, ())));
+    let mut variants: Vec<VariantName> = first_seen_groups(parsed).into_iter().map(|(variant, _)| variant).collect();
     variants.sort_by_cached_key(|variant| (variant.ablated().len(), variant.group_indices(groups)));
     variants
 }
