@@ -1,12 +1,13 @@
 //! Ablation effects: each group's delta against the shipped kernel, the joint delta, and additivity.
 
-use super::linear_contrast::LinearContrast;
+use super::no_test::NoTest;
 use super::round_blocks::RoundBlocks;
 use super::run_sample::RunSample;
 use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
 use super::setting_summary::{first_seen_groups, Labels};
 use super::straggler::SlowSide;
+use super::student_t::one_sided_critical;
 use super::summary_stats::SummaryStats;
 use crate::declare::{AdditivityScale, VariantName, DEFAULT_ALPHA};
 use crate::record::RecordedRun;
@@ -287,7 +288,6 @@ impl Design<'_> {
             .collect();
         // Drift multiplies timings, so the model is fitted on log values whenever it can be; linear deltas
         // are then taken of its levels by the delta method (`LinearContrast::of`).
-        let scale = Scale::for_values(samples.iter().map(|s| s.value));
         let group_of = vec![0; self.variants.len()];
         let design = ModelDesign {
             settings: self.variants.len(),
@@ -298,7 +298,7 @@ impl Design<'_> {
             blocks: RoundBlocks::interleaved(self.question.rounds_are_blocks),
             slow: self.question.slow,
         };
-        SettingModel::on_scale(scale, samples, design)
+        SettingModel::new(samples, design)
     }
 
     fn is_factorial(&self) -> bool {
@@ -425,6 +425,45 @@ fn judge(interaction: &LinearContrast, margin: f64, alpha: f64, judged: usize) -
         Interaction::Beyond
     } else {
         Interaction::Unclear
+    }
+}
+
+/// A linear contrast of the model's setting estimates, Σ cₛ μ̂ₛ on the model's scale, with the uncertainty the
+/// model gives it (its standard error and df when a test is possible): every ablation delta and interaction is one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinearContrast {
+    pub estimate: f64,
+    /// None, with `reason`, when the model leaves no test (one rep, no residual df, zero spread).
+    pub std_error: Option<f64>,
+    pub df: Option<f64>,
+    /// Half-width of the two-sided 95% t interval, t(0.975, df) · std_error.
+    pub ci95: Option<f64>,
+    pub reason: Option<NoTest>,
+}
+
+impl LinearContrast {
+    /// The contrast of `weights` (setting, cₛ; they sum to zero) from `model`: the estimate from its
+    /// setting estimates, the rest from `SettingModel::contrast` (moderated variances, residual df). With
+    /// `in_unit`, a log-scale model's levels are contrasted in the metric's own unit
+    /// (`SettingModel::level_contrast`, the delta method).
+    pub fn of(model: &SettingModel, weights: &[(usize, f64)], in_unit: bool) -> LinearContrast {
+        let level = |s: usize| if in_unit { model.mean(s).exp() } else { model.mean(s) };
+        let estimate = weights.iter().filter(|(_, c)| *c != 0.0).map(|&(s, c)| c * level(s)).sum();
+        let test = if in_unit { model.level_contrast(weights) } else { model.contrast(weights) };
+        let tested = test.as_ref().ok();
+        LinearContrast {
+            estimate,
+            std_error: tested.map(|test| test.std_error),
+            df: tested.map(|test| test.df),
+            ci95: tested.map(|test| test.half_width(0.95)),
+            reason: test.err(),
+        }
+    }
+
+    /// The one-sided bound distance t(1 − alpha, df) · SE: the estimate ± this is the 1 − 2·alpha
+    /// interval whose inclusion in a margin is Schuirmann's (1987) two one-sided tests at alpha.
+    pub fn one_sided_half_width(&self, alpha: f64) -> Option<f64> {
+        Some(one_sided_critical(1.0 - alpha, self.df?)? * self.std_error?)
     }
 }
 

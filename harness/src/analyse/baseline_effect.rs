@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::effect_interval::EffectInterval;
+use serde::Serialize;
+
 use super::holm::{holm_adjust, simultaneous_level};
 use super::ratio_interval::RatioInterval;
 use super::rival_comparison::RivalComparison;
@@ -36,6 +37,14 @@ pub struct BaselineEffect {
     pub level: f64,
     /// Holm-adjusted over every baseline-relative effect of the sweep.
     pub p_adjusted: Option<f64>,
+}
+
+/// An effect with its two-sided interval `low..high`: a ratio, or a difference in the metric's own unit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct EffectInterval {
+    pub effect: f64,
+    pub low: f64,
+    pub high: f64,
 }
 
 impl BaselineEffect {

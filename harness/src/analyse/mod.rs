@@ -8,7 +8,6 @@ mod control_adjustment;
 mod control_move;
 mod cost_model;
 mod drift_bound;
-mod effect_interval;
 mod equivalence;
 mod failure_summary;
 #[cfg(test)]
@@ -17,7 +16,6 @@ mod group_fit;
 mod group_verdict;
 mod holm;
 mod huber;
-mod linear_contrast;
 mod no_test;
 mod polygamma;
 mod quantity_estimate;
@@ -47,10 +45,10 @@ mod weighted_backfit;
 
 pub use ablation::{
     analyse_ablation_by_group, analyse_ablation_runs, AblationAnalysis, AblationEffects, AblationQuestion, Additivity,
-    AdditivityVerdict, Interaction, PairInteraction, VariantSummary,
+    AdditivityVerdict, Interaction, LinearContrast, PairInteraction, VariantSummary,
 };
 pub use alpha_spending::AlphaSpending;
-pub use baseline_effect::BaselineEffect;
+pub use baseline_effect::{BaselineEffect, EffectInterval};
 pub use comparison_method::ComparisonMethod;
 pub use control_adjustment::ControlAdjustment;
 pub use control_move::ControlMove;
@@ -60,13 +58,11 @@ pub use crate::declare::{AnalysisConfig, Direction, FitConfig, RelativeKind, Row
 pub use crate::record::Observation;
 pub use cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit, FitErrors};
 pub use drift_bound::DriftBound;
-pub use effect_interval::EffectInterval;
 pub use equivalence::{Agreement, EquivalenceCheck, EquivalenceClass};
 pub use failure_summary::FailureSummary;
 pub use group_fit::GroupFit;
 pub use group_verdict::{GroupOutcome, GroupVerdict, Rival};
 pub use holm::{holm_adjust, simultaneous_level};
-pub use linear_contrast::LinearContrast;
 pub use no_test::NoTest;
 pub use quantity_estimate::QuantityEstimate;
 pub use random_effects::RandomEffects;
