@@ -1,4 +1,5 @@
-//! `RunTable`: a result CSV read once, streaming, into compact columns: what `report` and `compare` analyse.
+//! `RunTable`: a result CSV read once, streaming, into compact columns: what `report` and `compare` analyse;
+//! `TableRun`: one of its runs, read in place.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -15,12 +16,10 @@ use super::metric_column::MetricColumn;
 use super::record_error::RecordError;
 use super::recorded_attempts::RecordedAttempts;
 use super::recorded_grid::RecordedGrid;
+use super::recorded_run::RecordedRun;
 use super::row_layout::RowLayout;
-use super::run_key::RunKey;
 use super::setting_interner::{intern_setting, place_setting, SettingInterner};
 use super::sidecar::Sidecar;
-use super::stored_runs::{by_name, StoredRuns};
-use super::table_run::TableRun;
 use super::torn_row::torn_line;
 use crate::declare::Param;
 use crate::launch::{RunStatus, UnknownRunStatus};
@@ -32,14 +31,29 @@ use crate::plan::{Setting, SettingId};
 pub struct RunTable {
     pub path: PathBuf,
     pub columns: Columns,
-    /// The runs themselves, column by column.
-    pub(super) stored: StoredRuns,
+    /// The metric columns' names, in CSV order.
+    metrics: Vec<String>,
+    /// The settings by `SettingId`: the sidecar's order, else first-seen; runs whose cells type alike
+    /// share one. A planned setting no row records is `Setting::default()`.
+    settings: Vec<Setting>,
+    /// Per run: its setting.
+    setting: Vec<SettingId>,
+    rep: Vec<u32>,
+    warmup: Vec<bool>,
+    status: Vec<RunStatus>,
+    /// The runs that recorded an error, ascending by run, with it.
+    errors: Vec<(usize, String)>,
+    /// Per metric (in `metrics` order), per run; NaN where the run reported none (a recorded metric is
+    /// always finite).
+    values: Vec<Vec<f64>>,
+    /// Metric indices in ascending name order, one per name.
+    by_name: Vec<usize>,
     /// The runs recorded as an attempt other than the first, ascending by run, with their attempt.
-    pub(super) retries: Vec<(usize, u32)>,
+    retries: Vec<(usize, u32)>,
     /// The runs the analysis reads when a (setting, rep) was run more than once (`AttemptIndex`).
-    pub(super) current: Option<Vec<u32>>,
+    current: Option<Vec<u32>>,
     /// (setting, rep) pairs recorded more than once.
-    pub(super) retried: usize,
+    retried: usize,
 }
 
 /// What a CSV's rows must hold to be read: param columns typed by the declared params, and, when a
@@ -144,10 +158,10 @@ impl RunTable {
     fn index_attempts(&mut self, rows: &RowReader<'_>, length: u64) -> Result<(), RecordError> {
         let attempt = |run: usize| self.attempt(run);
         let columns = RunColumns {
-            setting: &self.stored.setting,
-            rep: &self.stored.rep,
-            warmup: &self.stored.warmup,
-            status: &self.stored.status,
+            setting: &self.setting,
+            rep: &self.rep,
+            warmup: &self.warmup,
+            status: &self.status,
             attempt: &attempt,
         };
         let index = AttemptIndex::of(columns).map_err(|Duplicate { run, earlier }| {
@@ -156,13 +170,13 @@ impl RunTable {
                 Ok(lines) => (lines[0], lines[1]),
                 Err(error) => return error,
             };
-            let setting = self.stored.settings[self.stored.setting[run].index()].label();
+            let setting = self.settings[self.setting[run].index()].label();
             RecordError::BadRow {
                 path: rows.path.to_path_buf(),
                 line,
                 reason: format!(
                     "`{setting}` rep {} attempt {} is already recorded at line {earlier_line}: a run is counted once",
-                    self.stored.rep[run],
+                    self.rep[run],
                     self.attempt(run)
                 ),
             }
@@ -173,7 +187,7 @@ impl RunTable {
     }
 
     /// The attempt run `run` recorded (1 unless the CSV says otherwise).
-    pub(super) fn attempt(&self, run: usize) -> u32 {
+    fn attempt(&self, run: usize) -> u32 {
         self.retries.binary_search_by_key(&run, |(retried, _)| *retried).map_or(1, |at| self.retries[at].1)
     }
 
@@ -199,9 +213,9 @@ impl RunTable {
         let mut attempts = RecordedAttempts::default();
         attempts.without_attempts = !self.columns.attempt;
         for run in 0..self.len() {
-            let Some(setting) = plan_ids[self.stored.setting[run].index()] else { continue };
-            let key = RunKey { setting, rep: self.stored.rep[run], warmup: self.stored.warmup[run] };
-            attempts.record(key, self.attempt(run), self.stored.status[run] == RunStatus::Ok);
+            let Some(setting) = plan_ids[self.setting[run].index()] else { continue };
+            let key = (setting, self.rep[run], self.warmup[run]);
+            attempts.record(key, self.attempt(run), self.status[run] == RunStatus::Ok);
         }
         attempts
     }
@@ -212,18 +226,18 @@ impl RunTable {
     pub fn plan_ids(&self, planned: &[Setting]) -> Vec<Option<SettingId>> {
         let by_label: FxHashMap<String, SettingId> =
             planned.iter().enumerate().map(|(id, setting)| (setting.label(), SettingId::new(id))).collect();
-        self.stored.settings.iter().map(|setting| by_label.get(&setting.label()).copied()).collect()
+        self.settings.iter().map(|setting| by_label.get(&setting.label()).copied()).collect()
     }
 
     /// Appends `other`'s runs after this table's, its settings merged into this table's: at their ids when
     /// `planned` (the sidecar's, the same in every part), else by their values.
     fn append(&mut self, other: RunTable, planned: bool) {
-        if self.is_empty() && self.stored.settings.is_empty() {
+        if self.is_empty() && self.settings.is_empty() {
             *self = other;
             return;
         }
-        let settings = &mut self.stored.settings;
-        let merged: Vec<SettingId> = (other.stored.settings.into_iter().enumerate())
+        let settings = &mut self.settings;
+        let merged: Vec<SettingId> = (other.settings.into_iter().enumerate())
             .map(|(id, setting)| match planned {
                 true if setting == Setting::default() => SettingId::new(id),
                 true => place_setting(settings, SettingId::new(id), setting),
@@ -231,13 +245,13 @@ impl RunTable {
             })
             .collect();
         let offset = self.len();
-        self.stored.setting.extend(other.stored.setting.iter().map(|&setting| merged[setting.index()]));
-        self.stored.rep.extend(other.stored.rep);
-        self.stored.warmup.extend(other.stored.warmup);
-        self.stored.status.extend(other.stored.status);
-        self.stored.errors.extend(other.stored.errors.into_iter().map(|(run, error)| (run + offset, error)));
+        self.setting.extend(other.setting.iter().map(|&setting| merged[setting.index()]));
+        self.rep.extend(other.rep);
+        self.warmup.extend(other.warmup);
+        self.status.extend(other.status);
+        self.errors.extend(other.errors.into_iter().map(|(run, error)| (run + offset, error)));
         self.retries.extend(other.retries.into_iter().map(|(run, attempt)| (run + offset, attempt)));
-        for (values, more) in self.stored.values.iter_mut().zip(other.stored.values) {
+        for (values, more) in self.values.iter_mut().zip(other.values) {
             values.extend(more);
         }
     }
@@ -246,17 +260,15 @@ impl RunTable {
     fn empty(path: &Path, columns: Columns, rows: usize) -> RunTable {
         RunTable {
             path: path.to_path_buf(),
-            stored: StoredRuns {
-                metrics: columns.metrics.clone(),
-                values: (0..columns.metrics.len()).map(|_| Vec::with_capacity(rows)).collect(),
-                settings: Vec::new(),
-                setting: Vec::with_capacity(rows),
-                rep: Vec::with_capacity(rows),
-                warmup: Vec::with_capacity(rows),
-                status: Vec::with_capacity(rows),
-                errors: Vec::new(),
-                by_name: by_name(&columns.metrics),
-            },
+            metrics: columns.metrics.clone(),
+            values: (0..columns.metrics.len()).map(|_| Vec::with_capacity(rows)).collect(),
+            settings: Vec::new(),
+            setting: Vec::with_capacity(rows),
+            rep: Vec::with_capacity(rows),
+            warmup: Vec::with_capacity(rows),
+            status: Vec::with_capacity(rows),
+            errors: Vec::new(),
+            by_name: by_name(&columns.metrics),
             columns,
             retries: Vec::new(),
             current: None,
@@ -284,7 +296,7 @@ impl RunTable {
         let cell = |column: usize| record.unescape(column).expect("the row has every column");
         for (metric, &column) in layout.metrics.iter().enumerate() {
             let value = self.metric_value(metric, &cell(column))?;
-            self.stored.values[metric].push(value);
+            self.values[metric].push(value);
         }
         let rep = cell(layout.rep);
         let rep = text(&rep)?;
@@ -303,23 +315,23 @@ impl RunTable {
         };
         let raw = layout.setting.iter().map(|&column| record.get(column).expect("the row has every column"));
         let cells = || layout.setting.iter().map(|&column| cell(column)).collect();
-        let setting = interned.id(raw, cells, &mut self.stored.settings, grid).map_err(RowError::Row)?;
+        let setting = interned.id(raw, cells, &mut self.settings, grid).map_err(RowError::Row)?;
         if let Some(reason) = grid.and_then(|grid| grid.rep_refusal(rep, warmup)) {
             return Err(RowError::Row(reason));
         }
         let error = cell(layout.error);
         let error = text(&error)?;
-        let run = self.stored.rep.len();
+        let run = self.rep.len();
         if !error.is_empty() {
-            self.stored.errors.push((run, error.to_string()));
+            self.errors.push((run, error.to_string()));
         }
         if attempt != 1 {
             self.retries.push((run, attempt));
         }
-        self.stored.setting.push(setting);
-        self.stored.rep.push(rep);
-        self.stored.warmup.push(warmup);
-        self.stored.status.push(status);
+        self.setting.push(setting);
+        self.rep.push(rep);
+        self.warmup.push(warmup);
+        self.status.push(status);
         Ok(())
     }
 
@@ -345,37 +357,86 @@ impl RunTable {
     /// Frees every metric column but those named in `keep` (once what needs them is done with them): its
     /// runs then report only these.
     pub fn retain_metrics(&mut self, keep: &[&str]) {
-        let stored = &mut self.stored;
-        let columns = std::mem::take(&mut stored.metrics).into_iter().zip(std::mem::take(&mut stored.values));
-        (stored.metrics, stored.values) = columns.filter(|(name, _)| keep.contains(&name.as_str())).unzip();
-        stored.by_name = by_name(&stored.metrics);
+        let columns = std::mem::take(&mut self.metrics).into_iter().zip(std::mem::take(&mut self.values));
+        (self.metrics, self.values) = columns.filter(|(name, _)| keep.contains(&name.as_str())).unzip();
+        self.by_name = by_name(&self.metrics);
     }
 
     /// How many runs the CSV recorded, warmups and failures included.
     pub fn len(&self) -> usize {
-        self.stored.rep.len()
+        self.rep.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.stored.rep.is_empty()
+        self.rep.is_empty()
     }
 
     /// Every run the analysis reads, in file order: of several attempts at one (setting, rep), only the
     /// last that succeeded (see `current_runs`).
     pub fn runs(&self) -> Vec<TableRun<'_>> {
-        self.current_runs().map(|run| TableRun::new(&self.stored, run)).collect()
+        self.current_runs().map(|run| TableRun { table: self, run }).collect()
     }
 
     /// Each metric over the runs `runs` returns, one column per name (its last, as a run reads it), in
     /// ascending name order: for reading a metric of a million runs in one sequential pass.
     pub fn metric_columns(&self) -> Vec<MetricColumn<'_>> {
-        let stored = &self.stored;
         let column = |&metric: &usize| MetricColumn {
-            name: stored.metrics[metric].as_str(),
-            values: &stored.values[metric],
+            name: self.metrics[metric].as_str(),
+            values: &self.values[metric],
             current: self.current.as_deref(),
         };
-        stored.by_name.iter().map(column).collect()
+        self.by_name.iter().map(column).collect()
+    }
+}
+
+/// Metric indices in ascending name order, one per name: its last column, as a header-keyed row reads it.
+fn by_name(metrics: &[String]) -> Vec<usize> {
+    let mut by_name: Vec<usize> = (0..metrics.len()).collect();
+    by_name.sort_by(|a, b| metrics[*a].cmp(&metrics[*b]).then(b.cmp(a)));
+    by_name.dedup_by(|a, b| metrics[*a] == metrics[*b]);
+    by_name
+}
+
+/// A run of a `RunTable` by its index: what analysis reads of it, without copying it out.
+#[derive(Debug, Clone, Copy)]
+pub struct TableRun<'a> {
+    table: &'a RunTable,
+    run: usize,
+}
+
+impl TableRun<'_> {
+    fn value(&self, metric: usize) -> Option<f64> {
+        Some(self.table.values[metric][self.run]).filter(|value| !value.is_nan())
+    }
+}
+
+impl RecordedRun for TableRun<'_> {
+    fn setting(&self) -> &Setting {
+        &self.table.settings[self.setting_id().index()]
+    }
+    fn setting_id(&self) -> SettingId {
+        self.table.setting[self.run]
+    }
+    fn rep(&self) -> u32 {
+        self.table.rep[self.run]
+    }
+    fn warmup(&self) -> bool {
+        self.table.warmup[self.run]
+    }
+    fn status(&self) -> RunStatus {
+        self.table.status[self.run]
+    }
+    fn error(&self) -> &str {
+        let errors = &self.table.errors;
+        errors.binary_search_by_key(&self.run, |(run, _)| *run).map_or("", |at| errors[at].1.as_str())
+    }
+    fn metric(&self, name: &str) -> Option<f64> {
+        // The last column of a name, as a header-keyed row reads it.
+        let metric = self.table.metrics.iter().rposition(|known| known == name)?;
+        self.value(metric)
+    }
+    fn metrics(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.table.by_name.iter().filter_map(|&metric| Some((self.table.metrics[metric].as_str(), self.value(metric)?)))
     }
 }
 
@@ -572,7 +633,7 @@ fn csv_error(path: &Path, error: csv::Error) -> RecordError {
 }
 
 #[cfg(test)]
-use super::{observation::Observation, recorded_run::RecordedRun};
+use super::observation::Observation;
 
 #[cfg(test)]
 impl RunTable {
@@ -590,13 +651,13 @@ impl RunTable {
 
     /// Run `run` (0-based, file order) as an owned observation.
     pub(super) fn observation(&self, run: usize) -> Observation {
-        let view = TableRun::new(&self.stored, run);
+        let view = TableRun { table: self, run };
         Observation {
             setting: view.setting().clone(),
             setting_id: view.setting_id(),
-            rep: self.stored.rep[run],
-            warmup: self.stored.warmup[run],
-            status: self.stored.status[run],
+            rep: self.rep[run],
+            warmup: self.warmup[run],
+            status: self.status[run],
             error: view.error().to_string(),
             metrics: view
                 .metrics()
@@ -693,7 +754,7 @@ mod tests {
         assert_eq!(ids(&read), [0, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 6, 6]);
         assert_eq!(read.into_iter().map(with_fixture_id).collect::<Vec<_>>(), runs);
         let distinct: BTreeSet<String> = runs.iter().map(|run| format!("{:?}", run.setting)).collect();
-        assert_eq!(table.stored.settings.len(), distinct.len());
+        assert_eq!(table.settings.len(), distinct.len());
     }
 
     #[test]
@@ -734,7 +795,7 @@ mod tests {
         let settings = SettingSummary::summarise_table(&table);
         assert_eq!(settings, SettingSummary::summarise(&table.runs()));
         table.retain_metrics(&metrics_read_per_run(&config));
-        assert_eq!(table.stored.metrics, ["decode_tokens_per_s", "overlap_slices", "prefill_tokens_per_s"]);
+        assert_eq!(table.metrics, ["decode_tokens_per_s", "overlap_slices", "prefill_tokens_per_s"]);
         let analysis = analyse_summarised(&table.runs(), settings, &config, true, &[]);
         assert!(!analysis.relative.is_empty() && analysis.settings.iter().all(|s| s.metric("wall").is_some()));
         assert_eq!(analysis, whole);
@@ -772,18 +833,15 @@ mod tests {
         let path = split_fixture(dir.path(), 400);
         let whole = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| 1).unwrap();
         assert_eq!(whole.len(), 400);
-        assert_eq!(whole.stored.errors.len(), 58, "every 7th run's two-line error");
+        assert_eq!(whole.errors.len(), 58, "every 7th run's two-line error");
         for parts in [2, 3, 7] {
             let split = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| parts).unwrap();
             assert_eq!(
-                (split.stored.settings.clone(), split.stored.setting.clone()),
-                (whole.stored.settings.clone(), whole.stored.setting.clone())
+                (split.settings.clone(), split.setting.clone()),
+                (whole.settings.clone(), whole.setting.clone())
             );
-            assert_eq!(
-                (split.stored.rep.clone(), split.stored.values.clone()),
-                (whole.stored.rep.clone(), whole.stored.values.clone())
-            );
-            assert_eq!(split.stored.errors, whole.stored.errors);
+            assert_eq!((split.rep.clone(), split.values.clone()), (whole.rep.clone(), whole.values.clone()));
+            assert_eq!(split.errors, whole.errors);
         }
     }
 
@@ -796,10 +854,7 @@ mod tests {
         let whole = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| 1).unwrap();
         let split = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| 5).unwrap();
         assert_eq!(whole.len(), 400);
-        assert_eq!(
-            (split.stored.settings, split.stored.setting, split.stored.errors),
-            (whole.stored.settings, whole.stored.setting, whole.stored.errors)
-        );
+        assert_eq!((split.settings, split.setting, split.errors), (whole.settings, whole.setting, whole.errors));
     }
 
     #[test]
@@ -816,7 +871,7 @@ mod tests {
             let rules = ReadRules { declared: &[], grid: Some(&grid) };
             let table = RunTable::read_in_parts(&path, rules, ReadEnd::Refused, |_| parts).unwrap();
             let id_and_rows =
-                |run: usize| (table.stored.setting[run].index(), table.observation(run).setting.values[0].1.clone());
+                |run: usize| (table.setting[run].index(), table.observation(run).setting.values[0].1.clone());
             let expected = [(3, 512), (2, 1024), (1, 2048), (0, 4096)].map(|(id, rows)| (id, ParamValue::Int(rows)));
             assert_eq!([0, 1, 2, 399].map(id_and_rows), expected, "{parts} parts");
         }
@@ -862,7 +917,7 @@ mod tests {
             let path = dir.path().join(name);
             std::fs::write(&path, text).unwrap();
             let table = RunTable::read(&path).unwrap();
-            (table.stored.settings, table.stored.setting, table.stored.rep, table.stored.values)
+            (table.settings, table.setting, table.rep, table.values)
         };
         assert_eq!(read("edited.csv", &edited), read("plain.csv", &plain));
         let quoted = columns.header().join(",") + "\n" + &row("\"say \"\"hi\"\"\"", 1, "\n");
@@ -884,7 +939,7 @@ mod tests {
         let table = RunTable::read_typed(&path, &declared).unwrap();
         assert_eq!(table.len(), 2);
         assert_eq!(
-            table.stored.settings,
+            table.settings,
             [Setting { values: vec![("scale".to_string(), ParamValue::Float(1.0))], variant: "default".into() }]
         );
     }
