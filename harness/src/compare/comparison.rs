@@ -288,7 +288,7 @@ fn across_days(samples: Vec<RunSample>, design: ModelDesign) -> (SettingModel, S
     let mut model = SettingModel::on_scale(scale, adjusted, blocked);
     let settings = design.settings / 2;
     let Some(shift) = shift else {
-        return (model, SharedSlope::none(settings));
+        return (model, SharedSlope { variance: 0.0, gaps: vec![0.0; settings], added: false });
     };
     model.adjustment = design.control.and_then(|metric| shift.adjustment(metric));
     (model, SharedSlope { variance: shift.variance(), gaps: vec![1.0; settings], added: true })
@@ -307,10 +307,6 @@ struct SharedSlope {
 }
 
 impl SharedSlope {
-    fn none(settings: usize) -> SharedSlope {
-        SharedSlope { variance: 0.0, gaps: vec![0.0; settings], added: false }
-    }
-
     /// Within one sweep the model carries the slope itself (`SettingModel::compare`).
     fn within(model: &SettingModel, settings: usize) -> SharedSlope {
         let variance = model.adjustment.as_ref().map_or(0.0, |a| a.slope_variance);
