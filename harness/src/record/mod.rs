@@ -20,7 +20,6 @@ mod recorded_grid;
 mod recorded_run;
 mod result_paths;
 mod result_writer;
-mod row_layout;
 mod run_table;
 mod setting_interner;
 mod sidecar;

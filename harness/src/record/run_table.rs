@@ -9,15 +9,14 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use simd_csv::ZeroCopyByteRecord;
 
-use super::attempt_index::{AttemptIndex, Duplicate, RunColumns};
-use super::columns::Columns;
+use super::attempt_index::{AttemptIndex, Duplicate};
+use super::columns::{Columns, ATTEMPT_COLUMN, METRIC_PREFIX, PARAM_PREFIX};
 use super::file_range::{line_aligned_splits, line_at, rows_estimate, FileRange};
 use super::metric_column::MetricColumn;
 use super::record_error::RecordError;
 use super::recorded_attempts::RecordedAttempts;
 use super::recorded_grid::RecordedGrid;
 use super::recorded_run::RecordedRun;
-use super::row_layout::RowLayout;
 use super::setting_interner::{intern_setting, place_setting, SettingInterner};
 use super::sidecar::Sidecar;
 use super::torn_row::torn_line;
@@ -114,13 +113,10 @@ impl RunTable {
         parts: impl Fn(u64) -> u64,
     ) -> Result<RunTable, RecordError> {
         let file = open_regular(path)?;
-        let length = match end {
-            ReadEnd::Refused => {
-                refuse_torn(path, &file)?;
-                file.metadata().map_err(RecordError::io(path))?.len()
-            }
-            ReadEnd::WholeRows => whole_rows_end(path, &file)?,
-        };
+        let (length, torn) = whole_rows(path, &file)?;
+        if let (ReadEnd::Refused, Some(line)) = (end, torn) {
+            return Err(RecordError::TornRow { path: path.to_path_buf(), line });
+        }
         let (header, rows_start) = read_header(path, &file, length)?;
         let names: Vec<String> = header.iter().map(|cell| String::from_utf8_lossy(cell).into_owned()).collect();
         let columns = Columns::from_header(&names)
@@ -157,30 +153,25 @@ impl RunTable {
     /// (setting, rep) the analysis reads.
     fn index_attempts(&mut self, rows: &RowReader<'_>, length: u64) -> Result<(), RecordError> {
         let attempt = |run: usize| self.attempt(run);
-        let columns = RunColumns {
-            setting: &self.setting,
-            rep: &self.rep,
-            warmup: &self.warmup,
-            status: &self.status,
-            attempt: &attempt,
-        };
-        let index = AttemptIndex::of(columns).map_err(|Duplicate { run, earlier }| {
-            let lines = rows.lines_of_runs(&[earlier, run], length);
-            let (earlier_line, line) = match lines {
-                Ok(lines) => (lines[0], lines[1]),
-                Err(error) => return error,
-            };
-            let setting = self.settings[self.setting[run].index()].label();
-            RecordError::BadRow {
-                path: rows.path.to_path_buf(),
-                line,
-                reason: format!(
+        let index = AttemptIndex::of(&self.setting, &self.rep, &self.warmup, &self.status, attempt).map_err(
+            |Duplicate { run, earlier }| {
+                let lines = rows.lines_of_runs(&[earlier, run], length);
+                let (earlier_line, line) = match lines {
+                    Ok(lines) => (lines[0], lines[1]),
+                    Err(error) => return error,
+                };
+                let setting = self.settings[self.setting[run].index()].label();
+                RecordError::BadRow {
+                    path: rows.path.to_path_buf(),
+                    line,
+                    reason: format!(
                     "`{setting}` rep {} attempt {} is already recorded at line {earlier_line}: a run is counted once",
                     self.rep[run],
                     self.attempt(run)
                 ),
-            }
-        })?;
+                }
+            },
+        )?;
         self.current = index.current;
         self.retried = index.retried;
         Ok(())
@@ -479,16 +470,6 @@ fn open_regular(path: &Path) -> Result<File, RecordError> {
     File::open(path).map_err(RecordError::io(path))
 }
 
-/// The length of a CSV's whole rows: up to its last line end. Only the last byte is read unless it is not
-/// a line end.
-fn whole_rows_end(path: &Path, file: &File) -> Result<u64, RecordError> {
-    if refuse_torn(path, file).is_ok() {
-        return file.metadata().map(|meta| meta.len()).map_err(RecordError::io(path));
-    }
-    let bytes = std::fs::read(path).map_err(RecordError::io(path))?;
-    Ok(bytes.iter().rposition(|&byte| byte == b'\n').map_or(0, |end| end as u64 + 1))
-}
-
 /// The header record and the offset of the first row.
 fn read_header(path: &Path, file: &File, length: u64) -> Result<(csv::ByteRecord, u64), RecordError> {
     let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(FileRange::new(file, 0, length));
@@ -499,6 +480,48 @@ fn read_header(path: &Path, file: &File, length: u64) -> Result<(csv::ByteRecord
         return Err(RecordError::NotAResultCsv { path: path.to_path_buf(), reason });
     }
     Ok((header, reader.position().byte()))
+}
+
+/// Column positions (0-based) of the cells a run is read from. A name the header repeats reads from its
+/// last column, as the header-keyed reader did.
+#[derive(Debug, Clone)]
+struct RowLayout {
+    /// The params in `Columns::params` order, then `variant`: the cells that name a setting.
+    setting: Vec<usize>,
+    rep: usize,
+    /// `None` in a CSV written before attempts were recorded: every row is attempt 1.
+    attempt: Option<usize>,
+    warmup: usize,
+    status: usize,
+    error: usize,
+    /// The metrics in `Columns::metrics` order.
+    metrics: Vec<usize>,
+    /// 1-based column of each metric as an error names it: its first occurrence in the header.
+    metric_columns: Vec<usize>,
+}
+
+impl RowLayout {
+    /// The layout of `header`, which `Columns::from_header` accepted as `columns`.
+    fn of(header: &[String], columns: &Columns) -> RowLayout {
+        let last = |name: &str| header.iter().rposition(|column| column == name).expect("accepted headers hold it");
+        let metric_names: Vec<String> = columns.metrics.iter().map(|name| format!("{METRIC_PREFIX}{name}")).collect();
+        let mut setting: Vec<usize> =
+            columns.params.iter().map(|name| last(&format!("{PARAM_PREFIX}{name}"))).collect();
+        setting.push(last("variant"));
+        RowLayout {
+            setting,
+            rep: last("rep"),
+            attempt: header.iter().rposition(|column| column == ATTEMPT_COLUMN),
+            warmup: last("warmup"),
+            status: last("status"),
+            error: last("error"),
+            metrics: metric_names.iter().map(|name| last(name)).collect(),
+            metric_columns: metric_names
+                .iter()
+                .map(|name| header.iter().position(|column| column == name).map_or(0, |index| index + 1))
+                .collect(),
+        }
+    }
 }
 
 /// What one range of a CSV's rows read to: its runs (or the first row refused), and whether a quote went
@@ -600,22 +623,21 @@ impl RowReader<'_> {
     }
 }
 
-/// Refuses a CSV whose last row has no line end (the sweep was killed writing it), naming that row's
-/// line. Only the last byte is read unless it is not a line end.
-fn refuse_torn(path: &Path, file: &File) -> Result<(), RecordError> {
+/// The length of a CSV's whole rows (up to its last line end) and, when its last row has no line end (the
+/// sweep was killed writing it), that row's line. Only the last byte is read unless it is not a line end.
+fn whole_rows(path: &Path, file: &File) -> Result<(u64, Option<usize>), RecordError> {
     let length = file.metadata().map_err(RecordError::io(path))?.len();
     let mut last = [b'\n'];
     if length > 0 {
         file.read_exact_at(&mut last, length - 1).map_err(RecordError::io(path))?;
     }
     if last[0] == b'\n' {
-        return Ok(());
+        return Ok((length, None));
     }
     let bytes = std::fs::read(path).map_err(RecordError::io(path))?;
-    match torn_line(&bytes) {
-        Some(line) => Err(RecordError::TornRow { path: path.to_path_buf(), line }),
-        None => Ok(()),
-    }
+    let torn = torn_line(&bytes);
+    let whole = bytes.iter().rposition(|&byte| byte == b'\n').map_or(0, |end| end as u64 + 1);
+    Ok((if torn.is_some() { whole } else { length }, torn))
 }
 
 /// A cell as text.
