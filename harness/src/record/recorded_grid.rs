@@ -17,7 +17,8 @@ use crate::plan::{Setting, SettingId};
 pub(super) struct RecordedGrid {
     sidecar: PathBuf,
     fingerprint: SweepFingerprint,
-    declared: Vec<Param>,
+    /// The declared params with their typed values, which type the CSV's param columns.
+    pub declared: Vec<Param>,
     /// The planned settings' labels (`Setting::label`) and their ids: their positions, the plan's order.
     settings: FxHashMap<String, SettingId>,
     reps: u32,
@@ -82,5 +83,27 @@ impl RecordedGrid {
         let (last, what) = if warmup { (self.warmup, "warmup rounds") } else { (self.reps, "reps") };
         (rep == 0 || rep > last)
             .then(|| format!("rep {rep} is outside the {last} {what} its sidecar {} plans", self.sidecar.display()))
+    }
+}
+
+#[cfg(test)]
+impl RecordedGrid {
+    /// A grid that only types param columns by `declared`: it plans no settings, any rep, and no columns.
+    pub fn declaring(declared: &[Param]) -> RecordedGrid {
+        let fingerprint = SweepFingerprint {
+            name: String::new(),
+            params: Vec::new(),
+            param_columns: Vec::new(),
+            metrics: Vec::new(),
+            declaration: String::new(),
+        };
+        RecordedGrid {
+            sidecar: PathBuf::new(),
+            fingerprint,
+            declared: declared.to_vec(),
+            settings: FxHashMap::default(),
+            reps: u32::MAX,
+            warmup: u32::MAX,
+        }
     }
 }

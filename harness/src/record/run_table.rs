@@ -17,10 +17,10 @@ use super::record_error::RecordError;
 use super::recorded_attempts::RecordedAttempts;
 use super::recorded_grid::RecordedGrid;
 use super::recorded_run::RecordedRun;
+use super::result_paths::ResultPaths;
 use super::setting_interner::{intern_setting, place_setting, SettingInterner};
 use super::sidecar::Sidecar;
 use super::torn_row::torn_line;
-use crate::declare::Param;
 use crate::launch::{RunStatus, UnknownRunStatus};
 use crate::plan::{Setting, SettingId};
 
@@ -55,14 +55,6 @@ pub struct RunTable {
     retried: usize,
 }
 
-/// What a CSV's rows must hold to be read: param columns typed by the declared params, and, when a
-/// sidecar says so, settings and reps inside its grid.
-#[derive(Clone, Copy)]
-struct ReadRules<'a> {
-    declared: &'a [Param],
-    grid: Option<&'a RecordedGrid>,
-}
-
 /// Why a row was refused: the row as a whole, or one metric cell (by its index in `columns.metrics`).
 enum RowError {
     Row(String),
@@ -74,24 +66,18 @@ impl RunTable {
     /// With a sidecar the rows must fit it: its columns, the settings and reps it plans, each
     /// (setting, rep, attempt) once; a row that does not is refused naming its line.
     pub fn read(path: &Path) -> Result<RunTable, RecordError> {
-        match Sidecar::beside(path)? {
-            Some(sidecar) => RunTable::read_beside(path, &sidecar, ReadEnd::Refused),
-            None => {
-                RunTable::read_in_parts(path, ReadRules { declared: &[], grid: None }, ReadEnd::Refused, parallel_parts)
-            }
-        }
+        RunTable::read_beside(path, Sidecar::beside(path)?.as_ref(), ReadEnd::Refused)
     }
 
     /// Reads a CSV being resumed against its sidecar: as `read`, but a last row cut off without a line
     /// end is left out rather than refused (resuming cuts it off and runs it again).
     pub fn read_resumable(path: &Path, sidecar: &Sidecar) -> Result<RunTable, RecordError> {
-        RunTable::read_beside(path, sidecar, ReadEnd::WholeRows)
+        RunTable::read_beside(path, Some(sidecar), ReadEnd::WholeRows)
     }
 
-    fn read_beside(path: &Path, sidecar: &Sidecar, end: ReadEnd) -> Result<RunTable, RecordError> {
-        let grid = RecordedGrid::of(sidecar, &super::result_paths::ResultPaths::for_csv(path).sidecar);
-        let rules = ReadRules { declared: &sidecar.params, grid: Some(&grid) };
-        RunTable::read_in_parts(path, rules, end, parallel_parts)
+    fn read_beside(path: &Path, sidecar: Option<&Sidecar>, end: ReadEnd) -> Result<RunTable, RecordError> {
+        let grid = sidecar.map(|sidecar| RecordedGrid::of(sidecar, &ResultPaths::for_csv(path).sidecar));
+        RunTable::read_in_parts(path, grid.as_ref(), end, parallel_parts)
     }
 
     /// Reads a CSV to analyse: one without any run has nothing to report.
@@ -103,12 +89,12 @@ impl RunTable {
         Ok(table)
     }
 
-    /// Reads a CSV by `rules` over reused byte records, its rows split into `parts(bytes of rows)`
+    /// Reads a CSV by `grid` (its sidecar's, which types the param columns, else none) over reused byte records, its rows split into `parts(bytes of rows)`
     /// line-aligned ranges read in parallel; a torn last row (unless `end` leaves it out), a non-finite
     /// metric or a malformed row is an error naming its line (the first in the file).
     fn read_in_parts(
         path: &Path,
-        rules: ReadRules<'_>,
+        grid: Option<&RecordedGrid>,
         end: ReadEnd,
         parts: impl Fn(u64) -> u64,
     ) -> Result<RunTable, RecordError> {
@@ -121,11 +107,11 @@ impl RunTable {
         let names: Vec<String> = header.iter().map(|cell| String::from_utf8_lossy(cell).into_owned()).collect();
         let columns = Columns::from_header(&names)
             .map_err(|reason| RecordError::NotAResultCsv { path: path.to_path_buf(), reason })?;
-        if let Some(reason) = rules.grid.and_then(|grid| grid.columns_refusal(&columns)) {
+        if let Some(reason) = grid.and_then(|grid| grid.columns_refusal(&columns)) {
             return Err(RecordError::BadRow { path: path.to_path_buf(), line: 1, reason });
         }
         let layout = RowLayout::of(&names, &columns);
-        let rows = RowReader { path, file: &file, header: &header, layout: &layout, columns: &columns, rules };
+        let rows = RowReader { path, file: &file, header: &header, layout: &layout, columns: &columns, grid };
         let splits = line_aligned_splits(&file, rows_start, length, parts(length - rows_start))
             .map_err(RecordError::io(path))?;
         // The first range makes room for every row: the others are appended to it.
@@ -140,7 +126,7 @@ impl RunTable {
             if rest_reread {
                 read = rows.read(range[0], length, length);
             }
-            table.append(read.table?, rules.grid.is_some_and(RecordedGrid::lists_settings));
+            table.append(read.table?, grid.is_some_and(RecordedGrid::lists_settings));
             if rest_reread {
                 break;
             }
@@ -153,27 +139,21 @@ impl RunTable {
     /// (setting, rep) the analysis reads.
     fn index_attempts(&mut self, rows: &RowReader<'_>, length: u64) -> Result<(), RecordError> {
         let attempt = |run: usize| self.attempt(run);
-        let index = AttemptIndex::of(&self.setting, &self.rep, &self.warmup, &self.status, attempt).map_err(
-            |Duplicate { run, earlier }| {
-                let lines = rows.lines_of_runs(&[earlier, run], length);
-                let (earlier_line, line) = match lines {
-                    Ok(lines) => (lines[0], lines[1]),
-                    Err(error) => return error,
-                };
-                let setting = self.settings[self.setting[run].index()].label();
-                RecordError::BadRow {
-                    path: rows.path.to_path_buf(),
-                    line,
-                    reason: format!(
-                    "`{setting}` rep {} attempt {} is already recorded at line {earlier_line}: a run is counted once",
-                    self.rep[run],
-                    self.attempt(run)
-                ),
-                }
-            },
-        )?;
-        self.current = index.current;
-        self.retried = index.retried;
+        let index = AttemptIndex::of(&self.setting, &self.rep, &self.warmup, &self.status, attempt);
+        let AttemptIndex { current, retried } = index.map_err(|Duplicate { run, earlier }| {
+            let lines = match rows.lines_of_runs(&[earlier, run], length) {
+                Ok(lines) => lines,
+                Err(error) => return error,
+            };
+            let setting = self.settings[self.setting[run].index()].label();
+            let (rep, attempt) = (self.rep[run], self.attempt(run));
+            let reason = format!(
+                "`{setting}` rep {rep} attempt {attempt} is already recorded at line {}: a run is counted once",
+                lines[0]
+            );
+            RecordError::BadRow { path: rows.path.to_path_buf(), line: lines[1], reason }
+        })?;
+        (self.current, self.retried) = (current, retried);
         Ok(())
     }
 
@@ -306,7 +286,7 @@ impl RunTable {
         };
         let raw = layout.setting.iter().map(|&column| record.get(column).expect("the row has every column"));
         let cells = || layout.setting.iter().map(|&column| cell(column)).collect();
-        let setting = interned.id(raw, cells, &mut self.settings, grid).map_err(RowError::Row)?;
+        let setting = interned.id(raw, cells, &mut self.settings).map_err(RowError::Row)?;
         if let Some(reason) = grid.and_then(|grid| grid.rep_refusal(rep, warmup)) {
             return Err(RowError::Row(reason));
         }
@@ -538,7 +518,8 @@ struct RowReader<'a> {
     header: &'a csv::ByteRecord,
     layout: &'a RowLayout,
     columns: &'a Columns,
-    rules: ReadRules<'a>,
+    /// The sidecar's grid the rows must fit, if there is one.
+    grid: Option<&'a RecordedGrid>,
 }
 
 impl RowReader<'_> {
@@ -552,7 +533,7 @@ impl RowReader<'_> {
             .flexible(true)
             .buffer_capacity(1 << 16)
             .from_reader(&mut range);
-        let mut interned = SettingInterner::new(&self.columns.params, self.rules.declared);
+        let mut interned = SettingInterner::new(&self.columns.params, self.grid);
         // A row is at least a separator per field (its commas and line end), however short the sampled ones.
         let most = usize::try_from((room_until - start) / self.header.len() as u64).unwrap_or(usize::MAX);
         let rows = rows_estimate(self.file, start, room_until).unwrap_or(0).min(most);
@@ -565,8 +546,7 @@ impl RowReader<'_> {
                 // Shards of one sweep merge by concatenation (`cat a.csv b.csv`): later headers are not runs.
                 Ok(Some(record)) if self.is_header(&record) => continue,
                 Ok(Some(record)) => {
-                    let grid = self.rules.grid;
-                    if let Err(error) = table.push(&record, self.header.len(), self.layout, &mut interned, grid) {
+                    if let Err(error) = table.push(&record, self.header.len(), self.layout, &mut interned, self.grid) {
                         break Err(self.refused(row_start, error));
                     }
                 }
@@ -655,7 +635,7 @@ fn csv_error(path: &Path, error: csv::Error) -> RecordError {
 }
 
 #[cfg(test)]
-use super::observation::Observation;
+use {super::observation::Observation, crate::declare::Param};
 
 #[cfg(test)]
 impl RunTable {
@@ -663,7 +643,7 @@ impl RunTable {
     /// reused byte records, its rows split into line-aligned ranges read in parallel; a torn last row, a
     /// non-finite metric or a malformed row is an error naming its line (the first in the file).
     pub(super) fn read_typed(path: &Path, declared: &[Param]) -> Result<RunTable, RecordError> {
-        RunTable::read_in_parts(path, ReadRules { declared, grid: None }, ReadEnd::Refused, parallel_parts)
+        RunTable::read_in_parts(path, Some(&RecordedGrid::declaring(declared)), ReadEnd::Refused, parallel_parts)
     }
 
     /// Every run the analysis reads (superseded attempts left out) as an owned observation.
@@ -703,7 +683,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     /// Rows read as they are, without a sidecar's grid.
-    const NO_RULES: ReadRules<'static> = ReadRules { declared: &[], grid: None };
+    const NO_RULES: Option<&RecordedGrid> = None;
 
     /// A run read back, its setting id the fixtures' (a table numbers its settings itself).
     fn with_fixture_id(run: Observation) -> Observation {
@@ -890,8 +870,7 @@ mod tests {
         sidecar.write(&sidecar_path).unwrap();
         let grid = RecordedGrid::of(&sidecar, &sidecar_path);
         for parts in [1, 3] {
-            let rules = ReadRules { declared: &[], grid: Some(&grid) };
-            let table = RunTable::read_in_parts(&path, rules, ReadEnd::Refused, |_| parts).unwrap();
+            let table = RunTable::read_in_parts(&path, Some(&grid), ReadEnd::Refused, |_| parts).unwrap();
             let id_and_rows =
                 |run: usize| (table.setting[run].index(), table.observation(run).setting.values[0].1.clone());
             let expected = [(3, 512), (2, 1024), (1, 2048), (0, 4096)].map(|(id, rows)| (id, ParamValue::Int(rows)));
