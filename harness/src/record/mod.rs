@@ -6,7 +6,6 @@ mod file_range;
 #[cfg(test)]
 mod fuzz_tests;
 mod merged_shards;
-mod metric_column;
 mod observation;
 mod output_mark;
 mod provenance;
@@ -30,7 +29,6 @@ mod torn_row;
 
 pub use columns::Columns;
 pub use merged_shards::MergedShards;
-pub use metric_column::MetricColumn;
 pub use observation::Observation;
 pub use output_mark::OutputMark;
 pub use provenance::{version_line, Provenance};
@@ -41,7 +39,7 @@ pub use recorded_environment::{Inherited, RecordedEnvironment};
 pub use recorded_run::{RecordedRun, LOGS_IN};
 pub use result_paths::{utc_stamp, ResultPaths};
 pub use result_writer::{ResultWriter, RunRow};
-pub use run_table::{RunTable, TableRun};
+pub use run_table::{MetricColumn, RunTable, TableRun};
 pub use sidecar::{Sidecar, SIDECAR_SCHEMA_VERSION};
 pub use sweep_fingerprint::{declaration_digest, SweepFingerprint};
 pub use torn_row::TornRow;

@@ -1,5 +1,5 @@
 //! `RunTable`: a result CSV read once, streaming, into compact columns: what `report` and `compare` analyse;
-//! `TableRun`: one of its runs, read in place.
+//! `TableRun` and `MetricColumn`: one of its runs, and one of its metrics, read in place.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -12,7 +12,6 @@ use simd_csv::ZeroCopyByteRecord;
 use super::attempt_index::{AttemptIndex, Duplicate};
 use super::columns::{Columns, ATTEMPT_COLUMN, METRIC_PREFIX, PARAM_PREFIX};
 use super::file_range::{line_aligned_splits, line_at, rows_estimate, FileRange};
-use super::metric_column::MetricColumn;
 use super::record_error::RecordError;
 use super::recorded_attempts::RecordedAttempts;
 use super::recorded_grid::RecordedGrid;
@@ -116,17 +115,16 @@ impl RunTable {
             .map_err(RecordError::io(path))?;
         // The first range makes room for every row: the others are appended to it.
         let room = |range: &[u64]| if range[0] == rows_start { length } else { range[1] };
-        let reads: Vec<RangeRead> =
-            splits.par_windows(2).map(|range| rows.read(range[0], range[1], room(range))).collect();
+        let reads: Vec<_> = splits.par_windows(2).map(|range| rows.read(range[0], range[1], room(range))).collect();
         let mut table = RunTable::empty(path, columns.clone(), 0);
-        for (mut read, range) in reads.into_iter().zip(splits.windows(2)) {
+        for ((mut read, quoted), range) in reads.into_iter().zip(splits.windows(2)) {
             // A quote may open a field that holds a line end, so the next split may have cut a row: the
             // rest of the file is read again in one piece from this range's start, known to start a row.
-            let rest_reread = read.quoted && range[1] < length;
+            let rest_reread = quoted && range[1] < length;
             if rest_reread {
-                read = rows.read(range[0], length, length);
+                read = rows.read(range[0], length, length).0;
             }
-            table.append(read.table?, grid.is_some_and(RecordedGrid::lists_settings));
+            table.append(read?, grid.is_some_and(RecordedGrid::lists_settings));
             if rest_reread {
                 break;
             }
@@ -411,6 +409,25 @@ impl RecordedRun for TableRun<'_> {
     }
 }
 
+/// A metric's values for the runs `RunTable::runs` returns, in that order; NaN where a run reported none.
+#[derive(Debug, Clone, Copy)]
+pub struct MetricColumn<'a> {
+    pub name: &'a str,
+    values: &'a [f64],
+    /// The table's current runs when attempts superseded some (`RunTable::current_runs`), else every run.
+    current: Option<&'a [u32]>,
+}
+
+impl MetricColumn<'_> {
+    /// The values, one per current run, in file order: a sequential read of the column.
+    pub fn values(&self) -> Box<dyn Iterator<Item = f64> + '_> {
+        match self.current {
+            Some(current) => Box::new(current.iter().map(|&run| self.values[run as usize])),
+            None => Box::new(self.values.iter().copied()),
+        }
+    }
+}
+
 /// Below this many bytes of rows a CSV is read in one piece: splitting it would cost more than it saves.
 const PARALLEL_FROM: u64 = 1 << 20;
 
@@ -504,13 +521,6 @@ impl RowLayout {
     }
 }
 
-/// What one range of a CSV's rows read to: its runs (or the first row refused), and whether a quote went
-/// by (`FileRange`).
-struct RangeRead {
-    table: Result<RunTable, RecordError>,
-    quoted: bool,
-}
-
 /// Reads ranges of one CSV's rows, each into a table of its own.
 struct RowReader<'a> {
     path: &'a Path,
@@ -525,8 +535,9 @@ struct RowReader<'a> {
 impl RowReader<'_> {
     /// The rows in bytes `start..end`, which start a row (read by `simd-csv`: a result CSV's rows are
     /// rarely quoted, where it parses about twice as fast as the `csv` crate), with room for the rows up to
-    /// byte `room_until` (an unreadable sample reserves none: the read reports the error).
-    fn read(&self, start: u64, end: u64, room_until: u64) -> RangeRead {
+    /// byte `room_until` (an unreadable sample reserves none: the read reports the error). Returns their runs
+    /// (or the first row refused) and whether a quote went by (`FileRange`).
+    fn read(&self, start: u64, end: u64, room_until: u64) -> (Result<RunTable, RecordError>, bool) {
         let mut range = FileRange::new(self.file, start, end);
         let mut reader = simd_csv::ZeroCopyReaderBuilder::new()
             .has_headers(false)
@@ -552,7 +563,7 @@ impl RowReader<'_> {
                 }
             }
         };
-        RangeRead { table, quoted: range.quoted }
+        (table, range.quoted)
     }
 
     /// The 1-based lines of data rows `runs` (0-based, ascending, in file order), found by reading the rows
