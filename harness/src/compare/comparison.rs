@@ -194,11 +194,7 @@ where
     };
     let (model, slope) = match rounds {
         Rounds::Separate => across_days(samples, design),
-        Rounds::Shared { .. } => {
-            let model = SettingModel::new(samples, design);
-            let slope = SharedSlope::within(&model, joined.len());
-            (model, slope)
-        }
+        Rounds::Shared { .. } => SharedSlope::within(SettingModel::new(samples, design), joined.len()),
     };
     let tests: Vec<_> = (0..joined.len()).map(|j| slope.widened(model.compare(2 * j + 1, 2 * j), j)).collect();
     let tested: Vec<(usize, &RivalComparison)> =
@@ -308,10 +304,10 @@ struct SharedSlope {
 
 impl SharedSlope {
     /// Within one sweep the model carries the slope itself (`SettingModel::compare`).
-    fn within(model: &SettingModel, settings: usize) -> SharedSlope {
+    fn within(model: SettingModel, settings: usize) -> (SettingModel, SharedSlope) {
         let variance = model.adjustment.as_ref().map_or(0.0, |a| a.slope_variance);
         let gaps = (0..settings).map(|j| model.control_level(2 * j + 1) - model.control_level(2 * j)).collect();
-        SharedSlope { variance, gaps, added: false }
+        (model, SharedSlope { variance, gaps, added: false })
     }
 
     /// The slope's part of setting j's variance, Δc̄² Var(θ̂).
