@@ -83,26 +83,20 @@ impl FirstRuns {
         }
     }
 
-    /// Records `run` as the first of `key` (setting << 32 | rep), or returns the run that already is.
+    /// Records `run` as the first of `key` (setting << 32 | rep), or returns the run that already is (each
+    /// run is claimed once, so the first is another run exactly when one came before).
     fn claim(&mut self, key: u64, run: usize) -> Option<usize> {
-        match self {
+        let first = match self {
             FirstRuns::Dense { reps, runs } => {
                 let cell = &mut runs[((key >> 32) * *reps + (key & u64::from(u32::MAX))) as usize];
                 if *cell == u32::MAX {
                     *cell = run as u32;
-                    None
-                } else {
-                    Some(*cell as usize)
                 }
+                *cell as usize
             }
-            FirstRuns::Sparse(first) => match first.entry(key) {
-                std::collections::hash_map::Entry::Vacant(vacant) => {
-                    vacant.insert(run);
-                    None
-                }
-                std::collections::hash_map::Entry::Occupied(occupied) => Some(*occupied.get()),
-            },
-        }
+            FirstRuns::Sparse(first) => *first.entry(key).or_insert(run),
+        };
+        (first != run).then_some(first)
     }
 }
 
