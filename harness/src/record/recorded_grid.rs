@@ -85,25 +85,3 @@ impl RecordedGrid {
             .then(|| format!("rep {rep} is outside the {last} {what} its sidecar {} plans", self.sidecar.display()))
     }
 }
-
-#[cfg(test)]
-impl RecordedGrid {
-    /// A grid that only types param columns by `declared`: it plans no settings, any rep, and no columns.
-    pub fn declaring(declared: &[Param]) -> RecordedGrid {
-        let fingerprint = SweepFingerprint {
-            name: String::new(),
-            params: Vec::new(),
-            param_columns: Vec::new(),
-            metrics: Vec::new(),
-            declaration: String::new(),
-        };
-        RecordedGrid {
-            sidecar: PathBuf::new(),
-            fingerprint,
-            declared: declared.to_vec(),
-            settings: FxHashMap::default(),
-            reps: u32::MAX,
-            warmup: u32::MAX,
-        }
-    }
-}

@@ -654,7 +654,8 @@ impl RunTable {
     /// reused byte records, its rows split into line-aligned ranges read in parallel; a torn last row, a
     /// non-finite metric or a malformed row is an error naming its line (the first in the file).
     pub(super) fn read_typed(path: &Path, declared: &[Param]) -> Result<RunTable, RecordError> {
-        RunTable::read_in_parts(path, Some(&RecordedGrid::declaring(declared)), ReadEnd::Refused, parallel_parts)
+        let grid = RecordedGrid::of(&super::test_sidecar::declaring(declared), path);
+        RunTable::read_in_parts(path, Some(&grid), ReadEnd::Refused, parallel_parts)
     }
 
     /// Every run the analysis reads (superseded attempts left out) as an owned observation.
