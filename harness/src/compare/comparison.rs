@@ -194,11 +194,7 @@ where
     };
     let (model, slope) = match rounds {
         Rounds::Separate => across_days(samples, design),
-        Rounds::Shared { .. } => {
-            let model = SettingModel::new(samples, design);
-            let slope = SharedSlope::within(&model, joined.len());
-            (model, slope)
-        }
+        Rounds::Shared { .. } => SharedSlope::within(SettingModel::new(samples, design), joined.len()),
     };
     let tests: Vec<_> = (0..joined.len()).map(|j| slope.widened(model.compare(2 * j + 1, 2 * j), j)).collect();
     let tested: Vec<(usize, &RivalComparison)> =
@@ -288,7 +284,7 @@ fn across_days(samples: Vec<RunSample>, design: ModelDesign) -> (SettingModel, S
     let mut model = SettingModel::on_scale(scale, adjusted, blocked);
     let settings = design.settings / 2;
     let Some(shift) = shift else {
-        return (model, SharedSlope::none(settings));
+        return (model, SharedSlope { variance: 0.0, gaps: vec![0.0; settings], added: false });
     };
     model.adjustment = design.control.and_then(|metric| shift.adjustment(metric));
     (model, SharedSlope { variance: shift.variance(), gaps: vec![1.0; settings], added: true })
@@ -307,15 +303,11 @@ struct SharedSlope {
 }
 
 impl SharedSlope {
-    fn none(settings: usize) -> SharedSlope {
-        SharedSlope { variance: 0.0, gaps: vec![0.0; settings], added: false }
-    }
-
     /// Within one sweep the model carries the slope itself (`SettingModel::compare`).
-    fn within(model: &SettingModel, settings: usize) -> SharedSlope {
+    fn within(model: SettingModel, settings: usize) -> (SettingModel, SharedSlope) {
         let variance = model.adjustment.as_ref().map_or(0.0, |a| a.slope_variance);
         let gaps = (0..settings).map(|j| model.control_level(2 * j + 1) - model.control_level(2 * j)).collect();
-        SharedSlope { variance, gaps, added: false }
+        (model, SharedSlope { variance, gaps, added: false })
     }
 
     /// The slope's part of setting j's variance, Δc̄² Var(θ̂).

@@ -2,62 +2,37 @@
 
 use crate::declare::{Param, ParamValue};
 
-/// One axis of the product: a lone param, or a zip group whose lists move together.
-struct Axis<'a> {
-    names: Vec<&'a str>,
-    /// Each point gives one value per name.
-    points: Vec<Vec<&'a ParamValue>>,
-}
-
 /// All settings in declaration order; the first param varies slowest.
 pub fn expand(params: &[Param], zip: &[Vec<String>]) -> Vec<Vec<(String, ParamValue)>> {
-    let axes = axes(params, zip);
-    let mut settings: Vec<Vec<(&str, &ParamValue)>> = vec![Vec::new()];
-    for axis in &axes {
-        settings = settings
+    // Each param's axis, by the position of the param that leads it: its own, or its zip group's first
+    // member's (a group's lists move together, so the group is one axis).
+    let axis_of: Vec<Option<usize>> = params
+        .iter()
+        .enumerate()
+        .map(|(index, param)| match zip.iter().find(|group| group.contains(&param.name)) {
+            Some(group) => params.iter().position(|leader| leader.name == group[0]),
+            None => Some(index),
+        })
+        .collect();
+    // Each setting as the point it takes on every axis (indexed by the axis's leader).
+    let mut points: Vec<Vec<usize>> = vec![vec![0; params.len()]];
+    for axis in (0..params.len()).filter(|&index| axis_of[index] == Some(index)) {
+        points = points
             .iter()
             .flat_map(|prefix| {
-                axis.points.iter().map(move |point| {
+                (0..params[axis].values.len()).map(move |point| {
                     let mut next = prefix.clone();
-                    next.extend(axis.names.iter().copied().zip(point.iter().copied()));
+                    next[axis] = point;
                     next
                 })
             })
             .collect();
     }
-    settings.into_iter().map(|setting| in_param_order(params, setting)).collect()
-}
-
-fn axes<'a>(params: &'a [Param], zip: &'a [Vec<String>]) -> Vec<Axis<'a>> {
-    let mut axes: Vec<Axis<'a>> = Vec::new();
-    for param in params {
-        match zip.iter().find(|group| group.contains(&param.name)) {
-            Some(group) if group[0] != param.name => {} // joined the axis of the group's first member
-            Some(group) => axes.push(zip_axis(params, group)),
-            None => {
-                axes.push(Axis { names: vec![&param.name], points: param.values.iter().map(|v| vec![v]).collect() })
-            }
-        }
-    }
-    axes
-}
-
-fn zip_axis<'a>(params: &'a [Param], group: &'a [String]) -> Axis<'a> {
-    let members: Vec<&Param> = group.iter().filter_map(|name| params.iter().find(|p| &p.name == name)).collect();
-    let length = members.first().map_or(0, |param| param.values.len());
-    Axis {
-        names: members.iter().map(|param| param.name.as_str()).collect(),
-        points: (0..length).map(|i| members.iter().map(|param| &param.values[i]).collect()).collect(),
-    }
-}
-
-/// Zip groups gather their members onto one axis; put columns back in declaration order.
-fn in_param_order(params: &[Param], setting: Vec<(&str, &ParamValue)>) -> Vec<(String, ParamValue)> {
-    params
-        .iter()
-        .filter_map(|param| setting.iter().find(|(name, _)| *name == param.name))
-        .map(|(name, value)| (name.to_string(), (*value).clone()))
-        .collect()
+    let setting = |points: &[usize]| {
+        let values = params.iter().zip(&axis_of);
+        values.filter_map(|(param, axis)| Some((param.name.clone(), param.values[points[(*axis)?]].clone()))).collect()
+    };
+    points.iter().map(|points| setting(points)).collect()
 }
 
 #[cfg(test)]

@@ -1,9 +1,8 @@
 //! Values a setting records beside its declared params (its derived params, and the effective rank
 //! count when the sweep templates `[engine] ranks`), and the `where` constraints that admit it.
 
-use serde_json::{Map, Value};
-
 use super::plan_error::PlanError;
+use super::setting::labels_object;
 use crate::declare::{ParamValue, Sweep, MAX_RANKS};
 use crate::expression::Expression;
 
@@ -16,10 +15,8 @@ pub fn with_recorded(
         let number = evaluate(sweep, &format!("params.derived.{}", derived.name), &derived.expression, &values)?;
         values.push((derived.name.clone(), as_param_value(number)));
     }
-    let context: Map<String, Value> =
-        values.iter().map(|(name, value)| (name.clone(), serde_json::to_value(value).unwrap_or(Value::Null))).collect();
     // Every value was rendered when the sweep was loaded, so the count is known to be valid.
-    if let Some(Ok(ranks)) = sweep.engine.topology.ranks_for(&context, MAX_RANKS) {
+    if let Some(Ok(ranks)) = sweep.engine.topology.ranks_for(&labels_object(&values), MAX_RANKS) {
         values.push(("ranks".to_string(), ParamValue::Int(i64::from(ranks))));
     }
     Ok(values)
@@ -28,8 +25,8 @@ pub fn with_recorded(
 /// Whether every `where` constraint holds for `values`.
 pub fn admitted(sweep: &Sweep, values: &[(String, ParamValue)]) -> Result<bool, PlanError> {
     for (index, constraint) in sweep.decl.constraints.iter().enumerate() {
-        let numbers = values.iter().filter_map(|(name, value)| value.as_f64().map(|number| (name.as_str(), number)));
-        if !constraint.condition(numbers).map_err(|message| expression_error(sweep, index, values, message))? {
+        let key = format!("where[{index}]");
+        if !constraint.condition(numbers(values)).map_err(|message| expression_at(sweep, &key, values, message))? {
             return Ok(false);
         }
     }
@@ -44,8 +41,7 @@ fn evaluate(
     expression: &Expression,
     values: &[(String, ParamValue)],
 ) -> Result<f64, PlanError> {
-    let numbers = values.iter().filter_map(|(name, value)| value.as_f64().map(|number| (name.as_str(), number)));
-    let number = expression.number(numbers).map_err(|message| expression_at(sweep, key, values, message))?;
+    let number = expression.number(numbers(values)).map_err(|message| expression_at(sweep, key, values, message))?;
     if !number.is_finite() {
         let message = format!("`{expression}` is {number}, not a finite number");
         return Err(expression_at(sweep, key, values, message));
@@ -53,8 +49,9 @@ fn evaluate(
     Ok(number)
 }
 
-fn expression_error(sweep: &Sweep, index: usize, values: &[(String, ParamValue)], message: String) -> PlanError {
-    expression_at(sweep, &format!("where[{index}]"), values, message)
+/// The values that are numbers, by name: what expressions read.
+fn numbers(values: &[(String, ParamValue)]) -> impl Iterator<Item = (&str, f64)> {
+    values.iter().filter_map(|(name, value)| value.as_f64().map(|number| (name.as_str(), number)))
 }
 
 fn expression_at(sweep: &Sweep, key: &str, values: &[(String, ParamValue)], message: String) -> PlanError {
@@ -63,11 +60,8 @@ fn expression_at(sweep: &Sweep, key: &str, values: &[(String, ParamValue)], mess
         line: sweep.source.line_of_key(key),
         key: key.to_string(),
     };
-    PlanError::Expression { location, setting: setting_text(values), message }
-}
-
-fn setting_text(values: &[(String, ParamValue)]) -> String {
-    values.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join(" ")
+    let setting = values.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join(" ");
+    PlanError::Expression { location, setting, message }
 }
 
 /// A whole number is recorded as an integer (`4096`, not `4096.0`), so templates render it as a count.

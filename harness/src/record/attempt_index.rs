@@ -7,17 +7,6 @@ use rustc_hash::FxHashMap;
 use crate::launch::RunStatus;
 use crate::plan::SettingId;
 
-/// The columns of a table the index reads, run by run (file order).
-#[derive(Clone, Copy)]
-pub(super) struct RunColumns<'a> {
-    pub setting: &'a [SettingId],
-    pub rep: &'a [u32],
-    pub warmup: &'a [bool],
-    pub status: &'a [RunStatus],
-    /// The attempt of a run (1 unless the CSV says otherwise).
-    pub attempt: &'a dyn Fn(usize) -> u32,
-}
-
 /// Which runs the analysis reads, and how many (setting, rep) were run more than once.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct AttemptIndex {
@@ -35,18 +24,25 @@ pub(super) struct Duplicate {
 }
 
 impl AttemptIndex {
-    /// Indexes the runs of `columns`. Warmups are never analysed and each shard runs its own, so they are
-    /// neither checked nor superseded. Linear: a million-row CSV is indexed in milliseconds.
-    pub fn of(columns: RunColumns<'_>) -> Result<AttemptIndex, Duplicate> {
-        let mut first = FirstRuns::for_runs(columns.setting, columns.rep);
+    /// Indexes the runs of a table's columns (file order), `attempt` giving a run's attempt (1 unless the
+    /// CSV says otherwise). Warmups are never analysed and each shard runs its own, so they are neither
+    /// checked nor superseded. Linear: a million-row CSV is indexed in milliseconds.
+    pub fn of(
+        setting: &[SettingId],
+        rep: &[u32],
+        warmup: &[bool],
+        status: &[RunStatus],
+        attempt: impl Fn(usize) -> u32,
+    ) -> Result<AttemptIndex, Duplicate> {
+        let mut first = FirstRuns::for_runs(setting, rep);
         // Only (setting, rep) recorded more than once: every row of it.
         let mut repeated: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
-        for run in (0..columns.rep.len()).filter(|&run| !columns.warmup[run]) {
-            let key = (columns.setting[run].index() as u64) << 32 | u64::from(columns.rep[run]);
+        for run in (0..rep.len()).filter(|&run| !warmup[run]) {
+            let key = (setting[run].index() as u64) << 32 | u64::from(rep[run]);
             let Some(earliest) = first.claim(key, run) else { continue };
             let rows = repeated.entry(key).or_insert_with(|| vec![earliest]);
-            let attempt = (columns.attempt)(run);
-            if let Some(&earlier) = rows.iter().find(|&&row| (columns.attempt)(row) == attempt) {
+            let this = attempt(run);
+            if let Some(&earlier) = rows.iter().find(|&&row| attempt(row) == this) {
                 return Err(Duplicate { run, earlier });
             }
             rows.push(run);
@@ -55,7 +51,7 @@ impl AttemptIndex {
             return Ok(AttemptIndex { current: None, retried: 0 });
         }
         // The last success, else the last attempt: a success outranks any failure, then the later attempt.
-        let rank = |run: &usize| (columns.status[*run] == RunStatus::Ok, (columns.attempt)(*run));
+        let rank = |run: &usize| (status[*run] == RunStatus::Ok, attempt(*run));
         let mut superseded: Vec<usize> = repeated
             .values()
             .flat_map(|rows| {
@@ -65,8 +61,7 @@ impl AttemptIndex {
             .collect();
         superseded.sort_unstable();
         let mut skipped = superseded.into_iter().peekable();
-        let current =
-            (0..columns.rep.len()).filter(|&run| skipped.next_if_eq(&run).is_none()).map(|run| run as u32).collect();
+        let current = (0..rep.len()).filter(|&run| skipped.next_if_eq(&run).is_none()).map(|run| run as u32).collect();
         Ok(AttemptIndex { current: Some(current), retried: repeated.len() })
     }
 }
@@ -88,26 +83,20 @@ impl FirstRuns {
         }
     }
 
-    /// Records `run` as the first of `key` (setting << 32 | rep), or returns the run that already is.
+    /// Records `run` as the first of `key` (setting << 32 | rep), or returns the run that already is (each
+    /// run is claimed once, so the first is another run exactly when one came before).
     fn claim(&mut self, key: u64, run: usize) -> Option<usize> {
-        match self {
+        let first = match self {
             FirstRuns::Dense { reps, runs } => {
                 let cell = &mut runs[((key >> 32) * *reps + (key & u64::from(u32::MAX))) as usize];
                 if *cell == u32::MAX {
                     *cell = run as u32;
-                    None
-                } else {
-                    Some(*cell as usize)
                 }
+                *cell as usize
             }
-            FirstRuns::Sparse(first) => match first.entry(key) {
-                std::collections::hash_map::Entry::Vacant(vacant) => {
-                    vacant.insert(run);
-                    None
-                }
-                std::collections::hash_map::Entry::Occupied(occupied) => Some(*occupied.get()),
-            },
-        }
+            FirstRuns::Sparse(first) => *first.entry(key).or_insert(run),
+        };
+        (first != run).then_some(first)
     }
 }
 
@@ -121,14 +110,7 @@ mod tests {
         let rep: Vec<u32> = rows.iter().map(|row| row.1).collect();
         let status: Vec<RunStatus> = rows.iter().map(|row| row.3).collect();
         let warmup: Vec<bool> = rows.iter().map(|row| row.4).collect();
-        let attempt = |run: usize| rows[run].2;
-        AttemptIndex::of(RunColumns {
-            setting: &setting,
-            rep: &rep,
-            warmup: &warmup,
-            status: &status,
-            attempt: &attempt,
-        })
+        AttemptIndex::of(&setting, &rep, &warmup, &status, |run| rows[run].2)
     }
 
     const OK: RunStatus = RunStatus::Ok;

@@ -51,19 +51,12 @@ impl MergedShards {
             for (line, row) in shard_rows {
                 let key = row_key(&header, &row);
                 let (_, _, rep, warmup, attempt) = key;
-                if !warmup {
-                    if let Some(earlier) = seen.insert(key.clone(), path.clone()) {
-                        let attempt = if attempt == 1 { String::new() } else { format!(" attempt {attempt}") };
-                        return Err(RecordError::BadRow {
-                            path: path.clone(),
-                            line,
-                            reason: format!(
-                                "{} rep {rep}{attempt} is also recorded in {}",
-                                label(&key),
-                                earlier.display()
-                            ),
-                        });
-                    }
+                let earlier = if warmup { None } else { seen.insert(key.clone(), path.clone()) };
+                if let Some(earlier) = earlier {
+                    let attempt = if attempt == 1 { String::new() } else { format!(" attempt {attempt}") };
+                    let reason =
+                        format!("{} rep {rep}{attempt} is also recorded in {}", label(&key), earlier.display());
+                    return Err(RecordError::BadRow { path: path.clone(), line, reason });
                 }
                 rows.push(row);
             }

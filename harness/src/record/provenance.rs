@@ -50,12 +50,8 @@ fn slurm_placement(var: impl Fn(&str) -> Option<String>) -> (String, String) {
 }
 
 fn git(tree: &Path, args: &[&str]) -> Option<String> {
-    let argv: Vec<String> = ["git", "-C"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([tree.display().to_string()])
-        .chain(args.iter().map(|s| s.to_string()))
-        .collect();
+    let mut argv = vec!["git".to_string(), "-C".to_string(), tree.display().to_string()];
+    argv.extend(args.iter().map(|arg| arg.to_string()));
     let captured = Captured::run(&argv, tree, &[], PROBE_TIMEOUT);
     captured.failure().is_none().then(|| captured.output.trim().to_string())
 }

@@ -74,7 +74,7 @@ fn csv_round_trips_rows_including_missing_metrics_and_commas_in_errors() {
         variant: "default".into(),
     }];
     let attempts = RunTable::read(&path).unwrap().recorded_attempts(&planned);
-    let key = |rep| crate::record::RunKey { setting: crate::plan::SettingId::new(0), rep, warmup: false };
+    let key = |rep| crate::plan::PlannedRun { order: 1, setting: crate::plan::SettingId::new(0), rep, warmup: false };
     assert!(!attempts.needs_run(&key(1), true) && attempts.needs_run(&key(2), true));
     assert_eq!(attempts.next_attempt(&key(2)), 2);
 }

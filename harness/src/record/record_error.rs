@@ -33,20 +33,9 @@ pub enum RecordError {
 
 impl RecordError {
     /// Whether the file given to us is at fault, or the operating system refused it (exit 2), rather than
-    /// the run (exit 1).
+    /// the run (exit 1): every error but another sweep holding the CSV.
     pub fn is_bad_input(&self) -> bool {
-        matches!(
-            self,
-            RecordError::Io { .. }
-                | RecordError::NotAResultCsv { .. }
-                | RecordError::BadSidecar { .. }
-                | RecordError::BadRow { .. }
-                | RecordError::BadValue { .. }
-                | RecordError::TornRow { .. }
-                | RecordError::NoRuns { .. }
-                | RecordError::ResumeMismatch { .. }
-                | RecordError::ShardMismatch { .. }
-        )
+        !matches!(self, RecordError::Locked { .. })
     }
 
     pub fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> RecordError + '_ {

@@ -3,7 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use super::run_key::RunKey;
+use crate::plan::{PlannedRun, SettingId};
+
+/// A run as `--resume` matches it: (setting, rep, warmup), its setting's id the one in the plan being
+/// resumed (a CSV's rows are mapped to it once per setting, `RunTable::plan_ids`).
+type RunKey = (SettingId, u32, bool);
 
 /// Per (setting, rep): the last attempt recorded and whether any attempt succeeded.
 #[derive(Debug, Clone, Default)]
@@ -22,27 +26,31 @@ struct Attempts {
 
 impl RecordedAttempts {
     /// Notes one recorded row of `key`.
-    pub fn record(&mut self, key: RunKey, attempt: u32, succeeded: bool) {
+    pub(super) fn record(&mut self, key: RunKey, attempt: u32, succeeded: bool) {
         let attempts = self.runs.entry(key).or_default();
         attempts.last = attempts.last.max(attempt);
         attempts.succeeded |= succeeded;
     }
 
-    /// Whether the planned run `key` is still to run: it was never recorded, or every recorded attempt
+    /// Whether the planned `run` is still to run: it was never recorded, or every recorded attempt
     /// failed and failures are run again.
-    pub fn needs_run(&self, key: &RunKey, retry_failed: bool) -> bool {
+    pub fn needs_run(&self, run: &PlannedRun, retry_failed: bool) -> bool {
         let retry = retry_failed && !self.without_attempts;
-        self.runs.get(key).is_none_or(|attempts| retry && !attempts.succeeded)
+        self.of(run).is_none_or(|attempts| retry && !attempts.succeeded)
     }
 
-    /// The attempt the next row of `key` records: one after the last recorded, 1 for a new run.
-    pub fn next_attempt(&self, key: &RunKey) -> u32 {
-        self.runs.get(key).map_or(1, |attempts| attempts.last + 1)
+    /// The attempt the next row of `run` records: one after the last recorded, 1 for a new run.
+    pub fn next_attempt(&self, run: &PlannedRun) -> u32 {
+        self.of(run).map_or(1, |attempts| attempts.last + 1)
     }
 
-    /// Whether `key` was recorded and failed every time (a run `--resume` runs again).
-    pub fn failed(&self, key: &RunKey) -> bool {
-        self.runs.get(key).is_some_and(|attempts| !attempts.succeeded)
+    /// Whether `run` was recorded and failed every time (a run `--resume` runs again).
+    pub fn failed(&self, run: &PlannedRun) -> bool {
+        self.of(run).is_some_and(|attempts| !attempts.succeeded)
+    }
+
+    fn of(&self, run: &PlannedRun) -> Option<&Attempts> {
+        self.runs.get(&(run.setting, run.rep, run.warmup))
     }
 }
 
@@ -50,16 +58,16 @@ impl RecordedAttempts {
 mod tests {
     use super::*;
 
-    fn key(rep: u32) -> RunKey {
-        RunKey { setting: crate::plan::SettingId::new(0), rep, warmup: false }
+    fn key(rep: u32) -> PlannedRun {
+        PlannedRun { order: 1, setting: SettingId::new(0), rep, warmup: false }
     }
 
     #[test]
     fn failed_runs_run_again_with_the_next_attempt_unless_kept() {
         let mut attempts = RecordedAttempts::default();
-        attempts.record(key(1), 1, true);
-        attempts.record(key(2), 1, false);
-        attempts.record(key(2), 2, false);
+        attempts.record((SettingId::new(0), 1, false), 1, true);
+        attempts.record((SettingId::new(0), 2, false), 1, false);
+        attempts.record((SettingId::new(0), 2, false), 2, false);
         assert!(!attempts.needs_run(&key(1), true));
         assert!(attempts.needs_run(&key(2), true) && attempts.failed(&key(2)));
         assert!(!attempts.needs_run(&key(2), false));

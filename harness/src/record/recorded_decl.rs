@@ -27,10 +27,9 @@ impl RecordedDecl {
             Ok(Value::Object(map)) => map,
             _ => Map::new(),
         };
-        rest.remove("analysis");
-        rest.remove("ablation");
-        rest.remove("reps");
-        rest.remove("report");
+        for typed in ["analysis", "ablation", "reps", "report"] {
+            rest.remove(typed);
+        }
         RecordedDecl {
             analysis: decl.analysis.clone(),
             reps: decl.reps.clone(),

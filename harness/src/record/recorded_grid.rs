@@ -17,7 +17,8 @@ use crate::plan::{Setting, SettingId};
 pub(super) struct RecordedGrid {
     sidecar: PathBuf,
     fingerprint: SweepFingerprint,
-    declared: Vec<Param>,
+    /// The declared params with their typed values, which type the CSV's param columns.
+    pub declared: Vec<Param>,
     /// The planned settings' labels (`Setting::label`) and their ids: their positions, the plan's order.
     settings: FxHashMap<String, SettingId>,
     reps: u32,

@@ -69,15 +69,8 @@ impl ResultPaths {
     /// Every file a sweep writing `self.csv` would create beside it (`X.csv`, `X.json`, `X.summary.md`,
     /// `X.svg`, `X.analysis.json`, `X.html`, `X/`).
     pub fn outputs(&self) -> Vec<PathBuf> {
-        vec![
-            self.csv.clone(),
-            self.sidecar.clone(),
-            self.summary.clone(),
-            self.plot.clone(),
-            self.analysis.clone(),
-            self.html.clone(),
-            self.logs.clone(),
-        ]
+        let paths = [&self.csv, &self.sidecar, &self.summary, &self.plot, &self.analysis, &self.html, &self.logs];
+        paths.map(PathBuf::clone).to_vec()
     }
 }
 

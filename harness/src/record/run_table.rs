@@ -1,4 +1,5 @@
-//! `RunTable`: a result CSV read once, streaming, into compact columns: what `report` and `compare` analyse.
+//! `RunTable`: a result CSV read once, streaming, into compact columns: what `report` and `compare` analyse;
+//! `TableRun` and `MetricColumn`: one of its runs, and one of its metrics, read in place.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -8,21 +9,17 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use simd_csv::ZeroCopyByteRecord;
 
-use super::attempt_index::{AttemptIndex, Duplicate, RunColumns};
-use super::columns::Columns;
+use super::attempt_index::{AttemptIndex, Duplicate};
+use super::columns::{Columns, ATTEMPT_COLUMN, METRIC_PREFIX, PARAM_PREFIX};
 use super::file_range::{line_aligned_splits, line_at, rows_estimate, FileRange};
-use super::metric_column::MetricColumn;
 use super::record_error::RecordError;
 use super::recorded_attempts::RecordedAttempts;
 use super::recorded_grid::RecordedGrid;
-use super::row_layout::RowLayout;
-use super::run_key::RunKey;
+use super::recorded_run::RecordedRun;
+use super::result_paths::ResultPaths;
 use super::setting_interner::{intern_setting, place_setting, SettingInterner};
 use super::sidecar::Sidecar;
-use super::stored_runs::{by_name, StoredRuns};
-use super::table_run::TableRun;
 use super::torn_row::torn_line;
-use crate::declare::Param;
 use crate::launch::{RunStatus, UnknownRunStatus};
 use crate::plan::{Setting, SettingId};
 
@@ -32,22 +29,29 @@ use crate::plan::{Setting, SettingId};
 pub struct RunTable {
     pub path: PathBuf,
     pub columns: Columns,
-    /// The runs themselves, column by column.
-    pub(super) stored: StoredRuns,
+    /// The metric columns' names, in CSV order.
+    metrics: Vec<String>,
+    /// The settings by `SettingId`: the sidecar's order, else first-seen; runs whose cells type alike
+    /// share one. A planned setting no row records is `Setting::default()`.
+    settings: Vec<Setting>,
+    /// Per run: its setting.
+    setting: Vec<SettingId>,
+    rep: Vec<u32>,
+    warmup: Vec<bool>,
+    status: Vec<RunStatus>,
+    /// The runs that recorded an error, ascending by run, with it.
+    errors: Vec<(usize, String)>,
+    /// Per metric (in `metrics` order), per run; NaN where the run reported none (a recorded metric is
+    /// always finite).
+    values: Vec<Vec<f64>>,
+    /// Metric indices in ascending name order, one per name.
+    by_name: Vec<usize>,
     /// The runs recorded as an attempt other than the first, ascending by run, with their attempt.
-    pub(super) retries: Vec<(usize, u32)>,
+    retries: Vec<(usize, u32)>,
     /// The runs the analysis reads when a (setting, rep) was run more than once (`AttemptIndex`).
-    pub(super) current: Option<Vec<u32>>,
+    current: Option<Vec<u32>>,
     /// (setting, rep) pairs recorded more than once.
-    pub(super) retried: usize,
-}
-
-/// What a CSV's rows must hold to be read: param columns typed by the declared params, and, when a
-/// sidecar says so, settings and reps inside its grid.
-#[derive(Clone, Copy)]
-struct ReadRules<'a> {
-    declared: &'a [Param],
-    grid: Option<&'a RecordedGrid>,
+    retried: usize,
 }
 
 /// Why a row was refused: the row as a whole, or one metric cell (by its index in `columns.metrics`).
@@ -61,24 +65,18 @@ impl RunTable {
     /// With a sidecar the rows must fit it: its columns, the settings and reps it plans, each
     /// (setting, rep, attempt) once; a row that does not is refused naming its line.
     pub fn read(path: &Path) -> Result<RunTable, RecordError> {
-        match Sidecar::beside(path)? {
-            Some(sidecar) => RunTable::read_beside(path, &sidecar, ReadEnd::Refused),
-            None => {
-                RunTable::read_in_parts(path, ReadRules { declared: &[], grid: None }, ReadEnd::Refused, parallel_parts)
-            }
-        }
+        RunTable::read_beside(path, Sidecar::beside(path)?.as_ref(), ReadEnd::Refused)
     }
 
     /// Reads a CSV being resumed against its sidecar: as `read`, but a last row cut off without a line
     /// end is left out rather than refused (resuming cuts it off and runs it again).
     pub fn read_resumable(path: &Path, sidecar: &Sidecar) -> Result<RunTable, RecordError> {
-        RunTable::read_beside(path, sidecar, ReadEnd::WholeRows)
+        RunTable::read_beside(path, Some(sidecar), ReadEnd::WholeRows)
     }
 
-    fn read_beside(path: &Path, sidecar: &Sidecar, end: ReadEnd) -> Result<RunTable, RecordError> {
-        let grid = RecordedGrid::of(sidecar, &super::result_paths::ResultPaths::for_csv(path).sidecar);
-        let rules = ReadRules { declared: &sidecar.params, grid: Some(&grid) };
-        RunTable::read_in_parts(path, rules, end, parallel_parts)
+    fn read_beside(path: &Path, sidecar: Option<&Sidecar>, end: ReadEnd) -> Result<RunTable, RecordError> {
+        let grid = sidecar.map(|sidecar| RecordedGrid::of(sidecar, &ResultPaths::for_csv(path).sidecar));
+        RunTable::read_in_parts(path, grid.as_ref(), end, parallel_parts)
     }
 
     /// Reads a CSV to analyse: one without any run has nothing to report.
@@ -90,47 +88,43 @@ impl RunTable {
         Ok(table)
     }
 
-    /// Reads a CSV by `rules` over reused byte records, its rows split into `parts(bytes of rows)`
+    /// Reads a CSV by `grid` (its sidecar's, which types the param columns, else none) over reused byte records, its rows split into `parts(bytes of rows)`
     /// line-aligned ranges read in parallel; a torn last row (unless `end` leaves it out), a non-finite
     /// metric or a malformed row is an error naming its line (the first in the file).
     fn read_in_parts(
         path: &Path,
-        rules: ReadRules<'_>,
+        grid: Option<&RecordedGrid>,
         end: ReadEnd,
         parts: impl Fn(u64) -> u64,
     ) -> Result<RunTable, RecordError> {
         let file = open_regular(path)?;
-        let length = match end {
-            ReadEnd::Refused => {
-                refuse_torn(path, &file)?;
-                file.metadata().map_err(RecordError::io(path))?.len()
-            }
-            ReadEnd::WholeRows => whole_rows_end(path, &file)?,
-        };
+        let (length, torn) = whole_rows(path, &file)?;
+        if let (ReadEnd::Refused, Some(line)) = (end, torn) {
+            return Err(RecordError::TornRow { path: path.to_path_buf(), line });
+        }
         let (header, rows_start) = read_header(path, &file, length)?;
         let names: Vec<String> = header.iter().map(|cell| String::from_utf8_lossy(cell).into_owned()).collect();
         let columns = Columns::from_header(&names)
             .map_err(|reason| RecordError::NotAResultCsv { path: path.to_path_buf(), reason })?;
-        if let Some(reason) = rules.grid.and_then(|grid| grid.columns_refusal(&columns)) {
+        if let Some(reason) = grid.and_then(|grid| grid.columns_refusal(&columns)) {
             return Err(RecordError::BadRow { path: path.to_path_buf(), line: 1, reason });
         }
         let layout = RowLayout::of(&names, &columns);
-        let rows = RowReader { path, file: &file, header: &header, layout: &layout, columns: &columns, rules };
+        let rows = RowReader { path, file: &file, header: &header, layout: &layout, columns: &columns, grid };
         let splits = line_aligned_splits(&file, rows_start, length, parts(length - rows_start))
             .map_err(RecordError::io(path))?;
         // The first range makes room for every row: the others are appended to it.
         let room = |range: &[u64]| if range[0] == rows_start { length } else { range[1] };
-        let reads: Vec<RangeRead> =
-            splits.par_windows(2).map(|range| rows.read(range[0], range[1], room(range))).collect();
+        let reads: Vec<_> = splits.par_windows(2).map(|range| rows.read(range[0], range[1], room(range))).collect();
         let mut table = RunTable::empty(path, columns.clone(), 0);
-        for (mut read, range) in reads.into_iter().zip(splits.windows(2)) {
+        for ((mut read, quoted), range) in reads.into_iter().zip(splits.windows(2)) {
             // A quote may open a field that holds a line end, so the next split may have cut a row: the
             // rest of the file is read again in one piece from this range's start, known to start a row.
-            let rest_reread = read.quoted && range[1] < length;
+            let rest_reread = quoted && range[1] < length;
             if rest_reread {
-                read = rows.read(range[0], length, length);
+                read = rows.read(range[0], length, length).0;
             }
-            table.append(read.table?, rules.grid.is_some_and(RecordedGrid::lists_settings));
+            table.append(read?, grid.is_some_and(RecordedGrid::lists_settings));
             if rest_reread {
                 break;
             }
@@ -143,37 +137,26 @@ impl RunTable {
     /// (setting, rep) the analysis reads.
     fn index_attempts(&mut self, rows: &RowReader<'_>, length: u64) -> Result<(), RecordError> {
         let attempt = |run: usize| self.attempt(run);
-        let columns = RunColumns {
-            setting: &self.stored.setting,
-            rep: &self.stored.rep,
-            warmup: &self.stored.warmup,
-            status: &self.stored.status,
-            attempt: &attempt,
-        };
-        let index = AttemptIndex::of(columns).map_err(|Duplicate { run, earlier }| {
-            let lines = rows.lines_of_runs(&[earlier, run], length);
-            let (earlier_line, line) = match lines {
-                Ok(lines) => (lines[0], lines[1]),
+        let index = AttemptIndex::of(&self.setting, &self.rep, &self.warmup, &self.status, attempt);
+        let AttemptIndex { current, retried } = index.map_err(|Duplicate { run, earlier }| {
+            let lines = match rows.lines_of_runs(&[earlier, run], length) {
+                Ok(lines) => lines,
                 Err(error) => return error,
             };
-            let setting = self.stored.settings[self.stored.setting[run].index()].label();
-            RecordError::BadRow {
-                path: rows.path.to_path_buf(),
-                line,
-                reason: format!(
-                    "`{setting}` rep {} attempt {} is already recorded at line {earlier_line}: a run is counted once",
-                    self.stored.rep[run],
-                    self.attempt(run)
-                ),
-            }
+            let setting = self.settings[self.setting[run].index()].label();
+            let (rep, attempt) = (self.rep[run], self.attempt(run));
+            let reason = format!(
+                "`{setting}` rep {rep} attempt {attempt} is already recorded at line {}: a run is counted once",
+                lines[0]
+            );
+            RecordError::BadRow { path: rows.path.to_path_buf(), line: lines[1], reason }
         })?;
-        self.current = index.current;
-        self.retried = index.retried;
+        (self.current, self.retried) = (current, retried);
         Ok(())
     }
 
     /// The attempt run `run` recorded (1 unless the CSV says otherwise).
-    pub(super) fn attempt(&self, run: usize) -> u32 {
+    fn attempt(&self, run: usize) -> u32 {
         self.retries.binary_search_by_key(&run, |(retried, _)| *retried).map_or(1, |at| self.retries[at].1)
     }
 
@@ -199,9 +182,9 @@ impl RunTable {
         let mut attempts = RecordedAttempts::default();
         attempts.without_attempts = !self.columns.attempt;
         for run in 0..self.len() {
-            let Some(setting) = plan_ids[self.stored.setting[run].index()] else { continue };
-            let key = RunKey { setting, rep: self.stored.rep[run], warmup: self.stored.warmup[run] };
-            attempts.record(key, self.attempt(run), self.stored.status[run] == RunStatus::Ok);
+            let Some(setting) = plan_ids[self.setting[run].index()] else { continue };
+            let key = (setting, self.rep[run], self.warmup[run]);
+            attempts.record(key, self.attempt(run), self.status[run] == RunStatus::Ok);
         }
         attempts
     }
@@ -212,18 +195,18 @@ impl RunTable {
     pub fn plan_ids(&self, planned: &[Setting]) -> Vec<Option<SettingId>> {
         let by_label: FxHashMap<String, SettingId> =
             planned.iter().enumerate().map(|(id, setting)| (setting.label(), SettingId::new(id))).collect();
-        self.stored.settings.iter().map(|setting| by_label.get(&setting.label()).copied()).collect()
+        self.settings.iter().map(|setting| by_label.get(&setting.label()).copied()).collect()
     }
 
     /// Appends `other`'s runs after this table's, its settings merged into this table's: at their ids when
     /// `planned` (the sidecar's, the same in every part), else by their values.
     fn append(&mut self, other: RunTable, planned: bool) {
-        if self.is_empty() && self.stored.settings.is_empty() {
+        if self.is_empty() && self.settings.is_empty() {
             *self = other;
             return;
         }
-        let settings = &mut self.stored.settings;
-        let merged: Vec<SettingId> = (other.stored.settings.into_iter().enumerate())
+        let settings = &mut self.settings;
+        let merged: Vec<SettingId> = (other.settings.into_iter().enumerate())
             .map(|(id, setting)| match planned {
                 true if setting == Setting::default() => SettingId::new(id),
                 true => place_setting(settings, SettingId::new(id), setting),
@@ -231,13 +214,13 @@ impl RunTable {
             })
             .collect();
         let offset = self.len();
-        self.stored.setting.extend(other.stored.setting.iter().map(|&setting| merged[setting.index()]));
-        self.stored.rep.extend(other.stored.rep);
-        self.stored.warmup.extend(other.stored.warmup);
-        self.stored.status.extend(other.stored.status);
-        self.stored.errors.extend(other.stored.errors.into_iter().map(|(run, error)| (run + offset, error)));
+        self.setting.extend(other.setting.iter().map(|&setting| merged[setting.index()]));
+        self.rep.extend(other.rep);
+        self.warmup.extend(other.warmup);
+        self.status.extend(other.status);
+        self.errors.extend(other.errors.into_iter().map(|(run, error)| (run + offset, error)));
         self.retries.extend(other.retries.into_iter().map(|(run, attempt)| (run + offset, attempt)));
-        for (values, more) in self.stored.values.iter_mut().zip(other.stored.values) {
+        for (values, more) in self.values.iter_mut().zip(other.values) {
             values.extend(more);
         }
     }
@@ -246,17 +229,15 @@ impl RunTable {
     fn empty(path: &Path, columns: Columns, rows: usize) -> RunTable {
         RunTable {
             path: path.to_path_buf(),
-            stored: StoredRuns {
-                metrics: columns.metrics.clone(),
-                values: (0..columns.metrics.len()).map(|_| Vec::with_capacity(rows)).collect(),
-                settings: Vec::new(),
-                setting: Vec::with_capacity(rows),
-                rep: Vec::with_capacity(rows),
-                warmup: Vec::with_capacity(rows),
-                status: Vec::with_capacity(rows),
-                errors: Vec::new(),
-                by_name: by_name(&columns.metrics),
-            },
+            metrics: columns.metrics.clone(),
+            values: (0..columns.metrics.len()).map(|_| Vec::with_capacity(rows)).collect(),
+            settings: Vec::new(),
+            setting: Vec::with_capacity(rows),
+            rep: Vec::with_capacity(rows),
+            warmup: Vec::with_capacity(rows),
+            status: Vec::with_capacity(rows),
+            errors: Vec::new(),
+            by_name: by_name(&columns.metrics),
             columns,
             retries: Vec::new(),
             current: None,
@@ -284,7 +265,7 @@ impl RunTable {
         let cell = |column: usize| record.unescape(column).expect("the row has every column");
         for (metric, &column) in layout.metrics.iter().enumerate() {
             let value = self.metric_value(metric, &cell(column))?;
-            self.stored.values[metric].push(value);
+            self.values[metric].push(value);
         }
         let rep = cell(layout.rep);
         let rep = text(&rep)?;
@@ -303,23 +284,23 @@ impl RunTable {
         };
         let raw = layout.setting.iter().map(|&column| record.get(column).expect("the row has every column"));
         let cells = || layout.setting.iter().map(|&column| cell(column)).collect();
-        let setting = interned.id(raw, cells, &mut self.stored.settings, grid).map_err(RowError::Row)?;
+        let setting = interned.id(raw, cells, &mut self.settings).map_err(RowError::Row)?;
         if let Some(reason) = grid.and_then(|grid| grid.rep_refusal(rep, warmup)) {
             return Err(RowError::Row(reason));
         }
         let error = cell(layout.error);
         let error = text(&error)?;
-        let run = self.stored.rep.len();
+        let run = self.rep.len();
         if !error.is_empty() {
-            self.stored.errors.push((run, error.to_string()));
+            self.errors.push((run, error.to_string()));
         }
         if attempt != 1 {
             self.retries.push((run, attempt));
         }
-        self.stored.setting.push(setting);
-        self.stored.rep.push(rep);
-        self.stored.warmup.push(warmup);
-        self.stored.status.push(status);
+        self.setting.push(setting);
+        self.rep.push(rep);
+        self.warmup.push(warmup);
+        self.status.push(status);
         Ok(())
     }
 
@@ -345,37 +326,105 @@ impl RunTable {
     /// Frees every metric column but those named in `keep` (once what needs them is done with them): its
     /// runs then report only these.
     pub fn retain_metrics(&mut self, keep: &[&str]) {
-        let stored = &mut self.stored;
-        let columns = std::mem::take(&mut stored.metrics).into_iter().zip(std::mem::take(&mut stored.values));
-        (stored.metrics, stored.values) = columns.filter(|(name, _)| keep.contains(&name.as_str())).unzip();
-        stored.by_name = by_name(&stored.metrics);
+        let columns = std::mem::take(&mut self.metrics).into_iter().zip(std::mem::take(&mut self.values));
+        (self.metrics, self.values) = columns.filter(|(name, _)| keep.contains(&name.as_str())).unzip();
+        self.by_name = by_name(&self.metrics);
     }
 
     /// How many runs the CSV recorded, warmups and failures included.
     pub fn len(&self) -> usize {
-        self.stored.rep.len()
+        self.rep.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.stored.rep.is_empty()
+        self.rep.is_empty()
     }
 
     /// Every run the analysis reads, in file order: of several attempts at one (setting, rep), only the
     /// last that succeeded (see `current_runs`).
     pub fn runs(&self) -> Vec<TableRun<'_>> {
-        self.current_runs().map(|run| TableRun::new(&self.stored, run)).collect()
+        self.current_runs().map(|run| TableRun { table: self, run }).collect()
     }
 
     /// Each metric over the runs `runs` returns, one column per name (its last, as a run reads it), in
     /// ascending name order: for reading a metric of a million runs in one sequential pass.
     pub fn metric_columns(&self) -> Vec<MetricColumn<'_>> {
-        let stored = &self.stored;
         let column = |&metric: &usize| MetricColumn {
-            name: stored.metrics[metric].as_str(),
-            values: &stored.values[metric],
+            name: self.metrics[metric].as_str(),
+            values: &self.values[metric],
             current: self.current.as_deref(),
         };
-        stored.by_name.iter().map(column).collect()
+        self.by_name.iter().map(column).collect()
+    }
+}
+
+/// Metric indices in ascending name order, one per name: its last column, as a header-keyed row reads it.
+fn by_name(metrics: &[String]) -> Vec<usize> {
+    let mut by_name: Vec<usize> = (0..metrics.len()).collect();
+    by_name.sort_by(|a, b| metrics[*a].cmp(&metrics[*b]).then(b.cmp(a)));
+    by_name.dedup_by(|a, b| metrics[*a] == metrics[*b]);
+    by_name
+}
+
+/// A run of a `RunTable` by its index: what analysis reads of it, without copying it out.
+#[derive(Debug, Clone, Copy)]
+pub struct TableRun<'a> {
+    table: &'a RunTable,
+    run: usize,
+}
+
+impl TableRun<'_> {
+    fn value(&self, metric: usize) -> Option<f64> {
+        Some(self.table.values[metric][self.run]).filter(|value| !value.is_nan())
+    }
+}
+
+impl RecordedRun for TableRun<'_> {
+    fn setting(&self) -> &Setting {
+        &self.table.settings[self.setting_id().index()]
+    }
+    fn setting_id(&self) -> SettingId {
+        self.table.setting[self.run]
+    }
+    fn rep(&self) -> u32 {
+        self.table.rep[self.run]
+    }
+    fn warmup(&self) -> bool {
+        self.table.warmup[self.run]
+    }
+    fn status(&self) -> RunStatus {
+        self.table.status[self.run]
+    }
+    fn error(&self) -> &str {
+        let errors = &self.table.errors;
+        errors.binary_search_by_key(&self.run, |(run, _)| *run).map_or("", |at| errors[at].1.as_str())
+    }
+    fn metric(&self, name: &str) -> Option<f64> {
+        // The last column of a name, as a header-keyed row reads it.
+        let metric = self.table.metrics.iter().rposition(|known| known == name)?;
+        self.value(metric)
+    }
+    fn metrics(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.table.by_name.iter().filter_map(|&metric| Some((self.table.metrics[metric].as_str(), self.value(metric)?)))
+    }
+}
+
+/// A metric's values for the runs `RunTable::runs` returns, in that order; NaN where a run reported none.
+#[derive(Debug, Clone, Copy)]
+pub struct MetricColumn<'a> {
+    pub name: &'a str,
+    values: &'a [f64],
+    /// The table's current runs when attempts superseded some (`RunTable::current_runs`), else every run.
+    current: Option<&'a [u32]>,
+}
+
+impl MetricColumn<'_> {
+    /// The values, one per current run, in file order: a sequential read of the column.
+    pub fn values(&self) -> Box<dyn Iterator<Item = f64> + '_> {
+        match self.current {
+            Some(current) => Box::new(current.iter().map(|&run| self.values[run as usize])),
+            None => Box::new(self.values.iter().copied()),
+        }
     }
 }
 
@@ -418,16 +467,6 @@ fn open_regular(path: &Path) -> Result<File, RecordError> {
     File::open(path).map_err(RecordError::io(path))
 }
 
-/// The length of a CSV's whole rows: up to its last line end. Only the last byte is read unless it is not
-/// a line end.
-fn whole_rows_end(path: &Path, file: &File) -> Result<u64, RecordError> {
-    if refuse_torn(path, file).is_ok() {
-        return file.metadata().map(|meta| meta.len()).map_err(RecordError::io(path));
-    }
-    let bytes = std::fs::read(path).map_err(RecordError::io(path))?;
-    Ok(bytes.iter().rposition(|&byte| byte == b'\n').map_or(0, |end| end as u64 + 1))
-}
-
 /// The header record and the offset of the first row.
 fn read_header(path: &Path, file: &File, length: u64) -> Result<(csv::ByteRecord, u64), RecordError> {
     let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(FileRange::new(file, 0, length));
@@ -440,11 +479,46 @@ fn read_header(path: &Path, file: &File, length: u64) -> Result<(csv::ByteRecord
     Ok((header, reader.position().byte()))
 }
 
-/// What one range of a CSV's rows read to: its runs (or the first row refused), and whether a quote went
-/// by (`FileRange`).
-struct RangeRead {
-    table: Result<RunTable, RecordError>,
-    quoted: bool,
+/// Column positions (0-based) of the cells a run is read from. A name the header repeats reads from its
+/// last column, as the header-keyed reader did.
+#[derive(Debug, Clone)]
+struct RowLayout {
+    /// The params in `Columns::params` order, then `variant`: the cells that name a setting.
+    setting: Vec<usize>,
+    rep: usize,
+    /// `None` in a CSV written before attempts were recorded: every row is attempt 1.
+    attempt: Option<usize>,
+    warmup: usize,
+    status: usize,
+    error: usize,
+    /// The metrics in `Columns::metrics` order.
+    metrics: Vec<usize>,
+    /// 1-based column of each metric as an error names it: its first occurrence in the header.
+    metric_columns: Vec<usize>,
+}
+
+impl RowLayout {
+    /// The layout of `header`, which `Columns::from_header` accepted as `columns`.
+    fn of(header: &[String], columns: &Columns) -> RowLayout {
+        let last = |name: &str| header.iter().rposition(|column| column == name).expect("accepted headers hold it");
+        let metric_names: Vec<String> = columns.metrics.iter().map(|name| format!("{METRIC_PREFIX}{name}")).collect();
+        let mut setting: Vec<usize> =
+            columns.params.iter().map(|name| last(&format!("{PARAM_PREFIX}{name}"))).collect();
+        setting.push(last("variant"));
+        RowLayout {
+            setting,
+            rep: last("rep"),
+            attempt: header.iter().rposition(|column| column == ATTEMPT_COLUMN),
+            warmup: last("warmup"),
+            status: last("status"),
+            error: last("error"),
+            metrics: metric_names.iter().map(|name| last(name)).collect(),
+            metric_columns: metric_names
+                .iter()
+                .map(|name| header.iter().position(|column| column == name).map_or(0, |index| index + 1))
+                .collect(),
+        }
+    }
 }
 
 /// Reads ranges of one CSV's rows, each into a table of its own.
@@ -454,21 +528,23 @@ struct RowReader<'a> {
     header: &'a csv::ByteRecord,
     layout: &'a RowLayout,
     columns: &'a Columns,
-    rules: ReadRules<'a>,
+    /// The sidecar's grid the rows must fit, if there is one.
+    grid: Option<&'a RecordedGrid>,
 }
 
 impl RowReader<'_> {
     /// The rows in bytes `start..end`, which start a row (read by `simd-csv`: a result CSV's rows are
     /// rarely quoted, where it parses about twice as fast as the `csv` crate), with room for the rows up to
-    /// byte `room_until` (an unreadable sample reserves none: the read reports the error).
-    fn read(&self, start: u64, end: u64, room_until: u64) -> RangeRead {
+    /// byte `room_until` (an unreadable sample reserves none: the read reports the error). Returns their runs
+    /// (or the first row refused) and whether a quote went by (`FileRange`).
+    fn read(&self, start: u64, end: u64, room_until: u64) -> (Result<RunTable, RecordError>, bool) {
         let mut range = FileRange::new(self.file, start, end);
         let mut reader = simd_csv::ZeroCopyReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
             .buffer_capacity(1 << 16)
             .from_reader(&mut range);
-        let mut interned = SettingInterner::new(&self.columns.params, self.rules.declared);
+        let mut interned = SettingInterner::new(&self.columns.params, self.grid);
         // A row is at least a separator per field (its commas and line end), however short the sampled ones.
         let most = usize::try_from((room_until - start) / self.header.len() as u64).unwrap_or(usize::MAX);
         let rows = rows_estimate(self.file, start, room_until).unwrap_or(0).min(most);
@@ -481,14 +557,13 @@ impl RowReader<'_> {
                 // Shards of one sweep merge by concatenation (`cat a.csv b.csv`): later headers are not runs.
                 Ok(Some(record)) if self.is_header(&record) => continue,
                 Ok(Some(record)) => {
-                    let grid = self.rules.grid;
-                    if let Err(error) = table.push(&record, self.header.len(), self.layout, &mut interned, grid) {
+                    if let Err(error) = table.push(&record, self.header.len(), self.layout, &mut interned, self.grid) {
                         break Err(self.refused(row_start, error));
                     }
                 }
             }
         };
-        RangeRead { table, quoted: range.quoted }
+        (table, range.quoted)
     }
 
     /// The 1-based lines of data rows `runs` (0-based, ascending, in file order), found by reading the rows
@@ -539,22 +614,21 @@ impl RowReader<'_> {
     }
 }
 
-/// Refuses a CSV whose last row has no line end (the sweep was killed writing it), naming that row's
-/// line. Only the last byte is read unless it is not a line end.
-fn refuse_torn(path: &Path, file: &File) -> Result<(), RecordError> {
+/// The length of a CSV's whole rows (up to its last line end) and, when its last row has no line end (the
+/// sweep was killed writing it), that row's line. Only the last byte is read unless it is not a line end.
+fn whole_rows(path: &Path, file: &File) -> Result<(u64, Option<usize>), RecordError> {
     let length = file.metadata().map_err(RecordError::io(path))?.len();
     let mut last = [b'\n'];
     if length > 0 {
         file.read_exact_at(&mut last, length - 1).map_err(RecordError::io(path))?;
     }
     if last[0] == b'\n' {
-        return Ok(());
+        return Ok((length, None));
     }
     let bytes = std::fs::read(path).map_err(RecordError::io(path))?;
-    match torn_line(&bytes) {
-        Some(line) => Err(RecordError::TornRow { path: path.to_path_buf(), line }),
-        None => Ok(()),
-    }
+    let torn = torn_line(&bytes);
+    let whole = bytes.iter().rposition(|&byte| byte == b'\n').map_or(0, |end| end as u64 + 1);
+    Ok((if torn.is_some() { whole } else { length }, torn))
 }
 
 /// A cell as text.
@@ -572,7 +646,7 @@ fn csv_error(path: &Path, error: csv::Error) -> RecordError {
 }
 
 #[cfg(test)]
-use super::{observation::Observation, recorded_run::RecordedRun};
+use {super::observation::Observation, crate::declare::Param};
 
 #[cfg(test)]
 impl RunTable {
@@ -580,7 +654,8 @@ impl RunTable {
     /// reused byte records, its rows split into line-aligned ranges read in parallel; a torn last row, a
     /// non-finite metric or a malformed row is an error naming its line (the first in the file).
     pub(super) fn read_typed(path: &Path, declared: &[Param]) -> Result<RunTable, RecordError> {
-        RunTable::read_in_parts(path, ReadRules { declared, grid: None }, ReadEnd::Refused, parallel_parts)
+        let grid = RecordedGrid::of(&super::test_sidecar::declaring(declared), path);
+        RunTable::read_in_parts(path, Some(&grid), ReadEnd::Refused, parallel_parts)
     }
 
     /// Every run the analysis reads (superseded attempts left out) as an owned observation.
@@ -590,13 +665,13 @@ impl RunTable {
 
     /// Run `run` (0-based, file order) as an owned observation.
     pub(super) fn observation(&self, run: usize) -> Observation {
-        let view = TableRun::new(&self.stored, run);
+        let view = TableRun { table: self, run };
         Observation {
             setting: view.setting().clone(),
             setting_id: view.setting_id(),
-            rep: self.stored.rep[run],
-            warmup: self.stored.warmup[run],
-            status: self.stored.status[run],
+            rep: self.rep[run],
+            warmup: self.warmup[run],
+            status: self.status[run],
             error: view.error().to_string(),
             metrics: view
                 .metrics()
@@ -620,7 +695,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     /// Rows read as they are, without a sidecar's grid.
-    const NO_RULES: ReadRules<'static> = ReadRules { declared: &[], grid: None };
+    const NO_RULES: Option<&RecordedGrid> = None;
 
     /// A run read back, its setting id the fixtures' (a table numbers its settings itself).
     fn with_fixture_id(run: Observation) -> Observation {
@@ -693,7 +768,7 @@ mod tests {
         assert_eq!(ids(&read), [0, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 6, 6]);
         assert_eq!(read.into_iter().map(with_fixture_id).collect::<Vec<_>>(), runs);
         let distinct: BTreeSet<String> = runs.iter().map(|run| format!("{:?}", run.setting)).collect();
-        assert_eq!(table.stored.settings.len(), distinct.len());
+        assert_eq!(table.settings.len(), distinct.len());
     }
 
     #[test]
@@ -734,7 +809,7 @@ mod tests {
         let settings = SettingSummary::summarise_table(&table);
         assert_eq!(settings, SettingSummary::summarise(&table.runs()));
         table.retain_metrics(&metrics_read_per_run(&config));
-        assert_eq!(table.stored.metrics, ["decode_tokens_per_s", "overlap_slices", "prefill_tokens_per_s"]);
+        assert_eq!(table.metrics, ["decode_tokens_per_s", "overlap_slices", "prefill_tokens_per_s"]);
         let analysis = analyse_summarised(&table.runs(), settings, &config, true, &[]);
         assert!(!analysis.relative.is_empty() && analysis.settings.iter().all(|s| s.metric("wall").is_some()));
         assert_eq!(analysis, whole);
@@ -772,18 +847,15 @@ mod tests {
         let path = split_fixture(dir.path(), 400);
         let whole = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| 1).unwrap();
         assert_eq!(whole.len(), 400);
-        assert_eq!(whole.stored.errors.len(), 58, "every 7th run's two-line error");
+        assert_eq!(whole.errors.len(), 58, "every 7th run's two-line error");
         for parts in [2, 3, 7] {
             let split = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| parts).unwrap();
             assert_eq!(
-                (split.stored.settings.clone(), split.stored.setting.clone()),
-                (whole.stored.settings.clone(), whole.stored.setting.clone())
+                (split.settings.clone(), split.setting.clone()),
+                (whole.settings.clone(), whole.setting.clone())
             );
-            assert_eq!(
-                (split.stored.rep.clone(), split.stored.values.clone()),
-                (whole.stored.rep.clone(), whole.stored.values.clone())
-            );
-            assert_eq!(split.stored.errors, whole.stored.errors);
+            assert_eq!((split.rep.clone(), split.values.clone()), (whole.rep.clone(), whole.values.clone()));
+            assert_eq!(split.errors, whole.errors);
         }
     }
 
@@ -796,10 +868,7 @@ mod tests {
         let whole = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| 1).unwrap();
         let split = RunTable::read_in_parts(&path, NO_RULES, ReadEnd::Refused, |_| 5).unwrap();
         assert_eq!(whole.len(), 400);
-        assert_eq!(
-            (split.stored.settings, split.stored.setting, split.stored.errors),
-            (whole.stored.settings, whole.stored.setting, whole.stored.errors)
-        );
+        assert_eq!((split.settings, split.setting, split.errors), (whole.settings, whole.setting, whole.errors));
     }
 
     #[test]
@@ -813,10 +882,9 @@ mod tests {
         sidecar.write(&sidecar_path).unwrap();
         let grid = RecordedGrid::of(&sidecar, &sidecar_path);
         for parts in [1, 3] {
-            let rules = ReadRules { declared: &[], grid: Some(&grid) };
-            let table = RunTable::read_in_parts(&path, rules, ReadEnd::Refused, |_| parts).unwrap();
+            let table = RunTable::read_in_parts(&path, Some(&grid), ReadEnd::Refused, |_| parts).unwrap();
             let id_and_rows =
-                |run: usize| (table.stored.setting[run].index(), table.observation(run).setting.values[0].1.clone());
+                |run: usize| (table.setting[run].index(), table.observation(run).setting.values[0].1.clone());
             let expected = [(3, 512), (2, 1024), (1, 2048), (0, 4096)].map(|(id, rows)| (id, ParamValue::Int(rows)));
             assert_eq!([0, 1, 2, 399].map(id_and_rows), expected, "{parts} parts");
         }
@@ -862,7 +930,7 @@ mod tests {
             let path = dir.path().join(name);
             std::fs::write(&path, text).unwrap();
             let table = RunTable::read(&path).unwrap();
-            (table.stored.settings, table.stored.setting, table.stored.rep, table.stored.values)
+            (table.settings, table.setting, table.rep, table.values)
         };
         assert_eq!(read("edited.csv", &edited), read("plain.csv", &plain));
         let quoted = columns.header().join(",") + "\n" + &row("\"say \"\"hi\"\"\"", 1, "\n");
@@ -884,7 +952,7 @@ mod tests {
         let table = RunTable::read_typed(&path, &declared).unwrap();
         assert_eq!(table.len(), 2);
         assert_eq!(
-            table.stored.settings,
+            table.settings,
             [Setting { values: vec![("scale".to_string(), ParamValue::Float(1.0))], variant: "default".into() }]
         );
     }

@@ -3,15 +3,16 @@
 use rustc_hash::FxHashMap;
 
 use super::recorded_grid::RecordedGrid;
-use crate::declare::{Param, ParamValue};
+use crate::declare::ParamValue;
 use crate::plan::{Setting, SettingId};
 
 /// Types a setting's labels once per distinct cell text rather than once per run: the runs of a
 /// million-row CSV map to a few dozen settings.
 pub(super) struct SettingInterner<'a> {
     /// The param columns' names, in CSV order.
-    params: Vec<String>,
-    declared: &'a [Param],
+    params: &'a [String],
+    /// The sidecar's grid: it types the params (inferred without one) and refuses settings outside it.
+    grid: Option<&'a RecordedGrid>,
     /// Length-prefixed setting cells -> their setting.
     known: FxHashMap<Vec<u8>, SettingId>,
     /// The current row's key, reused across rows.
@@ -19,8 +20,8 @@ pub(super) struct SettingInterner<'a> {
 }
 
 impl<'a> SettingInterner<'a> {
-    pub fn new(params: &[String], declared: &'a [Param]) -> SettingInterner<'a> {
-        SettingInterner { params: params.to_vec(), declared, known: FxHashMap::default(), key: Vec::new() }
+    pub fn new(params: &'a [String], grid: Option<&'a RecordedGrid>) -> SettingInterner<'a> {
+        SettingInterner { params, grid, known: FxHashMap::default(), key: Vec::new() }
     }
 
     /// The setting whose cells, as written in the file, are `raw` (the params' in order, then `variant`'s),
@@ -33,7 +34,6 @@ impl<'a> SettingInterner<'a> {
         raw: impl Iterator<Item = &'c [u8]>,
         cells: impl FnOnce() -> Vec<C>,
         settings: &mut Vec<Setting>,
-        grid: Option<&RecordedGrid>,
     ) -> Result<SettingId, String> {
         self.key.clear();
         for cell in raw {
@@ -44,7 +44,7 @@ impl<'a> SettingInterner<'a> {
             return Ok(id);
         }
         let setting = self.setting(&cells()).map_err(|_| "a setting cell is not valid UTF-8".to_string())?;
-        let planned = grid.map(|grid| grid.setting_id(&setting)).transpose()?;
+        let planned = self.grid.map(|grid| grid.setting_id(&setting)).transpose()?;
         let id = match planned.flatten() {
             Some(id) => place_setting(settings, id, setting),
             None => intern_setting(settings, setting),
@@ -55,12 +55,13 @@ impl<'a> SettingInterner<'a> {
 
     /// The setting a row's cells (the params', then the variant's) name, its values typed as declared.
     fn setting<C: AsRef<[u8]>>(&self, cells: &[C]) -> Result<Setting, std::str::Utf8Error> {
+        let declared = self.grid.map_or(&[][..], |grid| &grid.declared[..]);
         let values_of =
-            |name: &str| self.declared.iter().find(|param| param.name == name).map_or(&[][..], |p| &p.values[..]);
+            |name: &str| declared.iter().find(|param| param.name == name).map_or(&[][..], |p| &p.values[..]);
         let mut cells = cells.iter().map(|cell| std::str::from_utf8(cell.as_ref()));
         let mut next = || cells.next().expect("a cell per param and the variant's");
         let mut values = Vec::with_capacity(self.params.len());
-        for name in &self.params {
+        for name in self.params {
             values.push((name.clone(), ParamValue::typed_by(values_of(name), next()?)));
         }
         Ok(Setting { values, variant: next()?.to_string() })

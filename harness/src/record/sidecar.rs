@@ -92,11 +92,7 @@ impl Sidecar {
     /// The sidecar beside a result CSV, if there is one.
     pub fn beside(csv: &Path) -> Result<Option<Sidecar>, RecordError> {
         let path = ResultPaths::for_csv(csv).sidecar;
-        if path.exists() {
-            Sidecar::read(&path).map(Some)
-        } else {
-            Ok(None)
-        }
+        path.exists().then(|| Sidecar::read(&path)).transpose()
     }
 }
 

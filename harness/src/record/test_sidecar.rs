@@ -6,6 +6,7 @@ use super::columns::Columns;
 use super::result_paths::ResultPaths;
 use super::sidecar::Sidecar;
 use super::sweep_fingerprint::SweepFingerprint;
+use crate::declare::Param;
 
 /// The fingerprint of a test sweep `s` whose CSV has `columns`.
 pub fn fingerprint(columns: &Columns) -> SweepFingerprint {
@@ -21,6 +22,14 @@ pub fn fingerprint(columns: &Columns) -> SweepFingerprint {
 /// Writes the sidecar of `csv` (a test sweep of `columns`, any setting, up to 1000 reps) and returns its
 /// fingerprint.
 pub fn write_sidecar(csv: &Path, columns: &Columns) -> SweepFingerprint {
+    let mut sidecar = declaring(&[]);
+    sidecar.fingerprint = Some(fingerprint(columns));
+    sidecar.write(&ResultPaths::for_csv(csv).sidecar).expect("the sidecar is written");
+    fingerprint(columns)
+}
+
+/// The sidecar of a test sweep `s` (any setting, up to 1000 reps) declaring `params`, without a fingerprint.
+pub fn declaring(params: &[Param]) -> Sidecar {
     let mut sidecar: Sidecar = serde_json::from_value(serde_json::json!({
         "sweep": { "name": "s", "analysis": { "primary": "tps" } }, "declaration_file": "s.toml", "engine": {},
         "command_line": [], "seed": 1, "reps": 1000, "settings": [], "base_environment": "inherited",
@@ -28,7 +37,6 @@ pub fn write_sidecar(csv: &Path, columns: &Columns) -> SweepFingerprint {
         "sweep_version": "0"
     }))
     .expect("a valid sidecar");
-    sidecar.fingerprint = Some(fingerprint(columns));
-    sidecar.write(&ResultPaths::for_csv(csv).sidecar).expect("the sidecar is written");
-    fingerprint(columns)
+    sidecar.params = params.to_vec();
+    sidecar
 }

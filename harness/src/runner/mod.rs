@@ -31,8 +31,8 @@ use crate::declare::{CheckTest, Race, Sweep};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, DEFAULT_VARIANT};
 use crate::record::{
-    utc_stamp, Columns, RecordedAttempts, RecordedDecl, RecordedEnvironment, ResultPaths, ResultWriter, RunKey,
-    Sidecar, SweepFingerprint, SIDECAR_SCHEMA_VERSION,
+    utc_stamp, Columns, RecordedAttempts, RecordedDecl, RecordedEnvironment, ResultPaths, ResultWriter, Sidecar,
+    SweepFingerprint, SIDECAR_SCHEMA_VERSION,
 };
 
 /// How `sweep run` was asked to run, already checked.
@@ -234,12 +234,7 @@ pub fn check_resume(sweep: &Sweep, csv: &Path) -> Result<Sidecar, RunnerError> {
 /// The planned runs still to run: those not recorded, and (unless `--no-retry-failed`) those whose every
 /// recorded attempt failed.
 pub fn runs_to_do(runs: &[PlannedRun], recorded: &RecordedAttempts, options: &RunOptions) -> Vec<PlannedRun> {
-    runs.iter().filter(|run| recorded.needs_run(&planned_key(run), !options.keep_failed)).copied().collect()
-}
-
-/// The resume key a planned run will have once recorded.
-pub fn planned_key(run: &PlannedRun) -> RunKey {
-    RunKey { setting: run.setting, rep: run.rep, warmup: run.warmup }
+    runs.iter().filter(|run| recorded.needs_run(run, !options.keep_failed)).copied().collect()
 }
 
 /// A short content hash of the engine binary, so rows say exactly which build produced them.

@@ -10,7 +10,7 @@ use super::origin::SettingOrigins;
 use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
 use super::progress::Progress;
 use super::runner_error::RunnerError;
-use super::{planned_key, runs_to_do, Context, SweepOutcome};
+use super::{runs_to_do, Context, SweepOutcome};
 use crate::analyse::{SettingSummary, Verdicts};
 use crate::declare::{AnalysisConfig, Race, Sweep};
 use crate::extract::{self, RunLogs};
@@ -70,7 +70,7 @@ impl<'a> Session<'a> {
     ) -> (Session<'a>, Vec<PlannedRun>) {
         let todo = runs_to_do(runs, &recorded, context.options);
         let progress = Progress::new(todo.len());
-        let again = todo.iter().filter(|run| recorded.failed(&planned_key(run))).count();
+        let again = todo.iter().filter(|run| recorded.failed(run)).count();
         let done = plan.runs.len() - todo.len();
         if done > 0 || again > 0 {
             let again = if again > 0 { format!(", {again} failed runs to run again") } else { String::new() };
@@ -250,7 +250,7 @@ impl<'a> Session<'a> {
             param_values: setting.value_texts(),
             variant: &variant.name,
             rep: run.rep,
-            attempt: self.attempts.next_attempt(&planned_key(run)),
+            attempt: self.attempts.next_attempt(run),
             warmup: run.warmup,
             order: run.order,
             status: outcome.status,
