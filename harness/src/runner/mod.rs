@@ -11,7 +11,6 @@ mod progress;
 mod runner_error;
 mod session;
 mod setting_build;
-mod setup_env;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -25,7 +24,6 @@ pub use progress::Progress;
 pub use runner_error::RunnerError;
 use session::Session;
 pub use session::{run_dir_name, Tally};
-pub use setup_env::capture_setup_env;
 
 use crate::declare::{CheckTest, Race, Sweep};
 use crate::launch::RunEvents;
