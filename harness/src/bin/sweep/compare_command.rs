@@ -141,8 +141,9 @@ fn recorded_units(csv: Option<&Path>) -> MetricUnits {
     sidecar.as_ref().map(MetricUnits::recorded).unwrap_or_default()
 }
 
+/// The analysis questions recorded in a result's sidecar.
 fn recorded(csv: &Path) -> Option<AnalysisConfig> {
-    summary::recorded_analysis(&ResultPaths::for_csv(csv)).ok()
+    Sidecar::read(&ResultPaths::for_csv(csv).sidecar).ok().map(|sidecar| sidecar.sweep.analysis)
 }
 
 /// Metric, direction and control from the flags, else from the sidecars (the sweep's primary metric
