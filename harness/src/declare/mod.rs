@@ -13,13 +13,11 @@ mod param_value;
 mod pattern;
 mod quantity_decl;
 mod ready_decl;
-mod report_config;
 mod selector;
 mod source_file;
 mod spec_error;
 mod sweep;
 mod sweep_decl;
-mod topology;
 mod unused_params;
 mod validate;
 mod validate_build;
@@ -38,24 +36,22 @@ pub use analysis_config::{
     DEFAULT_ALPHA,
 };
 pub use check::{Check, CheckTest};
-pub use engine::Engine;
+pub use engine::{Engine, Topology};
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride, ResultLine};
 pub use param_tables::{DerivedParam, ValueMap};
 pub use param_value::{Param, ParamValue};
 pub use pattern::Pattern;
 pub use quantity_decl::{Quantity, QuantityDecl, QuantityTerm};
 pub use ready_decl::{ReadyDecl, ReadyRule, DEFAULT_READY_WITHIN};
-pub use report_config::{PivotConfig, ReportConfig};
 pub use selector::{LineBlock, Selector, SelectorError};
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError, SpecNote};
 pub use sweep::Sweep;
 pub use sweep_decl::{
-    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl,
-    RegexMetricDecl, RepsDecl, RunDecl, RunOrder, ServiceDecl, SourceDecl, SweepDecl, TemplateDecl, Until, AUTO_PORT,
-    DEFAULT_RACE_MIN, PORT_NAME,
+    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, Isolation, MetricsDecl, PivotConfig, ProfileMetricsDecl,
+    RegexMetricDecl, ReportConfig, RepsDecl, RunDecl, RunOrder, ServiceDecl, SourceDecl, SweepDecl, TemplateDecl,
+    Until, AUTO_PORT, DEFAULT_RACE_MIN, PORT_NAME,
 };
-pub use topology::Topology;
 pub use validate_services::CLIENT_PROCESS;
 pub use variant_name::VariantName;
 

@@ -8,11 +8,11 @@ use super::engine::Engine;
 use super::engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride};
 use super::param_value::{Param, ParamValue};
 use super::quantity_decl::QuantityTerm;
-use super::report_config::ReportConfig;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::{
-    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder, PORT_NAME,
+    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, MetricsDecl, ReportConfig, RepsDecl, RunDecl, RunOrder,
+    PORT_NAME,
 };
 use super::validate_services::CLIENT_PROCESS;
 use super::{MAX_ABLATION_GROUPS, MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
