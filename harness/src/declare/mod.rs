@@ -20,10 +20,7 @@ mod sweep;
 mod sweep_decl;
 mod unused_params;
 mod validate;
-mod validate_build;
-mod validate_param_helpers;
 mod validate_services;
-mod validate_sources;
 mod validate_topology;
 mod variant_name;
 
@@ -82,8 +79,8 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     let engine = read_profile(&find_profile(&source, &decl.engine.profile)?, &source, &decl.engine)?;
     let tables = param_tables::ParamTables::split(&source, &decl.params)?;
     let params = validate::params(&source, &tables.values, &decl.run.unset)?;
-    validate_param_helpers::derived(&source, &tables.derived, &params)?;
-    validate_param_helpers::constraints(&source, &decl.constraints, &params, &tables.derived)?;
+    validate::derived(&source, &tables.derived, &params)?;
+    validate::constraints(&source, &decl.constraints, &params, &tables.derived)?;
     declared_env_names(&source, &decl, &tables.maps)?;
     // Templates, expressions and analysis may also name derived params (their values are known per setting).
     let named: Vec<Param> = params.iter().cloned().chain(tables.derived.iter().map(DerivedParam::as_named)).collect();
@@ -99,14 +96,14 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate_services::services(&source, &decl.run, &named, !engine.pre_run.is_empty())?;
     validate_services::metric_processes(&source, &decl.metrics, &decl.run)?;
     validate::run_templates(&source, &decl.run, &named, &decl.inputs, engine.launcher)?;
-    validate_build::build(&source, &decl.build, &engine, &named)?;
+    validate::build(&source, &decl.build, &engine, &named)?;
     validate_topology::topology(&source, &engine, &params)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &named)?;
     validate::baseline(&source, &decl.analysis, &decl.metrics, &params)?;
     validate::report(&source, &decl.report, &decl.metrics, &params)?;
     validate::ablation(&source, decl.ablation.as_ref())?;
     validate::plan_size(&source, &params, &decl.zip, &decl.reps, decl.ablation.as_ref())?;
-    validate_sources::ablation_sources(&source, decl.ablation.as_ref())?;
+    validate::ablation_sources(&source, decl.ablation.as_ref())?;
     let mut sweep = Sweep {
         name: decl.name.clone(),
         engine,
