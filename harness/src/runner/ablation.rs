@@ -46,46 +46,36 @@ impl<'a> Ablation<'a> {
     pub fn new(sweep: &'a Sweep, isolation: Option<Isolation>) -> Result<Option<Ablation<'a>>, RunnerError> {
         let Some(decl) = &sweep.decl.ablation else { return Ok(None) };
         let sweep_dir = sweep.file().parent().unwrap_or(Path::new("."));
-        let targets = decl
-            .templates
-            .iter()
-            .enumerate()
-            .map(|(index, template)| {
-                let path = sweep_dir.join(&template.template);
-                if !path.is_file() {
-                    let key = format!("ablation.templates[{index}].template");
-                    return Err(RunnerError::Spec(
-                        sweep.source.error_at(&key, format!("template `{}` does not exist", path.display())),
-                    ));
-                }
-                let target = variants::resolve_target(&sweep.engine.tree, Path::new(&template.target))?;
-                let relative = target
-                    .strip_prefix(sweep.engine.tree.canonicalize().unwrap_or_default())
-                    .unwrap_or(&target)
-                    .to_path_buf();
-                Ok(TemplateTarget::read(std::path::absolute(&path).unwrap_or(path), relative)?)
-            })
-            .chain(decl.sources.iter().enumerate().map(|(index, source)| derived_target(sweep, index, source)))
-            .collect::<Result<Vec<_>, _>>()?;
-        if decl.groups.is_empty() {
-            return Err(RunnerError::Spec(
-                sweep
-                    .source
-                    .error_at("ablation.groups", "no groups: name the instruction groups the templates can remove"),
-            ));
-        }
-        for (index, group) in decl.groups.iter().enumerate() {
-            // A group no template can remove would have variants that measure nothing.
-            if !targets.iter().any(|target| target.mentions(group)) {
-                let message =
-                    format!("group `{group}` has no selector in a source and no template mentions `ablate.{group}`");
-                return Err(RunnerError::Spec(sweep.source.error_at(&format!("ablation.groups[{index}]"), message)));
+        let error_at = |key: &str, message: String| RunnerError::Spec(sweep.source.error_at(key, message));
+        let templates = decl.templates.iter().enumerate().map(|(index, template)| {
+            let path = sweep_dir.join(&template.template);
+            if !path.is_file() {
+                let key = format!("ablation.templates[{index}].template");
+                return Err(error_at(&key, format!("template `{}` does not exist", path.display())));
             }
+            let target = variants::resolve_target(&sweep.engine.tree, Path::new(&template.target))?;
+            let tree = sweep.engine.tree.canonicalize().unwrap_or_default();
+            let relative = target.strip_prefix(tree).unwrap_or(&target).to_path_buf();
+            Ok(TemplateTarget::read(std::path::absolute(&path).unwrap_or(path), relative)?)
+        });
+        let sources = decl.sources.iter().enumerate().map(|(index, source)| derived_target(sweep, index, source));
+        let targets = templates.chain(sources).collect::<Result<Vec<_>, _>>()?;
+        if decl.groups.is_empty() {
+            let message = "no groups: name the instruction groups the templates can remove";
+            return Err(error_at("ablation.groups", message.to_string()));
+        }
+        // A group no template can remove would have variants that measure nothing.
+        let unremoved = decl.groups.iter().position(|group| !targets.iter().any(|target| target.mentions(group)));
+        if let Some(index) = unremoved {
+            let group = &decl.groups[index];
+            let message =
+                format!("group `{group}` has no selector in a source and no template mentions `ablate.{group}`");
+            return Err(error_at(&format!("ablation.groups[{index}]"), message));
         }
         let isolation = isolation.unwrap_or(decl.isolation);
         if isolation == Isolation::InPlace && sweep.builds_per_setting() {
             let message = "in-place isolation builds in the tree itself; build-time params need `isolation = \"copy\"`";
-            return Err(RunnerError::Spec(sweep.source.error_at("ablation.isolation", message)));
+            return Err(error_at("ablation.isolation", message.to_string()));
         }
         let variants = design_variants(&decl.groups, decl.design);
         Ok(Some(Ablation { sweep, decl, isolation, targets, variants }))

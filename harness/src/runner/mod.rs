@@ -229,12 +229,6 @@ pub fn check_resume(sweep: &Sweep, csv: &Path) -> Result<Sidecar, RunnerError> {
     Ok(Sidecar::read(&paths.sidecar)?)
 }
 
-/// The planned runs still to run: those not recorded, and (unless `--no-retry-failed`) those whose every
-/// recorded attempt failed.
-pub fn runs_to_do(runs: &[PlannedRun], recorded: &RecordedAttempts, options: &RunOptions) -> Vec<PlannedRun> {
-    runs.iter().filter(|run| recorded.needs_run(&planned_key(run), !options.keep_failed)).copied().collect()
-}
-
 /// The resume key a planned run will have once recorded.
 pub fn planned_key(run: &PlannedRun) -> RunKey {
     RunKey { setting: run.setting, rep: run.rep, warmup: run.warmup }
