@@ -322,13 +322,6 @@ pub struct SourceDecl {
     pub groups: BTreeMap<String, Selector>,
 }
 
-impl SourceDecl {
-    /// The groups and their selectors, as the template derivation takes them.
-    pub fn selectors(&self) -> Vec<(String, Selector)> {
-        self.groups.iter().map(|(group, selector)| (group.clone(), selector.clone())).collect()
-    }
-}
-
 /// A process started before the run's main process, in its own process group and with its own log,
 /// and stopped (SIGTERM, grace, SIGKILL) once the main process ends. Every text is a template over
 /// the run's context, like `[run]`.

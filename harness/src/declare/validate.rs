@@ -919,9 +919,7 @@ pub fn report(
 ) -> Result<(), SpecError> {
     let Some(pivot) = &report.pivot else { return Ok(()) };
     for (field, name) in [("rows", &pivot.rows), ("columns", &pivot.columns)] {
-        if !params.iter().any(|param| param.name == *name) {
-            return Err(source.error_at(&format!("report.pivot.{field}"), format!("unknown parameter `{name}`")));
-        }
+        param_named(source, &format!("report.pivot.{field}"), params, name, "")?;
     }
     if pivot.rows == pivot.columns {
         return Err(source.error_at("report.pivot.columns", format!("`{}` is already the rows", pivot.columns)));

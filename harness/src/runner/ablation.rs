@@ -125,17 +125,16 @@ impl<'a> Ablation<'a> {
 /// The template of a declared source, derived from its current text; a selector that picks nothing or
 /// overlaps another is reported at its key in the declaration.
 fn derived_target(sweep: &Sweep, index: usize, source: &SourceDecl) -> Result<TemplateTarget, RunnerError> {
-    TemplateTarget::derive(&sweep.engine.tree, Path::new(&source.target), &source.selectors()).map_err(|error| {
-        match error {
-            VariantError::Selector { file, reason } => {
-                let key = match reason.group() {
-                    Some(group) => format!("ablation.sources[{index}].groups.{group}"),
-                    None => format!("ablation.sources[{index}].target"),
-                };
-                RunnerError::Spec(sweep.source.error_at(&key, format!("{}: {reason}", file.display())))
-            }
-            other => other.into(),
+    let groups: Vec<_> = source.groups.clone().into_iter().collect();
+    TemplateTarget::derive(&sweep.engine.tree, Path::new(&source.target), &groups).map_err(|error| match error {
+        VariantError::Selector { file, reason } => {
+            let key = match reason.group() {
+                Some(group) => format!("ablation.sources[{index}].groups.{group}"),
+                None => format!("ablation.sources[{index}].target"),
+            };
+            RunnerError::Spec(sweep.source.error_at(&key, format!("{}: {reason}", file.display())))
         }
+        other => other.into(),
     })
 }
 
