@@ -194,7 +194,14 @@ pub fn repeated_values(source: &SourceFile, params: &[Param], zip: &[Vec<String>
     for (key, members) in lone.chain(zipped) {
         let points: Vec<Vec<&ParamValue>> =
             (0..members[0].values.len()).map(|i| members.iter().map(|p| &p.values[i]).collect()).collect();
-        let Some((earlier, repeated)) = first_repeat(&points) else { continue };
+        // The first point that prints like an earlier one, with that earlier point. Linear: a list of
+        // 100,000 values is checked in milliseconds.
+        let mut seen: HashMap<Vec<String>, usize> = HashMap::with_capacity(points.len());
+        let repeat = points.iter().enumerate().find_map(|(i, point)| {
+            let printed = point.iter().map(|value| value.to_string()).collect();
+            seen.insert(printed, i).map(|j| (points[j].as_slice(), point.as_slice()))
+        });
+        let Some((earlier, repeated)) = repeat else { continue };
         // A lone param's point shows as its value, a zip group's as `name=value` pairs.
         let shown = |point: &[&ParamValue], show: fn(&ParamValue) -> String| match point {
             [value] => show(value),
@@ -212,16 +219,6 @@ pub fn repeated_values(source: &SourceFile, params: &[Param], zip: &[Vec<String>
         return Err(source.error_at(&key, message));
     }
     Ok(())
-}
-
-/// The first point that prints like an earlier one, with that earlier point. Linear: a list of 100,000
-/// values is checked in milliseconds.
-fn first_repeat<'a>(points: &'a [Vec<&'a ParamValue>]) -> Option<(&'a [&'a ParamValue], &'a [&'a ParamValue])> {
-    let mut seen: HashMap<Vec<String>, usize> = HashMap::with_capacity(points.len());
-    points.iter().enumerate().find_map(|(i, point)| {
-        let printed = point.iter().map(|value| value.to_string()).collect();
-        seen.insert(printed, i).map(|j| (points[j].as_slice(), point.as_slice()))
-    })
 }
 
 pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {
