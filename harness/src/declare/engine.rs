@@ -1,16 +1,18 @@
-//! An engine profile resolved against the file system: absolute paths, overrides applied.
+//! An engine profile resolved against the file system: absolute paths, overrides applied; and its
+//! `Topology`: the rank count and MPI hostfile of a run when a sweep templates them over params
+//! (`[engine] ranks = "{{nodes}}"`, `hostfile = "hosts/{{nodes}}.txt"`), rendered per setting.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
 
 use super::engine_profile::{LauncherKind, ResultLine};
 use super::near_name::near_name;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::topology::Topology;
 use crate::template::{Template, TemplateError};
 
 /// Everything the later stages need to build, launch and read the engine.
@@ -91,4 +93,63 @@ fn near_file(path: &Path) -> Option<String> {
     let names: Vec<String> =
         std::fs::read_dir(dir).ok()?.filter_map(|entry| entry.ok()?.file_name().into_string().ok()).collect();
     near_name(name, names.iter().map(String::as_str)).map(|near| dir.join(near).display().to_string())
+}
+
+/// Templates of the topology; `None` fields take the profile's fixed value.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Topology {
+    pub ranks: Option<Template>,
+    pub hostfile: Option<Template>,
+    /// The sweep file's folder: a rendered hostfile is relative to it.
+    pub sweep_dir: PathBuf,
+}
+
+impl Topology {
+    pub fn is_templated(&self) -> bool {
+        self.ranks.is_some() || self.hostfile.is_some()
+    }
+
+    /// The rank count for `params`, if templated: a whole number from 1 to `max`, or the reason it is not.
+    pub fn ranks_for(&self, params: &Map<String, Value>, max: u32) -> Option<Result<u32, String>> {
+        let text = self.ranks.as_ref()?;
+        Some(text.render(params).map_err(|error| error.to_string()).and_then(|rendered| {
+            rendered
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=max).contains(n))
+                .ok_or_else(|| format!("`{text}` rendered to `{rendered}`, not a rank count from 1 to {max}"))
+        }))
+    }
+
+    /// The hostfile for `params`, if templated.
+    pub fn hostfile_for(&self, params: &Map<String, Value>) -> Option<Result<PathBuf, String>> {
+        let text = self.hostfile.as_ref()?;
+        Some(text.render(params).map(|file| self.sweep_dir.join(file)).map_err(|error| error.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(nodes: i64) -> Map<String, Value> {
+        [("nodes".to_string(), Value::from(nodes))].into_iter().collect()
+    }
+
+    #[test]
+    fn ranks_render_per_setting_and_must_be_a_count() {
+        let topology = Topology { ranks: Template::parse("{{nodes}}").ok(), ..Topology::default() };
+        assert_eq!(topology.ranks_for(&params(4), 8), Some(Ok(4)));
+        assert!(topology.ranks_for(&params(0), 8).unwrap().unwrap_err().contains("rendered to `0`"));
+        assert!(topology.ranks_for(&params(9), 8).unwrap().is_err());
+        assert_eq!(Topology::default().ranks_for(&params(4), 8), None);
+    }
+
+    #[test]
+    fn a_hostfile_is_relative_to_the_sweep() {
+        let hostfile = Template::parse("hosts/{{nodes}}.txt").ok();
+        let topology = Topology { hostfile, sweep_dir: "/s".into(), ..Default::default() };
+        assert_eq!(topology.hostfile_for(&params(2)), Some(Ok(PathBuf::from("/s/hosts/2.txt"))));
+    }
 }

@@ -13,19 +13,14 @@ mod param_value;
 mod pattern;
 mod quantity_decl;
 mod ready_decl;
-mod report_config;
 mod selector;
 mod source_file;
 mod spec_error;
 mod sweep;
 mod sweep_decl;
-mod topology;
 mod unused_params;
 mod validate;
-mod validate_build;
-mod validate_param_helpers;
 mod validate_services;
-mod validate_sources;
 mod validate_topology;
 mod variant_name;
 
@@ -38,24 +33,22 @@ pub use analysis_config::{
     DEFAULT_ALPHA,
 };
 pub use check::{Check, CheckTest};
-pub use engine::Engine;
+pub use engine::{Engine, Topology};
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride, ResultLine};
 pub use param_tables::{DerivedParam, ValueMap};
 pub use param_value::{Param, ParamValue};
 pub use pattern::Pattern;
 pub use quantity_decl::{Quantity, QuantityDecl, QuantityTerm};
 pub use ready_decl::{ReadyDecl, ReadyRule, DEFAULT_READY_WITHIN};
-pub use report_config::{PivotConfig, ReportConfig};
 pub use selector::{LineBlock, Selector, SelectorError};
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError, SpecNote};
 pub use sweep::Sweep;
 pub use sweep_decl::{
-    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, Isolation, MetricsDecl, ProfileMetricsDecl,
-    RegexMetricDecl, RepsDecl, RunDecl, RunOrder, ServiceDecl, SourceDecl, SweepDecl, TemplateDecl, Until, AUTO_PORT,
-    DEFAULT_RACE_MIN, PORT_NAME,
+    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, Isolation, MetricsDecl, PivotConfig, ProfileMetricsDecl,
+    RegexMetricDecl, ReportConfig, RepsDecl, RunDecl, RunOrder, ServiceDecl, SourceDecl, SweepDecl, TemplateDecl,
+    Until, AUTO_PORT, DEFAULT_RACE_MIN, PORT_NAME,
 };
-pub use topology::Topology;
 pub use validate_services::CLIENT_PROCESS;
 pub use variant_name::VariantName;
 
@@ -86,8 +79,8 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     let engine = read_profile(&find_profile(&source, &decl.engine.profile)?, &source, &decl.engine)?;
     let tables = param_tables::ParamTables::split(&source, &decl.params)?;
     let params = validate::params(&source, &tables.values, &decl.run.unset)?;
-    validate_param_helpers::derived(&source, &tables.derived, &params)?;
-    validate_param_helpers::constraints(&source, &decl.constraints, &params, &tables.derived)?;
+    validate::derived(&source, &tables.derived, &params)?;
+    validate::constraints(&source, &decl.constraints, &params, &tables.derived)?;
     declared_env_names(&source, &decl, &tables.maps)?;
     // Templates, expressions and analysis may also name derived params (their values are known per setting).
     let named: Vec<Param> = params.iter().cloned().chain(tables.derived.iter().map(DerivedParam::as_named)).collect();
@@ -103,14 +96,14 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate_services::services(&source, &decl.run, &named, !engine.pre_run.is_empty())?;
     validate_services::metric_processes(&source, &decl.metrics, &decl.run)?;
     validate::run_templates(&source, &decl.run, &named, &decl.inputs, engine.launcher)?;
-    validate_build::build(&source, &decl.build, &engine, &named)?;
+    validate::build(&source, &decl.build, &engine, &named)?;
     validate_topology::topology(&source, &engine, &params)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &named)?;
     validate::baseline(&source, &decl.analysis, &decl.metrics, &params)?;
     validate::report(&source, &decl.report, &decl.metrics, &params)?;
     validate::ablation(&source, decl.ablation.as_ref())?;
     validate::plan_size(&source, &params, &decl.zip, &decl.reps, decl.ablation.as_ref())?;
-    validate_sources::ablation_sources(&source, decl.ablation.as_ref())?;
+    validate::ablation_sources(&source, decl.ablation.as_ref())?;
     let mut sweep = Sweep {
         name: decl.name.clone(),
         engine,

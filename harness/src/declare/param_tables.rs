@@ -87,9 +87,3 @@ pub struct ValueMap {
     /// Value (as written, a string) -> what it adds: argv elements after `[run] args`, env over `[run] env`.
     pub values: Vec<(String, RunDecl)>,
 }
-
-impl ValueMap {
-    pub fn of(&self, value: &str) -> Option<&RunDecl> {
-        self.values.iter().find(|(name, _)| name == value).map(|(_, args)| args)
-    }
-}

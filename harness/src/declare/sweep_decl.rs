@@ -8,7 +8,6 @@ use super::analysis_config::AnalysisConfig;
 use super::engine_profile::EngineOverrides;
 use super::pattern::Pattern;
 use super::ready_decl::ReadyDecl;
-use super::report_config::ReportConfig;
 use super::selector::Selector;
 use crate::expression::Expression;
 use crate::template::Template;
@@ -262,6 +261,34 @@ pub struct SweepDecl {
     pub ablation: Option<AblationDecl>,
 }
 
+/// `[report]`: tables a sweep's summary adds to its verdicts.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pivot: Option<PivotConfig>,
+}
+
+impl ReportConfig {
+    /// Nothing declared (then nothing is recorded either, so older sidecars read back the same).
+    pub fn is_empty(&self) -> bool {
+        self.pivot.is_none()
+    }
+}
+
+/// A pivot table of per-setting means, one param down, one across, a metric in the cells:
+/// `pivot = { rows = "bytes", columns = "topology", value = "latency_ns" }`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PivotConfig {
+    /// The param whose values are the table's rows.
+    pub rows: String,
+    /// The param whose values are the table's columns.
+    pub columns: String,
+    /// The metric whose per-setting mean fills the cells.
+    pub value: String,
+}
+
 /// How the ablation groups expand into variants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -293,13 +320,6 @@ pub struct SourceDecl {
     pub target: String,
     /// Group name -> the selector of its blocks in `target` (a string, or `{ begin = '...', end = '...' }`).
     pub groups: BTreeMap<String, Selector>,
-}
-
-impl SourceDecl {
-    /// The groups and their selectors, as the template derivation takes them.
-    pub fn selectors(&self) -> Vec<(String, Selector)> {
-        self.groups.iter().map(|(group, selector)| (group.clone(), selector.clone())).collect()
-    }
 }
 
 /// A process started before the run's main process, in its own process group and with its own log,

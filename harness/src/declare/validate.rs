@@ -6,13 +6,14 @@ use super::analysis_config::AnalysisConfig;
 use super::check::{Check, CheckTest};
 use super::engine::Engine;
 use super::engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride};
+use super::param_tables::DerivedParam;
 use super::param_value::{Param, ParamValue};
 use super::quantity_decl::QuantityTerm;
-use super::report_config::ReportConfig;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::{
-    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, MetricsDecl, RepsDecl, RunDecl, RunOrder, PORT_NAME,
+    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, MetricsDecl, ReportConfig, RepsDecl, RunDecl, RunOrder,
+    PORT_NAME,
 };
 use super::validate_services::CLIENT_PROCESS;
 use super::{MAX_ABLATION_GROUPS, MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
@@ -83,6 +84,56 @@ fn param_named<'a>(
     params.iter().find(|param| param.name == name).ok_or_else(unknown)
 }
 
+/// Derived params are expressions over numeric params (a text or boolean param is refused here, never
+/// found at run time) and earlier derived params.
+pub fn derived(source: &SourceFile, derived: &[DerivedParam], params: &[Param]) -> Result<(), SpecError> {
+    for (index, param) in derived.iter().enumerate() {
+        let key = format!("params.derived.{}", param.name);
+        if RESERVED_NAMES.contains(&param.name.as_str()) || params.iter().any(|p| p.name == param.name) {
+            return Err(source.error_at(&key, format!("`{}` is already a parameter or a harness name", param.name)));
+        }
+        let earlier: Vec<&str> = derived[..index].iter().map(|d| d.name.as_str()).collect();
+        numeric_expression(source, &key, &param.expression, params, &earlier)?;
+    }
+    Ok(())
+}
+
+/// Each `where` constraint is a numeric expression over params and derived params.
+pub fn constraints(
+    source: &SourceFile,
+    constraints: &[Expression],
+    params: &[Param],
+    derived: &[DerivedParam],
+) -> Result<(), SpecError> {
+    let derived: Vec<&str> = derived.iter().map(|d| d.name.as_str()).collect();
+    for (index, expression) in constraints.iter().enumerate() {
+        numeric_expression(source, &format!("where[{index}]"), expression, params, &derived)?;
+    }
+    Ok(())
+}
+
+fn numeric_expression(
+    source: &SourceFile,
+    key: &str,
+    expression: &Expression,
+    params: &[Param],
+    derived: &[&str],
+) -> Result<(), SpecError> {
+    for name in expression.names() {
+        match params.iter().find(|param| param.name == *name) {
+            Some(param) if !param.values.iter().all(|value| value.as_f64().is_some()) => {
+                let message =
+                    format!("`{name}` is not numeric: expressions are over numbers (compare it in a value map)");
+                return Err(source.error_at(key, message));
+            }
+            Some(_) => {}
+            None if derived.contains(&name.as_str()) => {}
+            None => return Err(source.error_at(key, format!("unknown parameter `{name}` in `{expression}`"))),
+        }
+    }
+    Ok(())
+}
+
 /// Integers and floats are both numbers: `[1, 1.5]` is one numeric axis, `[512, "1024"]` is a typo.
 fn kind_of(value: &ParamValue) -> &'static str {
     match value {
@@ -143,7 +194,14 @@ pub fn repeated_values(source: &SourceFile, params: &[Param], zip: &[Vec<String>
     for (key, members) in lone.chain(zipped) {
         let points: Vec<Vec<&ParamValue>> =
             (0..members[0].values.len()).map(|i| members.iter().map(|p| &p.values[i]).collect()).collect();
-        let Some((earlier, repeated)) = first_repeat(&points) else { continue };
+        // The first point that prints like an earlier one, with that earlier point. Linear: a list of
+        // 100,000 values is checked in milliseconds.
+        let mut seen: HashMap<Vec<String>, usize> = HashMap::with_capacity(points.len());
+        let repeat = points.iter().enumerate().find_map(|(i, point)| {
+            let printed = point.iter().map(|value| value.to_string()).collect();
+            seen.insert(printed, i).map(|j| (points[j].as_slice(), point.as_slice()))
+        });
+        let Some((earlier, repeated)) = repeat else { continue };
         // A lone param's point shows as its value, a zip group's as `name=value` pairs.
         let shown = |point: &[&ParamValue], show: fn(&ParamValue) -> String| match point {
             [value] => show(value),
@@ -161,16 +219,6 @@ pub fn repeated_values(source: &SourceFile, params: &[Param], zip: &[Vec<String>
         return Err(source.error_at(&key, message));
     }
     Ok(())
-}
-
-/// The first point that prints like an earlier one, with that earlier point. Linear: a list of 100,000
-/// values is checked in milliseconds.
-fn first_repeat<'a>(points: &'a [Vec<&'a ParamValue>]) -> Option<(&'a [&'a ParamValue], &'a [&'a ParamValue])> {
-    let mut seen: HashMap<Vec<String>, usize> = HashMap::with_capacity(points.len());
-    points.iter().enumerate().find_map(|(i, point)| {
-        let printed = point.iter().map(|value| value.to_string()).collect();
-        seen.insert(printed, i).map(|j| (points[j].as_slice(), point.as_slice()))
-    })
 }
 
 pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {
@@ -234,6 +282,46 @@ pub fn ablation(source: &SourceFile, ablation: Option<&AblationDecl>) -> Result<
             "ablation.tolerance",
             format!("{tolerance} is not a finite share above 0 of the all-groups delta (e.g. 0.05)"),
         ));
+    }
+    Ok(())
+}
+
+/// `[ablation] sources`: the groups they name are declared, each declared group has a source or templates
+/// that may remove it, and no file gets two templates. Selectors themselves were parsed (and their regexes compiled) when the file was read; what they select
+/// is checked against the source when the ablation starts. Templates are checked for their groups then too.
+pub fn ablation_sources(source: &SourceFile, ablation: Option<&AblationDecl>) -> Result<(), SpecError> {
+    let Some(ablation) = ablation else { return Ok(()) };
+    if ablation.templates.is_empty() && ablation.sources.is_empty() {
+        return Err(source.error_at("ablation", "neither `sources` nor `templates`: nothing says where the groups are"));
+    }
+    for (index, decl) in ablation.sources.iter().enumerate() {
+        let key = format!("ablation.sources[{index}]");
+        if decl.groups.is_empty() {
+            return Err(source.error_at(&format!("{key}.groups"), "no groups: give each group a selector"));
+        }
+        if let Some(group) = decl.groups.keys().find(|group| !ablation.groups.contains(group)) {
+            return Err(source.error_at(
+                &format!("{key}.groups.{group}"),
+                format!("`{group}` is not a declared group (ablation.groups: {})", ablation.groups.join(", ")),
+            ));
+        }
+        let templated = ablation.templates.iter().any(|template| template.target == decl.target);
+        let repeated = ablation.sources[..index].iter().any(|earlier| earlier.target == decl.target);
+        if templated || repeated {
+            let target = &decl.target;
+            let message =
+                format!("`{target}` is already the target of another source or template: one file, one template");
+            return Err(source.error_at(&format!("{key}.target"), message));
+        }
+    }
+    if ablation.templates.is_empty() {
+        let uncovered = ablation.groups.iter().position(|g| !ablation.sources.iter().any(|s| s.groups.contains_key(g)));
+        if let Some(index) = uncovered {
+            return Err(source.error_at(
+                &format!("ablation.groups[{index}]"),
+                format!("group `{}` has a selector in no source: nothing would remove it", ablation.groups[index]),
+            ));
+        }
     }
     Ok(())
 }
@@ -390,10 +478,7 @@ pub fn checks(
         let key = |field: &str| format!("checks[{index}].{field}");
         let check = Check::of(source, index, decl)?;
         match &check.test {
-            CheckTest::Metric { metric, .. } if !is_metric(metrics, metric) => {
-                return Err(source.error_at(&key("metric"), unknown_metric(metrics, metric)));
-            }
-            CheckTest::Metric { .. } => {}
+            CheckTest::Metric { metric, .. } => metric_named(source, &key("metric"), metrics, metric)?,
             CheckTest::Expression { expr, equals } => {
                 expression_over(source, &key("expr"), expr, &known, None)?;
                 expression_over(source, &key("equals"), equals, &known, None)?;
@@ -430,9 +515,7 @@ pub fn analysis(
     metrics: &MetricsDecl,
     params: &[Param],
 ) -> Result<(), SpecError> {
-    if !is_metric(metrics, &analysis.primary) {
-        return Err(source.error_at("analysis.primary", unknown_metric(metrics, &analysis.primary)));
-    }
+    metric_named(source, "analysis.primary", metrics, &analysis.primary)?;
     if !(analysis.alpha > 0.0 && analysis.alpha < 0.5) {
         return Err(source.error_at("analysis.alpha", "must be between 0 and 0.5 (e.g. 0.05)"));
     }
@@ -440,9 +523,7 @@ pub fn analysis(
         return Err(source.error_at("analysis.negligible", "must be a share between 0 and 1 (e.g. 0.01 for 1%)"));
     }
     if let Some(control) = &analysis.control {
-        if !is_metric(metrics, control) {
-            return Err(source.error_at("analysis.control", unknown_metric(metrics, control)));
-        }
+        metric_named(source, "analysis.control", metrics, control)?;
         if *control == analysis.primary {
             let message = format!(
                 "`{control}` is the primary metric: the control is a metric no setting changes, which removes drift from the primary"
@@ -633,9 +714,16 @@ fn metric_names(metrics: &MetricsDecl) -> Vec<&str> {
     names.map(String::as_str).collect()
 }
 
-/// `unknown metric `tps` (declared: rows, prefill_tokens_per_s)`: a typo is fixed from the message.
-fn unknown_metric(metrics: &MetricsDecl, name: &str) -> String {
-    format!("unknown metric `{name}` (declared: {})", metric_names(metrics).join(", "))
+/// `name` is a declared metric, else an error at `key`: `unknown metric `tps` (declared: rows,
+/// prefill_tokens_per_s)`, so a typo is fixed from the message.
+fn metric_named(source: &SourceFile, key: &str, metrics: &MetricsDecl, name: &str) -> Result<(), SpecError> {
+    match is_metric(metrics, name) {
+        true => Ok(()),
+        false => {
+            Err(source
+                .error_at(key, format!("unknown metric `{name}` (declared: {})", metric_names(metrics).join(", "))))
+        }
+    }
 }
 
 /// Each `[metrics] result` key is one the engine's result line prints, when its profile documents them
@@ -767,6 +855,37 @@ pub(super) fn plain_variables(text: &str) -> Vec<&str> {
     found
 }
 
+/// Names a build template may use besides params.
+const BUILD_NAMES: &[&str] = &["tree", "build_dir"];
+
+/// The build command templates: the profile's `build` argv and the sweep's `[build]` may name only `tree`,
+/// `build_dir` and params (those params become build-time), without blocks, so which params a build
+/// depends on is known at load.
+pub fn build(source: &SourceFile, build: &RunDecl, engine: &Engine, params: &[Param]) -> Result<(), SpecError> {
+    if !build.is_empty() && engine.build.is_empty() {
+        return Err(source.error_at(
+            "build",
+            format!("the engine profile {} has no build command to append to", engine.profile.path.display()),
+        ));
+    }
+    let profile = engine.build.iter().enumerate().map(|(i, text)| (&engine.profile, format!("build[{i}]"), text));
+    let args = build.args.iter().enumerate().map(|(i, text)| (source, format!("build.args[{i}]"), text));
+    let env = build.env.iter().map(|(name, text)| (source, format!("build.env.{name}"), text));
+    for (file, key, template) in profile.chain(args).chain(env) {
+        let text = template.text();
+        if text.contains("{{#") || text.contains("{{~#") {
+            return Err(file.error_at(&key, "blocks are not allowed in a build template: name params plainly"));
+        }
+        let known = |name: &&str| BUILD_NAMES.contains(name) || params.iter().any(|param| param.name == *name);
+        if let Some(name) = plain_variables(text).into_iter().find(|name| !known(name)) {
+            let message =
+                format!("unknown build template variable `{name}` (a build sees only params, `tree` and `build_dir`)");
+            return Err(file.error_at(&key, message));
+        }
+    }
+    Ok(())
+}
+
 /// Longer than this is a sentence, not a unit symbol (`tok/s`, `GB/s`, `requests/s`).
 const LONGEST_UNIT: usize = 24;
 
@@ -797,9 +916,7 @@ pub fn report(
 ) -> Result<(), SpecError> {
     let Some(pivot) = &report.pivot else { return Ok(()) };
     for (field, name) in [("rows", &pivot.rows), ("columns", &pivot.columns)] {
-        if !params.iter().any(|param| param.name == *name) {
-            return Err(source.error_at(&format!("report.pivot.{field}"), format!("unknown parameter `{name}`")));
-        }
+        param_named(source, &format!("report.pivot.{field}"), params, name, "")?;
     }
     if pivot.rows == pivot.columns {
         return Err(source.error_at("report.pivot.columns", format!("`{}` is already the rows", pivot.columns)));

@@ -46,46 +46,36 @@ impl<'a> Ablation<'a> {
     pub fn new(sweep: &'a Sweep, isolation: Option<Isolation>) -> Result<Option<Ablation<'a>>, RunnerError> {
         let Some(decl) = &sweep.decl.ablation else { return Ok(None) };
         let sweep_dir = sweep.file().parent().unwrap_or(Path::new("."));
-        let targets = decl
-            .templates
-            .iter()
-            .enumerate()
-            .map(|(index, template)| {
-                let path = sweep_dir.join(&template.template);
-                if !path.is_file() {
-                    let key = format!("ablation.templates[{index}].template");
-                    return Err(RunnerError::Spec(
-                        sweep.source.error_at(&key, format!("template `{}` does not exist", path.display())),
-                    ));
-                }
-                let target = variants::resolve_target(&sweep.engine.tree, Path::new(&template.target))?;
-                let relative = target
-                    .strip_prefix(sweep.engine.tree.canonicalize().unwrap_or_default())
-                    .unwrap_or(&target)
-                    .to_path_buf();
-                Ok(TemplateTarget::read(std::path::absolute(&path).unwrap_or(path), relative)?)
-            })
-            .chain(decl.sources.iter().enumerate().map(|(index, source)| derived_target(sweep, index, source)))
-            .collect::<Result<Vec<_>, _>>()?;
-        if decl.groups.is_empty() {
-            return Err(RunnerError::Spec(
-                sweep
-                    .source
-                    .error_at("ablation.groups", "no groups: name the instruction groups the templates can remove"),
-            ));
-        }
-        for (index, group) in decl.groups.iter().enumerate() {
-            // A group no template can remove would have variants that measure nothing.
-            if !targets.iter().any(|target| target.mentions(group)) {
-                let message =
-                    format!("group `{group}` has no selector in a source and no template mentions `ablate.{group}`");
-                return Err(RunnerError::Spec(sweep.source.error_at(&format!("ablation.groups[{index}]"), message)));
+        let error_at = |key: &str, message: String| RunnerError::Spec(sweep.source.error_at(key, message));
+        let templates = decl.templates.iter().enumerate().map(|(index, template)| {
+            let path = sweep_dir.join(&template.template);
+            if !path.is_file() {
+                let key = format!("ablation.templates[{index}].template");
+                return Err(error_at(&key, format!("template `{}` does not exist", path.display())));
             }
+            let target = variants::resolve_target(&sweep.engine.tree, Path::new(&template.target))?;
+            let tree = sweep.engine.tree.canonicalize().unwrap_or_default();
+            let relative = target.strip_prefix(tree).unwrap_or(&target).to_path_buf();
+            Ok(TemplateTarget::read(std::path::absolute(&path).unwrap_or(path), relative)?)
+        });
+        let sources = decl.sources.iter().enumerate().map(|(index, source)| derived_target(sweep, index, source));
+        let targets = templates.chain(sources).collect::<Result<Vec<_>, _>>()?;
+        if decl.groups.is_empty() {
+            let message = "no groups: name the instruction groups the templates can remove";
+            return Err(error_at("ablation.groups", message.to_string()));
+        }
+        // A group no template can remove would have variants that measure nothing.
+        let unremoved = decl.groups.iter().position(|group| !targets.iter().any(|target| target.mentions(group)));
+        if let Some(index) = unremoved {
+            let group = &decl.groups[index];
+            let message =
+                format!("group `{group}` has no selector in a source and no template mentions `ablate.{group}`");
+            return Err(error_at(&format!("ablation.groups[{index}]"), message));
         }
         let isolation = isolation.unwrap_or(decl.isolation);
         if isolation == Isolation::InPlace && sweep.builds_per_setting() {
             let message = "in-place isolation builds in the tree itself; build-time params need `isolation = \"copy\"`";
-            return Err(RunnerError::Spec(sweep.source.error_at("ablation.isolation", message)));
+            return Err(error_at("ablation.isolation", message.to_string()));
         }
         let variants = design_variants(&decl.groups, decl.design);
         Ok(Some(Ablation { sweep, decl, isolation, targets, variants }))
@@ -135,17 +125,16 @@ impl<'a> Ablation<'a> {
 /// The template of a declared source, derived from its current text; a selector that picks nothing or
 /// overlaps another is reported at its key in the declaration.
 fn derived_target(sweep: &Sweep, index: usize, source: &SourceDecl) -> Result<TemplateTarget, RunnerError> {
-    TemplateTarget::derive(&sweep.engine.tree, Path::new(&source.target), &source.selectors()).map_err(|error| {
-        match error {
-            VariantError::Selector { file, reason } => {
-                let key = match reason.group() {
-                    Some(group) => format!("ablation.sources[{index}].groups.{group}"),
-                    None => format!("ablation.sources[{index}].target"),
-                };
-                RunnerError::Spec(sweep.source.error_at(&key, format!("{}: {reason}", file.display())))
-            }
-            other => other.into(),
+    let groups: Vec<_> = source.groups.clone().into_iter().collect();
+    TemplateTarget::derive(&sweep.engine.tree, Path::new(&source.target), &groups).map_err(|error| match error {
+        VariantError::Selector { file, reason } => {
+            let key = match reason.group() {
+                Some(group) => format!("ablation.sources[{index}].groups.{group}"),
+                None => format!("ablation.sources[{index}].target"),
+            };
+            RunnerError::Spec(sweep.source.error_at(&key, format!("{}: {reason}", file.display())))
         }
+        other => other.into(),
     })
 }
 
@@ -179,13 +168,7 @@ pub fn run_ablation(
     let paths = result_paths(ablation.sweep, options, false)?;
     let context = Context { sweep: ablation.sweep, options, paths, origin, events };
     match ablation.isolation {
-        Isolation::Copy => {
-            let sources = CopySources {
-                exclude: ablation.decl.exclude.clone(),
-                render: Box::new(|setting: &Setting| ablation.render(setting)),
-            };
-            run_copies(&sources, &plan, &context, jobs)
-        }
+        Isolation::Copy => run_copies(Some(ablation), &plan, &context, jobs),
         Isolation::InPlace => run_in_place(ablation, &plan, &context),
     }
 }
@@ -195,18 +178,6 @@ fn toolchain_id(origin: &Origin) -> String {
     let versions = origin.provenance.toolchain.iter().map(|(name, version)| format!("{name}: {version}"));
     versions.collect::<Vec<_>>().join("\n")
 }
-
-/// What each setting's copy of the engine tree holds: the kernel sources an ablation renders into it
-/// (none for a sweep whose only difference is its build-time params), and what is not copied.
-pub(super) struct CopySources<'a> {
-    /// Top-level entries of the tree not copied (build outputs).
-    pub(super) exclude: Vec<String>,
-    /// The files rendered into one setting's copy.
-    pub(super) render: Box<RenderSetting<'a>>,
-}
-
-/// Renders the files of one setting's copy.
-type RenderSetting<'a> = dyn Fn(&Setting) -> Result<Vec<RenderedFile>, RunnerError> + 'a;
 
 /// One build per distinct rendering and tuple of build-time values, keyed by content, so settings that
 /// render alike share it.
@@ -218,8 +189,11 @@ struct Builds {
     claims: Vec<rebuild::EntryClaim>,
 }
 
+/// What each setting's copy of the engine tree holds: the kernel sources `ablation` renders into it (none
+/// for a sweep whose only difference is its build-time params); top-level entries of the tree not copied
+/// (build outputs): the ablation's `exclude`, else the tree's own build dir.
 fn copy_builds(
-    sources: &CopySources<'_>,
+    ablation: Option<&Ablation<'_>>,
     plan: &Plan,
     cache: &BuildCache,
     context: &Context<'_>,
@@ -227,12 +201,13 @@ fn copy_builds(
     let sweep = context.sweep;
     let engine = &sweep.engine;
     let toolchain = toolchain_id(&context.origin);
-    let fingerprint = variants::tree_fingerprint(&engine.tree, &sources.exclude)?;
+    let exclude = ablation.map_or_else(|| build_outputs(sweep), |ablation| ablation.decl.exclude.clone());
+    let fingerprint = variants::tree_fingerprint(&engine.tree, &exclude)?;
     // Each setting's key; each distinct key once, with the first setting that has it and its files.
     let mut keys = Vec::with_capacity(plan.settings.len());
     let mut distinct: Vec<(BuildKey, &Setting, Vec<RenderedFile>)> = Vec::new();
     for setting in &plan.settings {
-        let files = (sources.render)(setting)?;
+        let files = ablation.map_or_else(|| Ok(Vec::new()), |ablation| ablation.render(setting))?;
         let key_argv = SettingBuild::of(sweep, setting).key_argv().map_err(RunnerError::BuildCommand)?;
         let key = BuildKey::new(&files, &key_argv, &toolchain, &fingerprint);
         if !distinct.iter().any(|(known, ..)| *known == key) {
@@ -244,7 +219,7 @@ fn copy_builds(
     let mut entries: HashMap<BuildKey, rebuild::CachedBuild> = HashMap::new();
     let mut jobs = Vec::with_capacity(distinct.len());
     for (key, setting, files) in distinct {
-        let entry = cache.prepare(&key, &engine.tree, &files, &sources.exclude)?;
+        let entry = cache.prepare(&key, &engine.tree, &files, &exclude)?;
         let command = SettingBuild::of(sweep, setting);
         let argv = command.argv(&entry.tree, &entry.build).map_err(RunnerError::BuildCommand)?;
         let mut env = context.origin.base_env.overrides().to_vec();
@@ -295,7 +270,7 @@ fn build_name(setting: &Setting, sweep: &Sweep) -> String {
 /// Builds each distinct setting build in its own cached copy, in parallel, then runs every setting's
 /// runs interleaved.
 pub(super) fn run_copies(
-    sources: &CopySources<'_>,
+    ablation: Option<&Ablation<'_>>,
     plan: &Plan,
     context: &Context<'_>,
     jobs: usize,
@@ -304,7 +279,7 @@ pub(super) fn run_copies(
     // Held to the end: an in-place ablation must not render the tree while it is copied and measured.
     let _tree_lock = variants::TreeLock::acquire_shared(&sweep.engine.tree)?;
     let cache = BuildCache::new(cache_root(options, sweep));
-    let builds = copy_builds(sources, plan, &cache, context)?;
+    let builds = copy_builds(ablation, plan, &cache, context)?;
     preflight(sweep, plan, &builds.sites)?;
     let started = std::time::Instant::now();
     let progress = Progress::new(0);
@@ -491,9 +466,8 @@ pub fn run_build_time(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -
     let origin = Origin::gather(sweep, &plan.settings[0])?;
     let paths = result_paths(sweep, options, false)?;
     let context = Context { sweep, options, paths, origin, events };
-    let sources = CopySources { exclude: build_outputs(sweep), render: Box::new(|_| Ok(Vec::new())) };
     let jobs = std::thread::available_parallelism().map_or(1, usize::from);
-    Ok(run_copies(&sources, &plan, &context, jobs)?.runs)
+    Ok(run_copies(None, &plan, &context, jobs)?.runs)
 }
 
 /// The tree's own build dir is not copied: each copy builds into its own.

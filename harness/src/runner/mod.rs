@@ -11,7 +11,6 @@ mod progress;
 mod runner_error;
 mod session;
 mod setting_build;
-mod setup_env;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -25,7 +24,6 @@ pub use progress::Progress;
 pub use runner_error::RunnerError;
 use session::Session;
 pub use session::{run_dir_name, Tally};
-pub use setup_env::capture_setup_env;
 
 use crate::declare::{CheckTest, Race, Sweep};
 use crate::launch::RunEvents;
@@ -229,12 +227,6 @@ pub fn check_resume(sweep: &Sweep, csv: &Path) -> Result<Sidecar, RunnerError> {
         }
     }
     Ok(Sidecar::read(&paths.sidecar)?)
-}
-
-/// The planned runs still to run: those not recorded, and (unless `--no-retry-failed`) those whose every
-/// recorded attempt failed.
-pub fn runs_to_do(runs: &[PlannedRun], recorded: &RecordedAttempts, options: &RunOptions) -> Vec<PlannedRun> {
-    runs.iter().filter(|run| recorded.needs_run(run, !options.keep_failed)).copied().collect()
 }
 
 /// A short content hash of the engine binary, so rows say exactly which build produced them.

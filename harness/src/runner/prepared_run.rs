@@ -147,7 +147,7 @@ fn apply_value_maps(
         else {
             continue;
         };
-        let Some(adds) = map.of(value) else { continue };
+        let Some((_, adds)) = map.values.iter().find(|(name, _)| name == value) else { continue };
         let key = format!("params.{}.{value}", map.param);
         let render = |template: &Template| {
             template.render(context).map_err(|error| sweep.source.error_at(&key, error.to_string()))

@@ -10,7 +10,7 @@ use super::origin::SettingOrigins;
 use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
 use super::progress::Progress;
 use super::runner_error::RunnerError;
-use super::{runs_to_do, Context, SweepOutcome};
+use super::{Context, SweepOutcome};
 use crate::analyse::{SettingSummary, Verdicts};
 use crate::declare::{AnalysisConfig, Race, Sweep};
 use crate::extract::{self, RunLogs};
@@ -68,7 +68,9 @@ impl<'a> Session<'a> {
         recorded: RecordedAttempts,
         runs: &[PlannedRun],
     ) -> (Session<'a>, Vec<PlannedRun>) {
-        let todo = runs_to_do(runs, &recorded, context.options);
+        // Those not recorded, and (unless `--no-retry-failed`) those whose every recorded attempt failed.
+        let retry_failed = !context.options.keep_failed;
+        let todo: Vec<PlannedRun> = runs.iter().filter(|run| recorded.needs_run(run, retry_failed)).copied().collect();
         let progress = Progress::new(todo.len());
         let again = todo.iter().filter(|run| recorded.failed(run)).count();
         let done = plan.runs.len() - todo.len();

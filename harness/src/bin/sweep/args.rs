@@ -71,13 +71,6 @@ pub struct ExecutionArgs {
     pub keep_going: bool,
 }
 
-impl ExecutionArgs {
-    /// How many consecutive runs failing alike stop the sweep; `None` with `--keep-going`.
-    pub fn same_failures_limit(&self) -> Option<u32> {
-        (!self.keep_going).then_some(self.max_same_failures)
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The sweep declaration (TOML), or its name: `slices` is `sweeps/slices.toml`.

@@ -20,14 +20,13 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
     if let Some(out) = &args.html {
         crate::result_files::refuse_overwrite(out, "--html", args.force)?;
     }
-    let (comparison, (label_a, label_b), title) = match &args.within {
+    let (comparison, (label_a, label_b), title, units) = match &args.within {
         Some(csv) => within(&args, csv, labels)?,
         None => two_files(&args, labels)?,
     };
     if comparison.settings.is_empty() {
         return Err(CommandError::BadInput(format!("{title}: no setting is in both A and B: nothing to compare")));
     }
-    let units = recorded_units(args.within.as_deref().or(args.a.as_deref()));
     if args.json {
         let json = report::compare_json(&comparison, &label_a, &label_b, &units);
         stdout::print_line(&serde_json::to_string_pretty(&json).expect("JSON values serialize"));
@@ -69,7 +68,9 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
     Ok(exit_code::SUCCESS as u8)
 }
 
-type Labelled = (Comparison, (String, String), String);
+/// The comparison, its labels, its title and the metric units A's sweep declared (inferred from the names
+/// without a sidecar).
+type Labelled = (Comparison, (String, String), String, MetricUnits);
 
 /// Two CSVs of one grid.
 fn two_files(args: &CompareArgs, labels: Option<(String, String)>) -> Result<Labelled, CommandError> {
@@ -84,11 +85,13 @@ fn two_files(args: &CompareArgs, labels: Option<(String, String)>) -> Result<Lab
             b.columns.params.join(", ")
         )));
     }
-    let recorded = [recorded(path_a), recorded(path_b)];
+    let sidecars = [path_a, path_b].map(|csv| Sidecar::read(&ResultPaths::for_csv(csv).sidecar).ok());
+    let recorded = sidecars.each_ref().map(|sidecar| sidecar.as_ref().map(|s| s.sweep.analysis.clone()));
     let config = compare_config(args, &recorded, [(&a, path_a), (&b, path_b)])?;
     let comparison = compare::compare(&a.runs(), &b.runs(), &config);
-    let labels = labels.unwrap_or_else(|| toolchain_labels(path_a, path_b));
-    Ok((comparison, labels, format!("{} vs {}", path_a.display(), path_b.display())))
+    let units = sidecars[0].as_ref().map(MetricUnits::recorded).unwrap_or_default();
+    let labels = labels.unwrap_or_else(|| toolchain_labels(&sidecars, path_a, path_b));
+    Ok((comparison, labels, format!("{} vs {}", path_a.display(), path_b.display()), units))
 }
 
 /// Two values of `--by` inside one sweep, paired by round when it was interleaved.
@@ -117,7 +120,7 @@ fn within(args: &CompareArgs, csv: &Path, labels: Option<(String, String)>) -> R
     let blocks = sidecar.sweep.reps.order == RunOrder::Interleaved;
     let comparison = compare::compare_within(&table.runs(), by, [a, b], &config, blocks);
     let labels = labels.unwrap_or_else(|| (format!("{by}={a}"), format!("{by}={b}")));
-    Ok((comparison, labels, format!("{} by {by}", csv.display())))
+    Ok((comparison, labels, format!("{} by {by}", csv.display()), MetricUnits::recorded(&sidecar)))
 }
 
 /// The values of a parameter that have runs, in declared order (else first-seen order).
@@ -133,16 +136,6 @@ fn by_values(table: &RunTable, sidecar: &Sidecar, by: &str) -> Vec<String> {
         }
     }
     values
-}
-
-/// The metric units the sweep of `csv` declared (inferred from the names without a sidecar).
-fn recorded_units(csv: Option<&Path>) -> MetricUnits {
-    let sidecar = csv.and_then(|csv| Sidecar::read(&ResultPaths::for_csv(csv).sidecar).ok());
-    sidecar.as_ref().map(MetricUnits::recorded).unwrap_or_default()
-}
-
-fn recorded(csv: &Path) -> Option<AnalysisConfig> {
-    summary::recorded_analysis(&ResultPaths::for_csv(csv)).ok()
 }
 
 /// Metric, direction and control from the flags, else from the sidecars (the sweep's primary metric
@@ -224,10 +217,9 @@ fn given_labels(labels: Option<&str>) -> Result<Option<(String, String)>, Comman
 
 /// The first toolchain whose recorded version differs between the two sidecars (the usual reason to
 /// compare, e.g. `cann: 8.0.0` vs `cann: 9.0.0`), else file stems.
-fn toolchain_labels(a: &Path, b: &Path) -> (String, String) {
-    let toolchain =
-        |csv: &Path| Sidecar::read(&ResultPaths::for_csv(csv).sidecar).ok().map(|sidecar| sidecar.provenance.toolchain);
-    let differing = toolchain(a).zip(toolchain(b)).and_then(|(a, b)| {
+fn toolchain_labels(sidecars: &[Option<Sidecar>; 2], a: &Path, b: &Path) -> (String, String) {
+    let [toolchain_a, toolchain_b] = sidecars.each_ref().map(|s| s.as_ref().map(|s| &s.provenance.toolchain));
+    let differing = toolchain_a.zip(toolchain_b).and_then(|(a, b)| {
         a.iter().find_map(|(name, version)| {
             b.get(name)
                 .filter(|other| *other != version)

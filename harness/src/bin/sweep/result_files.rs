@@ -7,34 +7,29 @@ use sweep::record::{OutputMark, ResultPaths, Sidecar};
 
 use crate::exit_status::CommandError;
 
-/// The derived files of one result, and whether files that are not its own may be replaced.
+/// The derived files of one result, and its sidecar (if it reads).
 pub struct ResultFiles {
+    pub sidecar: Option<Sidecar>,
     mark: Option<OutputMark>,
-    force: bool,
 }
 
 impl ResultFiles {
-    /// The files of the result whose sidecar is `sidecar` (unmarked without one).
-    pub fn new(sidecar: Option<&Sidecar>, force: bool) -> ResultFiles {
-        ResultFiles { mark: sidecar.map(|sidecar| OutputMark::of(&sidecar.fingerprint())), force }
-    }
-
-    /// Refuses (exit 2) before anything is written when a summary, page, plot or analysis of `paths`
-    /// exists and is not this sweep's.
-    pub fn check(&self, paths: &ResultPaths) -> Result<(), CommandError> {
-        if self.force {
-            return Ok(());
-        }
+    /// The files of the result at `paths`, marked as its sidecar's sweep (unmarked without one). Refuses
+    /// (exit 2) before anything is written when a summary, page, plot or analysis of `paths` exists and is
+    /// not this sweep's.
+    pub fn open(paths: &ResultPaths, force: bool) -> Result<ResultFiles, CommandError> {
+        let sidecar = Sidecar::read(&paths.sidecar).ok();
+        let files = ResultFiles { mark: sidecar.as_ref().map(|s| OutputMark::of(&s.fingerprint())), sidecar };
         let outputs = [&paths.summary, &paths.html, &paths.analysis, &paths.plot];
-        let refusal = |path: &&std::path::PathBuf| match &self.mark {
+        let refusal = |path: &&std::path::PathBuf| match &files.mark {
             Some(mark) => mark.replace_refusal(path),
             None => path.symlink_metadata().is_ok().then(|| format!("{} exists", path.display())),
         };
-        match outputs.iter().find_map(refusal) {
+        match outputs.iter().find_map(refusal).filter(|_| !force) {
             Some(reason) => {
                 Err(CommandError::BadInput(format!("{reason}: sweep does not overwrite it (--force replaces it)")))
             }
-            None => Ok(()),
+            None => Ok(files),
         }
     }
 

@@ -23,8 +23,8 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     if let Some(csv) = &args.resume {
         // Before anything is read from it or written: the CSV must be this sweep's, and so must every
         // summary, page and plot the resumed sweep will write again beside it.
-        let sidecar = runner::check_resume(&sweep, csv)?;
-        ResultFiles::new(Some(&sidecar), args.execution.force).check(&ResultPaths::for_csv(csv))?;
+        runner::check_resume(&sweep, csv)?;
+        ResultFiles::open(&ResultPaths::for_csv(csv), args.execution.force)?;
     }
     let options = run_options(&args, &sweep)?;
     restore_if_interrupted(&sweep.engine.tree)?;
@@ -106,7 +106,7 @@ pub fn execution_options(execution: &ExecutionArgs) -> Result<RunOptions, Comman
         results_dir: execution.results_dir.clone(),
         build: true,
         command_line: std::env::args().collect(),
-        same_failures_limit: execution.same_failures_limit(),
+        same_failures_limit: (!execution.keep_going).then_some(execution.max_same_failures),
         ..RunOptions::default()
     })
 }

@@ -9,11 +9,6 @@ use sweep::declare::AblationDecl;
 use sweep::record::{RecordError, ResultPaths, RunTable, Sidecar};
 use sweep::report::{self, ReportContext, SweepReport};
 
-/// The analysis questions recorded in a result's sidecar.
-pub fn recorded_analysis(paths: &ResultPaths) -> Result<AnalysisConfig, CommandError> {
-    Ok(Sidecar::read(&paths.sidecar)?.sweep.analysis)
-}
-
 /// Analyses `table` (the CSV at `paths.csv`), writes the summary, `analysis.json`, plot and page (replacing
 /// only files of this sweep unless `force`), and returns the summary as the terminal shows it, with the
 /// analysis.
@@ -25,20 +20,19 @@ pub fn write_run_summary(
     title: &str,
     force: bool,
 ) -> Result<(String, analyse::SweepAnalysis), CommandError> {
-    let sidecar = Sidecar::read(&paths.sidecar).ok();
-    let files = ResultFiles::new(sidecar.as_ref(), force);
-    files.check(paths)?;
-    let declared = sidecar.as_ref().map(|s| s.params.clone()).unwrap_or_default();
-    let config = &config.racing(sidecar.as_ref().and_then(|s| s.race));
+    let files = ResultFiles::open(paths, force)?;
+    let sidecar = files.sidecar.as_ref();
+    let declared = sidecar.map(|s| s.params.clone()).unwrap_or_default();
+    let config = &config.racing(sidecar.and_then(|s| s.race));
     // Summarised first, so that only the columns the rest reads run by run stay in memory.
     let settings = analyse::SettingSummary::summarise_table(table);
     table.retain_metrics(&analyse::metrics_read_per_run(config));
     let analysis = analyse::analyse_summarised(&table.runs(), settings, config, rounds_are_blocks, &declared);
-    let context = ReportContext::recorded(sidecar.as_ref(), &paths.csv, table.retried());
+    let context = ReportContext::recorded(sidecar, &paths.csv, table.retried());
     let report = SweepReport { analysis: &analysis, config, context: &context, title };
     let document = report.document();
     files.save(&paths.summary, &report::markdown(&document))?;
-    files.save(&paths.html, &report::html_page(&document, sidecar.as_ref()))?;
+    files.save(&paths.html, &report::html_page(&document, sidecar))?;
     let json = serde_json::to_string_pretty(&report::analysis_json(&report)).expect("JSON values serialize");
     files.save(&paths.analysis, &json)?;
     if let Some(svg) = report::sweep_plot_svg(&report) {
@@ -58,14 +52,6 @@ pub fn sweep_checks_failed(analysis: &analyse::SweepAnalysis) -> bool {
     analysis.failures.failed > 0 || disagreement || rule_missed
 }
 
-/// Whether an ablation's groups are not additive, pooled or at any `group_by` setting (exit 1).
-fn any_not_additive(analyses: &[&analyse::AblationAnalysis]) -> bool {
-    analyses.iter().any(|analysis| {
-        matches!(&analysis.effects, analyse::AblationEffects::Measured(a)
-            if matches!(a.verdict, analyse::AdditivityVerdict::NotAdditive { .. }))
-    })
-}
-
 /// Analyses an ablation's CSV (`table`, primary metric first), pooled and per `group_by` setting, writes the
 /// summary, page and plot, and returns the report as the terminal shows it and whether a group is not additive. `rounds_are_blocks` when
 /// variants ran interleaved (copy isolation, interleaved order).
@@ -78,9 +64,8 @@ pub fn write_ablation_summary(
     title: &str,
     force: bool,
 ) -> Result<(String, bool), CommandError> {
-    let sidecar = Sidecar::read(&paths.sidecar).ok();
-    let files = ResultFiles::new(sidecar.as_ref(), force);
-    files.check(paths)?;
+    let files = ResultFiles::open(paths, force)?;
+    let sidecar = files.sidecar.as_ref();
     let mut metrics = vec![config.primary.clone()];
     metrics.extend(table.columns.metrics.iter().filter(|name| **name != config.primary).cloned());
     let question = analyse::AblationQuestion {
@@ -93,17 +78,20 @@ pub fn write_ablation_summary(
     let runs = table.runs();
     let analysis = analyse::analyse_ablation_runs(&runs, &ablation.groups, &metrics, &question);
     let per_group = analyse::analyse_ablation_by_group(&runs, &config.group_by, &ablation.groups, &metrics, &question);
-    let context = ReportContext::recorded(sidecar.as_ref(), &paths.csv, table.retried());
+    let context = ReportContext::recorded(sidecar, &paths.csv, table.retried());
     let failures = analyse::FailureSummary::of(&runs);
     let document = report::ablation_document(&analysis, &per_group, &failures, &context, title);
     files.save(&paths.summary, &report::markdown(&document))?;
     if let Some(svg) = report::ablation_plot_svg(&analysis, &context.units) {
         files.save(&paths.plot, &svg)?;
     }
-    files.save(&paths.html, &report::html_page(&document, sidecar.as_ref()))?;
-    let analyses: Vec<&analyse::AblationAnalysis> =
-        std::iter::once(&analysis).chain(per_group.iter().map(|(_, group)| group)).collect();
-    Ok((report::terminal_text(&document), any_not_additive(&analyses)))
+    files.save(&paths.html, &report::html_page(&document, sidecar))?;
+    // Whether the groups are not additive, pooled or at any `group_by` setting (exit 1).
+    let not_additive = std::iter::once(&analysis).chain(per_group.iter().map(|(_, group)| group)).any(|analysis| {
+        matches!(&analysis.effects, analyse::AblationEffects::Measured(a)
+            if matches!(a.verdict, analyse::AdditivityVerdict::NotAdditive { .. }))
+    });
+    Ok((report::terminal_text(&document), not_additive))
 }
 
 /// A finished result CSV for `report` and `compare`: a missing, torn or empty one is bad input (exit 2)

@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use sweep::atomic_file::write_atomic;
 use sweep::declare::Selector;
 use sweep::exit_code;
 use sweep::variants::template_of_source;
@@ -29,8 +28,7 @@ pub fn template(args: TemplateArgs) -> Result<u8, CommandError> {
         None => stdout::print(&text),
         Some(path) => {
             crate::result_files::refuse_overwrite(path, "-o", args.force)?;
-            write_atomic(path, text.as_bytes(), None)
-                .map_err(|error| CommandError::Write { path: path.clone(), error })?
+            crate::result_files::save(path, &text)?
         }
     }
     Ok(exit_code::SUCCESS as u8)
