@@ -58,7 +58,7 @@ pub fn analysis_json(report: &SweepReport) -> Value {
         "quantities": quantities_json(&analysis.quantities),
         "rule": rule_json(report),
         "fits": group_fits_json(analysis),
-        "unit": report.context.units.of(&config.primary).map(|unit| unit.to_string()),
+        "unit": report.context.units.of(&config.primary),
         "units": units_json(report),
         "notes": notes_json(report),
     })
@@ -67,9 +67,8 @@ pub fn analysis_json(report: &SweepReport) -> Value {
 /// Metric -> unit for every metric of the analysis whose unit is known.
 fn units_json(report: &SweepReport) -> Value {
     let metrics = report.analysis.settings.iter().flat_map(|s| s.metrics.keys());
-    let units: Map<String, Value> = metrics
-        .filter_map(|metric| Some((metric.clone(), Value::from(report.context.units.of(metric)?.to_string()))))
-        .collect();
+    let units: Map<String, Value> =
+        metrics.filter_map(|metric| Some((metric.clone(), Value::from(report.context.units.of(metric)?)))).collect();
     Value::Object(units)
 }
 

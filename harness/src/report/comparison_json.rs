@@ -46,6 +46,6 @@ pub fn compare_json(comparison: &Comparison, label_a: &str, label_b: &str, units
         "machine_changed": comparison.machine_changed().is_some(),
         "residual_df": comparison.model.residual_df,
         "stragglers": comparison.model.stragglers.len(),
-        "unit": units.of(&config.metric).map(|unit| unit.to_string()),
+        "unit": units.of(&config.metric),
     })
 }

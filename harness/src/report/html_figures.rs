@@ -133,7 +133,7 @@ pub fn ablation_figures(analysis: &AblationAnalysis, units: &MetricUnits) -> Sec
 
 /// `gated_delta (s)`, or `gated_delta (in the engine's unit)` when its unit is not known.
 fn scope_axis(metric: &str, units: &MetricUnits) -> String {
-    let unit = units.of(metric).map_or_else(|| "in the engine's unit".to_string(), |unit| unit.to_string());
+    let unit = units.of(metric).unwrap_or_else(|| "in the engine's unit".to_string());
     format!("{metric} ({unit})")
 }
 

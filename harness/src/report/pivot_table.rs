@@ -57,7 +57,7 @@ mod tests {
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_config};
     use crate::analyse::{analyse_sweep, AnalysisConfig, Observation};
     use crate::declare::{Param, ParamValue};
-    use crate::report::markdown::markdown;
+    use crate::report::markdown;
     use crate::report::{Document, ReportContext};
 
     fn pivot() -> PivotConfig {

@@ -10,7 +10,7 @@
 
 use std::fmt::Write;
 
-use super::html_text::escape;
+use super::html_page::escape;
 use super::series_style::MarkerShape;
 
 /// Font size of tick labels and legend text; titles are larger.

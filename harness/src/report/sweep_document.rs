@@ -59,7 +59,7 @@ mod tests {
     use crate::analyse::analyse_sweep;
     use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
     use crate::analyse::AnalysisConfig;
-    use crate::report::markdown::markdown;
+    use crate::report::markdown;
     use crate::report::ReportContext;
 
     fn fixture_report() -> String {
