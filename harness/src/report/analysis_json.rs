@@ -1,14 +1,13 @@
-//! `<stamp>.analysis.json`: every verdict of a sweep as machine-readable data, param values typed.
+//! `<stamp>.analysis.json`: every verdict of a sweep as machine-readable data, param values typed (a
+//! setting as `setting_object`, which `compare --json` shares).
 
 use serde_json::{json, Map, Value};
 
-use super::group_fits::group_fits_json;
-use super::quantity_lines::{quantities_json, rule_json};
-use super::relative_effects::relative_json;
-use super::setting_json::{labels_object, setting_object};
 use super::sweep_report::SweepReport;
 use super::what_to_trust::trust_notes;
-use crate::analyse::{GroupVerdict, Rival, Scale, SettingModel};
+use crate::analyse::{GroupVerdict, QuantityEstimate, Rival, Scale, SettingModel};
+use crate::declare::ParamValue;
+use crate::plan::{Setting, DEFAULT_VARIANT};
 
 /// Version of the layout below; bump it when a field changes meaning. 2: `low`/`high` are the simultaneous
 /// intervals (`level`), and the model (prior, residual df, stragglers, control use) is reported.
@@ -54,14 +53,75 @@ pub fn analysis_json(report: &SweepReport) -> Value {
         })).collect::<Vec<_>>(),
         "groups": groups,
         "baseline": config.baseline,
-        "relative": relative_json(analysis),
-        "quantities": quantities_json(&analysis.quantities),
+        // Each setting against its baseline partner: the effect with its interval, the Holm-adjusted p-value
+        // and the design (`paired` or `welch`).
+        "relative": analysis.relative.iter().map(|effect| json!({
+            "setting": setting(effect.setting),
+            "baseline": setting(effect.baseline),
+            "metric": effect.metric,
+            "kind": effect.kind,
+            "effect": effect.interval.map(|i| i.effect),
+            "low": effect.interval.map(|i| i.low),
+            "high": effect.interval.map(|i| i.high),
+            "p_adjusted": effect.p_adjusted,
+            "method": effect.comparison.map(|c| c.method.design()),
+        })).collect::<Vec<_>>(),
+        "quantities": analysis.quantities.iter().map(quantity_json).collect::<Vec<_>>(),
         "rule": rule_json(report),
-        "fits": group_fits_json(analysis),
+        // Per `fit.by` group its typed labels and line, in the units measured.
+        "fits": analysis.group_fits.iter().map(|group| json!({
+            "group": labels_object(&group.group),
+            "n": group.fit.n,
+            "fixed": group.fit.fixed,
+            "per_unit": group.fit.per_unit,
+            "r_squared": group.fit.r_squared,
+            "worst_held_out_error": group.fit.loo_max_rel_error(),
+            "middle_held_out_error": group.middle_error,
+        })).collect::<Vec<_>>(),
         "unit": report.context.units.of(&config.primary),
         "units": units_json(report),
         "notes": notes_json(report),
     })
+}
+
+/// `{"rows": 512, "slices": 1}`: param -> typed value; the variant only when it is not the default.
+pub fn setting_object(setting: &Setting) -> Value {
+    let mut map = setting.context();
+    if setting.variant != DEFAULT_VARIANT {
+        map.insert("variant".into(), setting.variant.clone().into());
+    }
+    Value::Object(map)
+}
+
+/// `{"rows": 512}`: a group's labels, param -> typed value.
+fn labels_object(labels: &[(String, ParamValue)]) -> Value {
+    Value::Object(crate::plan::labels_object(labels))
+}
+
+/// A declared quantity: name, unit, where, value, interval (or why none), std error, df.
+fn quantity_json(e: &QuantityEstimate) -> Value {
+    let (low, high, reason) = match e.interval {
+        Ok((low, high)) => (Some(low), Some(high), None),
+        Err(reason) => (None, None, Some(reason.to_string())),
+    };
+    let df = e.df.is_finite().then_some(e.df);
+    json!({ "name": e.name, "unit": e.unit, "at": labels_object(&e.at), "value": e.value,
+            "low": low, "high": high, "reason": reason, "std_error": e.std_error, "df": df,
+            "method": "delta method, Welch-Satterthwaite df" })
+}
+
+/// The rule check: per group, the rule's and the best forced setting and the agreement.
+fn rule_json(report: &SweepReport) -> Value {
+    let Some(rule) = &report.analysis.rule else { return Value::Null };
+    let setting = |index: usize| setting_object(&report.analysis.settings[index].setting);
+    let groups = rule.groups.iter().map(|g| {
+        json!({ "group": labels_object(&g.group), "rule": setting(g.rule_setting),
+                "best_forced": setting(g.best_forced), "agreement": g.agreement,
+                "difference": g.difference.map(|d| d.0), "low": g.difference.map(|d| d.1),
+                "high": g.difference.map(|d| d.2) })
+    });
+    json!({ "param": rule.param, "rule": rule.rule, "bound": rule.bound, "matches": rule.matches(),
+            "groups": groups.collect::<Vec<_>>(), "method": "two one-sided tests, Schuirmann 1987" })
 }
 
 /// Metric -> unit for every metric of the analysis whose unit is known.

@@ -2,9 +2,8 @@
 
 use serde_json::{json, Value};
 
-use super::analysis_json::ANALYSIS_SCHEMA_VERSION;
+use super::analysis_json::{setting_object, ANALYSIS_SCHEMA_VERSION};
 use super::metric_units::MetricUnits;
-use super::setting_json::setting_object;
 use crate::compare::Comparison;
 
 /// The comparison as JSON: per joined setting its typed labels, ratio B/A with its 95% interval, the

@@ -5,8 +5,7 @@
 use super::best_table::best_table;
 use super::document::{Document, Section};
 use super::equivalence_lines::equivalence_section;
-use super::fit_lines::fit_section;
-use super::group_fits::group_fit_table;
+use super::fit_lines::{fit_section, group_fit_table};
 use super::html_figures::sweep_figures;
 use super::pivot_table::pivot_table;
 use super::quantity_lines::{quantity_section, rule_section};
