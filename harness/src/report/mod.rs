@@ -33,7 +33,6 @@ mod table;
 mod text;
 mod verdict_lines;
 mod what_to_trust;
-mod xy_chart;
 
 pub use ablation_report::ablation_document;
 pub use analysis_json::{analysis_json, ANALYSIS_SCHEMA_VERSION};
