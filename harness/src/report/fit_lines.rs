@@ -105,21 +105,24 @@ pub fn group_fit_table(report: &SweepReport) -> Section {
     let method = "Ordinary least squares per group; held-out error: the worst relative error predicting a point \
                   left out of its group's fit (leave-one-out); middle held out: that error at the median x (the \
                   study's check of a line through the ends).";
-    let assumed = match (unit, bandwidth_unit) {
-        (_, Some(unit)) => Text::plain(" GB/s = 10⁹ bytes per second of the marginal cost, taking ")
+    // Then what the units are taken to be.
+    let paragraph = match (unit, bandwidth_unit) {
+        (_, Some(unit)) => Text::plain(method)
+            .and(" GB/s = 10⁹ bytes per second of the marginal cost, taking ")
             .code(&fit.x)
             .and(" in bytes and ")
             .code(&fit.y)
             .and(format!(" in {}.", unit.symbol())),
-        (Some(_), None) => Text::default(),
-        (None, _) => Text::plain(" ")
+        (Some(_), None) => Text::plain(method),
+        (None, _) => Text::plain(method)
+            .and(" ")
             .code(&fit.y)
             .and(" names no time unit, so costs are per unit of ")
             .code(&fit.x)
             .and(" as measured."),
     };
     Section::new(format!("Fit per {}: {} = fixed + per-unit × {}", fit.by.join(" "), fit.y, fit.x))
-        .paragraph(Text::plain(method).join(assumed))
+        .paragraph(paragraph)
         .table(table)
 }
 

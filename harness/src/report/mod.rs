@@ -6,7 +6,6 @@ mod ablation_report;
 mod analysis_json;
 mod axis;
 mod best_table;
-mod comparison_json;
 mod comparison_report;
 mod document;
 mod equivalence_lines;
@@ -35,8 +34,7 @@ mod verdict_lines;
 mod what_to_trust;
 
 pub use ablation_report::ablation_document;
-pub use analysis_json::{analysis_json, ANALYSIS_SCHEMA_VERSION};
-pub use comparison_json::compare_json;
+pub use analysis_json::{analysis_json, compare_json, ANALYSIS_SCHEMA_VERSION};
 pub use comparison_report::compare_document;
 pub use document::{markdown, terminal_text, Document};
 pub use html_figures::ablation_plot_svg;
