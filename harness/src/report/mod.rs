@@ -5,7 +5,6 @@
 mod ablation_report;
 mod analysis_json;
 mod axis;
-mod best_table;
 mod comparison_report;
 mod document;
 mod equivalence_lines;
@@ -14,7 +13,6 @@ mod html_figures;
 mod html_page;
 mod metric_units;
 mod number_format;
-mod pivot_table;
 mod quantity_lines;
 mod race_closing;
 mod relative_effects;

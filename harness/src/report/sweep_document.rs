@@ -2,18 +2,16 @@
 //! was measured; what to trust (failed runs, stragglers, drift, a control set aside, cannot-tell reasons);
 //! the verdicts; the figures (on the page); then the tables.
 
-use super::best_table::best_table;
 use super::document::{Document, Section};
-use super::equivalence_lines::equivalence_section;
+use super::equivalence_lines::{equivalence_section, rule_section};
 use super::fit_lines::{fit_section, group_fit_table};
 use super::html_figures::sweep_figures;
-use super::pivot_table::pivot_table;
-use super::quantity_lines::{quantity_section, rule_section};
+use super::quantity_lines::quantity_section;
 use super::relative_effects::relative_table;
-use super::setting_tables::{other_metrics_table, settings_table};
+use super::setting_tables::{other_metrics_table, pivot_table, settings_table};
 use super::sweep_report::SweepReport;
 use super::text::Text;
-use super::verdict_lines::verdict_section;
+use super::verdict_lines::{best_table, verdict_section};
 use super::what_to_trust::{failure_table, trust_notes};
 
 impl SweepReport<'_> {
