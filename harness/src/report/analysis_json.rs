@@ -1,14 +1,15 @@
-//! `<stamp>.analysis.json`: every verdict of a sweep as machine-readable data, param values typed.
+//! `<stamp>.analysis.json` (every verdict of a sweep) and `sweep compare --json` (the comparison) as
+//! machine-readable data: param values typed, units beside raw numbers.
 
 use serde_json::{json, Map, Value};
 
-use super::group_fits::group_fits_json;
-use super::quantity_lines::{quantities_json, rule_json};
-use super::relative_effects::relative_json;
-use super::setting_json::{labels_object, setting_object};
+use super::metric_units::MetricUnits;
 use super::sweep_report::SweepReport;
 use super::what_to_trust::trust_notes;
-use crate::analyse::{GroupVerdict, Rival, Scale, SettingModel};
+use crate::analyse::{GroupVerdict, QuantityEstimate, Rival, Scale, SettingModel};
+use crate::compare::Comparison;
+use crate::declare::ParamValue;
+use crate::plan::{Setting, DEFAULT_VARIANT};
 
 /// Version of the layout below; bump it when a field changes meaning. 2: `low`/`high` are the simultaneous
 /// intervals (`level`), and the model (prior, residual df, stragglers, control use) is reported.
@@ -54,31 +55,81 @@ pub fn analysis_json(report: &SweepReport) -> Value {
         })).collect::<Vec<_>>(),
         "groups": groups,
         "baseline": config.baseline,
-        "relative": relative_json(analysis),
-        "quantities": quantities_json(&analysis.quantities),
+        // Each setting against its baseline partner: the effect with its interval, the Holm-adjusted p-value
+        // and the design (`paired` or `welch`).
+        "relative": analysis.relative.iter().map(|effect| json!({
+            "setting": setting(effect.setting),
+            "baseline": setting(effect.baseline),
+            "metric": effect.metric,
+            "kind": effect.kind,
+            "effect": effect.interval.map(|i| i.effect),
+            "low": effect.interval.map(|i| i.low),
+            "high": effect.interval.map(|i| i.high),
+            "p_adjusted": effect.p_adjusted,
+            "method": effect.comparison.map(|c| c.method.design()),
+        })).collect::<Vec<_>>(),
+        "quantities": analysis.quantities.iter().map(quantity_json).collect::<Vec<_>>(),
         "rule": rule_json(report),
-        "fits": group_fits_json(analysis),
-        "unit": report.context.units.of(&config.primary).map(|unit| unit.to_string()),
-        "units": units_json(report),
-        "notes": notes_json(report),
+        // Per `fit.by` group its typed labels and line, in the units measured.
+        "fits": analysis.group_fits.iter().map(|group| json!({
+            "group": labels_object(&group.group),
+            "n": group.fit.n,
+            "fixed": group.fit.fixed,
+            "per_unit": group.fit.per_unit,
+            "r_squared": group.fit.r_squared,
+            "worst_held_out_error": group.fit.loo_max_rel_error(),
+            "middle_held_out_error": group.middle_error,
+        })).collect::<Vec<_>>(),
+        "unit": report.context.units.of(&config.primary),
+        // Metric -> unit for every metric of the analysis whose unit is known.
+        "units": analysis.settings.iter().flat_map(|s| s.metrics.keys())
+            .filter_map(|metric| Some((metric.clone(), Value::from(report.context.units.of(metric)?))))
+            .collect::<Map<String, Value>>(),
+        // The "what to trust" notes: `level` (`warning` or `note`) and the sentence, code in backticks.
+        "notes": trust_notes(report).iter().map(|note| json!({
+            "level": if note.warning { "warning" } else { "note" }, "text": note.text.with_backticks(),
+        })).collect::<Vec<_>>(),
     })
 }
 
-/// Metric -> unit for every metric of the analysis whose unit is known.
-fn units_json(report: &SweepReport) -> Value {
-    let metrics = report.analysis.settings.iter().flat_map(|s| s.metrics.keys());
-    let units: Map<String, Value> = metrics
-        .filter_map(|metric| Some((metric.clone(), Value::from(report.context.units.of(metric)?.to_string()))))
-        .collect();
-    Value::Object(units)
+/// `{"rows": 512, "slices": 1}`: param -> typed value; the variant only when it is not the default.
+fn setting_object(setting: &Setting) -> Value {
+    let mut map = setting.context();
+    if setting.variant != DEFAULT_VARIANT {
+        map.insert("variant".into(), setting.variant.clone().into());
+    }
+    Value::Object(map)
 }
 
-/// The "what to trust" notes: `level` (`warning` or `note`) and the sentence, code in backticks.
-fn notes_json(report: &SweepReport) -> Value {
-    let notes = trust_notes(report).into_iter().map(
-        |note| json!({ "level": if note.warning { "warning" } else { "note" }, "text": note.text.with_backticks() }),
-    );
-    Value::Array(notes.collect())
+/// `{"rows": 512}`: a group's labels, param -> typed value.
+fn labels_object(labels: &[(String, ParamValue)]) -> Value {
+    Value::Object(crate::plan::labels_object(labels))
+}
+
+/// A declared quantity: name, unit, where, value, interval (or why none), std error, df.
+fn quantity_json(e: &QuantityEstimate) -> Value {
+    let (low, high, reason) = match e.interval {
+        Ok((low, high)) => (Some(low), Some(high), None),
+        Err(reason) => (None, None, Some(reason.to_string())),
+    };
+    let df = e.df.is_finite().then_some(e.df);
+    json!({ "name": e.name, "unit": e.unit, "at": labels_object(&e.at), "value": e.value,
+            "low": low, "high": high, "reason": reason, "std_error": e.std_error, "df": df,
+            "method": "delta method, Welch-Satterthwaite df" })
+}
+
+/// The rule check: per group, the rule's and the best forced setting and the agreement.
+fn rule_json(report: &SweepReport) -> Value {
+    let Some(rule) = &report.analysis.rule else { return Value::Null };
+    let setting = |index: usize| setting_object(&report.analysis.settings[index].setting);
+    let groups = rule.groups.iter().map(|g| {
+        json!({ "group": labels_object(&g.group), "rule": setting(g.rule_setting),
+                "best_forced": setting(g.best_forced), "agreement": g.agreement,
+                "difference": g.difference.map(|d| d.0), "low": g.difference.map(|d| d.1),
+                "high": g.difference.map(|d| d.2) })
+    });
+    json!({ "param": rule.param, "rule": rule.rule, "bound": rule.bound, "matches": rule.matches(),
+            "groups": groups.collect::<Vec<_>>(), "method": "two one-sided tests, Schuirmann 1987" })
 }
 
 /// The model behind every verdict: scale, estimator, variance prior and the residual df left.
@@ -99,7 +150,26 @@ fn model_json(model: &SettingModel) -> Value {
 
 /// One group's verdict; `design` names the method when no rival could be tested.
 fn group_json(group: &GroupVerdict, setting: &dyn Fn(usize) -> Value, design: &str) -> Value {
-    let rivals: Vec<Value> = group.rivals.iter().map(|rival| rival_json(rival, setting)).collect();
+    let rival = |rival: &Rival| {
+        let tested = rival.comparison.as_ref().ok();
+        json!({
+            "setting": setting(rival.setting),
+            "verdict": if rival.beaten { "beaten" } else { "tied" },
+            "equivalent": rival.equivalent,
+            "ratio": rival.ratio.map(|r| r.ratio),
+            "low": rival.ratio.map(|r| r.low),
+            "high": rival.ratio.map(|r| r.high),
+            "marginal_low": rival.marginal.map(|r| r.low),
+            "marginal_high": rival.marginal.map(|r| r.high),
+            "p_value": tested.map(|c| c.p_value()),
+            "p_adjusted": rival.p_adjusted,
+            "df": tested.map(|c| c.df),
+            "std_error": tested.map(|c| c.std_error),
+            "detectable": rival.detectable,
+            "reason": rival.comparison.as_ref().err(),
+            "method": tested.map(|c| c.method.design()),
+        })
+    };
     json!({
         "group": labels_object(&group.group),
         "verdict": group.outcome,
@@ -108,28 +178,50 @@ fn group_json(group: &GroupVerdict, setting: &dyn Fn(usize) -> Value, design: &s
         "best": setting(group.best),
         "method": group.rivals.iter().find_map(|r| r.comparison.as_ref().ok()).map_or(design, |c| c.method.design()),
         "detectable": group.tied().filter_map(|r| r.detectable).reduce(f64::max),
-        "rivals": rivals,
+        "rivals": group.rivals.iter().map(rival).collect::<Vec<_>>(),
     })
 }
 
-fn rival_json(rival: &Rival, setting: &dyn Fn(usize) -> Value) -> Value {
-    let tested = rival.comparison.as_ref().ok();
+/// The comparison as JSON: per joined setting its typed labels, ratio B/A with its 95% interval, the
+/// Holm-adjusted p-value and the verdict (`improved`, `regressed`, `no change`, `insufficient`).
+/// `unit` is the metric's unit (null when unknown).
+pub fn compare_json(comparison: &Comparison, label_a: &str, label_b: &str, units: &MetricUnits) -> Value {
+    let settings = comparison.settings.iter().map(|s| {
+        json!({
+            "setting": setting_object(&s.setting),
+            "n_a": s.n_a, "n_b": s.n_b, "mean_a": s.mean_a, "mean_b": s.mean_b,
+            "ratio": s.ratio.map(|r| r.ratio), "low": s.ratio.map(|r| r.low), "high": s.ratio.map(|r| r.high),
+            "marginal_low": s.marginal.map(|r| r.low), "marginal_high": s.marginal.map(|r| r.high),
+            "p": s.p_value, "p_adjusted": s.p_adjusted, "df": s.df, "reason": s.reason,
+            "control_ratio": s.control_ratio,
+            "verdict": s.verdict,
+        })
+    });
+    let config = &comparison.config;
     json!({
-        "setting": setting(rival.setting),
-        "verdict": if rival.beaten { "beaten" } else { "tied" },
-        "equivalent": rival.equivalent,
-        "ratio": rival.ratio.map(|r| r.ratio),
-        "low": rival.ratio.map(|r| r.low),
-        "high": rival.ratio.map(|r| r.high),
-        "marginal_low": rival.marginal.map(|r| r.low),
-        "marginal_high": rival.marginal.map(|r| r.high),
-        "p_value": tested.map(|c| c.p_value()),
-        "p_adjusted": rival.p_adjusted,
-        "df": tested.map(|c| c.df),
-        "std_error": tested.map(|c| c.std_error),
-        "detectable": rival.detectable,
-        "reason": rival.comparison.as_ref().err(),
-        "method": tested.map(|c| c.method.design()),
+        "schema_version": ANALYSIS_SCHEMA_VERSION,
+        "a": label_a, "b": label_b,
+        "metric": config.metric, "direction": config.direction, "alpha": config.alpha,
+        "threshold": config.threshold, "control": config.control,
+        "method": comparison.design,
+        "tests": comparison.tests(),
+        "settings": settings.collect::<Vec<_>>(),
+        "only_a": comparison.only_a.iter().map(setting_object).collect::<Vec<_>>(),
+        "only_b": comparison.only_b.iter().map(setting_object).collect::<Vec<_>>(),
+        "regression": comparison.has_significant_regression(),
+        "level": comparison.level,
+        "overall": comparison.overall.as_ref().map(|o| json!({
+            "ratio": o.ratio.ratio, "low": o.ratio.low, "high": o.ratio.high,
+            "p_adjusted": o.p_adjusted, "verdict": o.verdict,
+            "tau": o.effects.tau2.sqrt(), "i2": o.effects.i2, "q": o.effects.q,
+            "heterogeneity_p": o.heterogeneity_p, "consistent": o.is_consistent(),
+            "settings": o.effects.settings, "df": o.effects.df,
+        })),
+        "control_change": comparison.control_change,
+        "machine_changed": comparison.machine_changed().is_some(),
+        "residual_df": comparison.model.residual_df,
+        "stragglers": comparison.model.stragglers.len(),
+        "unit": units.of(&config.metric),
     })
 }
 

@@ -54,7 +54,20 @@ fn trust_notes(comparison: &Comparison, columns: &SettingColumns, (label_a, labe
             percent(comparison.config.control_threshold)
         )));
     }
-    notes.extend(control_warning(comparison, columns));
+    // The settings whose control metric moved beyond the threshold.
+    let moved = comparison.control_moved();
+    if let (Some(control), false) = (&comparison.config.control, moved.is_empty()) {
+        let labels: Vec<String> = moved
+            .iter()
+            .map(|s| format!("{} ({:.3})", columns.label(&s.setting), s.control_ratio.unwrap_or(f64::NAN)))
+            .collect();
+        notes.push(Note::warning(Text::plain("The control ").code(control).and(format!(
+            " moved by more than {} at {}: the machine's speed changed between the sides, so part of a change may \
+             not be the thing compared.",
+            percent(comparison.config.threshold),
+            labels.join("; ")
+        ))));
+    }
     let settings = &comparison.settings;
     let untested: Vec<String> =
         settings.iter().filter_map(|s| Some(format!("{} ({})", columns.label(&s.setting), s.reason?))).collect();
@@ -207,24 +220,6 @@ fn method_line(comparison: &Comparison) -> String {
         config.alpha,
         percent(config.threshold)
     )
-}
-
-/// A warning naming the settings whose control metric moved beyond the threshold.
-fn control_warning(comparison: &Comparison, columns: &SettingColumns) -> Option<Note> {
-    let moved = comparison.control_moved();
-    let (Some(control), false) = (&comparison.config.control, moved.is_empty()) else {
-        return None;
-    };
-    let labels: Vec<String> = moved
-        .iter()
-        .map(|s| format!("{} ({:.3})", columns.label(&s.setting), s.control_ratio.unwrap_or(f64::NAN)))
-        .collect();
-    Some(Note::warning(Text::plain("The control ").code(control).and(format!(
-        " moved by more than {} at {}: the machine's speed changed between the sides, so part of a change may not \
-         be the thing compared.",
-        percent(comparison.config.threshold),
-        labels.join("; ")
-    ))))
 }
 
 fn gate_line(comparison: &Comparison, columns: &SettingColumns) -> String {

@@ -1,6 +1,7 @@
 //! One document model for every report (issue 21): a title and typed sections, built once by the report
-//! code and rendered by `terminal_text`, `markdown` and `html_page` (`analysis.json` has its notes too),
-//! so the terminal, the summary file and the page say the same things in the same order.
+//! code and rendered by `terminal_text`, `markdown` (both here: they share one text layout) and
+//! `html_page` (`analysis.json` has its notes too), so the terminal, the summary file and the page say the
+//! same things in the same order.
 
 use super::table::Table;
 use super::text::Text;
@@ -10,6 +11,30 @@ use super::text::Text;
 pub struct Document {
     pub title: String,
     pub sections: Vec<Section>,
+}
+
+/// The terminal renderer: what `run`, `report`, `ablate` and `compare` print. The title underlined with
+/// `=`, each section's heading with `-`, a blank line between blocks; tables are columns padded to their
+/// widest cell, two spaces apart, the header ruled with dashes, trailing spaces trimmed: no markup to read
+/// past.
+pub fn terminal_text(document: &Document) -> String {
+    let underlined = |text: &str, level: usize| {
+        let rule = if level == 1 { "=" } else { "-" };
+        format!("{text}\n{}\n", rule.repeat(text.chars().count()))
+    };
+    let table = |table: &Table| table.laid_out(str::to_string, 1, |cells| format!("{}\n", cells.join("  ").trim_end()));
+    document.text(underlined, table)
+}
+
+/// The markdown renderer: the `<stamp>.summary.md` file. `# title`, then each section as `## heading` and
+/// its blocks, a blank line between blocks; tables are pipe tables with columns padded to their widest cell
+/// (at least the three dashes of the rule), so the source reads as a table too, a `|` inside a cell escaped
+/// so it cannot split the cell.
+pub fn markdown(document: &Document) -> String {
+    let table = |table: &Table| {
+        table.laid_out(|cell| cell.replace('|', "\\|"), 3, |cells| format!("| {} |\n", cells.join(" | ")))
+    };
+    document.text(|text, level| format!("{} {text}\n", "#".repeat(level)), table)
 }
 
 impl Document {
@@ -36,19 +61,20 @@ impl Document {
     pub fn text(&self, heading: impl Fn(&str, usize) -> String, table: impl Fn(&Table) -> String) -> String {
         let mut out = heading(&self.title, 1);
         let list = |items: Vec<String>| items.iter().map(|item| format!("- {item}\n")).collect::<String>();
-        for section in self.sections.iter().filter(|section| section.blocks.iter().any(Block::is_text)) {
+        let is_text = |block: &&Block| !matches!(block, Block::Figure { .. });
+        for section in self.sections.iter().filter(|section| section.blocks.iter().any(|block| is_text(&block))) {
             if let Some(text) = &section.heading {
                 out.push('\n');
                 out.push_str(&heading(text, 2));
             }
-            for block in section.blocks.iter().filter(|block| block.is_text()) {
+            for block in section.blocks.iter().filter(is_text) {
                 out.push('\n');
                 out.push_str(&match block {
                     Block::Paragraph(text) => format!("{}\n", text.with_backticks()),
                     Block::Items(items) => list(items.iter().map(|item| item.with_backticks()).collect()),
                     Block::Notes(notes) => list(notes.iter().map(Note::with_backticks).collect()),
                     Block::Table(shown) => table(shown),
-                    Block::Figure(_) => String::new(),
+                    Block::Figure { .. } => String::new(),
                 });
             }
         }
@@ -109,7 +135,7 @@ impl Section {
     /// A figure, when one could be drawn.
     pub fn figure(mut self, svg: Option<String>, caption: impl Into<String>) -> Section {
         if let Some(svg) = svg {
-            self.blocks.push(Block::Figure(Figure { svg, caption: caption.into() }));
+            self.blocks.push(Block::Figure { svg, caption: caption.into() });
         }
         self
     }
@@ -135,23 +161,12 @@ pub enum Block {
     /// The "what to trust" lines, warnings first.
     Notes(Vec<Note>),
     Table(Table),
-    /// Only the page draws figures.
-    Figure(Figure),
-}
-
-impl Block {
-    /// Whether text renderers show it (they leave figures out).
-    pub fn is_text(&self) -> bool {
-        !matches!(self, Block::Figure(_))
-    }
-}
-
-/// A drawn figure: an inline SVG element with the sentence that says what it shows (shown on the page;
-/// text renderers skip it).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Figure {
-    pub svg: String,
-    pub caption: String,
+    /// A drawn figure: an inline SVG element with the sentence that says what it shows. Only the page draws
+    /// figures; text renderers skip them.
+    Figure {
+        svg: String,
+        caption: String,
+    },
 }
 
 /// One line of a report's "what to trust" block, a sentence about how far the verdicts can be trusted: a
@@ -177,5 +192,41 @@ impl Note {
     pub fn with_backticks(&self) -> String {
         let mark = if self.warning { "WARNING: " } else { "" };
         format!("{mark}{}", self.text.with_backticks())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn underlined_headings_and_ruled_columns() {
+        let mut document = Document::new("slices");
+        document.push(Section::new("What to trust").notes(vec![Note::warning(Text::plain("run ").code("sweep x"))]));
+        let mut table = Table::new(vec!["rows".into(), "mean (tok/s)".into()]);
+        table.push(vec!["512".into(), "876 ± 28".into()]);
+        document.push(Section::new("Figures").figure(Some("<svg/>".into()), "a plot"));
+        document.push(Section::new("prefill").table(table));
+        assert_eq!(
+            terminal_text(&document),
+            "slices\n======\n\nWhat to trust\n-------------\n\n- WARNING: run `sweep x`\n\nprefill\n-------\n\n\
+             rows  mean (tok/s)\n----  ------------\n512   876 ± 28\n"
+        );
+    }
+
+    #[test]
+    fn sections_blocks_and_padded_tables() {
+        let mut document = Document::new("t");
+        document.push(Section::lead().paragraph(Text::plain("Primary metric: ").code("x").and(".")));
+        document.push(Section::new("What to trust").notes(vec![Note::warning("drift"), Note::info("ok")]));
+        let mut table = Table::new(vec!["slices".into(), "mean".into()]);
+        table.push(vec!["1".into(), "a|b".into()]);
+        document.push(Section::new("Figures").figure(Some("<svg/>".into()), "a plot"));
+        document.push(Section::new("Table").table(table));
+        assert_eq!(
+            markdown(&document),
+            "# t\n\nPrimary metric: `x`.\n\n## What to trust\n\n- WARNING: drift\n- ok\n\n## Table\n\n\
+             | slices | mean |\n| ------ | ---- |\n| 1      | a\\|b |\n"
+        );
     }
 }

@@ -62,15 +62,15 @@ fn relative_forest_svgs(report: &SweepReport) -> Vec<String> {
                 }
             };
             let level = confidence(effects.first().map_or(0.95, |e| e.level));
-            let chart = RowChart {
+            RowChart {
                 title: format!("{metric} vs {baseline} ({level} simultaneous CI)"),
                 axis,
                 rows: rows.collect(),
                 reference: Some(reference),
                 interval: Some(format!("{level} simultaneous CI")),
                 ..RowChart::default()
-            };
-            chart.svg()
+            }
+            .svg()
         })
         .collect()
 }
@@ -89,14 +89,14 @@ fn phase_stack_svg(report: &SweepReport) -> Option<String> {
         let parts = present.iter().map(|phase| s.metric(phase).map_or(0.0, |stats| stats.mean)).collect();
         (columns.label(&s.setting), RowMark::Stack(parts))
     });
-    let chart = RowChart {
+    RowChart {
         title: "Phase attribution per setting (mean seconds per phase)".to_string(),
         axis: "seconds (s)".to_string(),
         rows: rows.collect(),
         legend: present.into_iter().cloned().collect(),
         ..RowChart::default()
-    };
-    chart.svg()
+    }
+    .svg()
 }
 
 /// A declared fit's residuals: per setting, (measured - fitted) as a share of measured, so a line
@@ -110,14 +110,14 @@ fn fit_residuals_svg(report: &SweepReport) -> Option<String> {
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     let residual = |x: f64, y: f64| (y - fit.predict(x)) / y * 100.0;
     let rows = points.into_iter().map(|(x, y, label)| (label, RowMark::bar(0.0, residual(x, y), None))).collect();
-    let chart = RowChart {
+    RowChart {
         title: format!("Residuals of the fit {} = fixed + per-unit x {}", names.y, names.x),
         axis: format!("(measured - fitted) / measured, % of {}", names.y),
         rows,
         reference: Some(0.0),
         ..RowChart::default()
-    };
-    chart.svg()
+    }
+    .svg()
 }
 
 /// An ablation's figures: the waterfall, then the scope metric per variant.
@@ -133,7 +133,7 @@ pub fn ablation_figures(analysis: &AblationAnalysis, units: &MetricUnits) -> Sec
 
 /// `gated_delta (s)`, or `gated_delta (in the engine's unit)` when its unit is not known.
 fn scope_axis(metric: &str, units: &MetricUnits) -> String {
-    let unit = units.of(metric).map_or_else(|| "in the engine's unit".to_string(), |unit| unit.to_string());
+    let unit = units.of(metric).unwrap_or_else(|| "in the engine's unit".to_string());
     format!("{metric} ({unit})")
 }
 
@@ -153,14 +153,14 @@ fn ablation_waterfall_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> O
     }
     let all = RowMark::bar(0.0, effects.baseline_mean + effects.all.estimate, effects.all.ci95);
     rows.push(("all groups ablated".to_string(), all));
-    let chart = RowChart {
+    RowChart {
         title: format!("{}: single deltas and their interaction (95% CI)", effects.metric),
         axis: scope_axis(&effects.metric, units),
         rows,
         interval: Some("95% CI".to_string()),
         ..RowChart::default()
-    };
-    chart.svg()
+    }
+    .svg()
 }
 
 /// The ablation's scope metric per variant as bars from 0 with 95% CI whiskers, the unit on the axis
@@ -171,14 +171,14 @@ pub fn ablation_plot_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> Op
         let stats = v.metrics.first()?.as_ref()?;
         Some((v.variant.to_string(), RowMark::bar(0.0, stats.mean, stats.ci95)))
     });
-    let chart = RowChart {
+    RowChart {
         title: format!("{metric} per variant (mean ± 95% CI)"),
         axis: scope_axis(metric, units),
         rows: rows.collect(),
         interval: Some("95% CI of the mean".to_string()),
         ..RowChart::default()
-    };
-    chart.svg()
+    }
+    .svg()
 }
 
 /// B/A per setting with its simultaneous interval, a line at 1 and the band of changes within the threshold.
@@ -197,7 +197,7 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
         (if label.is_empty() { "all runs".to_string() } else { label }, mark)
     });
     let (threshold, level) = (config.threshold, confidence(comparison.level));
-    let chart = RowChart {
+    RowChart {
         title: format!("{}: B/A per setting ({level} simultaneous CI)", config.metric),
         axis: format!(
             "B/A ({label_b} / {label_a}); {} is better; shaded: within {} of A",
@@ -209,8 +209,8 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
         band: Some((1.0 - threshold, 1.0 + threshold, format!("within {} of A", percent(threshold)))),
         interval: Some(format!("{level} simultaneous CI")),
         ..RowChart::default()
-    };
-    chart.svg()
+    }
+    .svg()
 }
 
 #[cfg(test)]

@@ -1,11 +1,12 @@
 //! The HTML renderer of a `Document`: the self-contained page beside every summary, in the summary's
 //! order (what to trust, verdicts, figures as inline SVG, tables) with the provenance last; no script, no
-//! stylesheet or font to fetch. Every text is escaped: typed blocks are written, never parsed back.
+//! stylesheet or font to fetch. Every text is escaped (here and in the SVG figures): typed blocks are
+//! written, never parsed back, so a setting label or a failure reason with `<` or `&` stays text and cannot
+//! become markup.
 
 use std::fmt::Write;
 
 use super::document::{Block, Document, Note, Section};
-use super::html_text::escape;
 use super::table::Table;
 use super::text::{Span, Text};
 use crate::record::Sidecar;
@@ -56,10 +57,17 @@ fn block_html(block: &Block) -> String {
             format!("<ul class=\"notes\">\n{items}</ul>\n")
         }
         Block::Table(table) => table_html(table),
-        Block::Figure(figure) => {
-            format!("<figure>\n{}<figcaption>{}</figcaption>\n</figure>\n", figure.svg, escape(&figure.caption))
+        Block::Figure { svg, caption } => {
+            format!("<figure>\n{svg}<figcaption>{}</figcaption>\n</figure>\n", escape(caption))
         }
     }
+}
+
+/// `text` with the five characters HTML gives meaning to replaced by entities (safe in element
+/// content and in quoted attribute values).
+pub fn escape(text: &str) -> String {
+    // `&` first, so the entities written after it are not escaped again.
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
 }
 
 /// Escaped text with code spans as `<code>`.
@@ -128,5 +136,10 @@ mod tests {
         assert!(page.contains("<li class=\"warning\"><strong>WARNING:</strong> 3 of 25 runs failed</li>"));
         assert!(page.contains("<td>&lt;img src=x onerror=alert(1)&gt;</td>") && !page.contains("<img"));
         assert!(!page.contains("<script") && !page.contains("<link"), "self-contained, no script");
+    }
+
+    #[test]
+    fn markup_in_a_label_stays_text() {
+        assert_eq!(escape(r#"<script>"a" & 'b'"#), "&lt;script&gt;&quot;a&quot; &amp; &#39;b&#39;");
     }
 }

@@ -1,5 +1,5 @@
 //! The units of a sweep's metrics: those its declaration states (`[metrics] units`, recorded in the
-//! sidecar), seconds for phase-profile metrics, else what each name implies (`Unit::infer`).
+//! sidecar), seconds for phase-profile metrics, else what each name implies (`infer_unit`).
 
 use std::collections::BTreeMap;
 
@@ -27,8 +27,8 @@ impl MetricUnits {
     }
 
     /// The unit of `metric`'s values, if declared or implied by its name.
-    pub fn of(&self, metric: &str) -> Option<Unit> {
-        self.declared.get(metric).map(Unit::declared).or_else(|| Unit::infer(metric))
+    pub fn of(&self, metric: &str) -> Option<String> {
+        self.declared.get(metric).cloned().or_else(|| infer_unit(metric))
     }
 
     /// `header (unit)`, or the header alone when `metric` has no known unit.
@@ -40,7 +40,7 @@ impl MetricUnits {
     /// other numbers of the same metric).
     pub fn in_unit(&self, text: &str, metric: &str) -> String {
         match self.of(metric) {
-            Some(unit) if unit.symbol() == "%" => format!("{text}%"),
+            Some(unit) if unit == "%" => format!("{text}%"),
             Some(unit) => format!("{text} {unit}"),
             None => text.to_string(),
         }
@@ -56,36 +56,20 @@ impl MetricUnits {
     }
 }
 
-/// The unit a metric's values are in, as printed after every number of it: a symbol (`tok/s`, `s`, `ms`,
+/// The unit a metric's name implies, as printed after every number of it: a symbol (`tok/s`, `s`, `ms`,
 /// `µs`, `ns`, `B`, `GB/s`, `%`) read from the name's first or last word (`_s`, `_ms`, `_per_s`, `_bytes`,
-/// `us_per_call`, ...), or whatever a declaration says.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unit(String);
-
-impl Unit {
-    /// The unit a declaration states.
-    pub fn declared(symbol: impl Into<String>) -> Unit {
-        Unit(symbol.into())
-    }
-
-    /// The unit a metric's name implies; None when it implies none (`wall`, `gated_delta`), so a unit is
-    /// never guessed beyond what the name says.
-    pub fn infer(metric: &str) -> Option<Unit> {
-        let name = metric.to_lowercase();
-        let words: Vec<&str> = name.split('_').filter(|word| !word.is_empty()).collect();
-        let (first, last) = (*words.first()?, *words.last()?);
-        let before_last = words.len().checked_sub(2).map(|index| words[index]);
-        let per_s = before_last == Some("per") && matches!(last, "s" | "sec" | "second");
-        let rate = per_s.then(|| per_second(&words[..words.len() - 2]));
-        // `us_per_call`, `ms_per_row`: a time unit first, then what it is per.
-        let leading = || (words.get(1) == Some(&"per")).then(|| time_unit(first)).flatten();
-        let symbol = rate.or_else(|| last_word_unit(last).or_else(leading).map(String::from))?;
-        Some(Unit(symbol))
-    }
-
-    pub fn symbol(&self) -> &str {
-        &self.0
-    }
+/// `us_per_call`, ...); None when it implies none (`wall`, `gated_delta`), so a unit is never guessed beyond
+/// what the name says.
+fn infer_unit(metric: &str) -> Option<String> {
+    let name = metric.to_lowercase();
+    let words: Vec<&str> = name.split('_').filter(|word| !word.is_empty()).collect();
+    let (first, last) = (*words.first()?, *words.last()?);
+    let before_last = words.len().checked_sub(2).map(|index| words[index]);
+    let per_s = before_last == Some("per") && matches!(last, "s" | "sec" | "second");
+    let rate = per_s.then(|| per_second(&words[..words.len() - 2]));
+    // `us_per_call`, `ms_per_row`: a time unit first, then what it is per.
+    let leading = || (words.get(1) == Some(&"per")).then(|| time_unit(first)).flatten();
+    rate.or_else(|| last_word_unit(last).or_else(leading).map(String::from))
 }
 
 /// `tokens` -> `tok/s`, `requests` -> `requests/s`, nothing -> `/s`.
@@ -119,12 +103,6 @@ fn time_unit(word: &str) -> Option<&'static str> {
     }
 }
 
-impl std::fmt::Display for Unit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,10 +117,6 @@ mod tests {
         assert_eq!(units.in_unit("12", "cpu_wait_pct"), "12%");
         assert_eq!(units.header("mean", "latency_ns"), "mean (ns)");
         assert_eq!(units.header("mean", "value"), "mean");
-    }
-
-    fn inferred(name: &str) -> Option<String> {
-        Unit::infer(name).map(|unit| unit.symbol().to_string())
     }
 
     #[test]
@@ -162,14 +136,14 @@ mod tests {
             ("link_gbps", "GB/s"),
             ("cpu_wait_pct", "%"),
         ] {
-            assert_eq!(inferred(name).as_deref(), Some(unit), "{name}");
+            assert_eq!(infer_unit(name).as_deref(), Some(unit), "{name}");
         }
     }
 
     #[test]
     fn no_unit_is_guessed() {
         for name in ["wall", "gated_delta", "overlap_slices", "value", "bus", "status"] {
-            assert_eq!(inferred(name), None, "{name}");
+            assert_eq!(infer_unit(name), None, "{name}");
         }
     }
 }

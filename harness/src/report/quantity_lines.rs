@@ -1,16 +1,9 @@
-//! `## Quantities` (the declared `[[analysis.quantity]]` formulas, each with its 95% interval) and
-//! `## Rule`: whether the engine's own rule matches the best forced setting of each group.
-
-use serde_json::{json, Value};
+//! `## Quantities`: the declared `[[analysis.quantity]]` formulas, each with its 95% interval.
 
 use super::document::Section;
-use super::equivalence_lines::{agreement_words, difference_text};
-use super::number_format::{degrees, number, percent};
-use super::setting_json::{labels_object, setting_object};
+use super::number_format::{degrees, number};
 use super::sweep_report::SweepReport;
 use super::table::Table;
-use super::text::Text;
-use crate::analyse::{QuantityEstimate, RuleCheck};
 
 /// One row per estimate: where it was evaluated, its value and interval with the unit; empty without any.
 pub fn quantity_section(report: &SweepReport) -> Section {
@@ -39,70 +32,4 @@ pub fn quantity_section(report: &SweepReport) -> Section {
              Welch-Satterthwaite degrees of freedom.",
         )
         .table(table)
-}
-
-/// "the rule matches the forced optimum in 3 of 4 groups", naming any group where it is shown not to.
-pub fn rule_section(report: &SweepReport) -> Section {
-    let section = Section::new("Rule");
-    let Some(rule) = &report.analysis.rule else { return section };
-    let columns = report.columns();
-    let label = |index: usize| columns.label(&report.analysis.settings[index].setting);
-    let alpha = report.analysis.verdicts.alpha;
-    let lines = rule.groups.iter().map(|group| {
-        let verdict = agreement_words(group.agreement, "the same within the margin", "shown to differ");
-        let difference = group.difference.map_or_else(String::new, |d| format!(": {}", difference_text(d, alpha)));
-        Text::plain(format!(
-            "{}: the rule ({}) against the best forced setting ({}): {verdict}{difference}.",
-            columns.label(&group.group),
-            label(group.rule_setting),
-            label(group.best_forced),
-        ))
-    });
-    let missed: Vec<String> = rule.mismatches().map(|group| columns.label(&group.group)).collect();
-    section.paragraph(summary_line(rule, &missed)).items(lines.collect())
-}
-
-fn summary_line(rule: &RuleCheck, missed: &[String]) -> String {
-    let head = format!(
-        "Rule verification ({} = {:?} left to the engine, two one-sided tests within {} of the best forced \
-         setting, Schuirmann 1987): the rule matches the forced optimum in {} of {} groups",
-        rule.param,
-        rule.rule,
-        percent(rule.bound),
-        rule.matches(),
-        rule.groups.len()
-    );
-    match missed {
-        [] => format!("{head}."),
-        missed => format!("{head}; it is shown to miss it at {}.", missed.join(", ")),
-    }
-}
-
-/// `analysis.json`'s `quantities`: name, unit, where, value, interval (or why none), std error, df.
-pub fn quantities_json(estimates: &[QuantityEstimate]) -> Value {
-    let one = |e: &QuantityEstimate| {
-        let (low, high, reason) = match e.interval {
-            Ok((low, high)) => (Some(low), Some(high), None),
-            Err(reason) => (None, None, Some(reason.to_string())),
-        };
-        let df = e.df.is_finite().then_some(e.df);
-        json!({ "name": e.name, "unit": e.unit, "at": labels_object(&e.at), "value": e.value,
-                "low": low, "high": high, "reason": reason, "std_error": e.std_error, "df": df,
-                "method": "delta method, Welch-Satterthwaite df" })
-    };
-    Value::Array(estimates.iter().map(one).collect())
-}
-
-/// `analysis.json`'s `rule`: per group, the rule's and the best forced setting and the agreement.
-pub fn rule_json(report: &SweepReport) -> Value {
-    let Some(rule) = &report.analysis.rule else { return Value::Null };
-    let setting = |index: usize| setting_object(&report.analysis.settings[index].setting);
-    let groups = rule.groups.iter().map(|g| {
-        json!({ "group": labels_object(&g.group), "rule": setting(g.rule_setting),
-                "best_forced": setting(g.best_forced), "agreement": g.agreement,
-                "difference": g.difference.map(|d| d.0), "low": g.difference.map(|d| d.1),
-                "high": g.difference.map(|d| d.2) })
-    });
-    json!({ "param": rule.param, "rule": rule.rule, "bound": rule.bound, "matches": rule.matches(),
-            "groups": groups.collect::<Vec<_>>(), "method": "two one-sided tests, Schuirmann 1987" })
 }

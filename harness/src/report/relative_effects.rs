@@ -1,14 +1,11 @@
-//! Baseline-relative effects in the summary (a "vs tbo=off" table) and in `analysis.json`.
+//! Baseline-relative effects in the summary: a "vs tbo=off" table (`analysis.json` has them as `relative`).
 
 use std::collections::BTreeSet;
 
-use serde_json::{json, Value};
-
 use super::document::Section;
 use super::number_format::{confidence, number, p_value, signed};
-use super::setting_json::setting_object;
 use super::sweep_report::SweepReport;
-use crate::analyse::{AnalysisConfig, BaselineEffect, ComparisonMethod, EffectInterval, RelativeKind, SweepAnalysis};
+use crate::analyse::{AnalysisConfig, BaselineEffect, ComparisonMethod, EffectInterval, RelativeKind};
 
 /// `## vs tbo=off`: one row per setting that has a baseline partner (declared grid order), one column
 /// per relative metric with the effect (a difference in the metric's unit), its interval and the
@@ -66,28 +63,6 @@ fn effect_cell(effect: &BaselineEffect) -> String {
     let EffectInterval { effect: estimate, low, high } = interval;
     let p = effect.p_adjusted.map_or_else(String::new, |p| format!(", p {}", p_value(p)));
     format!("{} [{}, {}]{p}", show(estimate), show(low), show(high))
-}
-
-/// The `relative` entries of `analysis.json`: typed settings, the effect with its 95% interval, the
-/// Holm-adjusted p-value and the design (`paired` or `welch`).
-pub fn relative_json(analysis: &SweepAnalysis) -> Vec<Value> {
-    analysis
-        .relative
-        .iter()
-        .map(|effect| {
-            json!({
-                "setting": setting_object(&analysis.settings[effect.setting].setting),
-                "baseline": setting_object(&analysis.settings[effect.baseline].setting),
-                "metric": effect.metric,
-                "kind": effect.kind,
-                "effect": effect.interval.map(|i| i.effect),
-                "low": effect.interval.map(|i| i.low),
-                "high": effect.interval.map(|i| i.high),
-                "p_adjusted": effect.p_adjusted,
-                "method": effect.comparison.map(|c| c.method.design()),
-            })
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -8,9 +8,10 @@
 //! layer of a few element writers, an `Axis` and a palette draws them all, writes deterministic text the
 //! tests can read (`class="x-tick"`, `class="best"`), escapes every label, and drops a dependency.
 
+use std::f64::consts::PI;
 use std::fmt::Write;
 
-use super::html_text::escape;
+use super::html_page::escape;
 use super::series_style::MarkerShape;
 
 /// Font size of tick labels and legend text; titles are larger.
@@ -85,9 +86,32 @@ impl Svg {
         .unwrap();
     }
 
-    /// A point marker (see `MarkerShape::svg`).
+    /// A point marker centred on `(x, y)` with about `radius`: filled with `colour`, or hollow (white inside)
+    /// with a `colour` outline; `class` names it for readers of the DOM (`best`).
     pub fn marker(&mut self, shape: MarkerShape, at: (f64, f64), radius: f64, colour: &str, filled: bool, class: &str) {
-        self.body.push_str(&shape.svg(at, radius, colour, filled, class));
+        let (x, y) = at;
+        let fill = if filled { colour } else { "white" };
+        let paint = format!("fill=\"{fill}\" stroke=\"{colour}\" stroke-width=\"2\" class=\"{class}\"");
+        let (sides, turn) = match shape {
+            MarkerShape::Circle => {
+                return writeln!(self.body, "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{radius:.1}\" {paint}/>").unwrap();
+            }
+            MarkerShape::Square => (4, PI / 4.0),
+            MarkerShape::Diamond => (4, 0.0),
+            MarkerShape::TriangleUp => (3, -PI / 2.0),
+            MarkerShape::TriangleDown => (3, PI / 2.0),
+            MarkerShape::Pentagon => (5, -PI / 2.0),
+            MarkerShape::Hexagon => (6, 0.0),
+        };
+        // Polygons reach further than a circle's edge at their corners: shrink them to a like area.
+        let reach = radius * if sides == 3 { 1.35 } else { 1.2 };
+        let corners: Vec<String> = (0..sides)
+            .map(|i| {
+                let angle = turn + 2.0 * PI * f64::from(i) / f64::from(sides);
+                format!("{:.1},{:.1}", x + reach * angle.cos(), y + reach * angle.sin())
+            })
+            .collect();
+        writeln!(self.body, "<polygon points=\"{}\" {paint}/>", corners.join(" ")).unwrap();
     }
 
     /// A vertical interval from `top` to `bottom` at `x`, with caps `cap` wide.
@@ -130,5 +154,20 @@ mod tests {
         assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100\" height=\"50\""));
         assert!(text.contains(">a &lt;b&gt;</text>") && text.contains("class=\"x-tick\">x &amp; y</text>"));
         assert!(text.contains("stroke-dasharray=\"4 3\"") && text.ends_with("</svg>\n"));
+    }
+
+    #[test]
+    fn hollow_and_filled_markers() {
+        let marker = |shape, colour, filled, class| {
+            let mut svg = Svg::new(0.0, 0.0, "");
+            let start = svg.body.len();
+            svg.marker(shape, (10.0, 20.0), 5.0, colour, filled, class);
+            svg.body[start..].to_string()
+        };
+        let hollow = marker(MarkerShape::Circle, "#0072B2", false, "point");
+        assert_eq!(hollow, "<circle cx=\"10.0\" cy=\"20.0\" r=\"5.0\" fill=\"white\" stroke=\"#0072B2\" stroke-width=\"2\" class=\"point\"/>\n");
+        let filled = marker(MarkerShape::TriangleUp, "#D55E00", true, "best");
+        assert!(filled.starts_with("<polygon points=\"") && filled.contains("fill=\"#D55E00\""), "{filled}");
+        assert_eq!(filled.matches(',').count(), 3, "three corners");
     }
 }

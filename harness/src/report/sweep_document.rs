@@ -2,19 +2,16 @@
 //! was measured; what to trust (failed runs, stragglers, drift, a control set aside, cannot-tell reasons);
 //! the verdicts; the figures (on the page); then the tables.
 
-use super::best_table::best_table;
 use super::document::{Document, Section};
-use super::equivalence_lines::equivalence_section;
-use super::fit_lines::fit_section;
-use super::group_fits::group_fit_table;
+use super::equivalence_lines::{equivalence_section, rule_section};
+use super::fit_lines::{fit_section, group_fit_table};
 use super::html_figures::sweep_figures;
-use super::pivot_table::pivot_table;
-use super::quantity_lines::{quantity_section, rule_section};
+use super::quantity_lines::quantity_section;
 use super::relative_effects::relative_table;
-use super::setting_tables::{other_metrics_table, settings_table};
+use super::setting_tables::{other_metrics_table, pivot_table, settings_table};
 use super::sweep_report::SweepReport;
 use super::text::Text;
-use super::verdict_lines::verdict_section;
+use super::verdict_lines::{best_table, verdict_section};
 use super::what_to_trust::{failure_table, trust_notes};
 
 impl SweepReport<'_> {
@@ -59,7 +56,7 @@ mod tests {
     use crate::analyse::analyse_sweep;
     use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
     use crate::analyse::AnalysisConfig;
-    use crate::report::markdown::markdown;
+    use crate::report::markdown;
     use crate::report::ReportContext;
 
     fn fixture_report() -> String {

@@ -2,7 +2,7 @@
 //! way and never has to parse the text back (a failure reason holding `` ` `` or `<` stays text).
 
 /// A sentence or a paragraph as spans.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Text {
     spans: Vec<Span>,
 }
@@ -31,12 +31,6 @@ impl Text {
     /// This text followed by `code`, marked as code.
     pub fn code(mut self, code: impl Into<String>) -> Text {
         self.spans.push(Span::Code(code.into()));
-        self
-    }
-
-    /// This text followed by `more`'s spans.
-    pub fn join(mut self, more: Text) -> Text {
-        self.spans.extend(more.spans);
         self
     }
 
