@@ -11,7 +11,7 @@ pub struct FailureSummary {
     pub runs: usize,
     pub failed: usize,
     /// Reason -> count, in first-seen order; the reason is the recorded error without its log path
-    /// (`Observation::failure_reason`), or the status when the run recorded no error.
+    /// (`RecordedRun::failure_reason`), or the status when the run recorded no error.
     pub reasons: Vec<(String, usize)>,
 }
 

@@ -54,7 +54,8 @@ pub use control_adjustment::ControlAdjustment;
 pub use control_move::ControlMove;
 // Declared in `declare` (a sweep's `[analysis]` table); re-exported beside the analysis that answers it.
 pub use crate::declare::{AnalysisConfig, Direction, FitConfig, RelativeKind, RowsPerSliceConfig};
-// Read from a result CSV by `record`; re-exported as the unit every analysis works on.
+// Test-only: the owned run the analysis tests build sweeps from (production reads `record::TableRun` in place).
+#[cfg(test)]
 pub use crate::record::Observation;
 pub use cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit, FitErrors};
 pub use drift_bound::DriftBound;

@@ -23,7 +23,7 @@ pub struct SettingSummary {
     pub setting: Setting,
     /// Every recorded run of this setting: warmups and failures included.
     pub runs: usize,
-    /// Runs that count in statistics (`Observation::is_usable`).
+    /// Runs that count in statistics (`RecordedRun::is_usable`).
     pub usable: usize,
     /// Metric name -> summary over the usable runs that reported it.
     pub metrics: BTreeMap<String, SummaryStats>,

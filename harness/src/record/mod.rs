@@ -4,9 +4,10 @@ mod attempt_index;
 mod columns;
 mod file_range;
 #[cfg(test)]
+mod fixtures;
+#[cfg(test)]
 mod fuzz_tests;
 mod merged_shards;
-mod observation;
 mod output_mark;
 mod provenance;
 #[cfg(test)]
@@ -28,8 +29,9 @@ mod test_sidecar;
 mod torn_row;
 
 pub use columns::Columns;
+#[cfg(test)]
+pub use fixtures::Observation;
 pub use merged_shards::MergedShards;
-pub use observation::Observation;
 pub use output_mark::OutputMark;
 pub use provenance::{version_line, Provenance};
 pub use record_error::RecordError;

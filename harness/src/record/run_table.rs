@@ -646,7 +646,7 @@ fn csv_error(path: &Path, error: csv::Error) -> RecordError {
 }
 
 #[cfg(test)]
-use {super::observation::Observation, crate::declare::Param};
+use {super::fixtures::Observation, crate::declare::Param};
 
 #[cfg(test)]
 impl RunTable {

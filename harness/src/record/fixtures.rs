@@ -1,4 +1,5 @@
-//! One recorded run as plain data, as read back from a result CSV: the unit every analysis works on.
+//! Test-only: one recorded run as owned plain data, the fixture the analysis tests build sweeps from (production reads
+//! runs in place through `TableRun`).
 
 use std::collections::BTreeMap;
 
