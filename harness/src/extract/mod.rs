@@ -2,7 +2,6 @@
 //! and phase-profile blocks.
 
 mod extract_error;
-mod key_value;
 mod metric_set;
 mod profile_block;
 

@@ -1,15 +1,18 @@
 //! Turns every terminating signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM) into an
 //! event on the channel of each execution in flight, so a run or build is stopped promptly without
-//! the executor polling a flag, and an in-place ablation always gets to restore its tree.
+//! the executor polling a flag, and an in-place ablation always gets to restore its tree. Each
+//! execution in flight is on the list of channels a received signal is sent to (a `Subscription`).
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::process::ExitStatus;
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::Mutex;
 
 use signal_hook::consts::{SIGALRM, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
 use signal_hook::iterator::{Handle, Signals};
 
 use super::reaper;
 use super::reaper::kill_leftovers_of_dead_sweeps;
-use super::signal_subscription::broadcast;
 
 /// Signals whose default action would end sweep without restoring or killing anything.
 pub const TERMINATING_SIGNALS: [i32; 7] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM];
@@ -74,4 +77,42 @@ impl RunEvents {
         }
         Ok(RunEvents { signals })
     }
+}
+
+/// The channel of every execution in flight (parallel builds have one each).
+static SUBSCRIBERS: Mutex<Vec<(u64, Sender<Event>)>> = Mutex::new(Vec::new());
+
+/// Sends every signal to its channel until dropped.
+pub struct Subscription {
+    id: u64,
+}
+
+impl Subscription {
+    pub fn new(events: Sender<Event>) -> Subscription {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let id = NEXT.fetch_add(1, Ordering::SeqCst);
+        SUBSCRIBERS.lock().unwrap_or_else(|e| e.into_inner()).push((id, events));
+        Subscription { id }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        SUBSCRIBERS.lock().unwrap_or_else(|e| e.into_inner()).retain(|(id, _)| *id != self.id);
+    }
+}
+
+/// Tells every execution in flight that `signal` arrived.
+fn broadcast(signal: i32) {
+    for (_, subscriber) in SUBSCRIBERS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        // A receiver is gone only when its execution is over; nothing left to stop there.
+        let _ = subscriber.send(Event::Signal(signal));
+    }
+}
+
+/// What reaches the executor while a run is in flight.
+#[derive(Debug)]
+pub enum Event {
+    Exited { index: usize, status: std::io::Result<ExitStatus> },
+    Signal(i32),
 }

@@ -57,9 +57,8 @@ pub fn build_all(
             Some(status) => report(job, status.clone()),
             None => {
                 let status = match &built[&first_of_key[&job.key]] {
-                    BuildStatus::Failed { error } => BuildStatus::Failed { error: error.clone() },
-                    BuildStatus::Interrupted => BuildStatus::Interrupted,
-                    _ => BuildStatus::Cached,
+                    BuildStatus::Built { .. } => BuildStatus::Cached,
+                    first => first.clone(),
                 };
                 let duplicate = report(job, status);
                 on_done(&duplicate);

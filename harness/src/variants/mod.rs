@@ -12,7 +12,6 @@ mod recovery;
 mod source_diff;
 mod template_target;
 mod tree_lock;
-mod tree_walk;
 mod variant_build_mark;
 
 #[cfg(test)]

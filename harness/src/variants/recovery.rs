@@ -37,17 +37,13 @@ pub fn recover_in_place(tree: &Path) -> Result<Option<Recovery>, VariantError> {
         // Nothing to restore. A lock file left by a killed sweep is tidied away when nobody holds it;
         // a live holder (a sweep running in the tree) is no error here.
         if tree.join(STATE_DIR).exists() {
-            if let Ok(lock) = TreeLock::acquire(tree) {
-                lock.release();
-            }
+            drop(TreeLock::acquire(tree));
         }
         return Ok(None);
     }
     let tree = tree.canonicalize().map_err(VariantError::io("resolve", tree))?;
-    let lock = TreeLock::acquire(&tree)?;
-    let recovery = restore_under_lock(&tree)?;
-    lock.release();
-    Ok(recovery)
+    let _lock = TreeLock::acquire(&tree)?;
+    restore_under_lock(&tree)
 }
 
 /// Whether an in-place ablation (live or killed) has state in `tree`: a journal, saved originals or

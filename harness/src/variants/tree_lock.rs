@@ -105,14 +105,9 @@ impl TreeLock {
             }
         }
     }
-
-    /// Releases the lock; the last holder also removes sweep's state directory when nothing else is
-    /// left in it.
-    pub fn release(self) {
-        drop(self)
-    }
 }
 
+/// Released on drop; the last holder also removes sweep's state directory when nothing else is left in it.
 impl Drop for TreeLock {
     fn drop(&mut self) {
         // Only a holder that is alone may unlink: a shared holder proves it by turning exclusive.
@@ -182,7 +177,7 @@ mod tests {
         let exclusive = TreeLock::acquire(dir.path()).unwrap();
         let releaser = std::thread::spawn(move || {
             std::thread::sleep(std::time::Duration::from_millis(100));
-            exclusive.release();
+            drop(exclusive);
         });
         assert!(TreeLock::acquire_shared(dir.path()).unwrap().is_some());
         releaser.join().unwrap();
@@ -196,8 +191,8 @@ mod tests {
             VariantError::Locked { holder, .. } => assert_eq!(holder.pid, Some(std::process::id())),
             other => panic!("expected Locked, got {other}"),
         }
-        first.release();
-        TreeLock::acquire(dir.path()).unwrap().release();
+        drop(first);
+        drop(TreeLock::acquire(dir.path()).unwrap());
         assert!(!dir.path().join(STATE_DIR).exists(), "state directory left behind");
     }
 
