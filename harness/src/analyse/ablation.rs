@@ -9,7 +9,7 @@ use super::setting_summary::{first_seen_groups, Labels};
 use super::straggler::SlowSide;
 use super::student_t::one_sided_critical;
 use super::summary_stats::SummaryStats;
-use crate::declare::{AdditivityScale, VariantName, DEFAULT_ALPHA};
+use crate::declare::{AdditivityScale, VariantName};
 use crate::record::RecordedRun;
 
 /// Per-variant statistics of an ablation and, when the design allows, its effects.
@@ -39,19 +39,6 @@ pub struct AblationQuestion {
     pub rounds_are_blocks: bool,
     /// The side a straggler of the scope metric is on, when its direction is known.
     pub slow: Option<SlowSide>,
-}
-
-impl AblationQuestion {
-    /// Linear deltas at alpha 0.05, no straggler screen: the study's question.
-    pub fn linear(tolerance: f64, rounds_are_blocks: bool) -> AblationQuestion {
-        AblationQuestion {
-            tolerance,
-            alpha: DEFAULT_ALPHA,
-            scale: AdditivityScale::Linear,
-            rounds_are_blocks,
-            slow: None,
-        }
-    }
 }
 
 /// One variant: the groups it ablates and each metric's statistics over its usable runs.
@@ -134,14 +121,6 @@ pub enum AdditivityVerdict {
 }
 
 impl Additivity {
-    /// A delta as a fraction of the baseline mean (a log delta as the ratio's change).
-    pub fn relative(&self, delta: f64) -> f64 {
-        match self.scale {
-            AdditivityScale::Linear => delta / self.baseline_mean,
-            AdditivityScale::Log => delta.exp_m1(),
-        }
-    }
-
     /// The interaction as a fraction of the all-groups delta (linear), or as the ratio of the joint ratio
     /// to the product of the single ratios, less 1 (log).
     pub fn relative_interaction(&self) -> f64 {

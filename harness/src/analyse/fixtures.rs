@@ -3,8 +3,9 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use super::ablation::{analyse_ablation_runs, AblationAnalysis, AblationQuestion};
+use super::ablation::{analyse_ablation_runs, AblationAnalysis, AblationQuestion, Additivity};
 use crate::declare::ParamValue;
+use crate::declare::{AdditivityScale, DEFAULT_ALPHA};
 use crate::launch::RunStatus;
 use crate::plan::{Setting, SettingId};
 use crate::record::Observation;
@@ -199,4 +200,27 @@ pub(crate) fn analyse_ablation(
     rounds_are_blocks: bool,
 ) -> AblationAnalysis {
     analyse_ablation_runs(observations, groups, metrics, &AblationQuestion::linear(tolerance, rounds_are_blocks))
+}
+
+impl AblationQuestion {
+    /// Linear deltas at alpha 0.05, no straggler screen: the study's question.
+    pub fn linear(tolerance: f64, rounds_are_blocks: bool) -> AblationQuestion {
+        AblationQuestion {
+            tolerance,
+            alpha: DEFAULT_ALPHA,
+            scale: AdditivityScale::Linear,
+            rounds_are_blocks,
+            slow: None,
+        }
+    }
+}
+
+impl Additivity {
+    /// A delta as a fraction of the baseline mean (a log delta as the ratio's change).
+    pub fn relative(&self, delta: f64) -> f64 {
+        match self.scale {
+            AdditivityScale::Linear => delta / self.baseline_mean,
+            AdditivityScale::Log => delta.exp_m1(),
+        }
+    }
 }
