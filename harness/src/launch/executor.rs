@@ -128,7 +128,6 @@ pub fn execute_shared(
         let execution = run.run_batch(commands, cwd, base_env, limits, &sender);
         let succeeded = execution.reason == StopReason::Succeeded;
         if !on_run(index, execution) || !succeeded || index + 1 == batches.len() {
-            run.keep_services = false;
             run.terminate(limits.grace);
             return index + 1;
         }
@@ -451,6 +450,8 @@ impl<'a> RunningGroups<'a> {
 
     /// Used when a later rank cannot start: stop those already running, then reap them.
     fn terminate(&mut self, grace: Duration) {
+        // Stopping ends the services' sharing too: one that ignores SIGTERM is killed after the grace.
+        self.keep_services = false;
         if self.alive() == 0 {
             return;
         }
@@ -773,6 +774,24 @@ mod tests {
         assert_eq!(reasons, [(0, StopReason::Succeeded), (1, StopReason::Succeeded)]);
         assert_eq!(std::fs::read_to_string(&pid).unwrap().lines().count(), 1, "one instance for both");
         assert!(gone(&pid), "the service outlived its runs");
+    }
+
+    #[test]
+    fn a_shared_service_never_ready_and_deaf_to_sigterm_is_killed_after_the_grace() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid = dir.path().join("pid");
+        let script = format!("echo $$ > {}; trap '' TERM; echo loading; exec sleep 30", pid.display());
+        let server = service(&script, &dir.path().join("s.log"), 400);
+        let client = [sh("exit 0", &dir.path().join("c.log"))];
+        let batches: [(&[RankCommand], &Path); 1] = [(&client, dir.path())];
+        let limits = Limits { timeout: Duration::from_secs(20), grace: Duration::from_millis(300) };
+        let mut reasons = Vec::new();
+        execute_shared(&[server], &batches, &BaseEnv::Inherit, limits, &mut |_, execution| {
+            reasons.push(execution.reason);
+            true
+        });
+        assert!(matches!(reasons[..], [StopReason::NotReady(_)]), "{reasons:?}");
+        assert!(gone(&pid), "the service outlived its group: SIGTERM only, no SIGKILL after the grace");
     }
 
     #[test]
