@@ -98,19 +98,23 @@ fn worst_per_setting(
         SlowSide::Low => -1.0,
         SlowSide::High => 1.0,
     };
+    // The critical t of each setting size, once per size (a sweep's settings mostly share one).
     let mut critical_by_runs: Vec<f64> = Vec::new();
-    let mut found = Vec::new();
-    for (members, &(sum, sum_sq)) in by_setting.groups().zip(sums) {
-        if members.len() < 2 {
-            continue;
-        }
-        let n = members.len() as f64;
+    for members in by_setting.groups().filter(|members| members.len() >= 2) {
         if critical_by_runs.len() <= members.len() {
             critical_by_runs.resize(members.len() + 1, f64::NAN);
         }
         if critical_by_runs[members.len()].is_nan() {
+            let n = members.len() as f64;
             critical_by_runs[members.len()] = t_quantile(1.0 - alpha, SCALE_PRIOR_DF + n - 2.0);
         }
+    }
+    // The settings on every core: a million-run sweep's settings hold tens of thousands of runs each.
+    let worst = |(members, &(sum, sum_sq)): (&[u32], &(f64, f64))| {
+        if members.len() < 2 {
+            return None;
+        }
+        let n = members.len() as f64;
         let critical = critical_by_runs[members.len()];
         let mut best: Option<(usize, f64, f64)> = None;
         for &i in members {
@@ -127,9 +131,9 @@ fn worst_per_setting(
                 best = Some((i as usize, deviation, t));
             }
         }
-        found.extend(best);
-    }
-    found
+        best
+    };
+    by_setting.par_groups().zip(sums).filter_map(worst).collect()
 }
 
 fn t_quantile(p: f64, df: f64) -> f64 {
@@ -177,19 +181,24 @@ fn median_polish(
 }
 
 /// The included samples of each key, as one array of sample indices in key order and each key's range.
-struct Grouped {
+pub(super) struct Grouped {
     samples: Vec<u32>,
     starts: Vec<usize>,
 }
 
 impl Grouped {
-    fn groups(&self) -> impl Iterator<Item = &[u32]> {
+    pub(super) fn groups(&self) -> impl Iterator<Item = &[u32]> {
         self.starts.windows(2).map(|range| &self.samples[range[0]..range[1]])
+    }
+
+    /// The groups, on every core.
+    fn par_groups(&self) -> impl IndexedParallelIterator<Item = &[u32]> {
+        self.starts.par_windows(2).map(|range| &self.samples[range[0]..range[1]])
     }
 
     /// (Σ x, Σ x²) of `values` over each group.
     fn sums(&self, values: &[f64]) -> Vec<(f64, f64)> {
-        self.groups()
+        self.par_groups()
             .map(|members| {
                 members.iter().fold((0.0, 0.0), |(sum, sum_sq), &i| {
                     let x = values[i as usize];
@@ -200,7 +209,7 @@ impl Grouped {
     }
 }
 
-fn grouped(key_of: &[u32], keys: usize, excluded: &[bool]) -> Grouped {
+pub(super) fn grouped(key_of: &[u32], keys: usize, excluded: &[bool]) -> Grouped {
     let mut starts = vec![0usize; keys + 1];
     for (i, &key) in key_of.iter().enumerate() {
         if !excluded[i] {

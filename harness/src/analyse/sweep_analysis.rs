@@ -72,15 +72,17 @@ pub fn analyse_summarised<R: RecordedRun>(
     rounds_are_blocks: bool,
     declared: &[Param],
 ) -> SweepAnalysis {
-    let (drift, failures) = rayon::join(
-        || config.control.as_deref().and_then(|control| DriftBound::of(observations, control)),
-        || FailureSummary::of(observations),
-    );
     SettingSummary::sort_by_declaration(&mut settings, declared);
-    // The model takes one core; the equivalence key, evaluated run by run, the other.
-    let (verdicts, key_values) = rayon::join(
+    // The model takes one core; the equivalence key, evaluated run by run, the drift bound and the
+    // failures the other.
+    let (verdicts, (key_values, drift, failures)) = rayon::join(
         || Verdicts::decide(observations, &settings, config, rounds_are_blocks),
-        || config.equivalence_key.as_ref().map(|key| EquivalenceCheck::key_values(observations, &settings, key)),
+        || {
+            let key = config.equivalence_key.as_ref();
+            let key_values = key.map(|key| EquivalenceCheck::key_values(observations, &settings, key));
+            let drift = config.control.as_deref().and_then(|control| DriftBound::of(observations, control));
+            (key_values, drift, FailureSummary::of(observations))
+        },
     );
     let equivalence =
         config.equivalence_key.as_ref().zip(key_values).map(|(key, values)| {
