@@ -134,14 +134,20 @@ impl SettingModel {
         // control shows the machine's level where there is one.
         let probe = controls.as_deref().unwrap_or(&values);
         let stepped = rounds.as_ref().filter(|_| design.blocks == RoundBlocks::TimeBlocks);
-        if stepped.is_some_and(|rounds| split_blocks_at_steps(&mut samples, probe, &layout, rounds, &included)) {
+        // The level a step shows in; unless a block is split, its fit is the control's first fit too.
+        let mut probe_fit = stepped.map(|rounds| WeightedBackfit::fit(&layout, probe, &included, Some(rounds), None));
+        if probe_fit.as_ref().is_some_and(|fit| split_blocks_at_steps(&mut samples, &fit.residuals, &layout, &included))
+        {
             layout = SampleLayout::of(&samples);
             rounds = Some(RoundComponents::of(&layout));
+            probe_fit = None;
         }
         let group_of: Vec<usize> = dense_groups(&layout, &samples, design.group_of);
         let series_of: Option<Vec<usize>> = design.series_of.map(|series| dense_groups(&layout, &samples, series));
         // The control's unweighted fit serves its move test and the robust fit's first step.
-        let control_fit = controls.as_ref().map(|c| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None));
+        let control_fit = controls.as_ref().map(|c| {
+            probe_fit.take().unwrap_or_else(|| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None))
+        });
         let control_move = match (design.control, &control_fit, design.policy) {
             (Some(metric), Some(full), ControlPolicy::UnlessMoved) => ControlMove::test(
                 metric,

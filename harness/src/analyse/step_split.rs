@@ -7,7 +7,6 @@ use super::run_sample::RunSample;
 use super::sample_layout::SampleLayout;
 use super::straggler::grouped;
 use super::summary_stats::median_in_place;
-use super::weighted_backfit::{RoundComponents, WeightedBackfit};
 
 /// How many standard errors apart the two sides' medians must be for a block's best split to be a step:
 /// far beyond what the blocks' few dozen candidate splits reach by chance (a split that is not a step only
@@ -16,22 +15,20 @@ const STEP_T: f64 = 5.0;
 /// Fewest runs on either side of a split.
 const SIDE_RUNS: usize = 2;
 
-/// Splits each block (`RunSample::round`, laid out in `layout` and grouped by `rounds`) at most once,
+/// Splits each block (`RunSample::round`, laid out in `layout`) at most once,
 /// where in file order (the order the runs ran) the machine's level steps: one change point by binary
 /// segmentation (Scott & Knott 1974), found where the two sides' means differ most among the splits whose
 /// sides' medians differ by more than `STEP_T` standard errors (medians, so a straggler is not a step).
-/// The level is the residual of `probe` (the control, else the primary, per sample) after the
-/// settings' and blocks' effects (least squares, `WeightedBackfit`); its scale is the MAD of successive
+/// The `level` is the caller's residual of a probe (the control, else the primary, per sample) after
+/// the settings' and blocks' effects (least squares, `WeightedBackfit`); its scale is the MAD of successive
 /// differences over the whole sweep, which a step or a straggler barely moves. Samples of weight 0 in
 /// `included` (stragglers) take no part and stay in the block part they ran in. Whether a block was split.
 pub(super) fn split_blocks_at_steps(
     samples: &mut [RunSample],
-    probe: &[f64],
+    level: &[f64],
     layout: &SampleLayout,
-    rounds: &RoundComponents,
     included: &[f64],
 ) -> bool {
-    let level = WeightedBackfit::fit(layout, probe, included, Some(rounds), None).residuals;
     let kept = level.iter().zip(included).filter(|(_, &weight)| weight > 0.0).map(|(&level, _)| level);
     let Some(scale) = successive_difference_scale(kept) else {
         return false;
@@ -134,6 +131,7 @@ fn step_in(level: &[f64], scale: f64) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyse::weighted_backfit::{RoundComponents, WeightedBackfit};
     use rand::{seq::SliceRandom, Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -157,7 +155,8 @@ mod tests {
         let layout = SampleLayout::of(&samples);
         let rounds = RoundComponents::of(&layout);
         let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
-        split_blocks_at_steps(&mut samples, &values, &layout, &rounds, &[1.0; 60]);
+        let level = WeightedBackfit::fit(&layout, &values, &[1.0; 60], Some(&rounds), None).residuals;
+        split_blocks_at_steps(&mut samples, &level, &layout, &[1.0; 60]);
         samples.iter().map(|s| s.round).collect()
     }
 
