@@ -123,40 +123,19 @@ impl EquivalenceCheck {
             .collect();
         let index = SettingIndex::of(settings.iter().map(|summary| summary.id));
         let mut bindings = key.bindings();
-        let mut inputs: Vec<Option<f64>> = vec![None; key.names().len()];
-        // The key is a function of its inputs alone, and a setting's runs mostly repeat its last run's:
-        // evaluated again only when they differ (a million-run report evaluated it a million times).
-        let mut last: Vec<Option<KeyEvaluation>> = vec![None; settings.len()];
         let mut rounded: Vec<Vec<f64>> = vec![Vec::new(); settings.len()];
         for run in observations.iter().filter(|run| run.is_usable()) {
             let Some(setting) = index.get(run.setting_id()) else { continue };
             for (slot, name) in key.names().iter().enumerate() {
-                inputs[slot] = run.metric(name).or(params[setting][slot]);
+                bindings.set_at(slot, run.metric(name).or(params[setting][slot]));
             }
-            let value = match &last[setting] {
-                Some((seen, value)) if same_bits(seen, &inputs) => *value,
-                _ => {
-                    inputs.iter().enumerate().for_each(|(slot, &input)| bindings.set_at(slot, input));
-                    let value = key.number_of(&bindings).map(f64::round).ok();
-                    last[setting] = Some((inputs.clone(), value));
-                    value
-                }
-            };
-            let Some(value) = value else { continue };
+            let Ok(value) = key.number_of(&bindings).map(f64::round) else { continue };
             if !rounded[setting].iter().any(|seen| seen.to_bits() == value.to_bits()) {
                 rounded[setting].push(value);
             }
         }
         rounded.into_iter().map(|values| values.into_iter().map(|value| format!("{value}")).collect()).collect()
     }
-}
-
-/// A key's inputs (each name's value, if any) and the rounded value they gave (`None`: none).
-type KeyEvaluation = (Vec<Option<f64>>, Option<f64>);
-
-/// Whether two lists of inputs are the same, bit for bit (so -0 and 0 differ, as a key may tell them apart).
-fn same_bits(a: &[Option<f64>], b: &[Option<f64>]) -> bool {
-    a.iter().zip(b).all(|(a, b)| a.map(f64::to_bits) == b.map(f64::to_bits))
 }
 
 /// The relative margin two settings count as equal within: `negligible`, or the drift the control

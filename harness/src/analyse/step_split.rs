@@ -34,37 +34,22 @@ pub(super) fn split_blocks_at_steps(
         return false;
     };
     let excluded: Vec<bool> = included.iter().map(|&weight| weight <= 0.0).collect();
-    let blocks = grouped(&layout.round_of, layout.rounds, &excluded);
     // Each block's step, the blocks on every core (a million-run sweep has tens of thousands).
-    let ranges: Vec<&[u32]> = blocks.groups().collect();
-    let steps: Vec<Option<usize>> = ranges
-        .par_iter()
-        .with_min_len(256)
-        .map(|members| {
-            let split = step_in(&members.iter().map(|&i| level[i as usize]).collect::<Vec<_>>(), scale)?;
-            Some(members[split] as usize)
-        })
-        .collect();
-    // Each stepped block's later part is a new block (numbered in block order); samples set aside between
-    // the two sides stay on the side they ran on.
-    let mut next = samples.iter().map(|s| s.round).max().unwrap_or(0);
-    let split_at: Vec<Option<(usize, u32)>> = steps
-        .iter()
-        .map(|step| {
-            step.map(|after| {
-                next += 1;
-                (after, next)
-            })
-        })
-        .collect();
+    let step = |members: &[u32]| {
+        let split = step_in(&members.iter().map(|&i| level[i as usize]).collect::<Vec<_>>(), scale)?;
+        Some(members[split] as usize)
+    };
+    let blocks = grouped(&layout.round_of, layout.rounds, &excluded);
+    let steps: Vec<Option<usize>> = blocks.par_groups().with_min_len(256).map(step).collect();
+    // A stepped block's later part is a new block, numbered after every other in block order (the order
+    // a layout gives blocks); samples set aside between the two sides stay on the side they ran on.
+    let first_new = samples.iter().map(|s| s.round).max().unwrap_or(0) + 1;
     for (index, (sample, &block)) in samples.iter_mut().zip(&layout.round_of).enumerate() {
-        if let Some((after, later)) = split_at[block as usize] {
-            if index >= after {
-                sample.round = later;
-            }
+        if steps[block as usize].is_some_and(|after| index >= after) {
+            sample.round = first_new + block;
         }
     }
-    split_at.iter().any(Option::is_some)
+    steps.iter().any(Option::is_some)
 }
 
 /// A side's level as a step test reads it: its `median`, or for a side of two runs the one nearer
@@ -168,7 +153,8 @@ mod tests {
     #[test]
     fn a_step_inside_a_block_splits_it_there() {
         let mut expected = time_blocks();
-        expected[25..30].iter_mut().for_each(|block| *block = 6);
+        // Blocks 0-5 are taken: the third block's later part is block 6 + 2.
+        expected[25..30].iter_mut().for_each(|block| *block = 8);
         assert_eq!(blocks_after(25, -0.15, 0.0), expected);
     }
 

@@ -3,10 +3,10 @@
 
 use rayon::prelude::*;
 use serde::Serialize;
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::run_sample::RunSample;
 use super::sample_layout::SampleLayout;
+use super::student_t::one_sided_critical;
 use super::summary_stats::median_in_place;
 
 /// One run the fit leaves out (weight 0): kept in the CSV, named in the summary and the JSON.
@@ -98,23 +98,20 @@ fn worst_per_setting(
         SlowSide::Low => -1.0,
         SlowSide::High => 1.0,
     };
-    // The critical t of each setting size, once per size (a sweep's settings mostly share one).
     let mut critical_by_runs: Vec<f64> = Vec::new();
-    for members in by_setting.groups().filter(|members| members.len() >= 2) {
+    let mut found = Vec::new();
+    for (members, &(sum, sum_sq)) in by_setting.groups().zip(sums) {
+        if members.len() < 2 {
+            continue;
+        }
+        let n = members.len() as f64;
         if critical_by_runs.len() <= members.len() {
             critical_by_runs.resize(members.len() + 1, f64::NAN);
         }
         if critical_by_runs[members.len()].is_nan() {
-            let n = members.len() as f64;
-            critical_by_runs[members.len()] = t_quantile(1.0 - alpha, SCALE_PRIOR_DF + n - 2.0);
+            critical_by_runs[members.len()] =
+                one_sided_critical(1.0 - alpha, SCALE_PRIOR_DF + n - 2.0).unwrap_or(f64::INFINITY);
         }
-    }
-    // The settings on every core: a million-run sweep's settings hold tens of thousands of runs each.
-    let worst = |(members, &(sum, sum_sq)): (&[u32], &(f64, f64))| {
-        if members.len() < 2 {
-            return None;
-        }
-        let n = members.len() as f64;
         let critical = critical_by_runs[members.len()];
         let mut best: Option<(usize, f64, f64)> = None;
         for &i in members {
@@ -131,13 +128,9 @@ fn worst_per_setting(
                 best = Some((i as usize, deviation, t));
             }
         }
-        best
-    };
-    by_setting.par_groups().zip(sums).filter_map(worst).collect()
-}
-
-fn t_quantile(p: f64, df: f64) -> f64 {
-    StudentsT::new(0.0, 1.0, df).map_or(f64::INFINITY, |t| t.inverse_cdf(p))
+        found.extend(best);
+    }
+    found
 }
 
 /// The sweep's robust noise scale: 1.4826 · the median absolute leave-one-out deviation of the included
@@ -192,7 +185,7 @@ impl Grouped {
     }
 
     /// The groups, on every core.
-    fn par_groups(&self) -> impl IndexedParallelIterator<Item = &[u32]> {
+    pub(super) fn par_groups(&self) -> impl IndexedParallelIterator<Item = &[u32]> {
         self.starts.par_windows(2).map(|range| &self.samples[range[0]..range[1]])
     }
 
@@ -233,10 +226,9 @@ pub(super) fn grouped(key_of: &[u32], keys: usize, excluded: &[bool]) -> Grouped
 /// Each group's median taken off its members, the groups on every core (a million-run sweep's settings
 /// hold fifty thousand runs each).
 fn subtract_group_medians(residuals: &mut [f64], key_of: &[u32], groups: &Grouped) {
-    let ranges: Vec<&[u32]> = groups.groups().collect();
     let values: &[f64] = residuals;
-    let medians: Vec<f64> = ranges
-        .par_iter()
+    let medians: Vec<f64> = groups
+        .par_groups()
         .with_min_len(64)
         .map_init(Vec::new, |scratch, members| {
             scratch.clear();
