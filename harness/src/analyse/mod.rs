@@ -14,6 +14,7 @@ mod failure_summary;
 pub(crate) mod fixtures;
 mod group_fit;
 mod group_verdict;
+mod grouped;
 mod holm;
 mod huber;
 mod no_test;

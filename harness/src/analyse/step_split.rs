@@ -3,9 +3,9 @@
 
 use rayon::prelude::*;
 
+use super::grouped::Grouped;
 use super::run_sample::RunSample;
 use super::sample_layout::SampleLayout;
-use super::straggler::grouped;
 use super::summary_stats::median_in_place;
 
 /// How many standard errors apart the two sides' medians must be for a block's best split to be a step:
@@ -39,7 +39,7 @@ pub(super) fn split_blocks_at_steps(
         let split = step_in(&members.iter().map(|&i| level[i as usize]).collect::<Vec<_>>(), scale)?;
         Some(members[split] as usize)
     };
-    let blocks = grouped(&layout.round_of, layout.rounds, &excluded);
+    let blocks = Grouped::of(&layout.round_of, layout.rounds, &excluded);
     let steps: Vec<Option<usize>> = blocks.par_groups().with_min_len(256).map(step).collect();
     // A stepped block's later part is a new block, numbered after every other in block order (the order
     // a layout gives blocks); samples set aside between the two sides stay on the side they ran on.

@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::grouped::Grouped;
 use super::run_sample::RunSample;
 use super::sample_layout::SampleLayout;
 use super::student_t::one_sided_critical;
@@ -61,7 +62,7 @@ impl Straggler {
         let mut excluded = vec![false; values.len()];
         let mut found = Vec::new();
         for _ in 0..3 {
-            let by_setting = grouped(&layout.setting_of, layout.settings, &excluded);
+            let by_setting = Grouped::of(&layout.setting_of, layout.settings, &excluded);
             let residuals = median_polish(layout, &values, &excluded, &by_setting, blocks);
             let setting_sums = by_setting.sums(&residuals);
             let scale = robust_scale(&by_setting, &residuals, &setting_sums);
@@ -93,7 +94,7 @@ fn worst_per_setting(
     scale: f64,
     slow: SlowSide,
 ) -> Vec<(usize, f64, f64)> {
-    let alpha = FALSE_STRAGGLER_RATE / by_setting.samples.len().max(1) as f64;
+    let alpha = FALSE_STRAGGLER_RATE / by_setting.len().max(1) as f64;
     let slow_sign = match slow {
         SlowSide::Low => -1.0,
         SlowSide::High => 1.0,
@@ -138,7 +139,7 @@ fn worst_per_setting(
 /// the noise's σ): consistent at the normal, unmoved by a few gross stragglers, and unlike the median
 /// polish residuals themselves not shrunk by the medians that fit some runs exactly.
 fn robust_scale(by_setting: &Grouped, residuals: &[f64], sums: &[(f64, f64)]) -> f64 {
-    let mut deviations: Vec<f64> = Vec::with_capacity(by_setting.samples.len());
+    let mut deviations: Vec<f64> = Vec::with_capacity(by_setting.len());
     for (members, &(sum, _)) in by_setting.groups().zip(sums).filter(|(m, _)| m.len() >= 2) {
         let n = members.len() as f64;
         let inflation = (1.0 + 1.0 / (n - 1.0)).sqrt();
@@ -166,61 +167,11 @@ fn median_polish(
     let mut residuals = values.to_vec();
     subtract_group_medians(&mut residuals, &layout.setting_of, by_setting);
     if blocks {
-        let by_round = grouped(&layout.round_of, layout.rounds, excluded);
+        let by_round = Grouped::of(&layout.round_of, layout.rounds, excluded);
         subtract_group_medians(&mut residuals, &layout.round_of, &by_round);
         subtract_group_medians(&mut residuals, &layout.setting_of, by_setting);
     }
     residuals
-}
-
-/// The included samples of each key, as one array of sample indices in key order and each key's range.
-pub(super) struct Grouped {
-    samples: Vec<u32>,
-    starts: Vec<usize>,
-}
-
-impl Grouped {
-    pub(super) fn groups(&self) -> impl Iterator<Item = &[u32]> {
-        self.starts.windows(2).map(|range| &self.samples[range[0]..range[1]])
-    }
-
-    /// The groups, on every core.
-    pub(super) fn par_groups(&self) -> impl IndexedParallelIterator<Item = &[u32]> {
-        self.starts.par_windows(2).map(|range| &self.samples[range[0]..range[1]])
-    }
-
-    /// (Σ x, Σ x²) of `values` over each group.
-    fn sums(&self, values: &[f64]) -> Vec<(f64, f64)> {
-        self.par_groups()
-            .map(|members| {
-                members.iter().fold((0.0, 0.0), |(sum, sum_sq), &i| {
-                    let x = values[i as usize];
-                    (sum + x, sum_sq + x * x)
-                })
-            })
-            .collect()
-    }
-}
-
-pub(super) fn grouped(key_of: &[u32], keys: usize, excluded: &[bool]) -> Grouped {
-    let mut starts = vec![0usize; keys + 1];
-    for (i, &key) in key_of.iter().enumerate() {
-        if !excluded[i] {
-            starts[key as usize + 1] += 1;
-        }
-    }
-    for k in 0..keys {
-        starts[k + 1] += starts[k];
-    }
-    let mut next = starts.clone();
-    let mut samples = vec![0u32; starts[keys]];
-    for (i, &key) in key_of.iter().enumerate() {
-        if !excluded[i] {
-            samples[next[key as usize]] = i as u32;
-            next[key as usize] += 1;
-        }
-    }
-    Grouped { samples, starts }
 }
 
 /// Each group's median taken off its members, the groups on every core (a million-run sweep's settings
