@@ -34,7 +34,8 @@ pub struct Rival {
     pub ratio: Option<RatioInterval>,
     /// The same ratio with its marginal 95% interval (not multiplicity-adjusted).
     pub marginal: Option<RatioInterval>,
-    /// Holm-adjusted p-value of "no difference".
+    /// Adjusted p-value (the selection-adjusted step-down of `Verdicts::decide`) of "no member of the group
+    /// is better than this rival".
     pub p_adjusted: Option<f64>,
     /// The smallest relative difference (0.021 = 2.1%) the test would detect with 80% power at the level
     /// it was held to: the resolution of a tie.

@@ -3,6 +3,7 @@
 mod ablation;
 mod alpha_spending;
 mod baseline_effect;
+mod block_covariance;
 mod comparison_method;
 mod control_adjustment;
 mod control_move;

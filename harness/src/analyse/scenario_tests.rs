@@ -60,6 +60,8 @@ pub(crate) struct Noise {
     /// Prefill slower by a factor everywhere or at one (rows, slices): a regression of version B.
     pub regression: Regression,
     pub reps: u32,
+    /// Bimodal machine noise the control does not see: (share of runs, factor) on the primary only.
+    pub bimodal: Option<(f64, f64)>,
 }
 
 /// A version's change of the primary metric.
@@ -91,6 +93,7 @@ impl Noise {
         control_moved: None,
         regression: Regression::None,
         reps: 3,
+        bimodal: None,
     };
 }
 
@@ -99,15 +102,42 @@ fn normal(rng: &mut ChaCha8Rng) -> f64 {
     (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
 }
 
+/// A grid of groups (row counts) of settings (slice counts) and its truth: per group its prefill per
+/// setting and its decode.
+pub(crate) struct Grid {
+    pub groups: Vec<(u32, Vec<f64>, f64)>,
+    pub slices: Vec<u32>,
+}
+
+impl Grid {
+    /// The decision fixture's grid (`TRUTH`, `DECODE`).
+    pub fn fixture() -> Grid {
+        let groups = TRUTH.iter().zip(DECODE).map(|((rows, truth), decode)| (*rows, truth.to_vec(), decode)).collect();
+        Grid { groups, slices: SLICES.to_vec() }
+    }
+
+    /// `groups` groups of `k` settings with `truth` (cycled) in every group.
+    pub fn uniform(groups: u32, truth: &[f64]) -> Grid {
+        let groups = (0..groups).map(|g| (512 << g, truth.to_vec(), 12.0 - f64::from(g))).collect();
+        Grid { groups, slices: (1..=truth.len() as u32).collect() }
+    }
+}
+
 /// One interleaved sweep of the grid (rows in `rows`), each round in a seeded shuffled order.
 pub(crate) fn simulated(noise: &Noise, rows: &[u32], slices: &[u32], seed: u64) -> Vec<Observation> {
+    simulated_on(&Grid::fixture(), noise, rows, slices, seed)
+}
+
+/// One interleaved sweep of `grid` (rows in `rows`, slices in `slices`).
+pub(crate) fn simulated_on(grid: &Grid, noise: &Noise, rows: &[u32], slices: &[u32], seed: u64) -> Vec<Observation> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let phase = rng.random::<f64>() * std::f64::consts::TAU;
-    let settings: Vec<(usize, usize)> = TRUTH
+    let settings: Vec<(usize, usize)> = grid
+        .groups
         .iter()
         .enumerate()
-        .filter(|(_, (r, _))| rows.contains(r))
-        .flat_map(|(g, _)| SLICES.iter().enumerate().filter(|(_, s)| slices.contains(s)).map(move |(s, _)| (g, s)))
+        .filter(|(_, (r, ..))| rows.contains(r))
+        .flat_map(|(g, _)| grid.slices.iter().enumerate().filter(|(_, s)| slices.contains(s)).map(move |(s, _)| (g, s)))
         .collect();
     let mut observations = Vec::new();
     let mut k = 0u64;
@@ -131,7 +161,7 @@ pub(crate) fn simulated(noise: &Noise, rows: &[u32], slices: &[u32], seed: u64) 
                 }
             };
             k += 1;
-            let slices = SLICES[s];
+            let slices = grid.slices[s];
             let sd = match (noise.noisy, noise.quiet) {
                 (Some((n, sd)), _) if n == slices => sd,
                 (_, Some((q, sd))) if q == slices => sd,
@@ -139,10 +169,12 @@ pub(crate) fn simulated(noise: &Noise, rows: &[u32], slices: &[u32], seed: u64) 
             };
             let straggle = if rng.random::<f64>() < noise.stragglers { 1.0 / rng.random_range(2.0..4.0) } else { 1.0 };
             let moved = noise.control_moved.filter(|(at, _)| *at == slices).map_or(1.0, |(_, factor)| factor);
-            let regression = noise.regression.factor(TRUTH[g].0, slices);
-            let prefill = TRUTH[g].1[s] * regression * speed * straggle * (sd * normal(&mut rng)).exp();
-            let decode = DECODE[g] * moved * speed * straggle * (noise.sd * normal(&mut rng)).exp();
-            let (rows, slices) = (TRUTH[g].0.to_string(), slices.to_string());
+            let (rows, truth, decode) = &grid.groups[g];
+            let regression = noise.regression.factor(*rows, slices);
+            let bimodal = noise.bimodal.filter(|(share, _)| rng.random::<f64>() < *share).map_or(1.0, |(_, f)| f);
+            let prefill = truth[s] * regression * bimodal * speed * straggle * (sd * normal(&mut rng)).exp();
+            let decode = decode * moved * speed * straggle * (noise.sd * normal(&mut rng)).exp();
+            let (rows, slices) = (rows.to_string(), slices.to_string());
             let metrics = [("prefill_tokens_per_s", prefill), ("decode_tokens_per_s", decode)];
             observations.push(fixture_observation(&[("rows", &rows), ("slices", &slices)], rep, &metrics));
         }
@@ -168,6 +200,11 @@ pub(crate) enum Judged {
 pub(crate) struct Tally {
     pub clear: [usize; 4],
     pub ties: [usize; 4],
+    /// Sweeps judged, and those where some true best was called beaten.
+    pub sweeps: usize,
+    pub sweeps_overclaimed: usize,
+    /// Sweeps where every rival's simultaneous interval held its true ratio to the best.
+    pub sweeps_covered: usize,
 }
 
 impl Tally {
@@ -180,18 +217,37 @@ impl Tally {
     pub fn overclaims(&self) -> usize {
         self.clear[3] + self.ties[3]
     }
+    pub fn coverage(&self) -> f64 {
+        self.sweeps_covered as f64 / self.sweeps.max(1) as f64
+    }
+    pub fn overclaimed_sweep_share(&self) -> f64 {
+        self.sweeps_overclaimed as f64 / self.sweeps.max(1) as f64
+    }
 }
 
 fn judge(observations: &[Observation], config: &AnalysisConfig, tally: &mut Tally) -> Verdicts {
+    judge_on(&Grid::fixture(), observations, config, tally)
+}
+
+fn judge_on(grid: &Grid, observations: &[Observation], config: &AnalysisConfig, tally: &mut Tally) -> Verdicts {
     let settings = SettingSummary::summarise(observations);
     let verdicts = Verdicts::decide(observations, &settings, config, true);
     let slices_of = |index: usize| settings[index].setting.value("slices").map(ToString::to_string);
+    let (mut covered, overclaims) = (true, tally.overclaims());
     for group in &verdicts.groups {
         let rows: u32 = group.group[0].1.to_string().parse().expect("rows");
-        let truth = TRUTH.iter().find(|(r, _)| *r == rows).expect("a row count of the truth").1;
+        let truth = &grid.groups.iter().find(|(r, ..)| *r == rows).expect("a row count of the truth").1;
+        let true_value = |index: usize| {
+            let slices: u32 = slices_of(index).expect("slices").parse().expect("a slice count");
+            truth[grid.slices.iter().position(|s| *s == slices).expect("a slice count of the grid")]
+        };
+        covered &= group.rivals.iter().all(|rival| {
+            let ratio = true_value(rival.setting) / true_value(group.best);
+            rival.ratio.is_some_and(|interval| interval.low <= ratio && ratio <= interval.high)
+        });
         let top = truth.iter().copied().fold(f64::MIN, f64::max);
         let bests: Vec<String> =
-            SLICES.iter().zip(truth).filter(|(_, t)| (top / *t).ln() < 1e-9).map(|(s, _)| s.to_string()).collect();
+            grid.slices.iter().zip(truth).filter(|(_, t)| (top / *t).ln() < 1e-9).map(|(s, _)| s.to_string()).collect();
         let best = slices_of(group.best).expect("slices");
         let beaten: Vec<String> =
             group.rivals.iter().filter(|r| r.beaten).filter_map(|r| slices_of(r.setting)).collect();
@@ -217,15 +273,24 @@ fn judge(observations: &[Observation], config: &AnalysisConfig, tally: &mut Tall
             tally.ties[column] += 1;
         }
     }
+    tally.sweeps += 1;
+    tally.sweeps_covered += usize::from(covered);
+    tally.sweeps_overclaimed += usize::from(tally.overclaims() > overclaims);
     verdicts
 }
 
 /// `sweeps` seeded sweeps of the whole grid under `noise`, judged.
 pub(crate) fn tally(noise: &Noise, sweeps: u64, config: &AnalysisConfig) -> Tally {
+    tally_on(&Grid::fixture(), noise, sweeps, config)
+}
+
+/// `sweeps` seeded sweeps of the whole of `grid` under `noise`, judged.
+pub(crate) fn tally_on(grid: &Grid, noise: &Noise, sweeps: u64, config: &AnalysisConfig) -> Tally {
+    let rows: Vec<u32> = grid.groups.iter().map(|(rows, ..)| *rows).collect();
     let mut tally = Tally::default();
     for seed in 0..sweeps {
-        let observations = simulated(noise, &[512, 1024, 2048, 4096, 8192], &SLICES, 1000 + seed);
-        judge(&observations, config, &mut tally);
+        let observations = simulated_on(grid, noise, &rows, &grid.slices, 1000 + seed);
+        judge_on(grid, &observations, config, &mut tally);
     }
     tally
 }
@@ -239,7 +304,8 @@ fn slow_sine_drift_of_5_percent_is_resolved_and_never_wrong() {
     let noise = Noise { drift: Drift::Sine { amplitude: 0.05, period: 200.0 }, ..Noise::WELL_BEHAVED };
     let tally = tally(&noise, 100, &config());
     assert_eq!(tally.wrong(), 0, "{tally:?}");
-    assert!(tally.right_clear_share() >= 0.82, "{tally:?}");
+    // 0.82 before the verdicts paid for picking the best from the data (about 12 points: docs/decisions.md).
+    assert!(tally.right_clear_share() >= 0.70, "{tally:?}");
 }
 
 #[test]
@@ -247,7 +313,8 @@ fn stragglers_are_screened_and_the_verdicts_stay_right() {
     let noise = Noise { stragglers: 0.03, ..Noise::WELL_BEHAVED };
     let tally = tally(&noise, 100, &config());
     assert_eq!(tally.wrong(), 0, "{tally:?}");
-    assert!(tally.right_clear_share() >= 0.75, "{tally:?}");
+    // 0.75 before the selection-adjusted verdicts.
+    assert!(tally.right_clear_share() >= 0.68, "{tally:?}");
 }
 
 /// Slices=4 four times noisier than the rest, slices=1 half as noisy. The noisy setting sits within 3.5-4.7%
@@ -286,7 +353,8 @@ fn a_step_in_machine_speed_is_absorbed_wherever_it_falls() {
         let noise = Noise { drift: Drift::Step { drop: 0.15, at }, ..Noise::WELL_BEHAVED };
         let tally = tally(&noise, 100, &config());
         assert_eq!(tally.wrong(), 0, "step at run {at}: {tally:?}");
-        assert!(tally.right_clear_share() >= 0.85, "step at run {at}: {tally:?}");
+        // 0.85 before the selection-adjusted verdicts.
+        assert!(tally.right_clear_share() >= 0.75, "step at run {at}: {tally:?}");
     }
 }
 
@@ -334,10 +402,37 @@ fn one_rep_cannot_tell_with_its_reason() {
     assert!(verdicts.groups.iter().all(|g| g.reason == Some(super::no_test::NoTest::OneRep)));
 }
 
+/// Every setting truly equal, 4 or 14 settings per group: the best is picked from the same data, so a plain
+/// Holm over its k − 1 rivals called a tied setting beaten in 8% (k = 4) and 19% (k = 14) of sweeps; the
+/// selection-adjusted step-down keeps it at the family-wise alpha.
+#[test]
+fn equal_settings_are_called_beaten_in_at_most_alpha_of_sweeps() {
+    for (groups, k) in [(5, 4), (1, 14), (3, 14)] {
+        let tally = tally_on(&Grid::uniform(groups, &vec![1000.0; k]), &Noise::WELL_BEHAVED, 200, &config());
+        // Binomial(200, 0.05): mean 10, sd 3.1.
+        assert!(tally.sweeps_overclaimed <= 14, "{groups} x {k}: {tally:?}");
+        assert_eq!(tally.wrong(), 0);
+    }
+}
+
+/// A 1% effect, 10 reps, a fast 12% drift the control follows run by run: the control's move is tested on
+/// the blocks as planned (split blocks inflated F: the control was set aside in a third of these sweeps
+/// and the drift came back), so a tied setting is called beaten at the family-wise level and the
+/// simultaneous intervals hold the truth.
+#[test]
+fn a_one_percent_effect_under_a_fast_drift_keeps_its_level_and_coverage() {
+    let grid = Grid::uniform(5, &[1000.0, 1000.0, 990.0, 1000.0]);
+    let noise = Noise { reps: 10, drift: Drift::Sine { amplitude: 0.12, period: 40.0 }, ..Noise::WELL_BEHAVED };
+    let tally = tally_on(&grid, &noise, 200, &config());
+    assert!(tally.sweeps_overclaimed <= 16, "{tally:?}");
+    assert!(tally.coverage() >= 0.92, "{tally:?}");
+}
+
 #[test]
 #[ignore = "prints the tallies of every scenario; run with --ignored --nocapture"]
 fn print_scenario_tallies() {
-    let scenarios: [(&str, Noise); 10] = [
+    let fast = Drift::Sine { amplitude: 0.12, period: 40.0 };
+    let scenarios: [(&str, Noise); 13] = [
         (
             "unequal noise, 10 reps",
             Noise { noisy: Some((4, 0.04)), quiet: Some((1, 0.005)), reps: 10, ..Noise::WELL_BEHAVED },
@@ -351,16 +446,36 @@ fn print_scenario_tallies() {
         ("step 15% half-way", Noise { drift: Drift::Step { drop: 0.15, at: 30 }, ..Noise::WELL_BEHAVED }),
         ("control moved", Noise { control_moved: Some((4, 0.9)), ..Noise::WELL_BEHAVED }),
         ("noisy true bests", Noise { noisy: Some((1, 0.04)), ..Noise::WELL_BEHAVED }),
+        ("control moved 5%, fast drift", Noise { control_moved: Some((4, 0.95)), drift: fast, ..Noise::WELL_BEHAVED }),
+        ("fast drift 12%", Noise { drift: fast, ..Noise::WELL_BEHAVED }),
+        ("bimodal 30% x0.92", Noise { bimodal: Some((0.3, 0.92)), ..Noise::WELL_BEHAVED }),
     ];
     for (name, noise) in scenarios {
         let tally = tally(&noise, 200, &config());
-        eprintln!(
-            "{name:<20} clear {:?} ties {:?} right-clear {:.1}%",
-            tally.clear,
-            tally.ties,
-            100.0 * tally.right_clear_share()
-        );
+        print_tally(name, &tally);
     }
+    let equal = |k: usize| Grid::uniform(5, &vec![1000.0; k]);
+    let one_percent = Grid::uniform(5, &[1000.0, 1000.0, 990.0, 1000.0]);
+    let grids: [(&str, Grid, Noise); 4] = [
+        ("A/A 5 x 4", equal(4), Noise::WELL_BEHAVED),
+        ("A/A 1 x 14", Grid::uniform(1, &[1000.0; 14]), Noise::WELL_BEHAVED),
+        ("A/A 5 x 14", equal(14), Noise::WELL_BEHAVED),
+        ("1% effect, 10 reps, fast drift", one_percent, Noise { reps: 10, drift: fast, ..Noise::WELL_BEHAVED }),
+    ];
+    for (name, grid, noise) in grids {
+        print_tally(name, &tally_on(&grid, &noise, 200, &config()));
+    }
+}
+
+fn print_tally(name: &str, tally: &Tally) {
+    eprintln!(
+        "{name:<30} clear {:?} ties {:?} right-clear {:.1}% overclaimed sweeps {:.1}% covered {:.1}%",
+        tally.clear,
+        tally.ties,
+        100.0 * tally.right_clear_share(),
+        100.0 * tally.overclaimed_sweep_share(),
+        100.0 * tally.coverage()
+    );
 }
 
 /// One group of ten settings, rivals trailing the best by 3..10 times the 1% noise, raced round by round as

@@ -4,6 +4,7 @@
 
 use rayon::prelude::*;
 
+use super::block_covariance::BlockCovariance;
 use super::comparison_method::ComparisonMethod;
 use super::control_adjustment::ControlAdjustment;
 use super::control_move::ControlMove;
@@ -74,10 +75,15 @@ pub struct SettingModel {
     /// variance, its runs in the fit, and its control level (for the slope's share of a contrast).
     estimates: Vec<SettingEstimate>,
     slope_variance: f64,
+    /// With rounds as blocks: the estimates' covariance by dense setting (`SettingEstimate::dense`), times
+    /// the Huber inflation, for contrasts; None without blocks or with too many settings.
+    covariance: Option<(BlockCovariance, f64)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct SettingEstimate {
+    /// The setting's index in the dense layout.
+    dense: usize,
     mean: f64,
     mean_variance: f64,
     variance_df: f64,
@@ -130,25 +136,21 @@ impl SettingModel {
         let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
         let controls: Option<Vec<f64>> =
             design.control.and_then(|_| samples.iter().map(|s| s.control).collect::<Option<Vec<f64>>>());
+        let group_of: Vec<usize> = dense_groups(&layout, &samples, design.group_of);
+        let series_of: Option<Vec<usize>> = design.series_of.map(|series| dense_groups(&layout, &samples, series));
         // A step of the machine inside a block is one more block boundary (stragglers set aside); the
         // control shows the machine's level where there is one.
         let probe = controls.as_deref().unwrap_or(&values);
         let stepped = rounds.as_ref().filter(|_| design.blocks == RoundBlocks::TimeBlocks);
         // The level a step shows in; unless a block is split, its fit is the control's first fit too.
         let mut probe_fit = stepped.map(|rounds| WeightedBackfit::fit(&layout, probe, &included, Some(rounds), None));
-        if probe_fit.as_ref().is_some_and(|fit| split_blocks_at_steps(&mut samples, &fit.residuals, &layout, &included))
-        {
-            layout = SampleLayout::of(&samples);
-            rounds = Some(RoundComponents::of(&layout));
-            probe_fit = None;
-        }
-        let group_of: Vec<usize> = dense_groups(&layout, &samples, design.group_of);
-        let series_of: Option<Vec<usize>> = design.series_of.map(|series| dense_groups(&layout, &samples, series));
-        // The control's unweighted fit serves its move test and the robust fit's first step.
-        let control_fit = controls.as_ref().map(|c| {
-            probe_fit.take().unwrap_or_else(|| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None))
+        // The control's move is tested on the blocks as planned: blocks split where the control's own
+        // residuals stepped fit its drift, not the settings' differences, and would inflate F (under a fast
+        // drift, a third of the sweeps whose settings moved nothing were taken to move the control).
+        let planned_fit = controls.as_ref().map(|c| {
+            probe_fit.clone().unwrap_or_else(|| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None))
         });
-        let control_move = match (design.control, &control_fit, design.policy) {
+        let control_move = match (design.control, &planned_fit, design.policy) {
             (Some(metric), Some(full), ControlPolicy::UnlessMoved) => ControlMove::test(
                 metric,
                 &layout,
@@ -160,6 +162,19 @@ impl SettingModel {
             ),
             _ => None,
         };
+        if probe_fit.as_ref().is_some_and(|fit| split_blocks_at_steps(&mut samples, &fit.residuals, &layout, &included))
+        {
+            layout = SampleLayout::of(&samples);
+            rounds = Some(RoundComponents::of(&layout));
+            probe_fit = None;
+        }
+        // The control's unweighted fit serves the robust fit's first step.
+        let control_fit = controls.as_ref().map(|c| {
+            probe_fit
+                .take()
+                .or(planned_fit)
+                .unwrap_or_else(|| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None))
+        });
         let moved = control_move.as_ref().is_some_and(ControlMove::is_moved);
         let covariate = controls.as_deref().filter(|_| !moved).map(|c| (c, control_fit));
         let reliability = match (&covariate, design.policy) {
@@ -186,8 +201,14 @@ impl SettingModel {
         });
         let slope_variance = fit.slope.map_or(0.0, |s| s.variance);
         // Map the dense layout's settings back to the caller's indices.
-        let absent =
-            SettingEstimate { mean: f64::NAN, mean_variance: f64::NAN, variance_df: 0.0, runs: 0, control_level: 0.0 };
+        let absent = SettingEstimate {
+            dense: usize::MAX,
+            mean: f64::NAN,
+            mean_variance: f64::NAN,
+            variance_df: 0.0,
+            runs: 0,
+            control_level: 0.0,
+        };
         let mut by_setting = vec![absent; design.settings];
         for (sample, &dense) in samples.iter().zip(&layout.setting_of) {
             by_setting[sample.setting] = estimates[dense as usize];
@@ -203,6 +224,7 @@ impl SettingModel {
             stragglers,
             estimates: by_setting,
             slope_variance,
+            covariance: rounds.as_ref().and_then(|_| fit.covariance()),
         }
     }
 
@@ -271,7 +293,15 @@ impl SettingModel {
                 (slope * slope * e.mean_variance, e.variance_df)
             })
             .collect();
-        let variance = parts.iter().map(|(v, _)| v).sum::<f64>() + control_gap * control_gap * self.slope_variance;
+        let coefficients: Vec<(usize, f64)> = terms.iter().map(|(e, c)| (e.dense, c * f(e.mean).1)).collect();
+        let settings_variance = match &self.covariance {
+            // A contrast's exact variance under incomplete blocks; the parts still weigh its df.
+            Some((covariance, inflation)) if coefficients.iter().map(|(_, a)| a).sum::<f64>().abs() < 1e-9 => {
+                inflation * covariance.contrast_variance(&coefficients)
+            }
+            _ => parts.iter().map(|(v, _)| v).sum::<f64>(),
+        };
+        let variance = settings_variance + control_gap * control_gap * self.slope_variance;
         if variance.is_nan() || variance <= 0.0 || variance.is_infinite() {
             return Err(NoTest::ZeroStdError);
         }
@@ -602,6 +632,20 @@ impl<'a> RobustFit<'a> {
         self.runs.iter().sum()
     }
 
+    /// The estimates' covariance under the blocks, from the runs' inverse moderated variances, with the
+    /// Huber inflation of `estimates`.
+    fn covariance(&self) -> Option<(BlockCovariance, f64)> {
+        let weights: Vec<f64> = self
+            .layout
+            .setting_of
+            .iter()
+            .zip(&self.included)
+            .map(|(&s, &w)| w / self.variances[s as usize].max(f64::MIN_POSITIVE))
+            .collect();
+        let inflation = if self.huber { huber::variance_inflation() } else { 1.0 };
+        Some((BlockCovariance::of(self.layout, &weights)?, inflation))
+    }
+
     /// Runs − settings − round blocks − slopes.
     fn residual_df(&self) -> f64 {
         let settings = self.runs.iter().filter(|n| **n > 0).count() as f64;
@@ -626,6 +670,7 @@ impl<'a> RobustFit<'a> {
                 let variance_df =
                     self.priors[s].map_or(self.own_df[s], |p| p.moderated_df(self.own_df[s])).min(self.df_cap[s]);
                 SettingEstimate {
+                    dense: s,
                     mean: self.fit.setting_effect[s] - shift,
                     mean_variance: inflation * self.variances[s]
                         / runs.max(1) as f64

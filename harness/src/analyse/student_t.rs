@@ -33,6 +33,16 @@ pub fn two_sided_p_value(t: f64, df: f64) -> Option<f64> {
     Some((2.0 * tail).max(f64::MIN_POSITIVE))
 }
 
+/// The one-sided p-value P(T >= t) of a t statistic with `df` degrees of freedom (half the two-sided one on
+/// the side t points to), never 0; 1 where it has no answer (a non-positive df).
+pub fn upper_p(t: f64, df: f64) -> f64 {
+    match two_sided_p_value(t, df) {
+        Some(p) if t > 0.0 => p / 2.0,
+        Some(p) => 1.0 - p / 2.0,
+        None => 1.0,
+    }
+}
+
 /// `two_sided_p_value`, 1 where it has no answer (a non-positive df): a p-value that claims nothing.
 pub fn two_sided_p(t: f64, df: f64) -> f64 {
     two_sided_p_value(t, df).unwrap_or(1.0)
@@ -61,6 +71,14 @@ mod tests {
         assert!((two_sided_critical(0.95, f64::INFINITY).unwrap() - 1.959_964).abs() < 1e-6);
         assert!((one_sided_critical(0.8, 1e9).unwrap() - 0.841_621).abs() < 1e-6);
         assert!(two_sided_p_value(1e6, 5.0).unwrap() > 0.0);
+    }
+
+    #[test]
+    fn the_upper_tail_is_half_the_two_sided_p_on_its_side() {
+        // R: pt(2.228, 10, lower.tail = FALSE) = 0.025
+        assert!((upper_p(2.228, 10.0) - 0.025).abs() < 1e-4);
+        assert!((upper_p(-2.228, 10.0) - 0.975).abs() < 1e-4);
+        assert_eq!(upper_p(1.0, 0.0), 1.0);
     }
 
     #[test]

@@ -37,6 +37,8 @@ pub fn analysis_json(report: &SweepReport) -> Value {
         "runs": analysis.failures.runs,
         "method": verdicts.method().design(),
         "tests": verdicts.tests,
+        "pairs": verdicts.pairs,
+        "selection": "pairwise step-down (closed testing, Bonferroni-Holm weights; Hsu 1984 MCB guarantee)",
         "alpha_spent": verdicts.alpha_spent,
         "look": verdicts.look,
         "level": verdicts.level,

@@ -118,11 +118,14 @@ fn method_line(verdicts: &Verdicts) -> String {
     });
     format!(
         "Method: a robust linear model of {scale}: {design}{control}; Huber M-estimation (k = 1.345, Huber 1964); \
-         {prior}; {} residual df. Each rival against its group's best by the moderated t, Holm-corrected over {} \
-         comparisons (Holm 1979) at {alpha}{negligible}; intervals are {} simultaneous (compatible with Holm's \
-         decisions, Strassburger & Bretz 2008).",
+         {prior}; {} residual df. The best is picked from the same data, so each rival is tested against every \
+         other setting of its group by the one-sided moderated t, stepped down over the {} {} within groups \
+         (closed testing with Bonferroni-Holm weights, Holm 1979; selection-adjusted like Hsu's comparisons with \
+         the best, Hsu 1984, ties included) at {alpha}{negligible}; intervals are {} simultaneous over every pair \
+         (compatible with the decisions, Strassburger & Bretz 2008).",
         degrees(model.residual_df),
-        verdicts.tests,
+        verdicts.pairs,
+        if verdicts.pairs == 1 { "pair" } else { "pairs" },
         confidence(verdicts.level),
     )
 }
@@ -158,7 +161,7 @@ impl Speaker<'_> {
                 let detectable = tied.iter().filter_map(|r| r.detectable).fold(0.0, f64::max);
                 let mut text = format!(
                     "{head}: tied: {best} ({mean}) cannot be told from {}; these data would detect a difference \
-                     of {} with {} power at the level Holm held them to",
+                     of {} with {} power at the level the step-down held them to",
                     self.list(tied.iter().copied()),
                     percent(detectable),
                     confidence(crate::analyse::DETECTION_POWER)
@@ -253,7 +256,7 @@ pub fn best_table(report: &SweepReport) -> Section {
     }
     Section::new("Best per group")
         .paragraph(format!(
-            "Ratios rival / best with their {} simultaneous intervals (compatible with the Holm-corrected verdicts).",
+            "Ratios rival / best with their {} simultaneous intervals (compatible with the selection-adjusted verdicts).",
             confidence(analysis.verdicts.level)
         ))
         .table(table)
