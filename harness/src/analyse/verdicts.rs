@@ -62,7 +62,10 @@ impl Verdicts {
     /// 4. Holm's correction over all comparisons of the sweep at the level this analysis may spend (a
     ///    race's look: Lan-DeMets spending); a rival is beaten when its adjusted p-value is below it, a
     ///    practical tie when two one-sided tests put it within `negligible` of the best; intervals are
-    ///    the simultaneous ones compatible with those decisions (Strassburger & Bretz 2008).
+    ///    the simultaneous ones compatible with those decisions (Strassburger & Bretz 2008);
+    /// 5. a setting of few runs whose set-aside run would change its group's claims, were it the right
+    ///    one, is compared with nothing (`NoTest::RunsDisagree`: the group cannot be told), and Holm's
+    ///    correction is taken again over the comparisons left.
     pub fn decide<R: RecordedRun>(
         observations: &[R],
         settings: &[SettingSummary],
@@ -247,16 +250,16 @@ impl Family {
 /// straggler, or two runs that went wrong alike (two that skipped work agree as closely as two good
 /// ones). Deciding it on the runs kept would let that rarer case through as a confident verdict (a
 /// setting 1.75x "faster" on two runs that skipped work), and calling every such setting undecidable
-/// throws away too much under ordinary stragglers, where most set-aside runs change nothing (3% of runs
-/// 2-4x slower, 3 reps: 69% of clear groups right against 85% with this rule; the scenario tests'
-/// `print_scenario_tallies`). So the group is judged again with the setting
-/// where its set-aside run alone puts it (not with the run kept in its mean: three runs that disagree
-/// have a variance that ties everything, which says nothing of which run is right). The verdict stands
-/// when that judgement makes the same claims: the same best, every rival beaten still beaten (more
-/// beaten only strengthens it: a tied rival is no claim). Otherwise the runs decide the verdict and
-/// cannot tell which is right, and the setting's comparisons are not made (`NoTest::RunsDisagree`).
-/// Beaten is judged as Holm judged it: on the losing side with a p-value below alpha over the
-/// hypotheses still standing (`detection_alpha`).
+/// throws away too much under ordinary stragglers, where most set-aside runs change nothing (3% of
+/// runs 2-4x slower, 3 reps: 69% of clear groups right against 85% with this rule, in the scenario
+/// tests' `print_scenario_tallies`). So the group is judged again with the setting where its
+/// set-aside run alone puts it (not with the run kept in its mean: three runs that disagree have a
+/// variance that ties everything, which says nothing of which run is right). The verdict stands when
+/// that judgement makes the same claims: the same best, every rival beaten still beaten (more beaten
+/// only strengthens it: a tied rival is no claim). Otherwise the runs decide the verdict and cannot
+/// tell which is right, and the setting's comparisons are not made (`NoTest::RunsDisagree`). Beaten is
+/// judged as Holm judged it: on the losing side with a p-value below alpha over the hypotheses still
+/// standing (`detection_alpha`).
 fn hanging_on_odd_runs(
     members: &[&[usize]],
     model: &SettingModel,
