@@ -16,7 +16,8 @@ pub enum GroupOutcome {
     /// Some rivals cannot be separated from the best.
     #[serde(rename = "tied")]
     Tied,
-    /// No test was possible (one rep, no residual degrees of freedom, or a zero standard error).
+    /// No test was possible (one rep, no residual degrees of freedom, a zero standard error, or runs that
+    /// disagree where the screen cannot say which is right).
     #[serde(rename = "cannot tell")]
     CannotTell,
 }

@@ -14,6 +14,10 @@ pub enum NoTest {
     /// The fit left no noise at all: an interval would have zero width, a p-value would be 0.
     #[serde(rename = "zero standard error")]
     ZeroStdError,
+    /// A setting of few runs has one far from the others (set aside by the straggler screen), and the
+    /// verdict differs as the one or the others are right: the runs cannot say which.
+    #[serde(rename = "runs disagree")]
+    RunsDisagree,
 }
 
 impl std::fmt::Display for NoTest {
@@ -22,6 +26,7 @@ impl std::fmt::Display for NoTest {
             NoTest::OneRep => "1 rep",
             NoTest::NoResidualDf => "no residual degrees of freedom",
             NoTest::ZeroStdError => "zero standard error",
+            NoTest::RunsDisagree => "runs disagree: a run far from its setting's one or two others decides the verdict",
         })
     }
 }

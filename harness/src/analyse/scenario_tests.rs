@@ -62,6 +62,9 @@ pub(crate) struct Noise {
     pub reps: u32,
     /// Bimodal machine noise the control does not see: (share of runs, factor) on the primary only.
     pub bimodal: Option<(f64, f64)>,
+    /// Share of runs made 1.3-2x faster in prefill only: a run that skipped work (decode, the control, is
+    /// the same program's other phase and does not change).
+    pub fast: f64,
 }
 
 /// A version's change of the primary metric.
@@ -94,6 +97,7 @@ impl Noise {
         regression: Regression::None,
         reps: 3,
         bimodal: None,
+        fast: 0.0,
     };
 }
 
@@ -168,11 +172,14 @@ pub(crate) fn simulated_on(grid: &Grid, noise: &Noise, rows: &[u32], slices: &[u
                 _ => noise.sd,
             };
             let straggle = if rng.random::<f64>() < noise.stragglers { 1.0 / rng.random_range(2.0..4.0) } else { 1.0 };
+            // Drawn only when asked for, so that every other scenario sees the random stream it always saw.
+            let skipped =
+                if noise.fast > 0.0 && rng.random::<f64>() < noise.fast { rng.random_range(1.3..2.0) } else { 1.0 };
             let moved = noise.control_moved.filter(|(at, _)| *at == slices).map_or(1.0, |(_, factor)| factor);
             let (rows, truth, decode) = &grid.groups[g];
             let regression = noise.regression.factor(*rows, slices);
             let bimodal = noise.bimodal.filter(|(share, _)| rng.random::<f64>() < *share).map_or(1.0, |(_, f)| f);
-            let prefill = truth[s] * regression * bimodal * speed * straggle * (sd * normal(&mut rng)).exp();
+            let prefill = truth[s] * regression * bimodal * speed * straggle * skipped * (sd * normal(&mut rng)).exp();
             let decode = decode * moved * speed * straggle * (noise.sd * normal(&mut rng)).exp();
             let (rows, slices) = (rows.to_string(), slices.to_string());
             let metrics = [("prefill_tokens_per_s", prefill), ("decode_tokens_per_s", decode)];
@@ -308,13 +315,46 @@ fn slow_sine_drift_of_5_percent_is_resolved_and_never_wrong() {
     assert!(tally.right_clear_share() >= 0.70, "{tally:?}");
 }
 
+/// 3% of runs 2-4x slower: screened out, and a setting of three runs left with two decides nothing it
+/// should not (`NoTest::RunsDisagree` only where the set-aside run would change the verdict).
 #[test]
 fn stragglers_are_screened_and_the_verdicts_stay_right() {
     let noise = Noise { stragglers: 0.03, ..Noise::WELL_BEHAVED };
-    let tally = tally(&noise, 100, &config());
+    let tally = tally(&noise, 200, &config());
     assert_eq!(tally.wrong(), 0, "{tally:?}");
     // 0.75 before the selection-adjusted verdicts.
     assert!(tally.right_clear_share() >= 0.68, "{tally:?}");
+}
+
+/// 3% of runs 1.3-2x faster in the primary only (runs that skipped work): set aside like stragglers, never
+/// a wrong best, and true bests called beaten no more often than the family-wise 5% allows (5% of 200
+/// sweeps, with two binomial sd of room, as the other scenarios allow). Without the fast side the screen
+/// named the one normal run of three a straggler and resolved on the two fast ones.
+#[test]
+fn runs_that_skipped_work_are_set_aside_and_never_make_a_best() {
+    let noise = Noise { fast: 0.03, ..Noise::WELL_BEHAVED };
+    let tally = tally(&noise, 200, &config());
+    assert_eq!(tally.wrong(), 0, "{tally:?}");
+    assert!(tally.overclaims() <= 16, "{tally:?}");
+    // 0.6 before the selection-adjusted verdicts.
+    assert!(tally.right_clear_share() >= 0.5, "{tally:?}");
+}
+
+/// Two of a rival's three runs skipped work alike (1.75x its throughput) and agree; the good run looks
+/// slow. Decided on the pair the rival would be the best by far: the group cannot be told, and says why.
+#[test]
+fn two_runs_that_agree_against_one_cannot_decide_a_group() {
+    use super::no_test::NoTest;
+    let mut observations = simulated(&Noise::WELL_BEHAVED, &[2048], &SLICES, 1);
+    let slices_4 = |o: &Observation| o.setting.value("slices").is_some_and(|v| v.to_string() == "4");
+    for run in observations.iter_mut().filter(|o| slices_4(o) && o.rep <= 2) {
+        *run.metrics.get_mut("prefill_tokens_per_s").expect("prefill") *= 1.75;
+    }
+    let settings = SettingSummary::summarise(&observations);
+    let verdicts = Verdicts::decide(&observations, &settings, &config(), true);
+    let group = &verdicts.groups[0];
+    assert_eq!((group.outcome, group.reason), (GroupOutcome::CannotTell, Some(NoTest::RunsDisagree)), "{group:?}");
+    assert_eq!(verdicts.model.stragglers.len(), 1, "{:?}", verdicts.model.stragglers);
 }
 
 /// Slices=4 four times noisier than the rest, slices=1 half as noisy. The noisy setting sits within 3.5-4.7%
@@ -354,7 +394,7 @@ fn a_step_in_machine_speed_is_absorbed_wherever_it_falls() {
         let tally = tally(&noise, 100, &config());
         assert_eq!(tally.wrong(), 0, "step at run {at}: {tally:?}");
         // 0.85 before the selection-adjusted verdicts.
-        assert!(tally.right_clear_share() >= 0.75, "step at run {at}: {tally:?}");
+        assert!(tally.right_clear_share() >= 0.70, "step at run {at}: {tally:?}");
     }
 }
 
@@ -432,7 +472,7 @@ fn a_one_percent_effect_under_a_fast_drift_keeps_its_level_and_coverage() {
 #[ignore = "prints the tallies of every scenario; run with --ignored --nocapture"]
 fn print_scenario_tallies() {
     let fast = Drift::Sine { amplitude: 0.12, period: 40.0 };
-    let scenarios: [(&str, Noise); 13] = [
+    let scenarios: [(&str, Noise); 14] = [
         (
             "unequal noise, 10 reps",
             Noise { noisy: Some((4, 0.04)), quiet: Some((1, 0.005)), reps: 10, ..Noise::WELL_BEHAVED },
@@ -449,6 +489,7 @@ fn print_scenario_tallies() {
         ("control moved 5%, fast drift", Noise { control_moved: Some((4, 0.95)), drift: fast, ..Noise::WELL_BEHAVED }),
         ("fast drift 12%", Noise { drift: fast, ..Noise::WELL_BEHAVED }),
         ("bimodal 30% x0.92", Noise { bimodal: Some((0.3, 0.92)), ..Noise::WELL_BEHAVED }),
+        ("fast runs 3%", Noise { fast: 0.03, ..Noise::WELL_BEHAVED }),
     ];
     for (name, noise) in scenarios {
         let tally = tally(&noise, 200, &config());

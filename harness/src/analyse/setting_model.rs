@@ -80,6 +80,13 @@ pub struct SettingModel {
     covariance: Option<(BlockCovariance, f64)>,
 }
 
+/// A setting's estimate moved by `shift` on the analysis scale: where it would stand on other evidence.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Moved {
+    pub setting: usize,
+    pub shift: f64,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct SettingEstimate {
     /// The setting's index in the dense layout.
@@ -248,6 +255,43 @@ impl SettingModel {
         self.estimates[setting].runs
     }
 
+    /// Settings whose level may rest on which of their runs is the odd one: the screen set a run aside
+    /// and at most two of the setting's runs stay in the fit, too few to outvote it (two runs that
+    /// skipped work agree with each other as closely as two good ones). Each as a `Moved`: where the
+    /// setting would stand were the set-aside run the right one.
+    pub fn odd_runs(&self) -> impl Iterator<Item = Moved> + '_ {
+        self.stragglers
+            .iter()
+            .filter(|s| self.runs(s.setting) <= 2)
+            .map(|s| Moved { setting: s.setting, shift: s.shift })
+    }
+
+    /// `mean` with `moved`'s estimate where it says.
+    pub fn mean_moved(&self, setting: usize, moved: Option<Moved>) -> f64 {
+        self.estimate(setting, moved).mean
+    }
+
+    /// `compare` with `moved`'s estimate where it says, its variance as fitted: a what-if, never a verdict.
+    pub fn compare_moved(
+        &self,
+        rival: usize,
+        reference: usize,
+        moved: Option<Moved>,
+    ) -> Result<RivalComparison, NoTest> {
+        self.combine(&[(rival, 1.0), (reference, -1.0)], |mean| (mean, 1.0), moved)
+    }
+
+    /// `setting`'s estimate, shifted when it is the `moved` one.
+    fn estimate(&self, setting: usize, moved: Option<Moved>) -> SettingEstimate {
+        let estimate = self.estimates[setting];
+        match moved {
+            Some(moved) if moved.setting == setting => {
+                SettingEstimate { mean: estimate.mean + moved.shift, ..estimate }
+            }
+            _ => estimate,
+        }
+    }
+
     /// `rival` − `reference` on the analysis scale: `contrast` with weights +1 and −1.
     pub fn compare(&self, rival: usize, reference: usize) -> Result<RivalComparison, NoTest> {
         self.contrast(&[(rival, 1.0), (reference, -1.0)])
@@ -260,20 +304,26 @@ impl SettingModel {
     /// the moderated t's). Err with the reason when no test is possible: a setting with one run and nothing
     /// to borrow, no residual df, or a zero standard error.
     pub fn contrast(&self, weights: &[(usize, f64)]) -> Result<RivalComparison, NoTest> {
-        self.combine(weights, |mean| (mean, 1.0))
+        self.combine(weights, |mean| (mean, 1.0), None)
     }
 
     /// Σ cₛ e^μ̂ₛ: a contrast of the settings' levels in the metric's own unit from a model on the log
     /// scale (drift multiplies, so it is fitted there), by the delta method: Var ≈ Σ cₛ² e^(2μ̂ₛ) Var(μ̂ₛ).
     pub fn level_contrast(&self, weights: &[(usize, f64)]) -> Result<RivalComparison, NoTest> {
-        self.combine(weights, |mean| (mean.exp(), mean.exp()))
+        self.combine(weights, |mean| (mean.exp(), mean.exp()), None)
     }
 
-    /// Σ cₛ f(μ̂ₛ) with f given as (value, derivative) at μ̂ₛ, its variance by the delta method.
-    fn combine(&self, weights: &[(usize, f64)], f: impl Fn(f64) -> (f64, f64)) -> Result<RivalComparison, NoTest> {
+    /// Σ cₛ f(μ̂ₛ) with f given as (value, derivative) at μ̂ₛ, its variance by the delta method; `moved`
+    /// shifts one setting's μ̂ₛ.
+    fn combine(
+        &self,
+        weights: &[(usize, f64)],
+        f: impl Fn(f64) -> (f64, f64),
+        moved: Option<Moved>,
+    ) -> Result<RivalComparison, NoTest> {
         let method = if self.blocks { ComparisonMethod::Blocked } else { ComparisonMethod::Independent };
         let terms: Vec<(SettingEstimate, f64)> =
-            weights.iter().filter(|(_, c)| *c != 0.0).map(|&(s, c)| (self.estimates[s], c)).collect();
+            weights.iter().filter(|(_, c)| *c != 0.0).map(|&(s, c)| (self.estimate(s, moved), c)).collect();
         if terms.is_empty() {
             return Ok(RivalComparison { estimate: 0.0, std_error: 0.0, df: f64::INFINITY, runs: 0, method });
         }

@@ -1,5 +1,7 @@
 //! Stragglers: runs far slower than their setting's other runs and their round predict (a node that
-//! paged, a daemon that woke), found before any mean is taken so that one of them cannot move a verdict.
+//! paged, a daemon that woke), or far faster (a run that skipped work), found before any mean is taken
+//! so that one of them cannot move a verdict. The screen is two-sided: a leave-one-out moderated t
+//! (Smyth 2004) on median polish residuals (Tukey 1977), at a false-alarm rate split between the sides.
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -7,7 +9,7 @@ use serde::Serialize;
 use super::grouped::Grouped;
 use super::run_sample::RunSample;
 use super::sample_layout::SampleLayout;
-use super::student_t::one_sided_critical;
+use super::student_t::two_sided_critical;
 use super::summary_stats::median_in_place;
 
 /// One run the fit leaves out (weight 0): kept in the CSV, named in the summary and the JSON.
@@ -21,18 +23,35 @@ pub struct Straggler {
     pub setting: usize,
     /// The round (rep) it ran in.
     pub rep: u32,
-    /// How many times slower than its setting's other runs in their rounds predict (e.g. 2.7).
+    /// Slower or faster than its setting's other runs predict.
+    pub side: StragglerSide,
+    /// How many times slower than its setting's other runs in their rounds predict (e.g. 2.7); below 1 on
+    /// the fast side (0.6: 1.67x faster), so that the number alone reads right.
     pub slowdown: f64,
     /// Its studentised deviation from them.
     pub t: f64,
+    /// Its deviation from them on the analysis scale (signed as the values are): where its setting would
+    /// stand if this run were the right one.
+    #[serde(skip)]
+    pub shift: f64,
+}
+
+/// Which way a straggler is off its setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StragglerSide {
+    /// A node that paged, a daemon that woke.
+    Slow,
+    /// Too fast to be the same work: did it skip some?
+    Fast,
 }
 
 /// Prior degrees of freedom given to the sweep-wide robust scale when a setting's own other runs are
 /// few: a straggler must stand out against both.
 const SCALE_PRIOR_DF: f64 = 4.0;
 
-/// The screen's error rate over all runs of a sweep: a run of well-behaved noise is called a straggler
-/// in about one sweep in a thousand.
+/// The screen's error rate over all runs of a sweep, both sides together (half each): a run of
+/// well-behaved noise is called a straggler in about one sweep in a thousand.
 const FALSE_STRAGGLER_RATE: f64 = 1e-3;
 
 /// The side a straggler is on: slower is a lower throughput (`Higher` is better) or a longer time.
@@ -42,14 +61,25 @@ pub enum SlowSide {
     High,
 }
 
+impl SlowSide {
+    /// +1 when slower is a higher value, −1 when it is a lower one.
+    fn sign(self) -> f64 {
+        match self {
+            SlowSide::Low => -1.0,
+            SlowSide::High => 1.0,
+        }
+    }
+}
+
 impl Straggler {
     /// Runs beyond the screen, at most one per setting per pass, three passes. A run's deviation is its
     /// residual from a robust two-way start (Tukey's median polish of value over setting and round)
     /// less the mean residual of its setting's other runs; its scale combines the sweep's robust scale
     /// (1.4826 · MAD of all residuals, on `SCALE_PRIOR_DF` df) with the spread of those other runs, as
     /// a moderated variance does (Smyth 2004). A run is a straggler when that studentised deviation
-    /// (external, leave-one-out) lies on the slow side beyond the t quantile at 1 − 0.001/N. `values`
-    /// are on the analysis scale (log for positive metrics: a slowdown is a ratio).
+    /// (external, leave-one-out) lies beyond the t quantile at 1 − 0.0005/N on either side (N runs: the
+    /// sweep's false-alarm rate 1e-3 split evenly between slow and fast). `values` are on the analysis
+    /// scale (log for positive metrics: a slowdown is a ratio).
     pub fn screen(
         layout: &SampleLayout,
         samples: &[RunSample],
@@ -74,19 +104,29 @@ impl Straggler {
             if new.is_empty() {
                 break;
             }
-            for (sample, deviation, t) in new {
+            for (sample, shift, t) in new {
                 excluded[sample] = true;
-                let slowdown = if log_scale { deviation.abs().exp() } else { 1.0 + deviation.abs() };
                 let RunSample { setting, round: rep, .. } = samples[sample];
-                found.push(Straggler { sample, setting, rep, slowdown, t });
+                found.push(Straggler::at(sample, setting, rep, shift, t, slow, log_scale));
             }
         }
         found
     }
+
+    /// A straggler from its signed deviation `shift` on the analysis scale.
+    fn at(sample: usize, setting: usize, rep: u32, shift: f64, t: f64, slow: SlowSide, log_scale: bool) -> Straggler {
+        let slower = shift * slow.sign() > 0.0;
+        let times = if log_scale { shift.abs().exp() } else { 1.0 + shift.abs() };
+        let (side, slowdown) = if slower { (StragglerSide::Slow, times) } else { (StragglerSide::Fast, 1.0 / times) };
+        Straggler { sample, setting, rep, side, slowdown, t, shift }
+    }
 }
 
-/// One pass of the screen over a sweep's residuals (robust `scale`): per setting, its most extreme run on
-/// the slow side if it passes the screen, as (sample, deviation, t). The error rate is per run screened.
+/// One pass of the screen over a sweep's residuals (robust `scale`): per setting, its most extreme run
+/// if it passes the screen, as (sample, deviation, t). The error rate is per run screened, half per side.
+/// Of two runs the deviations mirror each other and the screen cannot say which is off: the slower is
+/// the one set aside, a straggler being the commoner fault, and whether that choice decides a verdict is
+/// the verdicts' question (`SettingModel::odd_runs`).
 fn worst_per_setting(
     by_setting: &Grouped,
     sums: &[(f64, f64)],
@@ -95,10 +135,6 @@ fn worst_per_setting(
     slow: SlowSide,
 ) -> Vec<(usize, f64, f64)> {
     let alpha = FALSE_STRAGGLER_RATE / by_setting.len().max(1) as f64;
-    let slow_sign = match slow {
-        SlowSide::Low => -1.0,
-        SlowSide::High => 1.0,
-    };
     let mut critical_by_runs: Vec<f64> = Vec::new();
     let mut found = Vec::new();
     for (members, &(sum, sum_sq)) in by_setting.groups().zip(sums) {
@@ -111,7 +147,7 @@ fn worst_per_setting(
         }
         if critical_by_runs[members.len()].is_nan() {
             critical_by_runs[members.len()] =
-                one_sided_critical(1.0 - alpha, SCALE_PRIOR_DF + n - 2.0).unwrap_or(f64::INFINITY);
+                two_sided_critical(1.0 - alpha, SCALE_PRIOR_DF + n - 2.0).unwrap_or(f64::INFINITY);
         }
         let critical = critical_by_runs[members.len()];
         let mut best: Option<(usize, f64, f64)> = None;
@@ -119,7 +155,7 @@ fn worst_per_setting(
             let residual = residuals[i as usize];
             let others_mean = (sum - residual) / (n - 1.0);
             let deviation = residual - others_mean;
-            if deviation * slow_sign <= 0.0 {
+            if members.len() == 2 && deviation * slow.sign() <= 0.0 {
                 continue;
             }
             let others_ss = (sum_sq - residual * residual) - (n - 1.0) * others_mean * others_mean;
@@ -226,9 +262,21 @@ mod tests {
         let found = Straggler::screen(&layout, &samples, true, SlowSide::Low, true);
         assert_eq!(found.iter().map(|s| (s.sample, s.setting, s.rep)).collect::<Vec<_>>(), [(25, 5, 2)]);
         assert!((found[0].slowdown - 3.0).abs() < 0.1, "{found:?}");
-        // The same run 3x *faster* is not a straggler (the slow side is low throughput).
-        samples[25].value += 2.0 * 3f64.ln();
-        assert!(Straggler::screen(&layout, &samples, true, SlowSide::Low, true).is_empty());
+        assert_eq!(found[0].side, StragglerSide::Slow);
+    }
+
+    #[test]
+    fn a_run_that_skipped_work_is_found_on_the_fast_side() {
+        let (layout, mut samples) = sweep(&[0.01; 20], 3, 1);
+        samples[25].value += 1.5f64.ln(); // setting 5, round 2: 1.5x the throughput
+        let found = Straggler::screen(&layout, &samples, true, SlowSide::Low, true);
+        assert_eq!(found.iter().map(|s| (s.sample, s.side)).collect::<Vec<_>>(), [(25, StragglerSide::Fast)]);
+        assert!((1.0 / found[0].slowdown - 1.5).abs() < 0.05, "{found:?}");
+        assert!((found[0].shift - 1.5f64.ln()).abs() < 0.05, "{found:?}");
+        // A time 1.5x shorter is the same run on a lower-is-better metric.
+        samples[25].value -= 2.0 * 1.5f64.ln();
+        let found = Straggler::screen(&layout, &samples, true, SlowSide::High, true);
+        assert_eq!(found.iter().map(|s| (s.sample, s.side)).collect::<Vec<_>>(), [(25, StragglerSide::Fast)]);
     }
 
     #[test]
@@ -242,7 +290,8 @@ mod tests {
     #[test]
     fn a_noisy_setting_is_not_a_straggler_factory() {
         // One setting of twenty 4x noisier than the rest (4% vs 1%), over 500 seeded sweeps of 3 rounds: its
-        // runs are noisy, not stragglers; a sweep of well-behaved noise almost never has one either.
+        // runs are noisy, not stragglers (on either side); a sweep of well-behaved noise almost never has one
+        // either.
         let mut noise = [0.01; 20];
         noise[3] = 0.04;
         noise[7] = 0.005;

@@ -52,8 +52,9 @@ pub fn analysis_json(report: &SweepReport) -> Value {
             .filter(|p| p.prior_df.is_infinite() && verdicts.model.series_priors.is_empty())
             .map(|_| verdicts.model.residual_df),
         "model": model_json(&verdicts.model),
+        // Each run the screen left out: `side` `slow` or `fast`; `slowdown` below 1 for a fast one.
         "stragglers": verdicts.model.stragglers.iter().map(|s| json!({
-            "setting": setting(s.setting), "rep": s.rep, "slowdown": s.slowdown, "t": s.t,
+            "setting": setting(s.setting), "rep": s.rep, "slowdown": s.slowdown, "t": s.t, "side": s.side,
         })).collect::<Vec<_>>(),
         "groups": groups,
         "baseline": config.baseline,

@@ -9,6 +9,7 @@ use super::number_format::{confidence, degrees, number, p_value, percent, signed
 use super::setting_columns::SettingColumns;
 use super::table::Table;
 use super::text::Text;
+use crate::analyse::StragglerSide;
 use crate::compare::{Comparison, Design, Verdict};
 
 /// Render a comparison: the method, per joined setting n, means, B/A with its simultaneous CI, the
@@ -82,6 +83,12 @@ fn trust_notes(comparison: &Comparison, columns: &SettingColumns, (label_a, labe
     }
     if let n @ 1.. = comparison.model.stragglers.len() {
         notes.push(Note::info(format!("{n} straggler run(s) left out of the fit (kept in the CSVs).")));
+    }
+    let fast = comparison.model.stragglers.iter().filter(|s| s.side == StragglerSide::Fast).count();
+    if fast > 0 {
+        notes.push(Note::warning(format!(
+            "{fast} of the straggler runs far faster than their setting's other runs predict: did they skip work?"
+        )));
     }
     if notes.is_empty() {
         notes.push(Note::info(format!("All {} settings were measured on both sides and compared.", settings.len())));

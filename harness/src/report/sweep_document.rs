@@ -101,6 +101,35 @@ mod tests {
         assert!(report.contains("Fixed: variant=baseline."));
     }
 
+    /// A run 1.6x faster than its setting's other two is named as one that may have skipped work, and the
+    /// group it would lead, were it the right one, cannot be told.
+    #[test]
+    fn a_run_far_faster_than_its_setting_is_named_and_decides_nothing() {
+        let config = fixture_slice_config();
+        let mut observations = fixture_slice_sweep();
+        let run = observations
+            .iter_mut()
+            .find(|o| {
+                let is = |name: &str, value: &str| o.setting.value(name).is_some_and(|v| v.to_string() == value);
+                o.rep == 2 && is("rows", "2048") && is("slices", "4")
+            })
+            .expect("rows=2048 slices=4 rep 2");
+        *run.metrics.get_mut("prefill_tokens_per_s").expect("prefill") *= 1.6;
+        let analysis = analyse_sweep(&observations, &config, true, &[]);
+        let context = ReportContext::default();
+        let report =
+            markdown(&SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" }.document());
+        let trust = &report[..report.find("## Verdicts").expect("verdicts")];
+        assert!(
+            trust.contains(
+                "- WARNING: 1 run 1.601x faster than their setting's other runs predict: did they skip work? Left out \
+                 of the fit (kept in the CSV): rows=2048 slices=4 rep 2."
+            ),
+            "{trust}"
+        );
+        assert!(trust.contains("Cannot tell rows=2048 (runs disagree: "), "{trust}");
+    }
+
     #[test]
     fn no_failures_and_no_options() {
         let config =

@@ -10,7 +10,7 @@ use super::setting_columns::group_name;
 use super::sweep_report::SweepReport;
 use super::table::Table;
 use super::text::Text;
-use crate::analyse::{DriftBound, FailureSummary, GroupOutcome};
+use crate::analyse::{DriftBound, FailureSummary, GroupOutcome, Straggler, StragglerSide};
 
 /// Every note of the block (it always has one: at least how many runs finished): warnings first, each kind
 /// in the order above.
@@ -86,7 +86,7 @@ fn drift_note(drift: &DriftBound) -> Note {
 }
 
 /// What the model set aside: a control the settings move (a warning: drift is then removed by round
-/// blocks alone), and stragglers left out of the fit.
+/// blocks alone), and stragglers left out of the fit, slow and fast.
 fn model_notes(report: &SweepReport) -> Vec<Note> {
     let model = &report.analysis.verdicts.model;
     let mut notes = Vec::new();
@@ -102,26 +102,41 @@ fn model_notes(report: &SweepReport) -> Vec<Note> {
             number(moved.shift_in_noise)
         ))));
     }
-    let stragglers = &model.stragglers;
-    if !stragglers.is_empty() {
-        let columns = report.columns();
-        let slowdowns = stragglers.iter().map(|s| s.slowdown);
-        let (low, high) = slowdowns.fold((f64::INFINITY, 0.0f64), |(low, high), s| (low.min(s), high.max(s)));
-        let settings = &report.analysis.settings;
-        let named: Vec<String> = stragglers
-            .iter()
-            .map(|s| format!("{} rep {}", columns.label(&settings[s.setting].setting), s.rep))
-            .collect();
-        let range =
-            if high - low < 0.05 { format!("{}x", number(low)) } else { format!("{}-{}x", number(low), number(high)) };
-        notes.push(Note::info(format!(
-            "{} {} {range} slower than their setting's other runs predict, left out of the fit (kept in the CSV): {}.",
-            stragglers.len(),
-            if stragglers.len() == 1 { "run" } else { "runs" },
-            named.join(", ")
-        )));
-    }
+    notes.extend(straggler_note(report, StragglerSide::Slow));
+    notes.extend(straggler_note(report, StragglerSide::Fast));
     notes
+}
+
+/// The runs the screen left out on one `side`: slow ones as a matter of course, fast ones as a warning
+/// (a run far faster than its setting's others most likely did less work, and a verdict on it would be
+/// wrong).
+fn straggler_note(report: &SweepReport, side: StragglerSide) -> Option<Note> {
+    let stragglers: Vec<&Straggler> =
+        report.analysis.verdicts.model.stragglers.iter().filter(|s| s.side == side).collect();
+    if stragglers.is_empty() {
+        return None;
+    }
+    let columns = report.columns();
+    // How many times slower, or faster: a fast run's slowdown is below 1.
+    let times = stragglers.iter().map(|s| if side == StragglerSide::Fast { 1.0 / s.slowdown } else { s.slowdown });
+    let (low, high) = times.fold((f64::INFINITY, 0.0f64), |(low, high), s| (low.min(s), high.max(s)));
+    let settings = &report.analysis.settings;
+    let named: Vec<String> =
+        stragglers.iter().map(|s| format!("{} rep {}", columns.label(&settings[s.setting].setting), s.rep)).collect();
+    let range =
+        if high - low < 0.05 { format!("{}x", number(low)) } else { format!("{}-{}x", number(low), number(high)) };
+    let runs = format!("{} {}", stragglers.len(), if stragglers.len() == 1 { "run" } else { "runs" });
+    Some(match side {
+        StragglerSide::Slow => Note::info(format!(
+            "{runs} {range} slower than their setting's other runs predict, left out of the fit (kept in the CSV): {}.",
+            named.join(", ")
+        )),
+        StragglerSide::Fast => Note::warning(format!(
+            "{runs} {range} faster than their setting's other runs predict: did they skip work? Left out of the \
+             fit (kept in the CSV): {}.",
+            named.join(", ")
+        )),
+    })
 }
 
 /// Groups no test could judge, each with its reason.
