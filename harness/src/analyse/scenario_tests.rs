@@ -42,6 +42,11 @@ pub(crate) enum Drift {
         drop: f64,
         at: u64,
     },
+    /// exp(xₖ), xₖ = phi xₖ₋₁ + sd zₖ: the machine's speed wandering run to run, started stationary.
+    Ar1 {
+        phi: f64,
+        sd: f64,
+    },
 }
 
 /// How one simulated sweep misbehaves.
@@ -60,6 +65,8 @@ pub(crate) struct Noise {
     /// Prefill slower by a factor everywhere or at one (rows, slices): a regression of version B.
     pub regression: Regression,
     pub reps: u32,
+    /// The machine's speed for the whole sweep (1 = unchanged), on both metrics: another day's machine.
+    pub machine: f64,
 }
 
 /// A version's change of the primary metric.
@@ -91,6 +98,7 @@ impl Noise {
         control_moved: None,
         regression: Regression::None,
         reps: 3,
+        machine: 1.0,
     };
 }
 
@@ -111,6 +119,11 @@ pub(crate) fn simulated(noise: &Noise, rows: &[u32], slices: &[u32], seed: u64) 
         .collect();
     let mut observations = Vec::new();
     let mut k = 0u64;
+    // Drawn only for this drift, so that every other scenario keeps its random stream.
+    let mut wander = match noise.drift {
+        Drift::Ar1 { phi, sd } => sd / (1.0 - phi * phi).sqrt() * normal(&mut rng),
+        _ => 0.0,
+    };
     for rep in 1..=noise.reps {
         let mut order = settings.clone();
         for i in (1..order.len()).rev() {
@@ -129,7 +142,11 @@ pub(crate) fn simulated(noise: &Noise, rows: &[u32], slices: &[u32], seed: u64) 
                         1.0 - drop
                     }
                 }
-            };
+                Drift::Ar1 { phi, sd } => {
+                    wander = phi * wander + sd * normal(&mut rng);
+                    wander.exp()
+                }
+            } * noise.machine;
             k += 1;
             let slices = SLICES[s];
             let sd = match (noise.noisy, noise.quiet) {

@@ -4,6 +4,7 @@
 use super::{compare, CompareConfig, Comparison, Verdict, DEFAULT_CONTROL_THRESHOLD};
 use crate::analyse::scenario_tests::{simulated, Drift, Noise, Regression};
 use crate::analyse::Direction;
+use crate::declare::ControlScaling;
 
 const ROWS: [u32; 5] = [512, 1024, 2048, 4096, 8192];
 const SLICES: [u32; 4] = [1, 2, 4, 8];
@@ -16,6 +17,7 @@ fn config() -> CompareConfig {
         alpha: 0.05,
         control: Some("decode_tokens_per_s".into()),
         control_threshold: DEFAULT_CONTROL_THRESHOLD,
+        control_scaling: ControlScaling::Estimated,
     }
 }
 
@@ -80,3 +82,66 @@ fn a_a_pairs_flag_in_at_most_alpha_of_trials() {
         assert!(flagged_trials <= 14, "{flagged_trials} of 200 A/A trials flagged a change under {noise:?}");
     }
 }
+
+/// What `pairs` seeded pairs of sweeps under `a` and `b` noise came to: pairs claiming a software change
+/// (any setting or the grid regressed or improved), pairs finding one setting alone regressed (`at`,
+/// rows/slices), pairs naming a machine change.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct Tally {
+    pairs: usize,
+    claimed: usize,
+    found_alone: usize,
+    found_overall: usize,
+    machine_changed: usize,
+}
+
+fn tally(a: &Noise, b: &Noise, pairs: u64, at: &str) -> Tally {
+    let mut tally = Tally { pairs: pairs as usize, ..Tally::default() };
+    for seed in 0..pairs {
+        let comparison = trial(a, b, seed);
+        let regressed: Vec<String> = comparison
+            .settings
+            .iter()
+            .filter(|s| s.verdict == Verdict::Regressed)
+            .map(|s| format!("{}/{}", s.setting.values[0].1, s.setting.values[1].1))
+            .collect();
+        tally.claimed += usize::from(flagged(&comparison));
+        tally.found_alone += usize::from(regressed == [at]);
+        tally.found_overall +=
+            usize::from(comparison.overall.as_ref().is_some_and(|o| o.verdict == Verdict::Regressed));
+        tally.machine_changed += usize::from(comparison.machine_change.is_some());
+    }
+    tally
+}
+
+/// Pairs per scenario: at least 100, more when optimised.
+const PAIRS: u64 = if cfg!(debug_assertions) { 100 } else { 200 };
+
+fn fast_drift() -> Noise {
+    Noise { drift: Drift::Sine { amplitude: 0.12, period: 40.0 }, ..Noise::WELL_BEHAVED }
+}
+
+fn wandering() -> Noise {
+    Noise { drift: Drift::Ar1 { phi: 0.9, sd: 0.01 }, ..Noise::WELL_BEHAVED }
+}
+
+#[test]
+#[ignore = "prints the compare scenarios' tallies; run with --ignored --nocapture"]
+fn print_compare_tallies() {
+    let quiet = Noise::WELL_BEHAVED;
+    let scenarios: [(&str, Noise, Noise); 8] = [
+        ("machine 3% slower, quiet", quiet, Noise { machine: 0.97, ..quiet }),
+        ("machine 10% slower, quiet", quiet, Noise { machine: 0.9, ..quiet }),
+        ("machine 3% slower, AR(1)", wandering(), Noise { machine: 0.97, ..wandering() }),
+        ("machine 10% slower, AR(1)", wandering(), Noise { machine: 0.9, ..wandering() }),
+        ("software 10% slower", quiet, Noise { regression: Regression::Uniform(0.9), ..quiet }),
+        ("fast drift, one 5% slower", fast_drift(), Noise { regression: ONE_SLOWER, ..fast_drift() }),
+        ("fast drift, A/A", fast_drift(), fast_drift()),
+        ("quiet A/A", quiet, quiet),
+    ];
+    for (name, a, b) in scenarios {
+        eprintln!("{name:<28} {:?}", tally(&a, &b, PAIRS, "2048/2"));
+    }
+}
+
+const ONE_SLOWER: Regression = Regression::At { rows: 2048, slices: 2, factor: 0.95 };

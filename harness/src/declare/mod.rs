@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use crate::template::Template;
 
 pub use analysis_config::{
-    AdditivityScale, AnalysisConfig, Direction, FitConfig, Race, RelativeKind, RowsPerSliceConfig, VerifyRule,
+    AdditivityScale, AnalysisConfig, ControlScaling, Direction, FitConfig, Race, RelativeKind, RowsPerSliceConfig, VerifyRule,
     DEFAULT_ALPHA,
 };
 pub use check::{Check, CheckTest};
