@@ -170,8 +170,9 @@ impl Rounds {
         let control = self.control.as_ref()?;
         let free_rounds = (layout.rounds - 2.min(layout.rounds)) as f64;
         let run_df = samples.len() as f64 - layout.settings as f64 - free_rounds;
-        let noise_variance =
-            if run_df > 0.0 { control.residuals.iter().map(|r| r * r).sum::<f64>() / run_df } else { 0.0 };
+        let per_df = |sum: f64| if run_df > 0.0 { sum / run_df } else { 0.0 };
+        let noise_variance = per_df(control.residuals.iter().map(|r| r * r).sum());
+        let covariance = per_df(control.residuals.iter().zip(&self.primary.residuals).map(|(c, y)| c * y).sum());
         let mut side_sums = [0.0; 2];
         for (sample, &dense) in samples.iter().zip(&layout.setting_of) {
             side_sums[side_of(sample.setting).min(1)] += control.setting_effect[dense as usize];
@@ -180,6 +181,7 @@ impl Rounds {
             gap: side_sums[1] / side_runs[1] - side_sums[0] / side_runs[0],
             variance: noise_variance * (1.0 / side_runs[0] + 1.0 / side_runs[1]),
             noise_variance,
+            covariance,
         })
     }
 
@@ -195,11 +197,21 @@ impl Rounds {
         if slope_df < 1.0 || sxx <= 0.0 {
             return None;
         }
-        let reliability = (1.0 - free_rounds * gap.noise_variance / sxx).min(1.0);
-        if reliability < MIN_RELIABILITY {
+        // The control's residual variance holds the drift inside the blocks too, which the primary shares:
+        // its noise is what the slope does not carry, σ²_c − cov(e_y, e_c) / θ, refined once from the slope
+        // the whole residual variance (an upper bound of the noise) gives.
+        let attenuated = sxy / sxx;
+        let reliability_of = |noise: f64| (1.0 - free_rounds * noise / sxx).min(1.0);
+        let first = attenuated / reliability_of(gap.noise_variance);
+        let noise_variance = if first > 0.0 {
+            (gap.noise_variance - gap.covariance / first).clamp(0.0, gap.noise_variance)
+        } else {
+            gap.noise_variance
+        };
+        let reliability = reliability_of(noise_variance);
+        if reliability < MIN_RELIABILITY || reliability_of(gap.noise_variance) < MIN_RELIABILITY {
             return None;
         }
-        let attenuated = sxy / sxx;
         let residual_variance = (syy - attenuated * sxy).max(0.0) / slope_df;
         let de_attenuated = |sxy: f64, sxx: f64| (sxy / sxx / reliability, residual_variance / sxx / reliability.powi(2));
         let side_slope = |side: usize| -> Option<(f64, f64)> {
@@ -224,18 +236,20 @@ impl Rounds {
             slopes_differ: differ.is_some(),
             reliability,
             control_gap: gap.gap,
-            gap_variance: gap.variance,
+            gap_variance: noise_variance * (1.0 / side_runs[0] + 1.0 / side_runs[1]),
             level_variance: residual_variance * (1.0 / side_runs[0] + 1.0 / side_runs[1]),
         })
     }
 }
 
-/// Δc̄, its variance, and the control's per-run residual variance it comes from.
+/// Δc̄, its variance, the control's per-run residual variance it comes from (after settings and blocks)
+/// and that residual's covariance with the primary's.
 #[derive(Debug, Clone, Copy)]
 struct ControlGap {
     gap: f64,
     variance: f64,
     noise_variance: f64,
+    covariance: f64,
 }
 
 /// Below this reliability (the control's rounds move less than 1.4x their noise's sd: F < 2) the sides

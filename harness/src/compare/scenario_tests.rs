@@ -90,9 +90,16 @@ fn a_a_pairs_flag_in_at_most_alpha_of_trials() {
 struct Tally {
     pairs: usize,
     claimed: usize,
+    found: usize,
     found_alone: usize,
     found_overall: usize,
     machine_changed: usize,
+}
+
+impl Tally {
+    fn share(&self, count: usize) -> f64 {
+        count as f64 / self.pairs as f64
+    }
 }
 
 fn tally(a: &Noise, b: &Noise, pairs: u64, at: &str) -> Tally {
@@ -106,6 +113,7 @@ fn tally(a: &Noise, b: &Noise, pairs: u64, at: &str) -> Tally {
             .map(|s| format!("{}/{}", s.setting.values[0].1, s.setting.values[1].1))
             .collect();
         tally.claimed += usize::from(flagged(&comparison));
+        tally.found += usize::from(regressed.iter().any(|r| r == at));
         tally.found_alone += usize::from(regressed == [at]);
         tally.found_overall +=
             usize::from(comparison.overall.as_ref().is_some_and(|o| o.verdict == Verdict::Regressed));
@@ -145,3 +153,45 @@ fn print_compare_tallies() {
 }
 
 const ONE_SLOWER: Regression = Regression::At { rows: 2048, slices: 2, factor: 0.95 };
+
+
+/// The machine 3% or 10% slower on B, nothing drifting inside either sweep: nothing inside them shows how
+/// the metric follows the control, so the change is named a machine change, never a software change.
+#[test]
+fn a_slower_machine_in_a_quiet_lab_is_named_not_sold_as_a_regression() {
+    let quiet = Noise::WELL_BEHAVED;
+    for machine in [0.97, 0.9] {
+        let tally = tally(&quiet, &Noise { machine, ..quiet }, PAIRS, "");
+        assert!(tally.share(tally.claimed) <= 0.05, "machine x{machine}: {tally:?}");
+        assert!(tally.share(tally.machine_changed) >= 0.95, "machine x{machine}: {tally:?}");
+    }
+}
+
+/// The same with the machine wandering run to run (AR(1), phi 0.9, 1% innovations): the blocks show the
+/// slope, the change is translated and taken out, and no software change is claimed.
+#[test]
+fn a_slower_wandering_machine_is_taken_out_through_the_control() {
+    for machine in [0.97, 0.9] {
+        let tally = tally(&wandering(), &Noise { machine, ..wandering() }, PAIRS, "");
+        assert!(tally.share(tally.claimed) <= 0.06, "machine x{machine}: {tally:?}");
+    }
+}
+
+/// A real 10% regression everywhere, the control flat: found, not taken for a machine change.
+#[test]
+fn a_software_regression_with_a_flat_control_is_found() {
+    let quiet = Noise::WELL_BEHAVED;
+    let tally = tally(&quiet, &Noise { regression: Regression::Uniform(0.9), ..quiet }, PAIRS, "");
+    assert!(tally.share(tally.found_overall) >= 0.95, "{tally:?}");
+    assert_eq!(tally.machine_changed, 0, "{tally:?}");
+}
+
+/// Fast drift (12% sine, period 40 runs) the control follows run by run: every run's control takes it out
+/// of the settings' noise, so one setting 5% slower is found, and A/A pairs stay quiet.
+#[test]
+fn under_fast_drift_one_setting_five_percent_slower_is_found() {
+    let tally = tally(&fast_drift(), &Noise { regression: ONE_SLOWER, ..fast_drift() }, PAIRS, "2048/2");
+    assert!(tally.share(tally.found) >= 0.75, "{tally:?}");
+    let a_a = self::tally(&fast_drift(), &fast_drift(), PAIRS, "");
+    assert!(a_a.share(a_a.claimed) <= 0.05, "{a_a:?}");
+}
