@@ -40,14 +40,9 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
         eprintln!("page: {}", out.display());
     }
     let config = &comparison.config;
-    if let Some(change) = comparison.machine_changed() {
-        eprintln!(
-            "cannot tell: the machine changed (control `{}` x{change:.3} between the sides, beyond the {:.0}% \
-             control threshold)",
-            config.control.as_deref().unwrap_or_default(),
-            config.control_threshold * 100.0
-        );
-        return Ok(exit_code::CHECK_FAILED as u8);
+    if let Some(change) = comparison.machine_change {
+        eprintln!("{}", report::machine_change_line(&comparison, change, &label_b));
+        return Ok(exit_code::CANNOT_TELL as u8);
     }
     if !comparison.control_moved().is_empty() {
         eprintln!(
