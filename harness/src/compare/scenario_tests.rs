@@ -23,9 +23,13 @@ fn config() -> CompareConfig {
 
 /// Side A with `a` noise, side B with `b`, from independent seeds; both interleaved.
 fn trial(a: &Noise, b: &Noise, seed: u64) -> Comparison {
+    trial_under(a, b, seed, &config())
+}
+
+fn trial_under(a: &Noise, b: &Noise, seed: u64, config: &CompareConfig) -> Comparison {
     let side_a = simulated(a, &ROWS, &SLICES, 10_000 + 2 * seed);
     let side_b = simulated(b, &ROWS, &SLICES, 10_001 + 2 * seed);
-    compare(&side_a, &side_b, &config())
+    compare(&side_a, &side_b, config)
 }
 
 fn flagged(comparison: &Comparison) -> bool {
@@ -194,4 +198,25 @@ fn under_fast_drift_one_setting_five_percent_slower_is_found() {
     assert!(tally.share(tally.found) >= 0.75, "{tally:?}");
     let a_a = self::tally(&fast_drift(), &fast_drift(), PAIRS, "");
     assert!(a_a.share(a_a.claimed) <= 0.05, "{a_a:?}");
+}
+
+/// The machine 10% slower on B in a quiet lab, the scaling declared proportional: verdicts adjusted under
+/// that assumption, no machine change named; a 10% software regression on top of it is still found.
+#[test]
+fn declared_proportional_scaling_adjusts_a_machine_change() {
+    let proportional = CompareConfig { control_scaling: ControlScaling::Proportional, ..config() };
+    let quiet = Noise::WELL_BEHAVED;
+    let slower = Noise { machine: 0.9, ..quiet };
+    let regressed = Noise { regression: Regression::Uniform(0.9), ..slower };
+    let (mut claimed, mut found, mut named) = (0, 0, 0);
+    for seed in 0..PAIRS {
+        let machine_only = trial_under(&quiet, &slower, seed, &proportional);
+        claimed += usize::from(flagged(&machine_only));
+        named += usize::from(machine_only.machine_change.is_some());
+        let both = trial_under(&quiet, &regressed, seed, &proportional);
+        found += usize::from(both.overall.as_ref().is_some_and(|o| o.verdict == Verdict::Regressed));
+    }
+    let share = |n: usize| n as f64 / PAIRS as f64;
+    assert!(share(claimed) <= 0.05 && named == 0, "claimed {claimed}, named {named} of {PAIRS}");
+    assert!(share(found) >= 0.95, "found {found} of {PAIRS}");
 }
