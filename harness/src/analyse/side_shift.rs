@@ -42,8 +42,8 @@ pub struct SideShift {
     pub reliability: f64,
     /// Δc̄: side B's mean control over side A's, on the control's analysis scale.
     pub control_gap: f64,
-    /// Var(Δc̄) = σ²_c (1/n_A + 1/n_B), σ²_c the control's per-run residual variance after settings and
-    /// blocks.
+    /// Var(Δc̄) = σ²_η (1/n_A + 1/n_B), σ²_η the control's own noise: its per-run residual variance after
+    /// settings and blocks less the drift the primary shares (all of it without a slope).
     pub gap_variance: f64,
     /// Variance of the sides' levels from block effects left unexplained (by the control, when used).
     pub level_variance: f64,
@@ -213,7 +213,8 @@ impl Rounds {
             return None;
         }
         let residual_variance = (syy - attenuated * sxy).max(0.0) / slope_df;
-        let de_attenuated = |sxy: f64, sxx: f64| (sxy / sxx / reliability, residual_variance / sxx / reliability.powi(2));
+        let de_attenuated =
+            |sxy: f64, sxx: f64| (sxy / sxx / reliability, residual_variance / sxx / reliability.powi(2));
         let side_slope = |side: usize| -> Option<(f64, f64)> {
             let in_side = |x: &[f64]| -> Vec<f64> {
                 x.iter().zip(&self.side_of_round).map(|(v, &s)| if s == side { *v } else { 0.0 }).collect()

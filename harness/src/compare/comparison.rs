@@ -76,7 +76,8 @@ impl MachineChange {
         }
         let shift = shift?;
         let gap = shift.control_gap;
-        let moved = beyond(gap, config.threshold) && two_sided_p(gap / shift.gap_variance.sqrt(), f64::INFINITY) < config.alpha;
+        let moved =
+            beyond(gap, config.threshold) && two_sided_p(gap / shift.gap_variance.sqrt(), f64::INFINITY) < config.alpha;
         let slope_error = shift.slope_variance.sqrt();
         let untranslatable = !shift.has_slope()
             || beyond(slope_error * gap, config.threshold)

@@ -158,7 +158,6 @@ fn print_compare_tallies() {
 
 const ONE_SLOWER: Regression = Regression::At { rows: 2048, slices: 2, factor: 0.95 };
 
-
 /// The machine 3% or 10% slower on B, nothing drifting inside either sweep: nothing inside them shows how
 /// the metric follows the control, so the change is named a machine change, never a software change.
 #[test]

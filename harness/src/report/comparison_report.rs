@@ -207,9 +207,7 @@ fn method_line(comparison: &Comparison) -> String {
     let model = &comparison.model;
     let design = match comparison.design {
         Design::Paired => "rounds as blocks both sides share (one interleaved sweep)",
-        Design::Welch => {
-            "time blocks within each side (the sides share no rounds; drift between blocks removed)"
-        }
+        Design::Welch => "time blocks within each side (the sides share no rounds; drift between blocks removed)",
     };
     let control = model.adjustment.as_ref().map_or_else(String::new, |a| match comparison.design {
         Design::Paired => format!(

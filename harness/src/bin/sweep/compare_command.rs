@@ -184,10 +184,9 @@ fn compare_config(
         alpha: args.alpha,
         control,
         control_threshold: args.control_threshold,
-        control_scaling: args.control_scaling.map_or_else(
-            || first.map_or(ControlScaling::Estimated, |c| c.control_scaling),
-            ControlScaling::from,
-        ),
+        control_scaling: args
+            .control_scaling
+            .map_or_else(|| first.map_or(ControlScaling::Estimated, |c| c.control_scaling), ControlScaling::from),
     })
 }
 
