@@ -150,6 +150,15 @@ fn unknown_top_level_key_names_key_and_line() {
 }
 
 #[test]
+fn an_unknown_control_scaling_names_the_key_and_the_values() {
+    assert_check_rejects(
+        &base_plus("control_scaling = \"linear\"\n"),
+        "sweep: error: sweeps/x.toml:22: `analysis.control_scaling`: unknown value `linear`, expected \
+         `estimated` or `proportional`",
+    );
+}
+
+#[test]
 fn unknown_nested_key_names_key_and_line() {
     assert_check_rejects(
         &base_with("count = 3", "cont = 3"),

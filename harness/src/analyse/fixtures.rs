@@ -148,6 +148,7 @@ pub(crate) fn fixture_slice_config() -> super::AnalysisConfig {
         alpha: 0.05,
         negligible: None,
         additivity_scale: Default::default(),
+        control_scaling: Default::default(),
         quantities: Vec::new(),
         verify_rule: None,
         race: None,

@@ -42,6 +42,11 @@ pub(crate) enum Drift {
         drop: f64,
         at: u64,
     },
+    /// exp(xₖ), xₖ = phi xₖ₋₁ + sd zₖ: the machine's speed wandering run to run, started stationary.
+    Ar1 {
+        phi: f64,
+        sd: f64,
+    },
 }
 
 /// How one simulated sweep misbehaves.
@@ -65,6 +70,8 @@ pub(crate) struct Noise {
     /// Share of runs made 1.3-2x faster in prefill only: a run that skipped work (decode, the control, is
     /// the same program's other phase and does not change).
     pub fast: f64,
+    /// The machine's speed for the whole sweep (1 = unchanged), on both metrics: another day's machine.
+    pub machine: f64,
 }
 
 /// A version's change of the primary metric.
@@ -98,6 +105,7 @@ impl Noise {
         reps: 3,
         bimodal: None,
         fast: 0.0,
+        machine: 1.0,
     };
 }
 
@@ -145,6 +153,11 @@ pub(crate) fn simulated_on(grid: &Grid, noise: &Noise, rows: &[u32], slices: &[u
         .collect();
     let mut observations = Vec::new();
     let mut k = 0u64;
+    // Drawn only for this drift, so that every other scenario keeps its random stream.
+    let mut wander = match noise.drift {
+        Drift::Ar1 { phi, sd } => sd / (1.0 - phi * phi).sqrt() * normal(&mut rng),
+        _ => 0.0,
+    };
     for rep in 1..=noise.reps {
         let mut order = settings.clone();
         for i in (1..order.len()).rev() {
@@ -163,7 +176,11 @@ pub(crate) fn simulated_on(grid: &Grid, noise: &Noise, rows: &[u32], slices: &[u
                         1.0 - drop
                     }
                 }
-            };
+                Drift::Ar1 { phi, sd } => {
+                    wander = phi * wander + sd * normal(&mut rng);
+                    wander.exp()
+                }
+            } * noise.machine;
             k += 1;
             let slices = grid.slices[s];
             let sd = match (noise.noisy, noise.quiet) {

@@ -388,7 +388,7 @@ const BLOCK_RUNS: usize = 10;
 /// `BLOCK_RUNS` runs. Drift a round shares is one block effect either way; drift that moves within a long
 /// round is blocked too. The shuffle puts settings in parts at random, so the parts are randomised
 /// incomplete blocks, which the additive model fits like any unbalanced design.
-fn split_rounds_into_time_blocks(samples: &mut [RunSample]) {
+pub(super) fn split_rounds_into_time_blocks(samples: &mut [RunSample]) {
     let rounds = samples.iter().map(|s| s.round as usize + 1).max().unwrap_or(0);
     let mut sizes = vec![0usize; rounds];
     samples.iter().for_each(|s| sizes[s.round as usize] += 1);

@@ -8,9 +8,10 @@ use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 use super::setting_comparison::{judge, CompareConfig, SettingComparison, Verdict};
 use crate::analyse::{
-    holm_adjust, simultaneous_level, slow_side, ControlPolicy, ModelDesign, NoTest, RandomEffects, RatioInterval,
-    RivalComparison, RoundBlocks, RunSample, Scale, SettingIndex, SettingModel, SideShift,
+    holm_adjust, simultaneous_level, slow_side, two_sided_p, ControlPolicy, ModelDesign, NoTest, RandomEffects,
+    RatioInterval, RivalComparison, RoundBlocks, RunSample, Scale, SettingIndex, SettingModel, SideShift,
 };
+use crate::declare::ControlScaling;
 use crate::plan::Setting;
 use crate::record::RecordedRun;
 
@@ -35,6 +36,54 @@ pub struct Comparison {
     /// Confidence of every interval shown (simultaneous, compatible with Holm over the settings and the
     /// overall test).
     pub level: f64,
+    /// Two separate sweeps with a control and its scaling estimated: the machine's change between them as
+    /// the comparisons took it out (its slope, the control's gap, their errors).
+    pub machine_shift: Option<SideShift>,
+    /// Why no verdict about the compared thing stands, when the machine changed.
+    pub machine_change: Option<MachineChange>,
+}
+
+/// The machine changed between the sides: every verdict is "cannot tell".
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MachineChange {
+    /// B/A of the control over the grid.
+    pub control_change: f64,
+    pub reason: MachineChangeReason,
+}
+
+/// What makes a change of the control a machine change the comparison cannot see through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MachineChangeReason {
+    /// The control moved beyond `control_threshold`: another machine (or the compared thing moved it).
+    BeyondControlThreshold,
+    /// The control moved significantly and beyond the threshold, and nothing inside either sweep tells
+    /// how the metric follows it: no slope, or one too imprecise (or not different from 0) to translate
+    /// the control's move into the metric's within the threshold.
+    NoSlope,
+}
+
+impl MachineChange {
+    /// The machine change of a comparison, if any: the control's grid-wide B/A beyond
+    /// `control_threshold`, or (two separate sweeps, scaling estimated) the control's side gap Δc̄ beyond
+    /// the threshold and significant at alpha (z on Var(Δc̄)) while the slope cannot translate it: none,
+    /// not different from 0 at alpha, or its error SE(θ̂)·|Δc̄| beyond the threshold.
+    fn decide(control_change: Option<f64>, shift: Option<&SideShift>, config: &CompareConfig) -> Option<MachineChange> {
+        let control_change = control_change?;
+        let beyond = |log_change: f64, share: f64| log_change.abs() > share.ln_1p();
+        if beyond(control_change.ln(), config.control_threshold) {
+            return Some(MachineChange { control_change, reason: MachineChangeReason::BeyondControlThreshold });
+        }
+        let shift = shift?;
+        let gap = shift.control_gap;
+        let moved =
+            beyond(gap, config.threshold) && two_sided_p(gap / shift.gap_variance.sqrt(), f64::INFINITY) < config.alpha;
+        let slope_error = shift.slope_variance.sqrt();
+        let untranslatable = !shift.has_slope()
+            || beyond(slope_error * gap, config.threshold)
+            || two_sided_p(shift.slope / slope_error, shift.slope_df) >= config.alpha;
+        (moved && untranslatable).then_some(MachineChange { control_change, reason: MachineChangeReason::NoSlope })
+    }
 }
 
 /// How the two sides were compared, for the header and `--json`.
@@ -65,11 +114,10 @@ impl Comparison {
         self.settings.iter().filter(|s| s.control_ratio.is_some_and(|r| (r - 1.0).abs() > threshold)).collect()
     }
 
-    /// The control moved by more than `control_threshold` over the whole grid: the machine (or what the
-    /// control measures) changed between the sides, and no verdict about the compared thing stands.
+    /// The control's B/A when the machine changed between the sides (`MachineChange`): no verdict about
+    /// the compared thing stands.
     pub fn machine_changed(&self) -> Option<f64> {
-        let limit = self.config.control_threshold;
-        self.control_change.filter(|change| (change.ln()).abs() > (1.0 + limit).ln())
+        self.machine_change.map(|change| change.control_change)
     }
 }
 
@@ -120,9 +168,9 @@ impl OverallChange {
 
 /// Two recorded sweeps (e.g. CANN 8 and CANN 9, taken on different days), joined on exact equality of
 /// setting vectors (all labels, `variant` included). Their rounds are not shared, and what the machine did
-/// between the two days shows only in the control: settings are independent samples, the control's slope
-/// fitted from all the drift within each sweep, so that the control's change between the sweeps can be
-/// translated into the primary's (round blocks would absorb that drift and leave the slope unidentified).
+/// between the two days shows only in the control: within each side every run's control is a covariate
+/// (time blocks as `report` cuts them), and the control's change between the sweeps is translated into the
+/// primary's through the slope the blocks' drift shows (`across_days`).
 pub fn compare<R: RecordedRun>(a: &[R], b: &[R], config: &CompareConfig) -> Comparison {
     let sides = [a, b];
     join(|side| sides[side].iter(), None, config, Rounds::Separate)
@@ -192,9 +240,12 @@ where
         blocks: RoundBlocks::interleaved(paired),
         slow: Some(slow_side(config.direction)),
     };
-    let (model, slope) = match rounds {
-        Rounds::Separate => across_days(samples, design),
-        Rounds::Shared { .. } => SharedSlope::within(SettingModel::new(samples, design), joined.len()),
+    let (model, slope, machine_shift) = match rounds {
+        Rounds::Separate => across_days(samples, design, config.control_scaling),
+        Rounds::Shared { .. } => {
+            let (model, slope) = SharedSlope::within(SettingModel::new(samples, design), joined.len());
+            (model, slope, None)
+        }
     };
     let tests: Vec<_> = (0..joined.len()).map(|j| slope.widened(model.compare(2 * j + 1, 2 * j), j)).collect();
     let tested: Vec<(usize, &RivalComparison)> =
@@ -211,9 +262,10 @@ where
     p_values.extend(meta.map(|m| m.p_value));
     let adjusted = holm_adjust(&p_values);
     let level = simultaneous_level(&adjusted, config.alpha);
-    let overall = meta.map(|m| OverallChange::of(m, *adjusted.last().expect("the overall p"), &model, level, config));
+    let mut overall =
+        meta.map(|m| OverallChange::of(m, *adjusted.last().expect("the overall p"), &model, level, config));
     let mut holm = adjusted.into_iter();
-    let settings: Vec<SettingComparison> = tests
+    let mut settings: Vec<SettingComparison> = tests
         .into_iter()
         .enumerate()
         .map(|(j, test)| {
@@ -245,6 +297,11 @@ where
         })
         .collect();
     let control_change = geometric_mean(settings.iter().filter_map(|s| s.control_ratio));
+    let machine_change = MachineChange::decide(control_change, machine_shift.as_ref(), config);
+    if machine_change.is_some() {
+        let verdicts = settings.iter_mut().map(|s| &mut s.verdict).chain(overall.as_mut().map(|o| &mut o.verdict));
+        verdicts.filter(|v| **v != Verdict::Insufficient).for_each(|v| *v = Verdict::MachineChanged);
+    }
     Comparison {
         config: config.clone(),
         only_a: a.unmatched(&b),
@@ -255,51 +312,78 @@ where
         overall,
         control_change,
         level,
+        machine_shift,
+        machine_change,
     }
 }
 
-/// The model of two separate sweeps (e.g. two days): each side's rounds are blocks, which take the drift
-/// between rounds out of every setting's noise (the sides share no round, so each side's rounds are
-/// centred on it and its level stays in its settings; whole rounds, not time blocks: see
-/// `RoundBlocks::Whole`). What the machine did between the days
-/// is read from the control's side means through the slope fitted on the rounds (`SideShift`), and side
-/// B's values are lowered by it before the fit; its error, with what the rounds leave unexplained in each
-/// side's level, one error every setting shares, is carried by `SharedSlope`. Without a control on every
-/// run, or rounds the control sees move, the level difference stays whole in every B/A and its error is
-/// the sides' average round effects'.
-fn across_days(samples: Vec<RunSample>, design: ModelDesign) -> (SettingModel, SharedSlope) {
-    let blocked = ModelDesign { blocks: RoundBlocks::Whole, control: None, ..design };
+/// The model of two separate sweeps (e.g. two days), their rounds numbered apart, and what the machine did
+/// between them.
+///
+/// Within each side: log metric ~ setting + time block + θ_w · log control, every run's own control a
+/// covariate (`SettingModel`, as `report` fits one sweep), which takes drift inside a block out of every
+/// setting's noise. θ_w is attenuated by the control's own noise, the right weight for one run's reading
+/// but not for the control's gap between the sides, a mean of many runs: that gap is translated through
+/// the de-attenuated slope of the blocks' effects (`SideShift`), its error shared by every setting. Each
+/// B − A (the model's, Δȳ − θ_w Δc̄ⱼ) is lowered by (θ − θ_w) Δc̄, so that θ_w acts only on the setting's
+/// control gap about the sides' Δc̄, and its slope term becomes (Δc̄ⱼ − Δc̄)² Var(θ̂_w). Without a block
+/// slope (no control, or blocks it does not see move) nothing is lowered and the sides' unexplained levels
+/// are the shared error. With `ControlScaling::Proportional` the metric over its run's control is
+/// compared instead (slope 1), the shared error its sides' levels.
+fn across_days(
+    samples: Vec<RunSample>,
+    design: ModelDesign,
+    scaling: ControlScaling,
+) -> (SettingModel, SharedSlope, Option<SideShift>) {
+    let design = ModelDesign { blocks: RoundBlocks::TimeBlocks, ..design };
     let scale = Scale::for_values(samples.iter().map(|s| s.value));
-    let side_of = |setting: usize| setting % 2;
-    let shift = SideShift::estimate(scale, &samples, side_of, design.control.is_some());
-    let lowered = shift.map_or(0.0, |shift| shift.shift());
-    let adjusted: Vec<RunSample> = samples
-        .into_iter()
-        .map(|sample| {
-            let lowered = if side_of(sample.setting) == 1 { lowered } else { 0.0 };
-            let value = scale.inverse(scale.transform(sample.value) - lowered);
-            RunSample { value, control: None, ..sample }
-        })
-        .collect();
-    let mut model = SettingModel::on_scale(scale, adjusted, blocked);
     let settings = design.settings / 2;
-    let Some(shift) = shift else {
-        return (model, SharedSlope { variance: 0.0, gaps: vec![0.0; settings], added: false });
-    };
-    model.adjustment = design.control.and_then(|metric| shift.adjustment(metric));
-    (model, SharedSlope { variance: shift.variance(), gaps: vec![1.0; settings], added: true })
+    let side_of = |setting: usize| setting % 2;
+    let proportional = scaling == ControlScaling::Proportional
+        && design.control.is_some()
+        && scale == Scale::Log
+        && samples.iter().all(|s| s.control.is_some_and(|c| c > 0.0));
+    if proportional {
+        let relative: Vec<RunSample> = samples
+            .into_iter()
+            .map(|s| RunSample { value: s.value / s.control.unwrap_or(1.0), control: None, ..s })
+            .collect();
+        let levels = SideShift::estimate(scale, &relative, side_of, false);
+        let model = SettingModel::on_scale(scale, relative, ModelDesign { control: None, ..design });
+        return (model, SharedSlope::levels(levels, settings), None);
+    }
+    let shift = SideShift::estimate(scale, &samples, side_of, design.control.is_some());
+    let model = SettingModel::on_scale(scale, samples, design);
+    let Some(shift) = shift else { return (model, SharedSlope::levels(None, settings), None) };
+    let mut shared = SharedSlope::levels(Some(shift), settings);
+    if shift.has_slope() {
+        let (within, within_variance) = model.adjustment.as_ref().map_or((0.0, 0.0), |a| (a.slope, a.slope_variance));
+        shared.corrections = (0..settings)
+            .map(|j| {
+                let gap = model.control_level(2 * j + 1) - model.control_level(2 * j);
+                let variance = ((gap - shift.control_gap).powi(2) - gap.powi(2)) * within_variance;
+                ((shift.slope - within) * shift.control_gap, variance)
+            })
+            .collect();
+    }
+    let machine_shift = design.control.is_some().then_some(shift);
+    (model, shared, machine_shift)
 }
 
 /// The control adjustment's error as the comparisons carry it: one error shared by every setting, in
 /// proportion to its gap.
 struct SharedSlope {
-    /// Var(θ̂) of the slope the comparisons were adjusted by (across days: of the whole side shift θ Δc̄).
+    /// Var(θ̂) of the slope the comparisons were adjusted by (across days: of the whole side shift θ Δc̄
+    /// with the sides' unexplained levels).
     variance: f64,
     /// Per joined setting, the control's level difference between B and A (across days: 1 for every
     /// setting, which all got the same shift).
     gaps: Vec<f64>,
-    /// The comparisons do not include gap² · variance yet (the values were adjusted before the fit).
+    /// The comparisons do not include gap² · variance yet (across days: the model does not know the shift).
     added: bool,
+    /// Per joined setting, what its B − A is lowered by beyond the model's own adjustment and what its
+    /// variance changes by (across days: the shift's part the per-run slope left, `across_days`).
+    corrections: Vec<(f64, f64)>,
 }
 
 impl SharedSlope {
@@ -307,7 +391,17 @@ impl SharedSlope {
     fn within(model: SettingModel, settings: usize) -> (SettingModel, SharedSlope) {
         let variance = model.adjustment.as_ref().map_or(0.0, |a| a.slope_variance);
         let gaps = (0..settings).map(|j| model.control_level(2 * j + 1) - model.control_level(2 * j)).collect();
-        (model, SharedSlope { variance, gaps, added: false })
+        (model, SharedSlope { variance, gaps, added: false, corrections: vec![(0.0, 0.0); settings] })
+    }
+
+    /// Across days: the shift's variance (none without a shift) added to every setting, nothing lowered yet.
+    fn levels(shift: Option<SideShift>, settings: usize) -> SharedSlope {
+        SharedSlope {
+            variance: shift.map_or(0.0, |s| s.variance()),
+            gaps: vec![1.0; settings],
+            added: true,
+            corrections: vec![(0.0, 0.0); settings],
+        }
     }
 
     /// The slope's part of setting j's variance, Δc̄² Var(θ̂).
@@ -315,14 +409,16 @@ impl SharedSlope {
         self.gaps[j].powi(2) * self.variance
     }
 
-    /// A comparison with the slope's part added when the fit could not carry it.
+    /// A comparison lowered by its correction, with the slope's part added when the fit could not carry it.
     fn widened(&self, test: Result<RivalComparison, NoTest>, j: usize) -> Result<RivalComparison, NoTest> {
+        let (lowered, changed) = self.corrections[j];
+        let added = if self.added { self.variance_of(j) } else { 0.0 };
         test.map(|t| {
-            if self.added {
-                RivalComparison { std_error: (t.std_error.powi(2) + self.variance_of(j)).sqrt(), ..t }
-            } else {
-                t
+            if (lowered, changed, added) == (0.0, 0.0, 0.0) {
+                return t;
             }
+            let std_error = (t.std_error.powi(2) + changed + added).max(0.0).sqrt();
+            RivalComparison { estimate: t.estimate - lowered, std_error, ..t }
         })
     }
 
@@ -569,7 +665,8 @@ mod family_wise {
         runs
     }
 
-    /// Without Holm, 10% of A/A pairs flagged something, growing with the grid; with it, at most alpha.
+    /// Without Holm, 10% of A/A pairs flagged something, growing with the grid; with it, at most alpha. (A
+    /// control that moved by chance with no slope to translate it is "cannot tell", not a claim.)
     #[test]
     fn a_a_comparisons_of_50_settings_flag_anything_in_at_most_alpha_of_trials() {
         let config = CompareConfig {
@@ -579,13 +676,15 @@ mod family_wise {
             alpha: 0.05,
             control: Some("decode".into()),
             control_threshold: crate::compare::DEFAULT_CONTROL_THRESHOLD,
+            control_scaling: ControlScaling::Estimated,
         };
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let trials = 300;
         let flagged = (0..trials)
             .filter(|_| {
                 let (a, b) = (side(&mut rng), side(&mut rng));
-                compare(&a, &b, &config).settings.iter().any(|s| s.verdict != Verdict::NoSignificantChange)
+                let claims = [Verdict::Regressed, Verdict::Improved];
+                compare(&a, &b, &config).settings.iter().any(|s| claims.contains(&s.verdict))
             })
             .count();
         // Binomial(300, 0.05): mean 15, sd 3.8.

@@ -6,7 +6,7 @@ mod comparison;
 mod scenario_tests;
 mod setting_comparison;
 
-pub use comparison::{compare, compare_within, Comparison, Design, OverallChange};
+pub use comparison::{compare, compare_within, Comparison, Design, MachineChange, MachineChangeReason, OverallChange};
 pub use setting_comparison::{CompareConfig, SettingComparison, Verdict, DEFAULT_CONTROL_THRESHOLD};
 
 /// The comparison questions the compare and report tests share: prefill throughput, higher is better,
@@ -20,5 +20,6 @@ pub(crate) fn fixture_compare_config() -> CompareConfig {
         alpha: 0.05,
         control: None,
         control_threshold: DEFAULT_CONTROL_THRESHOLD,
+        control_scaling: crate::declare::ControlScaling::Estimated,
     }
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::analyse::{ComparisonMethod, Direction, NoTest, RatioInterval};
+use crate::declare::ControlScaling;
 use crate::plan::Setting;
 
 /// The question `compare` answers about each joined setting, what a comparison of two sweeps judges: one
@@ -23,6 +24,10 @@ pub struct CompareConfig {
     /// changed: no verdict about the compared thing is drawn from it.
     #[serde(default = "default_control_threshold")]
     pub control_threshold: f64,
+    /// How the control's change between two separate sweeps is translated into the metric's: the slope
+    /// estimated inside the sweeps, or declared proportional (slope 1).
+    #[serde(default)]
+    pub control_scaling: ControlScaling,
 }
 
 /// The default `control_threshold`: drift between two days moves a control by a few percent, which the
@@ -46,8 +51,9 @@ pub enum Verdict {
     NoSignificantChange,
     /// No test is possible (one run on a side, no residual degrees of freedom, a zero standard error).
     Insufficient,
-    /// The control moved by more than `control_threshold` between the sides: the machine changed (or the
-    /// compared thing moved the control too), so no change of the metric can be attributed.
+    /// The machine changed between the sides (`MachineChange`): the control moved beyond
+    /// `control_threshold`, or moved and nothing in the sweeps tells how the metric follows it, so no
+    /// change of the metric can be attributed.
     #[serde(rename = "cannot tell")]
     MachineChanged,
 }
@@ -120,6 +126,7 @@ mod tests {
             alpha: 0.05,
             control: None,
             control_threshold: DEFAULT_CONTROL_THRESHOLD,
+            control_scaling: ControlScaling::Estimated,
         }
     }
 

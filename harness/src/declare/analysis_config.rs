@@ -85,6 +85,11 @@ pub struct AnalysisConfig {
     /// (speedups multiply: the interaction is a ratio of ratios).
     #[serde(default)]
     pub additivity_scale: AdditivityScale,
+    /// How `compare` translates the control's change between two sweeps into the primary's:
+    /// `estimated` (the default: the slope learnt from the control's variation inside the sweeps) or
+    /// `proportional` (declared: the metric scales with the control, slope 1 on the log scale).
+    #[serde(default, skip_serializing_if = "ControlScaling::is_estimated")]
+    pub control_scaling: ControlScaling,
     /// Named numbers derived from the estimates (`[[analysis.quantity]]`), each reported with its 95%
     /// interval: `fixed_ms = "(prefill_seconds[slices=4] - prefill_seconds[slices=1]) / 384 * 1000"`.
     #[serde(default, rename = "quantity", skip_serializing_if = "Vec::is_empty")]
@@ -112,6 +117,33 @@ pub enum AdditivityScale {
     Linear,
     /// Ratios to the baseline multiply: the interaction is computed on log values.
     Log,
+}
+
+/// How the primary metric follows the control between two separate sweeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ControlScaling {
+    /// The slope is estimated from the control's variation inside the sweeps; without such variation a
+    /// machine change cannot be told from a change of the thing compared.
+    #[default]
+    Estimated,
+    /// Assumed: the metric scales with the control (slope 1 on the log scale): B/A of metric / control.
+    Proportional,
+}
+
+impl ControlScaling {
+    fn is_estimated(&self) -> bool {
+        *self == ControlScaling::Estimated
+    }
+}
+
+impl std::fmt::Display for ControlScaling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ControlScaling::Estimated => "estimated",
+            ControlScaling::Proportional => "proportional",
+        })
+    }
 }
 
 /// The conventional 5% family-wise error rate.

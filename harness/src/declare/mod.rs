@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 use crate::template::Template;
 
 pub use analysis_config::{
-    AdditivityScale, AnalysisConfig, Direction, FitConfig, Race, RelativeKind, RowsPerSliceConfig, VerifyRule,
-    DEFAULT_ALPHA,
+    AdditivityScale, AnalysisConfig, ControlScaling, Direction, FitConfig, Race, RelativeKind, RowsPerSliceConfig,
+    VerifyRule, DEFAULT_ALPHA,
 };
 pub use check::{Check, CheckTest};
 pub use engine::{Engine, Topology};

@@ -786,6 +786,7 @@ mod tests {
             alpha: 0.05,
             control: config.control.clone(),
             control_threshold: crate::compare::DEFAULT_CONTROL_THRESHOLD,
+            control_scaling: config.control_scaling,
         };
         assert_eq!(compare(&table_a.runs(), &table_b.runs(), &compared), compare(&a, &b, &compared));
     }

@@ -222,6 +222,13 @@ pub fn compare_json(comparison: &Comparison, label_a: &str, label_b: &str, units
         })),
         "control_change": comparison.control_change,
         "machine_changed": comparison.machine_changed().is_some(),
+        "machine_change_reason": comparison.machine_change.map(|m| m.reason),
+        "control_scaling": config.control.as_ref().map(|_| config.control_scaling),
+        "machine_shift": comparison.machine_shift.filter(|s| s.has_slope()).map(|s| json!({
+            "slope": s.slope, "slope_std_error": s.slope_variance.sqrt(), "slope_df": s.slope_df,
+            "side_slopes": s.side_slopes, "slopes_differ": s.slopes_differ, "reliability": s.reliability,
+            "control_gap": s.control_gap, "shift": s.shift(),
+        })),
         "residual_df": comparison.model.residual_df,
         "stragglers": comparison.model.stragglers.len(),
         "unit": units.of(&config.metric),

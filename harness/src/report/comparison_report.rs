@@ -10,7 +10,8 @@ use super::setting_columns::SettingColumns;
 use super::table::Table;
 use super::text::Text;
 use crate::analyse::StragglerSide;
-use crate::compare::{Comparison, Design, Verdict};
+use crate::compare::{Comparison, Design, MachineChange, MachineChangeReason, Verdict};
+use crate::declare::ControlScaling;
 
 /// Render a comparison: the method, per joined setting n, means, B/A with its simultaneous CI, the
 /// Holm-adjusted p-value, the control's B/A and the verdict; settings on one side only; warnings where
@@ -49,10 +50,8 @@ fn trust_notes(comparison: &Comparison, columns: &SettingColumns, (label_a, labe
     let mut notes: Vec<Note> = Vec::new();
     if let Some(change) = comparison.machine_changed() {
         notes.push(Note::warning(format!(
-            "The machine changed between the sides (the control x{} beyond the {} control threshold): see the \
-             verdict.",
-            number(change),
-            percent(comparison.config.control_threshold)
+            "The machine changed between the sides (the control x{}): see the verdict.",
+            number(change)
         )));
     }
     // The settings whose control metric moved beyond the threshold.
@@ -138,14 +137,8 @@ fn setting_table(comparison: &Comparison, columns: &SettingColumns, units: &Metr
 
 /// The grid-wide answer first: B's change over all settings, or why it cannot be told.
 fn headline(comparison: &Comparison, label_b: &str) -> String {
-    if let Some(change) = comparison.machine_changed() {
-        let control = comparison.config.control.as_deref().unwrap_or("control");
-        return format!(
-            "Headline: cannot tell: the machine changed ({control} x{} between the sides, beyond the {} control \
-             threshold): no change of the metric can be attributed to {label_b}.",
-            number(change),
-            percent(comparison.config.control_threshold)
-        );
+    if let Some(change) = comparison.machine_change {
+        return format!("Headline: {}", machine_change_line(comparison, change, label_b));
     }
     let Some(overall) = &comparison.overall else {
         return "Headline: fewer than two settings could be tested, so there is no grid-wide answer.".to_string();
@@ -179,13 +172,49 @@ fn headline(comparison: &Comparison, label_b: &str) -> String {
     )
 }
 
+/// Why the comparison cannot tell, and, when no slope translates the control's move, what would decide it.
+pub fn machine_change_line(comparison: &Comparison, change: MachineChange, label_b: &str) -> String {
+    let config = &comparison.config;
+    let control = config.control.as_deref().unwrap_or("control");
+    let ratio = number(change.control_change);
+    match change.reason {
+        MachineChangeReason::BeyondControlThreshold => format!(
+            "cannot tell: the machine changed ({control} x{ratio} between the sides, beyond the {} control \
+             threshold): no change of {} can be attributed to {label_b}.",
+            percent(config.control_threshold),
+            config.metric
+        ),
+        MachineChangeReason::NoSlope => {
+            let why = comparison.machine_shift.filter(|s| s.has_slope()).map_or_else(
+                || "the control does not move inside either sweep beyond its noise".to_string(),
+                |s| {
+                    format!(
+                        "the slope the sweeps show, {} ± {}, is too imprecise to translate it within {}",
+                        number(s.slope),
+                        number(s.slope_variance.sqrt()),
+                        percent(config.threshold)
+                    )
+                },
+            );
+            format!(
+                "cannot tell: the machine changed ({control} x{ratio}): nothing inside either sweep shows how {} \
+                 follows {control} ({why}), so its change cannot be split between the machine and {label_b}. To \
+                 decide, run both versions interleaved in one sweep and compare them there (`sweep compare \
+                 --within CSV --by PARAM`), or, if {} scales with {control}, declare `[analysis] control_scaling \
+                 = \"proportional\"` (or pass `--control-scaling proportional`) for verdicts under that assumption.",
+                config.metric, config.metric
+            )
+        }
+    }
+}
+
 /// How the verdicts were reached.
 fn method_line(comparison: &Comparison) -> String {
     let config = &comparison.config;
     let model = &comparison.model;
     let design = match comparison.design {
         Design::Paired => "rounds as blocks both sides share (one interleaved sweep)",
-        Design::Welch => "rounds as blocks within each side (the sides share no rounds; drift between rounds removed)",
+        Design::Welch => "time blocks within each side (the sides share no rounds; drift between blocks removed)",
     };
     let control = model.adjustment.as_ref().map_or_else(String::new, |a| match comparison.design {
         Design::Paired => format!(
@@ -196,14 +225,28 @@ fn method_line(comparison: &Comparison) -> String {
             percent(a.variance_removed)
         ),
         Design::Welch => format!(
-            "; the machine's change between the sides from control {}'s side means, through the slope of the \
-             rounds' effects on its rounds' ({}, de-attenuated by {}, Fuller 1987), its error shared by every \
-             setting",
+            "; control {} as a per-run covariate within each side (slope {}, removing {} of the residual \
+             variance){}",
             a.metric,
             number(a.slope),
-            number(a.reliability)
+            percent(a.variance_removed),
+            comparison.machine_shift.filter(|s| s.has_slope()).map_or_else(String::new, |s| format!(
+                "; the machine's change between the sides from the control's gap through the slope of the time \
+                 blocks' effects ({} ± {}, de-attenuated by {}, Fuller 1987{}), its error shared by every setting",
+                number(s.slope),
+                number(s.slope_variance.sqrt()),
+                number(s.reliability),
+                if s.slopes_differ { "; the sides' slopes differ: their midpoint, widened" } else { "" }
+            ))
         ),
     });
+    let proportional = match (&config.control, config.control_scaling, comparison.design) {
+        (Some(control), ControlScaling::Proportional, Design::Welch) => format!(
+            "; the metric over its run's control {control} (control_scaling = \"proportional\": assumed to scale \
+             with it, slope 1)"
+        ),
+        _ => String::new(),
+    };
     let prior = model.prior.map_or_else(String::new, |prior| {
         if prior.prior_df.is_infinite() {
             "; one pooled variance (empirical Bayes finds the settings' variances equal)".to_string()
@@ -219,7 +262,8 @@ fn method_line(comparison: &Comparison) -> String {
         n => format!("; {n} straggler run(s) left out of the fit"),
     };
     format!(
-        "Method: a robust model of log values (Huber 1964), {design}{control}{prior}{stragglers}; {} residual df; \
+        "Method: a robust model of log values (Huber 1964), {design}{control}{proportional}{prior}{stragglers}; {} \
+         residual df; \
          each setting's B/A by the moderated t, and the grid's by a random-effects meta-analysis, Holm-corrected \
          over {} tests at alpha {}; a regression is significant and worse by more than {}.",
         degrees(model.residual_df),

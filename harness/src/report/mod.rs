@@ -33,7 +33,7 @@ mod what_to_trust;
 
 pub use ablation_report::ablation_document;
 pub use analysis_json::{analysis_json, compare_json, ANALYSIS_SCHEMA_VERSION};
-pub use comparison_report::compare_document;
+pub use comparison_report::{compare_document, machine_change_line};
 pub use document::{markdown, terminal_text, Document};
 pub use html_figures::ablation_plot_svg;
 pub use html_page::html_page;

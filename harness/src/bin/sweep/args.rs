@@ -132,6 +132,15 @@ pub enum DirectionArg {
     Lower,
 }
 
+/// How the metric follows the control between two sweeps (the declaration's `control_scaling`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ControlScalingArg {
+    /// The slope learnt from the control's variation inside the sweeps.
+    Estimated,
+    /// Assumed: the metric scales with the control (compare metric / control).
+    Proportional,
+}
+
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     /// The reference results (e.g. CANN 8).
@@ -164,6 +173,9 @@ pub struct CompareArgs {
     /// A control that moved by more than this between the sides means the machine changed: cannot tell.
     #[arg(long, default_value = "25%", value_parser = parse_share)]
     pub control_threshold: f64,
+    /// How the metric follows the control between two sweeps; default: A's `[analysis] control_scaling`.
+    #[arg(long, value_enum)]
+    pub control_scaling: Option<ControlScalingArg>,
     /// Column labels `A,B` (default: the toolchain version that differs between the two, else file names).
     #[arg(long, value_name = "A,B")]
     pub labels: Option<String>,

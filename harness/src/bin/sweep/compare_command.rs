@@ -5,12 +5,12 @@ use std::path::Path;
 
 use sweep::analyse::Direction;
 use sweep::compare::{self, CompareConfig, Comparison};
-use sweep::declare::{AnalysisConfig, RunOrder};
+use sweep::declare::{AnalysisConfig, ControlScaling, RunOrder};
 use sweep::exit_code;
 use sweep::record::{RecordedRun, ResultPaths, RunTable, Sidecar};
 use sweep::report::{self, MetricUnits};
 
-use crate::args::{CompareArgs, DirectionArg};
+use crate::args::{CompareArgs, ControlScalingArg, DirectionArg};
 use crate::exit_status::CommandError;
 use crate::stdout;
 use crate::summary;
@@ -40,14 +40,9 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
         eprintln!("page: {}", out.display());
     }
     let config = &comparison.config;
-    if let Some(change) = comparison.machine_changed() {
-        eprintln!(
-            "cannot tell: the machine changed (control `{}` x{change:.3} between the sides, beyond the {:.0}% \
-             control threshold)",
-            config.control.as_deref().unwrap_or_default(),
-            config.control_threshold * 100.0
-        );
-        return Ok(exit_code::CHECK_FAILED as u8);
+    if let Some(change) = comparison.machine_change {
+        eprintln!("{}", report::machine_change_line(&comparison, change, &label_b));
+        return Ok(exit_code::CANNOT_TELL as u8);
     }
     if !comparison.control_moved().is_empty() {
         eprintln!(
@@ -189,6 +184,9 @@ fn compare_config(
         alpha: args.alpha,
         control,
         control_threshold: args.control_threshold,
+        control_scaling: args
+            .control_scaling
+            .map_or_else(|| first.map_or(ControlScaling::Estimated, |c| c.control_scaling), ControlScaling::from),
     })
 }
 
@@ -231,4 +229,13 @@ fn toolchain_labels(sidecars: &[Option<Sidecar>; 2], a: &Path, b: &Path) -> (Str
 
 fn stem(path: &Path) -> String {
     path.file_stem().map_or_else(|| path.display().to_string(), |stem| stem.to_string_lossy().into_owned())
+}
+
+impl From<ControlScalingArg> for ControlScaling {
+    fn from(arg: ControlScalingArg) -> ControlScaling {
+        match arg {
+            ControlScalingArg::Estimated => ControlScaling::Estimated,
+            ControlScalingArg::Proportional => ControlScaling::Proportional,
+        }
+    }
 }
