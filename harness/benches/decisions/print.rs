@@ -328,17 +328,28 @@ fn print_missed_trials(expect: Expect, trials: &[Trial]) {
         .map(|trial| {
             let claims = &trial.claims;
             format!(
-                "seeds {}/{} (regressed {:?}, improved {:?}, overall {}{})",
+                "seeds {}/{} (regressed {}, improved {}, overall {}{})",
                 trial.seeds.0,
                 trial.seeds.1,
-                claims.regressed,
-                claims.improved,
+                settings_text(&claims.regressed),
+                settings_text(&claims.improved),
                 claims.overall.as_deref().unwrap_or("-"),
                 if claims.machine_changed { ", machine changed" } else { "" }
             )
         })
         .collect();
     print_cases("against expectation", &missed);
+}
+
+/// The settings a trial called changed, or only how many when there are more than a reader can use (a
+/// machine change read as a regression names every setting).
+fn settings_text(settings: &[Vec<u64>]) -> String {
+    const NAMED: usize = 4;
+    if settings.len() > NAMED {
+        format!("{} settings", settings.len())
+    } else {
+        format!("{settings:?}")
+    }
 }
 
 /// `label: case; case; ...`, the first `MISSED_SHOWN` of them; nothing when there are none.
