@@ -180,24 +180,13 @@ fn target_line(
     let (wrong, overclaim) = (all[Outcome::Wrong as usize], all[Outcome::Overclaim as usize]);
     match target {
         Target::NoWrong => format!("0 wrong: {wrong} {}", mark(wrong == 0)),
-        Target::WrongAtMost(share) => {
-            let groups = all.iter().sum::<usize>();
-            let rate = wrong as f64 / groups.max(1) as f64;
-            format!("wrong {wrong}/{groups} = {:.1}% <= {:.0}%: {}", rate * 100.0, share * 100.0, mark(rate <= share))
-        }
+        Target::WrongAtMost(share) => at_most("wrong", wrong, all.iter().sum::<usize>(), share),
         Target::NoMisled => {
             format!("0 misled (wrong + overclaim): {} {}", wrong + overclaim, mark(wrong + overclaim == 0))
         }
         Target::ClearRight(share) => {
             let clear = kind_counts(sweeps, truth, Some(true));
-            let (right, groups) = (clear[Outcome::Right as usize], clear.iter().sum::<usize>());
-            let rate = right as f64 / groups.max(1) as f64;
-            format!(
-                "clear groups right and resolved {right}/{groups} = {:.1}% >= {:.0}%: {}",
-                rate * 100.0,
-                share * 100.0,
-                mark(rate >= share)
-            )
+            at_least("clear groups right and resolved", clear[Outcome::Right as usize], clear.iter().sum(), share)
         }
         Target::FalselyBeatenInSweeps(share) => {
             let falsely = tally::sweeps_with_any(sweeps.iter().map(|sweep| sweep.falsely_beaten.len()));
@@ -305,18 +294,21 @@ pub fn compare(scenario: &CompareScenario, trials: &[Trial]) {
 
 /// `what hits/of = p% >= target%: MET`.
 fn at_least(what: &str, hits: usize, of: usize, share: f64) -> String {
-    let met = hits as f64 >= share * of as f64;
-    format!("{} >= {:.0}%: {}", ratio_text(what, hits, of), share * 100.0, mark(met))
+    format!("{} >= {:.0}%: {}", ratio_text(what, hits, of), share * 100.0, mark(rate(hits, of) >= share))
 }
 
 /// `what hits/of = p% <= target%: MET`.
 fn at_most(what: &str, hits: usize, of: usize, share: f64) -> String {
-    let met = hits as f64 <= share * of as f64;
-    format!("{} <= {:.0}%: {}", ratio_text(what, hits, of), share * 100.0, mark(met))
+    format!("{} <= {:.0}%: {}", ratio_text(what, hits, of), share * 100.0, mark(rate(hits, of) <= share))
 }
 
 fn ratio_text(what: &str, hits: usize, of: usize) -> String {
-    format!("{what} {hits}/{of} = {:.1}%", hits as f64 / of.max(1) as f64 * 100.0)
+    format!("{what} {hits}/{of} = {:.1}%", rate(hits, of) * 100.0)
+}
+
+/// hits / of; 0 of nothing.
+fn rate(hits: usize, of: usize) -> f64 {
+    hits as f64 / of.max(1) as f64
 }
 
 /// The seeds of the trials that went against the expectation (A/A: those that flagged), for a rerun; the
