@@ -6,9 +6,9 @@
 # what `sweep compare` says on A/A pairs and known regressions, each beside its target with MET / MISSED.
 # The fixture's numbers are not measurements; the benchmark prints figures and asserts nothing. Results and
 # the machine they ran on: docs/decisions.md.
-# Usage: bench/decisions.sh [SCENARIO...]   (a..s, default all; DECISIONS_SWEEPS=40 sweeps per scenario,
-#        DECISIONS_TRIALS=50 A/B pairs per compare scenario, DECISIONS_SEED=1000 the first seed,
-#        DECISIONS_KEEP=1 keeps the work folder)
+# Usage: bench/decisions.sh [SCENARIO...]   (a..z, aa..ad, default all; DECISIONS_SWEEPS sweeps per scenario
+#        and DECISIONS_TRIALS A/B pairs per compare scenario, unset each scenario's own: 40 and 50 for a..s,
+#        100 from t on; DECISIONS_SEED=1000 the first seed, DECISIONS_KEEP=1 keeps the work folder)
 # The code is harness/benches/decisions/, the fixture harness/examples/decision_fixture.rs, the
 # declarations bench/decisions/.
 set -euo pipefail

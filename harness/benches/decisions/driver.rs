@@ -19,9 +19,10 @@ pub struct Bench {
     fixture: PathBuf,
     decisions: PathBuf,
     pub work: tempfile::TempDir,
-    /// Sweeps per scenario (`DECISIONS_SWEEPS`), independent pairs per compare scenario (`DECISIONS_TRIALS`).
-    pub sweeps: usize,
-    pub trials: usize,
+    /// Sweeps per scenario (`DECISIONS_SWEEPS`), independent pairs per compare scenario (`DECISIONS_TRIALS`);
+    /// unset, each scenario's own default.
+    pub sweeps: Option<usize>,
+    pub trials: Option<usize>,
     /// The per-run noise the truth's clear margin is measured in (`FIXTURE_NOISE`).
     pub noise: f64,
     /// The first seed (`DECISIONS_SEED`): sweep i of a scenario runs with seed + i.
@@ -34,7 +35,8 @@ pub struct Truth {
     pub groups: Vec<GroupTruth>,
 }
 
-/// What one sweep's CSV holds: its engine runs, and the runs the fixture made stragglers.
+/// What one sweep's CSV holds: its engine runs, and the runs the fixture made outliers (stragglers, runs too
+/// fast).
 pub struct Runs {
     pub count: usize,
     pub stragglers: Vec<RunId>,
@@ -49,35 +51,28 @@ impl Bench {
             fixture: build_fixture(&manifest_dir)?,
             decisions: manifest_dir.join("../bench/decisions"),
             work: tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?,
-            sweeps: env_parsed("DECISIONS_SWEEPS", 40)?,
-            trials: env_parsed("DECISIONS_TRIALS", 50)?,
+            sweeps: env_optional("DECISIONS_SWEEPS")?,
+            trials: env_optional("DECISIONS_TRIALS")?,
             noise: env_parsed("FIXTURE_NOISE", 0.01)?,
             seed: env_parsed("DECISIONS_SEED", 1000)?,
         })
     }
 
-    /// The grid's truth (`decision_fixture --truth [race]`), cut down to its subset.
-    pub fn truth(&self, grid: &Grid) -> Result<Truth, String> {
-        let table =
-            checked_output(Command::new(&self.fixture).arg("--truth").args(grid.truth), "decision_fixture --truth")?;
-        let mut table: Value = serde_json::from_slice(&table.stdout).map_err(|e| format!("fixture truth: {e}"))?;
-        for (param, values) in grid.subset {
-            let values: Vec<u64> = values.iter().map(|value| value.unsigned_abs()).collect();
-            table = tally::restrict(&table, param, &values);
-        }
+    /// The grid's truth under the fixture's knobs (`decision_fixture --truth [race|ties]`: the software
+    /// regressions asked for are in it), cut down to the settings its declaration runs.
+    pub fn truth(&self, grid: &Grid, fixture: &[Fixture]) -> Result<Truth, String> {
+        let mut command = Command::new(&self.fixture);
+        command.arg("--truth").args(grid.truth).envs(fixture.iter().flat_map(|part| part.iter().copied()));
+        let table = checked_output(&mut command, "decision_fixture --truth")?;
+        let table: Value = serde_json::from_slice(&table.stdout).map_err(|e| format!("fixture truth: {e}"))?;
+        let table = tally::restrict_all(&table, &declared_params(&self.declaration(grid)?)?);
         let settings = tally::setting_truths(&table, grid.keys, PRIMARY)?;
-        let groups = tally::truth_groups(&settings, CLEAR_MARGIN_IN_NOISE * self.noise);
+        let groups = tally::truth_groups(&settings, grid.margin_in_noise * self.noise);
         Ok(Truth { settings, groups })
     }
 
-    /// The grid's declaration with the fixture profile by absolute path, the grid's subset and `edits`
-    /// (section, key, value), written as `<name>.toml` in the work folder.
-    pub fn write_declaration(
-        &self,
-        grid: &Grid,
-        name: &str,
-        edits: &[(&str, &str, toml::Value)],
-    ) -> Result<PathBuf, String> {
+    /// The grid's declaration with the fixture profile by absolute path and the grid's subset.
+    fn declaration(&self, grid: &Grid) -> Result<toml::Table, String> {
         let source = self.decisions.join(grid.declaration);
         let text = std::fs::read_to_string(&source).map_err(|e| format!("{}: {e}", source.display()))?;
         let mut table: toml::Table = text.parse().map_err(|e| format!("{}: {e}", source.display()))?;
@@ -86,6 +81,18 @@ impl Bench {
         for (param, values) in grid.subset {
             set(&mut table, "params", param, values.to_vec().into());
         }
+        Ok(table)
+    }
+
+    /// The grid's declaration (`declaration`) with `edits` (section, key, value), written as `<name>.toml` in
+    /// the work folder.
+    pub fn write_declaration(
+        &self,
+        grid: &Grid,
+        name: &str,
+        edits: &[(&str, &str, toml::Value)],
+    ) -> Result<PathBuf, String> {
+        let mut table = self.declaration(grid)?;
         for (section, key, value) in edits {
             set(&mut table, section, key, value.clone());
         }
@@ -150,10 +157,25 @@ fn build_fixture(manifest_dir: &Path) -> Result<PathBuf, String> {
 }
 
 fn env_parsed<T: std::str::FromStr>(name: &str, default: T) -> Result<T, String> {
+    Ok(env_optional(name)?.unwrap_or(default))
+}
+
+fn env_optional<T: std::str::FromStr>(name: &str) -> Result<Option<T>, String> {
     match std::env::var(name) {
-        Ok(text) => text.parse::<T>().map_err(|_| format!("{name}={text}: not a number of the right kind")),
-        Err(_) => Ok(default),
+        Ok(text) => text.parse::<T>().map(Some).map_err(|_| format!("{name}={text}: not a number of the right kind")),
+        Err(_) => Ok(None),
     }
+}
+
+/// A declaration's `[params]` as (param, its whole-number values), for cutting the truth to its grid.
+fn declared_params(declaration: &toml::Table) -> Result<Vec<(String, Vec<u64>)>, String> {
+    let params = declaration.get("params").and_then(toml::Value::as_table).ok_or("a declaration without [params]")?;
+    let values = |(param, values): (&String, &toml::Value)| -> Result<(String, Vec<u64>), String> {
+        let whole = |value: &toml::Value| value.as_integer().and_then(|number| u64::try_from(number).ok());
+        let values: Option<Vec<u64>> = values.as_array().and_then(|values| values.iter().map(whole).collect());
+        Ok((param.clone(), values.ok_or_else(|| format!("[params] {param}: not a list of whole numbers"))?))
+    };
+    params.iter().map(values).collect()
 }
 
 fn checked_output(command: &mut Command, what: &str) -> Result<Output, String> {
@@ -177,8 +199,8 @@ pub fn read_json(path: &Path) -> Result<Value, String> {
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The CSV's rows (one per engine run) and the runs whose `metric.slowdown` is above 1: the fixture's
-/// stragglers, by the grid's `params` and the rep.
+/// The CSV's rows (one per engine run) and the runs whose `metric.slowdown` is not 1: the fixture's
+/// stragglers (above 1) and runs too fast (below 1), by the grid's `params` and the rep.
 pub fn read_runs(csv: &Path, params: &[&str]) -> Result<Runs, String> {
     let error = |e: csv::Error| format!("{}: {e}", csv.display());
     let mut reader = csv::Reader::from_path(csv).map_err(error)?;
@@ -194,7 +216,7 @@ pub fn read_runs(csv: &Path, params: &[&str]) -> Result<Runs, String> {
         let record = record.map_err(error)?;
         runs.count += 1;
         let number = |index: usize| record.get(index).and_then(|text| text.parse::<f64>().ok());
-        if number(slowdown).is_some_and(|factor| factor > 1.0) {
+        if number(slowdown).is_some_and(|factor| factor != 1.0) {
             let whole = |index: usize| number(index).map(|value| value as u64);
             let setting: Option<Vec<u64>> = param_columns.iter().map(|&index| whole(index)).collect();
             let run = setting.zip(whole(rep)).map(|(setting, rep)| RunId { setting, rep });

@@ -5,9 +5,10 @@
 //! `sweep compare --json` on A/A pairs and on known regressions. It prints figures beside the issues'
 //! targets; it asserts nothing (the fixture's numbers are not measurements).
 //!
-//! `cargo bench --bench decisions [-- SCENARIO...]` (scenarios a..s, default all; or `bench/decisions.sh`).
-//! Env: DECISIONS_SWEEPS (sweeps per scenario, default 40), DECISIONS_TRIALS (independent A/B pairs per
-//! compare scenario, default 50), DECISIONS_SEED (the first seed, default 1000: sweep i of every scenario
+//! `cargo bench --bench decisions [-- SCENARIO...]` (scenarios a..z, aa..ad, default all; or
+//! `bench/decisions.sh`). Env: DECISIONS_SWEEPS (sweeps per scenario; default each scenario's own: 40 for
+//! a..s, 100 from t on), DECISIONS_TRIALS (independent A/B pairs per compare scenario; default 50 for g, n,
+//! o, p, 100 from t on), DECISIONS_SEED (the first seed, default 1000: sweep i of every scenario
 //! runs with seed + i, so scenarios differ only by their conditions), DECISIONS_KEEP=1 (keep the work folder
 //! and print its path, to read the JSON behind a count), FIXTURE_NOISE (per-run sigma, default 0.01),
 //! DECISIONS_SWEEP_BIN (the `sweep` binary to judge; default: the one this `cargo bench` built).
@@ -45,6 +46,8 @@ pub struct SweepFacts {
     pub tested: usize,
     pub faults: Vec<String>,
     pub misses: Vec<String>,
+    /// Rivals called beaten though truly at least as good as the named best.
+    pub falsely_beaten: Vec<String>,
 }
 
 /// One `sweep compare` trial: the seeds of its two sweeps and what it claimed.
@@ -77,12 +80,13 @@ fn run() -> Result<(), String> {
 fn run_selected(bench: &Bench, wanted: &dyn Fn(&str) -> bool) -> Result<(), String> {
     print::preamble(bench);
     let mut ids: Vec<&str> = SCENARIOS.iter().map(|s| s.id).chain(COMPARE_SCENARIOS.iter().map(|s| s.id)).collect();
-    ids.sort_unstable();
+    // Ids run a..z, then aa, ab, ...: by length first, as spreadsheet columns.
+    ids.sort_unstable_by_key(|id| (id.len(), *id));
     let mut results: BTreeMap<&str, Vec<SweepFacts>> = BTreeMap::new();
     let mut truths_shown: Vec<String> = Vec::new();
     for id in ids.into_iter().filter(|id| wanted(id)) {
         if let Some(scenario) = SCENARIOS.iter().find(|s| s.id == id) {
-            let truth = bench.truth(scenario.grid)?;
+            let truth = bench.truth(scenario.grid, scenario.fixture)?;
             print::truth_once(scenario.grid, &truth, &mut truths_shown);
             let facts = run_scenario(bench, scenario, &truth)?;
             print::scenario(scenario, &facts, &truth, &results);
@@ -106,11 +110,12 @@ fn run_scenario(bench: &Bench, scenario: &Scenario, truth: &Truth) -> Result<Vec
     let max_reps = scenario.race_to.map(|max| max.to_string());
     let extra: Vec<&str> = max_reps.as_deref().map_or_else(Vec::new, |max| vec!["--until-decided", "--max-reps", max]);
     let mut sweeps = Vec::new();
-    for index in 0..bench.sweeps {
-        progress(&format!("({}) sweep {}/{}", scenario.id, index + 1, bench.sweeps));
+    let count = bench.sweeps.unwrap_or(scenario.sweeps);
+    for index in 0..count {
+        progress(&format!("({}) sweep {}/{count}", scenario.id, index + 1));
         let seed = bench.seed + index as u64;
         let csv = sweep_csv(bench, scenario.id, seed);
-        bench.sweep(&declaration, &csv, seed, &[scenario.fixture], &extra)?;
+        bench.sweep(&declaration, &csv, seed, scenario.fixture, &extra)?;
         sweeps.push(judge_sweep(&csv, seed, scenario, truth)?);
     }
     progress("");
@@ -140,7 +145,7 @@ fn judge_sweep(csv: &std::path::Path, seed: u64, scenario: &Scenario, truth: &Tr
     let runs = driver::read_runs(csv, grid.params)?;
     let named = tally::named_stragglers(&analysis, grid.params).map_err(in_file)?;
     let (tested, faults) = tally::interval_faults(&analysis, grid.keys.param);
-    let misses = tally::interval_misses(&analysis, grid.keys, &truth.settings).map_err(in_file)?;
+    let rivals = tally::rival_truths(&analysis, grid.keys, &truth.settings).map_err(in_file)?;
     Ok(SweepFacts {
         seed,
         outcomes,
@@ -150,7 +155,8 @@ fn judge_sweep(csv: &std::path::Path, seed: u64, scenario: &Scenario, truth: &Tr
         control_used: tally::control_used(&analysis),
         tested,
         faults,
-        misses,
+        misses: tally::interval_misses(&rivals),
+        falsely_beaten: tally::falsely_beaten(&rivals),
     })
 }
 
@@ -166,8 +172,9 @@ fn run_compare(bench: &Bench, scenario: &CompareScenario) -> Result<Vec<Trial>, 
         Ok(csv)
     };
     let mut pairs = Vec::new();
-    for index in 0..bench.trials {
-        progress(&format!("({}) trial {}/{}", scenario.id, index + 1, bench.trials));
+    let count = bench.trials.unwrap_or(scenario.trials);
+    for index in 0..count {
+        progress(&format!("({}) trial {}/{count}", scenario.id, index + 1));
         let seed = bench.seed + 2 * index as u64;
         pairs.push(((seed, sweep(seed, false)?), (seed + 1, sweep(seed + 1, true)?)));
     }

@@ -10,10 +10,13 @@ use crate::tally::{self, Counts, GroupTruth, Outcome};
 use crate::{SweepFacts, Trial};
 
 pub fn preamble(bench: &Bench) {
+    let count = |set: Option<usize>| set.map_or_else(|| "each scenario's own count of".to_string(), |n| n.to_string());
     println!(
         "Decisions benchmark on the decision FIXTURE (known truth; its numbers are not measurements): {} sweeps per \
          scenario, {} independent pairs per compare scenario, seeds {} + i.",
-        bench.sweeps, bench.trials, bench.seed
+        count(bench.sweeps),
+        count(bench.trials),
+        bench.seed
     );
     println!(
         "Clear: the best beats every rival by more than {CLEAR_MARGIN_IN_NOISE}x the per-run noise ({:.1}%). Right: a \
@@ -25,20 +28,20 @@ pub fn preamble(bench: &Bench) {
     );
 }
 
-/// The grid's truth, the first time a scenario runs on it.
+/// The grid's truth, the first time a scenario runs on it with that truth (a software regression asked of
+/// the fixture changes it).
 pub fn truth_once(grid: &Grid, truth: &Truth, shown: &mut Vec<String>) {
-    let name = format!("{} {:?}", grid.declaration, grid.subset);
-    if shown.contains(&name) {
-        return;
-    }
     let describe = |group: &GroupTruth| {
         let best: Vec<String> = group.best.iter().map(u64::to_string).collect();
         let kind = if group.clear { "clear" } else { "true tie" };
         format!("{} {kind} ({} {})", group_label(grid, group), grid.keys.param, best.join(" = "))
     };
     let groups: Vec<String> = truth.groups.iter().map(describe).collect();
-    println!("\nTruth of {} ({} settings): {}.", describe_grid(grid), truth.settings.len(), groups.join("; "));
-    shown.push(name);
+    let line = format!("Truth of {} ({} settings): {}.", describe_grid(grid), truth.settings.len(), groups.join("; "));
+    if !shown.contains(&line) {
+        println!("\n{line}");
+        shown.push(line);
+    }
 }
 
 fn describe_grid(grid: &Grid) -> String {
@@ -58,7 +61,7 @@ fn group_label(grid: &Grid, group: &GroupTruth) -> String {
 /// comparison with fixed 5 reps (d) and the plain noise (a).
 pub fn scenario(scenario: &Scenario, sweeps: &[SweepFacts], truth: &Truth, done: &BTreeMap<&str, Vec<SweepFacts>>) {
     let fixed5 = done.get("d").map(Vec::as_slice);
-    println!("\n({}) {}", scenario.id, scenario.title);
+    println!("\n({}) {} [{} sweeps]", scenario.id, scenario.title, sweeps.len());
     println!("  {:<24} {:>6} {:>6} {:>12} {:>10}", "group", "right", "wrong", "cannot tell", "overclaim");
     for (index, group) in truth.groups.iter().enumerate() {
         let kind = if group.clear { "clear" } else { "true tie" };
@@ -115,7 +118,10 @@ fn print_facts(sweeps: &[SweepFacts]) {
     } else {
         format!("control used in {used} of {with_control} sweeps, set aside in {}", with_control - used)
     };
-    println!("  stragglers named {named} (the fixture made {true_ones}, {found} of them named); {control}");
+    println!(
+        "  stragglers named {named} (the fixture made {true_ones} outliers, slow or too fast, {found} of them named); \
+         {control}"
+    );
     let tested = sweeps.iter().map(|sweep| sweep.tested).sum::<usize>();
     let faults = sweeps.iter().map(|sweep| sweep.faults.len()).sum::<usize>();
     let misses = sweeps.iter().map(|sweep| sweep.misses.len()).sum::<usize>();
@@ -153,6 +159,7 @@ fn print_seeds(grid: &Grid, sweeps: &[SweepFacts], truth: &Truth, plain: Option<
     }
     print_by_seed("dishonest intervals", sweeps.iter().map(|sweep| (sweep.seed, &sweep.faults)));
     print_by_seed("intervals missing the truth", sweeps.iter().map(|sweep| (sweep.seed, &sweep.misses)));
+    print_by_seed("rivals falsely beaten", sweeps.iter().map(|sweep| (sweep.seed, &sweep.falsely_beaten)));
 }
 
 /// Every case of every sweep, named by its seed (`print_cases`).
@@ -173,24 +180,22 @@ fn target_line(
     let (wrong, overclaim) = (all[Outcome::Wrong as usize], all[Outcome::Overclaim as usize]);
     match target {
         Target::NoWrong => format!("0 wrong: {wrong} {}", mark(wrong == 0)),
-        Target::WrongAtMost(share) => {
-            let groups = all.iter().sum::<usize>();
-            let rate = wrong as f64 / groups.max(1) as f64;
-            format!("wrong {wrong}/{groups} = {:.1}% <= {:.0}%: {}", rate * 100.0, share * 100.0, mark(rate <= share))
-        }
+        Target::WrongAtMost(share) => at_most("wrong", wrong, all.iter().sum::<usize>(), share),
         Target::NoMisled => {
             format!("0 misled (wrong + overclaim): {} {}", wrong + overclaim, mark(wrong + overclaim == 0))
         }
         Target::ClearRight(share) => {
             let clear = kind_counts(sweeps, truth, Some(true));
-            let (right, groups) = (clear[Outcome::Right as usize], clear.iter().sum::<usize>());
-            let rate = right as f64 / groups.max(1) as f64;
-            format!(
-                "clear groups right and resolved {right}/{groups} = {:.1}% >= {:.0}%: {}",
-                rate * 100.0,
-                share * 100.0,
-                mark(rate >= share)
-            )
+            at_least("clear groups right and resolved", clear[Outcome::Right as usize], clear.iter().sum(), share)
+        }
+        Target::FalselyBeatenInSweeps(share) => {
+            let falsely = tally::sweeps_with_any(sweeps.iter().map(|sweep| sweep.falsely_beaten.len()));
+            let what = "sweeps calling a rival beaten that is truly as good as the named best";
+            at_most(what, falsely, sweeps.len(), share)
+        }
+        Target::Coverage(share) => {
+            let covered = sweeps.len() - tally::sweeps_with_any(sweeps.iter().map(|sweep| sweep.misses.len()));
+            at_least("sweeps whose every interval covers its true ratio", covered, sweeps.len(), share)
         }
         Target::HonestIntervals => {
             let faults = sweeps.iter().map(|sweep| sweep.faults.len()).sum::<usize>();
@@ -256,42 +261,54 @@ pub fn compare(scenario: &CompareScenario, trials: &[Trial]) {
     );
     print_missed_trials(scenario.expect, trials);
     let expected = count(&|trial| scenario.expect.holds(&trial.claims));
-    let share = |hits: usize| hits as f64 / trials.len().max(1) as f64;
-    let line = match scenario.expect {
-        Expect::Nothing { at_most } => {
-            let flagging = trials.len() - expected;
-            let rate = share(flagging);
-            format!(
-                "{} <= {:.0}%: {}",
-                ratio_text("trials flagging anything", flagging, trials.len()),
-                at_most * 100.0,
-                mark(rate <= at_most)
-            )
+    let lines = match scenario.expect {
+        Expect::Nothing { at_most: share } => {
+            vec![at_most("trials flagging anything", trials.len() - expected, trials.len(), share)]
         }
-        Expect::Only { setting, at_least } => {
+        Expect::Only { setting, at_least: share } => {
             let what = format!("found (only {setting:?} regressed, nothing improved)");
-            format!(
-                "{} >= {:.0}%: {}",
-                ratio_text(&what, expected, trials.len()),
-                at_least * 100.0,
-                mark(share(expected) >= at_least)
-            )
+            vec![at_least(&what, expected, trials.len(), share)]
         }
-        Expect::Overall { at_least } => {
-            let what = "flagged (grid-wide verdict regressed)";
-            format!(
-                "{} >= {:.0}%: {}",
-                ratio_text(what, expected, trials.len()),
-                at_least * 100.0,
-                mark(share(expected) >= at_least)
-            )
+        Expect::Overall { at_least: share } => {
+            vec![at_least("flagged (grid-wide verdict regressed)", expected, trials.len(), share)]
+        }
+        Expect::NoSoftwareChange { at_most: share } => {
+            let what = "trials claiming a software change (a setting or the grid regressed or improved)";
+            vec![at_most(what, trials.len() - expected, trials.len(), share)]
+        }
+        Expect::AnyRegression { at_least: share } => {
+            vec![at_least("found (grid-wide or a setting regressed)", expected, trials.len(), share)]
+        }
+        Expect::Found { setting, at_least: share, others_at_most } => {
+            let elsewhere = count(&|trial| trial.claims.regressed_elsewhere(setting));
+            vec![
+                at_least(&format!("found ({setting:?} regressed)"), expected, trials.len(), share),
+                at_most("trials calling another setting regressed", elsewhere, trials.len(), others_at_most),
+            ]
         }
     };
-    println!("  target: {line}");
+    for line in lines {
+        println!("  target: {line}");
+    }
+}
+
+/// `what hits/of = p% >= target%: MET`.
+fn at_least(what: &str, hits: usize, of: usize, share: f64) -> String {
+    format!("{} >= {:.0}%: {}", ratio_text(what, hits, of), share * 100.0, mark(rate(hits, of) >= share))
+}
+
+/// `what hits/of = p% <= target%: MET`.
+fn at_most(what: &str, hits: usize, of: usize, share: f64) -> String {
+    format!("{} <= {:.0}%: {}", ratio_text(what, hits, of), share * 100.0, mark(rate(hits, of) <= share))
 }
 
 fn ratio_text(what: &str, hits: usize, of: usize) -> String {
-    format!("{what} {hits}/{of} = {:.1}%", hits as f64 / of.max(1) as f64 * 100.0)
+    format!("{what} {hits}/{of} = {:.1}%", rate(hits, of) * 100.0)
+}
+
+/// hits / of; 0 of nothing.
+fn rate(hits: usize, of: usize) -> f64 {
+    hits as f64 / of.max(1) as f64
 }
 
 /// The seeds of the trials that went against the expectation (A/A: those that flagged), for a rerun; the
@@ -303,17 +320,28 @@ fn print_missed_trials(expect: Expect, trials: &[Trial]) {
         .map(|trial| {
             let claims = &trial.claims;
             format!(
-                "seeds {}/{} (regressed {:?}, improved {:?}, overall {}{})",
+                "seeds {}/{} (regressed {}, improved {}, overall {}{})",
                 trial.seeds.0,
                 trial.seeds.1,
-                claims.regressed,
-                claims.improved,
+                settings_text(&claims.regressed),
+                settings_text(&claims.improved),
                 claims.overall.as_deref().unwrap_or("-"),
                 if claims.machine_changed { ", machine changed" } else { "" }
             )
         })
         .collect();
     print_cases("against expectation", &missed);
+}
+
+/// The settings a trial called changed, or only how many when there are more than a reader can use (a
+/// machine change read as a regression names every setting).
+fn settings_text(settings: &[Vec<u64>]) -> String {
+    const NAMED: usize = 4;
+    if settings.len() > NAMED {
+        format!("{} settings", settings.len())
+    } else {
+        format!("{settings:?}")
+    }
 }
 
 /// `label: case; case; ...`, the first `MISSED_SHOWN` of them; nothing when there are none.

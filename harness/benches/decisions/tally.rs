@@ -79,6 +79,11 @@ pub fn truth_groups(settings: &[SettingTruth], margin: f64) -> Vec<GroupTruth> {
     groups.into_iter().map(|group| group_truth(group, settings, margin)).collect()
 }
 
+/// The rows of a truth table whose value of every param is one of its `values` (a declaration's grid).
+pub fn restrict_all(table: &Value, params: &[(String, Vec<u64>)]) -> Value {
+    params.iter().fold(table.clone(), |table, (param, values)| restrict(&table, param, values))
+}
+
 /// The rows of a truth table whose `param` is one of `values`; every row when `values` is empty.
 pub fn restrict(table: &Value, param: &str, values: &[u64]) -> Value {
     let rows = table.as_array().map_or(&[][..], Vec::as_slice);
@@ -149,6 +154,12 @@ pub fn classify(truth: &GroupTruth, verdict: &GroupVerdict) -> Result<Outcome, S
     })
 }
 
+/// How many sweeps (each its number of cases: intervals missing the truth, rivals falsely beaten) had any:
+/// the family-wise count that simultaneous intervals and Holm over the sweep keep at alpha.
+pub fn sweeps_with_any(cases: impl IntoIterator<Item = usize>) -> usize {
+    cases.into_iter().filter(|cases| *cases > 0).count()
+}
+
 /// Tallies outcomes into `Counts`.
 pub fn count(outcomes: impl IntoIterator<Item = Outcome>) -> Counts {
     let mut counts = [0; 4];
@@ -207,30 +218,63 @@ pub fn interval_faults(analysis: &Value, param: &str) -> (usize, Vec<String>) {
     (tested.len(), faults)
 }
 
-/// The tested rivals whose interval (`low`..`high`, rival / best) misses the true ratio of their truths:
-/// `group param=value: low..high misses truth`. Simultaneous intervals (family-wise 1 - alpha) should leave
-/// at most alpha of the sweeps with any miss.
-pub fn interval_misses(analysis: &Value, keys: Keys, settings: &[SettingTruth]) -> Result<Vec<String>, String> {
+/// One rival of an `analysis.json` group beside its truth.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RivalTruth {
+    /// `{"rows":2048} slices=4`, to name it in a list of cases.
+    pub name: String,
+    pub beaten: bool,
+    /// The true ratio rival / named best, from the fixture's truth.
+    pub ratio: f64,
+    /// The simultaneous interval (`low`..`high`), when the rival was tested.
+    pub interval: Option<(f64, f64)>,
+}
+
+/// Every rival of every group of an `analysis.json` with the true ratio of its truth to the named best's.
+pub fn rival_truths(analysis: &Value, keys: Keys, settings: &[SettingTruth]) -> Result<Vec<RivalTruth>, String> {
     let truth = |group: u64, value: &Value| {
         let value = unsigned(value)?;
         settings.iter().find(|(g, v, _)| (*g, *v) == (group, value)).map(|(_, _, truth)| *truth)
     };
-    let mut misses = Vec::new();
+    let mut rivals = Vec::new();
     for group in analysis["groups"].as_array().ok_or("no `groups` array")? {
         let key = group_of(&group["group"], keys).ok_or_else(|| format!("a group without `{:?}`", keys.group))?;
         let best =
             truth(key, &group["best"][keys.param]).ok_or_else(|| format!("group {key}: a best without truth"))?;
         for rival in group["rivals"].as_array().into_iter().flatten() {
-            let (Some(low), Some(high)) = (rival["low"].as_f64(), rival["high"].as_f64()) else { continue };
             let value = &rival["setting"][keys.param];
             let ratio = truth(key, value).ok_or_else(|| format!("group {key}: rival {value} without truth"))? / best;
-            if !(low..=high).contains(&ratio) {
-                misses
-                    .push(format!("{} {}={value}: {low:.4}..{high:.4} misses {ratio:.4}", group["group"], keys.param));
-            }
+            rivals.push(RivalTruth {
+                name: format!("{} {}={value}", group["group"], keys.param),
+                beaten: rival["verdict"].as_str() == Some("beaten"),
+                ratio,
+                interval: rival["low"].as_f64().zip(rival["high"].as_f64()),
+            });
         }
     }
-    Ok(misses)
+    Ok(rivals)
+}
+
+/// The tested rivals whose interval (`low`..`high`, rival / best) misses the true ratio of their truths:
+/// `group param=value: low..high misses truth`. Simultaneous intervals (family-wise 1 - alpha) should leave
+/// at most alpha of the sweeps with any miss.
+pub fn interval_misses(rivals: &[RivalTruth]) -> Vec<String> {
+    let missed = |rival: &RivalTruth| {
+        let (low, high) = rival.interval?;
+        let ratio = rival.ratio;
+        (!(low..=high).contains(&ratio)).then(|| format!("{}: {low:.4}..{high:.4} misses {ratio:.4}", rival.name))
+    };
+    rivals.iter().filter_map(missed).collect()
+}
+
+/// The rivals called beaten though truly at least as good as the named best (true ratio >= 1): the false
+/// claims of the comparisons the analysis made, whatever the clear margin of the truth's groups says. On a
+/// grid of exact ties every beaten rival is one.
+pub fn falsely_beaten(rivals: &[RivalTruth]) -> Vec<String> {
+    // A tolerance for the ratio of two equal truths that went through different regression factors.
+    const EQUAL: f64 = 1e-9;
+    let false_claim = |rival: &&RivalTruth| rival.beaten && rival.ratio >= 1.0 - EQUAL;
+    rivals.iter().filter(false_claim).map(|rival| format!("{} (true ratio {:.4})", rival.name, rival.ratio)).collect()
 }
 
 /// Whether the analysis adjusted by its control (`control` is reported) or set it aside (only the test of
@@ -259,10 +303,30 @@ pub struct CompareClaims {
 impl CompareClaims {
     /// Anything that would make a reader act: a setting or the grid called changed, or the machine changed.
     pub fn flags_anything(&self) -> bool {
+        self.software_change() || self.machine_changed
+    }
+
+    /// A change of the software claimed: a setting or the grid-wide verdict regressed or improved. ("The
+    /// machine changed" is not one: it is the right answer when only the machine did.)
+    pub fn software_change(&self) -> bool {
         !self.regressed.is_empty()
             || !self.improved.is_empty()
             || matches!(self.overall.as_deref(), Some("regressed" | "improved"))
-            || self.machine_changed
+    }
+
+    /// A regression claimed anywhere: the grid-wide verdict or any setting.
+    pub fn any_regression(&self) -> bool {
+        !self.regressed.is_empty() || self.overall.as_deref() == Some("regressed")
+    }
+
+    /// `setting` called regressed, whatever else was claimed.
+    pub fn regressed_at(&self, setting: &[u64]) -> bool {
+        self.regressed.iter().any(|regressed| regressed == setting)
+    }
+
+    /// A setting other than `setting` called regressed.
+    pub fn regressed_elsewhere(&self, setting: &[u64]) -> bool {
+        self.regressed.iter().any(|regressed| regressed != setting)
     }
 
     /// Exactly `setting` called regressed, and nothing called improved.
@@ -320,7 +384,7 @@ mod tests {
             {"rows": 512, "slices": 1, "tps": 876.0}, {"rows": 512, "slices": 2, "tps": 700.0},
             {"rows": 512, "slices": 8, "tps": 876.0},
             {"rows": 2048, "slices": 1, "tps": 1195.1}, {"rows": 2048, "slices": 2, "tps": 1238.6},
-            {"rows": 2048, "slices": 4, "tps": 1185.8},
+            {"rows": 2048, "slices": 4, "tps": 1185.8}, {"rows": 2048, "slices": 8, "tps": 1080.0},
         ])
     }
 
@@ -458,10 +522,10 @@ mod tests {
             {"setting": {"slices": 4}, "low": 0.96, "high": 0.99},
             {"setting": {"slices": 8}, "low": null, "high": null}]}]});
         // True ratios 1195.1 / 1238.6 = 0.9649 (covered) and 1185.8 / 1238.6 = 0.9574 (missed).
-        let misses = interval_misses(&analysis, ROWS, &settings).unwrap();
+        let misses = interval_misses(&rival_truths(&analysis, ROWS, &settings).unwrap());
         assert_eq!(misses, vec![r#"{"rows":2048} slices=4: 0.9600..0.9900 misses 0.9574"#]);
         let unknown = json!({"groups": [{"group": {"rows": 2048}, "best": {"slices": 16}, "rivals": []}]});
-        assert!(interval_misses(&unknown, ROWS, &settings).is_err());
+        assert!(rival_truths(&unknown, ROWS, &settings).is_err());
     }
 
     #[test]
@@ -494,6 +558,67 @@ mod tests {
         assert!(
             compare_claims(&json!({"settings": [{"setting": {"rows": 1}, "verdict": "better"}]}), &["rows"]).is_err()
         );
+    }
+
+    #[test]
+    fn a_software_change_is_a_setting_or_the_grid_changed_not_the_machine() {
+        let machine = CompareClaims { machine_changed: true, ..CompareClaims::default() };
+        assert!(machine.flags_anything() && !machine.software_change());
+        let improved = CompareClaims { improved: vec![vec![512, 1]], ..CompareClaims::default() };
+        assert!(improved.software_change() && !improved.any_regression());
+        let grid = CompareClaims { overall: Some("improved".into()), ..CompareClaims::default() };
+        assert!(grid.software_change());
+        let quiet = CompareClaims { overall: Some("no change".into()), ..CompareClaims::default() };
+        assert!(!quiet.software_change());
+    }
+
+    #[test]
+    fn a_regression_is_found_at_its_setting_or_grid_wide() {
+        let at = CompareClaims { regressed: vec![vec![2048, 2], vec![512, 1]], ..CompareClaims::default() };
+        assert!(at.any_regression() && at.regressed_at(&[2048, 2]) && !at.regressed_at(&[512, 2]));
+        assert!(at.regressed_elsewhere(&[2048, 2]));
+        let alone = CompareClaims { regressed: vec![vec![2048, 2]], ..CompareClaims::default() };
+        assert!(!alone.regressed_elsewhere(&[2048, 2]));
+        let grid = CompareClaims { overall: Some("regressed".into()), ..CompareClaims::default() };
+        assert!(grid.any_regression() && !grid.regressed_at(&[2048, 2]) && !grid.regressed_elsewhere(&[2048, 2]));
+    }
+
+    #[test]
+    fn sweeps_with_any_count_each_sweep_with_cases_once() {
+        assert_eq!(sweeps_with_any([0, 2, 0, 1, 0]), 2);
+        assert_eq!(sweeps_with_any([]), 0);
+    }
+
+    #[test]
+    fn rivals_are_falsely_beaten_when_truly_as_good_as_the_named_best() {
+        // The 512 true tie: slices 1 = 8 (876), 2 at 700. Named best 8: 1 beaten is false, 2 beaten is not.
+        let settings = setting_truths(&table(), ROWS, "tps").unwrap();
+        let analysis = json!({"groups": [
+            {"group": {"rows": 512}, "best": {"slices": 8}, "rivals": [
+                {"setting": {"slices": 1}, "verdict": "beaten", "low": 0.9, "high": 0.99},
+                {"setting": {"slices": 2}, "verdict": "beaten", "low": 0.7, "high": 0.9}]},
+            // A wrong best (2048 slices 1, truly behind 2): beating the true best is false; 4 is truly behind 1.
+            {"group": {"rows": 2048}, "best": {"slices": 1}, "rivals": [
+                {"setting": {"slices": 2}, "verdict": "beaten"},
+                {"setting": {"slices": 4}, "verdict": "tied"}]}]});
+        let rivals = rival_truths(&analysis, ROWS, &settings).unwrap();
+        assert_eq!(rivals[0].interval, Some((0.9, 0.99)));
+        assert_eq!(rivals[2].interval, None);
+        assert!(rivals[0].beaten && !rivals[3].beaten);
+        assert_eq!(
+            falsely_beaten(&rivals),
+            vec![r#"{"rows":512} slices=1 (true ratio 1.0000)"#, r#"{"rows":2048} slices=2 (true ratio 1.0364)"#]
+        );
+        assert_eq!(interval_misses(&rivals), vec![r#"{"rows":512} slices=1: 0.9000..0.9900 misses 1.0000"#]);
+    }
+
+    #[test]
+    fn a_truth_table_is_restricted_to_the_declared_grid() {
+        let params = [("rows".to_string(), vec![2048]), ("slices".to_string(), vec![1, 4])];
+        let kept = restrict_all(&table(), &params);
+        let settings = setting_truths(&kept, ROWS, "tps").unwrap();
+        assert_eq!(settings, vec![(2048, 1, 1195.1), (2048, 4, 1185.8)]);
+        assert_eq!(restrict_all(&table(), &[]), table());
     }
 
     #[test]
