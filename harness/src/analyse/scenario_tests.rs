@@ -267,7 +267,8 @@ fn judge_on(grid: &Grid, observations: &[Observation], config: &AnalysisConfig, 
         };
         covered &= group.rivals.iter().all(|rival| {
             let ratio = true_value(rival.setting) / true_value(group.best);
-            rival.ratio.is_some_and(|interval| interval.low <= ratio && ratio <= interval.high)
+            // A rival with no test (cannot tell) claims no interval.
+            rival.ratio.is_none_or(|interval| interval.low <= ratio && ratio <= interval.high)
         });
         let top = truth.iter().copied().fold(f64::MIN, f64::max);
         let bests: Vec<String> =
