@@ -130,11 +130,12 @@ impl Bench {
         Ok(())
     }
 
-    /// `sweep compare A B --json`, parsed; exit 1 (a regression found) still prints the comparison.
+    /// `sweep compare A B --json`, parsed; exit 1 (a regression found) and 3 (cannot tell: the machine changed)
+    /// still print the comparison.
     pub fn compare_json(&self, a: &Path, b: &Path) -> Result<Value, String> {
         let output = self.sweep_command().arg("compare").arg(a).arg(b).arg("--json").output();
         let output = output.map_err(|e| format!("sweep compare: {e}"))?;
-        if !matches!(output.status.code(), Some(0 | 1)) {
+        if !matches!(output.status.code(), Some(0 | 1 | 3)) {
             return Err(failure("sweep compare --json", &output));
         }
         serde_json::from_slice(&output.stdout).map_err(|e| format!("sweep compare --json printed no JSON ({e})"))
