@@ -2,6 +2,7 @@
 //! normal equations' information matrix C (Tocher 1952; John & Williams 1995, ch. 2), exact for every
 //! contrast where a per-setting efficiency factor is an average.
 
+use super::grouped::Grouped;
 use super::sample_layout::SampleLayout;
 
 /// Beyond this many settings the O(settings³) inverse is not made, and the efficiency factors stand in.
@@ -24,10 +25,8 @@ impl BlockCovariance {
         if settings > MOST_SETTINGS {
             return None;
         }
-        let mut by_block = vec![vec![0.0; settings]; layout.rounds];
         let mut setting_weight = vec![0.0; settings];
-        for ((&s, &b), &w) in layout.setting_of.iter().zip(&layout.round_of).zip(weights) {
-            by_block[b as usize][s as usize] += w;
+        for (&s, &w) in layout.setting_of.iter().zip(weights) {
             setting_weight[s as usize] += w;
         }
         let active: Vec<bool> = setting_weight.iter().map(|&w| w > 0.0).collect();
@@ -38,12 +37,19 @@ impl BlockCovariance {
         for (s, &w) in setting_weight.iter().enumerate() {
             c[s * settings + s] = if active[s] { w } else { 1.0 };
         }
-        for block in &by_block {
-            let total: f64 = block.iter().sum();
-            if total <= 0.0 {
-                continue;
-            }
-            let present: Vec<(usize, f64)> = block.iter().copied().enumerate().filter(|(_, w)| *w > 0.0).collect();
+        let left_out: Vec<bool> = weights.iter().map(|&w| w <= 0.0).collect();
+        for block in Grouped::of(&layout.round_of, layout.rounds, &left_out).groups() {
+            // The block's weight per setting (a setting's runs in one block summed).
+            let mut present: Vec<(usize, f64)> =
+                block.iter().map(|&i| (layout.setting_of[i as usize] as usize, weights[i as usize])).collect();
+            present.sort_unstable_by_key(|&(s, _)| s);
+            present.dedup_by(|later, kept| {
+                later.0 == kept.0 && {
+                    kept.1 += later.1;
+                    true
+                }
+            });
+            let total: f64 = present.iter().map(|(_, w)| w).sum();
             for &(s, ws) in &present {
                 for &(t, wt) in &present {
                     c[s * settings + t] -= ws * wt / total;

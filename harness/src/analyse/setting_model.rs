@@ -149,15 +149,19 @@ impl SettingModel {
         // control shows the machine's level where there is one.
         let probe = controls.as_deref().unwrap_or(&values);
         let stepped = rounds.as_ref().filter(|_| design.blocks == RoundBlocks::TimeBlocks);
-        // The level a step shows in; unless a block is split, its fit is the control's first fit too.
+        // The level a step shows in; with a control it is the control's fit on the blocks as planned, and
+        // unless a block is split, the control's first fit too.
         let mut probe_fit = stepped.map(|rounds| WeightedBackfit::fit(&layout, probe, &included, Some(rounds), None));
+        // Without time blocks the planned blocks are the final ones: the control's fit is made once, here.
+        let unstepped_fit = controls
+            .as_ref()
+            .filter(|_| probe_fit.is_none())
+            .map(|c| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None));
         // The control's move is tested on the blocks as planned: blocks split where the control's own
         // residuals stepped fit its drift, not the settings' differences, and would inflate F (under a fast
         // drift, a third of the sweeps whose settings moved nothing were taken to move the control).
-        let planned_fit = controls.as_ref().map(|c| {
-            probe_fit.clone().unwrap_or_else(|| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None))
-        });
-        let control_move = match (design.control, &planned_fit, design.policy) {
+        let planned_fit = probe_fit.as_ref().filter(|_| controls.is_some()).or(unstepped_fit.as_ref());
+        let control_move = match (design.control, planned_fit, design.policy) {
             (Some(metric), Some(full), ControlPolicy::UnlessMoved) => ControlMove::test(
                 metric,
                 &layout,
@@ -175,11 +179,11 @@ impl SettingModel {
             rounds = Some(RoundComponents::of(&layout));
             probe_fit = None;
         }
-        // The control's unweighted fit serves the robust fit's first step.
+        // The control's unweighted fit on the final blocks serves the robust fit's first step.
         let control_fit = controls.as_ref().map(|c| {
             probe_fit
                 .take()
-                .or(planned_fit)
+                .or(unstepped_fit)
                 .unwrap_or_else(|| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None))
         });
         let moved = control_move.as_ref().is_some_and(ControlMove::is_moved);
