@@ -14,11 +14,22 @@ fn fixture_result(workspace: &Workspace, name: &str, value_template: &str) -> Pa
 }
 
 fn fixture_result_with(workspace: &Workspace, name: &str, value_template: &str, version: &str) -> PathBuf {
+    fixture_result_toward(workspace, name, value_template, version, "higher")
+}
+
+/// `fixture_result_with` whose primary is better in `direction` (`higher` or `lower`).
+fn fixture_result_toward(
+    workspace: &Workspace,
+    name: &str,
+    value_template: &str,
+    version: &str,
+    direction: &str,
+) -> PathBuf {
     workspace.write_fixture_profile(version);
     let spec = workspace.write_sweep(
         name,
         &format!(
-            "name = \"{name}\"\n[engine]\nprofile = \"fixture\"\n[params]\nmode = [\"ok\", \"slow\"]\n[reps]\ncount = 4\n[run]\nargs = [\"0\", \"{{{{mode}}}}\", \"m\", \"{value_template}\"]\n[metrics]\nresult = [\"value\", \"seconds\"]\n[analysis]\nprimary = \"value\"\ndirection = \"higher\"\n"
+            "name = \"{name}\"\n[engine]\nprofile = \"fixture\"\n[params]\nmode = [\"ok\", \"slow\"]\n[reps]\ncount = 4\n[run]\nargs = [\"0\", \"{{{{mode}}}}\", \"m\", \"{value_template}\"]\n[metrics]\nresult = [\"value\", \"seconds\"]\n[analysis]\nprimary = \"value\"\ndirection = \"{direction}\"\n"
         ),
     );
     let output = sweep(workspace.path(), &["run", &spec]);
@@ -224,4 +235,60 @@ fn a_setup_script_chosen_by_a_build_time_param_gives_each_setting_its_toolchain(
     let build = "build = [\"sh\", \"-c\", \"mkdir -p \\\"$0\\\"\", \"{{build_dir}}\"]\nbuild_dir = \"build\"\n";
     let (_, _, output) = run_kits(build, "[build]\nargs = [\"KIT={{kit}}\"]\n");
     assert_eq!(stderr(&output).matches("built default").count(), 2, "one build per kit: {}", stderr(&output));
+}
+
+/// The summary `sweep run` wrote for `csv`.
+fn summary_of(csv: &std::path::Path) -> String {
+    std::fs::read_to_string(csv.with_extension("summary.md")).unwrap()
+}
+
+/// Every run gave 2.675: a fit found rounding error (1e-16) and printed it as noise (`s0 = 398.7%`, an
+/// interval 0.024..40.8, "would detect 12678%").
+#[test]
+fn constant_data_is_identical_to_measurement_resolution_not_invented_noise() {
+    let workspace = Workspace::new();
+    let summary = summary_of(&fixture_result(&workspace, "constant", "2.675"));
+    assert!(summary.contains("identical to measurement resolution: mode=ok and mode=slow"), "{summary}");
+    for invented in ["s0 =", "would detect", "CI 0.", "cannot tell"] {
+        assert!(!summary.contains(invented), "`{invented}` in {summary}");
+    }
+}
+
+/// One setting always -5, the other always 1: the "best" was the first in grid order for either direction.
+#[test]
+fn the_best_of_constant_values_of_mixed_sign_is_chosen_by_value() {
+    let workspace = Workspace::new();
+    let template = "{{#if (eq mode \\\"ok\\\")}}-5{{else}}1{{/if}}";
+    let higher = summary_of(&fixture_result(&workspace, "higher", template));
+    assert!(higher.contains("resolved by value: mode=slow is best"), "{higher}");
+    let lower = summary_of(&fixture_result_toward(&workspace, "lower", template, "1", "lower"));
+    assert!(lower.contains("resolved by value: mode=ok is best"), "{lower}");
+}
+
+/// A metric of 1e308: its mean summed to `inf`, and the verdict said "best mean (inf value)".
+#[test]
+fn a_metric_near_the_largest_double_has_a_finite_mean_and_verdict() {
+    let workspace = Workspace::new();
+    let summary = summary_of(&fixture_result(&workspace, "huge", "1.{{rep}}e308"));
+    assert!(!summary.contains("inf"), "{summary}");
+    assert!(summary.contains("1.250e308"), "the mean of 1.1..1.4e308: {summary}");
+}
+
+/// An `ok` row with an empty metric cell was dropped while the summary said every run was ok.
+#[test]
+fn an_ok_row_with_an_empty_metric_is_counted_and_named() {
+    let workspace = Workspace::new();
+    let csv = fixture_result(&workspace, "empty", "{{rep}}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let column = lines[0].split(',').position(|name| name == "metric.value").unwrap();
+    let mut cells: Vec<&str> = lines[2].split(',').collect();
+    let (setting, rep) = (cells[0].to_string(), cells[2].to_string());
+    cells[column] = "";
+    lines[2] = cells.join(",");
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let output = sweep(workspace.path(), &["report", csv.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let expected = format!("1 run finished ok but recorded no `value` (an empty cell: mode={setting} rep {rep})");
+    assert!(stdout(&output).contains(&expected), "{}", stdout(&output));
 }

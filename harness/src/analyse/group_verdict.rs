@@ -70,7 +70,8 @@ pub struct GroupVerdict {
 
 impl GroupVerdict {
     pub fn new(group: Labels, best: usize, rivals: Vec<Rival>) -> GroupVerdict {
-        let reason = rivals.iter().find_map(|r| r.comparison.err());
+        // A rival the values decided (no spread) is no reason to doubt the verdict.
+        let reason = rivals.iter().filter(|r| !r.is_decided()).find_map(|r| r.comparison.err());
         let outcome = if reason.is_some() {
             GroupOutcome::CannotTell
         } else if rivals.iter().all(|r| r.beaten) {

@@ -18,6 +18,10 @@ pub enum NoTest {
     /// verdict differs as the one or the others are right: the runs cannot say which.
     #[serde(rename = "runs disagree")]
     RunsDisagree,
+    /// Every run of each setting gave the same value: the settings differ by value alone (identical to
+    /// measurement resolution when their values are equal), and there is no noise to test.
+    #[serde(rename = "no spread")]
+    NoSpread,
 }
 
 impl std::fmt::Display for NoTest {
@@ -27,6 +31,7 @@ impl std::fmt::Display for NoTest {
             NoTest::NoResidualDf => "no residual degrees of freedom",
             NoTest::ZeroStdError => "zero standard error",
             NoTest::RunsDisagree => "runs disagree: a run far from its setting's one or two others decides the verdict",
+            NoTest::NoSpread => "no spread: every run of each setting gave the same value",
         })
     }
 }

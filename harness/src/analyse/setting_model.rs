@@ -78,6 +78,12 @@ pub struct SettingModel {
     /// With rounds as blocks: the estimates' covariance by dense setting (`SettingEstimate::dense`), times
     /// the Huber inflation, for contrasts; None without blocks or with too many settings.
     covariance: Option<(BlockCovariance, f64)>,
+    /// Every run of each setting gave the same value (`no_spread`): the settings differ by value alone,
+    /// and no variance is estimated.
+    pub no_spread: bool,
+    /// What the fitted values were divided by (a power of two; 1 but for values beyond 1e150): estimates
+    /// and variances inside are in this unit, means and contrasts leave in the values' own.
+    pub unit: f64,
 }
 
 /// A setting's estimate moved by `shift` on the analysis scale: where it would stand on other evidence.
@@ -96,6 +102,18 @@ struct SettingEstimate {
     variance_df: f64,
     runs: usize,
     control_level: f64,
+}
+
+impl SettingEstimate {
+    /// A setting without runs in the fit.
+    const ABSENT: SettingEstimate = SettingEstimate {
+        dense: usize::MAX,
+        mean: f64::NAN,
+        mean_variance: f64::NAN,
+        variance_df: 0.0,
+        runs: 0,
+        control_level: 0.0,
+    };
 }
 
 /// The iterations of the robust fit: least squares (on the runs the straggler screen kept), then one
@@ -121,6 +139,24 @@ impl SettingModel {
     ///    differ beyond sampling);
     /// 4. the round effects and the slope come from the same weighted fit (Frisch–Waugh–Lovell).
     pub fn on_scale(scale: Scale, mut samples: Vec<RunSample>, design: ModelDesign) -> SettingModel {
+        if no_spread(&samples, design.settings) {
+            return SettingModel::by_value(scale, &samples, design.settings);
+        }
+        // Squares of values beyond 1e154 overflow: a linear fit is made on values divided by a power of
+        // two (exact) and its estimates multiplied back. Logs never come near.
+        let largest = samples.iter().map(|s| s.value.abs()).fold(0.0, f64::max);
+        match scale {
+            Scale::Linear if largest > 1e150 => {
+                let unit = 2f64.powi(largest.log2().floor() as i32);
+                samples.iter_mut().for_each(|sample| sample.value /= unit);
+                SettingModel::fit(scale, samples, design).in_unit(unit)
+            }
+            _ => SettingModel::fit(scale, samples, design),
+        }
+    }
+
+    /// `on_scale`'s fit, on values of ordinary magnitude.
+    fn fit(scale: Scale, mut samples: Vec<RunSample>, design: ModelDesign) -> SettingModel {
         let control_scale = Scale::for_values(samples.iter().filter_map(|s| s.control));
         samples.par_iter_mut().with_min_len(1 << 14).for_each(|sample| {
             sample.value = scale.transform(sample.value);
@@ -212,15 +248,7 @@ impl SettingModel {
         });
         let slope_variance = fit.slope.map_or(0.0, |s| s.variance);
         // Map the dense layout's settings back to the caller's indices.
-        let absent = SettingEstimate {
-            dense: usize::MAX,
-            mean: f64::NAN,
-            mean_variance: f64::NAN,
-            variance_df: 0.0,
-            runs: 0,
-            control_level: 0.0,
-        };
-        let mut by_setting = vec![absent; design.settings];
+        let mut by_setting = vec![SettingEstimate::ABSENT; design.settings];
         for (sample, &dense) in samples.iter().zip(&layout.setting_of) {
             by_setting[sample.setting] = estimates[dense as usize];
         }
@@ -236,6 +264,50 @@ impl SettingModel {
             estimates: by_setting,
             slope_variance,
             covariance: rounds.as_ref().and_then(|_| fit.covariance()),
+            no_spread: false,
+            unit: 1.0,
+        }
+    }
+
+    /// A model fitted on values divided by `unit`, speaking the values' own unit: its means, contrasts and
+    /// slope are multiplied back as they leave it (variances stay inside: theirs would overflow).
+    fn in_unit(mut self, unit: f64) -> SettingModel {
+        self.unit = unit;
+        if let Some(adjustment) = &mut self.adjustment {
+            adjustment.slope *= unit;
+            adjustment.slope_variance *= unit * unit;
+        }
+        self
+    }
+
+    /// The model of a sweep without spread (`no_spread`): each setting's estimate is its value, with no
+    /// variance. A fit would find residuals of rounding error only (1e-16 of the values) and turn them
+    /// into an invented noise (a "pooled s0 = 400%" from constant values): no variance is honest, and the
+    /// settings are ordered by value.
+    fn by_value(scale: Scale, samples: &[RunSample], settings: usize) -> SettingModel {
+        let layout = SampleLayout::of(samples);
+        let mut estimates = vec![SettingEstimate::ABSENT; settings];
+        for (sample, &dense) in samples.iter().zip(&layout.setting_of) {
+            let estimate = &mut estimates[sample.setting];
+            estimate.dense = dense as usize;
+            estimate.mean = scale.transform(sample.value);
+            estimate.mean_variance = 0.0;
+            estimate.runs += 1;
+        }
+        SettingModel {
+            scale,
+            blocks: false,
+            adjustment: None,
+            control_move: None,
+            prior: None,
+            series_priors: Vec::new(),
+            residual_df: (samples.len() - layout.settings) as f64,
+            stragglers: Vec::new(),
+            estimates,
+            slope_variance: 0.0,
+            covariance: None,
+            no_spread: true,
+            unit: 1.0,
         }
     }
 
@@ -246,7 +318,7 @@ impl SettingModel {
 
     /// The model's estimate of `setting` on the analysis scale (control-adjusted, rounds removed).
     pub fn mean(&self, setting: usize) -> f64 {
-        self.estimates[setting].mean
+        self.estimates[setting].mean * self.unit
     }
 
     /// The model's level of the control at `setting` (0 without a control slope).
@@ -272,7 +344,7 @@ impl SettingModel {
 
     /// `mean` with `moved`'s estimate where it says.
     pub fn mean_moved(&self, setting: usize, moved: Option<Moved>) -> f64 {
-        self.estimate(setting, moved).mean
+        self.estimate(setting, moved).mean * self.unit
     }
 
     /// `compare` with `moved`'s estimate where it says, its variance as fitted: a what-if, never a verdict.
@@ -336,6 +408,9 @@ impl SettingModel {
         if fewest == 0 || most < 2 {
             return Err(NoTest::OneRep);
         }
+        if self.no_spread {
+            return Err(NoTest::NoSpread);
+        }
         if self.residual_df < 1.0 || terms.iter().any(|(e, _)| e.variance_df <= 0.0) {
             return Err(if fewest < 2 { NoTest::OneRep } else { NoTest::NoResidualDf });
         }
@@ -364,8 +439,8 @@ impl SettingModel {
             return Err(NoTest::NoResidualDf);
         }
         Ok(RivalComparison {
-            estimate: terms.iter().map(|(e, c)| c * f(e.mean).0).sum(),
-            std_error: variance.sqrt(),
+            estimate: terms.iter().map(|(e, c)| c * f(e.mean).0).sum::<f64>() * self.unit,
+            std_error: variance.sqrt() * self.unit,
             df,
             runs: fewest,
             method,
@@ -381,6 +456,22 @@ impl SettingModel {
             high: self.scale.ratio(comparison.estimate + half, reference_mean),
         }
     }
+}
+
+/// Whether every setting's runs gave one value, bit for bit, and some setting has two runs or more: a
+/// metric that is a count, or one the engine rounds coarser than its noise. Values compared as measured,
+/// not after a transform (a log's rounding would tell nothing apart).
+fn no_spread(samples: &[RunSample], settings: usize) -> bool {
+    let mut first: Vec<Option<f64>> = vec![None; settings];
+    let mut repeated = false;
+    for sample in samples {
+        match first[sample.setting] {
+            None => first[sample.setting] = Some(sample.value),
+            Some(value) if value.to_bits() == sample.value.to_bits() => repeated = true,
+            Some(_) => return false,
+        }
+    }
+    repeated
 }
 
 /// Runs of a round in one time block, at least: a round of more runs is split into consecutive parts of

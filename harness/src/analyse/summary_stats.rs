@@ -28,17 +28,32 @@ impl SummaryStats {
         if n == 0 {
             return None;
         }
-        let mean = values.iter().sum::<f64>() / n as f64;
-        // Sample standard deviation (n - 1 denominator); 0 for a single value.
-        let squares: f64 = values.iter().map(|v| (v - mean).powi(2)).sum();
-        let stdev = if n < 2 { 0.0 } else { (squares / (n - 1) as f64).sqrt() };
         let min = values.iter().copied().fold(f64::INFINITY, f64::min);
         let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        // Sums of values near f64::MAX overflow: they are taken on values divided by a power of two (exact).
+        let unit = magnitude_unit(min.abs().max(max.abs()));
+        // Equal values have that value as their mean, not a sum's rounding of it (3.3 three times is not
+        // 3.3 after the division), and no spread.
+        let scaled_mean = if min == max { min / unit } else { values.iter().map(|v| v / unit).sum::<f64>() / n as f64 };
+        // Sample standard deviation (n - 1 denominator); 0 for a single value.
+        let squares: f64 = values.iter().map(|v| (v / unit - scaled_mean).powi(2)).sum();
+        let stdev = if n < 2 || min == max { 0.0 } else { (squares / (n - 1) as f64).sqrt() * unit };
         let ci95 =
             (n >= 2).then(|| two_sided_critical(0.95, (n - 1) as f64)).flatten().map(|t| t * stdev / (n as f64).sqrt());
         // Last: selection reorders the values, and the sums above are taken in run order.
         let median = median_in_place(values);
-        Some(SummaryStats { n, mean, median, stdev, min, max, ci95, rel_spread: (max - min) / mean })
+        let rel_spread = if min == max { 0.0 } else { (max / unit - min / unit) / scaled_mean };
+        Some(SummaryStats { n, mean: scaled_mean * unit, median, stdev, min, max, ci95, rel_spread })
+    }
+}
+
+/// The power of two values of `magnitude` are divided by before they are summed: 1 unless a sum of a
+/// few million of them could overflow.
+fn magnitude_unit(magnitude: f64) -> f64 {
+    if magnitude > 1e290 {
+        2f64.powi(magnitude.log2().floor() as i32)
+    } else {
+        1.0
     }
 }
 
@@ -50,7 +65,8 @@ pub(super) fn median_in_place(values: &mut [f64]) -> f64 {
     let even = values.len() % 2 == 0;
     let (below, middle, _) = values.select_nth_unstable_by(mid, f64::total_cmp);
     if even {
-        (below.iter().copied().fold(f64::NEG_INFINITY, f64::max) + *middle) / 2.0
+        // Halved before the sum, which is exact and cannot overflow.
+        below.iter().copied().fold(f64::NEG_INFINITY, f64::max) / 2.0 + *middle / 2.0
     } else {
         *middle
     }
@@ -62,6 +78,23 @@ mod tests {
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol
+    }
+
+    /// A metric of 1e308: the sum overflowed and the mean printed as `inf`.
+    #[test]
+    fn sums_of_values_near_the_largest_double_do_not_overflow() {
+        let s = SummaryStats::of(&mut [1e308, 1.5e308, 1.2e308, 1.3e308]).unwrap();
+        assert!(close(s.mean / 1e308, 1.25, 1e-12), "{s:?}");
+        assert!(close(s.median / 1e308, 1.25, 1e-12), "{s:?}");
+        assert!(s.stdev.is_finite() && s.ci95.unwrap().is_finite() && close(s.rel_spread, 0.4, 1e-12), "{s:?}");
+    }
+
+    /// 3.3 three times summed to a mean of 3.2999999999999998 and a spread of 4e-16 ("± 0.000").
+    #[test]
+    fn equal_values_have_that_value_as_mean_and_no_spread() {
+        let s = SummaryStats::of(&mut [3.3, 3.3, 3.3]).unwrap();
+        assert_eq!((s.mean, s.stdev, s.ci95, s.rel_spread), (3.3, 0.0, Some(0.0), 0.0));
+        assert_eq!(SummaryStats::of(&mut [-5.0, -5.0]).unwrap().rel_spread.to_bits(), 0f64.to_bits());
     }
 
     #[test]

@@ -81,7 +81,7 @@ pub fn analyse_summarised<R: RecordedRun>(
             let key = config.equivalence_key.as_ref();
             let key_values = key.map(|key| EquivalenceCheck::key_values(observations, &settings, key));
             let drift = config.control.as_deref().and_then(|control| DriftBound::of(observations, control));
-            (key_values, drift, FailureSummary::of(observations))
+            (key_values, drift, FailureSummary::of(observations).with_unmeasured(observations, &config.primary))
         },
     );
     let equivalence =

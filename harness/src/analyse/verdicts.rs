@@ -142,13 +142,16 @@ impl Verdicts {
         let equivalence_alpha = equivalence_alpha(config, round);
         // Turns a comparison into a rival's verdict; its ratio's interval is at the simultaneous `level`,
         // cut at no difference when the rival is beaten.
-        let rival = |setting, comparison: Result<RivalComparison, NoTest>, p_adjusted: Option<f64>, best_mean| {
+        let rival = |setting, best, comparison: Result<RivalComparison, NoTest>, p_adjusted: Option<f64>, best_mean| {
             let tested = comparison.as_ref().ok();
+            // Without spread the values decide: a worse value is beaten, an equal one identical.
+            let by_value = (comparison == Err(NoTest::NoSpread)).then(|| model.mean(setting) - model.mean(best));
             let losing_side = tested.is_some_and(|c| direction.is_better(0.0, c.estimate));
-            let beaten = losing_side && p_adjusted.is_some_and(|p| p < alpha_spent);
+            let beaten = losing_side && p_adjusted.is_some_and(|p| p < alpha_spent)
+                || by_value.is_some_and(|difference| direction.is_better(0.0, difference));
             let equivalent = match (tested, config.negligible) {
                 (Some(c), Some(share)) => c.is_within(model.scale.margin(share, best_mean), equivalence_alpha),
-                _ => false,
+                _ => by_value == Some(0.0),
             };
             let ratio = tested.map(|c| {
                 let interval = model.ratio(c, best_mean, level);
@@ -176,7 +179,7 @@ impl Verdicts {
                     .into_iter()
                     .map(|(setting, comparison)| {
                         let p_adjusted = comparison.is_ok().then(|| holm.next().expect("one adjusted p per test"));
-                        rival(setting, comparison, p_adjusted, best_mean)
+                        rival(setting, best, comparison, p_adjusted, best_mean)
                     })
                     .collect();
                 GroupVerdict::new(labels, best, rivals)
@@ -560,6 +563,36 @@ mod tests {
                     assert!(ratio.high > ratio.low, "zero width: {ratio:?}");
                     assert_eq!(rival.beaten, ratio.high <= 1.0, "seed {seed}: {rival:?}");
                 }
+            }
+        }
+    }
+
+    /// Constant values, one setting -5 and one 1 in every run: without spread the values decide, in either
+    /// direction (the first in grid order was "best", and a fit's rounding error was taken for noise).
+    #[test]
+    fn constant_values_are_ordered_by_value_and_equal_ones_are_identical() {
+        let run = |slices: &str, rep, value| {
+            fixture_observation(&[("rows", "512"), ("slices", slices)], rep, &[("prefill_tokens_per_s", value)])
+        };
+        let observations: Vec<Observation> =
+            (1..=3).flat_map(|rep| [run("1", rep, -5.0), run("2", rep, 1.0), run("4", rep, 1.0)]).collect();
+        let settings = SettingSummary::summarise(&observations);
+        for (direction, best, beaten) in [(Direction::Higher, "2", "1"), (Direction::Lower, "1", "2")] {
+            let config = AnalysisConfig { direction, control: None, equivalence_key: None, ..fixture_slice_config() };
+            let verdicts = Verdicts::decide(&observations, &settings, &config, true);
+            assert!(verdicts.model.no_spread && verdicts.model.prior.is_none());
+            let group = &verdicts.groups[0];
+            assert_eq!(slices(&observations, &verdicts, 0), best, "{direction:?}");
+            let by_slices = |slices: &str| {
+                group.rivals.iter().find(|r| settings[r.setting].setting.values[1].1.to_string() == slices).unwrap()
+            };
+            assert!(by_slices(beaten).beaten && by_slices(beaten).comparison == Err(NoTest::NoSpread));
+            if direction == Direction::Higher {
+                assert!(by_slices("4").equivalent && !by_slices("4").beaten, "identical: {group:?}");
+                assert_eq!(group.outcome, GroupOutcome::Tied);
+                assert!(group.is_decided());
+            } else {
+                assert_eq!(group.outcome, GroupOutcome::Resolved);
             }
         }
     }

@@ -35,6 +35,10 @@ pub fn analysis_json(report: &SweepReport) -> Value {
         "looks": verdicts.looks,
         "negligible": verdicts.negligible,
         "runs": analysis.failures.runs,
+        // Runs that finished ok with an empty primary cell: they take no part.
+        "unmeasured": analysis.failures.unmeasured,
+        // Every run of each setting gave one value: verdicts by value, no test (rivals' reason "no spread").
+        "by_value": verdicts.model.no_spread,
         "method": verdicts.method().design(),
         "tests": verdicts.tests,
         "pairs": verdicts.pairs,

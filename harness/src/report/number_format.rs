@@ -8,6 +8,10 @@ fn exponent(value: f64) -> Option<i32> {
 /// `value` rounded to a multiple of 10^`power`, written with the decimals that shows (none for a power of
 /// 0 or more: 13262 at power 1 is 13260).
 fn rounded_at(value: f64, power: i32) -> String {
+    // Beyond what a table can show in positional digits (1e308 has 309), the same digits in scientific form.
+    if let Some(leading) = exponent(value).filter(|&leading| !(-9..15).contains(&leading)) {
+        return format!("{value:.*e}", (leading - power).max(0) as usize);
+    }
     if power > 0 {
         let step = 10f64.powi(power);
         format!("{:.0}", (value / step).round() * step)
@@ -111,6 +115,15 @@ pub fn p_value(p: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 1e308 was written with all of its 309 digits.
+    #[test]
+    fn numbers_beyond_positional_digits_are_scientific() {
+        assert_eq!(number(1.5e308), "1.500e308");
+        assert_eq!(number(-2.25e-12), "-2.250e-12");
+        assert_eq!(number(123456789012345.0), "123500000000000");
+        assert_eq!(with_ci(1.25e307, Some(2.1e306)), "1.25e307 ± 2.1e306");
+    }
 
     #[test]
     fn four_significant_digits() {

@@ -10,7 +10,7 @@ use super::sweep_report::SweepReport;
 use super::table::Table;
 use super::text::Text;
 use crate::analyse::{
-    ComparisonMethod, GroupOutcome, GroupVerdict, RatioInterval, Rival, Scale, SweepAnalysis, Verdicts,
+    ComparisonMethod, GroupOutcome, GroupVerdict, NoTest, RatioInterval, Rival, Scale, SweepAnalysis, Verdicts,
 };
 
 /// `## Verdicts`: one sentence per group, the rule the best settings imply, then how the data were compared.
@@ -42,6 +42,13 @@ fn rows_per_slice(report: &SweepReport) -> Option<Text> {
 /// What the verdicts rest on, in one paragraph naming each method and the df it left.
 fn method_line(verdicts: &Verdicts) -> String {
     let model = &verdicts.model;
+    if model.no_spread {
+        return "Method: by value: every run of each setting gave the same value, bit for bit, so the settings are \
+                ordered by value and equal values are identical to measurement resolution; no variance is \
+                estimated and no test made (a test needs noise, and one estimated from rounding error would be \
+                invented)."
+            .to_string();
+    }
     let scale = match verdicts.scale {
         Scale::Log => "log values (effects are ratios)",
         Scale::Linear => "values (effects are differences)",
@@ -65,12 +72,12 @@ fn method_line(verdicts: &Verdicts) -> String {
     });
     let series_sd = |pick: fn(f64, f64) -> f64| {
         let variance = model.series_priors.iter().map(|p| p.prior_variance).reduce(pick).unwrap_or(0.0);
-        spread(verdicts.scale, variance.sqrt())
+        spread(verdicts.scale, variance.sqrt() * model.unit)
     };
     let prior = model.prior.map_or_else(
         || "each setting's own variance".to_string(),
         |prior| {
-            let sd = spread(verdicts.scale, prior.prior_variance.sqrt());
+            let sd = spread(verdicts.scale, prior.prior_variance.sqrt() * model.unit);
             if !model.series_priors.is_empty() {
                 let shared = if prior.prior_df.is_infinite() {
                     "pooled within each series: d0 = inf".to_string()
@@ -153,6 +160,9 @@ impl Speaker<'_> {
         let mean = self.report.analysis.settings[group.best].metric(primary).map_or(f64::NAN, |s| s.mean);
         let mean = self.report.context.units.quantity(&number(mean), primary);
         let beaten = self.list(group.rivals.iter().filter(|r| r.beaten));
+        if self.report.analysis.verdicts.model.no_spread {
+            return self.by_value(group, &head, &best, &mean, &beaten);
+        }
         match group.outcome {
             GroupOutcome::Resolved if group.rivals.is_empty() => format!("{head}: {best} ({mean}) has no rival."),
             GroupOutcome::Resolved => format!("{head}: resolved: {best} is best ({mean}); it beats {beaten}."),
@@ -184,6 +194,25 @@ impl Speaker<'_> {
         }
     }
 
+    /// A group of settings without spread: ordered by value, equal values identical.
+    fn by_value(&self, group: &GroupVerdict, head: &str, best: &str, mean: &str, beaten: &str) -> String {
+        let identical: Vec<String> =
+            group.rivals.iter().filter(|r| r.equivalent).map(|r| self.name(r.setting)).collect();
+        let mut text = if identical.is_empty() {
+            format!("{head}: resolved by value: {best} is best ({mean} in every run)")
+        } else {
+            format!(
+                "{head}: identical to measurement resolution: {best} and {} ({mean} in every run)",
+                identical.join(", ")
+            )
+        };
+        if !beaten.is_empty() {
+            write!(text, "; {best} beats {beaten}").unwrap();
+        }
+        text.push('.');
+        text
+    }
+
     fn name(&self, setting: usize) -> String {
         let label = self.rest.label(&self.report.analysis.settings[setting].setting);
         if label.is_empty() {
@@ -198,12 +227,22 @@ impl Speaker<'_> {
         let parts: Vec<String> = rivals
             .map(|r| {
                 let level = self.report.analysis.verdicts.level;
-                let ratio = r.ratio.map_or_else(String::new, |ratio| ratio_text(ratio, level));
+                let ratio = match (r.ratio, by_value(self.report.analysis, r, &self.report.config.primary)) {
+                    (Some(ratio), _) => ratio_text(ratio, level),
+                    (None, Some(value)) => format!("{} in every run", number(value)),
+                    (None, None) => String::new(),
+                };
                 format!("{} ({ratio})", self.name(r.setting))
             })
             .collect();
         parts.join(", ")
     }
+}
+
+/// The value every run of a rival gave, when the values decided (no spread).
+fn by_value(analysis: &SweepAnalysis, rival: &Rival, primary: &str) -> Option<f64> {
+    let decided_by_value = rival.comparison == Err(NoTest::NoSpread);
+    decided_by_value.then(|| analysis.settings[rival.setting].metric(primary).map(|stats| stats.mean)).flatten()
 }
 
 /// `ratio 0.492, 99.2% CI 0.487..0.497` (the simultaneous interval's level).
@@ -239,6 +278,7 @@ pub fn best_table(report: &SweepReport) -> Section {
             config.group_by.iter().map(|c| group.group.column(c).map_or(String::new(), |v| v.to_string()));
         let outcome = match group.outcome {
             GroupOutcome::Resolved => "resolved",
+            GroupOutcome::Tied if analysis.verdicts.model.no_spread => "identical",
             GroupOutcome::Tied => "tied",
             GroupOutcome::CannotTell => "cannot tell",
         };
@@ -247,8 +287,8 @@ pub fn best_table(report: &SweepReport) -> Section {
                 rest.label(&best.setting),
                 with_ci(stats.mean, stats.ci95),
                 outcome.to_string(),
-                rivals_cell(analysis, &rest, group, true),
-                rivals_cell(analysis, &rest, group, false),
+                rivals_cell(analysis, &rest, group, true, &config.primary),
+                rivals_cell(analysis, &rest, group, false, &config.primary),
             ])
             .chain(analysis.equivalence.is_some().then(|| same_path_cell(analysis, &rest, group)))
             .collect();
@@ -263,13 +303,25 @@ pub fn best_table(report: &SweepReport) -> Section {
 }
 
 /// The beaten (or the tied) rivals of a group: `slices=4 0.4896 [0.4788, 0.5006]; ...`, `-` for none.
-fn rivals_cell(analysis: &SweepAnalysis, rest: &SettingColumns, group: &GroupVerdict, beaten: bool) -> String {
+fn rivals_cell(
+    analysis: &SweepAnalysis,
+    rest: &SettingColumns,
+    group: &GroupVerdict,
+    beaten: bool,
+    primary: &str,
+) -> String {
     let parts = group.rivals.iter().filter(|r| r.beaten == beaten).map(|r| {
-        let ratio = r.ratio.map_or_else(
-            || "untested".to_string(),
-            |x| format!("{} [{}, {}]", number(x.ratio), number(x.low), number(x.high)),
-        );
-        let practical = if r.equivalent { ", negligible" } else { "" };
+        let value = by_value(analysis, r, primary);
+        let ratio = match (r.ratio, value) {
+            (Some(x), _) => format!("{} [{}, {}]", number(x.ratio), number(x.low), number(x.high)),
+            (None, Some(value)) => format!("{} every run", number(value)),
+            (None, None) => "untested".to_string(),
+        };
+        let practical = match (r.equivalent, value) {
+            (true, Some(_)) => ", identical",
+            (true, None) => ", negligible",
+            (false, _) => "",
+        };
         format!("{} {ratio}{practical}", rest.label(&analysis.settings[r.setting].setting))
     });
     joined_or_dash(parts)

@@ -18,6 +18,7 @@ pub fn trust_notes(report: &SweepReport) -> Vec<Note> {
     let analysis = report.analysis;
     let mut notes = run_notes(&analysis.failures, report.context);
     notes.extend(analysis.drift.as_ref().map(drift_note));
+    notes.extend(unmeasured_note(report));
     notes.extend(model_notes(report));
     notes.extend(cannot_tell_note(report));
     notes.extend(disagreement_note(report));
@@ -71,6 +72,28 @@ fn failure_note(failures: &FailureSummary) -> Note {
     ))
 }
 
+/// Runs that finished ok without a value of the primary metric (an empty cell): named, since they take no
+/// part and "every run finished ok" alone would hide them.
+fn unmeasured_note(report: &SweepReport) -> Option<Note> {
+    let failures = &report.analysis.failures;
+    (failures.unmeasured > 0).then(|| {
+        let columns = report.columns();
+        let named: Vec<String> = failures
+            .unmeasured_named
+            .iter()
+            .map(|(setting, rep)| format!("{} rep {rep}", columns.label(setting)))
+            .collect();
+        let more = failures.unmeasured - named.len();
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        let (runs, they) = if failures.unmeasured == 1 { ("run", "it takes") } else { ("runs", "they take") };
+        Note::warning(
+            Text::plain(format!("{} {runs} finished ok but recorded no ", failures.unmeasured))
+                .code(&report.config.primary)
+                .and(format!(" (an empty cell: {}{more}): {they} no part in the verdicts.", named.join(", "))),
+        )
+    })
+}
+
 /// How much the control moved within settings: a warning when it moved enough to weaken the verdicts.
 fn drift_note(drift: &DriftBound) -> Note {
     let text = Text::plain("The control ").code(&drift.metric).and(format!(
@@ -85,11 +108,18 @@ fn drift_note(drift: &DriftBound) -> Note {
     }
 }
 
-/// What the model set aside: a control the settings move (a warning: drift is then removed by round
-/// blocks alone), and stragglers left out of the fit, slow and fast.
+/// What the model rests on and set aside: runs without spread (values decide), a control the settings move
+/// (a warning: drift is then removed by round blocks alone), and stragglers left out of the fit, slow and
+/// fast.
 fn model_notes(report: &SweepReport) -> Vec<Note> {
     let model = &report.analysis.verdicts.model;
     let mut notes = Vec::new();
+    if model.no_spread {
+        notes.push(Note::info(
+            "Every run of each setting gave the same value: the settings are ordered by value, equal values are \
+             identical to measurement resolution, and there is no noise to test.",
+        ));
+    }
     if let Some(moved) = model.control_move.as_ref().filter(|m| m.is_moved()) {
         notes.push(Note::warning(Text::plain("The settings move the control ").code(&moved.metric).and(format!(
             " (F({}, {}) = {}, p = {}; up to {} between settings of a group, {}x its noise): it cannot tell drift \
