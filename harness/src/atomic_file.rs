@@ -14,7 +14,7 @@ use crate::confined_dir::ConfinedDir;
 /// through, and one planted at the temporary name is refused.
 pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
     let name = path.file_name().map_or(path, Path::new);
-    write_atomic_in(&ConfinedDir::open(parent_of(path))?, name, bytes, permissions)
+    write_atomic_in(&ConfinedDir::holding(path)?, name, bytes, permissions)
 }
 
 /// `write_atomic` of `path` below `dir`, a folder already opened (no link on the way followed).

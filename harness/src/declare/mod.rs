@@ -153,7 +153,8 @@ pub fn toml_spelling(value: &impl serde::Serialize) -> String {
 /// Whether a TOML file is an engine profile rather than a sweep: it names a `program` and has no
 /// `[engine]` table (a file that does not parse is taken as a sweep, whose loading says why).
 pub fn is_engine_profile(path: &Path) -> bool {
-    let table = std::fs::read_to_string(path).ok().and_then(|text| text.parse::<toml::Table>().ok());
+    let text = crate::read_limit::ReadLimit::DECLARATION.read_to_string(path).ok();
+    let table = text.and_then(|text| text.parse::<toml::Table>().ok());
     table.is_some_and(|table| table.contains_key("program") && !table.contains_key("engine"))
 }
 
