@@ -247,7 +247,8 @@ mod tests {
         fs::create_dir(dir.path().join("run")).unwrap();
         symlink(&victim, dir.path().join("run/output.log")).unwrap();
         let root = ConfinedDir::open(dir.path()).unwrap();
-        for opened in [root.create_truncated(Path::new("run/output.log")), root.open_append(Path::new("run/output.log"), true)]
+        for opened in
+            [root.create_truncated(Path::new("run/output.log")), root.open_append(Path::new("run/output.log"), true)]
         {
             let error = opened.unwrap_err().to_string();
             assert_eq!(error, "a symbolic link, which sweep never writes through");

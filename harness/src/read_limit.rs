@@ -60,7 +60,6 @@ impl ReadLimit {
             _ => Ok(()),
         }
     }
-
 }
 
 fn refusal(reason: String) -> io::Error {

@@ -233,18 +233,19 @@ fn read_profile(profile_path: &Path, sweep: &SourceFile, overrides: &EngineOverr
 }
 
 /// `name` is a path when it ends in `.toml`; otherwise `engines/<name>.toml` in the sweep's folder or above.
+/// The first found is the profile whatever it is: reading it refuses anything but a regular file by name.
 fn find_profile(sweep: &SourceFile, name: &str) -> Result<PathBuf, SpecError> {
     let sweep_dir = parent_dir(&sweep.path);
     if name.ends_with(".toml") {
         let path = sweep_dir.join(name);
-        return if path.is_file() {
+        return if path.exists() {
             Ok(path)
         } else {
             Err(sweep.error_at("engine.profile", format!("engine profile `{}` does not exist", path.display())))
         };
     }
     let file = format!("engines/{name}.toml");
-    sweep_dir.ancestors().map(|dir| dir.join(&file)).find(|candidate| candidate.is_file()).ok_or_else(|| {
+    sweep_dir.ancestors().map(|dir| dir.join(&file)).find(|candidate| candidate.exists()).ok_or_else(|| {
         sweep.error_at(
             "engine.profile",
             format!("no engine profile `{name}`: looked for {file} in {} and its parents", sweep_dir.display()),

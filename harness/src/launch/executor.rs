@@ -19,12 +19,12 @@ use nix::sys::wait::waitpid;
 use nix::unistd::{fork, getppid, pipe2, read, setpgid, write, ForkResult, Pid};
 
 use super::child_spawn::{wait_for_exit, ChildSpawn};
-use crate::confined_dir::ConfinedDir;
 use super::reaper::{self, host, owner, Reaper, OWNER_HOST_VAR, OWNER_VAR};
 use super::run_commands::RankCommand;
 use super::service_commands::ServiceCommand;
 use super::signal_watch::{self, Event, Subscription};
 use super::stop_reason::{Execution, ServiceNotReady, StopReason};
+use crate::confined_dir::ConfinedDir;
 
 /// Told each new process group before anything runs in it, when a group must be recorded first.
 type OnGroup<'a, 'f> = Option<&'a mut (dyn FnMut(Pid) -> std::io::Result<()> + 'f)>;
@@ -699,7 +699,8 @@ mod tests {
 
     fn served(services: &[ServiceCommand], client: RankCommand) -> Execution {
         let limits = Limits { timeout: Duration::from_secs(20), grace: Duration::from_millis(300) };
-        execute_served(services, &[client.clone()], &logs_of(&[client]), &BaseEnv::Inherit, limits)
+        let client = std::slice::from_ref(&client);
+        execute_served(services, client, &logs_of(client), &BaseEnv::Inherit, limits)
     }
 
     fn gone(pid_file: &Path) -> bool {

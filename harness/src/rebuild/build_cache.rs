@@ -1,9 +1,9 @@
 //! `BuildCache`: one directory per build key holding the variant's tree copy, build dir, log and stamp,
 //! each claimed by one sweep at a time (`EntryClaim`).
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use std::fmt;
 
 use sha2::{Digest, Sha256};
 
