@@ -670,7 +670,23 @@ fn the_torn_rows_keeper_file_is_never_written_through_a_link() {
     assert!(fs::read_to_string(&path).unwrap().ends_with("fal"), "the CSV was cut though the resume was refused");
 }
 
-/// Issue 33: the failed runs of `results/r.csv` (recorded with `engine/broken` present) and their folders.
+/// Issue 33: a workspace whose `results/r.csv` recorded its `flaky` runs failed (with `engine/broken`
+/// present, since removed), and that CSV.
+fn with_failed_runs() -> (Flaky, String) {
+    let flaky = Flaky::new();
+    flaky.set_broken(true);
+    let csv = flaky.run_into("flaky", "r");
+    flaky.set_broken(false);
+    (flaky, csv)
+}
+
+/// `--resume csv`, which must succeed.
+fn resume(flaky: &Flaky, csv: &str) {
+    let resumed = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", csv]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+}
+
+/// The folders of the failed runs `csv` records.
 fn failed_run_folders(flaky: &Flaky, csv: &str) -> Vec<PathBuf> {
     let rows = common::csv_rows(&flaky.path().join(csv));
     rows.iter().filter(|row| row["status"] == "failed").map(|row| PathBuf::from(&row["log_dir"])).collect()
@@ -687,10 +703,7 @@ fn forget_failed_rows(flaky: &Flaky, csv: &str) {
 
 #[test]
 fn resume_does_not_write_through_a_linked_output_log() {
-    let flaky = Flaky::new();
-    flaky.set_broken(true);
-    let csv = flaky.run_into("flaky", "r");
-    flaky.set_broken(false);
+    let (flaky, csv) = with_failed_runs();
     let victim = flaky.path().join(precious(&flaky, "victim.txt"));
     let folders = failed_run_folders(&flaky, &csv);
     assert_eq!(folders.len(), 2);
@@ -699,8 +712,7 @@ fn resume_does_not_write_through_a_linked_output_log() {
         std::os::unix::fs::symlink(&victim, folder.join("output.log")).unwrap();
     }
     forget_failed_rows(&flaky, &csv);
-    let resumed = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv]);
-    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    resume(&flaky, &csv);
     assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n", "the run wrote through the link");
     for folder in &folders {
         let log = folder.join("output.log");
@@ -711,10 +723,7 @@ fn resume_does_not_write_through_a_linked_output_log() {
 
 #[test]
 fn resume_does_not_run_in_a_run_folder_that_is_a_link() {
-    let flaky = Flaky::new();
-    flaky.set_broken(true);
-    let csv = flaky.run_into("flaky", "r");
-    flaky.set_broken(false);
+    let (flaky, csv) = with_failed_runs();
     let elsewhere = flaky.path().join("elsewhere");
     fs::create_dir(&elsewhere).unwrap();
     fs::write(elsewhere.join("output.log"), "precious\n").unwrap();
@@ -724,8 +733,7 @@ fn resume_does_not_run_in_a_run_folder_that_is_a_link() {
         std::os::unix::fs::symlink(&elsewhere, folder).unwrap();
     }
     forget_failed_rows(&flaky, &csv);
-    let resumed = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv]);
-    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    resume(&flaky, &csv);
     assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 1, "a run wrote into the linked folder");
     assert_eq!(fs::read_to_string(elsewhere.join("output.log")).unwrap(), "precious\n");
     for folder in &folders {
@@ -735,12 +743,8 @@ fn resume_does_not_run_in_a_run_folder_that_is_a_link() {
 
 #[test]
 fn a_retry_keeps_the_failed_attempts_logs_in_a_folder_of_its_own() {
-    let flaky = Flaky::new();
-    flaky.set_broken(true);
-    let csv = flaky.run_into("flaky", "r");
-    flaky.set_broken(false);
-    let resumed = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv]);
-    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    let (flaky, csv) = with_failed_runs();
+    resume(&flaky, &csv);
     let rows = common::csv_rows(&flaky.path().join(&csv));
     for rep in ["1", "2"] {
         let attempts: Vec<&std::collections::BTreeMap<String, String>> =
