@@ -6,22 +6,37 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::confined_dir::ConfinedDir;
+
 /// Writes `bytes` to `path` via a temporary file in the same directory, fsync and rename, then fsyncs the
 /// directory so the rename itself survives a power cut. `permissions` defaults to the existing file's.
+/// The folder is opened once and both files reached from it: a link at `path` is replaced, never written
+/// through, and one planted at the temporary name is refused.
 pub fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
+    let name = path.file_name().map_or(path, Path::new);
+    write_atomic_in(&ConfinedDir::holding(path)?, name, bytes, permissions)
+}
+
+/// `write_atomic` of `path` below `dir`, a folder already opened (no link on the way followed).
+pub fn write_atomic_in(
+    dir: &ConfinedDir,
+    path: &Path,
+    bytes: &[u8],
+    permissions: Option<Permissions>,
+) -> std::io::Result<()> {
     let tmp = temp_path(path);
-    let permissions = permissions.or_else(|| fs::metadata(path).ok().map(|m| m.permissions()));
-    let staged = stage(&tmp, bytes, permissions).and_then(|()| fs::rename(&tmp, path));
+    let permissions = permissions.or_else(|| dir.file_permissions(path));
+    let staged = stage(dir, &tmp, bytes, permissions).and_then(|()| dir.rename(&tmp, path));
     if staged.is_err() {
         // Temporary names are unique, so a failed write must not leave its own behind.
-        let _ = fs::remove_file(&tmp);
+        let _ = dir.remove_file(&tmp);
     }
-    staged.and_then(|()| sync_dir(parent_of(path)))
+    staged.and_then(|()| dir.sync())
 }
 
 /// Writes the whole staged file durably.
-fn stage(tmp: &Path, bytes: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
-    let mut file = File::create(tmp)?;
+fn stage(dir: &ConfinedDir, tmp: &Path, bytes: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
+    let mut file = dir.create_new(tmp)?;
     file.write_all(bytes)?;
     if let Some(permissions) = permissions {
         file.set_permissions(permissions)?;
@@ -34,7 +49,7 @@ fn stage(tmp: &Path, bytes: &[u8], permissions: Option<Permissions>) -> std::io:
 pub fn temp_path(path: &Path) -> PathBuf {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let unique = format!("{}.{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-    parent_of(path).join(format!("{}.{unique}", temp_prefix(path)))
+    path.with_file_name(format!("{}.{unique}", temp_prefix(path)))
 }
 
 /// Temporary siblings of `path` left by writes that were killed before their rename (any writer's).

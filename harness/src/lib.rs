@@ -2,13 +2,14 @@
 //!
 //! One module per pipeline stage; data flows one way, and a stage imports only from the stages before it:
 //! `declare -> plan -> launch -> variants -> rebuild -> extract -> record -> analyse -> compare -> report`.
-//! `runner` drives the stages; `template`, `expression`, `atomic_file`, `os_error`, `shell_line` and
-//! `exit_code` are shared helpers.
+//! `runner` drives the stages; `template`, `expression`, `atomic_file`, `confined_dir`, `read_limit`,
+//! `os_error`, `shell_line` and `exit_code` are shared helpers.
 //! See docs/ARCHITECTURE.md.
 
 pub mod analyse;
 pub mod atomic_file;
 pub mod compare;
+pub mod confined_dir;
 pub mod declare;
 pub mod exit_code;
 pub mod expression;
@@ -19,6 +20,7 @@ pub mod launch;
 mod mutation;
 pub mod os_error;
 pub mod plan;
+pub mod read_limit;
 pub mod rebuild;
 pub mod record;
 pub mod report;

@@ -669,3 +669,162 @@ fn the_torn_rows_keeper_file_is_never_written_through_a_link() {
     assert_eq!(fs::read_to_string(flaky.path().join(&victim)).unwrap(), "precious\n");
     assert!(fs::read_to_string(&path).unwrap().ends_with("fal"), "the CSV was cut though the resume was refused");
 }
+
+/// Issue 33: a workspace whose `results/r.csv` recorded its `flaky` runs failed (with `engine/broken`
+/// present, since removed), and that CSV.
+fn with_failed_runs() -> (Flaky, String) {
+    let flaky = Flaky::new();
+    flaky.set_broken(true);
+    let csv = flaky.run_into("flaky", "r");
+    flaky.set_broken(false);
+    (flaky, csv)
+}
+
+/// `--resume csv`, which must succeed.
+fn resume(flaky: &Flaky, csv: &str) {
+    let resumed = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", csv]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+}
+
+/// The folders of the failed runs `csv` records.
+fn failed_run_folders(flaky: &Flaky, csv: &str) -> Vec<PathBuf> {
+    let rows = common::csv_rows(&flaky.path().join(csv));
+    rows.iter().filter(|row| row["status"] == "failed").map(|row| PathBuf::from(&row["log_dir"])).collect()
+}
+
+/// Drops the failed rows of `csv`, as if the sweep had been killed before recording them: `--resume` then
+/// runs them again as their first attempt, in the folders they left.
+fn forget_failed_rows(flaky: &Flaky, csv: &str) {
+    let path = flaky.path().join(csv);
+    let text = fs::read_to_string(&path).unwrap();
+    let kept: String = text.lines().filter(|line| !line.contains(",failed,")).map(|line| format!("{line}\n")).collect();
+    fs::write(&path, kept).unwrap();
+}
+
+#[test]
+fn resume_does_not_write_through_a_linked_output_log() {
+    let (flaky, csv) = with_failed_runs();
+    let victim = flaky.path().join(precious(&flaky, "victim.txt"));
+    let folders = failed_run_folders(&flaky, &csv);
+    assert_eq!(folders.len(), 2);
+    for folder in &folders {
+        fs::remove_file(folder.join("output.log")).unwrap();
+        std::os::unix::fs::symlink(&victim, folder.join("output.log")).unwrap();
+    }
+    forget_failed_rows(&flaky, &csv);
+    resume(&flaky, &csv);
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n", "the run wrote through the link");
+    for folder in &folders {
+        let log = folder.join("output.log");
+        assert!(fs::symlink_metadata(&log).unwrap().is_file(), "the link was not replaced: {}", log.display());
+        assert!(fs::read_to_string(&log).unwrap().contains("fixture_result"), "{}", log.display());
+    }
+}
+
+#[test]
+fn resume_does_not_run_in_a_run_folder_that_is_a_link() {
+    let (flaky, csv) = with_failed_runs();
+    let elsewhere = flaky.path().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    fs::write(elsewhere.join("output.log"), "precious\n").unwrap();
+    let folders = failed_run_folders(&flaky, &csv);
+    for folder in &folders {
+        fs::remove_dir_all(folder).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, folder).unwrap();
+    }
+    forget_failed_rows(&flaky, &csv);
+    resume(&flaky, &csv);
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 1, "a run wrote into the linked folder");
+    assert_eq!(fs::read_to_string(elsewhere.join("output.log")).unwrap(), "precious\n");
+    for folder in &folders {
+        assert!(fs::symlink_metadata(folder).unwrap().is_dir(), "the link was not replaced: {}", folder.display());
+    }
+}
+
+#[test]
+fn a_retry_keeps_the_failed_attempts_logs_in_a_folder_of_its_own() {
+    let (flaky, csv) = with_failed_runs();
+    resume(&flaky, &csv);
+    let rows = common::csv_rows(&flaky.path().join(&csv));
+    for rep in ["1", "2"] {
+        let attempts: Vec<&std::collections::BTreeMap<String, String>> =
+            rows.iter().filter(|row| row["param.mode"] == "flaky" && row["rep"] == rep).collect();
+        assert_eq!(attempts.len(), 2, "{rows:?}");
+        let (first, second) = (PathBuf::from(&attempts[0]["log_dir"]), PathBuf::from(&attempts[1]["log_dir"]));
+        assert_ne!(first, second, "both attempts' rows point to one folder");
+        assert!(fs::read_to_string(first.join("output.log")).unwrap().contains("flaky: broken"), "{}", first.display());
+        assert!(fs::read_to_string(second.join("output.log")).unwrap().contains("fixture_result"));
+        assert!(second.to_string_lossy().ends_with("-attempt2"), "{}", second.display());
+    }
+}
+
+/// `sweep <args>` in `flaky`, which must end within a few seconds (a read that blocks on a FIFO would not):
+/// its output, or a panic naming the command once it is killed.
+fn sweep_within_seconds(flaky: &Flaky, args: &[&str]) -> std::process::Output {
+    let mut child = std::process::Command::new(common::sweep_bin())
+        .args(args)
+        .current_dir(flaky.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("sweep {args:?} blocked");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// `sweep <args>` ends at once, exit 2, with one line that says `says`.
+fn assert_refused_at_once(flaky: &Flaky, args: &[&str], says: &str) {
+    let output = sweep_within_seconds(flaky, args);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    assert!(message.contains(says), "{message}");
+    assert_eq!(message.lines().filter(|line| line.starts_with("sweep: error")).count(), 1, "{message}");
+}
+
+fn make_fifo(path: &std::path::Path) {
+    let _ = fs::remove_file(path);
+    let status = std::process::Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn report_refuses_a_sidecar_linked_to_dev_zero_at_once() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    let sidecar = flaky.path().join("results/r.json");
+    fs::remove_file(&sidecar).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &sidecar).unwrap();
+    assert_refused_at_once(&flaky, &["report", &csv], "a device, not a regular file: results/r.json");
+    assert_refused_at_once(&flaky, &["run", "sweeps/flaky.toml", "--resume", &csv], "results/r.json");
+}
+
+#[test]
+fn report_refuses_a_sidecar_that_is_a_fifo_without_blocking() {
+    let flaky = Flaky::new();
+    let csv = flaky.run_into("flaky", "r");
+    make_fifo(&flaky.path().join("results/r.json"));
+    assert_refused_at_once(&flaky, &["report", &csv], "a FIFO, not a regular file: results/r.json");
+    assert_refused_at_once(&flaky, &["run", "sweeps/flaky.toml", "--resume", &csv], "results/r.json");
+}
+
+#[test]
+fn check_refuses_a_declaration_that_is_a_fifo_without_blocking() {
+    let flaky = Flaky::new();
+    make_fifo(&flaky.path().join("sweeps/flaky.toml"));
+    assert_refused_at_once(
+        &flaky,
+        &["check", "sweeps/flaky.toml"],
+        "sweeps/flaky.toml: cannot read: a FIFO, not a regular file",
+    );
+    fs::remove_file(flaky.path().join("sweeps/flaky.toml")).unwrap();
+    flaky.declare("flaky", r#"["ok"]"#, "");
+    make_fifo(&flaky.path().join("sweeps/engines/flaky.toml"));
+    assert_refused_at_once(&flaky, &["check", "sweeps/flaky.toml"], "sweeps/engines/flaky.toml: cannot read: a FIFO");
+}

@@ -153,7 +153,8 @@ pub fn toml_spelling(value: &impl serde::Serialize) -> String {
 /// Whether a TOML file is an engine profile rather than a sweep: it names a `program` and has no
 /// `[engine]` table (a file that does not parse is taken as a sweep, whose loading says why).
 pub fn is_engine_profile(path: &Path) -> bool {
-    let table = std::fs::read_to_string(path).ok().and_then(|text| text.parse::<toml::Table>().ok());
+    let text = crate::read_limit::ReadLimit::DECLARATION.read_to_string(path).ok();
+    let table = text.and_then(|text| text.parse::<toml::Table>().ok());
     table.is_some_and(|table| table.contains_key("program") && !table.contains_key("engine"))
 }
 
@@ -232,18 +233,19 @@ fn read_profile(profile_path: &Path, sweep: &SourceFile, overrides: &EngineOverr
 }
 
 /// `name` is a path when it ends in `.toml`; otherwise `engines/<name>.toml` in the sweep's folder or above.
+/// The first found is the profile whatever it is: reading it refuses anything but a regular file by name.
 fn find_profile(sweep: &SourceFile, name: &str) -> Result<PathBuf, SpecError> {
     let sweep_dir = parent_dir(&sweep.path);
     if name.ends_with(".toml") {
         let path = sweep_dir.join(name);
-        return if path.is_file() {
+        return if path.exists() {
             Ok(path)
         } else {
             Err(sweep.error_at("engine.profile", format!("engine profile `{}` does not exist", path.display())))
         };
     }
     let file = format!("engines/{name}.toml");
-    sweep_dir.ancestors().map(|dir| dir.join(&file)).find(|candidate| candidate.is_file()).ok_or_else(|| {
+    sweep_dir.ancestors().map(|dir| dir.join(&file)).find(|candidate| candidate.exists()).ok_or_else(|| {
         sweep.error_at(
             "engine.profile",
             format!("no engine profile `{name}`: looked for {file} in {} and its parents", sweep_dir.display()),

@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 use toml::de::{DeArray, DeTable};
 
 use super::spec_error::{Location, SpecError};
+use crate::read_limit::ReadLimit;
 
 /// The text of one TOML declaration (a sweep or an engine profile) and where it came from.
 #[derive(Debug, Clone)]
@@ -16,7 +17,8 @@ pub struct SourceFile {
 
 impl SourceFile {
     pub fn read(path: &Path) -> Result<Self, SpecError> {
-        let text = std::fs::read_to_string(path)
+        let text = ReadLimit::DECLARATION
+            .read_to_string(path)
             .map_err(|source| SpecError::Unreadable { file: path.to_path_buf(), source })?;
         Ok(SourceFile { path: path.to_path_buf(), text })
     }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::executor::{execute, BaseEnv, Limits};
 use super::run_commands::RankCommand;
 use super::stop_reason::StopReason;
+use crate::confined_dir::ConfinedDir;
 
 /// Between SIGTERM and SIGKILL for a helper command.
 const GRACE: Duration = Duration::from_secs(2);
@@ -21,8 +22,9 @@ pub struct Captured {
 impl Captured {
     /// Runs `argv` in `cwd` with `env` set on top of ours, stopped after `timeout`.
     pub fn run(argv: &[String], cwd: &Path, env: &[(String, String)], timeout: Duration) -> Captured {
-        let log = match tempfile::NamedTempFile::new() {
-            Ok(log) => log,
+        let folder = tempfile::tempdir().and_then(|folder| ConfinedDir::open(folder.path()).map(|dir| (folder, dir)));
+        let (_folder, logs) = match folder {
+            Ok(folder) => folder,
             Err(error) => {
                 let program = argv.first().cloned().unwrap_or_default();
                 return Captured {
@@ -31,9 +33,10 @@ impl Captured {
                 };
             }
         };
-        let command = RankCommand { rank: None, argv: argv.to_vec(), env: env.to_vec(), log: log.path().to_path_buf() };
-        let execution = execute(&[command], cwd, &BaseEnv::Inherit, Limits { timeout, grace: GRACE });
-        let output = String::from_utf8_lossy(&std::fs::read(log.path()).unwrap_or_default()).into_owned();
+        let log = logs.path().join("output");
+        let command = RankCommand { rank: None, argv: argv.to_vec(), env: env.to_vec(), log: log.clone() };
+        let execution = execute(&[command], cwd, &logs, &BaseEnv::Inherit, Limits { timeout, grace: GRACE });
+        let output = String::from_utf8_lossy(&std::fs::read(&log).unwrap_or_default()).into_owned();
         Captured { reason: execution.reason, output }
     }
 

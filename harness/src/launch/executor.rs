@@ -24,14 +24,21 @@ use super::run_commands::RankCommand;
 use super::service_commands::ServiceCommand;
 use super::signal_watch::{self, Event, Subscription};
 use super::stop_reason::{Execution, ServiceNotReady, StopReason};
+use crate::confined_dir::ConfinedDir;
 
 /// Told each new process group before anything runs in it, when a group must be recorded first.
 type OnGroup<'a, 'f> = Option<&'a mut (dyn FnMut(Pid) -> std::io::Result<()> + 'f)>;
 
-/// Runs `commands` in `cwd` to completion or until they must be stopped. A signal received before
-/// the call starts nothing.
-pub fn execute(commands: &[RankCommand], cwd: &Path, base_env: &BaseEnv, limits: Limits) -> Execution {
-    execute_all(&[], commands, cwd, base_env, limits, None)
+/// Runs `commands` in `cwd` to completion or until they must be stopped, each log created below `logs`
+/// (no link there followed). A signal received before the call starts nothing.
+pub fn execute(
+    commands: &[RankCommand],
+    cwd: &Path,
+    logs: &ConfinedDir,
+    base_env: &BaseEnv,
+    limits: Limits,
+) -> Execution {
+    execute_all(&[], commands, (cwd, logs), base_env, limits, None)
 }
 
 /// `execute`, telling `on_group` each new process group before anything runs in it (an in-place
@@ -40,31 +47,36 @@ pub fn execute(commands: &[RankCommand], cwd: &Path, base_env: &BaseEnv, limits:
 pub fn execute_with(
     commands: &[RankCommand],
     cwd: &Path,
+    logs: &ConfinedDir,
     base_env: &BaseEnv,
     limits: Limits,
     on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
 ) -> Execution {
-    execute_all(&[], commands, cwd, base_env, limits, Some(on_group))
+    execute_all(&[], commands, (cwd, logs), base_env, limits, Some(on_group))
 }
 
 /// `execute` with services: each starts in its own group and must be ready (within its own limit)
 /// before the next starts, and all before `commands`; `commands` decide the outcome, and the services
 /// are stopped (SIGTERM, grace, SIGKILL) once they end. A service exiting before then fails the run.
 /// The timeout and the recorded duration count from the start of `commands`: a server may take long to load.
+/// Everything runs in the run's folder `dir`, its logs in it.
 pub fn execute_served(
     services: &[ServiceCommand],
     commands: &[RankCommand],
-    cwd: &Path,
+    dir: &ConfinedDir,
     base_env: &BaseEnv,
     limits: Limits,
 ) -> Execution {
-    execute_all(services, commands, cwd, base_env, limits, None)
+    execute_all(services, commands, (dir.path(), dir), base_env, limits, None)
 }
+
+/// Where children run, and the folder their logs are created below.
+type Place<'a> = (&'a Path, &'a ConfinedDir);
 
 fn execute_all(
     services: &[ServiceCommand],
     commands: &[RankCommand],
-    cwd: &Path,
+    place: Place<'_>,
     base_env: &BaseEnv,
     limits: Limits,
     mut on_group: OnGroup<'_, '_>,
@@ -78,14 +90,14 @@ fn execute_all(
     if let Some(signal) = signal_watch::received() {
         return Execution { reason: StopReason::Interrupted { signal }, started, duration: clock.elapsed() };
     }
-    let ready = run.start_services(services, cwd, base_env, &sender, on_group.as_deref_mut());
+    let ready = run.start_services(services, place, base_env, &sender, on_group.as_deref_mut());
     // A served run is timed from its main process on: a server's start-up is not what it measures.
     let (started, clock) = match ready {
         Ok(()) if !services.is_empty() => (SystemTime::now(), Instant::now()),
         _ => (started, clock),
     };
     let all_started = ready.and_then(|()| {
-        commands.iter().try_for_each(|command| run.start(command, cwd, base_env, &sender, on_group.as_deref_mut()))
+        commands.iter().try_for_each(|command| run.start(command, place, base_env, &sender, on_group.as_deref_mut()))
     });
     if let Err(reason) = all_started {
         run.terminate(limits.grace);
@@ -97,19 +109,19 @@ fn execute_all(
     Execution { reason, started, duration }
 }
 
-/// Runs one batch of commands after another (each in its own cwd, timed and limited on its own) beside
+/// Runs one batch of commands after another (each in its own folder, timed and limited on its own) beside
 /// one instance of `services`, started and ready before the first and stopped after the last. Each
 /// batch's `Execution` goes to `on_run` before the next batch starts; the group ends early when
 /// `on_run` says so or a batch does not succeed (a failed run stops the services too: the next group
 /// starts fresh ones). Returns how many batches were handed to `on_run`.
 pub fn execute_shared(
     services: &[ServiceCommand],
-    batches: &[(&[RankCommand], &Path)],
+    batches: &[(&[RankCommand], &ConfinedDir)],
     base_env: &BaseEnv,
     limits: Limits,
     on_run: &mut dyn FnMut(usize, Execution) -> bool,
 ) -> usize {
-    let Some(&(_, first_cwd)) = batches.first() else { return 0 };
+    let Some(&(_, first_dir)) = batches.first() else { return 0 };
     let (sender, events) = channel();
     let _signals = Subscription::new(sender.clone());
     let mut run = RunningGroups::new(services, &events);
@@ -117,15 +129,15 @@ pub fn execute_shared(
     let (started, clock) = (SystemTime::now(), Instant::now());
     let ready = match signal_watch::received() {
         Some(signal) => Err(StopReason::Interrupted { signal }),
-        None => run.start_services(services, first_cwd, base_env, &sender, None),
+        None => run.start_services(services, (first_dir.path(), first_dir), base_env, &sender, None),
     };
     if let Err(reason) = ready {
         run.terminate(limits.grace);
         on_run(0, Execution { reason, started, duration: clock.elapsed() });
         return 1;
     }
-    for (index, &(commands, cwd)) in batches.iter().enumerate() {
-        let execution = run.run_batch(commands, cwd, base_env, limits, &sender);
+    for (index, &(commands, dir)) in batches.iter().enumerate() {
+        let execution = run.run_batch(commands, (dir.path(), dir), base_env, limits, &sender);
         let succeeded = execution.reason == StopReason::Succeeded;
         if !on_run(index, execution) || !succeeded || index + 1 == batches.len() {
             run.terminate(limits.grace);
@@ -155,12 +167,12 @@ struct Member {
 /// when given), with a thread that reports its exit.
 fn spawn(
     command: &RankCommand,
-    cwd: &Path,
+    (cwd, logs): Place<'_>,
     base_env: &BaseEnv,
     (index, sender): (usize, &Sender<Event>),
     on_group: OnGroup<'_, '_>,
 ) -> std::io::Result<Member> {
-    let log = File::create(&command.log)?;
+    let log = logs.create_truncated(&command.log)?;
     let stdio = [File::open("/dev/null")?.into(), log.try_clone()?.into(), log.into()];
     // Only a group recorded on disk must exist before its command runs: a stand-in leads it meanwhile.
     // Otherwise the child makes its own group before it execs.
@@ -254,13 +266,13 @@ impl<'a> RunningGroups<'a> {
     fn start_services(
         &mut self,
         services: &[ServiceCommand],
-        cwd: &Path,
+        place: Place<'_>,
         base_env: &BaseEnv,
         sender: &Sender<Event>,
         mut on_group: OnGroup<'_, '_>,
     ) -> Result<(), StopReason> {
         services.iter().try_for_each(|service| {
-            self.start(&service.command, cwd, base_env, sender, on_group.as_deref_mut())?;
+            self.start(&service.command, place, base_env, sender, on_group.as_deref_mut())?;
             self.await_ready(service)
         })
     }
@@ -269,7 +281,7 @@ impl<'a> RunningGroups<'a> {
     fn run_batch(
         &mut self,
         commands: &[RankCommand],
-        cwd: &Path,
+        place: Place<'_>,
         base_env: &BaseEnv,
         limits: Limits,
         sender: &Sender<Event>,
@@ -278,7 +290,7 @@ impl<'a> RunningGroups<'a> {
         self.rank_of = rank_of(commands);
         self.clients_ended = None;
         let (started, clock) = (SystemTime::now(), Instant::now());
-        let spawned = commands.iter().try_for_each(|command| self.start(command, cwd, base_env, sender, None));
+        let spawned = commands.iter().try_for_each(|command| self.start(command, place, base_env, sender, None));
         let reason = match spawned {
             Ok(()) => self.wait(clock.checked_add(limits.timeout), limits.grace, clock),
             Err(reason) => reason,
@@ -291,14 +303,14 @@ impl<'a> RunningGroups<'a> {
     fn start(
         &mut self,
         command: &RankCommand,
-        cwd: &Path,
+        place: Place<'_>,
         base_env: &BaseEnv,
         sender: &Sender<Event>,
         on_group: OnGroup<'_, '_>,
     ) -> Result<(), StopReason> {
         let index = self.members.len();
         let member =
-            spawn(command, cwd, base_env, (index, sender), on_group).map_err(|error| StopReason::SpawnFailed {
+            spawn(command, place, base_env, (index, sender), on_group).map_err(|error| StopReason::SpawnFailed {
                 program: command.argv.first().cloned().unwrap_or_default(),
                 error: error.to_string(),
             })?;
@@ -578,9 +590,14 @@ mod tests {
         }
     }
 
+    /// The folder every test's logs are in (each test's own temporary folder).
+    fn logs_of(commands: &[RankCommand]) -> ConfinedDir {
+        ConfinedDir::open(commands[0].log.parent().unwrap()).unwrap()
+    }
+
     fn run(commands: &[RankCommand], timeout_ms: u64) -> Execution {
         let limits = Limits { timeout: Duration::from_millis(timeout_ms), grace: Duration::from_millis(300) };
-        execute(commands, Path::new("/"), &BaseEnv::Inherit, limits)
+        execute(commands, Path::new("/"), &logs_of(commands), &BaseEnv::Inherit, limits)
     }
 
     #[test]
@@ -649,7 +666,8 @@ mod tests {
         let record = dir.path().join("group");
         let command = sh(&format!("ps -o pgid= -p $$ > {}.seen", record.display()), &dir.path().join("0.log"));
         let limits = Limits { timeout: Limits::NO_TIMEOUT, grace: Duration::MAX };
-        let execution = execute_with(&[command], Path::new("/"), &BaseEnv::Inherit, limits, &mut |group| {
+        let logs = ConfinedDir::open(dir.path()).unwrap();
+        let execution = execute_with(&[command], Path::new("/"), &logs, &BaseEnv::Inherit, limits, &mut |group| {
             assert!(!record.with_extension("seen").exists(), "the command ran before its group was reported");
             std::fs::write(&record, group.to_string())
         });
@@ -681,7 +699,8 @@ mod tests {
 
     fn served(services: &[ServiceCommand], client: RankCommand) -> Execution {
         let limits = Limits { timeout: Duration::from_secs(20), grace: Duration::from_millis(300) };
-        execute_served(services, &[client], Path::new("/"), &BaseEnv::Inherit, limits)
+        let client = std::slice::from_ref(&client);
+        execute_served(services, client, &logs_of(client), &BaseEnv::Inherit, limits)
     }
 
     fn gone(pid_file: &Path) -> bool {
@@ -750,7 +769,8 @@ mod tests {
         let server = service(&script, &dir.path().join("s.log"), 5000);
         let limits = Limits { timeout: Duration::from_millis(300), grace: Duration::from_millis(300) };
         let client = sh("sleep 30", &dir.path().join("c.log"));
-        let execution = execute_served(&[server], &[client], Path::new("/"), &BaseEnv::Inherit, limits);
+        let dir = ConfinedDir::open(dir.path()).unwrap();
+        let execution = execute_served(&[server], &[client], &dir, &BaseEnv::Inherit, limits);
         assert!(matches!(execution.reason, StopReason::TimedOut { .. }), "{:?}", execution.reason);
         assert!(gone(&pid), "the service outlived its run");
     }
@@ -763,7 +783,8 @@ mod tests {
         let server = service(&script, &dir.path().join("s.log"), 5000);
         let first = [sh("sleep 0.1", &dir.path().join("c1.log"))];
         let second = [sh("exit 0", &dir.path().join("c2.log"))];
-        let batches: [(&[RankCommand], &Path); 2] = [(&first, dir.path()), (&second, dir.path())];
+        let folder = ConfinedDir::open(dir.path()).unwrap();
+        let batches: [(&[RankCommand], &ConfinedDir); 2] = [(&first, &folder), (&second, &folder)];
         let limits = Limits { timeout: Duration::from_secs(20), grace: Duration::from_millis(300) };
         let mut reasons = Vec::new();
         let done = execute_shared(&[server], &batches, &BaseEnv::Inherit, limits, &mut |index, execution| {
@@ -783,7 +804,8 @@ mod tests {
         let script = format!("echo $$ > {}; trap '' TERM; echo loading; exec sleep 30", pid.display());
         let server = service(&script, &dir.path().join("s.log"), 400);
         let client = [sh("exit 0", &dir.path().join("c.log"))];
-        let batches: [(&[RankCommand], &Path); 1] = [(&client, dir.path())];
+        let folder = ConfinedDir::open(dir.path()).unwrap();
+        let batches: [(&[RankCommand], &ConfinedDir); 1] = [(&client, &folder)];
         let limits = Limits { timeout: Duration::from_secs(20), grace: Duration::from_millis(300) };
         let mut reasons = Vec::new();
         execute_shared(&[server], &batches, &BaseEnv::Inherit, limits, &mut |_, execution| {

@@ -1,15 +1,15 @@
 //! `BuildCache`: one directory per build key holding the variant's tree copy, build dir, log and stamp,
 //! each claimed by one sweep at a time (`EntryClaim`).
 
-use std::fs::OpenOptions;
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use std::{fmt, fs};
 
 use sha2::{Digest, Sha256};
 
 use super::error::BuildError;
-use crate::atomic_file::write_atomic;
+use crate::atomic_file::write_atomic_in;
+use crate::confined_dir::ConfinedDir;
 use crate::file_lock::{FileLock, LockMode};
 use crate::variants::{materialize_copy, stop_orphaned_build, RenderedFile};
 
@@ -43,6 +43,11 @@ impl BuildCache {
         CachedBuild { tree: dir.join("tree"), build: dir.join("build"), log: dir.join("build.log"), dir }
     }
 
+    /// The cache's folder, made when missing; its entries are reached from it without following a link.
+    pub fn folder(&self) -> Result<ConfinedDir, BuildError> {
+        ConfinedDir::create(&self.root).map_err(BuildError::io("create", &self.root))
+    }
+
     /// The entry for `key` if its build completed; an entry without the stamp is a failed or interrupted build.
     pub fn lookup(&self, key: &BuildKey) -> Option<CachedBuild> {
         let entry = self.entry(key);
@@ -62,20 +67,23 @@ impl BuildCache {
             return Ok(done);
         }
         let entry = self.entry(key);
-        if entry.dir.exists() {
+        if entry.dir.symlink_metadata().is_ok_and(|meta| meta.is_dir()) {
             // A build of this entry killed with sweep may still have compilers writing into it.
             stop_orphaned_build(&entry.dir)?;
-            fs::remove_dir_all(&entry.dir).map_err(BuildError::io("remove the partial cache entry", &entry.dir))?;
         }
+        // Made anew: a partial entry goes, and so does a link planted at its name (never followed).
+        let root = self.folder()?;
+        root.fresh_dir(&entry.dir).map_err(BuildError::io("replace the partial cache entry", &entry.dir))?;
         materialize_copy(tree, &entry.tree, files, exclude)?;
-        fs::create_dir_all(&entry.build).map_err(BuildError::io("create", &entry.build))?;
+        root.create_dir_all(&entry.build).map_err(BuildError::io("create", &entry.build))?;
         Ok(entry)
     }
 
     /// Stamps the entry complete (fsynced) after its build succeeded; only then does `lookup` find it.
     pub fn mark_complete(&self, key: &BuildKey) -> Result<(), BuildError> {
         let stamp = self.entry(key).dir.join(STAMP);
-        write_atomic(&stamp, format!("{key}\n").as_bytes(), None).map_err(BuildError::io("write", &stamp))
+        write_atomic_in(&self.folder()?, &stamp, format!("{key}\n").as_bytes(), None)
+            .map_err(BuildError::io("write", &stamp))
     }
 }
 
@@ -101,17 +109,11 @@ impl EntryClaim {
         waiting: &dyn Fn(&str),
         stop: &dyn Fn() -> Option<i32>,
     ) -> Result<EntryClaim, BuildError> {
-        std::fs::create_dir_all(root).map_err(BuildError::io("create", root))?;
+        let folder = ConfinedDir::create(root).map_err(BuildError::io("create", root))?;
         let path = root.join(format!("{key}.lock"));
         let mut told = false;
         loop {
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)
-                .map_err(BuildError::io("open", &path))?;
+            let file = folder.open_read_write(&path, true).map_err(BuildError::io("open", &path))?;
             let holder = match FileLock::try_lock(file, LockMode::Exclusive).map_err(BuildError::io("lock", &path))? {
                 Ok(lock) => return Ok(EntryClaim { _lock: lock }),
                 Err(holder) => holder,
@@ -173,6 +175,7 @@ impl fmt::Display for BuildKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use std::path::PathBuf;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::mpsc;

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use super::build_cache::BuildKey;
 use super::error::BuildError;
+use crate::confined_dir::ConfinedDir;
 use crate::launch::{self, BaseEnv, Limits, RankCommand, StopReason};
 use crate::template::{Template, TemplateError};
 
@@ -42,24 +43,24 @@ pub struct BuildOutcome {
 /// Between SIGTERM and SIGKILL for a build: make passes SIGTERM on to its compilers.
 const BUILD_GRACE: Duration = Duration::from_secs(5);
 
-/// Runs the job's argv with stdout and stderr both in `log` through the executor (own process group, no
-/// timeout, stopped by a signal as `Interrupted`), telling `on_group` the build's process group before
-/// anything runs in it; a non-zero exit is `Failed` with the log's tail.
+/// Runs the job's argv with stdout and stderr both in `log` (below `logs`, reached without following a
+/// link) through the executor (own process group, no timeout, stopped by a signal as `Interrupted`),
+/// telling `on_group` the build's process group before anything runs in it; a non-zero exit is `Failed`
+/// with the log's tail.
 pub fn run_build(
     job: &BuildJob,
-    log: &Path,
+    (logs, log): (&ConfinedDir, &Path),
     on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
 ) -> Result<BuildOutcome, BuildError> {
     if job.argv.is_empty() {
         return Err(BuildError::EmptyCommand { variant: job.variant.clone() });
     }
     fs::create_dir_all(&job.build_dir).map_err(BuildError::io("create", &job.build_dir))?;
-    if let Some(parent) = log.parent() {
-        fs::create_dir_all(parent).map_err(BuildError::io("create", parent))?;
-    }
+    let folder = log.parent().unwrap_or(Path::new(""));
+    logs.create_dir_all(folder).map_err(BuildError::io("create", folder))?;
     let command = RankCommand { rank: None, argv: job.argv.clone(), env: job.env.clone(), log: log.to_path_buf() };
     let limits = Limits { timeout: Limits::NO_TIMEOUT, grace: BUILD_GRACE };
-    let execution = launch::execute_with(&[command], &job.tree, &BaseEnv::Inherit, limits, on_group);
+    let execution = launch::execute_with(&[command], &job.tree, logs, &BaseEnv::Inherit, limits, on_group);
     let variant = job.variant.clone();
     match execution.reason {
         StopReason::Succeeded => Ok(BuildOutcome { seconds: execution.duration.as_secs_f64() }),
@@ -161,9 +162,9 @@ mod tests {
     fn runs_in_the_tree_with_env_and_logs_both_streams() {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("logs/build.log");
-        let outcome =
-            run_build(&job(dir.path(), "echo $GREETING; echo warn >&2; pwd > build/where"), &log, &mut |_| Ok(()))
-                .unwrap();
+        let logs = ConfinedDir::open(dir.path()).unwrap();
+        let script = "echo $GREETING; echo warn >&2; pwd > build/where";
+        let outcome = run_build(&job(dir.path(), script), (&logs, &log), &mut |_| Ok(())).unwrap();
         assert!(outcome.seconds >= 0.0);
         let text = fs::read_to_string(&log).unwrap();
         assert!(text.contains("hello") && text.contains("warn"), "{text}");
@@ -176,7 +177,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("build.log");
         let script = "for i in $(seq 1 50); do echo line $i; done; echo 'gd.cpp:12:3: error: expected ;' >&2; exit 2";
-        let error = run_build(&job(dir.path(), script), &log, &mut |_| Ok(())).unwrap_err();
+        let logs = ConfinedDir::open(dir.path()).unwrap();
+        let error = run_build(&job(dir.path(), script), (&logs, &log), &mut |_| Ok(())).unwrap_err();
         let message = error.to_string();
         assert!(message.contains("gd.cpp:12:3: error: expected ;"), "{message}");
         assert!(message.contains("line 50") && !message.contains("line 30\n"), "{message}");
@@ -188,12 +190,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut missing = job(dir.path(), "");
         missing.argv = vec!["/nonexistent/make".to_string()];
-        assert!(matches!(run_build(&missing, &dir.path().join("l"), &mut |_| Ok(())), Err(BuildError::Spawn { .. })));
+        let (logs, log) = (ConfinedDir::open(dir.path()).unwrap(), dir.path().join("l"));
+        assert!(matches!(run_build(&missing, (&logs, &log), &mut |_| Ok(())), Err(BuildError::Spawn { .. })));
         missing.argv.clear();
-        assert!(matches!(
-            run_build(&missing, &dir.path().join("l"), &mut |_| Ok(())),
-            Err(BuildError::EmptyCommand { .. })
-        ));
+        assert!(matches!(run_build(&missing, (&logs, &log), &mut |_| Ok(())), Err(BuildError::EmptyCommand { .. })));
     }
 
     fn templates(texts: &[&str]) -> Vec<Template> {

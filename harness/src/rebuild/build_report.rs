@@ -75,10 +75,14 @@ fn build_one(job: &BuildJob, cache: &BuildCache) -> BuildStatus {
     // Recorded in the entry so that, after a SIGKILL of sweep, preparing the entry again first stops
     // compilers still writing into it.
     let entry = cache.entry(&job.key);
-    let built = run_build(job, &entry.log, &mut |group| {
-        record_build_group(&entry.dir, group.as_raw()).map_err(std::io::Error::other)
-    })
-    .and_then(|outcome| cache.mark_complete(&job.key).map(|()| outcome));
+    let built = cache
+        .folder()
+        .and_then(|folder| {
+            run_build(job, (&folder, &entry.log), &mut |group| {
+                record_build_group(&entry.dir, group.as_raw()).map_err(std::io::Error::other)
+            })
+        })
+        .and_then(|outcome| cache.mark_complete(&job.key).map(|()| outcome));
     if let Err(error) = clear_build_group(&entry.dir) {
         return BuildStatus::Failed { error: error.to_string() };
     }

@@ -41,7 +41,7 @@ impl OutputMark {
         if !meta.is_file() {
             return Some(format!("{} exists and is not a regular file", path.display()));
         }
-        let text = fs::read_to_string(path).unwrap_or_default();
+        let text = crate::read_limit::ReadLimit::OUTPUT.read_to_string(path).unwrap_or_default();
         let json_mark = format!("\"{JSON_KEY}\": \"{}\"", self.digest);
         if text.contains(&self.comment()) || text.contains(&json_mark) {
             return None;

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::confined_dir::ConfinedDir;
+
 /// Where a sweep's files go: `<stem>.csv`, `<stem>.json`, `<stem>.summary.md`, `<stem>.svg`,
 /// `<stem>/runs/...`.
 #[derive(Debug, Clone)]
@@ -64,6 +66,13 @@ impl ResultPaths {
     pub fn stamped(results_dir: &Path, sweep: &str, stamp: &str, n: u32) -> ResultPaths {
         let name = if n == 1 { stamp.to_string() } else { format!("{stamp}-{n}") };
         ResultPaths::for_csv(&results_dir.join(sweep).join(format!("{name}.csv")))
+    }
+
+    /// The folder of run directories and build logs (`<stem>/`), made when missing, reached from the CSV's
+    /// folder without following a link: that folder is the user's (named by `--out`, `--resume` or the
+    /// results dir), everything below it sweep's, so a link planted there is refused, never written through.
+    pub fn log_folder(&self) -> std::io::Result<ConfinedDir> {
+        ConfinedDir::holding(&self.csv)?.create_dir_all(&self.logs)
     }
 
     /// Every file a sweep writing `self.csv` would create beside it (`X.csv`, `X.json`, `X.summary.md`,

@@ -2,7 +2,7 @@
 //! crash loses at most the run in flight.
 
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -13,6 +13,7 @@ use super::run_table::RunTable;
 use super::sidecar::Sidecar;
 use super::sweep_fingerprint::SweepFingerprint;
 use super::torn_row::TornRow;
+use crate::confined_dir::ConfinedDir;
 use crate::file_lock::{FileLock, LockMode};
 use crate::launch::RunStatus;
 
@@ -56,11 +57,12 @@ pub struct ResultWriter {
 impl ResultWriter {
     /// Starts a new CSV (refusing to overwrite one) and writes the header durably.
     pub fn create(path: &Path, columns: Columns, provenance: Provenance) -> Result<ResultWriter, RecordError> {
-        if let Some(parent) = path.parent() {
+        if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(RecordError::io(parent))?;
         }
-        let file = OpenOptions::new().write(true).create_new(true).open(path).map_err(RecordError::io(path))?;
-        let _lock = lock_for_writing(path)?;
+        let folder = ConfinedDir::holding(path).map_err(RecordError::io(path))?;
+        let file = folder.create_new(path).map_err(RecordError::io(path))?;
+        let _lock = lock_for_writing(&folder, path)?;
         let mut writer = ResultWriter {
             path: path.to_path_buf(),
             file,
@@ -87,11 +89,13 @@ impl ResultWriter {
         expected: &SweepFingerprint,
     ) -> Result<(ResultWriter, RunTable), RecordError> {
         ResultWriter::check_resumable(path, &columns, expected)?;
-        let _lock = lock_for_writing(path)?;
+        // Every file is opened from the CSV's folder, none through a link (the CSV, its torn row's keeper).
+        let folder = ConfinedDir::holding(path).map_err(RecordError::io(path))?;
+        let _lock = lock_for_writing(&folder, path)?;
         // Again under the lock: another sweep may have appended since.
         let (columns, existing) = ResultWriter::check_resumable(path, &columns, expected)?;
-        let torn = super::torn_row::cut_torn_row(path)?;
-        let file = OpenOptions::new().append(true).open(path).map_err(RecordError::io(path))?;
+        let torn = super::torn_row::cut_torn_row(&folder, path)?;
+        let file = folder.open_append(path, false).map_err(RecordError::io(path))?;
         let whole = file.metadata().map_err(RecordError::io(path))?.len();
         let writer =
             ResultWriter { path: path.to_path_buf(), file, row: Vec::new(), columns, provenance, torn, whole, _lock };
@@ -203,8 +207,8 @@ fn encode(record: &[String], row: &mut Vec<u8>) -> std::io::Result<()> {
 
 /// An exclusive flock on the CSV, taken before it is read for resuming. (Opened for writing: NFS
 /// emulates flock with record locks, which need it for an exclusive lock.)
-fn lock_for_writing(path: &Path) -> Result<FileLock, RecordError> {
-    let file = OpenOptions::new().read(true).write(true).open(path).map_err(RecordError::io(path))?;
+fn lock_for_writing(folder: &ConfinedDir, path: &Path) -> Result<FileLock, RecordError> {
+    let file = folder.open_read_write(path, false).map_err(RecordError::io(path))?;
     FileLock::try_lock(file, LockMode::Exclusive)
         .map_err(RecordError::io(path))?
         .map_err(|holder| RecordError::Locked { path: path.to_path_buf(), holder })

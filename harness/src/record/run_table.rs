@@ -22,6 +22,7 @@ use super::sidecar::Sidecar;
 use super::torn_row::torn_line;
 use crate::launch::{RunStatus, UnknownRunStatus};
 use crate::plan::{Setting, SettingId};
+use crate::read_limit::ReadLimit;
 
 /// Every run of a result CSV, column by column: about 10 bytes per run plus 8 per metric, whatever the
 /// number of settings, so a million-run CSV analyses in tens of megabytes. Runs keep their file order.
@@ -459,11 +460,7 @@ fn attempt_value(text: &str) -> Result<u32, RowError> {
 /// Opens a result CSV for reading, refusing anything but a regular file (a FIFO would block the read, a
 /// directory or device is no CSV).
 fn open_regular(path: &Path) -> Result<File, RecordError> {
-    let meta = std::fs::metadata(path).map_err(RecordError::io(path))?;
-    if !meta.is_file() {
-        return Err(RecordError::NotAResultCsv { path: path.to_path_buf(), reason: "not a regular file".to_string() });
-    }
-    File::open(path).map_err(RecordError::io(path))
+    ReadLimit::CSV.open(path).map_err(RecordError::io(path))
 }
 
 /// The header record and the offset of the first row.
@@ -624,7 +621,7 @@ fn whole_rows(path: &Path, file: &File) -> Result<(u64, Option<usize>), RecordEr
     if last[0] == b'\n' {
         return Ok((length, None));
     }
-    let bytes = std::fs::read(path).map_err(RecordError::io(path))?;
+    let bytes = ReadLimit::CSV.read(path).map_err(RecordError::io(path))?;
     let torn = torn_line(&bytes);
     let whole = bytes.iter().rposition(|&byte| byte == b'\n').map_or(0, |end| end as u64 + 1);
     Ok((if torn.is_some() { whole } else { length }, torn))

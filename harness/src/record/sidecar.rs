@@ -12,6 +12,7 @@ use super::recorded_environment::RecordedEnvironment;
 use super::result_paths::ResultPaths;
 use super::sweep_fingerprint::{declaration_digest, SweepFingerprint};
 use crate::declare::{Param, Race};
+use crate::read_limit::ReadLimit;
 
 /// The schema this version writes. 0 is a sidecar written before the schema was versioned: the same
 /// fields, without `params` (its CSV's param columns are then typed by inference).
@@ -59,7 +60,7 @@ impl Sidecar {
     /// Reads a sidecar of this schema version or an older one (for `report`, `compare` and `--resume`).
     pub fn read(path: &Path) -> Result<Sidecar, RecordError> {
         let bad = |reason: String| RecordError::BadSidecar { path: path.to_path_buf(), reason };
-        let text = std::fs::read_to_string(path).map_err(RecordError::io(path))?;
+        let text = ReadLimit::SIDECAR.read_to_string(path).map_err(RecordError::io(path))?;
         let value: Value = serde_json::from_str(&text).map_err(|error| bad(format!("not JSON: {error}")))?;
         let version = match value.get("schema_version") {
             None => 0,

@@ -17,6 +17,7 @@ use super::runner_error::RunnerError;
 use super::session::Session;
 use super::setting_build::SettingBuild;
 use super::{open_results, plan_sweep, preflight, result_paths, write_sidecar, Context, RunOptions, SweepOutcome};
+use crate::confined_dir::ConfinedDir;
 use crate::declare::{AblationDecl, Isolation, SourceDecl, Sweep, VariantName};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlannedRun, Setting};
@@ -338,7 +339,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
             break;
         }
         in_place.apply(&rendered[first])?;
-        let Some(report) = build_in_place(ablation, &plan.settings[first], *key, &session.runs_root, context)? else {
+        let Some(report) = build_in_place(ablation, &plan.settings[first], *key, &session.logs, context)? else {
             session.stopped = events.signals.received().map(|signal| super::EarlyStop::Interrupted { signal });
             break;
         };
@@ -371,12 +372,12 @@ fn build_in_place(
     ablation: &Ablation<'_>,
     setting: &Setting,
     key: BuildKey,
-    runs_root: &Path,
+    logs: &ConfinedDir,
     context: &Context<'_>,
 ) -> Result<Option<BuildReport>, RunnerError> {
     let engine = &ablation.sweep.engine;
-    let log = runs_root.with_file_name(format!("build-{}.log", setting.slug()));
-    let end = build_engine_tree(engine, &setting.variant, &log, &context.origin.base_env, &mut |group| {
+    let log = logs.path().join(format!("build-{}.log", setting.slug()));
+    let end = build_engine_tree(engine, &setting.variant, (logs, &log), &context.origin.base_env, &mut |group| {
         variants::record_build_group(&engine.tree, group.as_raw()).map_err(std::io::Error::other)
     })?;
     variants::clear_build_group(&engine.tree)?;
@@ -398,7 +399,7 @@ fn open_session<'a>(
 ) -> Result<(Session<'a>, Vec<PlannedRun>), RunnerError> {
     let (writer, recorded) = open_results(plan, context)?;
     write_sidecar(plan, context)?;
-    let (mut session, todo) = Session::start(plan, sites, context, writer, recorded, runs);
+    let (mut session, todo) = Session::start(plan, sites, context, writer, recorded, runs)?;
     // A setup script chosen by a param (`envs/{{compiler}}.sh`) gives each setting its own environment
     // and toolchain versions here too, as in a plain sweep.
     session.origins = SettingOrigins::gather(context.sweep, &plan.settings)?;

@@ -7,6 +7,7 @@ use std::path::Path;
 use nix::unistd::Pid;
 
 use super::runner_error::RunnerError;
+use crate::confined_dir::ConfinedDir;
 use crate::declare::Engine;
 use crate::launch::{self, BaseEnv};
 use crate::rebuild::{self, BuildError, BuildJob, BuildKey, BuildOutcome};
@@ -17,7 +18,7 @@ use crate::variants::VariantBuildMark;
 pub fn build_engine_tree(
     engine: &Engine,
     variant: &str,
-    log: &Path,
+    log: (&ConfinedDir, &Path),
     base_env: &BaseEnv,
     on_group: &mut dyn FnMut(Pid) -> std::io::Result<()>,
 ) -> Result<Result<BuildOutcome, BuildError>, RunnerError> {
@@ -55,13 +56,13 @@ pub fn refuse_variant_build(engine: &Engine, build: bool) -> Result<(), RunnerEr
 pub fn build_before_run(
     engine: &Engine,
     build: bool,
-    log: &Path,
+    log: (&ConfinedDir, &Path),
     base_env: &BaseEnv,
 ) -> Result<Option<Result<BuildOutcome, BuildError>>, RunnerError> {
     if !builds(engine, build) {
         return Ok(None);
     }
-    eprintln!("building {} (log {})", engine.tree.display(), log.display());
+    eprintln!("building {} (log {})", engine.tree.display(), log.1.display());
     let end = build_engine_tree(engine, crate::plan::DEFAULT_VARIANT, log, base_env, &mut |_| Ok(()))?;
     if end.is_ok() {
         let program =

@@ -72,6 +72,13 @@ pub(crate) struct Context<'a> {
     pub(crate) events: &'a RunEvents,
 }
 
+impl Context<'_> {
+    /// The sweep's folder of run directories and build logs (see `ResultPaths::log_folder`).
+    pub(crate) fn log_folder(&self) -> Result<crate::confined_dir::ConfinedDir, RunnerError> {
+        self.paths.log_folder().map_err(RunnerError::io(&self.paths.logs))
+    }
+}
+
 /// What a finished (or stopped) sweep left behind.
 #[derive(Debug, Clone)]
 pub struct SweepOutcome {
@@ -148,8 +155,9 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     let context = Context { sweep, options, paths, origin, events };
     let (writer, recorded) = open_results(&plan, &context)?;
     let log = context.paths.logs.join("build.log");
+    let logs = context.log_folder()?;
     if let Some(Err(error)) =
-        engine_build::build_before_run(&sweep.engine, options.build, &log, &context.origin.base_env)?
+        engine_build::build_before_run(&sweep.engine, options.build, (&logs, &log), &context.origin.base_env)?
     {
         // Interrupted, or the disk is full: stopped before any run; any other failure is an error.
         let stopped = match error {
@@ -163,7 +171,7 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     let hash = program_hash(sweep, &sites[0]);
     sites.iter_mut().for_each(|site| site.hash.clone_from(&hash));
     write_sidecar(&plan, &context)?;
-    let (mut session, todo) = Session::start(&plan, &sites, &context, writer, recorded, &plan.runs);
+    let (mut session, todo) = Session::start(&plan, &sites, &context, writer, recorded, &plan.runs)?;
     session.origins = origins;
     session.run_race(&todo, options.race)?;
     Ok(session.finish())

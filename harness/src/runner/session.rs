@@ -3,6 +3,7 @@
 //! (`reuse_across`), and may race: round by round, the settings the data have decided stop running.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::failure_watch::{disk_full_of, EarlyStop, FailureWatch, NotRun};
@@ -12,6 +13,7 @@ use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::{Context, SweepOutcome};
 use crate::analyse::{SettingSummary, Verdicts};
+use crate::confined_dir::ConfinedDir;
 use crate::declare::{AnalysisConfig, Race, Sweep};
 use crate::extract::{self, RunLogs};
 use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunStatus, StopReason};
@@ -34,8 +36,10 @@ pub struct Session<'a> {
     pub sites: &'a [VariantSite],
     pub context: &'a Context<'a>,
     pub writer: ResultWriter,
-    /// `<stamp>/runs`: one directory per run, kept with its logs.
-    pub runs_root: PathBuf,
+    /// `<stamp>/`: the runs' folder and build logs, reached without following a link.
+    pub logs: ConfinedDir,
+    /// `<stamp>/runs`: one directory per attempt of a run, kept with its logs.
+    pub runs: ConfinedDir,
     pub progress: Progress,
     pub tally: Tally,
     pub stopped: Option<EarlyStop>,
@@ -67,7 +71,10 @@ impl<'a> Session<'a> {
         writer: ResultWriter,
         recorded: RecordedAttempts,
         runs: &[PlannedRun],
-    ) -> (Session<'a>, Vec<PlannedRun>) {
+    ) -> Result<(Session<'a>, Vec<PlannedRun>), RunnerError> {
+        let logs = context.log_folder()?;
+        let runs_root = context.paths.logs.join("runs");
+        let runs_folder = logs.create_dir_all(&runs_root).map_err(RunnerError::io(&runs_root))?;
         // Those not recorded, and (unless `--no-retry-failed`) those whose every recorded attempt failed.
         let retry_failed = !context.options.keep_failed;
         let todo: Vec<PlannedRun> = runs.iter().filter(|run| recorded.needs_run(run, retry_failed)).copied().collect();
@@ -91,7 +98,8 @@ impl<'a> Session<'a> {
             sites,
             context,
             writer,
-            runs_root: context.paths.logs.join("runs"),
+            logs,
+            runs: runs_folder,
             progress,
             tally: Tally::default(),
             stopped: None,
@@ -99,7 +107,7 @@ impl<'a> Session<'a> {
             attempts: recorded,
             watch: FailureWatch::new(context.options.same_failures_limit),
         };
-        (session, todo)
+        Ok((session, todo))
     }
 
     /// What the session left behind.
@@ -139,9 +147,9 @@ impl<'a> Session<'a> {
     }
 
     fn run_one(&mut self, run: &PlannedRun) -> Result<(), RunnerError> {
-        let prepared = self.prepare(run, None)?;
+        let (prepared, folder) = self.prepare(run, None)?;
         self.progress.starting(&self.setting(run).label());
-        let execution = self.execute(&prepared, self.base_env_of(run));
+        let execution = self.execute(&prepared, &folder, self.base_env_of(run));
         self.record(run, &prepared, execution)
     }
 
@@ -149,22 +157,22 @@ impl<'a> Session<'a> {
     /// failed ends the group early. Returns how many runs were run (or interrupted).
     fn run_shared(&mut self, runs: &[PlannedRun]) -> Result<usize, RunnerError> {
         let first = self.prepare(&runs[0], None)?;
-        let port = first.context.get(crate::declare::PORT_NAME).cloned();
+        let port = first.0.context.get(crate::declare::PORT_NAME).cloned();
         let mut prepared = vec![first];
         for run in &runs[1..] {
             let beside = self.prepare(run, port.as_ref())?;
-            link_instance_logs(&prepared[0], &beside)?;
+            link_instance_logs(&prepared[0].0, &beside)?;
             prepared.push(beside);
         }
-        let batches: Vec<(&[RankCommand], &Path)> =
-            prepared.iter().map(|p| (p.commands.as_slice(), p.run_dir.as_path())).collect();
+        let batches: Vec<(&[RankCommand], &ConfinedDir)> =
+            prepared.iter().map(|(p, folder)| (p.commands.as_slice(), folder)).collect();
         let limits = Limits { timeout: self.sweep.engine.timeout, grace: self.sweep.engine.grace };
         let mut recorded = Ok(());
         let base_env = self.base_env_of(&runs[0]).clone();
         self.progress.starting(&self.setting(&runs[0]).label());
         let done =
-            launch::execute_shared(&prepared[0].services, &batches, &base_env, limits, &mut |index, execution| {
-                recorded = self.record(&runs[index], &prepared[index], execution);
+            launch::execute_shared(&prepared[0].0.services, &batches, &base_env, limits, &mut |index, execution| {
+                recorded = self.record(&runs[index], &prepared[index].0, execution);
                 if let Some(next) = runs.get(index + 1) {
                     self.progress.starting(&self.setting(next).label());
                 }
@@ -175,26 +183,30 @@ impl<'a> Session<'a> {
             self.watch.share_not_ready(runs[0].setting.index(), run.setting.index());
         }
         // Runs the instance did not get to are prepared afresh (beside a new instance) later.
-        for unrun in &prepared[done..] {
-            std::fs::remove_dir_all(&unrun.run_dir).map_err(RunnerError::io(&unrun.run_dir))?;
+        for (unrun, _) in &prepared[done..] {
+            self.runs.remove_all(&unrun.run_dir).map_err(RunnerError::io(&unrun.run_dir))?;
         }
         recorded.map(|()| done)
     }
 
-    /// The run's directory with its inputs written, and everything it will execute.
+    /// Everything the run will execute, and its attempt's folder, made anew with the run's inputs in it.
+    /// A folder already at its name was left by an attempt interrupted before it was recorded (no row
+    /// points to it), or planted: it is replaced, and a link there is removed, never followed.
     fn prepare(
         &mut self,
         run: &PlannedRun,
         instance_port: Option<&serde_json::Value>,
-    ) -> Result<PreparedRun, RunnerError> {
+    ) -> Result<(PreparedRun, ConfinedDir), RunnerError> {
         let (setting, site) = (self.setting(run), &self.sites[run.setting.index()]);
-        let run_dir = self.runs_root.join(run_dir_name(run, &setting.slug()));
+        let name = run_dir_name(run, &setting.slug(), self.attempts.next_attempt(run));
+        let run_dir = self.runs.path().join(name);
         let prepared = prepare_run(self.sweep, setting, run.rep, site, &run_dir, instance_port)?;
-        std::fs::create_dir_all(&run_dir).map_err(RunnerError::io(&run_dir))?;
+        let folder = self.runs.fresh_dir(&run_dir).map_err(RunnerError::io(&run_dir))?;
         for (path, text) in &prepared.inputs {
-            std::fs::write(path, text).map_err(RunnerError::io(path))?;
+            let written = folder.create_new(path).and_then(|mut file| file.write_all(text.as_bytes()));
+            written.map_err(RunnerError::io(path))?;
         }
-        Ok(prepared)
+        Ok((prepared, folder))
     }
 
     fn setting(&self, run: &PlannedRun) -> &'a Setting {
@@ -294,16 +306,16 @@ impl<'a> Session<'a> {
         Outcome { metrics, status, error, started: execution.started, duration: execution.duration }
     }
 
-    /// Pre-run commands, then the services and the ranks, all under the run's timeout.
-    fn execute(&self, prepared: &PreparedRun, base_env: &BaseEnv) -> Execution {
+    /// Pre-run commands, then the services and the ranks, all under the run's timeout, in its `folder`.
+    fn execute(&self, prepared: &PreparedRun, folder: &ConfinedDir, base_env: &BaseEnv) -> Execution {
         let limits = Limits { timeout: self.sweep.engine.timeout, grace: self.sweep.engine.grace };
         for command in &prepared.pre_run {
-            let execution = launch::execute(std::slice::from_ref(command), &prepared.run_dir, base_env, limits);
+            let execution = launch::execute(std::slice::from_ref(command), folder.path(), folder, base_env, limits);
             if execution.reason != StopReason::Succeeded {
                 return execution;
             }
         }
-        launch::execute_served(&prepared.services, &prepared.commands, &prepared.run_dir, base_env, limits)
+        launch::execute_served(&prepared.services, &prepared.commands, folder, base_env, limits)
     }
 
     fn extract(
@@ -344,10 +356,10 @@ fn failure_text(reason: &StopReason, prepared: &PreparedRun) -> String {
 
 /// `service-<name>.log` in a run served by an instance started for an earlier run: a link to that
 /// instance's log, which records which instance served it.
-fn link_instance_logs(instance: &PreparedRun, run: &PreparedRun) -> Result<(), RunnerError> {
+fn link_instance_logs(instance: &PreparedRun, (run, folder): &(PreparedRun, ConfinedDir)) -> Result<(), RunnerError> {
     for service in &instance.services {
         let link = run.run_dir.join(service.command.log.file_name().unwrap_or_default());
-        std::os::unix::fs::symlink(&service.command.log, &link).map_err(RunnerError::io(&link))?;
+        folder.symlink(&service.command.log, &link).map_err(RunnerError::io(&link))?;
     }
     Ok(())
 }
@@ -356,9 +368,10 @@ fn link_instance_logs(instance: &PreparedRun, run: &PreparedRun) -> Result<(), R
 /// spelt out pass that (every run then failed with "file name too long").
 const MAX_SLUG_BYTES: usize = 160;
 
-/// `0007-slices=4_rows=512-rep2`: sortable by order, readable by setting. A setting too long to spell
-/// out keeps its first part and a digest of the whole, so two settings never share a folder.
-pub fn run_dir_name(run: &PlannedRun, slug: &str) -> String {
+/// `0007-slices=4_rows=512-rep2`: sortable by order, readable by setting; a failed run run again is
+/// `...-rep2-attempt2`, so each attempt keeps its own logs. A setting too long to spell out keeps its
+/// first part and a digest of the whole, so two settings never share a folder.
+pub fn run_dir_name(run: &PlannedRun, slug: &str, attempt: u32) -> String {
     let warmup = if run.warmup { "-warmup" } else { "" };
     let slug = if slug.len() <= MAX_SLUG_BYTES {
         slug.to_string()
@@ -367,7 +380,8 @@ pub fn run_dir_name(run: &PlannedRun, slug: &str) -> String {
         let digest = crate::variants::sha256_hex(slug.as_bytes());
         format!("{}~{}", &slug[..cut], &digest[..12])
     };
-    format!("{:04}-{slug}-rep{}{warmup}", run.order, run.rep)
+    let attempt = if attempt > 1 { format!("-attempt{attempt}") } else { String::new() };
+    format!("{:04}-{slug}-rep{}{warmup}{attempt}", run.order, run.rep)
 }
 
 /// `slices=4 rows=512, rep 2 (warmup)` for progress lines.
@@ -512,11 +526,18 @@ mod tests {
     fn a_setting_too_long_to_spell_out_still_names_a_folder_of_its_own() {
         let run = PlannedRun { order: 7, setting: crate::plan::SettingId::new(0), rep: 2, warmup: false };
         let long = |last: &str| format!("{}{last}", "parameter_name=some_long_value_".repeat(12));
-        let (a, b) = (run_dir_name(&run, &long("a")), run_dir_name(&run, &long("b")));
+        let (a, b) = (run_dir_name(&run, &long("a"), 1), run_dir_name(&run, &long("b"), 1));
         assert!(a.len() < 200, "{}", a.len());
         assert_ne!(a, b);
         assert!(a.starts_with("0007-parameter_name=some_long_value_") && a.ends_with("-rep2"), "{a}");
-        assert_eq!(run_dir_name(&run, "slices=4_rows=512"), "0007-slices=4_rows=512-rep2");
+        assert_eq!(run_dir_name(&run, "slices=4_rows=512", 1), "0007-slices=4_rows=512-rep2");
+    }
+
+    #[test]
+    fn each_attempt_of_a_run_has_a_folder_of_its_own() {
+        let run = PlannedRun { order: 7, setting: crate::plan::SettingId::new(0), rep: 2, warmup: true };
+        assert_eq!(run_dir_name(&run, "mode=flaky", 1), "0007-mode=flaky-rep2-warmup");
+        assert_eq!(run_dir_name(&run, "mode=flaky", 3), "0007-mode=flaky-rep2-warmup-attempt3");
     }
 
     fn served_sweep(reuse: &str) -> (tempfile::TempDir, Sweep) {

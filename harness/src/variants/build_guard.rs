@@ -49,7 +49,7 @@ pub fn clear_build_group(tree: &Path) -> Result<(), VariantError> {
 pub fn stop_orphaned_build(tree: &Path) -> Result<(), VariantError> {
     let path = group_file(tree);
     remove_stale_temp(&path).map_err(VariantError::io("remove a half-written copy of", &path))?;
-    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(()) };
+    let Ok(text) = crate::read_limit::ReadLimit::JOURNAL.read_to_string(&path) else { return Ok(()) };
     if let Ok(pgid) = text.trim().parse::<i32>() {
         let deadline = Instant::now() + REAP_WAIT;
         // Recovery runs before any measurement, so a short sleep loop here perturbs nothing.

@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 use super::error::VariantError;
 use super::journal_confinement::{directory_refusal, is_sha256_hex, saved_refusal, target_refusal, STATE_DIR};
 use crate::atomic_file::{has_stale_temp, remove_stale_temp, sync_dir, write_atomic};
+use crate::read_limit::ReadLimit;
 
 const JOURNAL_FILE: &str = "journal.json";
 const ORIGINALS_DIR: &str = "originals";
@@ -71,7 +72,7 @@ impl Journal {
         let text = match fs::symlink_metadata(&path) {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Ok(meta) if !meta.is_file() => return Err(unsafe_state("the journal is not a regular file".into())),
-            _ => fs::read(&path).map_err(VariantError::io("read", &path))?,
+            _ => ReadLimit::JOURNAL.read(&path).map_err(VariantError::io("read", &path))?,
         };
         let journal: Journal = serde_json::from_slice(&text)
             .map_err(|error| unsafe_state(format!("not a journal sweep wrote: {error}")))?;

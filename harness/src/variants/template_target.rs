@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::error::VariantError;
 use super::journal_confinement::STATE_DIR;
 use crate::declare::{LineBlock, Selector, SelectorError};
+use crate::read_limit::ReadLimit;
 use crate::template::Template;
 
 /// Longest line shown in a staleness message: enough to recognise the line, short enough for a terminal.
@@ -29,7 +30,7 @@ pub struct TemplateTarget {
 impl TemplateTarget {
     /// The template file at `template` (absolute), rendered over `target`.
     pub fn read(template: PathBuf, target: PathBuf) -> Result<TemplateTarget, VariantError> {
-        let text = fs::read_to_string(&template).map_err(VariantError::io("read", &template))?;
+        let text = ReadLimit::DECLARATION.read_to_string(&template).map_err(VariantError::io("read", &template))?;
         TemplateTarget::of_text(template, target, &text)
     }
 

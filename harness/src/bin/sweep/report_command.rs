@@ -37,7 +37,8 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
     if args.html {
         stdout::print_line(&paths.html.display().to_string());
     } else if args.json && paths.analysis.is_file() {
-        let json = std::fs::read_to_string(&paths.analysis)
+        let json = sweep::read_limit::ReadLimit::OUTPUT
+            .read_to_string(&paths.analysis)
             .map_err(|error| CommandError::BadInput(format!("cannot read {}: {error}", paths.analysis.display())))?;
         stdout::print_line(&json);
     } else {

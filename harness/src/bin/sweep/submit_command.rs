@@ -1,8 +1,10 @@
 //! `sweep submit`: a sweep as a Slurm array job. Task i runs `sweep run SPEC --shard i/N` into
 //! `<results-dir>/<sweep>/<stamp>/shard-i.csv`; `sweep merge` on that folder joins the shards.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use sweep::confined_dir::ConfinedDir;
 use sweep::declare::{self, Sweep};
 use sweep::exit_code;
 use sweep::launch::{self, ArrayJob};
@@ -39,7 +41,11 @@ pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
         return Ok(exit_code::SUCCESS as u8);
     }
     let script = results.join("submit.sbatch");
-    std::fs::write(&script, job.script()).map_err(|error| write_error(&script, error))?;
+    // In the folder just claimed, opened from its handle: nothing planted there since is written through.
+    ConfinedDir::open(&results)
+        .and_then(|folder| folder.create_new(&script))
+        .and_then(|mut file| file.write_all(job.script().as_bytes()))
+        .map_err(|error| write_error(&script, error))?;
     let job_id = launch::sbatch(&script)?;
     println!("{job_id}");
     eprintln!("submitted array job {job_id}: {} tasks writing {}/shard-<i>.csv", args.shards, results.display());
