@@ -669,3 +669,62 @@ fn the_torn_rows_keeper_file_is_never_written_through_a_link() {
     assert_eq!(fs::read_to_string(flaky.path().join(&victim)).unwrap(), "precious\n");
     assert!(fs::read_to_string(&path).unwrap().ends_with("fal"), "the CSV was cut though the resume was refused");
 }
+
+impl Victim {
+    /// The tree as an interrupted in-place ablation left it: `kernels/gd.cpp` rendered as `rendered`
+    /// (recorded in the journal) and then edited by the user to hold `on_disk`.
+    fn left_rendered_then_edited(&self, rendered: &str, on_disk: &str) {
+        self.plant_journal("kernels/gd.cpp", "0.orig", "shipped\n");
+        let journal = serde_json::json!({ "pid": 999_999, "entries": [{
+            "target": "kernels/gd.cpp", "saved": "0.orig", "sha256": sha256(b"shipped\n"),
+            "rendered": [sha256(rendered.as_bytes())] }] });
+        fs::write(self.tree().join(".sweep-inplace/journal.json"), journal.to_string()).unwrap();
+        fs::write(self.tree().join("kernels/gd.cpp"), on_disk).unwrap();
+    }
+
+    /// The original is back in `kernels/gd.cpp`, the user's `edit` in the copy beside it whose path
+    /// `message` names, and nothing outside the tree changed.
+    fn assert_edit_kept(&self, edit: &str, message: &str) {
+        let copy = self.tree().canonicalize().unwrap().join("kernels/gd.cpp.sweep-user-edit");
+        assert!(message.contains(&format!("your version is kept in {}", copy.display())), "{message}");
+        assert_eq!(fs::read_to_string(&copy).unwrap(), edit);
+        assert_eq!(fs::read_to_string(self.tree().join("kernels/gd.cpp")).unwrap(), "shipped\n");
+        assert_eq!(fs::read_to_string(self.outside("precious.txt")).unwrap(), "precious\n");
+        assert!(!self.tree().join(".sweep-inplace/journal.json").exists(), "the journal outlived the restore");
+    }
+}
+
+/// Regression (issue 33, case 2): after an interrupted in-place ablation, a line the user added to a
+/// rendered file was replaced by the original with no warning and no copy.
+#[test]
+fn restore_keeps_a_user_edit_of_a_rendered_file() {
+    let victim = Victim::new();
+    victim.left_rendered_then_edited("ablated\n", "ablated\nmy line\n");
+    let output = sweep(victim.dir.path(), &["restore", victim.tree().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    victim.assert_edit_kept("ablated\nmy line\n", &stderr(&output));
+}
+
+/// Regression (issue 33, case 2): the automatic recovery every `run` (and `ablate`) does first on a tree
+/// an interrupted in-place ablation left rendered lost the user's edit the same way.
+#[test]
+fn auto_recovery_keeps_a_user_edit_of_a_rendered_file() {
+    let victim = Victim::new();
+    victim.left_rendered_then_edited("ablated\n", "ablated\nmy line\n");
+    victim.write_run_files();
+    let output = sweep(victim.dir.path(), &["run", "sweeps/s.toml", "--no-build"]);
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
+    victim.assert_edit_kept("ablated\nmy line\n", &stderr(&output));
+}
+
+/// A file holding exactly what sweep rendered is sweep's own: restored with no copy kept.
+#[test]
+fn restore_of_a_file_holding_sweeps_own_rendering_keeps_no_copy() {
+    let victim = Victim::new();
+    victim.left_rendered_then_edited("ablated\n", "ablated\n");
+    let output = sweep(victim.dir.path(), &["restore", victim.tree().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!stderr(&output).contains("kept"), "{}", stderr(&output));
+    assert_eq!(fs::read_to_string(victim.tree().join("kernels/gd.cpp")).unwrap(), "shipped\n");
+    assert!(!victim.tree().join("kernels/gd.cpp.sweep-user-edit").exists());
+}
