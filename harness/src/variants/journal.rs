@@ -101,7 +101,8 @@ impl Journal {
     /// writes over it.
     pub fn keep_user_edits(&self, tree: &Path, targets: &[PathBuf]) -> Result<Vec<KeptEdit>, VariantError> {
         let entries = self.entries.iter().filter(|entry| targets.contains(&entry.target));
-        entries.filter_map(|entry| keep_user_edit(tree, entry, fs::read(tree.join(&entry.target)).ok()).transpose()).collect()
+        let on_disk = |entry: &JournalEntry| fs::read(tree.join(&entry.target)).ok();
+        entries.filter_map(|entry| keep_user_edit(tree, entry, on_disk(entry).as_deref()).transpose()).collect()
     }
 
     /// Reads the journal of an interrupted or running ablation in `tree` (canonical), if there is one.
@@ -209,7 +210,7 @@ fn restore_entry(tree: &Path, entry: &JournalEntry, bytes: &[u8]) -> Result<Opti
     if on_disk.as_deref() == Some(bytes) {
         return Ok(None);
     }
-    let kept = keep_user_edit(tree, entry, on_disk)?;
+    let kept = keep_user_edit(tree, entry, on_disk.as_deref())?;
     let permissions = fs::metadata(&saved).map_err(VariantError::io("stat", &saved))?.permissions();
     write_atomic(&target, bytes, Some(permissions)).map_err(VariantError::io("restore", &target))?;
     Ok(kept)
@@ -217,9 +218,9 @@ fn restore_entry(tree: &Path, entry: &JournalEntry, bytes: &[u8]) -> Result<Opti
 
 /// Keeps the target's bytes as they are `on_disk` beside it when they are not sweep's (see
 /// `JournalEntry::is_sweeps`): a user's edit, which sweep is about to write over.
-fn keep_user_edit(tree: &Path, entry: &JournalEntry, on_disk: Option<Vec<u8>>) -> Result<Option<KeptEdit>, VariantError> {
+fn keep_user_edit(tree: &Path, entry: &JournalEntry, on_disk: Option<&[u8]>) -> Result<Option<KeptEdit>, VariantError> {
     match on_disk {
-        Some(bytes) if !entry.is_sweeps(&bytes) => KeptEdit::keep(&tree.join(&entry.target), &bytes).map(Some),
+        Some(bytes) if !entry.is_sweeps(bytes) => KeptEdit::keep(&tree.join(&entry.target), bytes).map(Some),
         _ => Ok(None),
     }
 }

@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 
 use super::error::VariantError;
 use super::journal::Journal;
-use super::kept_edit::KeptEdit;
 use super::journal_confinement::STATE_DIR;
+use super::kept_edit::KeptEdit;
 use super::tree_lock::TreeLock;
 
 /// What a recovery put back, so the CLI can say "restored N file(s) from an interrupted in-place
