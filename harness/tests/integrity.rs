@@ -728,3 +728,81 @@ fn restore_of_a_file_holding_sweeps_own_rendering_keeps_no_copy() {
     assert_eq!(fs::read_to_string(victim.tree().join("kernels/gd.cpp")).unwrap(), "shipped\n");
     assert!(!victim.tree().join("kernels/gd.cpp.sweep-user-edit").exists());
 }
+
+impl Flaky {
+    /// Points the `flaky` profile at a copy of its script named `script`: another engine program.
+    fn switch_program(&self, script: &str) {
+        fs::copy(self.path().join("engine/flaky.sh"), self.path().join("engine").join(script)).unwrap();
+        let profile = self.path().join("sweeps/engines/flaky.toml");
+        let text =
+            fs::read_to_string(&profile).unwrap().replace("{{tree}}/flaky.sh", &format!("{{{{tree}}}}/{script}"));
+        fs::write(profile, text).unwrap();
+    }
+
+    /// The sidecar of `csv` (relative) as JSON.
+    fn sidecar(&self, csv: &str) -> serde_json::Value {
+        serde_json::from_slice(&fs::read(self.path().join(csv).with_extension("json")).unwrap()).unwrap()
+    }
+}
+
+/// Regression (issue 33, case 6): `--resume` after the engine profile named another `program` was accepted
+/// silently: rows from two engines in one table, the sidecar rewritten to name only the new one.
+#[test]
+fn resume_refuses_rows_from_another_engine() {
+    let flaky = Flaky::new();
+    flaky.set_broken(true);
+    let csv = flaky.run_into("flaky", "r");
+    flaky.set_broken(false);
+    flaky.switch_program("other.sh");
+    flaky.assert_refused(
+        &["run", "sweeps/flaky.toml", "--resume", &csv],
+        "r.csv: cannot be resumed by this sweep: its rows come from another engine (`program` was \
+         \"{{tree}}/flaky.sh\", now \"{{tree}}/other.sh\"); --accept-engine-change adds",
+    );
+}
+
+/// Regression (issue 33, case 6): with `--accept-engine-change` the resume goes on, and the change is in
+/// the sidecar (with the engine the earlier rows come from) and in every summary of the CSV.
+#[test]
+fn an_accepted_engine_change_is_recorded_in_the_sidecar_and_shown_in_the_summary() {
+    let flaky = Flaky::new();
+    flaky.set_broken(true);
+    let csv = flaky.run_into("flaky", "r");
+    flaky.set_broken(false);
+    flaky.switch_program("other.sh");
+    let resumed = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv, "--accept-engine-change"]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    let sidecar = flaky.sidecar(&csv);
+    assert_eq!(sidecar["engine_fingerprint"]["program"], "{{tree}}/other.sh");
+    assert_eq!(sidecar["engine_changes"][0]["previous"]["program"], "{{tree}}/flaky.sh");
+    let change = sidecar["engine_changes"][0]["change"].as_str().unwrap();
+    assert_eq!(change, "`program` was \"{{tree}}/flaky.sh\", now \"{{tree}}/other.sh\"");
+    let warning = "Not every row comes from one engine: a resume with `--accept-engine-change`";
+    assert!(common::stdout(&resumed).contains(warning), "{}", common::stdout(&resumed));
+    let report = flaky.sweep(&["report", &csv]);
+    assert!(common::stdout(&report).contains(warning), "{}", common::stdout(&report));
+    let again = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv]);
+    assert_eq!(again.status.code(), Some(0), "the accepted engine is now the CSV's: {}", stderr(&again));
+    assert_eq!(flaky.sidecar(&csv)["engine_changes"].as_array().unwrap().len(), 1, "the change was lost or doubled");
+}
+
+/// A sidecar written before engines were recorded stays resumable: a note says the engine cannot be checked.
+#[test]
+fn resuming_a_csv_whose_sidecar_records_no_engine_is_a_note_not_an_error() {
+    let flaky = Flaky::new();
+    flaky.set_broken(true);
+    let csv = flaky.run_into("flaky", "r");
+    flaky.set_broken(false);
+    let mut sidecar = flaky.sidecar(&csv);
+    sidecar.as_object_mut().unwrap().remove("engine_fingerprint");
+    fs::write(flaky.path().join(&csv).with_extension("json"), sidecar.to_string()).unwrap();
+    flaky.switch_program("other.sh");
+    let resumed = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    assert!(
+        stderr(&resumed).contains("r.json: written by an older sweep, it does not record its engine"),
+        "{}",
+        stderr(&resumed)
+    );
+    assert_eq!(flaky.sidecar(&csv)["engine_fingerprint"]["program"], "{{tree}}/other.sh");
+}
