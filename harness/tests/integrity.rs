@@ -682,6 +682,13 @@ impl Victim {
         fs::write(self.tree().join("kernels/gd.cpp"), on_disk).unwrap();
     }
 
+    /// What `sweep restore` on the tree says, once it succeeded.
+    fn restored(&self) -> String {
+        let output = sweep(self.dir.path(), &["restore", self.tree().to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        stderr(&output)
+    }
+
     /// The original is back in `kernels/gd.cpp`, the user's `edit` in the copy beside it whose path
     /// `message` names, and nothing outside the tree changed.
     fn assert_edit_kept(&self, edit: &str, message: &str) {
@@ -700,9 +707,7 @@ impl Victim {
 fn restore_keeps_a_user_edit_of_a_rendered_file() {
     let victim = Victim::new();
     victim.left_rendered_then_edited("ablated\n", "ablated\nmy line\n");
-    let output = sweep(victim.dir.path(), &["restore", victim.tree().to_str().unwrap()]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    victim.assert_edit_kept("ablated\nmy line\n", &stderr(&output));
+    victim.assert_edit_kept("ablated\nmy line\n", &victim.restored());
 }
 
 /// Regression (issue 33, case 2): the automatic recovery every `run` (and `ablate`) does first on a tree
@@ -722,14 +727,22 @@ fn auto_recovery_keeps_a_user_edit_of_a_rendered_file() {
 fn restore_of_a_file_holding_sweeps_own_rendering_keeps_no_copy() {
     let victim = Victim::new();
     victim.left_rendered_then_edited("ablated\n", "ablated\n");
-    let output = sweep(victim.dir.path(), &["restore", victim.tree().to_str().unwrap()]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert!(!stderr(&output).contains("kept"), "{}", stderr(&output));
+    let message = victim.restored();
+    assert!(!message.contains("kept"), "{message}");
     assert_eq!(fs::read_to_string(victim.tree().join("kernels/gd.cpp")).unwrap(), "shipped\n");
     assert!(!victim.tree().join("kernels/gd.cpp.sweep-user-edit").exists());
 }
 
 impl Flaky {
+    /// `results/r.csv` of `flaky` with its `flaky` runs failed, the engine then mended: a CSV to resume.
+    fn partly_failed() -> (Flaky, String) {
+        let flaky = Flaky::new();
+        flaky.set_broken(true);
+        let csv = flaky.run_into("flaky", "r");
+        flaky.set_broken(false);
+        (flaky, csv)
+    }
+
     /// Points the `flaky` profile at a copy of its script named `script`: another engine program.
     fn switch_program(&self, script: &str) {
         fs::copy(self.path().join("engine/flaky.sh"), self.path().join("engine").join(script)).unwrap();
@@ -749,10 +762,7 @@ impl Flaky {
 /// silently: rows from two engines in one table, the sidecar rewritten to name only the new one.
 #[test]
 fn resume_refuses_rows_from_another_engine() {
-    let flaky = Flaky::new();
-    flaky.set_broken(true);
-    let csv = flaky.run_into("flaky", "r");
-    flaky.set_broken(false);
+    let (flaky, csv) = Flaky::partly_failed();
     flaky.switch_program("other.sh");
     flaky.assert_refused(
         &["run", "sweeps/flaky.toml", "--resume", &csv],
@@ -765,10 +775,7 @@ fn resume_refuses_rows_from_another_engine() {
 /// the sidecar (with the engine the earlier rows come from) and in every summary of the CSV.
 #[test]
 fn an_accepted_engine_change_is_recorded_in_the_sidecar_and_shown_in_the_summary() {
-    let flaky = Flaky::new();
-    flaky.set_broken(true);
-    let csv = flaky.run_into("flaky", "r");
-    flaky.set_broken(false);
+    let (flaky, csv) = Flaky::partly_failed();
     flaky.switch_program("other.sh");
     let resumed = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv, "--accept-engine-change"]);
     assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
@@ -789,10 +796,7 @@ fn an_accepted_engine_change_is_recorded_in_the_sidecar_and_shown_in_the_summary
 /// A sidecar written before engines were recorded stays resumable: a note says the engine cannot be checked.
 #[test]
 fn resuming_a_csv_whose_sidecar_records_no_engine_is_a_note_not_an_error() {
-    let flaky = Flaky::new();
-    flaky.set_broken(true);
-    let csv = flaky.run_into("flaky", "r");
-    flaky.set_broken(false);
+    let (flaky, csv) = Flaky::partly_failed();
     let mut sidecar = flaky.sidecar(&csv);
     sidecar.as_object_mut().unwrap().remove("engine_fingerprint");
     fs::write(flaky.path().join(&csv).with_extension("json"), sidecar.to_string()).unwrap();

@@ -18,9 +18,12 @@ pub struct EngineFingerprint {
     pub program: String,
     /// The build argv, as written.
     pub build: Vec<String>,
-    /// The launcher (`local`, `per-rank`, `mpirun`, `srun`) and its command.
+    /// The launcher (`local`, `per-rank`, `mpirun`, `srun`), its command, and the profile's rank count and
+    /// hostfile it is given.
     pub launcher: String,
     pub launcher_command: Vec<String>,
+    pub ranks: u32,
+    pub hostfile: Option<PathBuf>,
     /// The commands run before each run.
     pub pre_run: Vec<Vec<String>>,
     /// The environment every rank is given, as written.
@@ -41,6 +44,8 @@ impl EngineFingerprint {
             build: texts(&engine.build),
             launcher: crate::declare::toml_spelling(&engine.launcher),
             launcher_command: texts(&engine.launcher_command),
+            ranks: engine.ranks,
+            hostfile: engine.hostfile.clone(),
             pre_run: engine.pre_run.iter().map(|argv| texts(argv)).collect(),
             env: engine.env.iter().map(|(name, value)| (name.clone(), value.text().to_string())).collect(),
             setup: engine.setup.as_ref().map(|setup| setup.text().to_string()),
@@ -82,6 +87,8 @@ mod tests {
             build: Vec::new(),
             launcher: "local".into(),
             launcher_command: Vec::new(),
+            ranks: 1,
+            hostfile: None,
             pre_run: Vec::new(),
             env: BTreeMap::from([("MODE".to_string(), "fast".to_string())]),
             setup: None,

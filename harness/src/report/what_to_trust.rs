@@ -191,7 +191,8 @@ mod tests {
     #[test]
     fn an_accepted_engine_change_is_a_warning_of_the_summary() {
         let previous: crate::record::EngineFingerprint = serde_json::from_value(serde_json::json!({
-            "program": "a", "build": [], "launcher": "local", "launcher_command": [], "pre_run": [], "env": {},
+            "program": "a", "build": [], "launcher": "local", "launcher_command": [], "ranks": 1, "hostfile": null,
+            "pre_run": [], "env": {},
             "setup": null, "tree": "/e", "commit": null
         }))
         .unwrap();

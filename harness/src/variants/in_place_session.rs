@@ -140,6 +140,15 @@ mod tests {
         assert_eq!(names.len(), 2, "stray files in the tree: {names:?}");
     }
 
+    /// Begins a session on `tree` and applies the ablated renderings, then leaves them as a SIGKILL would:
+    /// no destructor runs, but the kernel drops the flock.
+    fn killed_after_applying(tree: &Path) {
+        let mut session = InPlaceSession::begin(tree, &targets()).unwrap();
+        session.apply(&ablated()).unwrap();
+        drop(session.lock.take());
+        std::mem::forget(session);
+    }
+
     #[test]
     fn apply_then_restore_is_byte_identical() {
         let tree = engine_tree();
@@ -185,11 +194,7 @@ mod tests {
     #[test]
     fn crash_after_apply_is_recovered_from_the_journal() {
         let tree = engine_tree();
-        let mut session = InPlaceSession::begin(tree.path(), &targets()).unwrap();
-        session.apply(&ablated()).unwrap();
-        // A SIGKILL runs no destructor but the kernel drops the flock: release the lock, forget the rest.
-        drop(session.lock.take());
-        std::mem::forget(session);
+        killed_after_applying(tree.path());
         let recovery = recover_in_place(tree.path()).unwrap().expect("a journal to recover");
         assert_eq!(recovery.pid, std::process::id());
         assert_eq!(recovery.restored.len(), 2);
@@ -218,10 +223,7 @@ mod tests {
     #[test]
     fn auto_recovery_keeps_a_user_edit_of_a_rendered_file() {
         let tree = engine_tree();
-        let mut session = InPlaceSession::begin(tree.path(), &targets()).unwrap();
-        session.apply(&ablated()).unwrap();
-        drop(session.lock.take());
-        std::mem::forget(session);
+        killed_after_applying(tree.path());
         fs::write(tree.path().join("kernels/gd.cpp"), "// ablated\n// mine\n").unwrap();
         let recovery = recover_in_place(tree.path()).unwrap().expect("a journal to recover");
         let copy = tree.path().canonicalize().unwrap().join("kernels/gd.cpp.sweep-user-edit");
@@ -235,10 +237,7 @@ mod tests {
     #[test]
     fn begin_on_a_crashed_tree_restores_before_saving() {
         let tree = engine_tree();
-        let mut session = InPlaceSession::begin(tree.path(), &targets()).unwrap();
-        session.apply(&ablated()).unwrap();
-        drop(session.lock.take());
-        std::mem::forget(session);
+        killed_after_applying(tree.path());
         let mut again = InPlaceSession::begin(tree.path(), &targets()).unwrap();
         again.restore().unwrap();
         assert_original(tree.path());
