@@ -670,16 +670,6 @@ fn the_torn_rows_keeper_file_is_never_written_through_a_link() {
     assert!(fs::read_to_string(&path).unwrap().ends_with("fal"), "the CSV was cut though the resume was refused");
 }
 
-/// Issue 33: a workspace whose `results/r.csv` recorded its `flaky` runs failed (with `engine/broken`
-/// present, since removed), and that CSV.
-fn with_failed_runs() -> (Flaky, String) {
-    let flaky = Flaky::new();
-    flaky.set_broken(true);
-    let csv = flaky.run_into("flaky", "r");
-    flaky.set_broken(false);
-    (flaky, csv)
-}
-
 /// `--resume csv`, which must succeed.
 fn resume(flaky: &Flaky, csv: &str) {
     let resumed = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", csv]);
@@ -703,7 +693,7 @@ fn forget_failed_rows(flaky: &Flaky, csv: &str) {
 
 #[test]
 fn resume_does_not_write_through_a_linked_output_log() {
-    let (flaky, csv) = with_failed_runs();
+    let (flaky, csv) = Flaky::partly_failed();
     let victim = flaky.path().join(precious(&flaky, "victim.txt"));
     let folders = failed_run_folders(&flaky, &csv);
     assert_eq!(folders.len(), 2);
@@ -723,7 +713,7 @@ fn resume_does_not_write_through_a_linked_output_log() {
 
 #[test]
 fn resume_does_not_run_in_a_run_folder_that_is_a_link() {
-    let (flaky, csv) = with_failed_runs();
+    let (flaky, csv) = Flaky::partly_failed();
     let elsewhere = flaky.path().join("elsewhere");
     fs::create_dir(&elsewhere).unwrap();
     fs::write(elsewhere.join("output.log"), "precious\n").unwrap();
@@ -743,7 +733,7 @@ fn resume_does_not_run_in_a_run_folder_that_is_a_link() {
 
 #[test]
 fn a_retry_keeps_the_failed_attempts_logs_in_a_folder_of_its_own() {
-    let (flaky, csv) = with_failed_runs();
+    let (flaky, csv) = Flaky::partly_failed();
     resume(&flaky, &csv);
     let rows = common::csv_rows(&flaky.path().join(&csv));
     for rep in ["1", "2"] {
@@ -827,4 +817,143 @@ fn check_refuses_a_declaration_that_is_a_fifo_without_blocking() {
     flaky.declare("flaky", r#"["ok"]"#, "");
     make_fifo(&flaky.path().join("sweeps/engines/flaky.toml"));
     assert_refused_at_once(&flaky, &["check", "sweeps/flaky.toml"], "sweeps/engines/flaky.toml: cannot read: a FIFO");
+impl Victim {
+    /// The tree as an interrupted in-place ablation left it: `kernels/gd.cpp` rendered as `rendered`
+    /// (recorded in the journal) and then edited by the user to hold `on_disk`.
+    fn left_rendered_then_edited(&self, rendered: &str, on_disk: &str) {
+        self.plant_journal("kernels/gd.cpp", "0.orig", "shipped\n");
+        let journal = serde_json::json!({ "pid": 999_999, "entries": [{
+            "target": "kernels/gd.cpp", "saved": "0.orig", "sha256": sha256(b"shipped\n"),
+            "rendered": [sha256(rendered.as_bytes())] }] });
+        fs::write(self.tree().join(".sweep-inplace/journal.json"), journal.to_string()).unwrap();
+        fs::write(self.tree().join("kernels/gd.cpp"), on_disk).unwrap();
+    }
+
+    /// What `sweep restore` on the tree says, once it succeeded.
+    fn restored(&self) -> String {
+        let output = sweep(self.dir.path(), &["restore", self.tree().to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        stderr(&output)
+    }
+
+    /// The original is back in `kernels/gd.cpp`, the user's `edit` in the copy beside it whose path
+    /// `message` names, and nothing outside the tree changed.
+    fn assert_edit_kept(&self, edit: &str, message: &str) {
+        let copy = self.tree().canonicalize().unwrap().join("kernels/gd.cpp.sweep-user-edit");
+        assert!(message.contains(&format!("your version is kept in {}", copy.display())), "{message}");
+        assert_eq!(fs::read_to_string(&copy).unwrap(), edit);
+        assert_eq!(fs::read_to_string(self.tree().join("kernels/gd.cpp")).unwrap(), "shipped\n");
+        assert_eq!(fs::read_to_string(self.outside("precious.txt")).unwrap(), "precious\n");
+        assert!(!self.tree().join(".sweep-inplace/journal.json").exists(), "the journal outlived the restore");
+    }
+}
+
+/// Regression (issue 33, case 2): after an interrupted in-place ablation, a line the user added to a
+/// rendered file was replaced by the original with no warning and no copy.
+#[test]
+fn restore_keeps_a_user_edit_of_a_rendered_file() {
+    let victim = Victim::new();
+    victim.left_rendered_then_edited("ablated\n", "ablated\nmy line\n");
+    victim.assert_edit_kept("ablated\nmy line\n", &victim.restored());
+}
+
+/// Regression (issue 33, case 2): the automatic recovery every `run` (and `ablate`) does first on a tree
+/// an interrupted in-place ablation left rendered lost the user's edit the same way.
+#[test]
+fn auto_recovery_keeps_a_user_edit_of_a_rendered_file() {
+    let victim = Victim::new();
+    victim.left_rendered_then_edited("ablated\n", "ablated\nmy line\n");
+    victim.write_run_files();
+    let output = sweep(victim.dir.path(), &["run", "sweeps/s.toml", "--no-build"]);
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
+    victim.assert_edit_kept("ablated\nmy line\n", &stderr(&output));
+}
+
+/// A file holding exactly what sweep rendered is sweep's own: restored with no copy kept.
+#[test]
+fn restore_of_a_file_holding_sweeps_own_rendering_keeps_no_copy() {
+    let victim = Victim::new();
+    victim.left_rendered_then_edited("ablated\n", "ablated\n");
+    let message = victim.restored();
+    assert!(!message.contains("kept"), "{message}");
+    assert_eq!(fs::read_to_string(victim.tree().join("kernels/gd.cpp")).unwrap(), "shipped\n");
+    assert!(!victim.tree().join("kernels/gd.cpp.sweep-user-edit").exists());
+}
+
+impl Flaky {
+    /// `results/r.csv` of `flaky` with its `flaky` runs failed, the engine then mended: a CSV to resume.
+    fn partly_failed() -> (Flaky, String) {
+        let flaky = Flaky::new();
+        flaky.set_broken(true);
+        let csv = flaky.run_into("flaky", "r");
+        flaky.set_broken(false);
+        (flaky, csv)
+    }
+
+    /// Points the `flaky` profile at a copy of its script named `script`: another engine program.
+    fn switch_program(&self, script: &str) {
+        fs::copy(self.path().join("engine/flaky.sh"), self.path().join("engine").join(script)).unwrap();
+        let profile = self.path().join("sweeps/engines/flaky.toml");
+        let text =
+            fs::read_to_string(&profile).unwrap().replace("{{tree}}/flaky.sh", &format!("{{{{tree}}}}/{script}"));
+        fs::write(profile, text).unwrap();
+    }
+
+    /// The sidecar of `csv` (relative) as JSON.
+    fn sidecar(&self, csv: &str) -> serde_json::Value {
+        serde_json::from_slice(&fs::read(self.path().join(csv).with_extension("json")).unwrap()).unwrap()
+    }
+}
+
+/// Regression (issue 33, case 6): `--resume` after the engine profile named another `program` was accepted
+/// silently: rows from two engines in one table, the sidecar rewritten to name only the new one.
+#[test]
+fn resume_refuses_rows_from_another_engine() {
+    let (flaky, csv) = Flaky::partly_failed();
+    flaky.switch_program("other.sh");
+    flaky.assert_refused(
+        &["run", "sweeps/flaky.toml", "--resume", &csv],
+        "r.csv: cannot be resumed by this sweep: its rows come from another engine (`program` was \
+         \"{{tree}}/flaky.sh\", now \"{{tree}}/other.sh\"); --accept-engine-change adds",
+    );
+}
+
+/// Regression (issue 33, case 6): with `--accept-engine-change` the resume goes on, and the change is in
+/// the sidecar (with the engine the earlier rows come from) and in every summary of the CSV.
+#[test]
+fn an_accepted_engine_change_is_recorded_in_the_sidecar_and_shown_in_the_summary() {
+    let (flaky, csv) = Flaky::partly_failed();
+    flaky.switch_program("other.sh");
+    let resumed = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv, "--accept-engine-change"]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    let sidecar = flaky.sidecar(&csv);
+    assert_eq!(sidecar["engine_fingerprint"]["program"], "{{tree}}/other.sh");
+    assert_eq!(sidecar["engine_changes"][0]["previous"]["program"], "{{tree}}/flaky.sh");
+    let change = sidecar["engine_changes"][0]["change"].as_str().unwrap();
+    assert_eq!(change, "`program` was \"{{tree}}/flaky.sh\", now \"{{tree}}/other.sh\"");
+    let warning = "Not every row comes from one engine: a resume with `--accept-engine-change`";
+    assert!(common::stdout(&resumed).contains(warning), "{}", common::stdout(&resumed));
+    let report = flaky.sweep(&["report", &csv]);
+    assert!(common::stdout(&report).contains(warning), "{}", common::stdout(&report));
+    let again = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv]);
+    assert_eq!(again.status.code(), Some(0), "the accepted engine is now the CSV's: {}", stderr(&again));
+    assert_eq!(flaky.sidecar(&csv)["engine_changes"].as_array().unwrap().len(), 1, "the change was lost or doubled");
+}
+
+/// A sidecar written before engines were recorded stays resumable: a note says the engine cannot be checked.
+#[test]
+fn resuming_a_csv_whose_sidecar_records_no_engine_is_a_note_not_an_error() {
+    let (flaky, csv) = Flaky::partly_failed();
+    let mut sidecar = flaky.sidecar(&csv);
+    sidecar.as_object_mut().unwrap().remove("engine_fingerprint");
+    fs::write(flaky.path().join(&csv).with_extension("json"), sidecar.to_string()).unwrap();
+    flaky.switch_program("other.sh");
+    let resumed = flaky.sweep(&["run", "sweeps/flaky.toml", "--resume", &csv]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    assert!(
+        stderr(&resumed).contains("r.json: written by an older sweep, it does not record its engine"),
+        "{}",
+        stderr(&resumed)
+    );
+    assert_eq!(flaky.sidecar(&csv)["engine_fingerprint"]["program"], "{{tree}}/other.sh");
 }

@@ -1420,3 +1420,43 @@ fn unsetting_a_param_no_arg_uses_names_its_key() {
 fn a_rule_value_outside_the_grid_names_its_key() {
     assert_check_rejects(&base_plus("verify_rule = { param = \"slices\", rule = \"rule\" }\n"), "sweep: error: sweeps/x.toml:22: `analysis.verify_rule.rule`: `rule` is not a value of `slices` beside forced ones");
 }
+
+/// Regression (issue 33, case 12): a NUL byte in a param value passed `check`, then failed every run.
+#[test]
+fn check_refuses_a_nul_byte_in_a_param_value() {
+    let ws = Workspace::new();
+    ws.write_sweep("x", &base_with("slices = [1, 2]", "slices = [1, 2]\nmode = [\"fast\", \"slow\\u0000\"]"));
+    let says = "sweep: error: sweeps/x.toml:9: `params.mode[1]`: holds a NUL byte (\\u0000), which no program \
+                argument, environment variable or path can hold: every run would fail";
+    assert_rejected(&ws, &["check", "sweeps/x.toml"], says);
+    assert_rejected(&ws, &["run", "sweeps/x.toml", "--no-build"], says);
+    assert!(!ws.path().join("results").exists(), "a refused run wrote results");
+}
+
+/// Regression (issue 33, case 12): a NUL byte in a `[run.env]` value passed `check`, then failed every run.
+#[test]
+fn check_refuses_a_nul_byte_in_an_env_value() {
+    assert_check_rejects(
+        &base_with("[metrics]", "[run.env]\nTPE_MODE = \"a\\u0000b\"\n\n[metrics]"),
+        "sweep: error: sweeps/x.toml:18: `run.env.TPE_MODE`: holds a NUL byte (\\u0000), which no program argument, \
+         environment variable or path can hold: every run would fail",
+    );
+}
+
+/// Regression (issue 33, case 4): `a = ["1 b=2", "1"]` and `b = ["3", "2 b=3"]` make two settings that both
+/// print as `a=1 b=2 b=3`, the one identity a result CSV knows a setting by: `check` said ok, every run
+/// ran, then the sweep refused its own CSV. Both are refused before anything runs, each named as written.
+#[test]
+fn check_refuses_settings_that_print_alike() {
+    let ws = Workspace::new();
+    let text = base_with("new = 4", "new = 4\na = [\"1 b=2\", \"1\"]\nb = [\"3\", \"2 b=3\"]")
+        .replace("\"{{new}}\"]", "\"{{new}}\", \"{{a}}\", \"{{b}}\"]");
+    ws.write_sweep("x", &text);
+    let says = "sweep: error: sweeps/x.toml: settings { rows = 512, slices = 1, new = 4, a = \"1 b=2\", b = \"3\" } \
+                and { rows = 512, slices = 1, new = 4, a = \"1\", b = \"2 b=3\" } both print as \
+                `rows=512 slices=1 new=4 a=1 b=2 b=3`: two settings would share one CSV identity (a text value \
+                holding a space then `name=` reads as another param)";
+    assert_rejected(&ws, &["check", "sweeps/x.toml"], says);
+    assert_rejected(&ws, &["run", "sweeps/x.toml", "--no-build", "--filter", "b=3"], says);
+    assert!(!ws.path().join("results").exists(), "a refused run wrote results");
+}

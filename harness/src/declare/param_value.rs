@@ -58,6 +58,16 @@ impl ParamValue {
             .unwrap_or_else(|| ParamValue::infer(text))
     }
 
+    /// The value as a declaration writes it, so values that print alike are told apart: text quoted,
+    /// a float with its point (`"1"`, `1.0`, `1`).
+    pub fn written(&self) -> String {
+        match self {
+            ParamValue::Float(x) => format!("{x:?}"),
+            ParamValue::Text(text) => format!("{text:?}"),
+            other => other.to_string(),
+        }
+    }
+
     /// The value as a number, for fits and plots; `None` for text and booleans.
     pub fn as_f64(&self) -> Option<f64> {
         match self {

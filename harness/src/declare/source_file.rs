@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
-use toml::de::{DeArray, DeTable};
+use toml::de::{DeArray, DeTable, DeValue};
 
 use super::spec_error::{Location, SpecError};
 use crate::read_limit::ReadLimit;
@@ -23,10 +23,12 @@ impl SourceFile {
         Ok(SourceFile { path: path.to_path_buf(), text })
     }
 
-    /// Deserializes the whole file; a type or unknown-key error names the key path and its line.
+    /// Deserializes the whole file; a type or unknown-key error names the key path and its line, and so
+    /// does a key or string holding a NUL byte.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, SpecError> {
         let deserializer =
             toml::Deserializer::parse(&self.text).map_err(|error| self.toml_error(String::new(), &error))?;
+        self.refuse_nul()?;
         serde_path_to_error::deserialize(deserializer).map_err(|error| {
             // serde_path_to_error prints `.` for the root and `?` for untracked segments: noise here.
             let key = match error.path().to_string() {
@@ -35,6 +37,21 @@ impl SourceFile {
             };
             self.toml_error(key, error.inner())
         })
+    }
+
+    /// A TOML string may spell a NUL byte (`"\u0000"`), which no program argument, environment variable
+    /// or path can hold: every run given it would fail to start, so the first one is refused here.
+    fn refuse_nul(&self) -> Result<(), SpecError> {
+        let Ok(document) = DeTable::parse(&self.text) else { return Ok(()) };
+        match first_nul(document.get_ref(), "") {
+            None => Ok(()),
+            Some((key, offset)) => Err(SpecError::Invalid {
+                location: self.location(&key.replace('\0', "\\u0000"), Some(line_of_offset(&self.text, offset))),
+                message: "holds a NUL byte (\\u0000), which no program argument, environment variable or path \
+                          can hold: every run would fail"
+                    .to_string(),
+            }),
+        }
     }
 
     /// An error at `key` (dotted path, `[i]` for array elements), located on the key's line.
@@ -119,6 +136,31 @@ fn near_unknown(message: &str) -> Option<String> {
     Some(format!("unknown {kind} `{name}`; did you mean `{near}`?"))
 }
 
+/// The key path and byte offset of the first key or string value under `table` (at `prefix`) that holds
+/// a NUL byte.
+fn first_nul(table: &DeTable<'_>, prefix: &str) -> Option<(String, usize)> {
+    table.iter().find_map(|(name, value)| {
+        let key = if prefix.is_empty() { name.get_ref().to_string() } else { format!("{prefix}.{}", name.get_ref()) };
+        if name.get_ref().contains('\0') {
+            return Some((key, name.span().start));
+        }
+        first_nul_in(value.get_ref(), key, value.span().start)
+    })
+}
+
+/// `first_nul` of one value at `key`, which starts at `offset`.
+fn first_nul_in(value: &DeValue<'_>, key: String, offset: usize) -> Option<(String, usize)> {
+    match value {
+        DeValue::String(text) if text.contains('\0') => Some((key, offset)),
+        DeValue::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(index, item)| first_nul_in(item.get_ref(), format!("{key}[{index}]"), item.span().start)),
+        DeValue::Table(table) => first_nul(table, &key),
+        _ => None,
+    }
+}
+
 fn line_of_offset(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
 }
@@ -148,6 +190,19 @@ mod tests {
         assert_eq!(plain_words(String::new(), far).1, "unknown key `colour`, expected `primary`");
         let variant = "unknown variant `interleave`, expected `interleaved` or `blocked`";
         assert_eq!(plain_words(String::new(), variant).1, "unknown value `interleave`; did you mean `interleaved`?");
+    }
+
+    #[test]
+    fn check_refuses_a_nul_byte_in_a_param_or_env_value_naming_its_key_and_line() {
+        for (text, shown) in [
+            ("name = \"x\"\n[params]\na = [\"1\", \"2\\u0000\"]\n", "sweeps/x.toml:3: `params.a[1]`"),
+            ("[run.env]\nOK = \"1\"\nMODE = \"fast\\u0000\"\n", "sweeps/x.toml:3: `run.env.MODE`"),
+            ("[run.env]\n\"M\\u0000\" = \"1\"\n", "sweeps/x.toml:2: `run.env.M\\u0000`"),
+        ] {
+            let error = source(text).parse::<toml::Table>().unwrap_err().to_string();
+            assert!(error.starts_with(shown) && error.contains("holds a NUL byte"), "{error}");
+        }
+        assert!(source("[run.env]\nMODE = \"fast\"\n").parse::<toml::Table>().is_ok());
     }
 
     #[test]

@@ -63,7 +63,7 @@ fn param(source: &SourceFile, name: &str, value: &toml::Value, unset: Option<&St
         .filter(|value| unset.is_none_or(|unset| !matches!(value, ParamValue::Text(t) if t == unset)))
         .collect();
     if let Some(&[a, b]) = typed.windows(2).find(|pair| kind_of(pair[0]) != kind_of(pair[1])) {
-        let (a, a_kind, b, b_kind) = (written(a), kind_of(a), written(b), kind_of(b));
+        let (a, a_kind, b, b_kind) = (a.written(), kind_of(a), b.written(), kind_of(b));
         let message = format!(
             "mixed value types: `{a}` is {a_kind} but `{b}` is {b_kind}; write every value of a parameter as one type"
         );
@@ -144,14 +144,6 @@ fn kind_of(value: &ParamValue) -> &'static str {
 }
 
 /// A value as TOML writes it, so `32`, `32.0` and `"32"` stay apart in messages.
-fn written(value: &ParamValue) -> String {
-    match value {
-        ParamValue::Float(x) => format!("{x:?}"),
-        ParamValue::Text(text) => format!("{text:?}"),
-        other => other.to_string(),
-    }
-}
-
 /// Zip groups name existing list params of one length, each param in at most one group.
 pub fn zip_groups(source: &SourceFile, groups: &[Vec<String>], params: &[Param]) -> Result<(), SpecError> {
     let mut seen = BTreeSet::new();
@@ -210,7 +202,7 @@ pub fn repeated_values(source: &SourceFile, params: &[Param], zip: &[Vec<String>
             }
         };
         let printed = shown(repeated, |value| value.to_string());
-        let (earlier, repeated) = (shown(earlier, written), shown(repeated, written));
+        let (earlier, repeated) = (shown(earlier, ParamValue::written), shown(repeated, ParamValue::written));
         let message = if earlier == repeated {
             format!("`{printed}` is listed twice: two settings would be one and the same")
         } else {
@@ -578,8 +570,8 @@ pub fn baseline(
         let param = param_named(source, &key, params, name, " (not in [params])")?;
         if !param.values.contains(value) {
             // As TOML writes them: `1` is not `1.0`, and a partner is found by typed value.
-            let values: Vec<String> = param.values.iter().map(|v| format!("`{}`", written(v))).collect();
-            let value = written(value);
+            let values: Vec<String> = param.values.iter().map(|v| format!("`{}`", v.written())).collect();
+            let value = value.written();
             return Err(source
                 .error_at(&key, format!("`{value}` is not a value of `{name}` in the grid ({})", values.join(", "))));
         }

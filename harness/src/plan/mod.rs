@@ -13,6 +13,9 @@ pub use planned_run::PlannedRun;
 pub use setting::{labels_object, Labels, Setting};
 pub use setting_id::SettingId;
 
+use std::collections::HashMap;
+use std::path::Path;
+
 use crate::declare::Sweep;
 
 /// The variant name of a plain sweep, where no kernel is rendered.
@@ -54,13 +57,15 @@ impl Plan {
                 points.push(values);
             }
         }
-        let settings: Vec<Setting> = variants
+        let grid: Vec<Setting> = variants
             .iter()
             .flat_map(|variant| {
                 points.iter().map(|values| Setting { values: values.clone(), variant: variant.clone() })
             })
-            .filter(|setting| matches_filters(setting, &filters))
             .collect();
+        // The whole grid, not the filtered plan: a later `--resume` with another filter adds settings.
+        refuse_settings_printing_alike(&grid, sweep.file())?;
+        let settings: Vec<Setting> = grid.into_iter().filter(|setting| matches_filters(setting, &filters)).collect();
         if settings.is_empty() {
             return Err(PlanError::NothingSelected {
                 filters: options.filters.join(" "),
@@ -83,6 +88,24 @@ impl Plan {
         }
         Ok(Plan { settings, runs, seed, reps })
     }
+}
+
+/// A result CSV tells its settings apart by their labels (`Setting::label`: its sidecar lists them so,
+/// and reading and resuming match rows by them), so two settings that print alike would be one: the
+/// second's rows would read as the first's recorded twice. Refused before anything runs.
+fn refuse_settings_printing_alike(grid: &[Setting], file: &Path) -> Result<(), PlanError> {
+    let mut seen: HashMap<String, &Setting> = HashMap::with_capacity(grid.len());
+    for setting in grid {
+        if let Some(first) = seen.insert(setting.label(), setting) {
+            return Err(PlanError::SettingsPrintAlike {
+                file: file.display().to_string(),
+                first: first.as_written(),
+                second: setting.as_written(),
+                label: setting.label(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Parses `I/N` for `--shard`.
@@ -138,6 +161,22 @@ mod tests {
         assert!(!matches_filters(&setting(ParamValue::Int(8)), &filter("8.0")));
         assert!(matches_filters(&setting(ParamValue::Text("8.0".into())), &filter("8.0")));
         assert!(!matches_filters(&setting(ParamValue::Text("8.0".into())), &filter("8")));
+    }
+
+    #[test]
+    fn two_settings_that_print_alike_are_refused_naming_both() {
+        let text = |value: &str| ParamValue::Text(value.to_string());
+        let setting = |a: &str, b: &str| Setting {
+            values: vec![("a".into(), text(a)), ("b".into(), text(b))],
+            variant: DEFAULT_VARIANT.into(),
+        };
+        let file = Path::new("sweeps/x.toml");
+        let grid = [setting("1 b=2", "3"), setting("1", "3"), setting("1 b=2", "2 b=3"), setting("1", "2 b=3")];
+        let error = refuse_settings_printing_alike(&grid, file).unwrap_err().to_string();
+        assert!(error.contains(r#"{ a = "1 b=2", b = "3" } and { a = "1", b = "2 b=3" }"#), "{error}");
+        assert!(error.starts_with("sweeps/x.toml: settings "), "{error}");
+        assert!(error.contains("both print as `a=1 b=2 b=3`"), "{error}");
+        assert!(refuse_settings_printing_alike(&grid[..2], file).is_ok());
     }
 
     #[test]

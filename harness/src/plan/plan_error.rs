@@ -18,6 +18,11 @@ pub enum PlanError {
     TooManyRuns { reps: u32, settings: usize, rounds: u64, runs: u64, max: u64 },
     #[error("{location} at {setting}: {message}")]
     Expression { location: crate::declare::Location, setting: String, message: String },
+    #[error(
+        "{file}: settings {first} and {second} both print as `{label}`: two settings would share one CSV \
+         identity (a text value holding a space then `name=` reads as another param)"
+    )]
+    SettingsPrintAlike { file: String, first: String, second: String, label: String },
     #[error("--shard {index}/{count}: {count} shards of {reps} reps leave shard {empty} without a rep; give at most {reps} shards")]
     ShardBeyondReps { index: u32, count: u32, reps: u32, empty: u32 },
 }

@@ -26,6 +26,17 @@ impl Setting {
         parts.join(" ")
     }
 
+    /// `{ a = "1 b=2", b = 3 }` (and `variant` unless default): the values as a declaration writes them,
+    /// so two settings whose labels are alike are told apart.
+    pub fn as_written(&self) -> String {
+        let mut parts: Vec<String> =
+            self.values.iter().map(|(name, value)| format!("{name} = {}", value.written())).collect();
+        if self.variant != super::DEFAULT_VARIANT {
+            parts.push(format!("variant = {:?}", self.variant));
+        }
+        format!("{{ {} }}", parts.join(", "))
+    }
+
     /// A file-name-safe form of the label, for run directories.
     pub fn slug(&self) -> String {
         self.label()

@@ -2,6 +2,8 @@
 
 mod attempt_index;
 mod columns;
+mod engine_change;
+mod engine_fingerprint;
 mod file_range;
 #[cfg(test)]
 mod fixtures;
@@ -29,6 +31,8 @@ mod test_sidecar;
 mod torn_row;
 
 pub use columns::Columns;
+pub use engine_change::EngineChange;
+pub use engine_fingerprint::EngineFingerprint;
 #[cfg(test)]
 pub use fixtures::Observation;
 pub use merged_shards::MergedShards;

@@ -33,7 +33,7 @@ impl Provenance {
     /// `env` is set on top of ours for the version commands (e.g. a sourced toolchain environment).
     pub fn gather(tree: &Path, toolchain: &BTreeMap<String, Vec<String>>, env: &[(String, String)]) -> Provenance {
         let host = nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_default();
-        let engine_commit = git(tree, &["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".to_string());
+        let engine_commit = head_commit(tree).unwrap_or_else(|| "unknown".to_string());
         let engine_dirty =
             git(tree, &["status", "--porcelain", "--untracked-files=no", "."]).is_some_and(|out| !out.is_empty());
         let toolchain = toolchain.iter().map(|(name, argv)| (name.clone(), version_line(argv, env))).collect();
@@ -47,6 +47,11 @@ impl Provenance {
 fn slurm_placement(var: impl Fn(&str) -> Option<String>) -> (String, String) {
     let job = var("SLURM_ARRAY_JOB_ID").or_else(|| var("SLURM_JOB_ID")).unwrap_or_default();
     (job, var("SLURM_ARRAY_TASK_ID").unwrap_or_default())
+}
+
+/// The commit checked out in `tree`, if it is a git checkout.
+pub(super) fn head_commit(tree: &Path) -> Option<String> {
+    git(tree, &["rev-parse", "HEAD"])
 }
 
 fn git(tree: &Path, args: &[&str]) -> Option<String> {

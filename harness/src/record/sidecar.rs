@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::engine_change::EngineChange;
+use super::engine_fingerprint::EngineFingerprint;
 use super::provenance::Provenance;
 use super::record_error::RecordError;
 use super::recorded_decl::RecordedDecl;
@@ -47,6 +49,14 @@ pub struct Sidecar {
     /// Which sweep the CSV records; absent from sidecars written before it was (see `fingerprint`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<SweepFingerprint>,
+    /// The engine its latest rows come from; absent from sidecars written before it was recorded (a
+    /// resume of one cannot tell whether its rows come from the same engine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_fingerprint: Option<EngineFingerprint>,
+    /// The engine changes resumes accepted (`--accept-engine-change`), oldest first: the rows come from
+    /// more than one engine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engine_changes: Vec<EngineChange>,
 }
 
 impl Sidecar {
@@ -156,6 +166,7 @@ mod tests {
         assert_eq!(read.base_environment, RecordedEnvironment::Inherited(Inherited::Inherited));
         assert_eq!(read.provenance.toolchain["cc"], "cc 1");
         assert!(read.sweep.ablation.is_none());
+        assert!(read.engine_fingerprint.is_none() && read.engine_changes.is_empty(), "an engine it never recorded");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::metric_units::MetricUnits;
 use super::resume_command::ResumeCommand;
 use super::text::Text;
 use crate::declare::ReportConfig;
-use crate::record::Sidecar;
+use crate::record::{EngineChange, Sidecar};
 
 /// The recorded facts a report states besides the verdicts; `Default` for a CSV without a sidecar.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -21,6 +21,8 @@ pub struct ReportContext {
     pub planned: Option<PlannedRuns>,
     /// Runs recorded more than once (failed, then run again by `--resume`).
     pub retried: usize,
+    /// The engine changes resumes accepted (`--accept-engine-change`): the rows come from more than one engine.
+    pub engine_changes: Vec<EngineChange>,
 }
 
 impl ReportContext {
@@ -40,6 +42,7 @@ impl ReportContext {
             phases: profile.map(|phases| phases.keys().cloned().collect()).unwrap_or_default(),
             planned: Some(planned),
             retried,
+            engine_changes: sidecar.engine_changes.clone(),
         }
     }
 }

@@ -11,6 +11,7 @@ use super::sweep_report::SweepReport;
 use super::table::Table;
 use super::text::Text;
 use crate::analyse::{DriftBound, FailureSummary, GroupOutcome, Straggler, StragglerSide};
+use crate::record::EngineChange;
 
 /// Every note of the block (it always has one: at least how many runs finished): warnings first, each kind
 /// in the order above.
@@ -32,7 +33,18 @@ pub fn run_notes(failures: &FailureSummary, context: &ReportContext) -> Vec<Note
     let mut notes = vec![failure_note(failures)];
     notes.extend(context.planned.as_ref().and_then(|planned| planned.shortfall(failures.runs)));
     notes.extend(retried_note(context.retried));
+    notes.extend(context.engine_changes.iter().map(engine_change_note));
     notes
+}
+
+/// A resume that added rows of another engine (`--accept-engine-change`): the runs compared are not all
+/// of one engine.
+fn engine_change_note(change: &EngineChange) -> Note {
+    Note::warning(
+        Text::plain("Not every row comes from one engine: a resume with ")
+            .code("--accept-engine-change")
+            .and(format!(" ({}) added rows of another: {}.", change.at, change.change)),
+    )
 }
 
 /// `## Failed runs`: each reason with how many runs failed for it (their count leads `What to trust`).
@@ -198,4 +210,32 @@ fn disagreement_note(report: &SweepReport) -> Option<Note> {
             .and(": see Equivalence."),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (issue 33, case 6): a resume after the engine changed was silent; accepted, it is a
+    /// warning of every summary of the CSV.
+    #[test]
+    fn an_accepted_engine_change_is_a_warning_of_the_summary() {
+        let previous: crate::record::EngineFingerprint = serde_json::from_value(serde_json::json!({
+            "program": "a", "build": [], "launcher": "local", "launcher_command": [], "ranks": 1, "hostfile": null,
+            "pre_run": [], "env": {},
+            "setup": null, "tree": "/e", "commit": null
+        }))
+        .unwrap();
+        let change =
+            EngineChange { at: "20250101T000000Z".into(), change: "`program` was \"a\", now \"b\"".into(), previous };
+        let context = ReportContext { engine_changes: vec![change], ..ReportContext::default() };
+        let failures = FailureSummary { runs: 4, failed: 0, reasons: Vec::new() };
+        let notes = run_notes(&failures, &context);
+        let note = notes.iter().find(|note| note.warning).expect("a warning");
+        assert_eq!(
+            note.text.with_backticks(),
+            "Not every row comes from one engine: a resume with `--accept-engine-change` (20250101T000000Z) added \
+             rows of another: `program` was \"a\", now \"b\"."
+        );
+    }
 }

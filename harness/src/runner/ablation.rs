@@ -338,7 +338,9 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
         if session.stopped.is_some() {
             break;
         }
-        in_place.apply(&rendered[first])?;
+        for kept in in_place.apply(&rendered[first])? {
+            session.progress.note(&format!("sweep: {kept}"));
+        }
         let Some(report) = build_in_place(ablation, &plan.settings[first], *key, &session.logs, context)? else {
             session.stopped = events.signals.received().map(|signal| super::EarlyStop::Interrupted { signal });
             break;
@@ -356,7 +358,9 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
         }
         reports.push(report);
     }
-    in_place.restore()?;
+    for kept in in_place.restore()? {
+        session.progress.note(&format!("sweep: {kept}"));
+    }
     session.progress.note(&format!(
         "restored {} in {}",
         targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", "),

@@ -29,8 +29,8 @@ use crate::declare::{CheckTest, Race, Sweep};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, DEFAULT_VARIANT};
 use crate::record::{
-    utc_stamp, Columns, RecordedAttempts, RecordedDecl, RecordedEnvironment, ResultPaths, ResultWriter, Sidecar,
-    SweepFingerprint, SIDECAR_SCHEMA_VERSION,
+    utc_stamp, Columns, EngineChange, EngineFingerprint, RecordError, RecordedAttempts, RecordedDecl,
+    RecordedEnvironment, ResultPaths, ResultWriter, Sidecar, SweepFingerprint, SIDECAR_SCHEMA_VERSION,
 };
 
 /// How `sweep run` was asked to run, already checked.
@@ -51,6 +51,8 @@ pub struct RunOptions {
     pub race: Option<Race>,
     /// Of a resumed CSV, keep failed runs as recorded instead of running them again (`--no-retry-failed`).
     pub keep_failed: bool,
+    /// Resume a CSV whose rows come from another engine, recording the change (`--accept-engine-change`).
+    pub accept_engine_change: bool,
     /// Stop after this many consecutive runs failed the same way (`None`: never, `--keep-going`).
     pub same_failures_limit: Option<u32>,
 }
@@ -91,7 +93,8 @@ pub struct SweepOutcome {
 pub fn plan_sweep(sweep: &Sweep, options: &RunOptions) -> Result<(Plan, Vec<VariantSite>), RunnerError> {
     let mut plan_options = options.plan.clone();
     if let Some(resume) = &options.resume {
-        plan_options.seed = plan_options.seed.or(Some(check_resume(sweep, resume)?.seed));
+        let recorded = check_resume(sweep, resume, options.accept_engine_change)?;
+        plan_options.seed = plan_options.seed.or(Some(recorded.seed));
     }
     let plan = Plan::new(sweep, &[DEFAULT_VARIANT.to_string()], &plan_options)?;
     // A sweep with build-time params builds each tuple in a cache entry of its own.
@@ -222,19 +225,33 @@ fn open_results(plan: &Plan, context: &Context<'_>) -> Result<(ResultWriter, Rec
     }
 }
 
-/// Checks, reading only, that `csv` can be resumed by `sweep` (its sidecar names this sweep, its rows
-/// read) and returns its sidecar: done before anything is built or written.
-pub fn check_resume(sweep: &Sweep, csv: &Path) -> Result<Sidecar, RunnerError> {
+/// Checks, reading only, that `csv` can be resumed by `sweep` (its sidecar names this sweep and its
+/// engine, unless `accept_engine_change`; its rows read) and returns its sidecar: done before anything is
+/// built or written.
+pub fn check_resume(sweep: &Sweep, csv: &Path, accept_engine_change: bool) -> Result<Sidecar, RunnerError> {
     ResultWriter::check_resumable(csv, &columns(sweep), &SweepFingerprint::of(sweep))?;
     let paths = ResultPaths::for_csv(csv);
+    let mismatch = |reason: String| RunnerError::from(RecordError::ResumeMismatch { path: csv.to_path_buf(), reason });
     // Run directories go under these: a link planted there would send them (and the runs' files) elsewhere.
     for dir in [paths.logs.clone(), paths.logs.join("runs")] {
         if let Some(reason) = crate::variants::directory_refusal(&dir) {
-            let reason = format!("{reason}; its run directories must be real folders beside it");
-            return Err(crate::record::RecordError::ResumeMismatch { path: csv.to_path_buf(), reason }.into());
+            return Err(mismatch(format!("{reason}; its run directories must be real folders beside it")));
         }
     }
-    Ok(Sidecar::read(&paths.sidecar)?)
+    let sidecar = Sidecar::read(&paths.sidecar)?;
+    match engine_change(&sidecar, sweep) {
+        Some(change) if !accept_engine_change => Err(mismatch(format!(
+            "its rows come from another engine ({change}); --accept-engine-change adds this engine's rows to \
+             them, recorded in its sidecar and shown in its summary"
+        ))),
+        _ => Ok(sidecar),
+    }
+}
+
+/// How `sweep`'s engine differs from the one a resumed CSV's rows come from, if its sidecar says and
+/// they differ.
+fn engine_change(recorded: &Sidecar, sweep: &Sweep) -> Option<String> {
+    recorded.engine_fingerprint.as_ref()?.difference(&EngineFingerprint::of(&sweep.engine))
 }
 
 /// A short content hash of the engine binary, so rows say exactly which build produced them.
@@ -251,12 +268,19 @@ fn write_sidecar(plan: &Plan, context: &Context<'_>) -> Result<(), RunnerError> 
     let (sweep, options, paths, origin) = (context.sweep, context.options, &context.paths, &context.origin);
     let mut settings: Vec<String> = plan.settings.iter().map(|s| s.label()).collect();
     let mut reps = plan.reps;
+    let engine = EngineFingerprint::of(&sweep.engine);
+    let mut engine_changes = Vec::new();
     // A resumed CSV keeps every row it holds inside its sidecar's grid, whatever `--filter` or `--reps`
-    // this invocation gives.
+    // this invocation gives, and the engines its rows come from.
     if let Some(recorded) = options.resume.as_ref().and_then(|_| Sidecar::read(&paths.sidecar).ok()) {
         let planned: BTreeSet<String> = settings.iter().cloned().collect();
         settings = recorded.settings.into_iter().filter(|label| !planned.contains(label)).chain(settings).collect();
         reps = reps.max(recorded.reps);
+        engine_changes = recorded.engine_changes;
+        // `check_resume` let it through: accepted.
+        engine_changes.extend(recorded.engine_fingerprint.and_then(|previous| {
+            Some(EngineChange { at: utc_stamp(), change: previous.difference(&engine)?, previous })
+        }));
     }
     let sidecar = Sidecar {
         schema_version: SIDECAR_SCHEMA_VERSION,
@@ -273,6 +297,8 @@ fn write_sidecar(plan: &Plan, context: &Context<'_>) -> Result<(), RunnerError> 
         sweep_version: env!("CARGO_PKG_VERSION").to_string(),
         race: options.race,
         fingerprint: Some(SweepFingerprint::of(sweep)),
+        engine_fingerprint: Some(engine),
+        engine_changes,
     };
     sidecar.write(&paths.sidecar)?;
     Ok(())

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::VariantError;
 use super::journal::Journal;
+use super::kept_edit::KeptEdit;
 use super::recovery::restore_under_lock;
 use super::template_target::{resolve_target, RenderedFile};
 use super::tree_lock::TreeLock;
@@ -34,30 +35,43 @@ impl InPlaceSession {
     }
 
     /// Writes each rendering over its target atomically: a target is always the original or a whole rendering.
-    pub fn apply(&mut self, files: &[RenderedFile]) -> Result<(), VariantError> {
-        for file in files {
-            let relative = canonical_relative(&self.tree, &file.target)?;
-            if !self.journal.entries.iter().any(|entry| entry.target == relative) {
-                // Only journaled targets can be restored; writing anything else would be permanent.
-                return Err(VariantError::Journal {
-                    path: self.tree.join(&file.target),
-                    reason: "the target was not saved when the session began".to_string(),
-                });
-            }
-            let path = self.tree.join(&relative);
+    /// Each rendering is journaled before it is written, and a target a user edited meanwhile is kept
+    /// beside it first: the copies kept are returned.
+    pub fn apply(&mut self, files: &[RenderedFile]) -> Result<Vec<KeptEdit>, VariantError> {
+        let targets = files.iter().map(|file| self.journaled(&file.target)).collect::<Result<Vec<_>, _>>()?;
+        let kept = self.journal.keep_user_edits(&self.tree, &targets)?;
+        let renderings = targets.iter().zip(files).map(|(target, file)| (target.as_path(), file.text.as_bytes()));
+        self.journal.record_renderings(&self.tree, renderings)?;
+        for (target, file) in targets.iter().zip(files) {
+            let path = self.tree.join(target);
             write_atomic(&path, file.text.as_bytes(), None).map_err(VariantError::io("write", &path))?;
         }
-        Ok(())
+        Ok(kept)
     }
 
-    /// Restores every original (sha256-verified), removes the journal and the saved copies, releases the lock.
-    pub fn restore(&mut self) -> Result<(), VariantError> {
-        if self.lock.is_some() {
-            // On failure the lock is kept, so drop does not release it early; the journal remains for recovery.
-            self.journal.restore(&self.tree)?;
-            self.lock = None;
+    /// `target`'s real path relative to the tree, which must be one the journal saved.
+    fn journaled(&self, target: &Path) -> Result<PathBuf, VariantError> {
+        let relative = canonical_relative(&self.tree, target)?;
+        if !self.journal.entries.iter().any(|entry| entry.target == relative) {
+            // Only journaled targets can be restored; writing anything else would be permanent.
+            return Err(VariantError::Journal {
+                path: self.tree.join(target),
+                reason: "the target was not saved when the session began".to_string(),
+            });
         }
-        Ok(())
+        Ok(relative)
+    }
+
+    /// Restores every original (sha256-verified), removes the journal and the saved copies, releases the
+    /// lock; returns the user's edits it kept beside their files first.
+    pub fn restore(&mut self) -> Result<Vec<KeptEdit>, VariantError> {
+        if self.lock.is_none() {
+            return Ok(Vec::new());
+        }
+        // On failure the lock is kept, so drop does not release it early; the journal remains for recovery.
+        let kept = self.journal.restore(&self.tree)?;
+        self.lock = None;
+        Ok(kept)
     }
 }
 
@@ -66,11 +80,15 @@ impl Drop for InPlaceSession {
         if self.lock.is_none() {
             return;
         }
-        if let Err(error) = self.restore() {
-            // Drop cannot return an error; the journal is still on disk, so say how to finish the job, as a
-            // command that runs as printed.
-            let restore = crate::shell_line::sweep_command(&["restore".into(), self.tree.display().to_string()]);
-            eprintln!("sweep: {error}; run `{restore}` to finish restoring");
+        match self.restore() {
+            // Drop cannot return them: say where the user's edits are.
+            Ok(kept) => kept.iter().for_each(|kept| eprintln!("sweep: {kept}")),
+            // Nor an error; the journal is still on disk, so say how to finish the job, as a command that
+            // runs as printed.
+            Err(error) => {
+                let restore = crate::shell_line::sweep_command(&["restore".into(), self.tree.display().to_string()]);
+                eprintln!("sweep: {error}; run `{restore}` to finish restoring");
+            }
         }
     }
 }
@@ -122,6 +140,15 @@ mod tests {
         assert_eq!(names.len(), 2, "stray files in the tree: {names:?}");
     }
 
+    /// Begins a session on `tree` and applies the ablated renderings, then leaves them as a SIGKILL would:
+    /// no destructor runs, but the kernel drops the flock.
+    fn killed_after_applying(tree: &Path) {
+        let mut session = InPlaceSession::begin(tree, &targets()).unwrap();
+        session.apply(&ablated()).unwrap();
+        drop(session.lock.take());
+        std::mem::forget(session);
+    }
+
     #[test]
     fn apply_then_restore_is_byte_identical() {
         let tree = engine_tree();
@@ -167,11 +194,7 @@ mod tests {
     #[test]
     fn crash_after_apply_is_recovered_from_the_journal() {
         let tree = engine_tree();
-        let mut session = InPlaceSession::begin(tree.path(), &targets()).unwrap();
-        session.apply(&ablated()).unwrap();
-        // A SIGKILL runs no destructor but the kernel drops the flock: release the lock, forget the rest.
-        drop(session.lock.take());
-        std::mem::forget(session);
+        killed_after_applying(tree.path());
         let recovery = recover_in_place(tree.path()).unwrap().expect("a journal to recover");
         assert_eq!(recovery.pid, std::process::id());
         assert_eq!(recovery.restored.len(), 2);
@@ -179,13 +202,42 @@ mod tests {
         assert_eq!(recover_in_place(tree.path()).unwrap(), None);
     }
 
+    /// Regression (issue 33, case 2): a line the user added to a rendered file was lost when the next
+    /// variant was written over it.
+    #[test]
+    fn apply_keeps_a_user_edit_made_after_the_last_rendering() {
+        let tree = engine_tree();
+        let mut session = InPlaceSession::begin(tree.path(), &targets()).unwrap();
+        assert_eq!(session.apply(&ablated()).unwrap(), []);
+        fs::write(tree.path().join("kernels/gd.cpp"), "// ablated\n// mine\n").unwrap();
+        let kept = session.apply(&ablated()[..1]).unwrap();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(fs::read_to_string(&kept[0].copy).unwrap(), "// ablated\n// mine\n");
+        assert_eq!(session.restore().unwrap(), [], "the file held sweep's rendering again");
+        fs::remove_file(&kept[0].copy).unwrap();
+        assert_original(tree.path());
+    }
+
+    /// Regression (issue 33, case 2): automatic recovery (what `run`, `ablate` and `restore` do first) put
+    /// the original over a line the user added to a rendered file, with no copy.
+    #[test]
+    fn auto_recovery_keeps_a_user_edit_of_a_rendered_file() {
+        let tree = engine_tree();
+        killed_after_applying(tree.path());
+        fs::write(tree.path().join("kernels/gd.cpp"), "// ablated\n// mine\n").unwrap();
+        let recovery = recover_in_place(tree.path()).unwrap().expect("a journal to recover");
+        let copy = tree.path().canonicalize().unwrap().join("kernels/gd.cpp.sweep-user-edit");
+        assert_eq!(recovery.kept.iter().map(|kept| &kept.copy).collect::<Vec<_>>(), [&copy]);
+        assert!(recovery.to_string().contains(&format!("your version is kept in {}", copy.display())), "{recovery}");
+        assert_eq!(fs::read_to_string(&copy).unwrap(), "// ablated\n// mine\n");
+        fs::remove_file(&copy).unwrap();
+        assert_original(tree.path());
+    }
+
     #[test]
     fn begin_on_a_crashed_tree_restores_before_saving() {
         let tree = engine_tree();
-        let mut session = InPlaceSession::begin(tree.path(), &targets()).unwrap();
-        session.apply(&ablated()).unwrap();
-        drop(session.lock.take());
-        std::mem::forget(session);
+        killed_after_applying(tree.path());
         let mut again = InPlaceSession::begin(tree.path(), &targets()).unwrap();
         again.restore().unwrap();
         assert_original(tree.path());

@@ -5,16 +5,19 @@ use std::path::{Path, PathBuf};
 use super::error::VariantError;
 use super::journal::Journal;
 use super::journal_confinement::STATE_DIR;
+use super::kept_edit::KeptEdit;
 use super::tree_lock::TreeLock;
 
 /// What a recovery put back, so the CLI can say "restored N file(s) from an interrupted in-place
-/// ablation (pid P)".
+/// ablation (pid P)", and where it kept the user's edits of them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recovery {
     /// The pid of the sweep that was interrupted.
     pub pid: u32,
     /// The restored targets, relative to the tree.
     pub restored: Vec<PathBuf>,
+    /// Targets a user edited after they were rendered, and where their edits are now.
+    pub kept: Vec<KeptEdit>,
 }
 
 impl std::fmt::Display for Recovery {
@@ -26,7 +29,8 @@ impl std::fmt::Display for Recovery {
             files.len(),
             self.pid,
             files.join(", ")
-        )
+        )?;
+        self.kept.iter().try_for_each(|kept| write!(f, "\nsweep: {kept}"))
     }
 }
 
@@ -61,7 +65,7 @@ pub(super) fn restore_under_lock(tree: &Path) -> Result<Option<Recovery>, Varian
         Journal::discard_leftovers(tree)?;
         return Ok(None);
     };
-    journal.restore(tree)?;
+    let kept = journal.restore(tree)?;
     let restored = journal.entries.into_iter().map(|entry| entry.target).collect();
-    Ok(Some(Recovery { pid: journal.pid, restored }))
+    Ok(Some(Recovery { pid: journal.pid, restored, kept }))
 }

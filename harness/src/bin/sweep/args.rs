@@ -83,6 +83,10 @@ pub struct RunArgs {
     /// With --resume: keep the failed runs the CSV records instead of running them again.
     #[arg(long, requires = "resume")]
     pub no_retry_failed: bool,
+    /// With --resume: add rows to a CSV whose rows come from another engine (another program, arguments,
+    /// environment, tree or commit); the change is recorded in its sidecar and shown in its summary.
+    #[arg(long, requires = "resume")]
+    pub accept_engine_change: bool,
     /// Only settings whose parameter KEY has VALUE, read as that parameter's type (`8` selects 8 and 8.0)
     /// (repeatable; all must match).
     #[arg(long = "filter", value_name = "KEY=VALUE")]

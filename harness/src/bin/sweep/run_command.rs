@@ -23,7 +23,14 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     if let Some(csv) = &args.resume {
         // Before anything is read from it or written: the CSV must be this sweep's, and so must every
         // summary, page and plot the resumed sweep will write again beside it.
-        runner::check_resume(&sweep, csv)?;
+        let recorded = runner::check_resume(&sweep, csv, args.accept_engine_change)?;
+        if recorded.engine_fingerprint.is_none() {
+            eprintln!(
+                "sweep: note: {}: written by an older sweep, it does not record its engine: whether its rows \
+                 come from this one cannot be checked",
+                ResultPaths::for_csv(csv).sidecar.display()
+            );
+        }
         ResultFiles::open(&ResultPaths::for_csv(csv), args.execution.force)?;
     }
     let options = run_options(&args, &sweep)?;
@@ -93,6 +100,7 @@ fn run_options(args: &RunArgs, sweep: &declare::Sweep) -> Result<RunOptions, Com
         build: !args.no_build,
         race,
         keep_failed: args.no_retry_failed,
+        accept_engine_change: args.accept_engine_change,
         ..options
     })
 }
