@@ -8,6 +8,7 @@ use super::recovery::restore_under_lock;
 use super::template_target::{resolve_target, RenderedFile};
 use super::tree_lock::TreeLock;
 use crate::atomic_file::write_atomic;
+use crate::console::Console;
 
 /// A live in-place ablation of one tree. Restores the originals on `restore`, or on drop (error paths and
 /// panics); after a SIGKILL, `recover_in_place` finds the journal and restores instead.
@@ -70,7 +71,7 @@ impl Drop for InPlaceSession {
             // Drop cannot return an error; the journal is still on disk, so say how to finish the job, as a
             // command that runs as printed.
             let restore = crate::shell_line::sweep_command(&["restore".into(), self.tree.display().to_string()]);
-            eprintln!("sweep: {error}; run `{restore}` to finish restoring");
+            Console::Stderr.line(format_args!("sweep: {error}; run `{restore}` to finish restoring"));
         }
     }
 }

@@ -6,6 +6,7 @@ use std::error::Error;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use sweep::console::Console;
 use sweep::exit_code;
 
 /// Every error a command returns; each library error keeps its `source()` chain.
@@ -57,7 +58,7 @@ pub fn finish(outcome: Result<u8, CommandError>) -> ExitCode {
     match outcome {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
-            eprintln!("sweep: error: {}", one_line(&error));
+            Console::Stderr.line(format_args!("sweep: error: {}", one_line(&error)));
             ExitCode::from(error.exit_code())
         }
     }
