@@ -19,6 +19,8 @@ pub mod exit_code;
 pub mod expression;
 pub mod extract;
 pub mod file_lock;
+#[cfg(test)]
+mod fuzz_campaign;
 pub mod launch;
 #[cfg(test)]
 mod mutation;
