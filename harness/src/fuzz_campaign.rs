@@ -38,7 +38,7 @@ pub enum Budget {
 
 impl Budget {
     /// The time `bench/fuzz.sh` gives each reader: `SWEEP_FUZZ_SECONDS`, 60 when unset.
-    pub fn from_env() -> Budget {
+    fn from_env() -> Budget {
         let seconds = std::env::var("SWEEP_FUZZ_SECONDS").ok().and_then(|text| text.parse().ok()).unwrap_or(60);
         Budget::Time(Duration::from_secs(seconds))
     }
@@ -109,6 +109,18 @@ impl FuzzCampaign {
         }
         campaign.elapsed = started.elapsed();
         campaign
+    }
+
+    /// The campaign `bench/fuzz.sh` runs: for `SWEEP_FUZZ_SECONDS` on a random seed, its tally printed, then
+    /// checked as `assert_sound` checks it.
+    pub fn run_for_a_time(
+        reader: &'static str,
+        input: impl FnMut(&mut Mutator) -> Vec<u8>,
+        judge: impl Fn(&[u8]) -> Outcome,
+    ) {
+        let campaign = FuzzCampaign::run(reader, rand::random(), Budget::from_env(), input, judge);
+        println!("\n{campaign}");
+        campaign.assert_sound();
     }
 
     fn keep(&mut self, bytes: &[u8], what: &str) {

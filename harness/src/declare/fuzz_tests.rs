@@ -173,12 +173,7 @@ fn mutated_sweeps_never_panic_and_what_is_accepted_holds_together() {
 #[ignore = "a timed campaign: bench/fuzz.sh runs it for SWEEP_FUZZ_SECONDS"]
 fn declaration_parser_for_a_time() {
     let folder = Folder::new();
-    let campaign =
-        FuzzCampaign::run("declaration parser", rand::random(), Budget::from_env(), mutated_sweep, |bytes| {
-            folder.judge(bytes)
-        });
-    println!("\n{campaign}");
-    campaign.assert_sound();
+    FuzzCampaign::run_for_a_time("declaration parser", mutated_sweep, |bytes| folder.judge(bytes));
 }
 
 #[test]

@@ -312,30 +312,22 @@ fn mutated_sidecars_never_panic_and_what_is_accepted_holds_together() {
 #[ignore = "a timed campaign: bench/fuzz.sh runs it for SWEEP_FUZZ_SECONDS"]
 fn csv_reader_for_a_time() {
     let folder = Folder::new();
-    let campaign = FuzzCampaign::run(
+    FuzzCampaign::run_for_a_time(
         "csv reader",
-        rand::random(),
-        Budget::from_env(),
         |mutator| mutator.mutate(&folder.valid),
         |bytes| folder.judge_csv(bytes),
     );
-    println!("\n{campaign}");
-    campaign.assert_sound();
 }
 
 #[test]
 #[ignore = "a timed campaign: bench/fuzz.sh runs it for SWEEP_FUZZ_SECONDS"]
 fn sidecar_reader_for_a_time() {
     let folder = Folder::new();
-    let campaign = FuzzCampaign::run(
+    FuzzCampaign::run_for_a_time(
         "sidecar reader",
-        rand::random(),
-        Budget::from_env(),
         |mutator| folder.mutated_sidecar(mutator),
         |bytes| folder.judge_sidecar(bytes),
     );
-    println!("\n{campaign}");
-    campaign.assert_sound();
 }
 
 #[test]
