@@ -1,6 +1,6 @@
 //! Test-only: `FuzzCampaign`, one reader fed seeded mutations of a valid input for a number of cases (the
 //! unit tests, in CI) or for a time (the ignored `*_for_a_time` tests `bench/fuzz.sh` runs), counting what
-//! the reader made of each: refused, accepted, accepted something inconsistent, or panicked.
+//! the reader made of each; `Outcome`: what it made of one (refused, accepted, accepted inconsistently).
 
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -31,7 +31,7 @@ impl Outcome {
 
 /// How long a campaign runs.
 #[derive(Debug, Clone, Copy)]
-pub enum Budget {
+enum Budget {
     Cases(u64),
     Time(Duration),
 }
@@ -70,8 +70,31 @@ pub struct FuzzCampaign {
 const KEPT_FAILURES: usize = 3;
 
 impl FuzzCampaign {
-    /// Feeds `judge` the inputs `input` draws from a mutator seeded with `seed`, until `budget` is spent.
+    /// Feeds `judge` `cases` inputs that `input` draws from a mutator seeded with `seed`.
     pub fn run(
+        reader: &'static str,
+        seed: u64,
+        cases: u64,
+        input: impl FnMut(&mut Mutator) -> Vec<u8>,
+        judge: impl Fn(&[u8]) -> Outcome,
+    ) -> FuzzCampaign {
+        FuzzCampaign::spend(reader, seed, Budget::Cases(cases), input, judge)
+    }
+
+    /// The campaign `bench/fuzz.sh` runs: for `SWEEP_FUZZ_SECONDS` on a random seed, its tally printed, then
+    /// checked as `assert_sound` checks it.
+    pub fn run_for_a_time(
+        reader: &'static str,
+        input: impl FnMut(&mut Mutator) -> Vec<u8>,
+        judge: impl Fn(&[u8]) -> Outcome,
+    ) {
+        let campaign = FuzzCampaign::spend(reader, rand::random(), Budget::from_env(), input, judge);
+        println!("\n{campaign}");
+        campaign.assert_sound();
+    }
+
+    /// Feeds `judge` the inputs `input` draws from a mutator seeded with `seed`, until `budget` is spent.
+    fn spend(
         reader: &'static str,
         seed: u64,
         budget: Budget,
@@ -109,18 +132,6 @@ impl FuzzCampaign {
         }
         campaign.elapsed = started.elapsed();
         campaign
-    }
-
-    /// The campaign `bench/fuzz.sh` runs: for `SWEEP_FUZZ_SECONDS` on a random seed, its tally printed, then
-    /// checked as `assert_sound` checks it.
-    pub fn run_for_a_time(
-        reader: &'static str,
-        input: impl FnMut(&mut Mutator) -> Vec<u8>,
-        judge: impl Fn(&[u8]) -> Outcome,
-    ) {
-        let campaign = FuzzCampaign::run(reader, rand::random(), Budget::from_env(), input, judge);
-        println!("\n{campaign}");
-        campaign.assert_sound();
     }
 
     fn keep(&mut self, bytes: &[u8], what: &str) {

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::{load_sweep, ParamValue, SpecError, Sweep, SweepDecl};
-use crate::fuzz_campaign::{Budget, FuzzCampaign, Outcome};
+use crate::fuzz_campaign::{FuzzCampaign, Outcome};
 use crate::mutation::{assert_one_line_naming, Mutator};
 
 const PROFILE: &str = "tree = \".\"\nprogram = \"true\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\n\
@@ -162,9 +162,8 @@ fn the_base_sweep_is_valid() {
 #[test]
 fn mutated_sweeps_never_panic_and_what_is_accepted_holds_together() {
     let folder = Folder::new();
-    let campaign = FuzzCampaign::run("declaration parser", 0x5eed_70a1, Budget::Cases(1500), mutated_sweep, |bytes| {
-        folder.judge(bytes)
-    });
+    let campaign =
+        FuzzCampaign::run("declaration parser", 0x5eed_70a1, 1500, mutated_sweep, |bytes| folder.judge(bytes));
     campaign.assert_sound();
     campaign.assert_refuses_at_least(0.5);
 }

@@ -20,7 +20,7 @@ use super::run_table::RunTable;
 use super::sidecar::Sidecar;
 use super::test_sidecar::declaring;
 use crate::declare::{Param, ParamValue};
-use crate::fuzz_campaign::{Budget, FuzzCampaign, Outcome};
+use crate::fuzz_campaign::{FuzzCampaign, Outcome};
 use crate::launch::RunStatus;
 use crate::mutation::{assert_one_line_naming, Mutator};
 
@@ -284,7 +284,7 @@ fn mutated_csvs_never_panic_and_what_is_accepted_is_what_the_file_says() {
     let campaign = FuzzCampaign::run(
         "csv reader",
         0xc5f_fa22,
-        Budget::Cases(2000),
+        2000,
         |mutator| mutator.mutate(&folder.valid),
         |bytes| folder.judge_csv(bytes),
     );
@@ -300,7 +300,7 @@ fn mutated_sidecars_never_panic_and_what_is_accepted_holds_together() {
     let campaign = FuzzCampaign::run(
         "sidecar reader",
         0x51de_ca55,
-        Budget::Cases(1000),
+        1000,
         |mutator| folder.mutated_sidecar(mutator),
         |bytes| folder.judge_sidecar(bytes),
     );
