@@ -27,8 +27,9 @@ use crate::mutation::{assert_one_line_naming, Mutator};
 /// A run of the valid CSV: its `rows`, rep, attempt, warmup, status and error.
 type SampleRun = (i64, u32, u32, bool, RunStatus, &'static str);
 
-/// Every setting twice, a warmup, and a failure (its error quoted, with a line end) run again: the quoting,
-/// attempt and warmup paths of the reader. No metric value appears in another cell.
+/// Every setting twice, a warmup, and a failure (its error quoted for its quotes; the writer makes its line
+/// end a space) run again: the quoting, attempt and warmup paths of the reader. No metric value appears in
+/// another cell.
 const RUNS: [SampleRun; 6] = [
     (512, 1, 1, true, RunStatus::Ok, ""),
     (512, 1, 1, false, RunStatus::Ok, ""),
