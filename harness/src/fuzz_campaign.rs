@@ -18,13 +18,13 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// A refusal, unless it is not the one line naming `file` a refusal must be (an OS error names it
-    /// last: `permission denied: results/x.json`).
+    /// A refusal, unless it does not name `file` (an OS error names it last: `permission denied: x.json`).
+    /// It may quote a line end of the input: the binary prints every error on one line, escaping it.
     pub fn refusal(error: &dyn fmt::Display, file: &Path) -> Outcome {
         let text = error.to_string();
-        match text.contains('\n') || !text.contains(&file.display().to_string()) {
-            true => Outcome::Inconsistent(format!("a refusal that is not one line naming {}: {text}", file.display())),
-            false => Outcome::Refused,
+        match text.contains(&file.display().to_string()) {
+            true => Outcome::Refused,
+            false => Outcome::Inconsistent(format!("a refusal that does not name {}: {text}", file.display())),
         }
     }
 }

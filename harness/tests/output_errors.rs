@@ -1,7 +1,8 @@
 //! Issue 33, case 3: output errors are not fatal. A reader that left (`sweep run X 2>&1 | head -c1`, a pager
 //! quit) or a full device on stdout or stderr never panics `sweep`: a sweep records every run and ends with
-//! its usual exit status, and a read-only command's status is its own. The engine is the FIXTURE rank script
-//! (`tests/fixtures/rank_fixture.sh`): its numbers are not measurements.
+//! its usual exit status, and a read-only command's status is its own. An error stays one line whatever it
+//! quotes. The engine is the FIXTURE rank script (`tests/fixtures/rank_fixture.sh`): its numbers are not
+//! measurements.
 
 mod common;
 
@@ -148,4 +149,27 @@ fn report_on_a_full_stdout_says_so_once_and_keeps_its_exit_status() {
     let about_stdout: Vec<&str> = said.lines().filter(|line| line.contains("stdout")).collect();
     assert_eq!(about_stdout, ["sweep: cannot write to stdout: No space left on device (os error 28)"], "{said}");
     assert!(Path::new(&csv.with_extension("summary.md")).is_file());
+}
+
+/// Found by fuzzing the sidecar reader: a key holding a line end (`"dire\nction"`), quoted back by the error
+/// that refuses it, split the error over two lines.
+#[test]
+fn an_error_quoting_a_key_with_a_line_end_is_still_one_line() {
+    let workspace = Workspace::new();
+    let spec = declare(&workspace, "keys", "ok");
+    assert_eq!(sweep_with(&workspace, &["run", &spec], Stdio::null(), Stdio::null()).status.code(), Some(0));
+    let csv = assert_complete(&workspace, "keys");
+    let sidecar = csv.with_extension("json");
+    let mut value: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sidecar).unwrap()).unwrap();
+    value["sweep"]["analysis"]["dire\nction"] = "higher".into();
+    std::fs::write(&sidecar, value.to_string()).unwrap();
+    let mut declaration = std::fs::read_to_string(workspace.path().join(&spec)).unwrap();
+    declaration.push_str("\"dire\\nction\" = \"higher\"\n");
+    std::fs::write(workspace.path().join(&spec), declaration).unwrap();
+    for args in [vec!["report", csv.to_str().unwrap()], vec!["check", &spec]] {
+        let output = sweep_with(&workspace, &args, Stdio::null(), Stdio::piped());
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        assert_eq!(stderr(&output).lines().count(), 1, "{args:?}: {}", stderr(&output));
+        assert!(stderr(&output).contains("`dire\\nction`"), "{args:?}: {}", stderr(&output));
+    }
 }

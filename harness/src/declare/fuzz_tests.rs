@@ -1,5 +1,5 @@
 //! Property tests of the declaration reader: thousands of seeded mutations of a valid sweep never panic,
-//! every refusal is one line naming the file, what is accepted holds together (`inconsistency`), and inputs
+//! every refusal names the file, what is accepted holds together (`inconsistency`), and inputs
 //! that are invalid by construction are refused. `declaration_parser_for_a_time` runs the campaign for a
 //! time (`bench/fuzz.sh`).
 

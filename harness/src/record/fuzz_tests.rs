@@ -1,5 +1,5 @@
 //! Property tests of the CSV and sidecar readers: seeded mutations of a valid result CSV, and of its
-//! sidecar, never panic; every refusal is one line naming the file; what is accepted is what the file says
+//! sidecar, never panic; every refusal names the file; what is accepted is what the file says
 //! (each run as the `csv` crate reads its row) and fits its sidecar's grid; rows invalid by construction
 //! (torn, non-finite, short) are refused. The `*_for_a_time` tests run the same campaigns for a time
 //! (`bench/fuzz.sh`).
