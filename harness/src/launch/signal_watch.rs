@@ -13,6 +13,7 @@ use signal_hook::iterator::{Handle, Signals};
 
 use super::reaper;
 use super::reaper::kill_leftovers_of_dead_sweeps;
+use crate::console::Console;
 
 /// Signals whose default action would end sweep without restoring or killing anything.
 pub const TERMINATING_SIGNALS: [i32; 7] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM];
@@ -73,7 +74,11 @@ impl RunEvents {
         let killed = kill_leftovers_of_dead_sweeps();
         if !killed.is_empty() {
             let pids: Vec<String> = killed.iter().map(|pid| pid.to_string()).collect();
-            eprintln!("killed {} process(es) a killed sweep left running: pid {}", killed.len(), pids.join(", "));
+            Console::Stderr.line(format_args!(
+                "killed {} process(es) a killed sweep left running: pid {}",
+                killed.len(),
+                pids.join(", ")
+            ));
         }
         Ok(RunEvents { signals })
     }

@@ -22,6 +22,7 @@ mod recorded_grid;
 mod recorded_run;
 mod result_paths;
 mod result_writer;
+mod row_quoting;
 mod run_table;
 mod setting_interner;
 mod sidecar;

@@ -17,6 +17,7 @@ use super::recorded_attempts::RecordedAttempts;
 use super::recorded_grid::RecordedGrid;
 use super::recorded_run::RecordedRun;
 use super::result_paths::ResultPaths;
+use super::row_quoting::quoting_refusal;
 use super::setting_interner::{intern_setting, place_setting, SettingInterner};
 use super::sidecar::Sidecar;
 use super::torn_row::torn_line;
@@ -261,6 +262,9 @@ impl RunTable {
         }
         if simdutf8::basic::from_utf8(record.as_slice()).is_err() {
             return Err(RowError::Row("the row is not valid UTF-8".to_string()));
+        }
+        if let Some(reason) = quoting_refusal(record.as_slice()) {
+            return Err(RowError::Row(reason.to_string()));
         }
         let cell = |column: usize| record.unescape(column).expect("the row has every column");
         for (metric, &column) in layout.metrics.iter().enumerate() {

@@ -84,8 +84,26 @@ impl Sidecar {
                  use the sweep version that wrote it"
             )));
         }
-        serde_json::from_value(value)
-            .map_err(|error| bad(format!("not a valid sidecar of schema version {version}: {error}")))
+        let sidecar: Sidecar = serde_json::from_value(value)
+            .map_err(|error| bad(format!("not a valid sidecar of schema version {version}: {error}")))?;
+        match sidecar.inconsistency() {
+            Some(reason) => Err(bad(reason)),
+            None => Ok(sidecar),
+        }
+    }
+
+    /// How the sidecar contradicts itself, if it does (`sweep` never writes one that does): a setting listed
+    /// twice would be two settings of one label, and params other than its fingerprint's would type and
+    /// check its CSV by another grid than the one `--resume` compares with the sweep's.
+    fn inconsistency(&self) -> Option<String> {
+        let mut listed = std::collections::HashSet::new();
+        if let Some(label) = self.settings.iter().find(|label| !listed.insert(*label)) {
+            Some(format!("it lists setting `{label}` twice"))
+        } else if self.fingerprint.as_ref().is_some_and(|fingerprint| fingerprint.params != self.params) {
+            Some("its `params` are not the ones its `fingerprint` records".to_string())
+        } else {
+            None
+        }
     }
 
     /// Which sweep the CSV records: as written, or for an older sidecar what it still says of it (name,

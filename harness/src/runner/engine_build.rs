@@ -8,6 +8,7 @@ use nix::unistd::Pid;
 
 use super::runner_error::RunnerError;
 use crate::confined_dir::ConfinedDir;
+use crate::console::Console;
 use crate::declare::Engine;
 use crate::launch::{self, BaseEnv};
 use crate::rebuild::{self, BuildError, BuildJob, BuildKey, BuildOutcome};
@@ -62,7 +63,7 @@ pub fn build_before_run(
     if !builds(engine, build) {
         return Ok(None);
     }
-    eprintln!("building {} (log {})", engine.tree.display(), log.1.display());
+    Console::Stderr.line(format_args!("building {} (log {})", engine.tree.display(), log.1.display()));
     let end = build_engine_tree(engine, crate::plan::DEFAULT_VARIANT, log, base_env, &mut |_| Ok(()))?;
     if end.is_ok() {
         let program =

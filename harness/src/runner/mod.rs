@@ -25,6 +25,7 @@ pub use runner_error::RunnerError;
 use session::Session;
 pub use session::{run_dir_name, Tally};
 
+use crate::console::Console;
 use crate::declare::{CheckTest, Race, Sweep};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, DEFAULT_VARIANT};
@@ -212,12 +213,12 @@ fn open_results(plan: &Plan, context: &Context<'_>) -> Result<(ResultWriter, Rec
         let (writer, existing) =
             ResultWriter::append(&paths.csv, columns(sweep), provenance, &SweepFingerprint::of(sweep))?;
         if let Some(torn) = writer.torn() {
-            eprintln!(
+            Console::Stderr.line(format_args!(
                 "{}:{}: the last row was cut off (no line end): dropped, its run will run again; its bytes are in {}",
                 paths.csv.display(),
                 torn.line,
                 torn.kept.display()
-            );
+            ));
         }
         Ok((writer, existing.recorded_attempts(&plan.settings)))
     } else {

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::console::Console;
 use crate::launch::RunStatus;
 
 /// Reports each finished run; the ETA comes from finished runs' durations (indicatif's rate).
@@ -43,14 +44,14 @@ impl Progress {
                 bar.println(line);
                 bar.inc(1);
             }
-            None => eprintln!("{line}"),
+            None => Console::Stderr.line(line),
         }
     }
 
     pub fn note(&self, text: &str) {
         match &self.bar {
             Some(bar) => bar.println(text),
-            None => eprintln!("{text}"),
+            None => Console::Stderr.line(text),
         }
     }
 }

@@ -9,6 +9,7 @@ use super::recovery::restore_under_lock;
 use super::template_target::{resolve_target, RenderedFile};
 use super::tree_lock::TreeLock;
 use crate::atomic_file::write_atomic;
+use crate::console::Console;
 
 /// A live in-place ablation of one tree. Restores the originals on `restore`, or on drop (error paths and
 /// panics); after a SIGKILL, `recover_in_place` finds the journal and restores instead.
@@ -82,12 +83,12 @@ impl Drop for InPlaceSession {
         }
         match self.restore() {
             // Drop cannot return them: say where the user's edits are.
-            Ok(kept) => kept.iter().for_each(|kept| eprintln!("sweep: {kept}")),
+            Ok(kept) => kept.iter().for_each(|kept| Console::Stderr.line(format_args!("sweep: {kept}"))),
             // Nor an error; the journal is still on disk, so say how to finish the job, as a command that
             // runs as printed.
             Err(error) => {
                 let restore = crate::shell_line::sweep_command(&["restore".into(), self.tree.display().to_string()]);
-                eprintln!("sweep: {error}; run `{restore}` to finish restoring");
+                Console::Stderr.line(format_args!("sweep: {error}; run `{restore}` to finish restoring"));
             }
         }
     }

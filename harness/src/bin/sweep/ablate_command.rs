@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use sweep::console::Console;
 use sweep::declare::{self, Isolation};
 use sweep::exit_code;
 use sweep::launch::RunEvents;
@@ -12,7 +13,6 @@ use crate::args::{AblateArgs, IsolationArg};
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
 use crate::run_command::{disk_full, execution_options, finish_message, print_dry_run, resolve_declaration};
-use crate::stdout;
 use crate::summary;
 
 pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
@@ -34,9 +34,9 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         let plan = ablation.plan(&options)?;
         let diff = ablation.show(&plan, variant)?;
         if diff.is_empty() {
-            stdout::print_line(&format!("{variant}: renders every source unchanged"));
+            Console::Stdout.line(format_args!("{variant}: renders every source unchanged"));
         }
-        stdout::print(&diff);
+        Console::Stdout.write(&diff);
         return Ok(exit_code::SUCCESS as u8);
     }
     if args.execution.dry_run {
@@ -46,12 +46,12 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     let events = RunEvents::install().map_err(CommandError::Signals)?;
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let outcome = runner::run_ablation(&ablation, &options, jobs, &events)?;
-    eprintln!(
+    Console::Stderr.line(format_args!(
         "variant builds: {:.1}s wall ({} distinct, {} jobs at a time)",
         outcome.build_seconds,
         outcome.builds.len(),
         jobs
-    );
+    ));
     if disk_full(&outcome.runs) {
         return Ok(finish_message(&outcome.runs));
     }
@@ -66,7 +66,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         &title,
         args.execution.force,
     )?;
-    stdout::print(&text);
+    Console::Stdout.write(&text);
     let code = finish_message(&outcome.runs);
     let failed_builds = outcome.builds.iter().any(|b| matches!(b.status, sweep::rebuild::BuildStatus::Failed { .. }));
     if code == exit_code::SUCCESS as u8 && (failed_builds || not_additive) {

@@ -3,13 +3,13 @@
 
 use std::path::Path;
 
+use sweep::console::Console;
 use sweep::exit_code;
 use sweep::runner::{self, Ablation, RunOptions};
 use sweep::{declare, variants};
 
 use crate::args::CheckArgs;
 use crate::exit_status::{one_line, CommandError};
-use crate::stdout;
 
 /// Checks each file in turn; the exit code is the worst of them (2 when any declaration is bad).
 pub fn check(args: CheckArgs) -> Result<u8, CommandError> {
@@ -19,18 +19,18 @@ pub fn check(args: CheckArgs) -> Result<u8, CommandError> {
         match checked {
             Ok((summary, notes)) => {
                 for note in &notes {
-                    eprintln!("sweep: note: {note}");
+                    Console::Stderr.line(format_args!("sweep: note: {note}"));
                 }
                 if args.strict && !notes.is_empty() {
                     worst = worst.max(exit_code::BAD_INPUT as u8);
                 } else {
-                    stdout::print_line(&format!("{}: ok ({summary})", path.display()));
+                    Console::Stdout.line(format_args!("{}: ok ({summary})", path.display()));
                 }
             }
             Err(error) => {
                 let line = one_line(&error);
                 let line = if args.specs.len() > 1 { reached_from(&line, path) } else { line };
-                eprintln!("sweep: error: {line}");
+                Console::Stderr.line(format_args!("sweep: error: {line}"));
                 worst = worst.max(error.exit_code());
             }
         }

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use sweep::analyse::Direction;
 use sweep::compare::{self, CompareConfig, Comparison};
+use sweep::console::Console;
 use sweep::declare::{AnalysisConfig, ControlScaling, RunOrder};
 use sweep::exit_code;
 use sweep::record::{RecordedRun, ResultPaths, RunTable, Sidecar};
@@ -12,7 +13,6 @@ use sweep::report::{self, MetricUnits};
 
 use crate::args::{CompareArgs, ControlScalingArg, DirectionArg};
 use crate::exit_status::CommandError;
-use crate::stdout;
 use crate::summary;
 
 pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
@@ -29,35 +29,35 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
     }
     if args.json {
         let json = report::compare_json(&comparison, &label_a, &label_b, &units);
-        stdout::print_line(&serde_json::to_string_pretty(&json).expect("JSON values serialize"));
+        Console::Stdout.line(serde_json::to_string_pretty(&json).expect("JSON values serialize"));
     }
     let document = report::compare_document(&comparison, (&label_a, &label_b), &units, &title);
     if !args.json {
-        stdout::print(&report::terminal_text(&document));
+        Console::Stdout.write(report::terminal_text(&document));
     }
     if let Some(out) = &args.html {
         crate::result_files::save(out, &report::html_page(&document, None))?;
-        eprintln!("page: {}", out.display());
+        Console::Stderr.line(format_args!("page: {}", out.display()));
     }
     let config = &comparison.config;
     if let Some(change) = comparison.machine_change {
-        eprintln!("{}", report::machine_change_line(&comparison, change, &label_b));
+        Console::Stderr.line(report::machine_change_line(&comparison, change, &label_b));
         return Ok(exit_code::CANNOT_TELL as u8);
     }
     if !comparison.control_moved().is_empty() {
-        eprintln!(
+        Console::Stderr.line(format_args!(
             "warning: the control `{}` moved by more than the threshold (see the table)",
             config.control.as_deref().unwrap_or_default()
-        );
+        ));
     }
     if comparison.has_significant_regression() {
-        eprintln!(
+        Console::Stderr.line(format_args!(
             "significant regression of `{}` beyond {:.1}% (alpha {}, Holm-corrected over {} settings)",
             config.metric,
             config.threshold * 100.0,
             config.alpha,
             comparison.tests()
-        );
+        ));
         return Ok(exit_code::CHECK_FAILED as u8);
     }
     Ok(exit_code::SUCCESS as u8)

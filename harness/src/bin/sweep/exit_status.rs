@@ -6,6 +6,7 @@ use std::error::Error;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use sweep::console::Console;
 use sweep::exit_code;
 
 /// Every error a command returns; each library error keeps its `source()` chain.
@@ -57,14 +58,16 @@ pub fn finish(outcome: Result<u8, CommandError>) -> ExitCode {
     match outcome {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
-            eprintln!("sweep: error: {}", one_line(&error));
+            Console::Stderr.line(format_args!("sweep: error: {}", one_line(&error)));
             ExitCode::from(error.exit_code())
         }
     }
 }
 
 /// The error and its causes joined by `: `, leaving out a cause whose text the message already holds (an
-/// error that prints its source, such as `could not read: {source}`, would otherwise say it twice).
+/// error that prints its source, such as `could not read: {source}`, would otherwise say it twice). A
+/// control character in it is escaped (`\n`): an error quotes keys and cells of untrusted files, whose line
+/// end would split it, or whose terminal escape would act on the terminal.
 pub fn one_line(error: &dyn Error) -> String {
     let mut line = error.to_string();
     let mut cause = error.source();
@@ -75,5 +78,5 @@ pub fn one_line(error: &dyn Error) -> String {
         }
         cause = error.source();
     }
-    line
+    line.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }

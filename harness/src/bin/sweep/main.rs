@@ -1,5 +1,8 @@
 //! The `sweep` command line: parse arguments, run the command, map the outcome to an exit code.
 
+// A print macro panics on a closed or full stdout or stderr: output goes through `sweep::console::Console`.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod ablate_command;
 mod args;
 mod check_command;
@@ -10,7 +13,6 @@ mod report_command;
 mod restore_command;
 mod result_files;
 mod run_command;
-mod stdout;
 mod submit_command;
 mod summary;
 mod template_command;

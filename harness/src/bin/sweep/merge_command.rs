@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use sweep::console::Console;
 use sweep::exit_code;
 use sweep::record::MergedShards;
 
@@ -51,12 +52,12 @@ fn merge_into(shards: &[PathBuf], out: &Path, force: bool) -> Result<bool, Comma
         )));
     }
     merged.write(out, std::env::args().collect())?;
-    eprintln!("merged {} shards, {} rows: {}", shards.len(), merged.rows.len(), out.display());
+    Console::Stderr.line(format_args!("merged {} shards, {} rows: {}", shards.len(), merged.rows.len(), out.display()));
     for (setting, rep) in &merged.missing {
-        eprintln!("  missing: {setting} rep {rep}");
+        Console::Stderr.line(format_args!("  missing: {setting} rep {rep}"));
     }
     if !merged.missing.is_empty() {
-        eprintln!("{} planned runs are in no shard", merged.missing.len());
+        Console::Stderr.line(format_args!("{} planned runs are in no shard", merged.missing.len()));
     }
     Ok(merged.missing.is_empty())
 }

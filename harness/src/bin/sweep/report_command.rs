@@ -1,12 +1,12 @@
 //! `sweep report`: the summary of a finished result CSV, written again from the CSV and its sidecar.
 
+use sweep::console::Console;
 use sweep::declare::{Isolation, RunOrder};
 use sweep::exit_code;
 use sweep::record::{RecordedRun, ResultPaths, Sidecar};
 
 use crate::args::ReportArgs;
 use crate::exit_status::CommandError;
-use crate::stdout;
 use crate::summary;
 
 pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
@@ -35,14 +35,14 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
         }
     };
     if args.html {
-        stdout::print_line(&paths.html.display().to_string());
+        Console::Stdout.line(paths.html.display());
     } else if args.json && paths.analysis.is_file() {
         let json = sweep::read_limit::ReadLimit::OUTPUT
             .read_to_string(&paths.analysis)
             .map_err(|error| CommandError::BadInput(format!("cannot read {}: {error}", paths.analysis.display())))?;
-        stdout::print_line(&json);
+        Console::Stdout.line(&json);
     } else {
-        stdout::print(&text);
+        Console::Stdout.write(&text);
     }
     crate::run_command::print_written(&paths);
     // The same exit code `run` or `ablate` gave: a failed run, a disagreement or non-additivity is 1.

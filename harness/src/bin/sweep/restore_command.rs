@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use sweep::console::Console;
 use sweep::exit_code;
 use sweep::variants::recover_in_place;
 
@@ -14,7 +15,7 @@ pub fn restore(args: RestoreArgs) -> Result<u8, CommandError> {
         return Err(CommandError::BadInput(format!("{}: no such engine tree", args.tree.display())));
     }
     if !restore_if_interrupted(&args.tree)? {
-        eprintln!("{}: nothing to restore", args.tree.display());
+        Console::Stderr.line(format_args!("{}: nothing to restore", args.tree.display()));
     }
     Ok(exit_code::SUCCESS as u8)
 }
@@ -23,7 +24,7 @@ pub fn restore(args: RestoreArgs) -> Result<u8, CommandError> {
 pub fn restore_if_interrupted(tree: &Path) -> Result<bool, CommandError> {
     match recover_in_place(tree)? {
         Some(recovery) => {
-            eprintln!("{recovery}");
+            Console::Stderr.line(recovery);
             Ok(true)
         }
         None => Ok(false),

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use sweep::analyse::SweepAnalysis;
+use sweep::console::Console;
 use sweep::declare::{self, Race};
 use sweep::exit_code;
 use sweep::launch::RunEvents;
@@ -15,7 +16,6 @@ use crate::args::{ExecutionArgs, RunArgs};
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
 use crate::result_files::ResultFiles;
-use crate::stdout;
 use crate::summary;
 
 pub fn run(args: RunArgs) -> Result<u8, CommandError> {
@@ -25,11 +25,11 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
         // summary, page and plot the resumed sweep will write again beside it.
         let recorded = runner::check_resume(&sweep, csv, args.accept_engine_change)?;
         if recorded.engine_fingerprint.is_none() {
-            eprintln!(
+            Console::Stderr.line(format_args!(
                 "sweep: note: {}: written by an older sweep, it does not record its engine: whether its rows \
                  come from this one cannot be checked",
                 ResultPaths::for_csv(csv).sidecar.display()
-            );
+            ));
         }
         ResultFiles::open(&ResultPaths::for_csv(csv), args.execution.force)?;
     }
@@ -49,13 +49,19 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     let mut table = RunTable::read(&outcome.paths.csv)?;
     let (text, analysis) =
         summary::write_run_summary(&mut table, &outcome.paths, &sweep.analysis, blocks, &title, args.execution.force)?;
-    stdout::print(&text);
+    Console::Stdout.write(&text);
     let code = finish_message(&outcome);
     if let (Some(race), None) = (options.race, &outcome.stopped) {
-        eprintln!("{}", race_closing(&table, &analysis, race, &outcome.paths, sweep.analysis.negligible.is_some()));
+        Console::Stderr.line(race_closing(
+            &table,
+            &analysis,
+            race,
+            &outcome.paths,
+            sweep.analysis.negligible.is_some(),
+        ));
     }
     if code == exit_code::SUCCESS as u8 && summary::sweep_checks_failed(&analysis) {
-        eprintln!("a check failed: settings that resolve to the same code path disagree (see Equivalence)");
+        Console::Stderr.line("a check failed: settings that resolve to the same code path disagree (see Equivalence)");
         return Ok(exit_code::CHECK_FAILED as u8);
     }
     Ok(code)
@@ -70,7 +76,7 @@ pub fn print_dry_run(
 ) -> Result<u8, CommandError> {
     let paths = runner::result_paths(sweep, options, true)?;
     let runs_root = paths.logs.join("runs");
-    stdout::print(&runner::describe_plan(sweep, plan, sites, &runs_root, options.draws_seed(sweep))?);
+    Console::Stdout.write(&runner::describe_plan(sweep, plan, sites, &runs_root, options.draws_seed(sweep))?);
     Ok(exit_code::SUCCESS as u8)
 }
 
@@ -209,7 +215,7 @@ fn race_closing(
 
 /// Every file the sweep wrote, one a line (`results: CSV`, then the others that exist).
 pub fn print_written(paths: &ResultPaths) {
-    eprintln!("results: {}", paths.csv.display());
+    Console::Stderr.line(format_args!("results: {}", paths.csv.display()));
     let files = [
         ("sidecar", &paths.sidecar),
         ("summary", &paths.summary),
@@ -218,9 +224,9 @@ pub fn print_written(paths: &ResultPaths) {
         ("plot", &paths.plot),
     ];
     for (what, path) in files.into_iter().filter(|(_, path)| path.is_file()) {
-        eprintln!("  {what} {}", path.display());
+        Console::Stderr.line(format_args!("  {what} {}", path.display()));
     }
-    eprintln!("  logs {}", paths.logs.display());
+    Console::Stderr.line(format_args!("  logs {}", paths.logs.display()));
 }
 
 /// Says where everything is and picks the exit code: 130 interrupted, 1 if a run failed.
@@ -231,31 +237,34 @@ pub fn finish_message(outcome: &SweepOutcome) -> u8 {
     let resume = ResumeCommand::of(&argv, &paths.csv).hint();
     match &outcome.stopped {
         Some(EarlyStop::Interrupted { signal }) => {
-            eprintln!("interrupted by signal {signal}: {} finished runs are kept; {resume}", outcome.tally.recorded);
+            Console::Stderr.line(format_args!(
+                "interrupted by signal {signal}: {} finished runs are kept; {resume}",
+                outcome.tally.recorded
+            ));
             exit_code::INTERRUPTED as u8
         }
         Some(EarlyStop::FailFast) => {
-            eprintln!("stopped at the first failed run (--fail-fast)");
+            Console::Stderr.line("stopped at the first failed run (--fail-fast)");
             exit_code::CHECK_FAILED as u8
         }
         Some(EarlyStop::DiskFull { path, reason }) => {
-            eprintln!(
+            Console::Stderr.line(format_args!(
                 "sweep: error: {reason}: {}: stopped; the {} runs recorded in {} are whole; free space, then {resume}",
                 sweep::os_error::shown(path).display(),
                 outcome.tally.recorded,
                 sweep::os_error::shown(&paths.csv).display()
-            );
+            ));
             exit_code::BAD_INPUT as u8
         }
         Some(EarlyStop::RepeatedFailure { runs, reason }) => {
-            eprintln!(
+            Console::Stderr.line(format_args!(
                 "stopped: {runs} runs in a row failed the same way ({reason}); every run left would too \
                  (--keep-going runs them anyway); once it is fixed, {resume}"
-            );
+            ));
             exit_code::CHECK_FAILED as u8
         }
         None if outcome.tally.failed > 0 => {
-            eprintln!("{} of {} runs failed", outcome.tally.failed, outcome.tally.recorded);
+            Console::Stderr.line(format_args!("{} of {} runs failed", outcome.tally.failed, outcome.tally.recorded));
             exit_code::CHECK_FAILED as u8
         }
         None => exit_code::SUCCESS as u8,

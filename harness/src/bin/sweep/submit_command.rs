@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use sweep::confined_dir::ConfinedDir;
+use sweep::console::Console;
 use sweep::declare::{self, Sweep};
 use sweep::exit_code;
 use sweep::launch::{self, ArrayJob};
@@ -37,7 +38,7 @@ pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
         sbatch_args: args.sbatch_args.clone(),
     };
     if args.dry_run {
-        print!("{}", job.script());
+        Console::Stdout.write(job.script());
         return Ok(exit_code::SUCCESS as u8);
     }
     let script = results.join("submit.sbatch");
@@ -47,10 +48,14 @@ pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
         .and_then(|mut file| file.write_all(job.script().as_bytes()))
         .map_err(|error| write_error(&script, error))?;
     let job_id = launch::sbatch(&script)?;
-    println!("{job_id}");
-    eprintln!("submitted array job {job_id}: {} tasks writing {}/shard-<i>.csv", args.shards, results.display());
+    Console::Stdout.line(&job_id);
+    Console::Stderr.line(format_args!(
+        "submitted array job {job_id}: {} tasks writing {}/shard-<i>.csv",
+        args.shards,
+        results.display()
+    ));
     let merge = sweep::shell_line::sweep_command(&["merge".to_string(), results.display().to_string()]);
-    eprintln!("when every task has ended: {merge}");
+    Console::Stderr.line(format_args!("when every task has ended: {merge}"));
     Ok(exit_code::SUCCESS as u8)
 }
 

@@ -2,13 +2,13 @@
 
 use std::path::Path;
 
+use sweep::console::Console;
 use sweep::declare::Selector;
 use sweep::exit_code;
 use sweep::variants::template_of_source;
 
 use crate::args::TemplateArgs;
 use crate::exit_status::CommandError;
-use crate::stdout;
 
 pub fn template(args: TemplateArgs) -> Result<u8, CommandError> {
     let groups = args
@@ -25,7 +25,7 @@ pub fn template(args: TemplateArgs) -> Result<u8, CommandError> {
         )));
     }
     match &args.out {
-        None => stdout::print(&text),
+        None => Console::Stdout.write(&text),
         Some(path) => {
             crate::result_files::refuse_overwrite(path, "-o", args.force)?;
             crate::result_files::save(path, &text)?
