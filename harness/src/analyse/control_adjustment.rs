@@ -27,6 +27,8 @@ pub struct ControlAdjustment {
     /// machine's. A slope fitted on a noisy control is attenuated by λ (regression dilution, Fuller 1987);
     /// a level difference measured by many runs' mean control needs the de-attenuated slope θ / λ.
     pub reliability: f64,
+    /// The covariate was the control's drift track (`drift_track`), not the control: the settings move it.
+    pub track: bool,
 }
 
 impl ControlAdjustment {

@@ -9,6 +9,7 @@ mod control_adjustment;
 mod control_move;
 mod cost_model;
 mod drift_bound;
+mod drift_track;
 mod equivalence;
 mod failure_summary;
 #[cfg(test)]

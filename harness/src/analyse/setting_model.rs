@@ -8,6 +8,7 @@ use super::block_covariance::BlockCovariance;
 use super::comparison_method::ComparisonMethod;
 use super::control_adjustment::ControlAdjustment;
 use super::control_move::ControlMove;
+use super::drift_track::drift_track;
 use super::huber;
 use super::no_test::NoTest;
 use super::ratio_interval::RatioInterval;
@@ -223,7 +224,20 @@ impl SettingModel {
                 .unwrap_or_else(|| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None))
         });
         let moved = control_move.as_ref().is_some_and(ControlMove::is_moved);
-        let covariate = controls.as_deref().filter(|_| !moved).map(|c| (c, control_fit));
+        // With the runs interleaved in rounds, the control's drift track is the covariate: it holds the
+        // drift the control shows and none of the settings' effect on it, whether the settings move the
+        // control or not (a move the test misses under a fast drift would otherwise bias every setting the
+        // control's level differs by), and it averages the control's own noise over 5 runs. Without rounds
+        // the run order cannot tell drift from settings: a moved control is set aside.
+        let track = controls
+            .as_deref()
+            .filter(|_| design.policy == ControlPolicy::UnlessMoved && design.blocks.fitted())
+            .map(|c| drift_track(c, &layout.setting_of, layout.settings, &included));
+        let covariate = match (&track, controls.as_deref()) {
+            (Some(track), _) => Some((track.as_slice(), None)),
+            (None, Some(c)) if !moved => Some((c, control_fit)),
+            _ => None,
+        };
         let reliability = match (&covariate, design.policy) {
             (Some((_, Some(unweighted))), ControlPolicy::Always) => {
                 let df = samples.len() as f64
@@ -245,6 +259,7 @@ impl SettingModel {
             slope_variance: slope.variance,
             noise_variance: reliability.0,
             reliability: reliability.1,
+            track: track.is_some(),
         });
         let slope_variance = fit.slope.map_or(0.0, |s| s.variance);
         // Map the dense layout's settings back to the caller's indices.

@@ -62,10 +62,18 @@ fn method_line(verdicts: &Verdicts) -> String {
         ComparisonMethod::Independent => "settings (the order was not interleaved, so rounds are not blocks)",
     };
     let control = model.adjustment.as_ref().map_or_else(String::new, |a| {
+        let covariate = if a.track {
+            format!(
+                "the drift track of control {} (the settings move it: setting effect + a running mean over 5 runs, \
+                 backfitted, Hastie & Tibshirani 1990)",
+                a.metric
+            )
+        } else {
+            format!("control {}", a.metric)
+        };
         format!(
-            " + control {} as a per-run covariate (CUPED, Deng et al. 2013; slope {}, removing {} of the residual \
+            " + {covariate} as a per-run covariate (CUPED, Deng et al. 2013; slope {}, removing {} of the residual \
              variance)",
-            a.metric,
             number(a.slope),
             percent(a.variance_removed)
         )

@@ -121,8 +121,8 @@ fn drift_note(drift: &DriftBound) -> Note {
 }
 
 /// What the model rests on and set aside: runs without spread (values decide), a control the settings move
-/// (a warning: drift is then removed by round blocks alone), and stragglers left out of the fit, slow and
-/// fast.
+/// (only its drift track is used; a warning without rounds, where drift is then removed by nothing but the
+/// blocks), and stragglers left out of the fit, slow and fast.
 fn model_notes(report: &SweepReport) -> Vec<Note> {
     let model = &report.analysis.verdicts.model;
     let mut notes = Vec::new();
@@ -133,16 +133,23 @@ fn model_notes(report: &SweepReport) -> Vec<Note> {
         ));
     }
     if let Some(moved) = model.control_move.as_ref().filter(|m| m.is_moved()) {
-        notes.push(Note::warning(Text::plain("The settings move the control ").code(&moved.metric).and(format!(
-            " (F({}, {}) = {}, p = {}; up to {} between settings of a group, {}x its noise): it cannot tell drift \
-             from a setting's effect, so it is not used; round blocks remove drift.",
+        let tracked = model.adjustment.as_ref().is_some_and(|a| a.track);
+        let remedy = if tracked {
+            "so only its drift track is used (its runs over 5 neighbours, each setting's effect on it taken out)."
+        } else {
+            "so it is not used; round blocks remove drift."
+        };
+        let text = Text::plain("The settings move the control ").code(&moved.metric).and(format!(
+            " (F({}, {}) = {}, p = {}; up to {} between settings of a group, {}x its noise): its level cannot tell \
+             drift from a setting's effect, {remedy}",
             degrees(moved.df_settings),
             degrees(moved.df_residual),
             number(moved.f),
             p_value(moved.p_value),
             percent(moved.largest_shift),
             number(moved.shift_in_noise)
-        ))));
+        ));
+        notes.push(if tracked { Note::info(text) } else { Note::warning(text) });
     }
     notes.extend(straggler_note(report, StragglerSide::Slow));
     notes.extend(straggler_note(report, StragglerSide::Fast));
