@@ -817,6 +817,8 @@ fn check_refuses_a_declaration_that_is_a_fifo_without_blocking() {
     flaky.declare("flaky", r#"["ok"]"#, "");
     make_fifo(&flaky.path().join("sweeps/engines/flaky.toml"));
     assert_refused_at_once(&flaky, &["check", "sweeps/flaky.toml"], "sweeps/engines/flaky.toml: cannot read: a FIFO");
+}
+
 impl Victim {
     /// The tree as an interrupted in-place ablation left it: `kernels/gd.cpp` rendered as `rendered`
     /// (recorded in the journal) and then edited by the user to hold `on_disk`.

@@ -381,14 +381,15 @@ fn two_runs_that_agree_against_one_cannot_decide_a_group() {
 /// honest verdicts leave those groups tied. What moderation must not do is borrow the quiet settings'
 /// precision for the noisy one and claim a winner. A z-test that knows every setting's true sd resolves
 /// 16.9% of these groups (docs/decisions.md, diagnosis 1); an honest analysis that has to estimate the
-/// noisy series' variance resolves fewer (about 14% with the prior by series).
+/// noisy series' variance resolves fewer (about 14% with the prior by series, 6-7% since the verdicts pay
+/// for picking the best from the data).
 #[test]
 fn unequal_noise_keeps_each_setting_its_own_variance() {
     let noise = Noise { noisy: Some((4, 0.04)), quiet: Some((1, 0.005)), ..Noise::WELL_BEHAVED };
     let tally = tally(&noise, 100, &config());
     assert_eq!(tally.wrong(), 0, "{tally:?}");
     assert!(tally.overclaims() <= 8, "{tally:?}");
-    assert!((0.08..=0.2).contains(&tally.right_clear_share()), "{tally:?}");
+    assert!((0.04..=0.2).contains(&tally.right_clear_share()), "{tally:?}");
     let resolvable = Noise { reps: 10, ..noise };
     assert!(self::tally(&resolvable, 50, &config()).right_clear_share() >= 0.5);
 }

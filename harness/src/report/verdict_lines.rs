@@ -64,8 +64,8 @@ fn method_line(verdicts: &Verdicts) -> String {
     let control = model.adjustment.as_ref().map_or_else(String::new, |a| {
         let covariate = if a.track {
             format!(
-                "the drift track of control {} (the settings move it: setting effect + a running mean over 5 runs, \
-                 backfitted, Hastie & Tibshirani 1990)",
+                "the drift track of control {} (control = setting effect + a running mean over 5 runs, backfitted, \
+                 Hastie & Tibshirani 1990: no setting's effect on the control reaches the adjustment)",
                 a.metric
             )
         } else {

@@ -236,7 +236,8 @@ mod tests {
         let change =
             EngineChange { at: "20250101T000000Z".into(), change: "`program` was \"a\", now \"b\"".into(), previous };
         let context = ReportContext { engine_changes: vec![change], ..ReportContext::default() };
-        let failures = FailureSummary { runs: 4, failed: 0, reasons: Vec::new(), unmeasured: 0, unmeasured_named: Vec::new() };
+        let failures =
+            FailureSummary { runs: 4, failed: 0, reasons: Vec::new(), unmeasured: 0, unmeasured_named: Vec::new() };
         let notes = run_notes(&failures, &context);
         let note = notes.iter().find(|note| note.warning).expect("a warning");
         assert_eq!(
