@@ -7,7 +7,6 @@ use super::no_test::NoTest;
 use super::setting_index::SettingIndex;
 use super::setting_model::SettingModel;
 use super::setting_summary::{first_seen_groups, Labels, SettingSummary};
-use super::student_t::one_sided_critical;
 use crate::declare::AnalysisConfig;
 use crate::expression::Expression;
 use crate::record::RecordedRun;
@@ -166,9 +165,8 @@ impl Tests<'_> {
         let reference = self.model.mean(lower);
         let relative = |d: f64| scale.ratio(d, scale.inverse(reference)) - 1.0;
         let margin = scale.margin(self.bound, scale.inverse(reference));
-        let within = one_sided_critical(1.0 - self.alpha, test.df).unwrap_or(f64::INFINITY) * test.std_error;
-        let beyond = one_sided_critical(1.0 - self.alpha / self.classes as f64, test.df).unwrap_or(f64::INFINITY)
-            * test.std_error;
+        let within = test.one_sided_width(1.0 - self.alpha);
+        let beyond = test.one_sided_width(1.0 - self.alpha / self.classes as f64);
         let size = test.estimate.abs();
         let agreement = if size + within < margin {
             Agreement::Agree

@@ -108,8 +108,14 @@ mod tests {
     use crate::analyse::comparison_method::ComparisonMethod;
 
     fn rival(setting: usize, beaten: bool, equivalent: bool) -> Rival {
-        let comparison =
-            RivalComparison { estimate: -0.1, std_error: 0.01, df: 10.0, runs: 3, method: ComparisonMethod::Blocked };
+        let comparison = RivalComparison {
+            estimate: -0.1,
+            std_error: 0.01,
+            df: 10.0,
+            runs: 3,
+            method: ComparisonMethod::Blocked,
+            pooled: None,
+        };
         Rival {
             setting,
             comparison: Ok(comparison),

@@ -391,7 +391,8 @@ fn unequal_noise_keeps_each_setting_its_own_variance() {
     assert!(tally.overclaims() <= 8, "{tally:?}");
     assert!((0.04..=0.2).contains(&tally.right_clear_share()), "{tally:?}");
     let resolvable = Noise { reps: 10, ..noise };
-    assert!(self::tally(&resolvable, 50, &config()).right_clear_share() >= 0.5);
+    // 0.5 before each test took the more cautious of the moderated and the pooled model (48.8% of 200).
+    assert!(self::tally(&resolvable, 50, &config()).right_clear_share() >= 0.45);
 }
 
 /// Slices=1 four times noisier than the rest: a noisy setting is one of the two bests of both true ties.
@@ -449,6 +450,20 @@ fn a_moved_control_under_a_fast_drift_is_as_decisive_as_the_drift_alone() {
     assert_eq!(moved.wrong(), 0, "{moved:?}");
     assert!(moved.right_clear_share() >= alone.right_clear_share() - 0.05, "{moved:?} against {alone:?}");
     assert!(moved.right_clear_share() >= 0.6, "{moved:?}");
+}
+
+/// Bimodal machine noise the control does not see (30% of runs 8% slower): a setting whose three runs fell
+/// in one mode has a sample variance a tenth of the others', d0 comes out near 1 and it kept it, so an A/A
+/// group of 14 settings called a true best beaten in 8.8% of 1000 sweeps, and simultaneous intervals
+/// covered the truth in 92%. Each test is now the more cautious of the moderated and the pooled model's
+/// (0.9% and 99.1% on the same 1000 sweeps).
+#[test]
+fn bimodal_noise_calls_no_true_best_of_14_beaten_beyond_its_level() {
+    let grid = Grid::uniform(1, &[1000.0; 14]);
+    let noise = Noise { bimodal: Some((0.3, 0.92)), ..Noise::WELL_BEHAVED };
+    let tally = tally_on(&grid, &noise, 200, &config());
+    assert!(tally.sweeps_overclaimed <= 10, "{tally:?}");
+    assert!(tally.sweeps_covered >= 190, "{tally:?}");
 }
 
 /// 2 x 2 grid, 2 reps, control on: 8 runs for 4 settings, 2 rounds and a slope leave 2 residual df.

@@ -101,6 +101,9 @@ struct SettingEstimate {
     mean: f64,
     mean_variance: f64,
     variance_df: f64,
+    /// Var(μ̂ₛ) and its df were the settings of its group to share one variance (the pooled model).
+    pooled_variance: f64,
+    pooled_df: f64,
     runs: usize,
     control_level: f64,
 }
@@ -112,6 +115,8 @@ impl SettingEstimate {
         mean: f64::NAN,
         mean_variance: f64::NAN,
         variance_df: 0.0,
+        pooled_variance: f64::NAN,
+        pooled_df: 0.0,
         runs: 0,
         control_level: 0.0,
     };
@@ -392,8 +397,9 @@ impl SettingModel {
     /// or interaction): its variance Σ cₛ² Var(μ̂ₛ) (round effects cancel within shared rounds) plus
     /// (Σ cₛ c̄ₛ)² · Var(θ̂) when a slope was fitted, its df the Welch–Satterthwaite combination of the
     /// moderated variances' dₛ + d₀ (Satterthwaite 1946), capped at the model's residual df (as limma caps
-    /// the moderated t's). Err with the reason when no test is possible: a setting with one run and nothing
-    /// to borrow, no residual df, or a zero standard error.
+    /// the moderated t's). Its error under the pooled model (the settings of a group, or of a series, share
+    /// one variance: `RobustFit::pooled`) goes with it: tests and intervals take the more cautious. Err with the reason when no test is
+    /// possible: a setting with one run and nothing to borrow, no residual df, or a zero standard error.
     pub fn contrast(&self, weights: &[(usize, f64)]) -> Result<RivalComparison, NoTest> {
         self.combine(weights, |mean| (mean, 1.0), None)
     }
@@ -416,7 +422,14 @@ impl SettingModel {
         let terms: Vec<(SettingEstimate, f64)> =
             weights.iter().filter(|(_, c)| *c != 0.0).map(|&(s, c)| (self.estimate(s, moved), c)).collect();
         if terms.is_empty() {
-            return Ok(RivalComparison { estimate: 0.0, std_error: 0.0, df: f64::INFINITY, runs: 0, method });
+            return Ok(RivalComparison {
+                estimate: 0.0,
+                std_error: 0.0,
+                df: f64::INFINITY,
+                runs: 0,
+                method,
+                pooled: None,
+            });
         }
         let fewest = terms.iter().map(|(e, _)| e.runs).min().unwrap_or(0);
         let most = terms.iter().map(|(e, _)| e.runs).max().unwrap_or(0);
@@ -430,13 +443,7 @@ impl SettingModel {
             return Err(if fewest < 2 { NoTest::OneRep } else { NoTest::NoResidualDf });
         }
         let control_gap: f64 = terms.iter().map(|(e, c)| c * f(e.mean).1 * e.control_level).sum();
-        let parts: Vec<(f64, f64)> = terms
-            .iter()
-            .map(|(e, c)| {
-                let slope = c * f(e.mean).1;
-                (slope * slope * e.mean_variance, e.variance_df)
-            })
-            .collect();
+        let parts = variance_parts(&terms, &f, |e| (e.mean_variance, e.variance_df));
         let coefficients: Vec<(usize, f64)> = terms.iter().map(|(e, c)| (e.dense, c * f(e.mean).1)).collect();
         let settings_variance = match &self.covariance {
             // A contrast's exact variance under incomplete blocks; the parts still weigh its df.
@@ -453,13 +460,16 @@ impl SettingModel {
         if df.is_nan() || df < 1.0 {
             return Err(NoTest::NoResidualDf);
         }
-        Ok(RivalComparison {
-            estimate: terms.iter().map(|(e, c)| c * f(e.mean).0).sum::<f64>() * self.unit,
-            std_error: variance.sqrt() * self.unit,
-            df,
-            runs: fewest,
-            method,
-        })
+        let estimate = terms.iter().map(|(e, c)| c * f(e.mean).0).sum::<f64>() * self.unit;
+        // The pooled model's error too (`RivalComparison::pooled`): three runs in one mode of a non-normal
+        // noise make a setting's own variance tiny; its group's pooled variance does not shrink with them.
+        let pooled_parts = variance_parts(&terms, &f, |e| (e.pooled_variance, e.pooled_df));
+        let pooled_variance =
+            pooled_parts.iter().map(|(v, _)| v).sum::<f64>() + control_gap * control_gap * self.slope_variance;
+        let pooled_df = satterthwaite(&pooled_parts).min(self.residual_df);
+        let pooled = (pooled_variance > 0.0 && pooled_variance.is_finite() && pooled_df >= 1.0)
+            .then(|| (pooled_variance.sqrt() * self.unit, pooled_df));
+        Ok(RivalComparison { estimate, std_error: variance.sqrt() * self.unit, df, runs: fewest, method, pooled })
     }
 
     /// A comparison as rival / reference on the metric's own scale, with its interval at `confidence`.
@@ -572,6 +582,9 @@ struct RobustFit<'a> {
     runs: Vec<usize>,
     priors: Vec<Option<VariancePrior>>,
     df_cap: Vec<f64>,
+    /// Per dense setting, the pooled model's variance and df (`pooled_by`): pooled over its series when
+    /// the series differ in noise, else over its group.
+    pooled: Vec<(f64, f64)>,
     /// The one prior of every setting, or (empty when there is one) each series' prior.
     prior: Option<VariancePrior>,
     series_priors: Vec<VariancePrior>,
@@ -612,6 +625,7 @@ impl<'a> RobustFit<'a> {
             runs,
             priors: vec![None; layout.settings],
             df_cap: vec![f64::INFINITY; layout.settings],
+            pooled: Vec::new(),
             prior: None,
             series_priors: Vec::new(),
             round_params,
@@ -726,6 +740,7 @@ impl<'a> RobustFit<'a> {
                     .collect();
                 self.priors = series.iter().map(|&k| Some(self.series_priors[k])).collect();
                 self.df_cap = series.iter().map(|&k| pool_df[k]).collect();
+                self.pooled = pooled_by(&sample_variances, |s| series[s]);
                 self.prior = None;
             }
             None => {
@@ -733,6 +748,7 @@ impl<'a> RobustFit<'a> {
                     .map(|prior| pooled_when_equal(prior, &sample_variances, |_| true));
                 self.priors = vec![self.prior; settings];
                 self.df_cap = vec![f64::INFINITY; settings];
+                self.pooled = pooled_by(&sample_variances, |s| self.group_of[s]);
                 self.series_priors = Vec::new();
             }
         }
@@ -836,12 +852,56 @@ impl<'a> RobustFit<'a> {
                         / runs.max(1) as f64
                         / self.block_efficiency[s].max(f64::MIN_POSITIVE),
                     variance_df,
+                    pooled_variance: inflation * self.pooled[s].0
+                        / runs.max(1) as f64
+                        / self.block_efficiency[s].max(f64::MIN_POSITIVE),
+                    pooled_df: self.pooled[s].1,
                     runs,
                     control_level,
                 }
             })
             .collect()
     }
+}
+
+/// Per term cₛ f(μ̂ₛ) of a combination, (f'(μ̂ₛ)² cₛ² Var, df) with the (Var(μ̂ₛ), df) `model` gives a setting.
+fn variance_parts(
+    terms: &[(SettingEstimate, f64)],
+    f: &impl Fn(f64) -> (f64, f64),
+    model: impl Fn(&SettingEstimate) -> (f64, f64),
+) -> Vec<(f64, f64)> {
+    terms
+        .iter()
+        .map(|(e, c)| {
+            let slope = c * f(e.mean).1;
+            let (variance, df) = model(e);
+            (slope * slope * variance, df)
+        })
+        .collect()
+}
+
+/// Per setting, the pooled model's variance and df: its pool's (`pool_of`) Σ dₛ s²ₛ / Σ dₛ on Σ dₛ,
+/// moderated across the pools by their own empirical-Bayes prior (Smyth 2004, one level up): pools whose
+/// variances agree share one on every pool's df (so a sweep of equal noise loses no df to the pooled
+/// model), a pool much noisier than the rest keeps its own (so a noisy group does not widen a quiet one's
+/// tests).
+fn pooled_by(variances: &[(f64, f64)], pool_of: impl Fn(usize) -> usize) -> Vec<(f64, f64)> {
+    let count = (0..variances.len()).map(&pool_of).max().map_or(0, |k| k + 1);
+    let mut sums = vec![(0.0, 0.0); count];
+    for (s, &(variance, df)) in variances.iter().enumerate() {
+        let sum = &mut sums[pool_of(s)];
+        *sum = (sum.0 + variance * df, sum.1 + df);
+    }
+    let pools: Vec<(f64, f64)> = sums.into_iter().map(|(ss, df)| (if df > 0.0 { ss / df } else { 0.0 }, df)).collect();
+    let total_df: f64 = pools.iter().map(|(_, df)| df).sum();
+    let prior = VariancePrior::fit(&pools).map(|prior| pooled_when_equal(prior, &pools, |_| true));
+    let moderated: Vec<(f64, f64)> = pools
+        .iter()
+        .map(|&(variance, df)| {
+            prior.map_or((variance, df), |p| (p.moderate(variance, df), p.moderated_df(df).min(total_df)))
+        })
+        .collect();
+    (0..variances.len()).map(|s| moderated[pool_of(s)]).collect()
 }
 
 /// With d₀ infinite the `member` settings share one variance: its estimate is the pooled Σ dₛ s²ₛ / Σ dₛ

@@ -14,7 +14,6 @@ use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, Moved, SettingModel};
 use super::setting_summary::{first_seen_groups, first_seen_index, Labels, SettingSummary};
 use super::straggler::SlowSide;
-use super::student_t::upper_p;
 use crate::declare::{AnalysisConfig, Direction};
 use crate::record::RecordedRun;
 
@@ -247,7 +246,7 @@ fn challenged(setting: usize, members: &[usize], model: &SettingModel, direction
         .iter()
         .filter(|&&other| other != setting)
         .filter_map(|&other| model.compare(setting, other).ok())
-        .map(|pair| upper_p(toward_better * pair.estimate / pair.std_error, pair.df))
+        .map(|pair| pair.upper_p(toward_better))
         .fold(1.0, f64::min)
 }
 
@@ -489,7 +488,7 @@ mod tests {
     #[test]
     fn the_tie_test_keeps_its_level_with_and_without_the_control() {
         // 2000 sweeps of the true tie: the raw (unadjusted) test must reject at about alpha = 5%
-        // (binomial sd 0.5%: allow 3.5%..6.5%), the covariate's estimated slope included.
+        // (binomial sd 0.5%: allow 3.5%..6.5%; 2% under drift), the covariate's estimated slope included.
         for (control, drift) in [(true, 0.0), (false, 0.0), (true, 0.15)] {
             let rejections = (0..2000)
                 .filter(|&seed| {
@@ -505,7 +504,10 @@ mod tests {
                     tie.and_then(|r| r.comparison.as_ref().ok()).is_some_and(|c| c.p_value() < 0.05)
                 })
                 .count();
-            assert!((70..=130).contains(&rejections), "control {control}, drift {drift}: {rejections} of 2000");
+            // Under drift the pooled model's test is the more cautious for some sweeps (the larger of two
+            // p-values): below the level, never above it.
+            let floor = if drift > 0.0 { 40 } else { 70 };
+            assert!((floor..=130).contains(&rejections), "control {control}, drift {drift}: {rejections} of 2000");
         }
     }
 

@@ -153,6 +153,7 @@ impl OverallChange {
             df: effects.df,
             runs: effects.settings,
             method: crate::analyse::ComparisonMethod::Independent,
+            pooled: None,
         };
         let ratio = model.ratio(&as_comparison, 1.0, level);
         let heterogeneity_p = ChiSquared::new(effects.df).map_or(1.0, |chi| chi.sf(effects.q));
@@ -417,8 +418,9 @@ impl SharedSlope {
             if (lowered, changed, added) == (0.0, 0.0, 0.0) {
                 return t;
             }
-            let std_error = (t.std_error.powi(2) + changed + added).max(0.0).sqrt();
-            RivalComparison { estimate: t.estimate - lowered, std_error, ..t }
+            let widen = |se: f64| (se.powi(2) + changed + added).max(0.0).sqrt();
+            let pooled = t.pooled.map(|(se, df)| (widen(se), df));
+            RivalComparison { estimate: t.estimate - lowered, std_error: widen(t.std_error), pooled, ..t }
         })
     }
 

@@ -172,6 +172,9 @@ fn group_json(group: &GroupVerdict, setting: &dyn Fn(usize) -> Value, design: &s
             "p_adjusted": rival.p_adjusted,
             "df": tested.map(|c| c.df),
             "std_error": tested.map(|c| c.std_error),
+            // The pooled model's; p_value, intervals and verdicts take the more cautious of the two.
+            "pooled_std_error": tested.and_then(|c| c.pooled).map(|(se, _)| se),
+            "pooled_df": tested.and_then(|c| c.pooled).map(|(_, df)| df),
             "detectable": rival.detectable,
             "reason": rival.comparison.as_ref().err(),
             "method": tested.map(|c| c.method.design()),

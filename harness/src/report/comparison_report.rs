@@ -252,7 +252,8 @@ fn method_line(comparison: &Comparison) -> String {
             "; one pooled variance (empirical Bayes finds the settings' variances equal)".to_string()
         } else {
             format!(
-                "; variances moderated across settings (empirical Bayes, Smyth 2004: d0 = {})",
+                "; variances moderated across settings (empirical Bayes, Smyth 2004: d0 = {}; each test the more \
+                 cautious of that and one variance pooled within each group: valid if either holds)",
                 degrees(prior.prior_df)
             )
         }

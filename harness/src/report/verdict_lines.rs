@@ -113,6 +113,17 @@ fn method_line(verdicts: &Verdicts) -> String {
             }
         },
     );
+    // Where the settings keep variances of their own, each test is also made with one pooled variance
+    // (`SettingModel::contrast`); with d0 = inf the two are one.
+    let pooled = if model.prior.is_some_and(|p| p.prior_df.is_infinite()) {
+        ""
+    } else if model.series_priors.is_empty() {
+        " (each test the more cautious of that and one variance pooled within each group, groups that agree pooled \
+         together: valid if either holds)"
+    } else {
+        " (each test the more cautious of that and one variance pooled within each series, series that agree pooled \
+         together: valid if either holds)"
+    };
     let alpha = if verdicts.looks > 1 {
         format!(
             "alpha {} spent over the race's {} looks by a Lan-DeMets O'Brien-Fleming-type function (Lan & DeMets \
@@ -133,7 +144,7 @@ fn method_line(verdicts: &Verdicts) -> String {
     });
     format!(
         "Method: a robust linear model of {scale}: {design}{control}; Huber M-estimation (k = 1.345, Huber 1964); \
-         {prior}; {} residual df. The best is picked from the same data, so each rival is tested against every \
+         {prior}{pooled}; {} residual df. The best is picked from the same data, so each rival is tested against every \
          other setting of its group by the one-sided moderated t, stepped down over the {} {} within groups \
          (closed testing with Bonferroni-Holm weights, Holm 1979; selection-adjusted like Hsu's comparisons with \
          the best, Hsu 1984, ties included) at {alpha}{negligible}; intervals are {} simultaneous over every pair \
