@@ -5,9 +5,14 @@
 /// drift of period 40 runs to 98% of its amplitude and averages the control's own noise over 5 runs.
 const HALF_WINDOW: usize = 2;
 
-/// Backfitting rounds: the settings run in shuffled order, so their effects and the drift are nearly
-/// orthogonal and a few rounds converge.
+/// Backfitting rounds at most: the settings run in shuffled order, so their effects and the drift are
+/// nearly orthogonal and a few rounds converge (`CONVERGED`).
 const ROUNDS: usize = 8;
+
+/// A round that moves no setting's effect by more than this share of the controls' spread (their mean
+/// absolute deviation) ends the backfitting: what is left to move is a thousandth of the noise and drift
+/// the track is made of (a million-run sweep stops after 3-4 rounds instead of 8).
+const CONVERGED: f64 = 1e-3;
 
 /// The drift track of `controls` (one per run, in the order the runs ran; `setting_of` each run's setting
 /// among `settings`; runs of weight 0 in `included` take no part and get their neighbours' level).
@@ -20,49 +25,74 @@ const ROUNDS: usize = 8;
 /// fitted drift: each setting's mean of it is the drift that setting met (the between-settings
 /// correction the covariate gives when nothing moves the control), and it varies within settings.
 pub fn drift_track(controls: &[f64], setting_of: &[u32], settings: usize, included: &[f64]) -> Vec<f64> {
-    let kept: Vec<usize> = (0..controls.len()).filter(|&i| included[i] > 0.0).collect();
+    let kept: Vec<u32> = (0..controls.len() as u32).filter(|&i| included[i as usize] > 0.0).collect();
+    let control = |j: usize| controls[kept[j] as usize];
+    let setting = |j: usize| setting_of[kept[j] as usize] as usize;
+    let tolerance = CONVERGED * mean_absolute_deviation(kept.iter().map(|&i| controls[i as usize]));
     let mut effect = vec![0.0; settings];
     let mut drift = vec![0.0; kept.len()];
+    // The drift is the only array a round writes: a million-run sweep's track costs a few passes, and
+    // when every run is kept it is the track itself.
     for _ in 0..ROUNDS {
-        effect = setting_means(kept.iter().zip(&drift).map(|(&i, d)| (setting_of[i], controls[i] - d)), settings);
-        let level: Vec<f64> = kept.iter().map(|&i| controls[i] - effect[setting_of[i] as usize]).collect();
-        drift = running_mean(&level, HALF_WINDOW);
+        let moved = set_setting_means(&mut effect, (0..kept.len()).map(|j| (setting(j), control(j) - drift[j])));
+        running_mean(|j| control(j) - effect[setting(j)], HALF_WINDOW, &mut drift);
+        if moved <= tolerance {
+            break;
+        }
+    }
+    if kept.len() == controls.len() {
+        return drift;
     }
     spread_to_every_run(&kept, &drift, controls.len())
 }
 
-/// The mean of each setting's values (0 for a setting without any).
-fn setting_means(values: impl Iterator<Item = (u32, f64)>, settings: usize) -> Vec<f64> {
-    let mut sums = vec![(0.0, 0usize); settings];
-    for (setting, value) in values {
-        let sum = &mut sums[setting as usize];
-        *sum = (sum.0 + value, sum.1 + 1);
-    }
-    sums.into_iter().map(|(sum, n)| if n == 0 { 0.0 } else { sum / n as f64 }).collect()
+/// The mean of |x − mean(x)| (0 without values).
+fn mean_absolute_deviation(values: impl Iterator<Item = f64> + Clone) -> f64 {
+    let (sum, n) = values.clone().fold((0.0, 0usize), |(sum, n), v| (sum + v, n + 1));
+    let mean = sum / n.max(1) as f64;
+    values.map(|v| (v - mean).abs()).sum::<f64>() / n.max(1) as f64
 }
 
-/// The mean of the values within `half` positions either way (fewer at the ends).
-fn running_mean(values: &[f64], half: usize) -> Vec<f64> {
-    let mut prefix = Vec::with_capacity(values.len() + 1);
-    prefix.push(0.0);
-    for value in values {
-        prefix.push(prefix.last().copied().unwrap_or(0.0) + value);
+/// Sets each setting's effect to the mean of its (setting, control less drift) values (0 for a setting
+/// without any); returns the largest change.
+fn set_setting_means(effect: &mut [f64], values: impl Iterator<Item = (usize, f64)>) -> f64 {
+    let mut sums = vec![(0.0, 0usize); effect.len()];
+    for (s, value) in values {
+        sums[s] = (sums[s].0 + value, sums[s].1 + 1);
     }
-    (0..values.len())
-        .map(|i| {
-            let (low, high) = (i.saturating_sub(half), (i + half + 1).min(values.len()));
-            (prefix[high] - prefix[low]) / (high - low) as f64
-        })
-        .collect()
+    let mut moved: f64 = 0.0;
+    for (effect, (sum, n)) in effect.iter_mut().zip(sums) {
+        let mean = if n == 0 { 0.0 } else { sum / n as f64 };
+        moved = moved.max((mean - *effect).abs());
+        *effect = mean;
+    }
+    moved
+}
+
+/// Writes into `out` the mean of the values `value(j)` within `half` positions either way (fewer at the
+/// ends), by a sliding sum over the window.
+fn running_mean(value: impl Fn(usize) -> f64, half: usize, out: &mut [f64]) {
+    let n = out.len();
+    let mut sum: f64 = (0..half.min(n)).map(&value).sum();
+    for (i, out) in out.iter_mut().enumerate() {
+        if i + half < n {
+            sum += value(i + half);
+        }
+        if i > half {
+            sum -= value(i - half - 1);
+        }
+        let (low, high) = (i.saturating_sub(half), (i + half + 1).min(n));
+        *out = sum / (high - low) as f64;
+    }
 }
 
 /// The track over every run: a kept run's own, a run left out the last kept run's before it (or the
 /// first kept run's).
-fn spread_to_every_run(kept: &[usize], drift: &[f64], runs: usize) -> Vec<f64> {
+fn spread_to_every_run(kept: &[u32], drift: &[f64], runs: usize) -> Vec<f64> {
     let mut track = Vec::with_capacity(runs);
     let mut next = 0;
     for run in 0..runs {
-        while next + 1 < kept.len() && kept[next + 1] <= run {
+        while next + 1 < kept.len() && kept[next + 1] as usize <= run {
             next += 1;
         }
         track.push(drift.get(next).copied().unwrap_or(0.0));

@@ -193,7 +193,21 @@ impl SettingModel {
         let stepped = rounds.as_ref().filter(|_| design.blocks == RoundBlocks::TimeBlocks);
         // The level a step shows in; with a control it is the control's fit on the blocks as planned, and
         // unless a block is split, the control's first fit too.
-        let mut probe_fit = stepped.map(|rounds| WeightedBackfit::fit(&layout, probe, &included, Some(rounds), None));
+        // With the runs interleaved in rounds, the control's drift track is the covariate: it holds the
+        // drift the control shows and none of the settings' effect on it, whether the settings move the
+        // control or not (a move the test misses under a fast drift would otherwise bias every setting the
+        // control's level differs by), and it averages the control's own noise over 5 runs. Without rounds
+        // the run order cannot tell drift from settings: a moved control is set aside. The track is made
+        // beside the probe's fit (the settings and the runs kept do not change when a block is split).
+        let (track, mut probe_fit) = rayon::join(
+            || {
+                controls
+                    .as_deref()
+                    .filter(|_| design.policy == ControlPolicy::UnlessMoved && design.blocks.fitted())
+                    .map(|c| drift_track(c, &layout.setting_of, layout.settings, &included))
+            },
+            || stepped.map(|rounds| WeightedBackfit::fit(&layout, probe, &included, Some(rounds), None)),
+        );
         // Without time blocks the planned blocks are the final ones: the control's fit is made once, here.
         let unstepped_fit = controls
             .as_ref()
@@ -221,26 +235,16 @@ impl SettingModel {
             rounds = Some(RoundComponents::of(&layout));
             probe_fit = None;
         }
-        // The control's unweighted fit on the final blocks serves the robust fit's first step.
-        let control_fit = controls.as_ref().map(|c| {
-            probe_fit
-                .take()
-                .or(unstepped_fit)
-                .unwrap_or_else(|| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None))
-        });
         let moved = control_move.as_ref().is_some_and(ControlMove::is_moved);
-        // With the runs interleaved in rounds, the control's drift track is the covariate: it holds the
-        // drift the control shows and none of the settings' effect on it, whether the settings move the
-        // control or not (a move the test misses under a fast drift would otherwise bias every setting the
-        // control's level differs by), and it averages the control's own noise over 5 runs. Without rounds
-        // the run order cannot tell drift from settings: a moved control is set aside.
-        let track = controls
-            .as_deref()
-            .filter(|_| design.policy == ControlPolicy::UnlessMoved && design.blocks.fitted())
-            .map(|c| drift_track(c, &layout.setting_of, layout.settings, &included));
+        // The control's unweighted fit on the final blocks serves the robust fit's first step when the
+        // control itself is the covariate; the fits made for the move test go before the robust fit.
+        let planned = probe_fit.take().or(unstepped_fit);
         let covariate = match (&track, controls.as_deref()) {
             (Some(track), _) => Some((track.as_slice(), None)),
-            (None, Some(c)) if !moved => Some((c, control_fit)),
+            (None, Some(c)) if !moved => Some((
+                c,
+                Some(planned.unwrap_or_else(|| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None))),
+            )),
             _ => None,
         };
         let reliability = match (&covariate, design.policy) {
