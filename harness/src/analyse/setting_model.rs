@@ -238,15 +238,23 @@ impl SettingModel {
         let moved = control_move.as_ref().is_some_and(ControlMove::is_moved);
         // The control's unweighted fit on the final blocks serves the robust fit's first step when the
         // control itself is the covariate; the fits made for the move test go before the robust fit.
-        let planned = probe_fit.take().or(unstepped_fit);
+        let mut planned = probe_fit.take().or(unstepped_fit);
+        // The control's own values serve no further when its track is the covariate.
+        let controls = controls.filter(|_| track.is_none());
         let covariate = match (&track, controls.as_deref()) {
             (Some(track), _) => Some((track.as_slice(), None)),
             (None, Some(c)) if !moved => Some((
                 c,
-                Some(planned.unwrap_or_else(|| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None))),
+                Some(
+                    planned
+                        .take()
+                        .unwrap_or_else(|| WeightedBackfit::fit(&layout, c, &included, rounds.as_ref(), None)),
+                ),
             )),
             _ => None,
         };
+        // Not kept through the robust fit when the track is the covariate: a million-run sweep's residuals.
+        drop(planned);
         let reliability = match (&covariate, design.policy) {
             (Some((_, Some(unweighted))), ControlPolicy::Always) => {
                 let df = samples.len() as f64
