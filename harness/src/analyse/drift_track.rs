@@ -25,25 +25,40 @@ const CONVERGED: f64 = 1e-3;
 /// fitted drift: each setting's mean of it is the drift that setting met (the between-settings
 /// correction the covariate gives when nothing moves the control), and it varies within settings.
 pub fn drift_track(controls: &[f64], setting_of: &[u32], settings: usize, included: &[f64]) -> Vec<f64> {
+    if included.iter().all(|&w| w > 0.0) {
+        // Every run kept (the usual case): read the runs where they are.
+        return backfitted_drift(controls.len(), |j| controls[j], |j| setting_of[j] as usize, settings);
+    }
     let kept: Vec<u32> = (0..controls.len() as u32).filter(|&i| included[i as usize] > 0.0).collect();
-    let control = |j: usize| controls[kept[j] as usize];
-    let setting = |j: usize| setting_of[kept[j] as usize] as usize;
-    let tolerance = CONVERGED * mean_absolute_deviation(kept.iter().map(|&i| controls[i as usize]));
+    let drift = backfitted_drift(
+        kept.len(),
+        |j| controls[kept[j] as usize],
+        |j| setting_of[kept[j] as usize] as usize,
+        settings,
+    );
+    spread_to_every_run(&kept, &drift, controls.len())
+}
+
+/// The drift of `runs` runs, run j's control `control(j)` and setting `setting(j)`: setting effects and
+/// the running mean fitted in turn until no effect moves (`CONVERGED`). The drift is the only array a
+/// round writes: a million-run sweep's track costs a few passes.
+fn backfitted_drift(
+    runs: usize,
+    control: impl Fn(usize) -> f64,
+    setting: impl Fn(usize) -> usize,
+    settings: usize,
+) -> Vec<f64> {
+    let tolerance = CONVERGED * mean_absolute_deviation((0..runs).map(&control));
     let mut effect = vec![0.0; settings];
-    let mut drift = vec![0.0; kept.len()];
-    // The drift is the only array a round writes: a million-run sweep's track costs a few passes, and
-    // when every run is kept it is the track itself.
+    let mut drift = vec![0.0; runs];
     for _ in 0..ROUNDS {
-        let moved = set_setting_means(&mut effect, (0..kept.len()).map(|j| (setting(j), control(j) - drift[j])));
+        let moved = set_setting_means(&mut effect, (0..runs).map(|j| (setting(j), control(j) - drift[j])));
         running_mean(|j| control(j) - effect[setting(j)], HALF_WINDOW, &mut drift);
         if moved <= tolerance {
             break;
         }
     }
-    if kept.len() == controls.len() {
-        return drift;
-    }
-    spread_to_every_run(&kept, &drift, controls.len())
+    drift
 }
 
 /// The mean of |x − mean(x)| (0 without values).
