@@ -27,7 +27,8 @@ pub struct ControlAdjustment {
     /// machine's. A slope fitted on a noisy control is attenuated by λ (regression dilution, Fuller 1987);
     /// a level difference measured by many runs' mean control needs the de-attenuated slope θ / λ.
     pub reliability: f64,
-    /// The covariate was the control's drift track (`drift_track`), not the control: the settings move it.
+    /// The covariate was the control's drift track (`drift_track`: its runs with each setting's effect on
+    /// it taken out), not the control itself.
     pub track: bool,
 }
 

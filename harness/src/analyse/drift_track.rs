@@ -1,5 +1,5 @@
 //! The machine's drift as a control shows it run by run, with the settings' own effect on the control taken
-//! out: what removes drift when the settings move the control.
+//! out: `report`'s covariate when the runs are interleaved, whether or not the settings move the control.
 
 /// Runs on either side of a run whose control levels make its drift track: a window of 5 runs follows a
 /// drift of period 40 runs to 98% of its amplitude and averages the control's own noise over 5 runs.

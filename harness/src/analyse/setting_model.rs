@@ -19,6 +19,7 @@ use super::sample_layout::SampleLayout;
 use super::scale::Scale;
 use super::step_split::split_blocks_at_steps;
 use super::straggler::{SlowSide, Straggler};
+use super::summary_stats::power_of_two_below;
 use super::variance_prior::VariancePrior;
 use super::weighted_backfit::{RoundComponents, WeightedBackfit};
 
@@ -153,7 +154,7 @@ impl SettingModel {
         let largest = samples.iter().map(|s| s.value.abs()).fold(0.0, f64::max);
         match scale {
             Scale::Linear if largest > 1e150 => {
-                let unit = 2f64.powi(largest.log2().floor() as i32);
+                let unit = power_of_two_below(largest);
                 samples.iter_mut().for_each(|sample| sample.value /= unit);
                 SettingModel::fit(scale, samples, design).in_unit(unit)
             }
@@ -191,21 +192,21 @@ impl SettingModel {
         // control shows the machine's level where there is one.
         let probe = controls.as_deref().unwrap_or(&values);
         let stepped = rounds.as_ref().filter(|_| design.blocks == RoundBlocks::TimeBlocks);
-        // The level a step shows in; with a control it is the control's fit on the blocks as planned, and
-        // unless a block is split, the control's first fit too.
-        // With the runs interleaved in rounds, the control's drift track is the covariate: it holds the
-        // drift the control shows and none of the settings' effect on it, whether the settings move the
-        // control or not (a move the test misses under a fast drift would otherwise bias every setting the
-        // control's level differs by), and it averages the control's own noise over 5 runs. Without rounds
-        // the run order cannot tell drift from settings: a moved control is set aside. The track is made
-        // beside the probe's fit (the settings and the runs kept do not change when a block is split).
         let (track, mut probe_fit) = rayon::join(
+            // With the runs interleaved in rounds, the control's drift track is the covariate: it holds the
+            // drift the control shows and none of the settings' effect on it, whether the settings move the
+            // control or not (a move the test misses under a fast drift would otherwise bias every setting
+            // the control's level differs by), and it averages the control's own noise over 5 runs. Without
+            // rounds the run order cannot tell drift from settings: a moved control is set aside. Made
+            // beside the probe's fit: the settings and the runs kept do not change when a block is split.
             || {
                 controls
                     .as_deref()
                     .filter(|_| design.policy == ControlPolicy::UnlessMoved && design.blocks.fitted())
                     .map(|c| drift_track(c, &layout.setting_of, layout.settings, &included))
             },
+            // The level a step shows in; with a control it is the control's fit on the blocks as planned,
+            // and unless a block is split, the control's first fit too.
             || stepped.map(|rounds| WeightedBackfit::fit(&layout, probe, &included, Some(rounds), None)),
         );
         // Without time blocks the planned blocks are the final ones: the control's fit is made once, here.
@@ -410,8 +411,9 @@ impl SettingModel {
     /// (Σ cₛ c̄ₛ)² · Var(θ̂) when a slope was fitted, its df the Welch–Satterthwaite combination of the
     /// moderated variances' dₛ + d₀ (Satterthwaite 1946), capped at the model's residual df (as limma caps
     /// the moderated t's). Its error under the pooled model (the settings of a group, or of a series, share
-    /// one variance: `RobustFit::pooled`) goes with it: tests and intervals take the more cautious. Err with the reason when no test is
-    /// possible: a setting with one run and nothing to borrow, no residual df, or a zero standard error.
+    /// one variance: `RobustFit::pooled`) goes with it: tests and intervals take the more cautious. Err
+    /// with the reason when no test is possible: a setting with one run and nothing to borrow, no residual
+    /// df, or a zero standard error.
     pub fn contrast(&self, weights: &[(usize, f64)]) -> Result<RivalComparison, NoTest> {
         self.combine(weights, |mean| (mean, 1.0), None)
     }
@@ -857,16 +859,16 @@ impl<'a> RobustFit<'a> {
                 };
                 let variance_df =
                     self.priors[s].map_or(self.own_df[s], |p| p.moderated_df(self.own_df[s])).min(self.df_cap[s]);
+                // A run's variance made the mean's: Var = κ σ² / (nₛ Eₛ).
+                let of_mean = |variance: f64| {
+                    inflation * variance / runs.max(1) as f64 / self.block_efficiency[s].max(f64::MIN_POSITIVE)
+                };
                 SettingEstimate {
                     dense: s,
                     mean: self.fit.setting_effect[s] - shift,
-                    mean_variance: inflation * self.variances[s]
-                        / runs.max(1) as f64
-                        / self.block_efficiency[s].max(f64::MIN_POSITIVE),
+                    mean_variance: of_mean(self.variances[s]),
                     variance_df,
-                    pooled_variance: inflation * self.pooled[s].0
-                        / runs.max(1) as f64
-                        / self.block_efficiency[s].max(f64::MIN_POSITIVE),
+                    pooled_variance: of_mean(self.pooled[s].0),
                     pooled_df: self.pooled[s].1,
                     runs,
                     control_level,

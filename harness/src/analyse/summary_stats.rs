@@ -51,10 +51,15 @@ impl SummaryStats {
 /// few million of them could overflow.
 fn magnitude_unit(magnitude: f64) -> f64 {
     if magnitude > 1e290 {
-        2f64.powi(magnitude.log2().floor() as i32)
+        power_of_two_below(magnitude)
     } else {
         1.0
     }
+}
+
+/// The largest power of two not above `magnitude`: dividing by it is exact, and leaves values in [1, 2).
+pub(super) fn power_of_two_below(magnitude: f64) -> f64 {
+    2f64.powi(magnitude.log2().floor() as i32)
 }
 
 /// The middle value, or the mean of the two middle values, by selection (Hoare's quickselect: linear
