@@ -1,35 +1,77 @@
 #!/usr/bin/env bash
-# Runs every test: the style gate (rustfmt, clippy with warnings as errors), the reference engine's own
-# tests (kernel, collectives, smoke, bad input), then the harness's unit, snapshot and integration tests
-# (which drive the real sweep binary and engine), the Slurm ones (tests/slurm.rs) on a local single-node Slurm
-# that this script starts, and stops again, unless one already runs.
-set -euo pipefail
+# Runs every test, tier by tier, and goes on past a failing tier so that one failure hides no other:
+# the style gate (rustfmt, clippy with warnings as errors), the reference engine's own tests (kernel,
+# collectives, smoke, bad input), then the harness's unit, snapshot and integration tests (which drive
+# the real sweep binary and engine), the Slurm ones (tests/slurm.rs) on a local single-node Slurm that
+# this script starts, and stops again, unless one already runs. It ends with the failed tiers, if any,
+# and exits non-zero when any tier failed.
+#   scripts/test.sh          every tier (the README's command; CI runs it)
+#   scripts/test.sh --fast   the harness's unit tests and declaration-error tests only (about 2 minutes)
+set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-slurm=yes
-if sinfo -h >/dev/null 2>&1; then
-    echo "Slurm tests: using the Slurm that already runs"
-else
-    slurm_status=0
-    scripts/slurm-local.sh start || slurm_status=$?
-    case $slurm_status in
-        0) slurm_stop='scripts/slurm-local.sh stop' ;;
-        3) slurm=no; echo "Slurm tests stay ignored: Slurm cannot be installed or started here (reason above)" ;;
-        *) exit "$slurm_status" ;;
-    esac
-fi
-cargo fmt --all --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
-make -s -C engine -j2
-make -s -C engine test
-# One total line at the end: the sum of every test binary's passed, failed and ignored counts.
+fast=no
+case "${1:-}" in
+    "") ;;
+    --fast) fast=yes ;;
+    *) echo "usage: scripts/test.sh [--fast]" >&2; exit 2 ;;
+esac
+scripts/install-deps.sh || { echo "test.sh: installing the dependencies failed (above); no test ran" >&2; exit 1; }
+
+failed=()
+# Runs one tier, printing its name first, and remembers it if it fails.
+tier() {
+    local name=$1
+    shift
+    echo "== $name"
+    "$@" || failed+=("$name (exit $?)")
+}
 log="$(mktemp)"
-trap 'rm -f "$log"; ${slurm_stop:-true}' EXIT
-status=0
-cargo test --workspace --locked 2>&1 | tee "$log" || status=$?
-if [ "$slurm" = yes ]; then
-    # The Slurm tests are ignored by default (they need a controller): run them now that one answers.
-    cargo test --locked --test slurm -- --ignored 2>&1 | tee -a "$log" || status=$?
+# Runs a cargo test tier, its output kept in $log for the total line.
+cargo_tier() {
+    local name=$1
+    shift
+    tier "$name" bash -c 'set -o pipefail; "$@" 2>&1 | tee -a "$0"' "$log" "$@"
+}
+# The sum of every test binary's counts; a tier that ended without running its tests (a build error)
+# says so instead of a total that would read as "0 failed".
+total_line() {
+    awk '/^test result:/ { n++; p += $4; f += $6; i += $8 } END {
+        if (n == 0) print "TOTAL: no test ran (a build failed: see above)";
+        else printf "TOTAL: %d passed, %d failed, %d ignored (%d test binaries)\n", p, f, i, n }' "$log"
+}
+
+if [ "$fast" = yes ]; then
+    trap 'rm -f "$log"' EXIT
+    tier "reference engine build" make -s -C engine -j2
+    cargo_tier "harness unit tests" cargo test --locked -p sweep --lib --bins
+    cargo_tier "declaration errors" cargo test --locked -p sweep --test spec_errors
+else
+    slurm=yes
+    if sinfo -h >/dev/null 2>&1; then
+        echo "Slurm tests: using the Slurm that already runs"
+    else
+        slurm_status=0
+        scripts/slurm-local.sh start || slurm_status=$?
+        case $slurm_status in
+            0) slurm_stop='scripts/slurm-local.sh stop' ;;
+            3) slurm=no; echo "Slurm tests stay ignored: Slurm cannot be installed or started here (reason above)" ;;
+            *) slurm=no; failed+=("local Slurm start (exit $slurm_status)") ;;
+        esac
+    fi
+    trap 'rm -f "$log"; ${slurm_stop:-true}' EXIT
+    tier "rustfmt" cargo fmt --all --check
+    tier "clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
+    tier "reference engine build" make -s -C engine -j2
+    tier "reference engine tests" make -s -C engine test
+    cargo_tier "harness tests" cargo test --workspace --locked --no-fail-fast
+    if [ "$slurm" = yes ]; then
+        # Ignored by default (they need a controller): run them now that one answers.
+        cargo_tier "Slurm tests" cargo test --locked --test slurm -- --ignored
+    fi
 fi
-awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "TOTAL: %d passed, %d failed, %d ignored\n", p, f, i }' "$log"
-exit "$status"
+total_line
+if [ ${#failed[@]} -gt 0 ]; then
+    printf 'FAILED: %s\n' "${failed[@]}"
+    exit 1
+fi
+echo "every tier passed"

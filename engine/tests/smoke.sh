@@ -74,5 +74,6 @@ echo "ok   --link-alpha-us 1600 --link-gbps 0.33: named in the result, >= 9 x 3.
 
 $RUN -n 2 "$ENGINE" --allreduce-bench --bytes 1000000 --link-alpha-us 500 --link-gbps 1 >"$OUT" || fail "linked bench"
 us=$(sed -n 's/^tpe_allreduce bytes=1000000 calls=[0-9]* us_per_call=\([^ ]*\) min_us_per_call=.* link=emulated .*/\1/p' "$OUT")
-awk -v us="$us" 'BEGIN { exit !(us >= 1500 && us < 3000) }' || fail "1 MB over a 500 us, 1 GB/s link took '$us' us per call"
-echo "ok   the all-reduce probe pays the link: 1 MB at 500 us + 1 GB/s = $us us per call (model 1500)"
+# Only from below: a busy machine can end the link's sleeps late, never early.
+awk -v us="$us" 'BEGIN { exit !(us >= 1500) }' || fail "1 MB over a 500 us, 1 GB/s link took '$us' us per call, under the model's 1500"
+echo "ok   the all-reduce probe pays the link: 1 MB at 500 us + 1 GB/s = $us us per call (model 1500, at least)"

@@ -1,12 +1,14 @@
 // Slice rule, fallback gate, the overlapped row-parallel projection against the serial one and
 // against a double-precision host reference, and the emulated link's cost model. Run under mpirun
-// with 1 and 2 ranks.
+// with 1 and 2 ranks. `--timing` adds the checks a busy machine can fail (upper bounds on the link's
+// timings, the bytes the overlap hides): `make link-bench` runs them as a benchmark, not a test.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <sys/resource.h>
@@ -21,6 +23,9 @@ namespace {
 constexpr double kTolerance = 1e-5;  // relative to the largest output magnitude
 int g_rank = 0;
 int g_failures = 0;
+// Set by --timing: also check what only an idle machine guarantees (how soon a sleep ends, how much
+// of the link a GEMM hides). Without it, only what load cannot change is checked.
+bool g_timing = false;
 
 void check(bool ok, const char* what) {
     if (!ok) ++g_failures;
@@ -163,15 +168,20 @@ LinkConfig link(double alpha_us, double gbps) {
 }
 
 // The link's timings are checked strictly from below (a result is never usable before the model
-// says: that is the ordering the overlap path relies on) and loosely from above (this machine is
-// shared, so a sleep may end late): kSlackMs plus half the expected time.
+// says: that is the ordering the overlap path relies on, and no load can make a sleep end early).
+// From above only with --timing (a shared machine may end a sleep late): kSlackMs plus half the
+// expected time.
 constexpr double kSlackMs = 30.0;
 
-void check_between(double got_ms, double want_ms, const char* what) {
-    char line[192];
-    std::snprintf(line, sizeof line, "%s: %.2f ms, model %.2f ms", what, got_ms, want_ms);
-    check(got_ms >= want_ms && got_ms <= want_ms * 1.5 + kSlackMs, line);
+void check_timed(double got_ms, double floor_ms, double model_ms, const char* what) {
+    char line[224];
+    std::snprintf(line, sizeof line, "%s: %.2f ms, model %.2f ms", what, got_ms, model_ms);
+    const bool late = got_ms > model_ms * 1.5 + kSlackMs;
+    check(got_ms >= floor_ms && !(g_timing && late), line);
+    if (g_timing && g_rank == 0) std::printf("     %s\n", line);
 }
+
+void check_between(double got_ms, double want_ms, const char* what) { check_timed(got_ms, want_ms, want_ms, what); }
 
 // The link on its own: a transfer costs alpha + bytes / beta from its send, N transfers sent and
 // waited for one by one cost N of them, transfers cross one after another, and waiting for one costs
@@ -253,12 +263,10 @@ void test_link_under_row_parallel(int world) {
     // 1 slice pays N alphas, 4 slices 4N: 10 calls with a 3 ms fixed term and a negligible byte term.
     const LinkConfig fixed = link(3000.0, 1e4);
     const std::vector<double> calls = row_parallel_ms(384, 8, 8, {{none, 1}, {fixed, 1}, {none, 4}, {fixed, 4}}, 10);
-    std::snprintf(line, sizeof line, "10 serial calls: %.1f ms with the link, %.1f without: 10 alphas (30 ms) more",
-                  calls[1], calls[0]);
-    check(calls[1] >= 30.0 && calls[1] - calls[0] <= 30.0 * 1.5 + kSlackMs, line);
-    std::snprintf(line, sizeof line, "10 calls of 4 slices: %.1f ms with the link, %.1f without: 40 alphas (120 ms) more",
-                  calls[3], calls[2]);
-    check(calls[3] >= 120.0 && calls[3] - calls[2] <= 120.0 * 1.5 + kSlackMs, line);
+    std::snprintf(line, sizeof line, "10 serial calls with the link, %.1f ms without: 10 alphas more", calls[0]);
+    check_timed(calls[1] - calls[0], 30.0 - calls[0], 30.0, line);
+    std::snprintf(line, sizeof line, "10 calls of 4 slices with the link, %.1f ms without: 40 alphas more", calls[2]);
+    check_timed(calls[3] - calls[2], 120.0 - calls[2], 120.0, line);
 
     // Ordering: with no fixed term and 20 ms of bytes per slice, a 4-slice call cannot return before
     // all 4 slices' bytes have crossed one after another (80 ms), whatever the GEMM costs.
@@ -277,9 +285,9 @@ void test_link_under_row_parallel(int world) {
     char summary[192];
     std::snprintf(summary, sizeof summary, "emulated link under row_parallel, %d rank(s): N alphas serial, S x N sliced",
                   world);
-    if (world == 1) {
-        // The overlap is a property, not a speed: a machine busy with other work can take the GEMM's
-        // time away from one measurement, so it is shown by any of three (each measured afresh).
+    if (world == 1 && g_timing) {
+        // How much the overlap hides is a speed: a machine busy with other work can take the GEMM's
+        // time away from a measurement, so it is a benchmark, shown by any of three (each afresh).
         double plain = 0.0;
         std::vector<double> linked;
         bool hidden = false;
@@ -309,6 +317,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world);
     openblas_set_num_threads(1);
+    for (int i = 1; i < argc; ++i) g_timing = g_timing || std::string(argv[i]) == "--timing";
     test_slice_rule();
     test_resolve_and_gate();
     test_overlap_matches_serial(world);
