@@ -85,30 +85,87 @@ void run_allreduce_bench(const Config& cfg, int rank) {
     }
 }
 
-// Seconds this process's threads have spent runnable but waiting for a CPU (Linux schedstat's run
-// delay, summed over /proc/self/task/*): the share of a shared machine other work took from this run.
-// 0 where the kernel does not report it.
-double cpu_wait_seconds() {
+// The seconds this process's threads (every one of /proc/self/task/*) have run on a CPU and have been
+// runnable but waiting for one (Linux schedstat): what the run asked of the machine, and what other work
+// took from it. Zero where the kernel does not report them.
+struct CpuTimes {
+    double ran = 0.0;
+    double waited = 0.0;
+};
+
+// One schedstat file's times; zero where it cannot be read.
+CpuTimes read_schedstat(const std::string& path) {
+    CpuTimes times;
+    if (FILE* file = std::fopen(path.c_str(), "r")) {
+        unsigned long long running = 0, waiting = 0;
+        if (std::fscanf(file, "%llu %llu", &running, &waiting) == 2) {
+            times.ran = static_cast<double>(running) * 1e-9;
+            times.waited = static_cast<double>(waiting) * 1e-9;
+        }
+        std::fclose(file);
+    }
+    return times;
+}
+
+// Every thread of the process (MPI's and the link's too).
+CpuTimes cpu_times() {
+    CpuTimes total;
     DIR* tasks = opendir("/proc/self/task");
-    if (tasks == nullptr) return 0.0;
-    double total = 0.0;
+    if (tasks == nullptr) return total;
     while (const dirent* entry = readdir(tasks)) {
         if (entry->d_name[0] == '.') continue;
-        const std::string path = std::string("/proc/self/task/") + entry->d_name + "/schedstat";
-        if (FILE* file = std::fopen(path.c_str(), "r")) {
-            unsigned long long running = 0, waiting = 0;
-            if (std::fscanf(file, "%llu %llu", &running, &waiting) == 2) total += static_cast<double>(waiting) * 1e-9;
-            std::fclose(file);
-        }
+        const CpuTimes task = read_schedstat(std::string("/proc/self/task/") + entry->d_name + "/schedstat");
+        total.ran += task.ran;
+        total.waited += task.waited;
     }
     closedir(tasks);
     return total;
 }
 
-// One timed prefill: its seconds, and the share of them the ranks (on average) waited for a CPU.
+// The calling thread only: the rank's compute thread, whose share of the CPU it asked for is what
+// other work takes from the prefill (the link's and MPI's threads mostly sleep).
+CpuTimes thread_cpu_times() { return read_schedstat("/proc/thread-self/schedstat"); }
+
+// One timed prefill: its seconds, the share of them the ranks (on average, every thread) waited for a
+// CPU, and the share of the CPU time the ranks' compute threads asked for (ran + waited) that they got:
+// 1 on an idle machine, whatever the prefill spends asleep on the link.
 struct PrefillTiming {
     double seconds;
     double cpu_wait_share;
+    double cpu_share;
+};
+
+// The machine's speed around the run, which no setting changes: every rank times the same fixed
+// single-threaded GEMM (kProbeSize cubed, kProbeCalls times) just before and just after each timed
+// prefill (after it, the prefill's link transfers are over). A sweep can use it as its control
+// (`sweeps/slices.toml`).
+constexpr int kProbeSize = 128;
+constexpr int kProbeCalls = 96;
+
+struct Probe {
+    std::vector<float> a, b, c;
+    double flops = 0.0;
+    double seconds = 0.0;
+
+    Probe()
+        : a(kProbeSize * kProbeSize, 0.5f), b(kProbeSize * kProbeSize, 0.25f), c(kProbeSize * kProbeSize, 0.0f) {}
+
+    void time_once() {
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < kProbeCalls; ++i) {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kProbeSize, kProbeSize, kProbeSize, 1.0f, a.data(),
+                        kProbeSize, b.data(), kProbeSize, 0.0f, c.data(), kProbeSize);
+        }
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        flops += 2.0 * kProbeCalls * kProbeSize * kProbeSize * kProbeSize;
+    }
+
+    // The ranks' mean GFLOP/s over every timing.
+    double gflops(int world) const {
+        double rate = seconds > 0.0 ? flops / seconds * 1e-9 : 0.0;
+        MPI_Allreduce(MPI_IN_PLACE, &rate, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        return rate / world;
+    }
 };
 
 // The median timing by seconds (the mean of the middle two for an even count), and the spread of
@@ -119,15 +176,17 @@ PrefillTiming median_timing(std::vector<PrefillTiming> timings, double& spread) 
     const std::size_t n = timings.size();
     const PrefillTiming& low = timings[(n - 1) / 2];
     const PrefillTiming& high = timings[n / 2];
-    const PrefillTiming mid{(low.seconds + high.seconds) / 2.0, (low.cpu_wait_share + high.cpu_wait_share) / 2.0};
+    const PrefillTiming mid{(low.seconds + high.seconds) / 2.0, (low.cpu_wait_share + high.cpu_wait_share) / 2.0,
+                            (low.cpu_share + high.cpu_share) / 2.0};
     spread = (timings.back().seconds - timings.front().seconds) / mid.seconds;
     return mid;
 }
 
 // Prefills the prompt `cfg.prefill_reps` times (after one untimed warm prefill when more than once)
-// and returns the median timing; `x` holds the last one's output and the profile its phases.
+// and returns the median timing; `x` holds the last one's output and the profile its phases. The probe
+// is timed around every timed prefill.
 PrefillTiming timed_prefills(const Config& cfg, Model& model, int slices, int world, std::vector<float>& x,
-                             double& spread) {
+                             double& spread, Probe& probe) {
     const std::vector<float> prompt = model.prompt(cfg.rows);
     const int warm = cfg.prefill_reps > 1 ? 1 : 0;
     std::vector<PrefillTiming> timings;
@@ -135,14 +194,22 @@ PrefillTiming timed_prefills(const Config& cfg, Model& model, int slices, int wo
         model.reset();
         x = prompt;
         profile_discard();
+        if (i >= warm) probe.time_once();  // before the barrier, so that every rank starts the prefill together
         MPI_Barrier(MPI_COMM_WORLD);
-        const double waited_before = cpu_wait_seconds();
+        const CpuTimes before = cpu_times();
+        const CpuTimes main_before = thread_cpu_times();
         const double start = MPI_Wtime();
         model.forward(x, cfg.rows, slices);
         const double seconds = MPI_Wtime() - start;
-        double waited = cpu_wait_seconds() - waited_before;
-        MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        if (i >= warm) timings.push_back({seconds, waited / world / seconds});
+        const CpuTimes after = cpu_times();
+        const CpuTimes main_after = thread_cpu_times();
+        double used[3] = {after.waited - before.waited, main_after.ran - main_before.ran,
+                          main_after.waited - main_before.waited};
+        MPI_Allreduce(MPI_IN_PLACE, used, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        const double asked = used[1] + used[2];
+        if (i < warm) continue;
+        timings.push_back({seconds, used[0] / world / seconds, asked > 0.0 ? used[1] / asked : 1.0});
+        probe.time_once();
     }
     return median_timing(std::move(timings), spread);
 }
@@ -154,7 +221,9 @@ void run_inference(const Config& cfg, int rank, int world, std::chrono::steady_c
 
     std::vector<float> x;
     double prefill_spread = 0.0;
-    const PrefillTiming prefill = timed_prefills(cfg, model, slices, world, x, prefill_spread);
+    Probe probe;
+    const PrefillTiming prefill = timed_prefills(cfg, model, slices, world, x, prefill_spread, probe);
+    const double probe_gflops = probe.gflops(world);
     const double prefill_seconds = prefill.seconds;
     profile_report("prefill", rank);
     double sum = checksum(x, x.size());
@@ -176,10 +245,11 @@ void run_inference(const Config& cfg, int rank, int world, std::chrono::steady_c
     std::printf(
         "tpe_result ranks=%d rows=%d new=%d overlap_slices=%d prefill_seconds=%.6f prefill_tokens_per_s=%.3f "
         "decode_seconds=%.6f decode_tokens_per_s=%.3f decode_token_count=%d checksum=%.9g wall=%.6f attention_block=%d "
-        "prefill_reps=%d prefill_spread=%.4f prefill_cpu_wait=%.4f %s\n",
+        "prefill_reps=%d prefill_spread=%.4f prefill_cpu_wait=%.4f prefill_cpu_share=%.4f probe_gflops=%.3f %s\n",
         world, cfg.rows, cfg.new_tokens, slices, prefill_seconds, cfg.rows / prefill_seconds, decode_seconds,
         cfg.new_tokens > 0 ? cfg.new_tokens / decode_seconds : 0.0, cfg.new_tokens, sum,
-        seconds_since(wall_start), attention_block(), cfg.prefill_reps, prefill_spread, prefill.cpu_wait_share, link_tokens(cfg.link).c_str());
+        seconds_since(wall_start), attention_block(), cfg.prefill_reps, prefill_spread, prefill.cpu_wait_share,
+        prefill.cpu_share, probe_gflops, link_tokens(cfg.link).c_str());
     std::fflush(stdout);
 }
 

@@ -142,6 +142,7 @@ pub(crate) fn fixture_slice_config() -> super::AnalysisConfig {
         direction: super::Direction::Higher,
         group_by: vec!["rows".into()],
         control: Some("decode_tokens_per_s".into()),
+        cpu_share: None,
         equivalence_key: Some(crate::expression::Expression::parse("overlap_slices").expect("an expression")),
         fit: None,
         rows_per_slice: None,

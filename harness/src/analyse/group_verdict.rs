@@ -41,6 +41,10 @@ pub struct Rival {
     /// The smallest relative difference (0.021 = 2.1%) the test would detect with 80% power at the level
     /// it was held to: the resolution of a tie.
     pub detectable: Option<f64>,
+    /// The runs per setting at which this rival, undecided, would be decided at the same level, the
+    /// difference and noise staying as they are (`runs_to_decide`); None when decided, untested, or out of
+    /// reach.
+    pub runs_to_decide: Option<usize>,
     /// Worse than the best, family-wise significant.
     pub beaten: bool,
     /// Within the declared negligible margin of the best (two one-sided tests): a practical tie.
@@ -87,6 +91,14 @@ impl GroupVerdict {
         self.outcome != GroupOutcome::CannotTell && self.rivals.iter().all(Rival::is_decided)
     }
 
+    /// The runs per setting that would decide every undecided rival (the most any needs), when each has a
+    /// count within reach; None for a decided group.
+    pub fn runs_to_decide(&self) -> Option<usize> {
+        let mut undecided = self.rivals.iter().filter(|r| !r.is_decided()).peekable();
+        undecided.peek()?;
+        undecided.map(|r| r.runs_to_decide).try_fold(0, |most, runs| Some(most.max(runs?)))
+    }
+
     /// Rivals the best could not be told from.
     pub fn tied(&self) -> impl Iterator<Item = &Rival> {
         self.rivals.iter().filter(|r| !r.beaten)
@@ -123,6 +135,7 @@ mod tests {
             marginal: None,
             p_adjusted: None,
             detectable: None,
+            runs_to_decide: None,
             beaten,
             equivalent,
         }

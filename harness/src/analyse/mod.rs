@@ -8,6 +8,7 @@ mod comparison_method;
 mod control_adjustment;
 mod control_move;
 mod cost_model;
+mod cpu_share;
 mod drift_bound;
 mod drift_track;
 mod equivalence;
@@ -28,6 +29,7 @@ mod rival_comparison;
 mod round_blocks;
 mod rule_check;
 mod run_sample;
+mod runs_to_decide;
 mod sample_layout;
 mod scale;
 #[cfg(test)]
@@ -55,6 +57,8 @@ pub use baseline_effect::{BaselineEffect, EffectInterval};
 pub use comparison_method::ComparisonMethod;
 pub use control_adjustment::ControlAdjustment;
 pub use control_move::ControlMove;
+pub use cpu_share::{CpuShare, STARVED_RUN};
+pub use runs_to_decide::AFFORDABLE_FACTOR;
 // Declared in `declare` (a sweep's `[analysis]` table); re-exported beside the analysis that answers it.
 pub use crate::declare::{AnalysisConfig, Direction, FitConfig, RelativeKind, RowsPerSliceConfig};
 // Test-only: the owned run the analysis tests build sweeps from (production reads `record::TableRun` in place).

@@ -2,6 +2,7 @@
 
 use super::baseline_effect::BaselineEffect;
 use super::cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit};
+use super::cpu_share::CpuShare;
 use super::drift_bound::DriftBound;
 use super::equivalence::EquivalenceCheck;
 use super::failure_summary::FailureSummary;
@@ -23,6 +24,9 @@ pub struct SweepAnalysis {
     /// The control metric's within-setting spread, when `config.control` is set and some setting has
     /// two usable runs reporting it.
     pub drift: Option<DriftBound>,
+    /// The share of the CPU the ranks asked for that they got, when `config.cpu_share` is set and a usable
+    /// run reported it.
+    pub cpu_share: Option<CpuShare>,
     /// Present when `config.equivalence_key` is set.
     pub equivalence: Option<EquivalenceCheck>,
     pub failures: FailureSummary,
@@ -60,7 +64,8 @@ pub fn analyse_sweep<R: RecordedRun>(
 pub fn metrics_read_per_run(config: &AnalysisConfig) -> Vec<&str> {
     let key = config.equivalence_key.iter().flat_map(|key| key.names());
     let relative = config.relative.keys().chain(key).map(String::as_str);
-    [config.primary.as_str()].into_iter().chain(config.control.as_deref()).chain(relative).collect()
+    let machine = config.control.as_deref().into_iter().chain(config.cpu_share.as_deref());
+    [config.primary.as_str()].into_iter().chain(machine).chain(relative).collect()
 }
 
 /// `analyse_sweep` with the settings already summarised (`SettingSummary::summarise`), so the runs
@@ -73,15 +78,21 @@ pub fn analyse_summarised<R: RecordedRun>(
     declared: &[Param],
 ) -> SweepAnalysis {
     SettingSummary::sort_by_declaration(&mut settings, declared);
-    // The model takes one core; the equivalence key, evaluated run by run, the drift bound and the
-    // failures the other.
-    let (verdicts, (key_values, drift, failures)) = rayon::join(
+    // The model takes one core; the equivalence key, evaluated run by run, the drift bound, the CPU share
+    // and the failures the other.
+    let (verdicts, (key_values, drift, cpu_share, failures)) = rayon::join(
         || Verdicts::decide(observations, &settings, config, rounds_are_blocks),
         || {
             let key = config.equivalence_key.as_ref();
             let key_values = key.map(|key| EquivalenceCheck::key_values(observations, &settings, key));
             let drift = config.control.as_deref().and_then(|control| DriftBound::of(observations, control));
-            (key_values, drift, FailureSummary::of(observations).with_unmeasured(observations, &config.primary))
+            let cpu_share = config.cpu_share.as_deref().and_then(|metric| CpuShare::of(observations, metric));
+            (
+                key_values,
+                drift,
+                cpu_share,
+                FailureSummary::of(observations).with_unmeasured(observations, &config.primary),
+            )
         },
     );
     let equivalence =
@@ -108,6 +119,7 @@ pub fn analyse_summarised<R: RecordedRun>(
         settings,
         verdicts,
         drift,
+        cpu_share,
         equivalence,
         failures,
         fit,

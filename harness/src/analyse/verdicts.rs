@@ -10,6 +10,7 @@ use super::no_test::NoTest;
 use super::rival_comparison::RivalComparison;
 use super::round_blocks::RoundBlocks;
 use super::run_sample::RunSample;
+use super::runs_to_decide::runs_to_decide;
 use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, Moved, SettingModel};
 use super::setting_summary::{first_seen_groups, first_seen_index, Labels, SettingSummary};
@@ -165,7 +166,11 @@ impl Verdicts {
                 let difference = c.detectable(detection_alpha, DETECTION_POWER);
                 (model.scale.ratio(difference, best_mean) - 1.0).abs()
             });
-            Rival { setting, comparison, ratio, marginal, p_adjusted, detectable, beaten, equivalent }
+            let margin = config.negligible.map(|share| model.scale.margin(share, best_mean));
+            let runs_to_decide = tested
+                .filter(|_| !beaten && !equivalent)
+                .and_then(|c| runs_to_decide(c, detection_alpha, DETECTION_POWER, margin, equivalence_alpha));
+            Rival { setting, comparison, ratio, marginal, p_adjusted, detectable, runs_to_decide, beaten, equivalent }
         };
         let mut holm = adjusted.into_iter();
         let groups = groups

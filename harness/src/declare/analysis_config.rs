@@ -60,6 +60,10 @@ pub struct AnalysisConfig {
     /// A metric no setting should move (e.g. `decode_tokens_per_s`): a per-run probe of machine speed,
     /// used as a covariate that removes drift from the primary metric.
     pub control: Option<String>,
+    /// A metric giving the share of the CPU time the engine's ranks asked for that they got (1 on an idle
+    /// machine; e.g. the reference engine's `prefill_cpu_share`): the summary opens by naming a shortfall.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_share: Option<String>,
     /// A setting column or metric naming the code path a setting resolves to (e.g. the metric
     /// `overlap_slices`); settings of one group that resolve to the same value must agree.
     #[serde(default, rename = "equivalence")]

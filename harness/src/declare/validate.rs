@@ -523,6 +523,9 @@ pub fn analysis(
             return Err(source.error_at("analysis.control", message));
         }
     }
+    if let Some(share) = &analysis.cpu_share {
+        metric_named(source, "analysis.cpu_share", metrics, share)?;
+    }
     let is_param = |name: &str| params.iter().any(|param| param.name == name);
     if let Some((index, column)) = analysis.group_by.iter().enumerate().find(|(_, column)| !is_param(column)) {
         return Err(source.error_at(&format!("analysis.group_by[{index}]"), format!("unknown parameter `{column}`")));

@@ -50,6 +50,10 @@ pub fn analysis_json(report: &SweepReport) -> Value {
             "metric": a.metric, "slope": a.slope, "variance_removed": a.variance_removed,
         })),
         "control_move": verdicts.model.control_move,
+        "cpu_share": analysis.cpu_share.as_ref().map(|share| json!({
+            "metric": share.metric, "runs": share.runs, "median": share.median, "lowest": share.lowest,
+            "highest": share.highest, "starved_runs": share.starved, "machine_busy": share.machine_was_busy(),
+        })),
         "pooled_df": verdicts
             .model
             .prior
@@ -176,6 +180,7 @@ fn group_json(group: &GroupVerdict, setting: &dyn Fn(usize) -> Value, design: &s
             "pooled_std_error": tested.and_then(|c| c.pooled).map(|(se, _)| se),
             "pooled_df": tested.and_then(|c| c.pooled).map(|(_, df)| df),
             "detectable": rival.detectable,
+            "runs_to_decide": rival.runs_to_decide,
             "reason": rival.comparison.as_ref().err(),
             "method": tested.map(|c| c.method.design()),
         })
@@ -188,6 +193,7 @@ fn group_json(group: &GroupVerdict, setting: &dyn Fn(usize) -> Value, design: &s
         "best": setting(group.best),
         "method": group.rivals.iter().find_map(|r| r.comparison.as_ref().ok()).map_or(design, |c| c.method.design()),
         "detectable": group.tied().filter_map(|r| r.detectable).reduce(f64::max),
+        "runs_to_decide": group.runs_to_decide(),
         "rivals": group.rivals.iter().map(rival).collect::<Vec<_>>(),
     })
 }

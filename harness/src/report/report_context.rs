@@ -1,7 +1,7 @@
 //! What a sweep's report needs beyond its analysis: the declared tables and units, the profile's phases,
 //! how many runs were planned and how to complete them, how many were retried. Read from the sidecar.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::document::Note;
 use super::metric_units::MetricUnits;
@@ -35,6 +35,8 @@ impl ReportContext {
             runs: sidecar.settings.len() * rounds as usize,
             race: sidecar.race.is_some(),
             resume: (!sidecar.command_line.is_empty()).then(|| ResumeCommand::of(&sidecar.command_line, csv)),
+            command_line: sidecar.command_line.clone(),
+            csv: csv.to_path_buf(),
         };
         ReportContext {
             tables: sidecar.sweep.report.clone(),
@@ -54,9 +56,19 @@ pub struct PlannedRuns {
     pub runs: usize,
     pub race: bool,
     pub resume: Option<ResumeCommand>,
+    /// The command that ran the sweep, and the CSV it wrote: what a resume with more reps is made of.
+    pub command_line: Vec<String>,
+    pub csv: PathBuf,
 }
 
 impl PlannedRuns {
+    /// The command that takes a `sweep run` to `reps` rounds, keeping its runs (None for an ablation or
+    /// without the recorded command line).
+    pub fn with_reps(&self, reps: usize) -> Option<ResumeCommand> {
+        self.resume.as_ref()?;
+        ResumeCommand::with_reps(&self.command_line, &self.csv, reps)
+    }
+
     /// A note when fewer than planned runs are recorded (a warning unless a race stopped them); None when
     /// the plan is complete.
     pub fn shortfall(&self, recorded: usize) -> Option<Note> {
@@ -88,7 +100,8 @@ mod tests {
     #[test]
     fn an_incomplete_plan_says_so_with_the_command_that_completes_it() {
         let resume = ResumeCommand::of(&["sweep".into(), "run".into(), "s.toml".into()], std::path::Path::new("r.csv"));
-        let plain = PlannedRuns { runs: 12, race: false, resume: Some(resume) };
+        let plain =
+            PlannedRuns { runs: 12, race: false, resume: Some(resume), command_line: vec![], csv: PathBuf::new() };
         assert_eq!(plain.shortfall(12), None);
         let note = plain.shortfall(7).unwrap();
         assert!(note.warning);
@@ -97,7 +110,7 @@ mod tests {
             "Only 7 of 12 planned runs are recorded: the sweep was interrupted (or is still running); this completes \
              it: `sweep run s.toml --resume r.csv`."
         );
-        let race = PlannedRuns { runs: 40, race: true, resume: None };
+        let race = PlannedRuns { runs: 40, race: true, resume: None, command_line: vec![], csv: PathBuf::new() };
         assert!(race.shortfall(25).unwrap().text.with_backticks().contains("25 of at most 40 runs"));
     }
 }

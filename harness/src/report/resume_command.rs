@@ -43,6 +43,25 @@ impl ResumeCommand {
         ResumeCommand { line: shell_line(&words), resumes }
     }
 
+    /// The resume of a `sweep run` (`argv`, writing `csv`) extended to `reps` rounds: the runs already
+    /// recorded are kept and each setting gets the rounds it lacks. None for an ablation (no resume).
+    pub fn with_reps(argv: &[String], csv: &Path, reps: usize) -> Option<ResumeCommand> {
+        let mut kept = Vec::with_capacity(argv.len());
+        let mut value_of_reps = false;
+        for arg in argv {
+            if std::mem::take(&mut value_of_reps) {
+                continue;
+            }
+            match arg.split('=').next() {
+                Some("--reps") => value_of_reps = arg == "--reps",
+                _ => kept.push(arg.clone()),
+            }
+        }
+        let mut command = ResumeCommand::of(&kept, csv);
+        command.line.push_str(&format!(" --reps {reps}"));
+        command.resumes.then_some(command)
+    }
+
     /// `this completes the sweep: <command>` (or, without a resume, `run it again: <command>`).
     pub fn hint(&self) -> String {
         match self.resumes {
@@ -68,6 +87,14 @@ mod tests {
         );
         assert_eq!(command.line, "target/release/sweep run sweeps/s.toml --reps 5 --seed 7 --resume results/s/1.csv");
         assert!(command.hint().starts_with("this completes the sweep: "));
+    }
+
+    #[test]
+    fn a_resume_with_more_reps_replaces_the_reps_asked_for() {
+        let command =
+            ResumeCommand::with_reps(&argv("sweep run s --reps 3 --seed 7 --reps=4"), Path::new("r.csv"), 12).unwrap();
+        assert_eq!(command.line, "sweep run s --seed 7 --resume r.csv --reps 12");
+        assert_eq!(ResumeCommand::with_reps(&argv("sweep ablate g"), Path::new("r.csv"), 12), None);
     }
 
     #[test]

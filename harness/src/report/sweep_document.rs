@@ -54,10 +54,13 @@ impl SweepReport<'_> {
 mod tests {
     use super::*;
     use crate::analyse::analyse_sweep;
-    use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
+    use crate::analyse::fixtures::{fixture_observation, fixture_slice_config, fixture_slice_sweep};
     use crate::analyse::AnalysisConfig;
     use crate::report::markdown;
+    use crate::report::report_context::PlannedRuns;
+    use crate::report::resume_command::ResumeCommand;
     use crate::report::ReportContext;
+    use std::path::{Path, PathBuf};
 
     fn fixture_report() -> String {
         let config = fixture_slice_config();
@@ -142,5 +145,53 @@ mod tests {
             markdown(&SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" }.document());
         assert!(report.contains("- All 22 runs finished ok."), "{report}");
         assert!(!report.contains("Drift") && !report.contains("Equivalence") && !report.contains("Failed runs"));
+    }
+
+    /// A sweep on a machine where another job took 45% of the CPU: the summary's first line names the
+    /// shortfall with its figure, and the tied group says how many runs would decide it, with the command.
+    #[test]
+    fn a_busy_machine_is_named_first_and_a_tied_group_says_what_would_decide_it() {
+        let config = AnalysisConfig {
+            control: None,
+            equivalence_key: None,
+            cpu_share: Some("cpu".into()),
+            ..fixture_slice_config()
+        };
+        let values = [("1", [100.0, 104.0, 97.0, 101.0]), ("2", [106.0, 103.0, 102.0, 102.0])];
+        let mut observations = Vec::new();
+        for rep in 0..4 {
+            for (slices, runs) in &values {
+                let metrics = [("prefill_tokens_per_s", runs[rep]), ("cpu", 0.55)];
+                observations.push(fixture_observation(
+                    &[("rows", "512"), ("slices", slices)],
+                    rep as u32 + 1,
+                    &metrics,
+                ));
+            }
+        }
+        let analysis = analyse_sweep(&observations, &config, true, &[]);
+        let argv: Vec<String> = ["sweep", "run", "sweeps/s.toml"].map(String::from).to_vec();
+        let planned = PlannedRuns {
+            runs: 8,
+            race: false,
+            resume: Some(ResumeCommand::of(&argv, Path::new("r.csv"))),
+            command_line: argv,
+            csv: PathBuf::from("r.csv"),
+        };
+        let context = ReportContext { planned: Some(planned), ..ReportContext::default() };
+        let report =
+            markdown(&SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" }.document());
+        let first = report.lines().find(|line| line.starts_with("- ")).expect("a note");
+        assert!(
+            first.starts_with(
+                "- WARNING: The ranks got 55.0% of the CPU they asked for (median of 8 runs; 55.0% to 55.0%)"
+            ),
+            "{report}"
+        );
+        let needed = analysis.verdicts.groups[0].runs_to_decide().expect("a count within reach");
+        assert!(needed > 4 && needed <= 40, "{needed}");
+        assert!(report.contains(&format!("About {needed} runs per setting would decide it ({} more).", needed - 4)));
+        assert!(report.contains(&format!("`sweep run sweeps/s.toml --resume r.csv --reps {needed}`")), "{report}");
+        assert!(report.contains("Or rerun when the machine is idle: the ranks got 55.0% of the CPU"), "{report}");
     }
 }

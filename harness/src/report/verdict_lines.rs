@@ -21,7 +21,52 @@ pub fn verdict_section(report: &SweepReport) -> Section {
     }
     let speaker = Speaker { report, rest: report.columns().without(&report.config.group_by) };
     let sentences = verdicts.groups.iter().map(|group| Text::plain(speaker.sentence(group))).collect();
-    Section::new("Verdicts").items(sentences).paragraph_if(rows_per_slice(report)).paragraph(method_line(verdicts))
+    Section::new("Verdicts")
+        .items(sentences)
+        .paragraph_if(next_step(report))
+        .paragraph_if(rows_per_slice(report))
+        .paragraph(method_line(verdicts))
+}
+
+/// What would decide the groups left tied or untold: the resume that gives every setting the runs the
+/// neediest tied group needs (or a race), and a busy machine named as the cheaper remedy.
+fn next_step(report: &SweepReport) -> Option<Text> {
+    let groups = &report.analysis.verdicts.groups;
+    let open: Vec<&GroupVerdict> = groups.iter().filter(|g| g.outcome != GroupOutcome::Resolved).collect();
+    if open.is_empty() || report.analysis.verdicts.model.no_spread {
+        return None;
+    }
+    let needed = open.iter().filter_map(|g| g.runs_to_decide()).max();
+    let busy = report.analysis.cpu_share.as_ref().filter(|share| share.machine_was_busy());
+    let command = needed.and_then(|runs| Some((runs, report.context.planned.as_ref()?.with_reps(runs)?)));
+    let command_given = command.is_some();
+    let mut text = match command {
+        Some((runs, command)) => Text::plain(format!(
+            "Next: about {runs} runs per setting would decide the {} (the difference and noise staying as they \
+             are): ",
+            plural(open.len(), "open group", "open groups")
+        ))
+        .code(&command.line)
+        .and(", or race the undecided settings with ")
+        .code("--until-decided")
+        .and("."),
+        None if busy.is_some() => Text::plain("Next: rerun"),
+        None => return None,
+    };
+    if let Some(share) = busy {
+        let lead = if command_given { " Or rerun" } else { "" };
+        text = text.and(format!(
+            "{lead} when the machine is idle: the ranks got {} of the CPU they asked for, and the noise of a busy \
+             machine is what keeps these groups open.",
+            percent(share.median)
+        ));
+    }
+    Some(text)
+}
+
+/// `1 open group`, `2 open groups`.
+fn plural(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
 }
 
 /// The rows-per-slice rule implied by the best settings (`[analysis] rows_per_slice`).
@@ -201,7 +246,8 @@ impl Speaker<'_> {
                 if !beaten.is_empty() {
                     write!(text, "; {best} beats {beaten}").unwrap();
                 }
-                text.push('.');
+                text.push_str(". ");
+                text.push_str(&self.what_decides(group));
                 text
             }
             GroupOutcome::CannotTell => {
@@ -210,6 +256,27 @@ impl Speaker<'_> {
                     "{head}: cannot tell ({why}): {best} has the best mean ({mean}), but no test of it was possible."
                 )
             }
+        }
+    }
+
+    /// What would decide a tied group: about how many runs per setting, or that no affordable count would
+    /// (and, without a declared margin, that one would call the difference a tie).
+    fn what_decides(&self, group: &GroupVerdict) -> String {
+        let runs = group.tied().filter_map(|r| r.comparison.as_ref().ok()).map(|c| c.runs).max().unwrap_or(0);
+        match group.runs_to_decide() {
+            Some(needed) => {
+                format!("About {needed} runs per setting would decide it ({} more).", needed.saturating_sub(runs))
+            }
+            None if self.report.config.negligible.is_none() => format!(
+                "No affordable number of runs would decide it (it would take over {}x these {runs} per setting): \
+                 the difference is below this noise; declare `negligible` to call a difference that small a tie.",
+                crate::analyse::AFFORDABLE_FACTOR
+            ),
+            None => format!(
+                "No affordable number of runs would decide it (it would take over {}x these {runs} per setting): \
+                 the difference sits on the negligible margin.",
+                crate::analyse::AFFORDABLE_FACTOR
+            ),
         }
     }
 
