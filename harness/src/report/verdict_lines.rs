@@ -36,15 +36,18 @@ fn next_step(report: &SweepReport) -> Option<Text> {
     if open.is_empty() || report.analysis.verdicts.model.no_spread {
         return None;
     }
-    let needed = open.iter().filter_map(|g| g.runs_to_decide()).max();
+    let reachable: Vec<usize> = open.iter().filter_map(|g| g.runs_to_decide()).collect();
+    let needed = reachable.iter().copied().max();
     let busy = report.analysis.cpu_share.as_ref().filter(|share| share.machine_was_busy());
     let command = needed.and_then(|runs| Some((runs, report.context.planned.as_ref()?.with_reps(runs)?)));
     let command_given = command.is_some();
     let mut text = match command {
         Some((runs, command)) => Text::plain(format!(
-            "Next: about {runs} runs per setting would decide the {} (the difference and noise staying as they \
-             are): ",
-            plural(open.len(), "open group", "open groups")
+            "Next: about {runs} runs per setting would decide {} (the differences and noise staying as they are): ",
+            match reachable.len() == open.len() {
+                true => format!("the {}", plural(open.len(), "open group", "open groups")),
+                false => format!("{} of the {} open groups", reachable.len(), open.len()),
+            }
         ))
         .code(&command.line)
         .and(", or race the undecided settings with ")
@@ -267,16 +270,17 @@ impl Speaker<'_> {
             Some(needed) => {
                 format!("About {needed} runs per setting would decide it ({} more).", needed.saturating_sub(runs))
             }
-            None if self.report.config.negligible.is_none() => format!(
-                "No affordable number of runs would decide it (it would take over {}x these {runs} per setting): \
-                 the difference is below this noise; declare `negligible` to call a difference that small a tie.",
-                crate::analyse::AFFORDABLE_FACTOR
-            ),
-            None => format!(
-                "No affordable number of runs would decide it (it would take over {}x these {runs} per setting): \
-                 the difference sits on the negligible margin.",
-                crate::analyse::AFFORDABLE_FACTOR
-            ),
+            None => {
+                let remedy = match self.report.config.negligible {
+                    None => "; declare `negligible` to call a difference that small a tie",
+                    Some(_) => "",
+                };
+                format!(
+                    "No affordable number of runs would decide it: against this noise it would take over {}x these \
+                     {runs} per setting{remedy}.",
+                    crate::analyse::AFFORDABLE_FACTOR
+                )
+            }
         }
     }
 
