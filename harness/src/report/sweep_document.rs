@@ -54,10 +54,10 @@ impl SweepReport<'_> {
 mod tests {
     use super::*;
     use crate::analyse::analyse_sweep;
-    use crate::analyse::fixtures::{fixture_slice_config, fixture_slice_sweep};
+    use crate::analyse::fixtures::{fixture_observation, fixture_slice_config, fixture_slice_sweep};
     use crate::analyse::AnalysisConfig;
-    use crate::report::markdown;
     use crate::report::ReportContext;
+    use crate::report::{analysis_json, markdown};
 
     fn fixture_report() -> String {
         let config = fixture_slice_config();
@@ -142,5 +142,37 @@ mod tests {
             markdown(&SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" }.document());
         assert!(report.contains("- All 22 runs finished ok."), "{report}");
         assert!(!report.contains("Drift") && !report.contains("Equivalence") && !report.contains("Failed runs"));
+    }
+
+    /// A Ctrl-C in the second round: every setting has one run but rows=512 slices=1, whose two runs gave
+    /// the same value (so the sweep reads as one without spread). The summary called rows=4096, where each
+    /// setting had one run, "resolved by value", and rows=2048, one setting of one run, resolved.
+    #[test]
+    fn partial_summary_never_resolves_a_group_on_one_run_per_setting() {
+        let config = AnalysisConfig { control: None, equivalence_key: None, ..fixture_slice_config() };
+        let mut observations = Vec::new();
+        let first_round = [("512", "1", 100.0), ("512", "2", 80.0), ("4096", "1", 90.0), ("4096", "2", 100.0)];
+        for (rows, slices, tps) in first_round.into_iter().chain([("2048", "1", 50.0)]) {
+            let labels = [("rows", rows), ("slices", slices)];
+            observations.push(fixture_observation(&labels, 1, &[("prefill_tokens_per_s", tps)]));
+        }
+        let repeat = [("rows", "512"), ("slices", "1")];
+        observations.push(fixture_observation(&repeat, 2, &[("prefill_tokens_per_s", 100.0)]));
+        let analysis = analyse_sweep(&observations, &config, true, &[]);
+        let context = ReportContext::default();
+        let report = SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" };
+        let text = markdown(&report.document());
+        for rows in ["4096", "2048"] {
+            assert!(text.contains(&format!("- rows={rows}: cannot tell (1 rep): ")), "{text}");
+            assert!(!text.contains(&format!("rows={rows}: resolved")), "{text}");
+        }
+        let table_verdicts: Vec<&str> =
+            text.lines().filter(|line| line.starts_with("| 4096 ") || line.starts_with("| 2048 ")).collect();
+        assert_eq!(table_verdicts.iter().filter(|line| line.contains("| cannot tell |")).count(), 2, "{text}");
+        assert!(text.contains("- rows=512: resolved by value: slices=1 is best"), "two equal runs order by value");
+        let json = analysis_json(&report);
+        let verdicts: Vec<&str> =
+            json["groups"].as_array().unwrap().iter().map(|g| g["verdict"].as_str().unwrap()).collect();
+        assert_eq!(verdicts, ["resolved", "cannot tell", "cannot tell"]);
     }
 }

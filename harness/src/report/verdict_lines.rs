@@ -179,7 +179,8 @@ impl Speaker<'_> {
         let mean = self.report.analysis.settings[group.best].metric(primary).map_or(f64::NAN, |s| s.mean);
         let mean = self.report.context.units.quantity(&number(mean), primary);
         let beaten = self.list(group.rivals.iter().filter(|r| r.beaten));
-        if self.report.analysis.verdicts.model.no_spread {
+        // Settings of one run each are no order by value: without replication the group cannot be told.
+        if self.report.analysis.verdicts.model.no_spread && group.outcome != GroupOutcome::CannotTell {
             return self.by_value(group, &head, &best, &mean, &beaten);
         }
         match group.outcome {
