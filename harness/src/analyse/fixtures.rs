@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use super::ablation::{analyse_ablation_runs, AblationAnalysis, AblationQuestion, Additivity};
+use super::ablation::{analyse_ablation_runs, AblationAnalysis, AblationQuestion};
 use crate::declare::ParamValue;
 use crate::declare::{AdditivityScale, DEFAULT_ALPHA};
 use crate::launch::RunStatus;
@@ -212,16 +212,6 @@ impl AblationQuestion {
             scale: AdditivityScale::Linear,
             rounds_are_blocks,
             slow: None,
-        }
-    }
-}
-
-impl Additivity {
-    /// A delta as a fraction of the baseline mean (a log delta as the ratio's change).
-    pub fn relative(&self, delta: f64) -> f64 {
-        match self.scale {
-            AdditivityScale::Linear => delta / self.baseline_mean,
-            AdditivityScale::Log => delta.exp_m1(),
         }
     }
 }

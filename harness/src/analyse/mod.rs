@@ -48,7 +48,7 @@ mod weighted_backfit;
 
 pub use ablation::{
     analyse_ablation_by_group, analyse_ablation_runs, AblationAnalysis, AblationEffects, AblationQuestion, Additivity,
-    AdditivityVerdict, Interaction, LinearContrast, PairInteraction, VariantSummary,
+    AdditivityVerdict, Interaction, LinearContrast, PairInteraction, VariantDelta, VariantSummary,
 };
 pub use alpha_spending::AlphaSpending;
 pub use baseline_effect::{BaselineEffect, EffectInterval};
