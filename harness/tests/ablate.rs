@@ -275,6 +275,17 @@ fn copy_isolation_runs_every_variant_leaves_the_engine_untouched_and_a_rerun_bui
     // so a noisy machine's (correct) exit 1 failed it.
     let not_additive = verdict.contains("-> not additive within");
     assert_eq!(code == Some(1), not_additive, "exit {code:?} against the verdict: {verdict}");
+    // The line's all-groups delta is the table's, digit for digit (they came from two computations, and
+    // read -5.795 s against -6.309 s): the line may add the unit.
+    let all: Vec<&str> = verdict
+        .split(" against ")
+        .nth(1)
+        .and_then(|rest| rest.split(" with all").next())
+        .map_or_else(|| panic!("no all-groups delta in: {verdict}"), |all| all.split(' ').collect());
+    let row = text.lines().find(|l| l.starts_with(&format!("| {} ", VARIANTS[3]))).expect("the all-groups row");
+    let cell: Vec<&str> =
+        row.split('|').nth(3).expect("a delta cell").trim().split(" (").next().unwrap().split(' ').collect();
+    assert!(all.len() <= cell.len() + 1 && all.starts_with(&cell), "{verdict}\n{row}");
     // The file ends with the mark naming the sweep it belongs to (an HTML comment), which is not printed.
     let unmarked = text.trim().rsplit_once('\n').filter(|(_, mark)| mark.starts_with("<!-- sweep-result: "));
     // The terminal lays the same document out without markup (underlined headings, plain columns): the

@@ -21,6 +21,10 @@ pub struct AblationAnalysis {
     pub metrics: Vec<String>,
     /// Relative tolerance of the additivity test.
     pub tolerance: f64,
+    /// The scale of every delta and interaction: linear (differences in the metric's unit add) or log
+    /// (ratios to the baseline multiply, every contrast of log values). The question's, unless the values
+    /// leave no log model (a value at or below 0): then linear.
+    pub scale: AdditivityScale,
     /// Variants that have usable runs, in design order: baseline, single groups, pairs, ..., all.
     pub variants: Vec<VariantSummary>,
     pub effects: AblationEffects,
@@ -41,13 +45,30 @@ pub struct AblationQuestion {
     pub slow: Option<SlowSide>,
 }
 
-/// One variant: the groups it ablates and each metric's statistics over its usable runs.
+/// One variant: the groups it ablates, each metric's statistics over its usable runs, and its delta.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariantSummary {
     pub variant: VariantName,
     /// Aligned with `AblationAnalysis::metrics`; None when no usable run reported that metric.
     pub metrics: Vec<Option<SummaryStats>>,
+    /// The scope metric against the baseline, from the one model the effects come from; None for the
+    /// baseline itself and without a measured baseline.
+    pub delta: Option<VariantDelta>,
 }
+
+/// A variant's delta against the baseline: the estimate the variant table prints and the additivity
+/// line adds up (the same value, so the two cannot disagree), robust and within rounds like every effect.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VariantDelta {
+    /// On `AblationAnalysis::scale`: a difference in the metric's unit, or a log ratio.
+    pub contrast: LinearContrast,
+    /// The delta as a fraction of the baseline's model level (linear), or the ratio less 1 (log).
+    pub relative: f64,
+}
+
+/// An interval wider than this share of its delta knows the delta's size to no better than a factor of 3
+/// (half the delta to one and a half times it): worth saying, as more reps would narrow it.
+const WIDE_INTERVAL: f64 = 0.5;
 
 /// Effects need the baseline, every group alone and all groups together.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,16 +86,13 @@ pub enum AblationEffects {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Additivity {
     pub metric: String,
-    /// Linear: deltas in the metric's unit add; log: ratios to the baseline multiply (every contrast
-    /// below is then of log values).
-    pub scale: AdditivityScale,
     pub baseline_mean: f64,
-    /// Each group ablated alone, minus baseline, in declaration order.
+    /// Each group ablated alone, minus baseline, in declaration order: those variants' `delta`s.
     pub singles: Vec<(String, LinearContrast)>,
-    /// All groups ablated, minus baseline.
+    /// All groups ablated, minus baseline: that variant's `delta`.
     pub all: LinearContrast,
-    /// Σ of the single deltas' estimates.
-    pub sum_of_singles: f64,
+    /// Σ singleᵢ − k·baseline: the single deltas' sum, with its interval.
+    pub sum_of_singles: LinearContrast,
     /// all − Σ singles (= all − Σ singleᵢ + (k−1)·baseline as a contrast of means).
     pub interaction: LinearContrast,
     /// Two-factor interactions, only for a full 2^k factorial with k > 2 (for k = 2 the single
@@ -122,24 +140,40 @@ pub enum AdditivityVerdict {
 
 impl Additivity {
     /// The interaction as a fraction of the all-groups delta (linear), or as the ratio of the joint ratio
-    /// to the product of the single ratios, less 1 (log).
-    pub fn relative_interaction(&self) -> f64 {
-        self.relative_of(self.interaction.estimate)
+    /// to the product of the single ratios, less 1 (log); `scale` the analysis's.
+    pub fn relative_interaction(&self, scale: AdditivityScale) -> f64 {
+        self.relative_of(scale, self.interaction.estimate)
     }
 
     /// An interaction (or a bound of one) on the scale the tolerance is stated in.
-    pub fn relative_of(&self, interaction: f64) -> f64 {
-        match self.scale {
+    pub fn relative_of(&self, scale: AdditivityScale, interaction: f64) -> f64 {
+        match scale {
             AdditivityScale::Linear => interaction / self.all.estimate.abs(),
             AdditivityScale::Log => interaction.exp_m1(),
         }
     }
 }
 
+impl AblationAnalysis {
+    /// The variant whose delta's 95% interval is widest relative to the delta, with that half-width as a
+    /// share of it, when above `WIDE_INTERVAL`.
+    pub fn widest_interval(&self) -> Option<(&VariantSummary, f64)> {
+        self.variants
+            .iter()
+            .filter_map(|variant| {
+                let contrast = variant.delta?.contrast;
+                Some((variant, contrast.ci95? / contrast.estimate.abs()))
+            })
+            .filter(|(_, share)| share.is_finite() && *share > WIDE_INTERVAL)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+}
+
 /// Analyse an ablation. Per variant, descriptive statistics with Student's t 95% intervals of every
 /// metric. On the first metric, one `SettingModel` over the variants (rounds as blocks when they ran
-/// interleaved, stragglers screened, Huber M-estimates, moderated variances, residual df): each group's
-/// delta vs baseline, the all-groups delta, the interaction all − Σ singles and, for a full 2^k factorial
+/// interleaved, stragglers screened, Huber M-estimates, moderated variances, residual df): every variant's
+/// delta vs baseline (the singles and the all-groups delta among them, whatever else reads them), the
+/// sum of the singles, the interaction all − Σ singles and, for a full 2^k factorial
 /// (k > 2), every two-factor interaction by the classical factorial contrast (Yates; Montgomery, *Design
 /// and Analysis of Experiments*, ch. 6), averaged over the other groups' levels and scaled to the k = 2
 /// form y_ab − y_a − y_b + y_(1). On the log scale every contrast is of log values (ratios multiply). An
@@ -153,26 +187,20 @@ pub fn analyse_ablation_runs<R: RecordedRun>(
     metrics: &[String],
     question: &AblationQuestion,
 ) -> AblationAnalysis {
-    let variants: Vec<VariantSummary> = measured_variants(observations, groups)
+    let mut variants: Vec<VariantSummary> = measured_variants(observations, groups)
         .into_iter()
         .map(|variant| VariantSummary::of(observations, variant, metrics))
         .filter(|v| v.metrics.iter().any(Option::is_some))
         .collect();
-    let tolerance = question.tolerance;
-    let effects = match metrics.first() {
-        None => AblationEffects::NoScopeMetric,
-        Some(scope) => {
-            let design = Design { groups, variants: &variants, question };
-            match design.missing_for_effects() {
-                missing if missing.is_empty() => {
-                    let model = design.model(observations, scope);
-                    AblationEffects::Measured(Box::new(design.additivity(scope, &model)))
-                }
-                missing => AblationEffects::NotEnoughData { missing },
-            }
-        }
+    let (scale, deltas, effects) = match metrics.first() {
+        None => (question.scale, Vec::new(), AblationEffects::NoScopeMetric),
+        Some(scope) => Design { groups, variants: &variants, question }.measure(observations, scope),
     };
-    AblationAnalysis { groups: groups.to_vec(), metrics: metrics.to_vec(), tolerance, variants, effects }
+    for (variant, delta) in variants.iter_mut().zip(deltas) {
+        variant.delta = delta;
+    }
+    let tolerance = question.tolerance;
+    AblationAnalysis { groups: groups.to_vec(), metrics: metrics.to_vec(), tolerance, scale, variants, effects }
 }
 
 /// An ablation per `group_by` setting (e.g. per row count): the same analysis over each group's runs,
@@ -206,7 +234,7 @@ impl VariantSummary {
             .iter()
             .map(|metric| SummaryStats::of(&mut runs.iter().filter_map(|o| o.metric(metric)).collect::<Vec<_>>()))
             .collect();
-        VariantSummary { variant, metrics }
+        VariantSummary { variant, metrics, delta: None }
     }
 
     fn scope(&self) -> Option<&SummaryStats> {
@@ -254,6 +282,53 @@ impl Design<'_> {
             .collect()
     }
 
+    /// One model of the scope metric; from it the scale, every variant's delta against the baseline
+    /// (aligned with the variants) and, when the design has every variant they need, the effects.
+    fn measure<R: RecordedRun>(
+        &self,
+        observations: &[R],
+        scope: &str,
+    ) -> (AdditivityScale, Vec<Option<VariantDelta>>, AblationEffects) {
+        let missing = self.missing_for_effects();
+        let Some(baseline) = self.index_of(&[]) else {
+            return (self.question.scale, Vec::new(), AblationEffects::NotEnoughData { missing });
+        };
+        let model = self.model(observations, scope);
+        let deltas: Vec<Option<VariantDelta>> = (0..self.variants.len())
+            .map(|index| {
+                let measured = index != baseline && self.variants[index].scope().is_some();
+                measured.then(|| self.variant_delta(&model, index, baseline))
+            })
+            .collect();
+        let effects = if missing.is_empty() {
+            AblationEffects::Measured(Box::new(self.additivity(scope, &model, &deltas)))
+        } else {
+            AblationEffects::NotEnoughData { missing }
+        };
+        (self.scale(&model), deltas, effects)
+    }
+
+    /// The question's scale when the model is on log values; linear when the values allow no log model.
+    fn scale(&self, model: &SettingModel) -> AdditivityScale {
+        if model.scale == Scale::Log {
+            self.question.scale
+        } else {
+            AdditivityScale::Linear
+        }
+    }
+
+    /// `variant` − `baseline`, with the delta relative to the baseline's level in the metric's unit
+    /// (exp of its log level for a log model), or as the ratio less 1 on the log scale.
+    fn variant_delta(&self, model: &SettingModel, variant: usize, baseline: usize) -> VariantDelta {
+        let contrast = self.contrast(model, &[(variant, 1.0), (baseline, -1.0)]);
+        let relative = match (self.scale(model), model.scale) {
+            (AdditivityScale::Log, _) => contrast.estimate.exp_m1(),
+            (AdditivityScale::Linear, Scale::Log) => contrast.estimate / model.mean(baseline).exp(),
+            (AdditivityScale::Linear, Scale::Linear) => contrast.estimate / model.mean(baseline),
+        };
+        VariantDelta { contrast, relative }
+    }
+
     /// The model of the scope metric over the variants (each variant one setting).
     fn model<R: RecordedRun>(&self, observations: &[R], scope: &str) -> SettingModel {
         let names: Vec<String> = self.variants.iter().map(|v| v.variant.to_string()).collect();
@@ -285,8 +360,9 @@ impl Design<'_> {
         u32::try_from(self.groups.len()).ok().and_then(|k| 1usize.checked_shl(k)) == Some(measured)
     }
 
-    /// Σ cᵢ·μ̂ᵢ over variants; weights of the same variant add (with one group, "all" is the single).
-    fn contrast(&self, model: &SettingModel, weights: &[(Vec<String>, f64)]) -> LinearContrast {
+    /// Σ cᵢ·μ̂ᵢ over variants named by the groups they ablate; weights of the same variant add (with one
+    /// group, "all" is the single).
+    fn contrast_of(&self, model: &SettingModel, weights: &[(Vec<String>, f64)]) -> LinearContrast {
         let indexed = weights
             .iter()
             .map(|(ablated, weight)| (self.index_of(ablated).expect("effects need every variant they weigh"), *weight));
@@ -294,22 +370,31 @@ impl Design<'_> {
             .into_iter()
             .map(|(index, weights)| (index, weights.into_iter().reduce(|total, weight| total + weight).unwrap_or(0.0)))
             .collect();
-        let in_unit = model.scale == Scale::Log && self.question.scale == AdditivityScale::Linear;
-        LinearContrast::of(model, &merged, in_unit)
+        self.contrast(model, &merged)
     }
 
-    fn delta(&self, model: &SettingModel, ablated: Vec<String>) -> LinearContrast {
-        self.contrast(model, &[(ablated, 1.0), (vec![], -1.0)])
+    /// Σ cᵢ·μ̂ᵢ over variant indices, on the analysis's scale.
+    fn contrast(&self, model: &SettingModel, weights: &[(usize, f64)]) -> LinearContrast {
+        let in_unit = model.scale == Scale::Log && self.scale(model) == AdditivityScale::Linear;
+        LinearContrast::of(model, weights, in_unit)
     }
 
-    fn additivity(&self, metric: &str, model: &SettingModel) -> Additivity {
+    /// The effects, the deltas taken from `deltas` (the variants' own).
+    fn additivity(&self, metric: &str, model: &SettingModel, deltas: &[Option<VariantDelta>]) -> Additivity {
+        let delta = |ablated: &[String]| {
+            let index = self.index_of(ablated).expect("effects need every variant they weigh");
+            deltas[index].expect("every variant but the baseline has a delta").contrast
+        };
         let singles: Vec<(String, LinearContrast)> =
-            self.groups.iter().map(|g| (g.clone(), self.delta(model, alone(g)))).collect();
-        let all = self.delta(model, self.groups.to_vec());
-        let mut weights = vec![(self.groups.to_vec(), 1.0), (vec![], self.groups.len() as f64 - 1.0)];
+            self.groups.iter().map(|g| (g.clone(), delta(&alone(g)))).collect();
+        let all = delta(self.groups);
+        let k = self.groups.len() as f64;
+        let mut sum = vec![(vec![], -k)];
+        sum.extend(self.groups.iter().map(|g| (alone(g), 1.0)));
+        let mut weights = vec![(self.groups.to_vec(), 1.0), (vec![], k - 1.0)];
         weights.extend(self.groups.iter().map(|g| (alone(g), -1.0)));
-        let interaction = self.contrast(model, &weights);
-        let scale = if model.scale == Scale::Log { self.question.scale } else { AdditivityScale::Linear };
+        let interaction = self.contrast_of(model, &weights);
+        let scale = self.scale(model);
         let margin = match scale {
             AdditivityScale::Linear => self.question.tolerance * all.estimate.abs(),
             AdditivityScale::Log => self.question.tolerance.ln_1p(),
@@ -322,9 +407,8 @@ impl Design<'_> {
         let baseline = self.index_of(&[]).expect("baseline checked");
         Additivity {
             metric: metric.to_string(),
-            scale,
             baseline_mean: self.variants[baseline].scope().expect("measured").mean,
-            sum_of_singles: singles.iter().map(|(_, d)| d.estimate).sum(),
+            sum_of_singles: self.contrast_of(model, &sum),
             singles,
             all,
             interaction,
@@ -359,7 +443,7 @@ impl Design<'_> {
                         (ablated.to_vec(), sign(ablated, a) * sign(ablated, b) * scale)
                     })
                     .collect();
-                let interaction = self.contrast(model, &weights);
+                let interaction = self.contrast_of(model, &weights);
                 pairs.push(PairInteraction {
                     groups: (a.clone(), b.clone()),
                     judged: judge(&interaction),
@@ -516,14 +600,16 @@ mod tests {
         // are geometric (fitted on log values, where drift is additive): within 1e-4 s of the means' deltas.
         let (broadcast, rank1) = (&effects.singles[0].1, &effects.singles[1].1);
         assert!((broadcast.estimate + 0.7918).abs() < 1e-4);
-        assert!((effects.relative(broadcast.estimate) + 0.3595).abs() < 1e-3);
+        let relative = |index: usize| analysis.variants[index].delta.unwrap().relative;
+        assert!((relative(1) + 0.3595).abs() < 1e-3, "{}", relative(1));
         assert!((rank1.estimate + 0.5771).abs() < 1e-4);
         // (Huber's weights lean away from the all-groups variant's widest rep: 4e-4 s from the means' delta.)
         assert!((effects.all.estimate + 1.3599).abs() < 1e-3, "{:?}", effects.all);
-        assert!((effects.relative(effects.all.estimate) + 0.6175).abs() < 1e-3);
-        assert!((effects.sum_of_singles + 1.3689).abs() < 1e-4);
+        assert!((relative(3) + 0.6175).abs() < 1e-3, "{}", relative(3));
+        assert!((effects.sum_of_singles.estimate + 1.3689).abs() < 1e-4);
         assert!((effects.interaction.estimate - 0.009).abs() < 1e-3);
-        assert!((effects.relative_interaction() - 0.00662).abs() < 1e-3, "{}", effects.relative_interaction());
+        let interaction = effects.relative_interaction(analysis.scale);
+        assert!((interaction - 0.00662).abs() < 1e-3, "{interaction}");
         // The same spread s² = 13e-6 s² in all four variants: on the linear scale se = √(κ · 4·s²/3) = 0.00427
         // (κ = 1.052631, the Huber estimate's variance at the normal). The model sees it on log values, where
         // the 0.84 s variant is 2.6x noisier than the 2.2 s one, and moderates the four toward one prior:

@@ -54,6 +54,12 @@ impl DriftBound {
         })
     }
 
+    /// 2√2 × the relative sd: the 95% range of the difference of two single runs of one setting, the
+    /// machine alone moving them.
+    pub fn two_runs_range(&self) -> f64 {
+        2.0 * std::f64::consts::SQRT_2 * self.rel_sd
+    }
+
     pub fn is_large(&self) -> bool {
         self.rel_sd > LARGE_DRIFT
     }

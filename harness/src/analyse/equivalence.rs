@@ -17,6 +17,8 @@ pub struct EquivalenceCheck {
     /// The setting column, metric or expression naming the code path (e.g. `overlap_slices`, or
     /// `if(rows / slices < 96, 1, slices)` for an engine that does not print the slices it used).
     pub key: String,
+    /// The margin every class is judged against, and why it is that wide.
+    pub margin: Margin,
     /// Classes with two or more settings.
     pub classes: Vec<EquivalenceClass>,
     /// Indices of settings whose runs reported different key values: they resolve to no one path.
@@ -48,10 +50,6 @@ pub struct EquivalenceClass {
     pub settings: Vec<usize>,
     /// (max − min) / mean of the settings' primary means.
     pub spread: f64,
-    /// The margin within which they count as equal, relative: the declared `negligible`, or the drift the
-    /// control shows (2√2 × its within-setting relative sd: two single runs' 95% range) when larger; 0
-    /// without either, when only a disagreement can be shown.
-    pub bound: f64,
     /// The extreme pair's difference relative to the lower one, with its 1 − 2·alpha interval.
     pub difference: Option<(f64, f64, f64)>,
     pub agreement: Agreement,
@@ -94,12 +92,13 @@ impl EquivalenceCheck {
         });
         let mut classes = first_seen_groups(keyed);
         classes.retain(|(_, members)| members.len() >= 2);
-        let tests = Tests { model, bound: margin(config, drift), alpha: config.alpha, classes: classes.len().max(1) };
+        let margin = Margin::of(config, drift);
+        let tests = Tests { model, bound: margin.bound, alpha: config.alpha, classes: classes.len().max(1) };
         let classes = classes
             .into_iter()
             .map(|((group, value), members)| tests.class(group, value, members, settings, &config.primary))
             .collect();
-        EquivalenceCheck { key: key.text().to_string(), classes, inconsistent }
+        EquivalenceCheck { key: key.text().to_string(), margin, classes, inconsistent }
     }
 
     /// The distinct key values of each setting: its label, or per usable run the key (a metric, or an
@@ -137,10 +136,27 @@ impl EquivalenceCheck {
     }
 }
 
-/// The relative margin two settings count as equal within: `negligible`, or the drift the control
-/// shows (2√2 × its within-setting relative sd: two single runs' 95% range) when larger.
-pub(super) fn margin(config: &AnalysisConfig, drift: Option<&DriftBound>) -> f64 {
-    drift.map_or(0.0, |d| 2.0 * std::f64::consts::SQRT_2 * d.rel_sd).max(config.negligible.unwrap_or(0.0))
+/// The relative margin two settings count as equal within, and where it comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Margin {
+    /// The margin the tests use: `declared`, or the control's drift when that is larger; 0 without
+    /// either, when only a disagreement can be shown.
+    pub bound: f64,
+    /// `negligible` as declared.
+    pub declared: Option<f64>,
+    /// The control whose drift set `bound` (wider than `declared`, or none declared).
+    pub drift: Option<DriftBound>,
+}
+
+impl Margin {
+    /// `negligible`, or the drift the control shows (2√2 × its within-setting relative sd: two single runs'
+    /// 95% range) when larger: two runs of one setting differ by that much with the machine alone.
+    pub fn of(config: &AnalysisConfig, drift: Option<&DriftBound>) -> Margin {
+        let declared = config.negligible;
+        let widening = drift.filter(|d| d.two_runs_range() > declared.unwrap_or(0.0));
+        let bound = widening.map_or(declared.unwrap_or(0.0), DriftBound::two_runs_range);
+        Margin { bound, declared, drift: widening.cloned() }
+    }
 }
 
 /// The tests every class gets.
@@ -199,7 +215,7 @@ impl Tests<'_> {
             Some((lowest, highest)) => self.agreement(highest, lowest),
             None => (None, Agreement::CannotTell(None)),
         };
-        EquivalenceClass { group, value, settings, spread, bound: self.bound, difference, agreement }
+        EquivalenceClass { group, value, settings, spread, difference, agreement }
     }
 }
 
@@ -242,8 +258,9 @@ mod tests {
     /// to differ either, so the check cannot tell (it used to call them agreeing on a bound of its own).
     #[test]
     fn without_a_margin_agreement_cannot_be_shown() {
-        let class = check(&fixture_slice_sweep(), false).classes[0].clone();
-        assert_eq!(class.bound, 0.0);
+        let check = check(&fixture_slice_sweep(), false);
+        let class = check.classes[0].clone();
+        assert_eq!(check.margin, Margin { bound: 0.0, declared: None, drift: None });
         assert_eq!(class.agreement, Agreement::CannotTell(None));
         assert!(!class.disagrees());
     }

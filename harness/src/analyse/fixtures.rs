@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use super::ablation::{analyse_ablation_runs, AblationAnalysis, AblationQuestion, Additivity};
+use super::ablation::{analyse_ablation_runs, AblationAnalysis, AblationQuestion};
 use crate::declare::ParamValue;
 use crate::declare::{AdditivityScale, DEFAULT_ALPHA};
 use crate::launch::RunStatus;
@@ -110,6 +110,53 @@ pub(crate) fn fixture_slice_sweep_b() -> Vec<Observation> {
     b
 }
 
+/// A rule-verification sweep shaped like sweeps/slices.toml: per `(rows, throughput of 1, 2 and 4 slices,
+/// the index of the count the engine's rule picks)`, the forced counts and the rule (`slices = "rule"`),
+/// in `reps` interleaved rounds. Each run's prefill throughput is off by up to `noise` and the control
+/// `decode_tokens_per_s` by up to `drift` (fixed patterns, unrelated to each other); `overlap_slices` is
+/// the count each run used.
+pub(crate) fn fixture_rule_sweep(
+    groups: &[(&str, [f64; 3], usize)],
+    reps: u32,
+    noise: f64,
+    drift: f64,
+) -> Vec<Observation> {
+    let wobble = [0.0, 1.0, -1.0, 0.5, -0.5, 0.8, -0.8];
+    let mut observations = Vec::new();
+    for rep in 1..=reps {
+        let mut index = 0;
+        for (rows, tps, rule) in groups {
+            let forced = [("1", 0), ("2", 1), ("4", 2)];
+            for (slices, used) in forced.into_iter().chain([("rule", *rule)]) {
+                index += 1;
+                let off = |scale: f64, step: usize| 1.0 + scale * wobble[(index * step + rep as usize) % wobble.len()];
+                let metrics = [
+                    ("prefill_tokens_per_s", tps[used] * off(noise, 1)),
+                    ("decode_tokens_per_s", 9.0 * off(drift, 3)),
+                    ("overlap_slices", [1.0, 2.0, 4.0][used]),
+                ];
+                observations.push(fixture_observation(&[("rows", rows), ("slices", slices)], rep, &metrics));
+            }
+        }
+    }
+    observations
+}
+
+/// The questions of sweeps/slices.toml: the fixture's, with `verify_rule`, `rows_per_slice` and a declared
+/// negligible margin of 5%.
+pub(crate) fn fixture_rule_config() -> super::AnalysisConfig {
+    super::AnalysisConfig {
+        equivalence_key: None,
+        rows_per_slice: Some(crate::declare::RowsPerSliceConfig {
+            rows: "rows".into(),
+            slices: "overlap_slices".into(),
+        }),
+        negligible: Some(0.05),
+        verify_rule: Some(crate::declare::VerifyRule { param: "slices".into(), rule: "rule".into() }),
+        ..fixture_slice_config()
+    }
+}
+
 /// Owned names from literals, as groups and metrics are passed.
 pub(crate) fn fixture_names(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
@@ -213,16 +260,6 @@ impl AblationQuestion {
             scale: AdditivityScale::Linear,
             rounds_are_blocks,
             slow: None,
-        }
-    }
-}
-
-impl Additivity {
-    /// A delta as a fraction of the baseline mean (a log delta as the ratio's change).
-    pub fn relative(&self, delta: f64) -> f64 {
-        match self.scale {
-            AdditivityScale::Linear => delta / self.baseline_mean,
-            AdditivityScale::Log => delta.exp_m1(),
         }
     }
 }

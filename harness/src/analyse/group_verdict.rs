@@ -73,9 +73,14 @@ pub struct GroupVerdict {
 }
 
 impl GroupVerdict {
-    pub fn new(group: Labels, best: usize, rivals: Vec<Rival>) -> GroupVerdict {
+    /// The verdict on `best` and its `rivals`; `replicated` when some setting of the group has two runs or
+    /// more. Without replication there is no verdict: one run per setting (the first round of an
+    /// interrupted sweep) measures no noise, so a group of one setting, or of settings ordered by value
+    /// alone, is not resolved by it.
+    pub fn new(group: Labels, best: usize, rivals: Vec<Rival>, replicated: bool) -> GroupVerdict {
         // A rival the values decided (no spread) is no reason to doubt the verdict.
-        let reason = rivals.iter().filter(|r| !r.is_decided()).find_map(|r| r.comparison.err());
+        let untested = rivals.iter().filter(|r| !r.is_decided()).find_map(|r| r.comparison.err());
+        let reason = if replicated { untested } else { Some(NoTest::OneRep) };
         let outcome = if reason.is_some() {
             GroupOutcome::CannotTell
         } else if rivals.iter().all(|r| r.beaten) {
@@ -143,8 +148,8 @@ mod tests {
 
     #[test]
     fn resolved_only_when_every_rival_is_beaten() {
-        assert_eq!(GroupVerdict::new(vec![], 0, vec![rival(1, true, false)]).outcome, GroupOutcome::Resolved);
-        let tied = GroupVerdict::new(vec![], 0, vec![rival(1, true, false), rival(2, false, false)]);
+        assert_eq!(GroupVerdict::new(vec![], 0, vec![rival(1, true, false)], true).outcome, GroupOutcome::Resolved);
+        let tied = GroupVerdict::new(vec![], 0, vec![rival(1, true, false), rival(2, false, false)], true);
         assert_eq!(tied.outcome, GroupOutcome::Tied);
         assert_eq!(tied.tied().map(|r| r.setting).collect::<Vec<_>>(), [2]);
         assert_eq!(tied.racing(), [0, 2]);
@@ -152,7 +157,7 @@ mod tests {
 
     #[test]
     fn a_practical_tie_decides_the_group_without_resolving_it() {
-        let group = GroupVerdict::new(vec![], 0, vec![rival(1, true, false), rival(2, false, true)]);
+        let group = GroupVerdict::new(vec![], 0, vec![rival(1, true, false), rival(2, false, true)], true);
         assert_eq!(group.outcome, GroupOutcome::Tied);
         assert!(group.is_decided() && group.racing().is_empty());
     }
@@ -160,8 +165,20 @@ mod tests {
     #[test]
     fn an_untestable_rival_means_cannot_tell() {
         let untested = Rival { comparison: Err(NoTest::NoResidualDf), ..rival(1, false, false) };
-        let group = GroupVerdict::new(vec![], 0, vec![untested]);
+        let group = GroupVerdict::new(vec![], 0, vec![untested], true);
         assert_eq!((group.outcome, group.reason), (GroupOutcome::CannotTell, Some(NoTest::NoResidualDf)));
         assert!(!group.is_decided());
+    }
+
+    /// One run per setting measures no noise: neither a rival beaten by value nor a group of one setting
+    /// is a verdict then.
+    #[test]
+    fn one_run_per_setting_is_never_resolved() {
+        let by_value = Rival { comparison: Err(NoTest::NoSpread), ..rival(1, true, false) };
+        for rivals in [vec![by_value], vec![]] {
+            let group = GroupVerdict::new(vec![], 0, rivals, false);
+            assert_eq!((group.outcome, group.reason), (GroupOutcome::CannotTell, Some(NoTest::OneRep)));
+            assert_eq!(group.racing(), [0], "a race keeps running the group");
+        }
     }
 }

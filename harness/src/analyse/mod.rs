@@ -50,7 +50,7 @@ mod weighted_backfit;
 
 pub use ablation::{
     analyse_ablation_by_group, analyse_ablation_runs, AblationAnalysis, AblationEffects, AblationQuestion, Additivity,
-    AdditivityVerdict, Interaction, LinearContrast, PairInteraction, VariantSummary,
+    AdditivityVerdict, Interaction, LinearContrast, PairInteraction, VariantDelta, VariantSummary,
 };
 pub use alpha_spending::AlphaSpending;
 pub use baseline_effect::{BaselineEffect, EffectInterval};
@@ -66,7 +66,7 @@ pub use crate::declare::{AnalysisConfig, Direction, FitConfig, RelativeKind, Row
 pub use crate::record::Observation;
 pub use cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit, FitErrors};
 pub use drift_bound::DriftBound;
-pub use equivalence::{Agreement, EquivalenceCheck, EquivalenceClass};
+pub use equivalence::{Agreement, EquivalenceCheck, EquivalenceClass, Margin};
 pub use failure_summary::FailureSummary;
 pub use group_fit::GroupFit;
 pub use group_verdict::{GroupOutcome, GroupVerdict, Rival};
@@ -87,7 +87,7 @@ pub use side_shift::SideShift;
 pub use straggler::{SlowSide, Straggler, StragglerSide};
 pub use student_t::two_sided_p;
 pub use summary_stats::SummaryStats;
-pub use sweep_analysis::{analyse_summarised, analyse_sweep, metrics_read_per_run, SweepAnalysis};
+pub use sweep_analysis::{analyse_summarised, analyse_sweep, metrics_read_per_run, ImpliedRule, SweepAnalysis};
 pub use time_unit::TimeUnit;
 pub use variance_prior::VariancePrior;
 pub use verdicts::{slow_side, Verdicts, DETECTION_POWER};

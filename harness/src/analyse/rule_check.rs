@@ -3,7 +3,7 @@
 //! 1987) within the equivalence margin (`negligible`, or the control's drift when larger).
 
 use super::drift_bound::DriftBound;
-use super::equivalence::{margin, Agreement, Tests};
+use super::equivalence::{Agreement, Margin, Tests};
 use super::setting_summary::{Labels, SettingSummary};
 use super::verdicts::{is_rule, Verdicts};
 use crate::declare::{AnalysisConfig, VerifyRule};
@@ -13,8 +13,8 @@ use crate::declare::{AnalysisConfig, VerifyRule};
 pub struct RuleCheck {
     pub param: String,
     pub rule: String,
-    /// The relative margin of equality.
-    pub bound: f64,
+    /// The relative margin of equality, and why it is that wide.
+    pub margin: Margin,
     pub groups: Vec<RuleMatch>,
 }
 
@@ -53,8 +53,8 @@ impl RuleCheck {
                 Some((group.group.clone(), rule, group.best))
             })
             .collect();
-        let tests =
-            Tests { model, bound: margin(config, drift), alpha: config.alpha, classes: candidates.len().max(1) };
+        let margin = Margin::of(config, drift);
+        let tests = Tests { model, bound: margin.bound, alpha: config.alpha, classes: candidates.len().max(1) };
         let groups = candidates
             .into_iter()
             .map(|(group, rule_setting, best_forced)| {
@@ -62,7 +62,7 @@ impl RuleCheck {
                 RuleMatch { group, rule_setting, best_forced, difference, agreement }
             })
             .collect();
-        RuleCheck { param: verify.param.clone(), rule: verify.rule.clone(), bound: tests.bound, groups }
+        RuleCheck { param: verify.param.clone(), rule: verify.rule.clone(), margin, groups }
     }
 
     /// Groups where the rule is shown to differ from the forced optimum: the check fails (exit 1).
@@ -72,6 +72,11 @@ impl RuleCheck {
 
     pub fn matches(&self) -> usize {
         self.groups.iter().filter(|group| group.agreement == Agreement::Agree).count()
+    }
+
+    /// Groups where the data show neither a match nor a difference.
+    pub fn cannot_tell(&self) -> usize {
+        self.groups.iter().filter(|group| matches!(group.agreement, Agreement::CannotTell(_))).count()
     }
 }
 

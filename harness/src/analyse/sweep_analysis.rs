@@ -7,6 +7,7 @@ use super::drift_bound::DriftBound;
 use super::equivalence::EquivalenceCheck;
 use super::failure_summary::FailureSummary;
 use super::group_fit::GroupFit;
+use super::group_verdict::GroupOutcome;
 use super::quantity_estimate::QuantityEstimate;
 use super::rule_check::RuleCheck;
 use super::setting_summary::SettingSummary;
@@ -34,14 +35,27 @@ pub struct SweepAnalysis {
     pub fit: Option<CostFit>,
     /// With `config.fit.by`: one fit per group of `by` values (groups with two distinct x).
     pub group_fits: Vec<GroupFit>,
-    /// Present when `config.rows_per_slice` is set and some group's best setting splits.
-    pub rows_per_slice: Option<f64>,
+    /// Present when `config.rows_per_slice` is set.
+    pub rows_per_slice: Option<ImpliedRule>,
     /// Each setting against its baseline partner, per `config.relative` metric (empty without a baseline).
     pub relative: Vec<BaselineEffect>,
     /// The declared quantities (`[[analysis.quantity]]`) with their intervals.
     pub quantities: Vec<QuantityEstimate>,
     /// With `verify_rule`: the engine's rule against the forced optimum per group.
     pub rule: Option<RuleCheck>,
+}
+
+/// The rows-per-slice rule the best settings imply (`config.rows_per_slice`), from resolved groups only: a
+/// tied or untold group's best is one of several the data cannot tell apart, and would imply a rule the
+/// data do not.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ImpliedRule {
+    /// The smallest rows per slice among the resolved groups' bests that split (`rows_per_slice_rule`);
+    /// None when none does.
+    pub rows_per_slice: Option<f64>,
+    /// The groups resolved, of `groups`.
+    pub resolved: usize,
+    pub groups: usize,
 }
 
 /// Analyse a sweep: descriptive statistics and Student's t 95% intervals per setting, the verdict of
@@ -103,11 +117,20 @@ pub fn analyse_summarised<R: RecordedRun>(
     let group_fits = config.fit.as_ref().filter(|fit| !fit.by.is_empty());
     let group_fits = group_fits.map_or_else(Vec::new, |fit| GroupFit::per_group(&settings, fit));
     let fit = pooled.and_then(|fit| fit_fixed_plus_per_unit(&SettingSummary::points(&settings, &fit.x, &fit.y)));
-    let rows_per_slice = config.rows_per_slice.as_ref().and_then(|rule| {
-        let winners = verdicts.groups.iter().map(|group| &settings[group.best]);
+    let rows_per_slice = config.rows_per_slice.as_ref().map(|rule| {
+        let resolved: Vec<&SettingSummary> = verdicts
+            .groups
+            .iter()
+            .filter(|group| group.outcome == GroupOutcome::Resolved)
+            .map(|group| &settings[group.best])
+            .collect();
         let pairs: Vec<(f64, f64)> =
-            winners.filter_map(|s| Some((s.value_of(&rule.rows)?, s.value_of(&rule.slices)?))).collect();
-        rows_per_slice_rule(&pairs)
+            resolved.iter().filter_map(|s| Some((s.value_of(&rule.rows)?, s.value_of(&rule.slices)?))).collect();
+        ImpliedRule {
+            rows_per_slice: rows_per_slice_rule(&pairs),
+            resolved: resolved.len(),
+            groups: verdicts.groups.len(),
+        }
     });
     let relative = BaselineEffect::all(observations, &settings, config, rounds_are_blocks);
     // Checked when the declaration was read: a formula that does not compile is not in a recorded sweep.
@@ -149,8 +172,10 @@ mod tests {
         let analysis = analyse_sweep(&fixture_slice_sweep(), &config, true, &[]);
         assert_eq!(analysis.settings.len(), 7);
         assert_eq!(analysis.fit.as_ref().map(|fit| fit.n), Some(7));
-        // Best: 512 rows -> slices=8 resolving to 1 (no split), 1024 -> 2 (512 rows each), 2048 -> 2 (1024).
-        assert_eq!(analysis.rows_per_slice, Some(512.0));
+        // Best: 512 rows -> slices=8 resolving to 1 (no split, tied), 1024 -> 2 (512 rows each, tied with 1),
+        // 2048 -> 2 (1024, resolved): only the resolved group implies the rule, the study's 1024.
+        let implied = ImpliedRule { rows_per_slice: Some(1024.0), resolved: 1, groups: 3 };
+        assert_eq!(analysis.rows_per_slice, Some(implied));
         assert_eq!(analysis.verdicts.groups.len(), 3);
         assert_eq!(analysis.drift.as_ref().map(|d| d.n), Some(21));
         assert_eq!(analysis.equivalence.as_ref().map(|e| e.classes.len()), Some(1));

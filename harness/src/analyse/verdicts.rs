@@ -76,7 +76,9 @@ impl Verdicts {
     ///    pair, cut at no difference where a rival is beaten (Strassburger & Bretz 2008).
     /// 5. a setting of few runs whose set-aside run would change its group's claims, were it the right
     ///    one, is compared with nothing (`NoTest::RunsDisagree`: the group cannot be told), and the
-    ///    step-down is taken again over the comparisons left.
+    ///    step-down is taken again over the comparisons left;
+    /// 6. a group whose settings have one run each is not told at all (`NoTest::OneRep`), even a group of
+    ///    one setting or one the values alone order: no replication, no verdict.
     pub fn decide<R: RecordedRun>(
         observations: &[R],
         settings: &[SettingSummary],
@@ -177,7 +179,7 @@ impl Verdicts {
             .into_iter()
             .zip(comparisons)
             .zip(bests)
-            .map(|(((labels, _), rivals), best)| {
+            .map(|(((labels, members), rivals), best)| {
                 let best_mean = settings[best].metric(&config.primary).map_or(1.0, |s| s.mean);
                 let rivals = rivals
                     .into_iter()
@@ -186,7 +188,8 @@ impl Verdicts {
                         rival(setting, best, comparison, p_adjusted, best_mean)
                     })
                     .collect();
-                GroupVerdict::new(labels, best, rivals)
+                let replicated = members.iter().any(|&m| model.runs(m) > 1);
+                GroupVerdict::new(labels, best, rivals, replicated)
             })
             .collect();
         let (look, looks) = config.race.map_or((1, 1), |race| {

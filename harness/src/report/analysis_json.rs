@@ -139,7 +139,12 @@ fn rule_json(report: &SweepReport) -> Value {
                 "difference": g.difference.map(|d| d.0), "low": g.difference.map(|d| d.1),
                 "high": g.difference.map(|d| d.2) })
     });
-    json!({ "param": rule.param, "rule": rule.rule, "bound": rule.bound, "matches": rule.matches(),
+    // `bound` is the margin used: `declared_bound` (`negligible`), or the control's drift when larger
+    // (`widened_by`: the control and its within-setting relative sd; the bound is 2√2 × that).
+    let widened_by = rule.margin.drift.as_ref().map(|d| json!({ "control": d.metric, "rel_sd": d.rel_sd }));
+    json!({ "param": rule.param, "rule": rule.rule, "bound": rule.margin.bound,
+            "declared_bound": rule.margin.declared, "widened_by": widened_by, "matches": rule.matches(),
+            "mismatches": rule.mismatches().count(), "cannot_tell": rule.cannot_tell(),
             "groups": groups.collect::<Vec<_>>(), "method": "two one-sided tests, Schuirmann 1987" })
 }
 

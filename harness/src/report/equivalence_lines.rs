@@ -6,7 +6,7 @@ use super::document::Section;
 use super::number_format::{confidence, percent, signed_percent};
 use super::sweep_report::SweepReport;
 use super::text::Text;
-use crate::analyse::Agreement;
+use crate::analyse::{Agreement, DriftBound, Margin, RuleCheck};
 
 /// The section; empty when the sweep checks no equivalence.
 pub fn equivalence_section(report: &SweepReport) -> Section {
@@ -26,7 +26,7 @@ pub fn equivalence_section(report: &SweepReport) -> Section {
             check.key,
             class.value,
             percent(class.spread),
-            percent(class.bound)
+            percent(check.margin.bound)
         )));
     }
     for &index in &check.inconsistent {
@@ -35,7 +35,8 @@ pub fn equivalence_section(report: &SweepReport) -> Section {
     }
     let section = Section::new(format!("Equivalence ({})", check.key)).paragraph(format!(
         "Settings resolving to one code path: agree when two one-sided tests (Schuirmann 1987) at alpha {alpha} put \
-         their difference within the margin, disagree when it is shown beyond it."
+         their difference within the margin, disagree when it is shown beyond it; {}.",
+        margin_text(&check.margin)
     ));
     if lines.is_empty() {
         return section.paragraph("No two settings resolve to the same value.");
@@ -60,7 +61,54 @@ fn difference_text((difference, low, high): (f64, f64, f64), alpha: f64) -> Stri
     format!("{} ({level} interval {}..{})", signed_percent(difference), signed_percent(low), signed_percent(high))
 }
 
-/// "the rule matches the forced optimum in 3 of 4 groups", naming any group where it is shown not to.
+/// The margin and, when it is not the declared one, why: `margin 22.5% instead of the declared 5.0%: the
+/// control ... drifted 22.5% ...`.
+fn margin_text(margin: &Margin) -> String {
+    let bound = percent(margin.bound);
+    let drifted = |drift: &DriftBound| {
+        format!(
+            "the control {} drifted {bound} within settings during the sweep (two single runs' 95% range: 2√2 × its \
+             {} relative sd)",
+            drift.metric,
+            percent(drift.rel_sd)
+        )
+    };
+    match (&margin.drift, margin.declared) {
+        (Some(drift), Some(declared)) => {
+            format!("margin {bound} instead of the declared {}: {}", percent(declared), drifted(drift))
+        }
+        (Some(drift), None) => format!("margin {bound} (no negligible margin declared): {}", drifted(drift)),
+        (None, Some(_)) => format!("margin {bound} as declared"),
+        (None, None) => {
+            "margin 0 (no negligible margin declared, no control drift): only a difference can be shown".to_string()
+        }
+    }
+}
+
+/// `matches in 2 of 4 groups, cannot tell in 2`: every outcome that occurred, counted, the groups where the
+/// rule is shown to differ named.
+fn outcome_counts(rule: &RuleCheck, missed: &[String]) -> String {
+    let total = rule.groups.len();
+    if total == 0 {
+        return "no group holds both the rule's setting and a forced one".to_string();
+    }
+    let differ = if missed.is_empty() { String::new() } else { format!(" ({})", missed.join(", ")) };
+    let outcomes = [
+        ("matches", rule.matches(), String::new()),
+        ("shown to differ", missed.len(), differ),
+        ("cannot tell", rule.cannot_tell(), String::new()),
+    ];
+    let groups = if total == 1 { "group" } else { "groups" };
+    let mut counted = outcomes.into_iter().filter(|(_, count, _)| *count > 0);
+    // The first count says out of how many: every group has one outcome, so there is a first.
+    let first =
+        counted.next().map(|(outcome, count, named)| format!("{outcome} in {count} of {total} {groups}{named}"));
+    let rest = counted.map(|(outcome, count, named)| format!("{outcome} in {count}{named}"));
+    first.into_iter().chain(rest).collect::<Vec<_>>().join(", ")
+}
+
+/// `Rule verification (...): matches in 3 of 4 groups, cannot tell in 1; margin 5.0% as declared`, then a
+/// line per group.
 pub fn rule_section(report: &SweepReport) -> Section {
     let section = Section::new("Rule");
     let Some(rule) = &report.analysis.rule else { return section };
@@ -78,18 +126,13 @@ pub fn rule_section(report: &SweepReport) -> Section {
         ))
     });
     let missed: Vec<String> = rule.mismatches().map(|group| columns.label(&group.group)).collect();
-    let head = format!(
-        "Rule verification ({} = {:?} left to the engine, two one-sided tests within {} of the best forced \
-         setting, Schuirmann 1987): the rule matches the forced optimum in {} of {} groups",
+    let summary = format!(
+        "Rule verification ({} = {:?} left to the engine against the best forced setting, two one-sided tests, \
+         Schuirmann 1987): {}; {}.",
         rule.param,
         rule.rule,
-        percent(rule.bound),
-        rule.matches(),
-        rule.groups.len()
+        outcome_counts(rule, &missed),
+        margin_text(&rule.margin)
     );
-    let summary = match &missed[..] {
-        [] => format!("{head}."),
-        missed => format!("{head}; it is shown to miss it at {}.", missed.join(", ")),
-    };
     section.paragraph(summary).items(lines.collect())
 }

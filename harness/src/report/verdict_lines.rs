@@ -72,19 +72,21 @@ fn plural(count: usize, one: &str, many: &str) -> String {
     format!("{count} {}", if count == 1 { one } else { many })
 }
 
-/// The rows-per-slice rule implied by the best settings (`[analysis] rows_per_slice`).
+/// The rows-per-slice rule the resolved groups' best settings imply (`[analysis] rows_per_slice`), or why
+/// none is.
 fn rows_per_slice(report: &SweepReport) -> Option<Text> {
-    let (rule, names) = (report.analysis.rows_per_slice?, report.config.rows_per_slice.as_ref()?);
-    let resolved = if report.analysis.verdicts.groups.iter().any(|group| group.outcome != GroupOutcome::Resolved) {
-        " Not resolved by this data: some groups are not resolved, so another rule fits as well."
-    } else {
-        ""
-    };
-    Some(Text::plain("Rows-per-slice rule implied by the best settings: double ").code(&names.slices).and(format!(
-        " while {} / slices stays >= {}.{resolved}",
-        names.rows,
-        number(rule)
-    )))
+    let (implied, names) = (report.analysis.rows_per_slice?, report.config.rows_per_slice.as_ref()?);
+    let groups = if implied.groups == 1 { "group" } else { "groups" };
+    let of = format!("{} of {} {groups} resolved", implied.resolved, implied.groups);
+    Some(match implied.rows_per_slice {
+        _ if implied.resolved == 0 => Text::plain("No rows-per-slice rule implied: no group resolved."),
+        None => Text::plain(format!("No rows-per-slice rule implied: no resolved group's best setting splits ({of}).")),
+        Some(rule) => {
+            Text::plain(format!("Rows-per-slice rule implied by the resolved groups' best settings ({of}): double "))
+                .code(&names.slices)
+                .and(format!(" while {} / slices stays >= {}.", names.rows, number(rule)))
+        }
+    })
 }
 
 /// What the verdicts rest on, in one paragraph naming each method and the df it left.
@@ -227,7 +229,8 @@ impl Speaker<'_> {
         let mean = self.report.analysis.settings[group.best].metric(primary).map_or(f64::NAN, |s| s.mean);
         let mean = self.report.context.units.quantity(&number(mean), primary);
         let beaten = self.list(group.rivals.iter().filter(|r| r.beaten));
-        if self.report.analysis.verdicts.model.no_spread {
+        // Settings of one run each are no order by value: without replication the group cannot be told.
+        if self.report.analysis.verdicts.model.no_spread && group.outcome != GroupOutcome::CannotTell {
             return self.by_value(group, &head, &best, &mean, &beaten);
         }
         match group.outcome {
