@@ -185,13 +185,8 @@ pub fn ablation_plot_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> Op
 pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str) -> Option<String> {
     let config = &comparison.config;
     let columns = SettingColumns::of(comparison.settings.iter().map(|s| &s.setting));
-    // In value order (size=1, 2, 4), not in the order the runs happened in.
-    let mut settings: Vec<_> = comparison.settings.iter().collect();
-    settings.sort_by(|a, b| {
-        let (a, b) = (columns.numbers(&a.setting), columns.numbers(&b.setting));
-        a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal)
-    });
-    let rows = settings.into_iter().map(|s| {
+    // In the comparison's order, the text's (declared grid order, `Comparison::sort_by_declaration`).
+    let rows = comparison.settings.iter().map(|s| {
         let mark = RowMark::interval(s.ratio.map(|r| (r.ratio, r.low, r.high)));
         let label = columns.label(&s.setting);
         (if label.is_empty() { "all runs".to_string() } else { label }, mark)

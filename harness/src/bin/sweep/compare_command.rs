@@ -83,7 +83,10 @@ fn two_files(args: &CompareArgs, labels: Option<(String, String)>) -> Result<Lab
     let sidecars = [path_a, path_b].map(|csv| Sidecar::read(&ResultPaths::for_csv(csv).sidecar).ok());
     let recorded = sidecars.each_ref().map(|sidecar| sidecar.as_ref().map(|s| s.sweep.analysis.clone()));
     let config = compare_config(args, &recorded, [(&a, path_a), (&b, path_b)])?;
-    let comparison = compare::compare(&a.runs(), &b.runs(), &config);
+    let mut comparison = compare::compare(&a.runs(), &b.runs(), &config);
+    // One grid: A's declaration orders it (B's when A has no sidecar).
+    let declared = sidecars.iter().flatten().next().map_or(&[][..], |sidecar| &sidecar.params);
+    comparison.sort_by_declaration(declared);
     let units = sidecars[0].as_ref().map(MetricUnits::recorded).unwrap_or_default();
     let labels = labels.unwrap_or_else(|| toolchain_labels(&sidecars, path_a, path_b));
     Ok((comparison, labels, format!("{} vs {}", path_a.display(), path_b.display()), units))
@@ -113,7 +116,8 @@ fn within(args: &CompareArgs, csv: &Path, labels: Option<(String, String)>) -> R
     let recorded = [Some(sidecar.sweep.analysis.clone()), Some(sidecar.sweep.analysis.clone())];
     let config = compare_config(args, &recorded, [(&table, csv), (&table, csv)])?;
     let blocks = sidecar.sweep.reps.order == RunOrder::Interleaved;
-    let comparison = compare::compare_within(&table.runs(), by, [a, b], &config, blocks);
+    let mut comparison = compare::compare_within(&table.runs(), by, [a, b], &config, blocks);
+    comparison.sort_by_declaration(&sidecar.params);
     let labels = labels.unwrap_or_else(|| (format!("{by}={a}"), format!("{by}={b}")));
     Ok((comparison, labels, format!("{} by {by}", csv.display()), MetricUnits::recorded(&sidecar)))
 }
