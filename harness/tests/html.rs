@@ -155,8 +155,8 @@ fn compare_writes_a_forest_plot_of_b_over_a() {
         .iter()
         .map(|label| dom.find(label).unwrap_or_else(|| panic!("no row {label}")))
         .collect();
-    assert!(rows.windows(2).all(|pair| pair[0] < pair[1]), "rows in value order");
-    assert!(dom.contains("<title>within 2.0% of A</title>"), "the threshold band");
+    assert!(rows.windows(2).all(|pair| pair[0] < pair[1]), "rows in grid order");
+    assert!(dom.contains("<title>within the 2.0% --threshold of A</title>"), "the threshold band");
     assert!(dom.contains("<th>B/A (") && dom.contains(" CI)</th>"), "the comparison table");
     assert!(dom.contains("<th>mean A (tok/s)</th>"), "the unit recorded with A");
 }

@@ -156,7 +156,7 @@ fn compare_refuses_labels_that_are_not_two_and_an_ambiguous_threshold() {
     assert!(stderr(&output).contains("ambiguous: write a fraction (0.05) or a percentage (5%)"), "{}", stderr(&output));
     let output = sweep(workspace.path(), &["compare", a, a, "--threshold", "5%"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert!(stdout(&output).contains("worse by more than 5.0%"), "{}", stdout(&output));
+    assert!(stdout(&output).contains("worse by more than the 5.0% --threshold"), "{}", stdout(&output));
 }
 
 /// Two versions interleaved in one sweep share rounds: `--within --by` pairs them.

@@ -71,17 +71,16 @@ impl MachineChange {
     /// not different from 0 at alpha, or its error SE(θ̂)·|Δc̄| beyond the threshold.
     fn decide(control_change: Option<f64>, shift: Option<&SideShift>, config: &CompareConfig) -> Option<MachineChange> {
         let control_change = control_change?;
-        let beyond = |log_change: f64, share: f64| log_change.abs() > share.ln_1p();
-        if beyond(control_change.ln(), config.control_threshold) {
+        if config.control_beyond_limit(control_change) {
             return Some(MachineChange { control_change, reason: MachineChangeReason::BeyondControlThreshold });
         }
         let shift = shift?;
         let gap = shift.control_gap;
-        let moved =
-            beyond(gap, config.threshold) && two_sided_p(gap / shift.gap_variance.sqrt(), f64::INFINITY) < config.alpha;
+        let beyond_threshold = |log_change: f64| log_change.abs() > config.threshold.ln_1p();
+        let moved = beyond_threshold(gap) && two_sided_p(gap / shift.gap_variance.sqrt(), f64::INFINITY) < config.alpha;
         let slope_error = shift.slope_variance.sqrt();
         let untranslatable = !shift.has_slope()
-            || beyond(slope_error * gap, config.threshold)
+            || beyond_threshold(slope_error * gap)
             || two_sided_p(shift.slope / slope_error, shift.slope_df) >= config.alpha;
         (moved && untranslatable).then_some(MachineChange { control_change, reason: MachineChangeReason::NoSlope })
     }

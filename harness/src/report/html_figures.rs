@@ -2,9 +2,10 @@
 //! comparison as forest plots, a fit's residuals, the phase stacks, and an ablation's waterfall and
 //! per-variant bars, each a `RowChart` or `XyChart` built from analysis results.
 
+use super::comparison_report::threshold_named;
 use super::document::Section;
 use super::metric_units::MetricUnits;
-use super::number_format::{confidence, percent};
+use super::number_format::confidence;
 use super::relative_effects::baseline_label;
 use super::row_chart::{RowChart, RowMark};
 use super::setting_columns::SettingColumns;
@@ -192,16 +193,13 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
         (if label.is_empty() { "all runs".to_string() } else { label }, mark)
     });
     let (threshold, level) = (config.threshold, confidence(comparison.level));
+    let within = format!("within {} of A", threshold_named(config));
     RowChart {
         title: format!("{}: B/A per setting ({level} simultaneous CI)", config.metric),
-        axis: format!(
-            "B/A ({label_b} / {label_a}); {} is better; shaded: within {} of A",
-            config.direction,
-            percent(threshold)
-        ),
+        axis: format!("B/A ({label_b} / {label_a}); {} is better; shaded: {within}", config.direction),
         rows: rows.collect(),
         reference: Some(1.0),
-        band: Some((1.0 - threshold, 1.0 + threshold, format!("within {} of A", percent(threshold)))),
+        band: Some((1.0 - threshold, 1.0 + threshold, within)),
         interval: Some(format!("{level} simultaneous CI")),
         ..RowChart::default()
     }

@@ -41,22 +41,25 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
     }
     let config = &comparison.config;
     if let Some(change) = comparison.machine_change {
-        Console::Stderr.line(report::machine_change_line(&comparison, change, &label_b));
+        Console::Stderr.line(report::machine_change_line(&comparison, change, &label_b).with_backticks());
         return Ok(exit_code::CANNOT_TELL as u8);
     }
-    if !comparison.control_moved().is_empty() {
+    if let moved @ 1.. = comparison.control_moved().len() {
         Console::Stderr.line(format_args!(
-            "warning: the control `{}` moved by more than the threshold (see the table)",
-            config.control.as_deref().unwrap_or_default()
+            "warning: the control `{}` moved beyond {} at {} of {} (see the control B/A per setting)",
+            config.control.as_deref().unwrap_or_default(),
+            report::threshold_named(config),
+            moved,
+            report::counted(comparison.settings.len(), "setting", "settings")
         ));
     }
     if comparison.has_significant_regression() {
         Console::Stderr.line(format_args!(
-            "significant regression of `{}` beyond {:.1}% (alpha {}, Holm-corrected over {} settings)",
+            "significant regression of `{}` beyond {} (alpha {}, Holm-corrected over {})",
             config.metric,
-            config.threshold * 100.0,
+            report::threshold_named(config),
             config.alpha,
-            comparison.tests()
+            report::counted(comparison.tests(), "test", "tests")
         ));
         return Ok(exit_code::CHECK_FAILED as u8);
     }
