@@ -34,6 +34,7 @@ pub fn compare_document(comparison: &Comparison, labels: (&str, &str), units: &M
         Section::new("What to trust").notes(trust_notes(comparison, &columns, labels)),
         Section::new("Verdict")
             .paragraph(headline(comparison, label_b))
+            .paragraph_if(turned_around_line(comparison, &columns, units, label_b))
             .paragraph(gate_line(comparison, &columns))
             .paragraph(method_line(comparison)),
         Section::new("Figures").figure(compare_forest_svg(comparison, label_a, label_b), forest_caption(comparison)),
@@ -276,6 +277,87 @@ fn machine_change_cause(comparison: &Comparison, change: MachineChange) -> Text 
     }
 }
 
+/// One setting's raw means against its adjusted B/A, when the control adjustment turns them around.
+struct Turn<'c> {
+    setting: &'c SettingComparison,
+    /// |ln(adjusted / raw)|: how far the adjustment moved B/A.
+    apart: f64,
+    /// B/A of the raw means, the adjusted B/A, and the control's B/A.
+    raw: f64,
+    adjusted: f64,
+    control: f64,
+}
+
+impl<'c> Turn<'c> {
+    /// The turn at `setting`, if the adjusted B/A is on the other side of 1 from the raw means' ratio (as
+    /// printed, to a tenth of a percent, so noise about 1 is no turn) or apart from it by more than the
+    /// threshold.
+    fn of(setting: &'c SettingComparison, config: &CompareConfig) -> Option<Turn<'c>> {
+        let raw = setting.mean_b? / setting.mean_a?;
+        let (adjusted, control) = (setting.ratio?.ratio, setting.control_ratio?);
+        let shown = |ratio: f64| ((ratio - 1.0) * 1000.0).round();
+        let apart = (adjusted / raw).ln().abs();
+        let turned = apart > config.threshold.ln_1p() || shown(raw) * shown(adjusted) < 0.0;
+        (raw > 0.0 && turned).then_some(Turn { setting, apart, raw, adjusted, control })
+    }
+}
+
+/// Where the control adjustment turns the raw means around, in plain words: the raw change, the
+/// control's, and the adjusted B/A with the slope that made it, at the setting it turns most (and how many
+/// it turns, when more than one).
+fn turned_around_line(
+    comparison: &Comparison,
+    columns: &SettingColumns,
+    units: &MetricUnits,
+    label_b: &str,
+) -> Option<Text> {
+    let config = &comparison.config;
+    let control = config.control.as_deref()?;
+    let slope = adjustment_slope(comparison)?;
+    let turns: Vec<Turn> = comparison.settings.iter().filter_map(|s| Turn::of(s, config)).collect();
+    let most = turns.iter().max_by(|a, b| a.apart.total_cmp(&b.apart))?;
+    let label = columns.label(&most.setting.setting);
+    let (lead, raw_means, slope_named) = match (turns.len(), label.is_empty()) {
+        (1, true) => (Text::plain(""), "Raw means".to_string(), format!(" ({slope})")),
+        (1, false) => (Text::plain(""), format!("At {label}, raw means"), format!(" ({slope})")),
+        (n, _) => {
+            let lead = Text::plain(format!(
+                "At {n} of {} settings, B/A lies on the other side of 1 from the raw means' ratio or more than {} \
+                 from it: it is adjusted for the control ",
+                comparison.settings.len(),
+                threshold_named(config)
+            ));
+            let lead = lead.code(control).and(format!(" ({slope}, see Method). "));
+            (lead, format!("Largest at {label}: raw means"), String::new())
+        }
+    };
+    let rose_or_fell = |ratio: f64| {
+        let (word, change) = if ratio >= 1.0 { ("rose", ratio - 1.0) } else { ("fell", 1.0 - ratio) };
+        format!("{word} {}", percent(change))
+    };
+    let unit = units.of(&config.metric).map_or_else(String::new, |unit| format!(" {unit}"));
+    let means = format!("{} -> {}{unit}", number(most.setting.mean_a?), number(most.setting.mean_b?));
+    let adjusted = most.adjusted;
+    let text = lead.and(format!("{raw_means} {} ({means}) while the control ", rose_or_fell(most.raw)));
+    Some(text.code(control).and(format!(
+        " {}; adjusted for it{slope_named}, {label_b} is {} {} (B/A {adjusted:.3}).",
+        rose_or_fell(most.control),
+        percent((adjusted - 1.0).abs()),
+        better_or_worse(config.direction, adjusted - 1.0),
+    )))
+}
+
+/// The slope the comparisons translated the control's change through, as Method names it: declared
+/// proportional, the slope of the time blocks' effects between two sweeps, else the per-run covariate's.
+fn adjustment_slope(comparison: &Comparison) -> Option<String> {
+    if is_proportional(comparison) {
+        return Some("slope 1, declared proportional".to_string());
+    }
+    let between_sweeps = comparison.machine_shift.filter(|s| s.has_slope()).map(|s| s.slope);
+    let slope = between_sweeps.or(comparison.model.adjustment.as_ref().map(|a| a.slope))?;
+    Some(format!("slope {}", number(slope)))
+}
+
 /// Two separate sweeps with the scaling declared proportional: the metric over its run's control.
 fn is_proportional(comparison: &Comparison) -> bool {
     let config = &comparison.config;
@@ -406,6 +488,7 @@ mod tests {
             "{report}"
         );
         assert!(report.find("## What to trust").unwrap() < verdict && verdict < report.find("## Per setting").unwrap());
+        assert!(!report.contains("raw means"), "no control, nothing adjusted: {report}");
     }
 
     /// Two sweeps of a 2 x 2 grid on a machine that wanders run to run (AR(1) drift the control
@@ -421,7 +504,7 @@ mod tests {
         crate::report::markdown(&compare_document(&comparison, ("A", "B"), &units, "Another machine"))
     }
 
-    /// The report of a comparison with a control that moved: its notes.
+    /// The report of a comparison with a control that moved: its notes, the raw means it turns around.
     #[test]
     fn comparison_report_with_a_control() {
         insta::assert_snapshot!(on_another_machine(1.18, 0.942, 2));
@@ -446,5 +529,35 @@ mod tests {
         let within = "; within its 25.0% limit (--control-threshold), the comparisons adjust for it (see Method).";
         assert!(moved.contains("moved beyond the 2.0% --threshold at rows=") && moved.ends_with(within), "{moved}");
         assert!(!drifting.contains("The machine changed"), "{drifting}");
+    }
+
+    /// A B/A of 0.942 was printed beside raw means 2204 -> 2480 tok/s and a slope of 4.678, and nothing said
+    /// why: the control rose more than the metric, and the adjustment for it turned the change around.
+    #[test]
+    fn raw_means_that_rose_beside_a_ratio_below_one_are_explained_in_plain_words() {
+        let report = on_another_machine(1.18, 0.942, 2);
+        let line = report.lines().find(|line| line.contains("raw means")).expect("the plain sentence");
+        assert!(
+            line.starts_with("At 4 of 4 settings, B/A lies on the other side of 1 from the raw means' ratio"),
+            "{line}"
+        );
+        assert!(
+            line.contains("it is adjusted for the control `decode_tokens_per_s` (slope 0.9700, see Method)."),
+            "{line}"
+        );
+        assert!(
+            line.contains(
+                "Largest at rows=512 slices=2: raw means rose 9.5% (718.4 -> 786.7 tok/s) while the control \
+                 `decode_tokens_per_s` rose 17.7%; adjusted for it, B is 6.0% worse (B/A 0.940)."
+            ),
+            "{line}"
+        );
+        assert!(report.contains("| 512  | 2      | 3   | 3   | 718.4          | 786.7          | 0.940 ["), "{report}");
+        // One setting turned: the sentence alone, its slope in it.
+        let one = on_another_machine(1.0, 0.97, 5);
+        let turned: Vec<&str> = one.lines().filter(|line| line.contains("raw means")).collect();
+        let expected = "At rows=512 slices=2, raw means fell 3.9% (687.3 -> 660.6 tok/s) while the control \
+                        `decode_tokens_per_s` fell 3.1%; adjusted for it (slope 0.5262), B is 1.9% worse (B/A 0.981).";
+        assert_eq!(turned, [expected]);
     }
 }
