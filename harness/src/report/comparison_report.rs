@@ -368,9 +368,14 @@ fn is_proportional(comparison: &Comparison) -> bool {
 
 /// What the forest plot shows, the threshold of its band named.
 fn forest_caption(comparison: &Comparison) -> String {
+    let overall = if comparison.overall.is_some() {
+        "; diamond: the overall B/A across its interval (random-effects meta-analysis over the settings)"
+    } else {
+        ""
+    };
     format!(
-        "B/A per setting with its simultaneous interval (compatible with the Holm-corrected tests); dashed: no \
-         change; shaded: changes within {}.",
+        "B/A per setting with its simultaneous interval (compatible with the Holm-corrected tests){overall}; dashed: \
+         no change; shaded: changes within {}.",
         threshold_named(&comparison.config)
     )
 }
