@@ -150,8 +150,12 @@ fn compare_writes_a_forest_plot_of_b_over_a() {
     assert!(page.is_file(), "no page: {}", stderr(&output));
     keep(&page, "compare.html");
     let dom = loaded_dom(&workspace, &page);
-    assert!(dom.contains("value: B/A per setting (") && dom.contains("simultaneous CI)"), "the forest plot");
-    let rows: Vec<usize> = [">size=1 tbo=0<", ">size=2 tbo=0<", ">size=16 tbo=1<"]
+    assert!(
+        dom.contains("value: B/A per setting and overall (") && dom.contains("simultaneous CI)"),
+        "the forest plot"
+    );
+    assert_eq!(dom.matches("class=\"pooled\"").count(), 1, "the overall B/A as a diamond");
+    let rows: Vec<usize> = [">size=1 tbo=0<", ">size=2 tbo=0<", ">size=16 tbo=1<", ">overall (random effects)<"]
         .iter()
         .map(|label| dom.find(label).unwrap_or_else(|| panic!("no row {label}")))
         .collect();

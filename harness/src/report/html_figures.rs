@@ -200,7 +200,11 @@ pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str)
     let (threshold, level) = (config.threshold, confidence(comparison.level));
     let within = format!("within {} of A", threshold_named(config));
     RowChart {
-        title: format!("{}: B/A per setting ({level} simultaneous CI)", config.metric),
+        title: format!(
+            "{}: B/A per setting{} ({level} simultaneous CI)",
+            config.metric,
+            if overall.is_some() { " and overall" } else { "" }
+        ),
         axis: format!("B/A ({label_b} / {label_a}); {} is better; shaded: {within}", config.direction),
         rows: rows.chain(overall).collect(),
         reference: Some(1.0),
