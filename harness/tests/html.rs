@@ -150,13 +150,17 @@ fn compare_writes_a_forest_plot_of_b_over_a() {
     assert!(page.is_file(), "no page: {}", stderr(&output));
     keep(&page, "compare.html");
     let dom = loaded_dom(&workspace, &page);
-    assert!(dom.contains("value: B/A per setting (") && dom.contains("simultaneous CI)"), "the forest plot");
-    let rows: Vec<usize> = [">size=1 tbo=0<", ">size=2 tbo=0<", ">size=16 tbo=1<"]
+    assert!(
+        dom.contains("value: B/A per setting and overall (") && dom.contains("simultaneous CI)"),
+        "the forest plot"
+    );
+    assert_eq!(dom.matches("class=\"pooled\"").count(), 1, "the overall B/A as a diamond");
+    let rows: Vec<usize> = [">size=1 tbo=0<", ">size=2 tbo=0<", ">size=16 tbo=1<", ">overall (random effects)<"]
         .iter()
         .map(|label| dom.find(label).unwrap_or_else(|| panic!("no row {label}")))
         .collect();
-    assert!(rows.windows(2).all(|pair| pair[0] < pair[1]), "rows in value order");
-    assert!(dom.contains("<title>within 2.0% of A</title>"), "the threshold band");
+    assert!(rows.windows(2).all(|pair| pair[0] < pair[1]), "rows in grid order");
+    assert!(dom.contains("<title>within the 2.0% --threshold of A</title>"), "the threshold band");
     assert!(dom.contains("<th>B/A (") && dom.contains(" CI)</th>"), "the comparison table");
     assert!(dom.contains("<th>mean A (tok/s)</th>"), "the unit recorded with A");
 }

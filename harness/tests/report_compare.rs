@@ -156,7 +156,7 @@ fn compare_refuses_labels_that_are_not_two_and_an_ambiguous_threshold() {
     assert!(stderr(&output).contains("ambiguous: write a fraction (0.05) or a percentage (5%)"), "{}", stderr(&output));
     let output = sweep(workspace.path(), &["compare", a, a, "--threshold", "5%"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert!(stdout(&output).contains("worse by more than 5.0%"), "{}", stdout(&output));
+    assert!(stdout(&output).contains("worse by more than the 5.0% --threshold"), "{}", stdout(&output));
 }
 
 /// Two versions interleaved in one sweep share rounds: `--within --by` pairs them.
@@ -291,4 +291,50 @@ fn an_ok_row_with_an_empty_metric_is_counted_and_named() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let expected = format!("1 run finished ok but recorded no `value` (an empty cell: mode={setting} rep {rep})");
     assert!(stdout(&output).contains(&expected), "{}", stdout(&output));
+}
+
+/// Runs the sweep `name` over `slices = ["rule", "1", "4"]` (fixture engine, its value `value_template`), and
+/// rewrites its CSV with the data rows sorted as text, so its runs come in as slices=1, 4, then rule: an
+/// order that is neither the declared grid's nor the runs'.
+fn fixture_grid_recorded_out_of_order(workspace: &Workspace, name: &str, value_template: &str) -> PathBuf {
+    workspace.write_fixture_profile("1");
+    let spec = workspace.write_sweep(
+        name,
+        &format!(
+            "name = \"{name}\"\n[engine]\nprofile = \"fixture\"\n[params]\nslices = [\"rule\", \"1\", \"4\"]\n[reps]\ncount = 3\n[run]\nargs = [\"0\", \"ok\", \"{{{{slices}}}}\", \"{value_template}\"]\n[metrics]\nresult = [\"value\", \"seconds\"]\n[analysis]\nprimary = \"value\"\n"
+        ),
+    );
+    let output = sweep(workspace.path(), &["run", &spec]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let csv = workspace.result_csv(name);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let (header, rows) = text.split_once('\n').unwrap();
+    let mut rows: Vec<&str> = rows.lines().collect();
+    rows.sort_unstable();
+    std::fs::write(&csv, format!("{header}\n{}\n", rows.join("\n"))).unwrap();
+    csv
+}
+
+/// `compare` listed settings, and drew its forest plot, in the order A's runs came in (first seen in the
+/// CSV), not in the declared grid order `report` uses; a text value (`rule`) defeated the plot's own sort.
+#[test]
+fn compare_lists_settings_in_grid_order_not_run_order() {
+    let workspace = Workspace::new();
+    let a = fixture_grid_recorded_out_of_order(&workspace, "a", "{{rep}}0");
+    let b = fixture_grid_recorded_out_of_order(&workspace, "b", "{{rep}}1");
+    let page = workspace.path().join("compare.html");
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let output = sweep(workspace.path(), &["compare", a, b, "--html", page.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let in_order = |text: &str, marks: [&str; 3]| {
+        let at: Vec<usize> = marks.iter().map(|mark| text.find(mark).unwrap_or_else(|| panic!("no {mark}"))).collect();
+        assert!(at.is_sorted(), "{marks:?} at {at:?} in {text}");
+    };
+    in_order(&stdout(&output), ["\nrule  ", "\n1  ", "\n4  "]);
+    in_order(&std::fs::read_to_string(&page).unwrap(), [">slices=rule<", ">slices=1<", ">slices=4<"]);
+    let output = sweep(workspace.path(), &["compare", a, b, "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let order: Vec<&str> =
+        json["settings"].as_array().unwrap().iter().filter_map(|s| s["setting"]["slices"].as_str()).collect();
+    assert_eq!(order, ["rule", "1", "4"]);
 }

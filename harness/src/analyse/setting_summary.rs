@@ -67,24 +67,11 @@ impl SettingSummary {
         settings.into_iter().enumerate().map(summary).collect()
     }
 
-    /// Settings in declared grid order: by each param's position in its declared values (a value not
-    /// declared sorts after them by its text), params in label order, then the variant; ties keep
-    /// first-seen order.
+    /// Settings in declared grid order (`Setting::grid_rank`); ties keep first-seen order.
     pub fn sort_by_declaration(settings: &mut [SettingSummary], declared: &[Param]) {
-        if declared.is_empty() {
-            return;
+        if !declared.is_empty() {
+            settings.sort_by_cached_key(|s| s.setting.grid_rank(declared));
         }
-        let rank = |name: &str, value: &ParamValue| -> (usize, String) {
-            let position = declared
-                .iter()
-                .find(|param| param.name == name)
-                .and_then(|param| param.values.iter().position(|v| v == value));
-            (position.unwrap_or(usize::MAX), value.to_string())
-        };
-        settings.sort_by_cached_key(|s| {
-            let values = s.setting.values.iter().map(|(name, value)| rank(name, value));
-            values.chain([(usize::MAX, s.setting.variant.clone())]).collect::<Vec<_>>()
-        });
     }
 
     pub fn metric(&self, name: &str) -> Option<&SummaryStats> {

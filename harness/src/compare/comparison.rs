@@ -11,7 +11,7 @@ use crate::analyse::{
     holm_adjust, simultaneous_level, slow_side, two_sided_p, ControlPolicy, ModelDesign, NoTest, RandomEffects,
     RatioInterval, RivalComparison, RoundBlocks, RunSample, Scale, SettingIndex, SettingModel, SideShift,
 };
-use crate::declare::ControlScaling;
+use crate::declare::{ControlScaling, Param};
 use crate::plan::Setting;
 use crate::record::RecordedRun;
 
@@ -19,7 +19,8 @@ use crate::record::RecordedRun;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
     pub config: CompareConfig,
-    /// Settings present on both sides, in A's first-seen order.
+    /// Settings present on both sides, in A's first-seen order (declared grid order once
+    /// `sort_by_declaration` put them there).
     pub settings: Vec<SettingComparison>,
     /// Settings recorded only in A, then only in B.
     pub only_a: Vec<Setting>,
@@ -70,17 +71,16 @@ impl MachineChange {
     /// not different from 0 at alpha, or its error SE(θ̂)·|Δc̄| beyond the threshold.
     fn decide(control_change: Option<f64>, shift: Option<&SideShift>, config: &CompareConfig) -> Option<MachineChange> {
         let control_change = control_change?;
-        let beyond = |log_change: f64, share: f64| log_change.abs() > share.ln_1p();
-        if beyond(control_change.ln(), config.control_threshold) {
+        if config.control_beyond_limit(control_change) {
             return Some(MachineChange { control_change, reason: MachineChangeReason::BeyondControlThreshold });
         }
         let shift = shift?;
         let gap = shift.control_gap;
-        let moved =
-            beyond(gap, config.threshold) && two_sided_p(gap / shift.gap_variance.sqrt(), f64::INFINITY) < config.alpha;
+        let beyond_threshold = |log_change: f64| log_change.abs() > config.threshold.ln_1p();
+        let moved = beyond_threshold(gap) && two_sided_p(gap / shift.gap_variance.sqrt(), f64::INFINITY) < config.alpha;
         let slope_error = shift.slope_variance.sqrt();
         let untranslatable = !shift.has_slope()
-            || beyond(slope_error * gap, config.threshold)
+            || beyond_threshold(slope_error * gap)
             || two_sided_p(shift.slope / slope_error, shift.slope_df) >= config.alpha;
         (moved && untranslatable).then_some(MachineChange { control_change, reason: MachineChangeReason::NoSlope })
     }
@@ -112,6 +112,19 @@ impl Comparison {
     pub fn control_moved(&self) -> Vec<&SettingComparison> {
         let threshold = self.config.threshold;
         self.settings.iter().filter(|s| s.control_ratio.is_some_and(|r| (r - 1.0).abs() > threshold)).collect()
+    }
+
+    /// Lists the joined and one-sided settings in declared grid order (`Setting::grid_rank`), as `report`
+    /// lists a sweep's, not in the order A's runs happened to come in; as they are without a declaration.
+    /// Only the listing changes: every test and Holm's correction were made over the whole family.
+    pub fn sort_by_declaration(&mut self, declared: &[Param]) {
+        if declared.is_empty() {
+            return;
+        }
+        self.settings.sort_by_cached_key(|s| s.setting.grid_rank(declared));
+        for settings in [&mut self.only_a, &mut self.only_b] {
+            settings.sort_by_cached_key(|s| s.grid_rank(declared));
+        }
     }
 
     /// The control's B/A when the machine changed between the sides (`MachineChange`): no verdict about
@@ -540,6 +553,7 @@ mod tests {
     use super::*;
     use crate::analyse::fixtures::{fixture_observation, fixture_slice_sweep, fixture_slice_sweep_b};
     use crate::compare::fixture_compare_config;
+    use crate::declare::ParamValue;
     use crate::record::Observation;
 
     #[test]
@@ -602,6 +616,39 @@ mod tests {
         assert!(comparison.settings.iter().all(|s| (s.control_ratio.unwrap() - 1.0 / 6.0).abs() < 1e-9));
         assert_eq!(comparison.control_moved().len(), 2);
         assert!(compare(&side(1.0), &side(1.0 / 6.0), &fixture_compare_config()).has_significant_regression());
+    }
+
+    /// `compare` of the main job (slices in ["rule", 1, 2, 4] x rows) listed its settings in the order A's
+    /// runs came in, not the declared grid's that `report` lists them in.
+    #[test]
+    fn compare_lists_settings_in_grid_order_not_run_order() {
+        let side = |settings: &[&str]| -> Vec<Observation> {
+            let runs = (1..=3u32).flat_map(|rep| settings.iter().map(move |setting| (setting, rep)));
+            let run = |(setting, rep): (&&str, u32)| {
+                let (slices, rows) = setting.split_once('/').expect("slices/rows");
+                let value = 1000.0 + f64::from(rep * rep);
+                fixture_observation(&[("slices", slices), ("rows", rows)], rep, &[("prefill_tokens_per_s", value)])
+            };
+            runs.map(run).collect()
+        };
+        let a = side(&["4/1024", "rule/1024", "1/512", "4/512", "rule/512", "2/1024"]);
+        let b = side(&["rule/512", "2/512", "1/1024", "4/1024", "1/512", "2/1024", "rule/1024"]);
+        let declared = [
+            Param {
+                name: "slices".into(),
+                values: ["rule", "1", "2", "4"].map(ParamValue::infer).into(),
+                is_list: true,
+            },
+            Param { name: "rows".into(), values: ["512", "1024"].map(ParamValue::infer).into(), is_list: true },
+        ];
+        let mut comparison = compare(&a, &b, &fixture_compare_config());
+        comparison.sort_by_declaration(&declared);
+        let texts =
+            |settings: Vec<&Setting>| settings.into_iter().map(|s| s.value_texts().join("/")).collect::<Vec<_>>();
+        let joined = texts(comparison.settings.iter().map(|s| &s.setting).collect());
+        assert_eq!(joined, ["rule/512", "rule/1024", "1/512", "2/1024", "4/1024"]);
+        assert_eq!(texts(comparison.only_a.iter().collect()), ["4/512"]);
+        assert_eq!(texts(comparison.only_b.iter().collect()), ["1/1024", "2/512"]);
     }
 
     #[test]

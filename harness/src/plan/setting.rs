@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::declare::ParamValue;
+use crate::declare::{Param, ParamValue};
 
 /// A setting's params and values, in declaration order (a group's labels are a few of them).
 pub type Labels = Vec<(String, ParamValue)>;
@@ -69,6 +69,20 @@ impl Setting {
     /// Whether the setting has every one of `labels` (a group's).
     pub fn has_all(&self, labels: &[(String, ParamValue)]) -> bool {
         labels.iter().all(|(name, value)| self.value(name) == Some(value))
+    }
+
+    /// The setting's place in declared grid order, to sort by: each value's position among its param's
+    /// declared values (a value not declared after them, by its text), params in the setting's order, then
+    /// the variant. What `report` and `compare` both list settings in, rather than the order runs happened.
+    pub fn grid_rank(&self, declared: &[Param]) -> Vec<(usize, String)> {
+        let rank = |(name, value): &(String, ParamValue)| {
+            let position = declared
+                .iter()
+                .find(|param| param.name == *name)
+                .and_then(|param| param.values.iter().position(|v| v == value));
+            (position.unwrap_or(usize::MAX), value.to_string())
+        };
+        self.values.iter().map(rank).chain([(usize::MAX, self.variant.clone())]).collect()
     }
 
     /// The value columns as text, in order, as the CSV writes them.

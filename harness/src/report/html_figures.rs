@@ -2,15 +2,16 @@
 //! comparison as forest plots, a fit's residuals, the phase stacks, and an ablation's waterfall and
 //! per-variant bars, each a `RowChart` or `XyChart` built from analysis results.
 
+use super::comparison_report::threshold_named;
 use super::document::Section;
 use super::metric_units::MetricUnits;
-use super::number_format::{confidence, percent};
+use super::number_format::confidence;
 use super::relative_effects::baseline_label;
 use super::row_chart::{RowChart, RowMark};
 use super::setting_columns::SettingColumns;
 use super::sweep_plot::sweep_plot_svg;
 use super::sweep_report::SweepReport;
-use crate::analyse::{AblationAnalysis, AblationEffects, RelativeKind, SettingSummary};
+use crate::analyse::{AblationAnalysis, AblationEffects, RatioInterval, RelativeKind, SettingSummary};
 use crate::compare::Comparison;
 
 /// The sweep's figures, each captioned: the primary metric against the swept param, the forest plots
@@ -185,28 +186,29 @@ pub fn ablation_plot_svg(analysis: &AblationAnalysis, units: &MetricUnits) -> Op
 pub fn compare_forest_svg(comparison: &Comparison, label_a: &str, label_b: &str) -> Option<String> {
     let config = &comparison.config;
     let columns = SettingColumns::of(comparison.settings.iter().map(|s| &s.setting));
-    // In value order (size=1, 2, 4), not in the order the runs happened in.
-    let mut settings: Vec<_> = comparison.settings.iter().collect();
-    settings.sort_by(|a, b| {
-        let (a, b) = (columns.numbers(&a.setting), columns.numbers(&b.setting));
-        a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal)
-    });
-    let rows = settings.into_iter().map(|s| {
+    // In the comparison's order, the text's (declared grid order, `Comparison::sort_by_declaration`).
+    let rows = comparison.settings.iter().map(|s| {
         let mark = RowMark::interval(s.ratio.map(|r| (r.ratio, r.low, r.high)));
         let label = columns.label(&s.setting);
         (if label.is_empty() { "all runs".to_string() } else { label }, mark)
     });
+    // The grid-wide B/A last, as a meta-analysis's forest plot ends on its pooled diamond.
+    let overall = comparison.overall.as_ref().map(|o| {
+        let RatioInterval { ratio: estimate, low, high } = o.ratio;
+        ("overall (random effects)".to_string(), RowMark::Pooled { estimate, low, high })
+    });
     let (threshold, level) = (config.threshold, confidence(comparison.level));
+    let within = format!("within {} of A", threshold_named(config));
     RowChart {
-        title: format!("{}: B/A per setting ({level} simultaneous CI)", config.metric),
-        axis: format!(
-            "B/A ({label_b} / {label_a}); {} is better; shaded: within {} of A",
-            config.direction,
-            percent(threshold)
+        title: format!(
+            "{}: B/A per setting{} ({level} simultaneous CI)",
+            config.metric,
+            if overall.is_some() { " and overall" } else { "" }
         ),
-        rows: rows.collect(),
+        axis: format!("B/A ({label_b} / {label_a}); {} is better; shaded: {within}", config.direction),
+        rows: rows.chain(overall).collect(),
         reference: Some(1.0),
-        band: Some((1.0 - threshold, 1.0 + threshold, format!("within {} of A", percent(threshold)))),
+        band: Some((1.0 - threshold, 1.0 + threshold, within)),
         interval: Some(format!("{level} simultaneous CI")),
         ..RowChart::default()
     }
@@ -240,6 +242,25 @@ mod tests {
         assert_eq!(svg.matches("fill=\"#0072B2\"").count(), 3, "one attention part per setting and its swatch");
         let absent = ReportContext { phases: fixture_names(&["absent"]), ..ReportContext::default() };
         assert!(phase_stack_svg(&SweepReport { context: &absent, ..report }).is_none());
+    }
+
+    /// The forest plot of `compare` showed every setting's B/A but not the grid-wide one the headline states.
+    #[test]
+    fn the_compare_forest_plot_ends_on_the_overall_ratio_as_a_diamond() {
+        use crate::analyse::fixtures::{fixture_slice_sweep, fixture_slice_sweep_b};
+        let comparison = crate::compare::compare(
+            &fixture_slice_sweep(),
+            &fixture_slice_sweep_b(),
+            &crate::compare::fixture_compare_config(),
+        );
+        let svg = compare_forest_svg(&comparison, "CANN 8", "CANN 9").unwrap();
+        let rows: Vec<&str> = svg.lines().filter(|line| line.contains("class=\"row-label\"")).collect();
+        assert_eq!(rows.len(), comparison.settings.len() + 1, "{svg}");
+        assert!(rows.last().unwrap().ends_with(">overall (random effects)</text>"), "{svg}");
+        assert_eq!(svg.matches("class=\"pooled\"").count(), 1, "one diamond: {svg}");
+        assert_eq!(svg.matches("class=\"point\"").count(), comparison.settings.len(), "{svg}");
+        let without = crate::compare::Comparison { overall: None, ..comparison };
+        assert!(!compare_forest_svg(&without, "CANN 8", "CANN 9").unwrap().contains("pooled"));
     }
 
     #[test]

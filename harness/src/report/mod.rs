@@ -33,11 +33,12 @@ mod what_to_trust;
 
 pub use ablation_report::ablation_document;
 pub use analysis_json::{analysis_json, compare_json, ANALYSIS_SCHEMA_VERSION};
-pub use comparison_report::{compare_document, machine_change_line};
+pub use comparison_report::{compare_document, machine_change_line, threshold_named};
 pub use document::{markdown, terminal_text, Document};
 pub use html_figures::ablation_plot_svg;
 pub use html_page::html_page;
 pub use metric_units::MetricUnits;
+pub use number_format::counted;
 pub use race_closing::RaceClosing;
 pub use report_context::{PlannedRuns, ReportContext};
 pub use resume_command::ResumeCommand;

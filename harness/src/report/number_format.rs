@@ -112,6 +112,11 @@ pub fn p_value(p: f64) -> String {
     }
 }
 
+/// A count with its noun in the right number: `1 test`, `6 tests`.
+pub fn counted(count: usize, singular: &str, plural: &str) -> String {
+    format!("{count} {}", if count == 1 { singular } else { plural })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +170,14 @@ mod tests {
         assert_eq!(with_ci(5.0, Some(0.0)), "5.000 (all runs equal)");
         assert_eq!(with_ci(5.0, None), "5.000");
         assert_eq!(signed_with_ci(-1.36, Some(0.01)), "-1.360 ± 0.010");
+    }
+
+    /// "1 significant regression(s)" and "1 tests" in `compare`.
+    #[test]
+    fn a_count_of_one_takes_the_singular() {
+        assert_eq!(counted(1, "test", "tests"), "1 test");
+        assert_eq!(counted(0, "run", "runs"), "0 runs");
+        assert_eq!(counted(6, "regression", "regressions"), "6 regressions");
     }
 
     #[test]

@@ -81,6 +81,9 @@ impl RowChart {
 pub enum RowMark {
     /// An estimate with its interval (a forest plot's row).
     Interval { estimate: f64, low: f64, high: f64 },
+    /// The rows' pooled estimate with its interval, drawn as a diamond as wide as the interval (a forest
+    /// plot's summary row, as meta-analyses draw it).
+    Pooled { estimate: f64, low: f64, high: f64 },
     /// A bar from `from` to `to` (a waterfall step, a residual), with an interval around `to` when known.
     Bar { from: f64, to: f64, whisker: Option<(f64, f64)> },
     /// Parts of a whole laid end to end from 0 (phase seconds of one setting), one colour per part.
@@ -103,7 +106,9 @@ impl RowMark {
     /// Every value the mark reaches, for the axis range.
     pub fn values(&self) -> Vec<f64> {
         match self {
-            &RowMark::Interval { estimate, low, high } => vec![estimate, low, high],
+            &RowMark::Interval { estimate, low, high } | &RowMark::Pooled { estimate, low, high } => {
+                vec![estimate, low, high]
+            }
             &RowMark::Bar { from, to, whisker } => {
                 whisker.map_or(vec![from, to], |(low, high)| vec![from, to, low, high])
             }
@@ -132,6 +137,11 @@ fn draw_mark(svg: &mut Svg, mark: &RowMark, y: f64, x: &dyn Fn(f64) -> f64) {
         RowMark::Interval { estimate, low, high } => {
             svg.horizontal_interval((x(low), x(high)), y, "black", 12.0);
             svg.marker(super::series_style::MarkerShape::Circle, (x(estimate), y), 5.0, UP, true, "point");
+        }
+        RowMark::Pooled { estimate, low, high } => {
+            let half = ROW * 0.32;
+            let corners = [(x(low), y), (x(estimate), y - half), (x(high), y), (x(estimate), y + half)];
+            svg.polygon(&corners, UP, "black", "pooled");
         }
         RowMark::Bar { from, to, whisker } => {
             // Totals stand on zero (grey); steps are coloured by their direction.
@@ -190,6 +200,31 @@ mod tests {
         assert!(svg.contains("stroke-dasharray") && svg.contains("<title>within 5%</title>"));
         assert!(svg.contains("class=\"x-tick\">1.00</text>"), "a tick at the reference");
         assert!(svg.contains(">whiskers: 97.5% simultaneous CI</text>"), "the intervals are labelled");
+    }
+
+    #[test]
+    fn a_pooled_row_is_a_diamond_as_wide_as_its_interval() {
+        let svg = chart(vec![
+            ("rows=512".into(), RowMark::Interval { estimate: 1.02, low: 0.98, high: 1.06 }),
+            ("overall".into(), RowMark::Pooled { estimate: 1.0, low: 0.9, high: 1.1 }),
+        ])
+        .svg()
+        .unwrap();
+        let diamond = svg.lines().find(|line| line.contains("class=\"pooled\"")).expect("a pooled diamond");
+        let points: Vec<(f64, f64)> = diamond
+            .split('"')
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .map(|point| {
+                let (x, y) = point.split_once(',').unwrap();
+                (x.parse().unwrap(), y.parse().unwrap())
+            })
+            .collect();
+        let (left, top, right, bottom) = (points[0], points[1], points[2], points[3]);
+        assert!(left.0 < top.0 && top.0 < right.0 && top.0 == bottom.0, "{diamond}");
+        assert!(left.1 == right.1 && top.1 < left.1 && left.1 < bottom.1, "{diamond}");
+        assert!(svg.find(">rows=512<").unwrap() < svg.find(">overall<").unwrap());
     }
 
     #[test]

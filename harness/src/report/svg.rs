@@ -46,11 +46,10 @@ impl Svg {
 
     /// A line through `points` in order.
     pub fn polyline(&mut self, points: &[(f64, f64)], colour: &str, width: f64) {
-        let points: Vec<String> = points.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
         writeln!(
             self.body,
             "<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"{width}\"/>",
-            points.join(" ")
+            points_attribute(points)
         )
         .unwrap();
     }
@@ -91,9 +90,9 @@ impl Svg {
     pub fn marker(&mut self, shape: MarkerShape, at: (f64, f64), radius: f64, colour: &str, filled: bool, class: &str) {
         let (x, y) = at;
         let fill = if filled { colour } else { "white" };
-        let paint = format!("fill=\"{fill}\" stroke=\"{colour}\" stroke-width=\"2\" class=\"{class}\"");
         let (sides, turn) = match shape {
             MarkerShape::Circle => {
+                let paint = format!("fill=\"{fill}\" stroke=\"{colour}\" stroke-width=\"2\" class=\"{class}\"");
                 return writeln!(self.body, "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{radius:.1}\" {paint}/>").unwrap();
             }
             MarkerShape::Square => (4, PI / 4.0),
@@ -105,13 +104,23 @@ impl Svg {
         };
         // Polygons reach further than a circle's edge at their corners: shrink them to a like area.
         let reach = radius * if sides == 3 { 1.35 } else { 1.2 };
-        let corners: Vec<String> = (0..sides)
+        let corners: Vec<(f64, f64)> = (0..sides)
             .map(|i| {
                 let angle = turn + 2.0 * PI * f64::from(i) / f64::from(sides);
-                format!("{:.1},{:.1}", x + reach * angle.cos(), y + reach * angle.sin())
+                (x + reach * angle.cos(), y + reach * angle.sin())
             })
             .collect();
-        writeln!(self.body, "<polygon points=\"{}\" {paint}/>", corners.join(" ")).unwrap();
+        self.polygon(&corners, fill, colour, class);
+    }
+
+    /// A closed shape through `points`, filled with `fill` and outlined with `stroke`; `class` names it.
+    pub fn polygon(&mut self, points: &[(f64, f64)], fill: &str, stroke: &str, class: &str) {
+        writeln!(
+            self.body,
+            "<polygon points=\"{}\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"2\" class=\"{class}\"/>",
+            points_attribute(points)
+        )
+        .unwrap();
     }
 
     /// A vertical interval from `top` to `bottom` at `x`, with caps `cap` wide.
@@ -139,6 +148,12 @@ impl Svg {
             self.body
         )
     }
+}
+
+/// `x,y x,y ...`: a polyline's or polygon's points, to a tenth of a pixel.
+fn points_attribute(points: &[(f64, f64)]) -> String {
+    let points: Vec<String> = points.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+    points.join(" ")
 }
 
 #[cfg(test)]

@@ -34,6 +34,12 @@ impl Text {
         self
     }
 
+    /// This text followed by `more`, its code still code.
+    pub fn append(mut self, more: Text) -> Text {
+        self.spans.extend(more.spans);
+        self
+    }
+
     pub fn spans(&self) -> &[Span] {
         &self.spans
     }

@@ -41,22 +41,25 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
     }
     let config = &comparison.config;
     if let Some(change) = comparison.machine_change {
-        Console::Stderr.line(report::machine_change_line(&comparison, change, &label_b));
+        Console::Stderr.line(report::machine_change_line(&comparison, change, &label_b).with_backticks());
         return Ok(exit_code::CANNOT_TELL as u8);
     }
-    if !comparison.control_moved().is_empty() {
+    if let moved @ 1.. = comparison.control_moved().len() {
         Console::Stderr.line(format_args!(
-            "warning: the control `{}` moved by more than the threshold (see the table)",
-            config.control.as_deref().unwrap_or_default()
+            "warning: the control `{}` moved beyond {} at {} of {} (see the control B/A per setting)",
+            config.control.as_deref().unwrap_or_default(),
+            report::threshold_named(config),
+            moved,
+            report::counted(comparison.settings.len(), "setting", "settings")
         ));
     }
     if comparison.has_significant_regression() {
         Console::Stderr.line(format_args!(
-            "significant regression of `{}` beyond {:.1}% (alpha {}, Holm-corrected over {} settings)",
+            "significant regression of `{}` beyond {} (alpha {}, Holm-corrected over {})",
             config.metric,
-            config.threshold * 100.0,
+            report::threshold_named(config),
             config.alpha,
-            comparison.tests()
+            report::counted(comparison.tests(), "test", "tests")
         ));
         return Ok(exit_code::CHECK_FAILED as u8);
     }
@@ -83,7 +86,10 @@ fn two_files(args: &CompareArgs, labels: Option<(String, String)>) -> Result<Lab
     let sidecars = [path_a, path_b].map(|csv| Sidecar::read(&ResultPaths::for_csv(csv).sidecar).ok());
     let recorded = sidecars.each_ref().map(|sidecar| sidecar.as_ref().map(|s| s.sweep.analysis.clone()));
     let config = compare_config(args, &recorded, [(&a, path_a), (&b, path_b)])?;
-    let comparison = compare::compare(&a.runs(), &b.runs(), &config);
+    let mut comparison = compare::compare(&a.runs(), &b.runs(), &config);
+    // One grid: A's declaration orders it (B's when A has no sidecar).
+    let declared = sidecars.iter().flatten().next().map_or(&[][..], |sidecar| &sidecar.params);
+    comparison.sort_by_declaration(declared);
     let units = sidecars[0].as_ref().map(MetricUnits::recorded).unwrap_or_default();
     let labels = labels.unwrap_or_else(|| toolchain_labels(&sidecars, path_a, path_b));
     Ok((comparison, labels, format!("{} vs {}", path_a.display(), path_b.display()), units))
@@ -113,7 +119,8 @@ fn within(args: &CompareArgs, csv: &Path, labels: Option<(String, String)>) -> R
     let recorded = [Some(sidecar.sweep.analysis.clone()), Some(sidecar.sweep.analysis.clone())];
     let config = compare_config(args, &recorded, [(&table, csv), (&table, csv)])?;
     let blocks = sidecar.sweep.reps.order == RunOrder::Interleaved;
-    let comparison = compare::compare_within(&table.runs(), by, [a, b], &config, blocks);
+    let mut comparison = compare::compare_within(&table.runs(), by, [a, b], &config, blocks);
+    comparison.sort_by_declaration(&sidecar.params);
     let labels = labels.unwrap_or_else(|| (format!("{by}={a}"), format!("{by}={b}")));
     Ok((comparison, labels, format!("{} by {by}", csv.display()), MetricUnits::recorded(&sidecar)))
 }
