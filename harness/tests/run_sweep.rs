@@ -321,6 +321,27 @@ fn run_resolves_a_bare_name_under_sweeps() {
     assert!(stdout(&output).starts_with("sweep `fixture` from sweeps/fixture.toml\n"), "{}", stdout(&output));
 }
 
+/// `sweep run slices` from a subfolder of the repository failed with `cannot read`, and a path given there
+/// wrote its results under the subfolder: both now find the root (the nearest folder holding `sweeps/`).
+#[test]
+fn sweep_run_from_a_subfolder_runs_the_roots_sweep_into_the_roots_results() {
+    let workspace = fixture_workspace("20s");
+    fixture_sweep(&workspace, r#"["ok"]"#, 1, "marker-subfolder");
+    let below = workspace.path().join("harness/src");
+    std::fs::create_dir_all(&below).unwrap();
+    let by_name = sweep(&below, &["run", "fixture"]);
+    assert_eq!(by_name.status.code(), Some(0), "{}", stderr(&by_name));
+    let root = workspace.path().canonicalize().unwrap();
+    let note = format!("sweep: note: in the repository at {}: sweep names are its sweeps/", root.display());
+    assert!(stderr(&by_name).starts_with(&note), "{}", stderr(&by_name));
+    assert_eq!(csv_rows(&workspace.result_csv("fixture")).len(), 1);
+    let by_path = sweep(&below, &["run", "../../sweeps/fixture.toml"]);
+    assert_eq!(by_path.status.code(), Some(0), "{}", stderr(&by_path));
+    let csvs = std::fs::read_dir(root.join("results/fixture")).unwrap().flatten();
+    assert_eq!(csvs.filter(|entry| entry.path().extension().is_some_and(|x| x == "csv")).count(), 2);
+    assert!(!below.join("results").exists(), "nothing is written under the subfolder");
+}
+
 /// `sweep run --dry-run | head` panicked writing to the closed pipe.
 #[test]
 fn dry_run_into_a_closed_pipe_does_not_panic() {

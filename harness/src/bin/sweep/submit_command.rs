@@ -15,13 +15,14 @@ use sweep::runner::{self, RunOptions};
 
 use crate::args::SubmitArgs;
 use crate::exit_status::CommandError;
+use crate::run_command::repository;
 
 pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
     let sweep = declare::load_sweep(&args.spec)?;
     let seed = args.seed.or(sweep.reps.seed).unwrap_or_else(rand::random);
     check_shardable(&args, &sweep, seed)?;
     let absolute = |path: &Path| std::path::absolute(path).map_err(|error| write_error(path, error));
-    let results_dir = absolute(&args.results_dir)?;
+    let results_dir = absolute(&args.results_dir.clone().unwrap_or_else(|| repository().results_dir()))?;
     // The folder a `sweep run` of this second would log into, claimed the same way (`create_dir`), so
     // submissions and runs in one second, from any host sharing the file system, never share one.
     let results = if args.dry_run {
