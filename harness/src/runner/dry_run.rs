@@ -51,7 +51,7 @@ pub fn describe_plan(
     for (index, run) in runs.iter().enumerate() {
         let setting = &plan.settings[run.setting.index()];
         let variant = &sites[run.setting.index()];
-        let run_dir = runs_root.join(run_dir_name(run, &setting.slug(), 1));
+        let run_dir = runs_root.join(run_dir_name(run, &plan.varying(setting).slug(), 1));
         let new_instance = beside_instance == 0;
         let port = instance_port.as_ref().filter(|_| !new_instance);
         let prepared = prepare_run(sweep, setting, run.rep, variant, &run_dir, port)?;
