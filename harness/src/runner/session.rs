@@ -20,6 +20,7 @@ use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunStatus, St
 use crate::plan::{labels_joined, Plan, PlannedRun, Setting, SettingId};
 use crate::rebuild::first_failure_line;
 use crate::record::{RecordedAttempts, ResultWriter, RunRow, RunTable, LOGS_IN};
+use crate::report::MetricUnits;
 
 /// Counts of what a session recorded.
 #[derive(Debug, Clone, Copy, Default)]
@@ -50,6 +51,8 @@ pub struct Session<'a> {
     pub attempts: RecordedAttempts,
     /// Faults across runs that end the sweep or a setting early.
     pub watch: FailureWatch,
+    /// The unit each progress line gives the primary metric's value in.
+    pub units: MetricUnits,
 }
 
 /// What a row records of one run besides its setting.
@@ -109,6 +112,7 @@ impl<'a> Session<'a> {
             origins: None,
             attempts: recorded,
             watch: FailureWatch::new(context.options.same_failures_limit),
+            units: MetricUnits::declared(&context.sweep.decl.metrics),
         };
         Ok((session, todo))
     }
@@ -288,7 +292,7 @@ impl<'a> Session<'a> {
         let primary = &self.sweep.analysis.primary;
         let detail = match outcome.metrics.get(primary) {
             _ if !outcome.error.is_empty() => format!(": {}", outcome.error),
-            Some(value) => format!(": {primary}={value}"),
+            Some(value) => format!(": {primary}={}", self.units.in_unit(&value.to_string(), primary)),
             None => String::new(),
         };
         self.progress.finished(&progress_label(&self.label(run), run), outcome.status, outcome.duration, &detail);
