@@ -306,7 +306,7 @@ fn dry_run_prints_every_rank_command_and_writes_nothing() {
     let output = sweep(workspace.path(), &["run", &spec, "--dry-run"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
-    assert!(text.contains("1 settings x 2 reps = 2 runs"), "{text}");
+    assert!(text.contains("1 setting x 2 reps = 2 runs"), "{text}");
     assert!(text.contains("rank 1: ") && text.contains("rank_fixture.sh 1 ok marker-dry 2"), "{text}");
     assert!(!workspace.path().join("results").exists());
 }

@@ -112,6 +112,15 @@ pub fn p_value(p: f64) -> String {
     }
 }
 
+/// A p-value as a sentence states it: `p = 0.048`, or `p < 0.001` (never `p = < 0.001`).
+pub fn p_stated(p: f64) -> String {
+    let value = p_value(p);
+    match value.starts_with('<') {
+        true => format!("p {value}"),
+        false => format!("p = {value}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,5 +180,12 @@ mod tests {
     fn small_p_values_are_bounded() {
         assert_eq!(p_value(0.0004), "< 0.001");
         assert_eq!(p_value(0.0483), "0.048");
+    }
+
+    /// A bounded p-value was printed as "p = < 0.001".
+    #[test]
+    fn a_stated_p_value_is_p_below_never_p_equals_below() {
+        assert_eq!(p_stated(0.0004), "p < 0.001");
+        assert_eq!(p_stated(0.0483), "p = 0.048");
     }
 }

@@ -8,6 +8,7 @@ use super::session::{grouped, limits_text, run_dir_name, shared_len};
 use super::setting_build::SettingBuild;
 use crate::declare::{toml_spelling, Sweep};
 use crate::plan::Plan;
+use crate::plural::counted;
 use crate::shell_line::shell_line;
 
 /// Renders the plan as text a user can read and paste from; `sites[i]` is setting i's build.
@@ -23,18 +24,18 @@ pub fn describe_plan(
     let _ = writeln!(out, "sweep `{}` from {}", sweep.name, sweep.file().display());
     let _ = writeln!(
         out,
-        "engine: {} ({} launcher, {} ranks), {}",
+        "engine: {} ({} launcher, {}), {}",
         sweep.engine.profile.path.display(),
         toml_spelling(&sweep.engine.launcher),
-        sweep.engine.ranks,
+        counted(sweep.engine.ranks as usize, "rank"),
         limits_text(sweep)
     );
     let _ = writeln!(
         out,
-        "{} settings x {} reps = {} runs, order {}, {}",
-        plan.settings.len(),
-        plan.reps,
-        plan.runs.len(),
+        "{} x {} = {}, order {}, {}",
+        counted(plan.settings.len(), "setting"),
+        counted(plan.reps as usize, "rep"),
+        counted(plan.runs.len(), "run"),
         toml_spelling(&sweep.reps.order),
         seed_text(plan.seed, seed_drawn)
     );

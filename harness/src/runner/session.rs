@@ -18,6 +18,7 @@ use crate::declare::{AnalysisConfig, Race, Sweep};
 use crate::extract::{self, RunLogs};
 use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunStatus, StopReason};
 use crate::plan::{labels_joined, Plan, PlannedRun, Setting, SettingId};
+use crate::plural::counted;
 use crate::rebuild::first_failure_line;
 use crate::record::{RecordedAttempts, ResultWriter, RunRow, RunTable, LOGS_IN};
 use crate::report::MetricUnits;
@@ -88,10 +89,12 @@ impl<'a> Session<'a> {
         let again = todo.iter().filter(|run| recorded.failed(run)).count();
         let done = plan.runs.len() - todo.len();
         if done > 0 || again > 0 {
-            let again = if again > 0 { format!(", {again} failed runs to run again") } else { String::new() };
+            let again =
+                if again > 0 { format!(", {} to run again", counted(again, "failed run")) } else { String::new() };
             progress.note(&format!(
-                "resuming {}: {done} runs already recorded{again}, {} to go",
+                "resuming {}: {} already recorded{again}, {} to go",
                 writer.path().display(),
+                counted(done, "run"),
                 todo.len()
             ));
         }

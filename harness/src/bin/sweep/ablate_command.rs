@@ -4,6 +4,7 @@ use sweep::console::Console;
 use sweep::declare::{self, Isolation};
 use sweep::exit_code;
 use sweep::launch::RunEvents;
+use sweep::plural::counted;
 use sweep::record::RunTable;
 use sweep::runner::{self, Ablation};
 
@@ -46,10 +47,10 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let outcome = runner::run_ablation(&ablation, &options, jobs, &events)?;
     Console::Stderr.line(format_args!(
-        "variant builds: {:.1}s wall ({} distinct, {} jobs at a time)",
+        "variant builds: {:.1}s wall ({} distinct, {} at a time)",
         outcome.build_seconds,
         outcome.builds.len(),
-        jobs
+        counted(jobs, "job")
     ));
     if disk_full(&outcome.runs) {
         return Ok(finish_message(&outcome.runs));

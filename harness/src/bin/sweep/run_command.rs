@@ -8,6 +8,7 @@ use sweep::declare::{self, Race, Repository};
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::{parse_shard, Plan, PlanOptions};
+use sweep::plural::counted;
 use sweep::record::{RecordedRun, ResultPaths, RunTable, Sidecar};
 use sweep::report::{RaceClosing, ResumeCommand};
 use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome, VariantSite};
@@ -243,8 +244,8 @@ pub fn finish_message(outcome: &SweepOutcome) -> u8 {
     match &outcome.stopped {
         Some(EarlyStop::Interrupted { signal }) => {
             Console::Stderr.line(format_args!(
-                "interrupted by signal {signal}: {} finished runs are kept; {resume}",
-                outcome.tally.recorded
+                "interrupted by signal {signal}: {} kept; {resume}",
+                counted(outcome.tally.recorded, "finished run")
             ));
             exit_code::INTERRUPTED as u8
         }
@@ -254,22 +255,27 @@ pub fn finish_message(outcome: &SweepOutcome) -> u8 {
         }
         Some(EarlyStop::DiskFull { path, reason }) => {
             Console::Stderr.line(format_args!(
-                "sweep: error: {reason}: {}: stopped; the {} runs recorded in {} are whole; free space, then {resume}",
+                "sweep: error: {reason}: {}: stopped; {} holds {} whole; free space, then {resume}",
                 sweep::os_error::shown(path).display(),
-                outcome.tally.recorded,
-                sweep::os_error::shown(&paths.csv).display()
+                sweep::os_error::shown(&paths.csv).display(),
+                counted(outcome.tally.recorded, "recorded run")
             ));
             exit_code::BAD_INPUT as u8
         }
         Some(EarlyStop::RepeatedFailure { runs, reason }) => {
             Console::Stderr.line(format_args!(
-                "stopped: {runs} runs in a row failed the same way ({reason}); every run left would too \
-                 (--keep-going runs them anyway); once it is fixed, {resume}"
+                "stopped: {} in a row failed the same way ({reason}); every run left would too \
+                 (--keep-going runs them anyway); once it is fixed, {resume}",
+                counted(*runs as usize, "run")
             ));
             exit_code::CHECK_FAILED as u8
         }
         None if outcome.tally.failed > 0 => {
-            Console::Stderr.line(format_args!("{} of {} runs failed", outcome.tally.failed, outcome.tally.recorded));
+            Console::Stderr.line(format_args!(
+                "{} of {} failed",
+                outcome.tally.failed,
+                counted(outcome.tally.recorded, "run")
+            ));
             exit_code::CHECK_FAILED as u8
         }
         None => exit_code::SUCCESS as u8,

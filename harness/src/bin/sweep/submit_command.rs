@@ -10,6 +10,7 @@ use sweep::declare::{self, Sweep};
 use sweep::exit_code;
 use sweep::launch::{self, ArrayJob};
 use sweep::plan::PlanOptions;
+use sweep::plural::counted;
 use sweep::record::{utc_stamp, ResultPaths};
 use sweep::runner::{self, RunOptions};
 
@@ -51,8 +52,8 @@ pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
     let job_id = launch::sbatch(&script)?;
     Console::Stdout.line(&job_id);
     Console::Stderr.line(format_args!(
-        "submitted array job {job_id}: {} tasks writing {}/shard-<i>.csv",
-        args.shards,
+        "submitted array job {job_id}: {} writing {}/shard-<i>.csv",
+        counted(args.shards as usize, "task"),
         results.display()
     ));
     let merge = sweep::shell_line::sweep_command(&["merge".to_string(), results.display().to_string()]);
