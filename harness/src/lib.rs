@@ -3,7 +3,7 @@
 //! One module per pipeline stage; data flows one way, and a stage imports only from the stages before it:
 //! `declare -> plan -> launch -> variants -> rebuild -> extract -> record -> analyse -> compare -> report`.
 //! `runner` drives the stages; `template`, `expression`, `atomic_file`, `confined_dir`, `read_limit`,
-//! `os_error`, `shell_line`, `console` and `exit_code` are shared helpers.
+//! `os_error`, `shell_line`, `plural`, `console` and `exit_code` are shared helpers.
 //! See docs/ARCHITECTURE.md.
 
 // A print macro panics when stdout or stderr is closed or full, and would end a sweep halfway: what sweep
@@ -27,6 +27,7 @@ pub mod launch;
 mod mutation;
 pub mod os_error;
 pub mod plan;
+pub mod plural;
 pub mod read_limit;
 pub mod rebuild;
 pub mod record;

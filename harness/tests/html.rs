@@ -133,9 +133,13 @@ fn the_sweep_page_renders_in_chromium_trust_block_first_then_verdicts_figures_an
     assert!(plot.contains(">size (log2 scale)</text>") && plot.contains(">value (tok/s)</text>"));
     assert_eq!(plot.matches("class=\"best\"").count(), 5, "one best marked per size");
     assert_eq!(texts(plot, "best-label").len(), 5);
-    assert!(plot.contains(">bars: 95% CI of the mean</text>"), "the interval bars are labelled");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(csv.with_extension("analysis.json")).unwrap()).unwrap();
+    // The bars are at the verdicts' simultaneous level (they were 95% beside verdicts made at 99.38%).
+    let bars = plot.split("class=\"legend\">bars: ").nth(1).expect("the interval bars are labelled");
+    let bars = bars.split('<').next().unwrap();
+    let level: f64 = bars.strip_suffix("% CI of the mean").and_then(|level| level.parse().ok()).expect(bars);
+    assert!((level / 100.0 - json["level"].as_f64().unwrap()).abs() < 5e-5, "{bars} at level {}", json["level"]);
     assert_eq!((json["unit"].as_str(), json["units"]["seconds"].as_str()), (Some("tok/s"), Some("s")));
 }
 

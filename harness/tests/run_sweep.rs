@@ -306,7 +306,7 @@ fn dry_run_prints_every_rank_command_and_writes_nothing() {
     let output = sweep(workspace.path(), &["run", &spec, "--dry-run"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
-    assert!(text.contains("1 settings x 2 reps = 2 runs"), "{text}");
+    assert!(text.contains("1 setting x 2 reps = 2 runs"), "{text}");
     assert!(text.contains("rank 1: ") && text.contains("rank_fixture.sh 1 ok marker-dry 2"), "{text}");
     assert!(!workspace.path().join("results").exists());
 }
@@ -319,6 +319,70 @@ fn run_resolves_a_bare_name_under_sweeps() {
     let output = sweep(workspace.path(), &["run", "fixture", "--dry-run"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(stdout(&output).starts_with("sweep `fixture` from sweeps/fixture.toml\n"), "{}", stdout(&output));
+}
+
+/// Every progress line repeated the params with one value (`new=2 prefill_reps=7 link_alpha_us=3800 ...`),
+/// and every run folder spelt them out too (~120 characters): they are said once, at the start.
+#[test]
+fn fixed_params_are_said_once_and_progress_lines_and_run_folders_name_what_varies() {
+    let workspace = fixture_workspace("20s");
+    let spec = workspace.write_sweep(
+        "fixture",
+        r#"name = "fixture"
+[engine]
+profile = "fixture"
+[params]
+mode = "ok"
+value = [1, 2]
+new = 2
+[reps]
+count = 1
+seed = 1
+[run]
+args = ["{{rank}}", "{{mode}}", "marker-fixed-{{new}}", "{{value}}"]
+[metrics]
+result = ["value"]
+[analysis]
+primary = "value"
+"#,
+    );
+    let output = sweep(workspace.path(), &["run", &spec]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert_eq!(text.matches("Fixed: mode=ok, new=2\n").count(), 1, "{text}");
+    let progress: Vec<&str> = text.lines().filter(|line| line.starts_with('[')).collect();
+    assert_eq!(progress.len(), 2, "{text}");
+    assert!(progress.iter().all(|line| line.contains("] value=") && !line.contains("mode=")), "{progress:?}");
+    let folders: Vec<String> = csv_rows(&workspace.result_csv("fixture"))
+        .iter()
+        .map(|row| std::path::Path::new(&row["log_dir"]).file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(folders.len(), 2);
+    assert!(
+        folders.iter().all(|name| name.ends_with("-value=1-rep1") || name.ends_with("-value=2-rep1")),
+        "{folders:?}"
+    );
+}
+
+/// `sweep run slices` from a subfolder of the repository failed with `cannot read`, and a path given there
+/// wrote its results under the subfolder: both now find the root (the nearest folder holding `sweeps/`).
+#[test]
+fn sweep_run_from_a_subfolder_runs_the_roots_sweep_into_the_roots_results() {
+    let workspace = fixture_workspace("20s");
+    fixture_sweep(&workspace, r#"["ok"]"#, 1, "marker-subfolder");
+    let below = workspace.path().join("harness/src");
+    std::fs::create_dir_all(&below).unwrap();
+    let by_name = sweep(&below, &["run", "fixture"]);
+    assert_eq!(by_name.status.code(), Some(0), "{}", stderr(&by_name));
+    let root = workspace.path().canonicalize().unwrap();
+    let note = format!("sweep: note: in the repository at {}: sweep names are its sweeps/", root.display());
+    assert!(stderr(&by_name).starts_with(&note), "{}", stderr(&by_name));
+    assert_eq!(csv_rows(&workspace.result_csv("fixture")).len(), 1);
+    let by_path = sweep(&below, &["run", "../../sweeps/fixture.toml"]);
+    assert_eq!(by_path.status.code(), Some(0), "{}", stderr(&by_path));
+    let csvs = std::fs::read_dir(root.join("results/fixture")).unwrap().flatten();
+    assert_eq!(csvs.filter(|entry| entry.path().extension().is_some_and(|x| x == "csv")).count(), 2);
+    assert!(!below.join("results").exists(), "nothing is written under the subfolder");
 }
 
 /// `sweep run --dry-run | head` panicked writing to the closed pipe.

@@ -422,7 +422,7 @@ fn check_on_an_unknown_metric_names_the_check() {
     let line = line_of(&text, "metric = \"row\"");
     assert_check_rejects(
         &text,
-        &format!("sweep: error: sweeps/x.toml:{line}: `checks[0].metric`: unknown metric `row` (declared: rows, prefill_tokens_per_s)"),
+        &format!("sweep: error: sweeps/x.toml:{line}: `checks[0].metric`: unknown metric `row`; did you mean `rows`? (declared: rows, prefill_tokens_per_s)"),
     );
 }
 
@@ -916,7 +916,7 @@ fn an_equivalence_expression_over_an_unknown_name_is_refused() {
         &text,
         &format!(
             "sweep: error: sweeps/x.toml:{line}: `analysis.equivalence`: unknown name `slice` in \
-             `if(rows / slice < 96, 1, slices)` (not a metric or numeric parameter)"
+             `if(rows / slice < 96, 1, slices)` (not a metric or numeric parameter); did you mean `slices`?"
         ),
     );
 }
@@ -1322,6 +1322,56 @@ fn an_unknown_template_variable_near_a_param_is_suggested() {
         &base_with("\"{{rows}}\"", "\"{{row}}\""),
         "sweep: error: sweeps/x.toml:15: `run.args[1]`: unknown template variable `row` (not a parameter, input or \
          harness name); did you mean `rows`?",
+    );
+}
+
+/// `sweep run slice` said `cannot read`, not that `slices` is declared; `sweep ablate` the same.
+#[test]
+fn a_sweep_name_near_a_declared_one_is_suggested() {
+    let ws = Workspace::new();
+    ws.write_sweep("slices", BASE);
+    for command in ["run", "ablate"] {
+        assert_rejected(
+            &ws,
+            &[command, "slice"],
+            "sweep: error: sweeps/slice.toml: no such sweep declaration; did you mean `slices`?",
+        );
+    }
+    assert_rejected(&ws, &["run", "colour"], "sweep: error: sweeps/colour.toml: no such sweep declaration");
+}
+
+/// `primary = "prefill_tokens_per_sec"` listed the metrics but did not point at `prefill_tokens_per_s`; so
+/// for the control and an equivalence key.
+#[test]
+fn a_metric_name_in_an_analysis_key_near_a_declared_one_is_suggested() {
+    let with_decode = base_with("\"prefill_tokens_per_s\"]", "\"prefill_tokens_per_s\", \"decode_tokens_per_s\"]");
+    let declared = "(declared: rows, prefill_tokens_per_s, decode_tokens_per_s)";
+    let primary = with_decode.replacen("primary = \"prefill_tokens_per_s\"", "primary = \"prefill_tokens_per_sec\"", 1);
+    assert_check_rejects(
+        &primary,
+        &format!(
+            "sweep: error: sweeps/x.toml:21: `analysis.primary`: unknown metric `prefill_tokens_per_sec`; did you \
+             mean `prefill_tokens_per_s`? {declared}"
+        ),
+    );
+    let control = format!("{with_decode}control = \"decode_token_per_s\"\n");
+    assert_check_rejects(
+        &control,
+        &format!(
+            "sweep: error: sweeps/x.toml:{}: `analysis.control`: unknown metric `decode_token_per_s`; did you mean \
+             `decode_tokens_per_s`? {declared}",
+            line_of(&control, "control = ")
+        ),
+    );
+    let equivalence =
+        format!("{with_decode}equivalence = \"overlap_slice\"\n[metrics.derived]\noverlap_slices = \"rows\"\n");
+    assert_check_rejects(
+        &equivalence,
+        &format!(
+            "sweep: error: sweeps/x.toml:{}: `analysis.equivalence`: unknown name `overlap_slice` in `overlap_slice` \
+             (not a metric or numeric parameter); did you mean `overlap_slices`?",
+            line_of(&equivalence, "equivalence = ")
+        ),
     );
 }
 

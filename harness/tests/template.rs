@@ -201,7 +201,7 @@ fn declared_sources_check_and_show_exactly_what_a_variant_removes_without_buildi
     let (ws, decl) = declaration("gd_sources", SOURCES);
     let output = common::sweep(ws.path(), &["check", &decl]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert!(stdout(&output).contains("ok (4 settings x 1 reps)"), "{}", stdout(&output));
+    assert!(stdout(&output).contains("ok (4 settings x 1 rep)"), "{}", stdout(&output));
 
     let output = common::sweep(ws.path(), &["ablate", &decl, "--show", "both"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));

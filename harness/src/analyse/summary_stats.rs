@@ -38,12 +38,18 @@ impl SummaryStats {
         // Sample standard deviation (n - 1 denominator); 0 for a single value.
         let squares: f64 = values.iter().map(|v| (v / unit - scaled_mean).powi(2)).sum();
         let stdev = if n < 2 || min == max { 0.0 } else { (squares / (n - 1) as f64).sqrt() * unit };
-        let ci95 =
-            (n >= 2).then(|| two_sided_critical(0.95, (n - 1) as f64)).flatten().map(|t| t * stdev / (n as f64).sqrt());
         // Last: selection reorders the values, and the sums above are taken in run order.
         let median = median_in_place(values);
         let rel_spread = if min == max { 0.0 } else { (max / unit - min / unit) / scaled_mean };
-        Some(SummaryStats { n, mean: scaled_mean * unit, median, stdev, min, max, ci95, rel_spread })
+        let stats = SummaryStats { n, mean: scaled_mean * unit, median, stdev, min, max, ci95: None, rel_spread };
+        Some(SummaryStats { ci95: stats.half_width(0.95), ..stats })
+    }
+
+    /// Half-width of the two-sided Student's t interval for the mean at `confidence`
+    /// (t((1 + confidence) / 2, n - 1) · s / √n); None below two values.
+    pub fn half_width(&self, confidence: f64) -> Option<f64> {
+        let t = (self.n >= 2).then(|| two_sided_critical(confidence, (self.n - 1) as f64)).flatten();
+        t.map(|t| t * self.stdev / (self.n as f64).sqrt())
     }
 }
 

@@ -6,6 +6,7 @@ use super::analysis_config::AnalysisConfig;
 use super::check::{Check, CheckTest};
 use super::engine::Engine;
 use super::engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride};
+use super::near_name::did_you_mean;
 use super::param_tables::DerivedParam;
 use super::param_value::{Param, ParamValue};
 use super::quantity_decl::QuantityTerm;
@@ -80,8 +81,13 @@ fn param_named<'a>(
     name: &str,
     hint: &str,
 ) -> Result<&'a Param, SpecError> {
-    let unknown = || source.error_at(key, format!("unknown parameter `{name}`{hint}"));
+    let unknown = || source.error_at(key, format!("{}{hint}", unknown_param(name, params)));
     params.iter().find(|param| param.name == name).ok_or_else(unknown)
+}
+
+/// `unknown parameter `colum`; did you mean `column`?` (the suggestion only when a param is near).
+fn unknown_param(name: &str, params: &[Param]) -> String {
+    format!("unknown parameter `{name}`{}", did_you_mean(name, params.iter().map(|param| param.name.as_str())))
 }
 
 /// Derived params are expressions over numeric params (a text or boolean param is refused here, never
@@ -444,9 +450,10 @@ fn expression_over(
             return Err(source.error_at(key, format!("`{variable}` is defined in terms of itself")));
         }
         if !known.contains(variable.as_str()) {
+            let near = did_you_mean(variable, known.iter().copied());
             return Err(source.error_at(
                 key,
-                format!("unknown name `{variable}` in `{expression}` (not a metric or numeric parameter)"),
+                format!("unknown name `{variable}` in `{expression}` (not a metric or numeric parameter){near}"),
             ));
         }
     }
@@ -528,17 +535,20 @@ pub fn analysis(
     }
     let is_param = |name: &str| params.iter().any(|param| param.name == name);
     if let Some((index, column)) = analysis.group_by.iter().enumerate().find(|(_, column)| !is_param(column)) {
-        return Err(source.error_at(&format!("analysis.group_by[{index}]"), format!("unknown parameter `{column}`")));
+        return Err(source.error_at(&format!("analysis.group_by[{index}]"), unknown_param(column, params)));
     }
     let named = |key: &str, name: &str| match is_param(name) || is_metric(metrics, name) {
         true => Ok(()),
-        false => Err(source.error_at(key, format!("`{name}` is neither a parameter nor a metric"))),
+        false => {
+            let near = did_you_mean(name, params.iter().map(|param| param.name.as_str()).chain(metric_names(metrics)));
+            Err(source.error_at(key, format!("`{name}` is neither a parameter nor a metric{near}")))
+        }
     };
     if let Some(fit) = &analysis.fit {
         named("analysis.fit.x", &fit.x)?;
         named("analysis.fit.y", &fit.y)?;
         if let Some((index, column)) = fit.by.iter().enumerate().find(|(_, column)| !is_param(column)) {
-            return Err(source.error_at(&format!("analysis.fit.by[{index}]"), format!("unknown parameter `{column}`")));
+            return Err(source.error_at(&format!("analysis.fit.by[{index}]"), unknown_param(column, params)));
         }
     }
     if let Some(rule) = &analysis.rows_per_slice {
@@ -580,7 +590,7 @@ pub fn baseline(
         }
     }
     if let Some(name) = analysis.relative.keys().find(|name| !is_metric(metrics, name)) {
-        return Err(source.error_at(&format!("analysis.relative.{name}"), format!("unknown metric `{name}`")));
+        return Err(source.error_at(&format!("analysis.relative.{name}"), unknown_metric(name, metrics)));
     }
     match (analysis.baseline.is_empty(), analysis.relative.is_empty()) {
         (false, true) => Err(source.error_at(
@@ -715,10 +725,15 @@ fn metric_named(source: &SourceFile, key: &str, metrics: &MetricsDecl, name: &st
     match is_metric(metrics, name) {
         true => Ok(()),
         false => {
-            Err(source
-                .error_at(key, format!("unknown metric `{name}` (declared: {})", metric_names(metrics).join(", "))))
+            let declared = metric_names(metrics).join(", ");
+            Err(source.error_at(key, format!("{} (declared: {declared})", unknown_metric(name, metrics))))
         }
     }
+}
+
+/// `unknown metric `tokens_per_sec`; did you mean `tokens_per_s`?` (the suggestion only when a metric is near).
+fn unknown_metric(name: &str, metrics: &MetricsDecl) -> String {
+    format!("unknown metric `{name}`{}", did_you_mean(name, metric_names(metrics)))
 }
 
 /// Each `[metrics] result` key is one the engine's result line prints, when its profile documents them
@@ -731,7 +746,7 @@ pub fn result_keys(source: &SourceFile, metrics: &MetricsDecl, engine: &Engine) 
     let Some((index, key)) = metrics.result.iter().enumerate().find(|(_, key)| !keys.contains(key)) else {
         return Ok(());
     };
-    let near = super::near_name::did_you_mean(key, keys.iter().map(String::as_str));
+    let near = did_you_mean(key, keys.iter().map(String::as_str));
     let message = format!(
         "`{key}` is not a key the engine's result line prints{near} (documented in {}: {})",
         engine.profile.path.display(),
@@ -800,7 +815,7 @@ pub fn run_templates(
                 }
             };
             if unknown {
-                let near = super::near_name::did_you_mean(first, params.iter().map(|param| param.name.as_str()));
+                let near = did_you_mean(first, params.iter().map(|param| param.name.as_str()));
                 let message =
                     format!("unknown template variable `{path}` (not a parameter, input or harness name){near}");
                 return Err(source.error_at(&key, message));
@@ -889,7 +904,8 @@ pub fn units(source: &SourceFile, metrics: &MetricsDecl) -> Result<(), SpecError
     for (metric, unit) in &metrics.units {
         let key = format!("metrics.units.{metric}");
         if !is_metric(metrics, metric) {
-            return Err(source.error_at(&key, format!("unknown metric `{metric}`: a unit is declared for a metric")));
+            let message = format!("{}: a unit is declared for a metric", unknown_metric(metric, metrics));
+            return Err(source.error_at(&key, message));
         }
         let printable = !unit.trim().is_empty() && unit.trim() == unit && !unit.chars().any(char::is_control);
         if !printable || unit.chars().count() > LONGEST_UNIT {
@@ -917,7 +933,7 @@ pub fn report(
         return Err(source.error_at("report.pivot.columns", format!("`{}` is already the rows", pivot.columns)));
     }
     if !is_metric(metrics, &pivot.value) {
-        return Err(source.error_at("report.pivot.value", format!("unknown metric `{}`", pivot.value)));
+        return Err(source.error_at("report.pivot.value", unknown_metric(&pivot.value, metrics)));
     }
     Ok(())
 }

@@ -10,6 +10,7 @@ use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::validate::plain_variables;
 use super::MAX_RANKS;
+use crate::plural::counted;
 use crate::template::Template;
 
 pub fn topology(source: &SourceFile, engine: &Engine, params: &[Param]) -> Result<(), SpecError> {
@@ -37,7 +38,8 @@ pub fn topology(source: &SourceFile, engine: &Engine, params: &[Param]) -> Resul
             return Err(source.error_at("engine.ranks", message));
         }
         if engine.result.rank >= ranks {
-            let message = format!("`{text}` gives {ranks} ranks, so result rank {} does not exist", engine.result.rank);
+            let ranks = counted(ranks as usize, "rank");
+            let message = format!("`{text}` gives {ranks}, so result rank {} does not exist", engine.result.rank);
             return Err(source.error_at("engine.ranks", message));
         }
     }

@@ -196,14 +196,27 @@ pub struct RankCommand {
 }
 
 impl RankCommand {
-    /// A shell-quoted form for `--dry-run`, so a user can paste it (after `env`: `-u NAME` unsets).
+    /// A shell-quoted form for `--dry-run` that a POSIX shell runs as pasted: `NAME=value program args`, led
+    /// by `env` when a variable is unset (`env -u NAME`, which a shell's own assignments cannot say) or a
+    /// name is not one a shell assigns (`env` takes any `NAME=value` word).
     pub fn display(&self) -> String {
-        let env = self.env.iter().map(|(k, v)| match v.as_str() {
-            super::UNSET_MARKER => format!("-u {k}"),
-            v => format!("{k}={}", shell_quote(v)),
+        let unset = |(_, value): &&(String, String)| value == super::UNSET_MARKER;
+        let with_env = self.env.iter().any(|entry| unset(&entry) || !is_shell_name(&entry.0));
+        let unsets = self.env.iter().filter(unset).map(|(name, _)| format!("-u {}", shell_quote(name)));
+        let sets = self.env.iter().filter(|entry| !unset(entry)).map(|(name, value)| match with_env {
+            true => shell_quote(&format!("{name}={value}")),
+            false => format!("{name}={}", shell_quote(value)),
         });
-        env.chain(std::iter::once(shell_line(&self.argv))).collect::<Vec<_>>().join(" ")
+        let words = with_env.then(|| "env".to_string()).into_iter().chain(unsets).chain(sets);
+        words.chain(std::iter::once(shell_line(&self.argv))).collect::<Vec<_>>().join(" ")
     }
+}
+
+/// A name a shell takes as an assignment before a command (`[A-Za-z_][A-Za-z0-9_]*`).
+fn is_shell_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]
@@ -241,5 +254,31 @@ mod tests {
             log: PathBuf::from("x.log"),
         };
         assert_eq!(command.display(), r"TPE_OVERLAP_SLICES=4 engine --prompt 'it'\''s two words'");
+    }
+
+    /// The dry run printed `TPE_MIN_ROWS_PER_SLICE=2048 -u TPE_OVERLAP_SLICES mpirun ...`, which a shell
+    /// runs as the command `-u`.
+    #[test]
+    fn a_dry_run_line_with_an_unset_variable_runs_in_a_shell_as_pasted() {
+        let env = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let command = |env| RankCommand {
+            rank: None,
+            argv: vec!["sh".into(), "-c".into(), "echo \"[${A-unset}] [${B-unset}] [${C-unset}]\"".into()],
+            env,
+            log: PathBuf::from("x.log"),
+        };
+        let unset = command(env(&[("A", "2048"), ("B", UNSET_MARKER), ("C", "two words")]));
+        assert_eq!(
+            unset.display(),
+            r#"env -u B A=2048 'C=two words' sh -c 'echo "[${A-unset}] [${B-unset}] [${C-unset}]"'"#
+        );
+        let shell = |line: &str| {
+            let output = std::process::Command::new("sh").args(["-c", line]).env("B", "inherited").output().unwrap();
+            String::from_utf8(output.stdout).unwrap()
+        };
+        assert_eq!(shell(&unset.display()), "[2048] [unset] [two words]\n");
+        let odd_name = command(env(&[("A.B", "1")]));
+        assert_eq!(odd_name.display(), r#"env A.B=1 sh -c 'echo "[${A-unset}] [${B-unset}] [${C-unset}]"'"#);
+        assert_eq!(shell(&command(env(&[("A", "x y")])).display()), "[x y] [inherited] [unset]\n");
     }
 }

@@ -10,7 +10,7 @@ mod setting_id;
 
 pub use plan_error::PlanError;
 pub use planned_run::PlannedRun;
-pub use setting::{labels_object, Labels, Setting};
+pub use setting::{labels_joined, labels_object, Labels, Setting};
 pub use setting_id::SettingId;
 
 use std::collections::HashMap;
@@ -40,6 +40,9 @@ pub struct Plan {
     pub runs: Vec<PlannedRun>,
     pub seed: u64,
     pub reps: u32,
+    /// The values every setting of the declared grid shares (filters aside, so a resume with another
+    /// filter names each setting alike): stated once, progress lines and run folders name the others.
+    pub fixed: Labels,
 }
 
 impl Plan {
@@ -65,6 +68,7 @@ impl Plan {
             .collect();
         // The whole grid, not the filtered plan: a later `--resume` with another filter adds settings.
         refuse_settings_printing_alike(&grid, sweep.file())?;
+        let fixed = setting::shared_values(&grid);
         let settings: Vec<Setting> = grid.into_iter().filter(|setting| matches_filters(setting, &filters)).collect();
         if settings.is_empty() {
             return Err(PlanError::NothingSelected {
@@ -86,7 +90,12 @@ impl Plan {
         if let Some((index, count)) = options.shard {
             runs.retain(|run| run.warmup || (run.rep - 1) % count == index - 1);
         }
-        Ok(Plan { settings, runs, seed, reps })
+        Ok(Plan { settings, runs, seed, reps, fixed })
+    }
+
+    /// `setting` without the values the whole grid shares: what tells it from the others, short.
+    pub fn varying(&self, setting: &Setting) -> Setting {
+        setting.without(|name| self.fixed.iter().any(|(fixed, _)| fixed == name))
     }
 }
 

@@ -91,6 +91,19 @@ impl Setting {
     }
 }
 
+/// The values every setting of `grid` shares, in param order: stated once, they are left out of what
+/// names one setting among the others (progress lines, run folders).
+pub fn shared_values(grid: &[Setting]) -> Labels {
+    let Some(first) = grid.first() else { return Labels::new() };
+    let shared = |(name, value): &&(String, ParamValue)| grid.iter().all(|setting| setting.value(name) == Some(value));
+    first.values.iter().filter(shared).cloned().collect()
+}
+
+/// `rows=512 tp=4`: each label as `name=value`, joined by `separator`.
+pub fn labels_joined(labels: &[(String, ParamValue)], separator: &str) -> String {
+    labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(separator)
+}
+
 /// Labels as a JSON object, param -> typed value (numbers stay numbers): a template context, or a group
 /// in `analysis.json`.
 pub fn labels_object(labels: &[(String, ParamValue)]) -> Map<String, Value> {

@@ -5,7 +5,7 @@
 use super::document::{Document, Note, Section};
 use super::html_figures::compare_forest_svg;
 use super::metric_units::MetricUnits;
-use super::number_format::{confidence, counted, degrees, number, p_value, percent, signed_percent};
+use super::number_format::{confidence, degrees, number, p_stated, p_value, percent, signed_percent};
 use super::setting_columns::SettingColumns;
 use super::table::Table;
 use super::text::Text;
@@ -14,6 +14,7 @@ use crate::compare::{
     CompareConfig, Comparison, Design, MachineChange, MachineChangeReason, SettingComparison, Verdict,
 };
 use crate::declare::ControlScaling;
+use crate::plural::counted;
 
 /// Render a comparison: the method, per joined setting n, means, B/A with its simultaneous CI, the
 /// Holm-adjusted p-value, the control's B/A and the verdict; settings on one side only; warnings where
@@ -66,7 +67,7 @@ fn trust_notes(comparison: &Comparison, columns: &SettingColumns, (label_a, labe
         }
     }
     if let n @ 1.. = comparison.model.stragglers.len() {
-        let runs = counted(n, "straggler run", "straggler runs");
+        let runs = counted(n, "straggler run");
         notes.push(Note::info(format!("{runs} left out of the fit (kept in the CSVs).")));
     }
     let fast = comparison.model.stragglers.iter().filter(|s| s.side == StragglerSide::Fast).count();
@@ -204,15 +205,15 @@ fn headline(comparison: &Comparison, label_b: &str) -> Text {
     };
     format!(
         "Headline: {label_b} is {} {} overall ({} CI {}..{}), {spread}: {verdict} beyond {} (random-effects \
-         meta-analysis over {} settings, DerSimonian & Laird 1986, Hartung-Knapp interval; p {} Holm-adjusted).",
+         meta-analysis over {}, DerSimonian & Laird 1986, Hartung-Knapp interval; {} Holm-adjusted).",
         percent(change.abs()),
         better_or_worse(config.direction, change),
         confidence(comparison.level),
         signed_percent(overall.ratio.low - 1.0),
         signed_percent(overall.ratio.high - 1.0),
         threshold_named(config),
-        overall.effects.settings,
-        p_value(overall.p_adjusted)
+        counted(overall.effects.settings, "setting"),
+        p_stated(overall.p_adjusted)
     )
     .into()
 }
@@ -432,7 +433,7 @@ fn method_line(comparison: &Comparison) -> String {
     });
     let stragglers = match model.stragglers.len() {
         0 => String::new(),
-        n => format!("; {} left out of the fit", counted(n, "straggler run", "straggler runs")),
+        n => format!("; {} left out of the fit", counted(n, "straggler run")),
     };
     format!(
         "Method: a robust model of log values (Huber 1964), {design}{control}{proportional}{prior}{stragglers}; {} \
@@ -440,7 +441,7 @@ fn method_line(comparison: &Comparison) -> String {
          each setting's B/A by the moderated t, and the grid's by a random-effects meta-analysis, Holm-corrected \
          over {} at alpha {}; a regression is significant and worse by more than {}.",
         degrees(model.residual_df),
-        counted(comparison.tests(), "test", "tests"),
+        counted(comparison.tests(), "test"),
         config.alpha,
         threshold_named(config)
     )
@@ -454,7 +455,7 @@ fn gate_line(comparison: &Comparison, columns: &SettingColumns) -> String {
     if regressed.is_empty() {
         format!("No significant regression beyond {beyond}.")
     } else {
-        let count = counted(regressed.len(), "significant regression", "significant regressions");
+        let count = counted(regressed.len(), "significant regression");
         format!("{count} beyond {beyond}: {}.", regressed.join("; "))
     }
 }

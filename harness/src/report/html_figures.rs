@@ -18,11 +18,12 @@ use crate::compare::Comparison;
 /// against the baseline, the phase stacks and the fit's residuals (those the data allow).
 pub fn sweep_figures(report: &SweepReport) -> Section {
     let primary = &report.config.primary;
+    let level = confidence(report.analysis.verdicts.level);
     let mut section = Section::new("Figures").figure(
         sweep_plot_svg(report),
         format!(
-            "{primary} against the swept parameter: mean with its 95% CI per setting; filled and labelled: the best \
-             setting of each group."
+            "{primary} against the swept parameter: mean with its {level} CI per setting, the level of the verdicts' \
+             simultaneous intervals; filled and labelled: the best setting of each group."
         ),
     );
     for svg in relative_forest_svgs(report) {
@@ -222,6 +223,24 @@ mod tests {
     use crate::analyse::fixtures::{fixture_ablation, fixture_names, fixture_observation, fixture_slice_config};
     use crate::analyse::AnalysisConfig;
     use crate::report::ReportContext;
+
+    /// The page's bars showed 95% intervals beside verdicts made at 99% (their simultaneous level): the bars
+    /// are at the verdicts' level, and the caption and the legend say which.
+    #[test]
+    fn the_page_states_the_verdicts_level_for_its_bars() {
+        let config = fixture_slice_config();
+        let analysis =
+            crate::analyse::analyse_sweep(&crate::analyse::fixtures::fixture_slice_sweep(), &config, true, &[]);
+        assert_eq!(confidence(analysis.verdicts.level), "99%", "alpha 0.05 over the fixture's pairs");
+        let context = ReportContext::default();
+        let report = SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" };
+        let page = crate::report::html_page(&report.document(), None);
+        assert!(page.contains("mean with its 99% CI per setting, the level of the verdicts"), "the caption");
+        assert!(page.contains(">bars: 99% CI of the mean</text>"), "the legend");
+        assert!(!page.contains("bars: 95%"), "no 95% bar beside 99% verdicts");
+        let wide = analysis.settings[0].metric(&config.primary).unwrap();
+        assert!(wide.half_width(analysis.verdicts.level).unwrap() > wide.ci95.unwrap(), "a 99% bar is the wider");
+    }
 
     #[test]
     fn phases_stack_per_setting_in_grid_order() {

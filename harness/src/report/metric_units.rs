@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::declare::MetricsDecl;
 use crate::record::Sidecar;
 
 /// Metric -> declared unit; every other metric's unit is inferred from its name.
@@ -20,9 +21,25 @@ impl MetricUnits {
     pub fn recorded(sidecar: &Sidecar) -> MetricUnits {
         let metrics = sidecar.sweep.rest.get("metrics");
         let phases = metrics.and_then(|m| m.get("profile")?.get("phases")?.as_object().cloned()).unwrap_or_default();
-        let mut declared: BTreeMap<String, String> = phases.keys().map(|phase| (phase.clone(), "s".into())).collect();
         let units = metrics.and_then(|m| m.get("units")?.as_object().cloned()).unwrap_or_default();
-        declared.extend(units.into_iter().filter_map(|(metric, unit)| Some((metric, unit.as_str()?.to_string()))));
+        let units = units.into_iter().filter_map(|(metric, unit)| Some((metric, unit.as_str()?.to_string())));
+        MetricUnits::of_phases_and(phases.keys(), units)
+    }
+
+    /// The units a declaration states, as `recorded` reads them back from its sidecar.
+    pub fn declared(metrics: &MetricsDecl) -> MetricUnits {
+        let phases = metrics.profile.iter().flat_map(|profile| profile.phases.keys());
+        MetricUnits::of_phases_and(phases, metrics.units.clone())
+    }
+
+    /// Seconds for each phase-profile metric, then the declared units (which win).
+    fn of_phases_and<'a>(
+        phases: impl IntoIterator<Item = &'a String>,
+        units: impl IntoIterator<Item = (String, String)>,
+    ) -> MetricUnits {
+        let mut declared: BTreeMap<String, String> =
+            phases.into_iter().map(|phase| (phase.clone(), "s".into())).collect();
+        declared.extend(units);
         MetricUnits { declared }
     }
 
@@ -117,6 +134,27 @@ mod tests {
         assert_eq!(units.in_unit("12", "cpu_wait_pct"), "12%");
         assert_eq!(units.header("mean", "latency_ns"), "mean (ns)");
         assert_eq!(units.header("mean", "value"), "mean");
+    }
+
+    /// The main job's summary printed `wall` without a unit: every reference-engine sweep that records it
+    /// declares its seconds.
+    #[test]
+    fn wall_has_its_unit_in_every_shipped_sweep_that_records_it() {
+        let sweeps = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sweeps");
+        let mut recording = 0;
+        for entry in std::fs::read_dir(&sweeps).unwrap().flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|extension| extension != "toml") {
+                continue;
+            }
+            let sweep = crate::declare::load_sweep(&path).unwrap();
+            if sweep.metric_names().iter().any(|metric| metric == "wall") {
+                recording += 1;
+                let units = MetricUnits::declared(&sweep.decl.metrics);
+                assert_eq!(units.header("wall", "wall"), "wall (s)", "{}", path.display());
+            }
+        }
+        assert!(recording >= 3, "slices, slices-real and gated_delta record wall");
     }
 
     #[test]

@@ -38,7 +38,6 @@ pub use document::{markdown, terminal_text, Document};
 pub use html_figures::ablation_plot_svg;
 pub use html_page::html_page;
 pub use metric_units::MetricUnits;
-pub use number_format::counted;
 pub use race_closing::RaceClosing;
 pub use report_context::{PlannedRuns, ReportContext};
 pub use resume_command::ResumeCommand;

@@ -112,9 +112,13 @@ pub fn p_value(p: f64) -> String {
     }
 }
 
-/// A count with its noun in the right number: `1 test`, `6 tests`.
-pub fn counted(count: usize, singular: &str, plural: &str) -> String {
-    format!("{count} {}", if count == 1 { singular } else { plural })
+/// A p-value as a sentence states it: `p = 0.048`, or `p < 0.001` (never `p = < 0.001`).
+pub fn p_stated(p: f64) -> String {
+    let value = p_value(p);
+    match value.starts_with('<') {
+        true => format!("p {value}"),
+        false => format!("p = {value}"),
+    }
 }
 
 #[cfg(test)]
@@ -174,15 +178,15 @@ mod tests {
 
     /// "1 significant regression(s)" and "1 tests" in `compare`.
     #[test]
-    fn a_count_of_one_takes_the_singular() {
-        assert_eq!(counted(1, "test", "tests"), "1 test");
-        assert_eq!(counted(0, "run", "runs"), "0 runs");
-        assert_eq!(counted(6, "regression", "regressions"), "6 regressions");
-    }
-
-    #[test]
     fn small_p_values_are_bounded() {
         assert_eq!(p_value(0.0004), "< 0.001");
         assert_eq!(p_value(0.0483), "0.048");
+    }
+
+    /// A bounded p-value was printed as "p = < 0.001".
+    #[test]
+    fn a_stated_p_value_is_p_below_never_p_equals_below() {
+        assert_eq!(p_stated(0.0004), "p < 0.001");
+        assert_eq!(p_stated(0.0483), "p = 0.048");
     }
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::document::Section;
-use super::number_format::{confidence, number, p_value, signed};
+use super::number_format::{confidence, number, p_stated, signed};
 use super::sweep_report::SweepReport;
 use crate::analyse::{AnalysisConfig, BaselineEffect, ComparisonMethod, EffectInterval, RelativeKind};
 
@@ -53,7 +53,7 @@ pub fn baseline_label(config: &AnalysisConfig) -> String {
     config.baseline.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join(" ")
 }
 
-/// `1.101 [1.056, 1.148], p 0.016` or `−1.833 [−2.550, −1.116], p 0.016`; `untested` without a test.
+/// `1.101 [1.056, 1.148], p = 0.016` or `−1.833 [−2.550, −1.116], p < 0.001`; `untested` without a test.
 fn effect_cell(effect: &BaselineEffect) -> String {
     let Some(interval) = effect.interval else { return "untested".to_string() };
     let show = |value: f64| match effect.kind {
@@ -61,7 +61,7 @@ fn effect_cell(effect: &BaselineEffect) -> String {
         RelativeKind::Difference => signed(value),
     };
     let EffectInterval { effect: estimate, low, high } = interval;
-    let p = effect.p_adjusted.map_or_else(String::new, |p| format!(", p {}", p_value(p)));
+    let p = effect.p_adjusted.map_or_else(String::new, |p| format!(", {}", p_stated(p)));
     format!("{} [{}, {}]{p}", show(estimate), show(low), show(high))
 }
 
@@ -84,7 +84,7 @@ mod tests {
             "{report}"
         );
         // See baseline_effect's hand computation (97.5% simultaneous intervals: both effects rejected).
-        assert!(report.contains("| on  | 1.101 [1.036, 1.171], p 0.0"), "{report}");
+        assert!(report.contains("| on  | 1.101 [1.036, 1.171], p = 0.0"), "{report}");
         assert!(report.contains("97.5% simultaneous interval"), "{report}");
     }
 

@@ -3,7 +3,7 @@
 
 use super::table::Table;
 use crate::declare::ParamValue;
-use crate::plan::{Labels, Setting};
+use crate::plan::{labels_joined, Labels, Setting};
 
 /// The setting columns of a set of settings, split into those that vary and those fixed throughout.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,11 +71,6 @@ pub fn group_name(labels: &[(String, ParamValue)]) -> String {
         true => "all settings".to_string(),
         false => labels_joined(labels, " "),
     }
-}
-
-/// `rows=512 tp=4`: each label as `name=value`, joined by `separator`.
-pub fn labels_joined(labels: &[(String, ParamValue)], separator: &str) -> String {
-    labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(separator)
 }
 
 /// The distinct items, first seen first.

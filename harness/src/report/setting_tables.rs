@@ -56,8 +56,12 @@ pub fn other_metrics_table(report: &SweepReport) -> Section {
         let cells = names.iter().map(|name| summary.metric(name).map_or(String::new(), |s| with_ci(s.mean, s.ci95)));
         table.push(columns.cells(&summary.setting).into_iter().chain(cells).collect());
     }
-    section.table(table)
+    // A dozen metrics side by side passed 190 columns: blocks of them, each led by the setting columns.
+    table.in_blocks(columns.varying.len(), WIDEST_TABLE).into_iter().fold(section, Section::table)
 }
+
+/// The widest a table of many metrics may lay out (a wide terminal's columns) before it is split.
+const WIDEST_TABLE: usize = 100;
 
 /// `## latency_ns by bytes x topology`: a row per value of `rows`, a column per value of `columns`, both
 /// in declared grid order (the settings' order), each cell the mean ± 95% CI of `value` over the setting
@@ -139,6 +143,44 @@ mod tests {
 
     fn declared(name: &str, values: Vec<ParamValue>) -> Param {
         Param { name: name.into(), values, is_list: true }
+    }
+
+    /// "Other metrics" of the main job was ~190 columns wide: its metrics come in blocks of at most 100.
+    #[test]
+    fn the_other_metrics_table_is_no_wider_than_100_columns() {
+        let metrics = [
+            "overlap_slices",
+            "prefill_seconds",
+            "prefill_spread",
+            "prefill_cpu_wait",
+            "decode_tokens_per_s",
+            "wall",
+            "ms_per_row",
+            "cpu_available",
+            "link_gbps",
+        ];
+        let observations: Vec<_> = [("512", "1"), ("512", "2"), ("1024", "1"), ("1024", "2")]
+            .iter()
+            .flat_map(|&(rows, slices)| {
+                (1..=3).map(move |rep| {
+                    let values: Vec<(&str, f64)> =
+                        metrics.iter().map(|metric| (*metric, 1000.0 + 7.3 * rep as f64)).collect();
+                    let values =
+                        [("prefill_tokens_per_s", 900.0 + rep as f64)].into_iter().chain(values).collect::<Vec<_>>();
+                    fixture_observation(&[("rows", rows), ("slices", slices)], rep, &values)
+                })
+            })
+            .collect();
+        let config = AnalysisConfig { control: None, equivalence_key: None, ..fixture_slice_config() };
+        let analysis = analyse_sweep(&observations, &config, true, &[]);
+        let context = ReportContext::default();
+        let report = SweepReport { analysis: &analysis, config: &config, context: &context, title: "t" };
+        let mut document = Document::new("t");
+        document.push(other_metrics_table(&report));
+        let text = markdown(&document);
+        assert!(text.lines().all(|line| line.chars().count() <= 100), "{text}");
+        assert!(metrics.iter().all(|metric| text.contains(metric)), "every metric is still there: {text}");
+        assert!(text.matches("| rows | slices |").count() >= 2, "each block names its settings: {text}");
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! The sweep's main figure (also written as `<stamp>.svg`), drawn on the one SVG layer: the primary metric
 //! against a swept column on an axis ticked at the swept values, one series per other setting (where the
-//! slice counts cross; colour and marker shape from `SeriesStyle`), each point a mean with its 95% CI bar,
-//! each group's best setting filled and labelled, and the fitted line when one was asked for.
+//! slice counts cross; colour and marker shape from `SeriesStyle`), each point a mean with its CI bar at the
+//! verdicts' level (their simultaneous one, not a 95% beside verdicts made at 99.4%), each group's best
+//! setting filled and labelled, and the fitted line when one was asked for.
 
 use super::axis::Axis;
+use super::number_format::confidence;
 use super::series_style::SeriesStyle;
 use super::setting_columns::SettingColumns;
 use super::svg::{Svg, SMALL};
@@ -28,7 +30,8 @@ const DODGE: f64 = 9.0;
 pub fn sweep_plot_svg(report: &SweepReport) -> Option<String> {
     let (analysis, config) = (report.analysis, report.config);
     let x_name = plot_column(analysis, &config.group_by)?;
-    let series = series_of(analysis, &config.primary, &x_name);
+    let level = analysis.verdicts.level;
+    let series = series_of(analysis, &config.primary, &x_name, level);
     let xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.x)).collect();
     // Settings without a usable run have no point: what is left may sit at one x (no axis then).
     let x = Axis::at_values(&xs)?;
@@ -42,7 +45,7 @@ pub fn sweep_plot_svg(report: &SweepReport) -> Option<String> {
     let bars = series.iter().flat_map(|s| &s.points).flat_map(|p| [p.y - p.half_width, p.y + p.half_width]);
     let line_ends = fit.iter().flat_map(|(fixed, per_unit)| [fixed + per_unit * from, fixed + per_unit * to]);
     let frame = Frame { y: Axis::linear(bars.chain(line_ends))?, x };
-    let mut svg = Svg::new(WIDTH, HEIGHT, &format!("{} vs {x_name} (mean ± 95% CI)", config.primary));
+    let mut svg = Svg::new(WIDTH, HEIGHT, &format!("{} vs {x_name} (mean ± {} CI)", config.primary, confidence(level)));
     frame.draw_axes(&mut svg, &x_name, &report.context.units.header(&config.primary, &config.primary));
     if let Some((fixed, per_unit)) = fit {
         let samples = frame.x.samples(from, to, 64).into_iter();
@@ -55,7 +58,7 @@ pub fn sweep_plot_svg(report: &SweepReport) -> Option<String> {
         // Over a fitted line the points stand alone: a line joining them would hide the fit.
         frame.draw_series(&mut svg, series, SeriesStyle::nth(index), dodge, fit.is_none());
     }
-    draw_legend(&mut svg, &series, fit.is_some());
+    draw_legend(&mut svg, &series, fit.is_some(), level);
     Some(svg.finish())
 }
 
@@ -71,15 +74,16 @@ fn plot_column(analysis: &SweepAnalysis, group_by: &[String]) -> Option<String> 
 }
 
 /// One series per value of the varying columns other than `x_name`, in value order (slices=1, 2, 4,
-/// 8), not in the shuffled order the runs happened in; each group's best setting carries its label.
-fn series_of(analysis: &SweepAnalysis, primary: &str, x_name: &str) -> Vec<XySeries> {
+/// 8), not in the shuffled order the runs happened in; each point's interval at `level`; each group's best
+/// setting carries its label.
+fn series_of(analysis: &SweepAnalysis, primary: &str, x_name: &str, level: f64) -> Vec<XySeries> {
     let columns = SettingColumns::of(analysis.settings.iter().map(|s| &s.setting)).without(&[x_name.to_string()]);
     let mut series: Vec<(Vec<f64>, XySeries)> = Vec::new();
     for (index, setting) in analysis.settings.iter().enumerate() {
         let (Some(x), Some(stats)) = (setting.value_of(x_name), setting.metric(primary)) else { continue };
         let label = columns.label(&setting.setting);
-        let point =
-            XyPoint { x, y: stats.mean, half_width: stats.ci95.unwrap_or(0.0), best: best_label(analysis, index) };
+        let half_width = stats.half_width(level).unwrap_or(0.0);
+        let point = XyPoint { x, y: stats.mean, half_width, best: best_label(analysis, index) };
         match series.iter_mut().find(|(_, s)| s.label == label) {
             Some((_, s)) => s.points.push(point),
             None => series.push((columns.numbers(&setting.setting), XySeries { label, points: vec![point] })),
@@ -119,8 +123,8 @@ struct XyPoint {
     best: Option<String>,
 }
 
-/// A line and marker per series, then what a filled marker, a bar and the fitted line mean.
-fn draw_legend(svg: &mut Svg, series: &[XySeries], fitted: bool) {
+/// A line and marker per series, then what a filled marker, a bar (its `level`) and the fitted line mean.
+fn draw_legend(svg: &mut Svg, series: &[XySeries], fitted: bool, level: f64) {
     let x = WIDTH - LEGEND + 16.0;
     let mut y = TOP + 12.0;
     // Writes one entry's text and returns the height of its row, for the entry's glyph.
@@ -141,7 +145,7 @@ fn draw_legend(svg: &mut Svg, series: &[XySeries], fitted: bool) {
         let row = next(svg, "filled: best of its group");
         svg.marker(SeriesStyle::nth(0).shape, (x + 13.0, row), 7.0, "#444", true, "legend-marker");
     }
-    let row = next(svg, "bars: 95% CI of the mean");
+    let row = next(svg, &format!("bars: {} CI of the mean", confidence(level)));
     svg.vertical_interval(x + 13.0, (row - 9.0, row + 9.0), "#444", 8.0);
     if fitted {
         let row = next(svg, "least-squares fit");
@@ -245,7 +249,7 @@ mod tests {
         assert_eq!(texts(&svg, "x-tick"), ["512", "1024", "2048"], "ticks at the swept rows");
         assert!(svg.contains(">rows (log2 scale)</text>"));
         assert_eq!(svg.matches("class=\"best\"").count(), 3, "one best per group");
-        assert!(svg.contains(">bars: 95% CI of the mean</text>") && svg.contains(">filled: best of its group</text>"));
+        assert!(svg.contains(">bars: 99% CI of the mean</text>") && svg.contains(">filled: best of its group</text>"));
         assert!(
             svg.contains("stroke=\"#0072B2\"") && svg.contains("<polygon"),
             "Okabe-Ito colours, several marker shapes"

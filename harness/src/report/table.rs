@@ -43,4 +43,56 @@ impl Table {
         self.rows.iter().for_each(|row| out.push_str(&padded(row)));
         out
     }
+
+    /// The table as blocks of its columns, each no wider than `widest` characters as a pipe table lays it
+    /// out (`| a | b |`, every column at least 3 wide): the first `kept` columns (what names a row) lead
+    /// every block, the others follow in order, as many to a block as fit (one at least).
+    pub fn in_blocks(self, kept: usize, widest: usize) -> Vec<Table> {
+        let width = |column: usize| {
+            let cells = std::iter::once(&self.header).chain(&self.rows).map(|row| row[column].chars().count());
+            cells.max().unwrap_or(0).max(3) + 3
+        };
+        let lead = 1 + (0..kept).map(width).sum::<usize>();
+        let (mut blocks, mut used): (Vec<Vec<usize>>, usize) = (Vec::new(), lead);
+        for column in kept..self.header.len() {
+            match blocks.last_mut() {
+                Some(block) if used + width(column) <= widest => block.push(column),
+                _ => {
+                    blocks.push(vec![column]);
+                    used = lead;
+                }
+            }
+            used += width(column);
+        }
+        if blocks.len() < 2 {
+            return vec![self];
+        }
+        blocks.iter().map(|block| self.columns((0..kept).chain(block.iter().copied()))).collect()
+    }
+
+    /// A table of only `columns`, in that order.
+    fn columns(&self, columns: impl Iterator<Item = usize> + Clone) -> Table {
+        let pick = |row: &Vec<String>| columns.clone().map(|column| row[column].clone()).collect();
+        Table { header: pick(&self.header), rows: self.rows.iter().map(pick).collect() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wide_table_splits_into_blocks_that_each_repeat_the_leading_columns() {
+        let mut table = Table::new(["rows", "a", "b", "c"].map(String::from).to_vec());
+        table.push(["512", &"x".repeat(40), &"y".repeat(40), &"z".repeat(10)].map(String::from).to_vec());
+        let markdown =
+            |table: &Table| table.laid_out(str::to_string, 3, |cells| format!("| {} |\n", cells.join(" | ")));
+        assert!(markdown(&table).lines().any(|line| line.chars().count() > 100));
+        let blocks = table.clone().in_blocks(1, 100);
+        let headers: Vec<Vec<&str>> =
+            blocks.iter().map(|block| block.header().iter().map(String::as_str).collect()).collect();
+        assert_eq!(headers, [vec!["rows", "a", "b"], vec!["rows", "c"]]);
+        assert!(blocks.iter().all(|block| markdown(block).lines().all(|line| line.chars().count() <= 100)));
+        assert_eq!(table.clone().in_blocks(1, 200), [table], "a table that fits stays whole");
+    }
 }

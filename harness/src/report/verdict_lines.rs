@@ -12,6 +12,7 @@ use super::text::Text;
 use crate::analyse::{
     ComparisonMethod, GroupOutcome, GroupVerdict, NoTest, RatioInterval, Rival, Scale, SweepAnalysis, Verdicts,
 };
+use crate::plural::counted;
 
 /// `## Verdicts`: one sentence per group, the rule the best settings imply, then how the data were compared.
 pub fn verdict_section(report: &SweepReport) -> Section {
@@ -45,7 +46,7 @@ fn next_step(report: &SweepReport) -> Option<Text> {
         Some((runs, command)) => Text::plain(format!(
             "Next: about {runs} runs per setting would decide {} (the differences and noise staying as they are): ",
             match reachable.len() == open.len() {
-                true => format!("the {}", plural(open.len(), "open group", "open groups")),
+                true => format!("the {}", counted(open.len(), "open group")),
                 false => format!("{} of the {} open groups", reachable.len(), open.len()),
             }
         ))
@@ -65,11 +66,6 @@ fn next_step(report: &SweepReport) -> Option<Text> {
         ));
     }
     Some(text)
-}
-
-/// `1 open group`, `2 open groups`.
-fn plural(count: usize, one: &str, many: &str) -> String {
-    format!("{count} {}", if count == 1 { one } else { many })
 }
 
 /// The rows-per-slice rule the resolved groups' best settings imply (`[analysis] rows_per_slice`), or why

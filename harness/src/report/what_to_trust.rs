@@ -4,13 +4,14 @@
 //! so in a line or two.
 
 use super::document::{Note, Section};
-use super::number_format::{degrees, number, p_value, percent};
+use super::number_format::{degrees, number, p_stated, percent};
 use super::report_context::ReportContext;
 use super::setting_columns::group_name;
 use super::sweep_report::SweepReport;
 use super::table::Table;
 use super::text::Text;
 use crate::analyse::{CpuShare, DriftBound, FailureSummary, GroupOutcome, Straggler, StragglerSide};
+use crate::plural::counted;
 use crate::record::EngineChange;
 
 /// Every note of the block (it always has one: at least how many runs finished): warnings first, each kind
@@ -57,12 +58,17 @@ pub fn failure_table(failures: &FailureSummary) -> Section {
     Section::new("Failed runs").table((failures.failed > 0).then_some(table))
 }
 
+/// `1 run was run`, `3 runs were run`: a count, its noun and the verb that agrees with it.
+fn counted_verb(count: usize, noun: &str, one: &str, many: &str) -> String {
+    format!("{} {}", counted(count, noun), if count == 1 { one } else { many })
+}
+
 /// How many runs the CSV records more than once (failed runs run again by `--resume`): each (setting, rep)
 /// is analysed once, from its last successful attempt.
 fn retried_note(retried: usize) -> Option<Note> {
     (retried > 0).then(|| {
         Note::info(
-            Text::plain(format!("{retried} runs were run again after failing ("))
+            Text::plain(format!("{} again after failing (", counted_verb(retried, "run", "was run", "were run")))
                 .code("--resume")
                 .and("); each is analysed once, from its last successful attempt (the CSV's ")
                 .code("attempt")
@@ -73,13 +79,16 @@ fn retried_note(retried: usize) -> Option<Note> {
 
 fn failure_note(failures: &FailureSummary) -> Note {
     if failures.failed == 0 {
-        return Note::info(format!("All {} runs finished ok.", failures.runs));
+        return Note::info(match failures.runs {
+            1 => "The 1 run finished ok.".to_string(),
+            runs => format!("All {runs} runs finished ok."),
+        });
     }
     let reasons: Vec<String> = failures.reasons.iter().map(|(reason, count)| format!("{reason}: {count}")).collect();
     Note::warning(format!(
-        "{} of {} runs failed ({}); the verdicts rest on the {} that finished (see Failed runs).",
+        "{} of {} failed ({}); the verdicts rest on the {} that finished (see Failed runs).",
         failures.failed,
-        failures.runs,
+        counted(failures.runs, "run"),
         reasons.join("; "),
         failures.runs - failures.failed
     ))
@@ -109,7 +118,7 @@ fn unmeasured_note(report: &SweepReport) -> Option<Note> {
 
 /// The CPU the ranks got, said first when other work took it: the plain reason runs are slow and scattered.
 fn cpu_share_note(share: &CpuShare) -> Option<Note> {
-    let runs = |count: usize| format!("{count} {}", if count == 1 { "run" } else { "runs" });
+    let runs = |count: usize| counted(count, "run");
     let text = |lead: String| Text::plain(lead).and(" (").code(&share.metric).and(", 100% on an idle machine)");
     if share.machine_was_busy() {
         let lead = format!(
@@ -168,12 +177,12 @@ fn model_notes(report: &SweepReport) -> Vec<Note> {
             "so it is not used; round blocks remove drift."
         };
         let text = Text::plain("The settings move the control ").code(&moved.metric).and(format!(
-            " (F({}, {}) = {}, p = {}; up to {} between settings of a group, {}x its noise): its level cannot tell \
+            " (F({}, {}) = {}, {}; up to {} between settings of a group, {}x its noise): its level cannot tell \
              drift from a setting's effect, {remedy}",
             degrees(moved.df_settings),
             degrees(moved.df_residual),
             number(moved.f),
-            p_value(moved.p_value),
+            p_stated(moved.p_value),
             percent(moved.largest_shift),
             number(moved.shift_in_noise)
         ));

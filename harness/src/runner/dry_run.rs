@@ -8,6 +8,7 @@ use super::session::{grouped, limits_text, run_dir_name, shared_len};
 use super::setting_build::SettingBuild;
 use crate::declare::{toml_spelling, Sweep};
 use crate::plan::Plan;
+use crate::plural::counted;
 use crate::shell_line::shell_line;
 
 /// Renders the plan as text a user can read and paste from; `sites[i]` is setting i's build.
@@ -23,18 +24,18 @@ pub fn describe_plan(
     let _ = writeln!(out, "sweep `{}` from {}", sweep.name, sweep.file().display());
     let _ = writeln!(
         out,
-        "engine: {} ({} launcher, {} ranks), {}",
+        "engine: {} ({} launcher, {}), {}",
         sweep.engine.profile.path.display(),
         toml_spelling(&sweep.engine.launcher),
-        sweep.engine.ranks,
+        counted(sweep.engine.ranks as usize, "rank"),
         limits_text(sweep)
     );
     let _ = writeln!(
         out,
-        "{} settings x {} reps = {} runs, order {}, {}",
-        plan.settings.len(),
-        plan.reps,
-        plan.runs.len(),
+        "{} x {} = {}, order {}, {}",
+        counted(plan.settings.len(), "setting"),
+        counted(plan.reps as usize, "rep"),
+        counted(plan.runs.len(), "run"),
         toml_spelling(&sweep.reps.order),
         seed_text(plan.seed, seed_drawn)
     );
@@ -51,7 +52,7 @@ pub fn describe_plan(
     for (index, run) in runs.iter().enumerate() {
         let setting = &plan.settings[run.setting.index()];
         let variant = &sites[run.setting.index()];
-        let run_dir = runs_root.join(run_dir_name(run, &setting.slug(), 1));
+        let run_dir = runs_root.join(run_dir_name(run, &plan.varying(setting).slug(), 1));
         let new_instance = beside_instance == 0;
         let port = instance_port.as_ref().filter(|_| !new_instance);
         let prepared = prepare_run(sweep, setting, run.rep, variant, &run_dir, port)?;

@@ -17,9 +17,11 @@ use crate::confined_dir::ConfinedDir;
 use crate::declare::{AnalysisConfig, Race, Sweep};
 use crate::extract::{self, RunLogs};
 use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunStatus, StopReason};
-use crate::plan::{Plan, PlannedRun, Setting, SettingId};
+use crate::plan::{labels_joined, Plan, PlannedRun, Setting, SettingId};
+use crate::plural::counted;
 use crate::rebuild::first_failure_line;
 use crate::record::{RecordedAttempts, ResultWriter, RunRow, RunTable, LOGS_IN};
+use crate::report::MetricUnits;
 
 /// Counts of what a session recorded.
 #[derive(Debug, Clone, Copy, Default)]
@@ -50,6 +52,8 @@ pub struct Session<'a> {
     pub attempts: RecordedAttempts,
     /// Faults across runs that end the sweep or a setting early.
     pub watch: FailureWatch,
+    /// The unit each progress line gives the primary metric's value in.
+    pub units: MetricUnits,
 }
 
 /// What a row records of one run besides its setting.
@@ -79,13 +83,18 @@ impl<'a> Session<'a> {
         let retry_failed = !context.options.keep_failed;
         let todo: Vec<PlannedRun> = runs.iter().filter(|run| recorded.needs_run(run, retry_failed)).copied().collect();
         let progress = Progress::new(todo.len());
+        if !plan.fixed.is_empty() {
+            progress.note(&format!("Fixed: {}", labels_joined(&plan.fixed, ", ")));
+        }
         let again = todo.iter().filter(|run| recorded.failed(run)).count();
         let done = plan.runs.len() - todo.len();
         if done > 0 || again > 0 {
-            let again = if again > 0 { format!(", {again} failed runs to run again") } else { String::new() };
+            let again =
+                if again > 0 { format!(", {} to run again", counted(again, "failed run")) } else { String::new() };
             progress.note(&format!(
-                "resuming {}: {done} runs already recorded{again}, {} to go",
+                "resuming {}: {} already recorded{again}, {} to go",
                 writer.path().display(),
+                counted(done, "run"),
                 todo.len()
             ));
         }
@@ -106,6 +115,7 @@ impl<'a> Session<'a> {
             origins: None,
             attempts: recorded,
             watch: FailureWatch::new(context.options.same_failures_limit),
+            units: MetricUnits::declared(&context.sweep.decl.metrics),
         };
         Ok((session, todo))
     }
@@ -148,7 +158,7 @@ impl<'a> Session<'a> {
 
     fn run_one(&mut self, run: &PlannedRun) -> Result<(), RunnerError> {
         let (prepared, folder) = self.prepare(run, None)?;
-        self.progress.starting(&self.setting(run).label());
+        self.progress.starting(&self.label(run));
         let execution = self.execute(&prepared, &folder, self.base_env_of(run));
         self.record(run, &prepared, execution)
     }
@@ -169,12 +179,12 @@ impl<'a> Session<'a> {
         let limits = Limits { timeout: self.sweep.engine.timeout, grace: self.sweep.engine.grace };
         let mut recorded = Ok(());
         let base_env = self.base_env_of(&runs[0]).clone();
-        self.progress.starting(&self.setting(&runs[0]).label());
+        self.progress.starting(&self.label(&runs[0]));
         let done =
             launch::execute_shared(&prepared[0].0.services, &batches, &base_env, limits, &mut |index, execution| {
                 recorded = self.record(&runs[index], &prepared[index].0, execution);
                 if let Some(next) = runs.get(index + 1) {
-                    self.progress.starting(&self.setting(next).label());
+                    self.progress.starting(&self.label(next));
                 }
                 recorded.is_ok() && self.stopped.is_none()
             });
@@ -198,7 +208,7 @@ impl<'a> Session<'a> {
         instance_port: Option<&serde_json::Value>,
     ) -> Result<(PreparedRun, ConfinedDir), RunnerError> {
         let (setting, site) = (self.setting(run), &self.sites[run.setting.index()]);
-        let name = run_dir_name(run, &setting.slug(), self.attempts.next_attempt(run));
+        let name = run_dir_name(run, &self.plan.varying(setting).slug(), self.attempts.next_attempt(run));
         let run_dir = self.runs.path().join(name);
         let prepared = prepare_run(self.sweep, setting, run.rep, site, &run_dir, instance_port)?;
         let folder = self.runs.fresh_dir(&run_dir).map_err(RunnerError::io(&run_dir))?;
@@ -211,6 +221,11 @@ impl<'a> Session<'a> {
 
     fn setting(&self, run: &PlannedRun) -> &'a Setting {
         &self.plan.settings[run.setting.index()]
+    }
+
+    /// `slices=4 rows=512`: the run's setting by what varies across the grid (the rest is said once).
+    fn label(&self, run: &PlannedRun) -> String {
+        self.plan.varying(self.setting(run)).label()
     }
 
     fn base_env_of(&self, run: &PlannedRun) -> &BaseEnv {
@@ -227,7 +242,7 @@ impl<'a> Session<'a> {
             self.progress.note(&format!(
                 "interrupted during run {} ({}); it is not recorded",
                 run.order,
-                setting.label()
+                self.label(run)
             ));
             return Ok(());
         }
@@ -280,10 +295,10 @@ impl<'a> Session<'a> {
         let primary = &self.sweep.analysis.primary;
         let detail = match outcome.metrics.get(primary) {
             _ if !outcome.error.is_empty() => format!(": {}", outcome.error),
-            Some(value) => format!(": {primary}={value}"),
+            Some(value) => format!(": {primary}={}", self.units.in_unit(&value.to_string(), primary)),
             None => String::new(),
         };
-        self.progress.finished(&progress_label(setting, run), outcome.status, outcome.duration, &detail);
+        self.progress.finished(&progress_label(&self.label(run), run), outcome.status, outcome.duration, &detail);
         if outcome.status != RunStatus::Ok {
             self.tally.failed += 1;
             if self.context.options.fail_fast {
@@ -385,8 +400,7 @@ pub fn run_dir_name(run: &PlannedRun, slug: &str, attempt: u32) -> String {
 }
 
 /// `slices=4 rows=512, rep 2 (warmup)` for progress lines.
-fn progress_label(setting: &Setting, run: &PlannedRun) -> String {
-    let label = setting.label();
+fn progress_label(label: &str, run: &PlannedRun) -> String {
     let separator = if label.is_empty() { "" } else { "," };
     let warmup = if run.warmup { " (warmup)" } else { "" };
     format!("{label}{separator} rep {}{warmup}", run.rep)
@@ -531,6 +545,27 @@ mod tests {
         assert_ne!(a, b);
         assert!(a.starts_with("0007-parameter_name=some_long_value_") && a.ends_with("-rep2"), "{a}");
         assert_eq!(run_dir_name(&run, "slices=4_rows=512", 1), "0007-slices=4_rows=512-rep2");
+    }
+
+    /// The main job's run folders embedded every param (~120 characters): now only what varies.
+    #[test]
+    fn the_main_jobs_run_folder_names_are_short_and_unique_across_the_grid() {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sweeps/slices.toml");
+        let sweep = crate::declare::load_sweep(&file).unwrap();
+        let plan = Plan::new(&sweep, &["default".to_string()], &PlanOptions::default()).unwrap();
+        let names: BTreeSet<String> = plan
+            .runs
+            .iter()
+            .map(|run| run_dir_name(run, &plan.varying(&plan.settings[run.setting.index()]).slug(), 1))
+            .collect();
+        assert_eq!(names.len(), plan.runs.len(), "one folder per run");
+        let longest = names.iter().max_by_key(|name| name.len()).unwrap();
+        assert!(longest.len() < 40, "{longest}");
+        let what_varies =
+            |name: &&String| name.contains("-slices=") && name.contains("_rows=") && !name.contains("new=");
+        assert!(names.iter().all(|name| what_varies(&name)), "{names:?}");
+        let settings: BTreeSet<String> = plan.settings.iter().map(|setting| plan.varying(setting).slug()).collect();
+        assert_eq!(settings.len(), plan.settings.len(), "unique across the grid");
     }
 
     #[test]

@@ -1,22 +1,22 @@
 //! `sweep ablate`: render, build and run every kernel variant, restore, and judge additivity.
 
-use std::path::PathBuf;
-
 use sweep::console::Console;
 use sweep::declare::{self, Isolation};
 use sweep::exit_code;
 use sweep::launch::RunEvents;
+use sweep::plural::counted;
 use sweep::record::RunTable;
 use sweep::runner::{self, Ablation};
 
 use crate::args::{AblateArgs, IsolationArg};
 use crate::exit_status::CommandError;
 use crate::restore_command::restore_if_interrupted;
-use crate::run_command::{disk_full, execution_options, finish_message, print_dry_run, resolve_declaration};
+use crate::run_command::{disk_full, execution_options, finish_message, print_dry_run, repository};
 use crate::summary;
 
 pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
-    let path = declaration_path(&args.ablation)?;
+    let repository = repository();
+    let path = repository.declaration(&args.ablation)?;
     let sweep = declare::load_sweep(&path)?;
     restore_if_interrupted(&sweep.engine.tree)?;
     let isolation = args.isolation.map(|arg| match arg {
@@ -29,7 +29,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
             path.display()
         ))
     })?;
-    let options = execution_options(&args.execution)?;
+    let options = execution_options(&args.execution, &repository)?;
     if let Some(variant) = &args.show {
         let plan = ablation.plan(&options)?;
         let diff = ablation.show(&plan, variant)?;
@@ -47,10 +47,10 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let outcome = runner::run_ablation(&ablation, &options, jobs, &events)?;
     Console::Stderr.line(format_args!(
-        "variant builds: {:.1}s wall ({} distinct, {} jobs at a time)",
+        "variant builds: {:.1}s wall ({} distinct, {} at a time)",
         outcome.build_seconds,
         outcome.builds.len(),
-        jobs
+        counted(jobs, "job")
     ));
     if disk_full(&outcome.runs) {
         return Ok(finish_message(&outcome.runs));
@@ -73,12 +73,4 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         return Ok(exit_code::CHECK_FAILED as u8);
     }
     Ok(code)
-}
-
-fn declaration_path(name: &str) -> Result<PathBuf, CommandError> {
-    let path = resolve_declaration(name);
-    if !path.is_file() {
-        return Err(CommandError::BadInput(format!("{}: no such ablation declaration", path.display())));
-    }
-    Ok(path)
 }

@@ -53,9 +53,10 @@ pub struct ExecutionArgs {
     /// Override the declared shuffle seed.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Where result folders go.
-    #[arg(long, default_value = "results")]
-    pub results_dir: PathBuf,
+    /// Where result folders go [default: results/ in the repository root, the nearest folder at or above
+    /// this one holding sweeps/].
+    #[arg(long)]
+    pub results_dir: Option<PathBuf>,
     /// Write the CSV here instead of <results-dir>/<sweep>/<stamp>.csv.
     #[arg(long, value_name = "CSV")]
     pub out: Option<PathBuf>,
@@ -73,7 +74,7 @@ pub struct ExecutionArgs {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The sweep declaration (TOML), or its name: `slices` is `sweeps/slices.toml`.
+    /// The sweep declaration (TOML), or its name: `slices` is `sweeps/slices.toml` of the repository root.
     pub spec: String,
     #[command(flatten)]
     pub execution: ExecutionArgs,
@@ -114,7 +115,7 @@ pub enum IsolationArg {
 
 #[derive(Debug, Args)]
 pub struct AblateArgs {
-    /// A name (sweeps/<name>.toml) or a path to the ablation declaration.
+    /// A name (sweeps/<name>.toml of the repository root) or a path to the ablation declaration.
     pub ablation: String,
     #[command(flatten)]
     pub execution: ExecutionArgs,
@@ -245,9 +246,10 @@ pub struct SubmitArgs {
     /// Override the declared shuffle seed (else the declared one, else one drawn now for every shard).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Where result folders go: shards write <results-dir>/<sweep>/<stamp>/shard-<i>.csv.
-    #[arg(long, default_value = "results")]
-    pub results_dir: PathBuf,
+    /// Where result folders go: shards write <results-dir>/<sweep>/<stamp>/shard-<i>.csv [default: results/
+    /// in the repository root, the nearest folder at or above this one holding sweeps/].
+    #[arg(long)]
+    pub results_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

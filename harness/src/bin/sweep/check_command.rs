@@ -5,6 +5,7 @@ use std::path::Path;
 
 use sweep::console::Console;
 use sweep::exit_code;
+use sweep::plural::counted;
 use sweep::runner::{self, Ablation, RunOptions};
 use sweep::{declare, variants};
 
@@ -55,7 +56,11 @@ type Checked = (String, Vec<String>);
 fn check_profile(path: &Path) -> Result<Checked, CommandError> {
     match declare::load_engine_profile(path) {
         Ok(engine) => Ok((
-            format!("engine profile: {} launcher, {} ranks", declare::toml_spelling(&engine.launcher), engine.ranks),
+            format!(
+                "engine profile: {} launcher, {}",
+                declare::toml_spelling(&engine.launcher),
+                counted(engine.ranks as usize, "rank")
+            ),
             Vec::new(),
         )),
         Err(declare::SpecError::TreeMissing { location, tree, .. }) => Ok((
@@ -84,5 +89,5 @@ fn check_sweep(path: &Path) -> Result<Checked, CommandError> {
     };
     runner::preflight(&sweep, &plan, &sites)?;
     let notes = sweep.notes.iter().map(ToString::to_string).collect();
-    Ok((format!("{} settings x {} reps", plan.settings.len(), plan.reps), notes))
+    Ok((format!("{} x {}", counted(plan.settings.len(), "setting"), counted(plan.reps as usize, "rep")), notes))
 }

@@ -50,7 +50,7 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
             config.control.as_deref().unwrap_or_default(),
             report::threshold_named(config),
             moved,
-            report::counted(comparison.settings.len(), "setting", "settings")
+            sweep::plural::counted(comparison.settings.len(), "setting")
         ));
     }
     if comparison.has_significant_regression() {
@@ -59,7 +59,7 @@ pub fn compare(args: CompareArgs) -> Result<u8, CommandError> {
             config.metric,
             report::threshold_named(config),
             config.alpha,
-            report::counted(comparison.tests(), "test", "tests")
+            sweep::plural::counted(comparison.tests(), "test")
         ));
         return Ok(exit_code::CHECK_FAILED as u8);
     }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use sweep::console::Console;
 use sweep::exit_code;
+use sweep::plural::counted;
 use sweep::record::MergedShards;
 
 use crate::args::MergeArgs;
@@ -52,7 +53,8 @@ fn merge_into(shards: &[PathBuf], out: &Path, force: bool) -> Result<bool, Comma
         )));
     }
     merged.write(out, std::env::args().collect())?;
-    Console::Stderr.line(format_args!("merged {} shards, {} rows: {}", shards.len(), merged.rows.len(), out.display()));
+    let (shards, rows) = (counted(shards.len(), "shard"), counted(merged.rows.len(), "row"));
+    Console::Stderr.line(format_args!("merged {shards}, {rows}: {}", out.display()));
     for (setting, rep) in &merged.missing {
         Console::Stderr.line(format_args!("  missing: {setting} rep {rep}"));
     }

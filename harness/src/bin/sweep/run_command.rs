@@ -4,10 +4,11 @@ use std::path::{Path, PathBuf};
 
 use sweep::analyse::SweepAnalysis;
 use sweep::console::Console;
-use sweep::declare::{self, Race};
+use sweep::declare::{self, Race, Repository};
 use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::{parse_shard, Plan, PlanOptions};
+use sweep::plural::counted;
 use sweep::record::{RecordedRun, ResultPaths, RunTable, Sidecar};
 use sweep::report::{RaceClosing, ResumeCommand};
 use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome, VariantSite};
@@ -19,7 +20,8 @@ use crate::result_files::ResultFiles;
 use crate::summary;
 
 pub fn run(args: RunArgs) -> Result<u8, CommandError> {
-    let sweep = declare::load_sweep(&resolve_declaration(&args.spec))?;
+    let repository = repository();
+    let sweep = declare::load_sweep(&repository.declaration(&args.spec)?)?;
     if let Some(csv) = &args.resume {
         // Before anything is read from it or written: the CSV must be this sweep's, and so must every
         // summary, page and plot the resumed sweep will write again beside it.
@@ -33,7 +35,7 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
         }
         ResultFiles::open(&ResultPaths::for_csv(csv), args.execution.force)?;
     }
-    let options = run_options(&args, &sweep)?;
+    let options = run_options(&args, &sweep, &repository)?;
     restore_if_interrupted(&sweep.engine.tree)?;
     if args.execution.dry_run {
         let (plan, sites) = runner::plan_sweep(&sweep, &options)?;
@@ -80,21 +82,25 @@ pub fn print_dry_run(
     Ok(exit_code::SUCCESS as u8)
 }
 
-/// `slices` means `sweeps/slices.toml`; anything with a `/` or `.toml` is a path.
-pub fn resolve_declaration(name: &str) -> PathBuf {
-    if name.contains('/') || name.ends_with(".toml") {
-        PathBuf::from(name)
-    } else {
-        PathBuf::from(format!("sweeps/{name}.toml"))
+/// The repository around the current folder, where sweep names and results are found; said once when
+/// that is a folder above, so the files' paths come as no surprise.
+pub fn repository() -> Repository {
+    let repository = Repository::around(&std::env::current_dir().unwrap_or_default());
+    if let Some(root) = repository.root_above() {
+        Console::Stderr.line(format_args!(
+            "sweep: note: in the repository at {}: sweep names are its sweeps/, results go under its results/",
+            root.display()
+        ));
     }
+    repository
 }
 
 /// The checked form of the command line.
-fn run_options(args: &RunArgs, sweep: &declare::Sweep) -> Result<RunOptions, CommandError> {
+fn run_options(args: &RunArgs, sweep: &declare::Sweep, repository: &Repository) -> Result<RunOptions, CommandError> {
     refuse_no_build_of_per_setting_builds(args, sweep)?;
     let race = race(args, sweep)?;
     let shard = args.shard.as_deref().map(parse_shard).transpose()?;
-    let options = execution_options(&args.execution)?;
+    let options = execution_options(&args.execution, repository)?;
     Ok(RunOptions {
         plan: PlanOptions {
             reps: race.map(|race| race.max).or(args.execution.reps),
@@ -112,12 +118,12 @@ fn run_options(args: &RunArgs, sweep: &declare::Sweep) -> Result<RunOptions, Com
 }
 
 /// The options `run` and `ablate` share, checked: an ablation runs with them alone, and always builds.
-pub fn execution_options(execution: &ExecutionArgs) -> Result<RunOptions, CommandError> {
+pub fn execution_options(execution: &ExecutionArgs, repository: &Repository) -> Result<RunOptions, CommandError> {
     Ok(RunOptions {
         plan: PlanOptions { reps: execution.reps, seed: execution.seed, ..PlanOptions::default() },
         fail_fast: execution.fail_fast,
         out: checked_out(execution.out.as_deref(), execution.force)?,
-        results_dir: execution.results_dir.clone(),
+        results_dir: execution.results_dir.clone().unwrap_or_else(|| repository.results_dir()),
         build: true,
         command_line: std::env::args().collect(),
         same_failures_limit: (!execution.keep_going).then_some(execution.max_same_failures),
@@ -238,8 +244,8 @@ pub fn finish_message(outcome: &SweepOutcome) -> u8 {
     match &outcome.stopped {
         Some(EarlyStop::Interrupted { signal }) => {
             Console::Stderr.line(format_args!(
-                "interrupted by signal {signal}: {} finished runs are kept; {resume}",
-                outcome.tally.recorded
+                "interrupted by signal {signal}: {} kept; {resume}",
+                counted(outcome.tally.recorded, "finished run")
             ));
             exit_code::INTERRUPTED as u8
         }
@@ -249,22 +255,27 @@ pub fn finish_message(outcome: &SweepOutcome) -> u8 {
         }
         Some(EarlyStop::DiskFull { path, reason }) => {
             Console::Stderr.line(format_args!(
-                "sweep: error: {reason}: {}: stopped; the {} runs recorded in {} are whole; free space, then {resume}",
+                "sweep: error: {reason}: {}: stopped; {} holds {} whole; free space, then {resume}",
                 sweep::os_error::shown(path).display(),
-                outcome.tally.recorded,
-                sweep::os_error::shown(&paths.csv).display()
+                sweep::os_error::shown(&paths.csv).display(),
+                counted(outcome.tally.recorded, "recorded run")
             ));
             exit_code::BAD_INPUT as u8
         }
         Some(EarlyStop::RepeatedFailure { runs, reason }) => {
             Console::Stderr.line(format_args!(
-                "stopped: {runs} runs in a row failed the same way ({reason}); every run left would too \
-                 (--keep-going runs them anyway); once it is fixed, {resume}"
+                "stopped: {} in a row failed the same way ({reason}); every run left would too \
+                 (--keep-going runs them anyway); once it is fixed, {resume}",
+                counted(*runs as usize, "run")
             ));
             exit_code::CHECK_FAILED as u8
         }
         None if outcome.tally.failed > 0 => {
-            Console::Stderr.line(format_args!("{} of {} runs failed", outcome.tally.failed, outcome.tally.recorded));
+            Console::Stderr.line(format_args!(
+                "{} of {} failed",
+                outcome.tally.failed,
+                counted(outcome.tally.recorded, "run")
+            ));
             exit_code::CHECK_FAILED as u8
         }
         None => exit_code::SUCCESS as u8,

@@ -10,18 +10,20 @@ use sweep::declare::{self, Sweep};
 use sweep::exit_code;
 use sweep::launch::{self, ArrayJob};
 use sweep::plan::PlanOptions;
+use sweep::plural::counted;
 use sweep::record::{utc_stamp, ResultPaths};
 use sweep::runner::{self, RunOptions};
 
 use crate::args::SubmitArgs;
 use crate::exit_status::CommandError;
+use crate::run_command::repository;
 
 pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
     let sweep = declare::load_sweep(&args.spec)?;
     let seed = args.seed.or(sweep.reps.seed).unwrap_or_else(rand::random);
     check_shardable(&args, &sweep, seed)?;
     let absolute = |path: &Path| std::path::absolute(path).map_err(|error| write_error(path, error));
-    let results_dir = absolute(&args.results_dir)?;
+    let results_dir = absolute(&args.results_dir.clone().unwrap_or_else(|| repository().results_dir()))?;
     // The folder a `sweep run` of this second would log into, claimed the same way (`create_dir`), so
     // submissions and runs in one second, from any host sharing the file system, never share one.
     let results = if args.dry_run {
@@ -50,8 +52,8 @@ pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
     let job_id = launch::sbatch(&script)?;
     Console::Stdout.line(&job_id);
     Console::Stderr.line(format_args!(
-        "submitted array job {job_id}: {} tasks writing {}/shard-<i>.csv",
-        args.shards,
+        "submitted array job {job_id}: {} writing {}/shard-<i>.csv",
+        counted(args.shards as usize, "task"),
         results.display()
     ));
     let merge = sweep::shell_line::sweep_command(&["merge".to_string(), results.display().to_string()]);
