@@ -135,39 +135,6 @@ struct PrefillTiming {
     double cpu_share;
 };
 
-// The machine's speed around the run, which no setting changes: every rank times the same fixed
-// single-threaded GEMM (kProbeSize cubed, kProbeCalls times) just before and just after each timed
-// prefill (after it, the prefill's link transfers are over). A sweep can use it as its control
-// (`sweeps/slices.toml`).
-constexpr int kProbeSize = 128;
-constexpr int kProbeCalls = 96;
-
-struct Probe {
-    std::vector<float> a, b, c;
-    double flops = 0.0;
-    double seconds = 0.0;
-
-    Probe()
-        : a(kProbeSize * kProbeSize, 0.5f), b(kProbeSize * kProbeSize, 0.25f), c(kProbeSize * kProbeSize, 0.0f) {}
-
-    void time_once() {
-        const auto start = std::chrono::steady_clock::now();
-        for (int i = 0; i < kProbeCalls; ++i) {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kProbeSize, kProbeSize, kProbeSize, 1.0f, a.data(),
-                        kProbeSize, b.data(), kProbeSize, 0.0f, c.data(), kProbeSize);
-        }
-        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        flops += 2.0 * kProbeCalls * kProbeSize * kProbeSize * kProbeSize;
-    }
-
-    // The ranks' mean GFLOP/s over every timing.
-    double gflops(int world) const {
-        double rate = seconds > 0.0 ? flops / seconds * 1e-9 : 0.0;
-        MPI_Allreduce(MPI_IN_PLACE, &rate, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        return rate / world;
-    }
-};
-
 // The median timing by seconds (the mean of the middle two for an even count), and the spread of
 // the seconds, (max - min) / median.
 PrefillTiming median_timing(std::vector<PrefillTiming> timings, double& spread) {
@@ -183,10 +150,9 @@ PrefillTiming median_timing(std::vector<PrefillTiming> timings, double& spread) 
 }
 
 // Prefills the prompt `cfg.prefill_reps` times (after one untimed warm prefill when more than once)
-// and returns the median timing; `x` holds the last one's output and the profile its phases. The probe
-// is timed around every timed prefill.
+// and returns the median timing; `x` holds the last one's output and the profile its phases.
 PrefillTiming timed_prefills(const Config& cfg, Model& model, int slices, int world, std::vector<float>& x,
-                             double& spread, Probe& probe) {
+                             double& spread) {
     const std::vector<float> prompt = model.prompt(cfg.rows);
     const int warm = cfg.prefill_reps > 1 ? 1 : 0;
     std::vector<PrefillTiming> timings;
@@ -194,7 +160,6 @@ PrefillTiming timed_prefills(const Config& cfg, Model& model, int slices, int wo
         model.reset();
         x = prompt;
         profile_discard();
-        if (i >= warm) probe.time_once();  // before the barrier, so that every rank starts the prefill together
         MPI_Barrier(MPI_COMM_WORLD);
         const CpuTimes before = cpu_times();
         const CpuTimes main_before = thread_cpu_times();
@@ -209,7 +174,6 @@ PrefillTiming timed_prefills(const Config& cfg, Model& model, int slices, int wo
         const double asked = used[1] + used[2];
         if (i < warm) continue;
         timings.push_back({seconds, used[0] / world / seconds, asked > 0.0 ? used[1] / asked : 1.0});
-        probe.time_once();
     }
     return median_timing(std::move(timings), spread);
 }
@@ -221,9 +185,7 @@ void run_inference(const Config& cfg, int rank, int world, std::chrono::steady_c
 
     std::vector<float> x;
     double prefill_spread = 0.0;
-    Probe probe;
-    const PrefillTiming prefill = timed_prefills(cfg, model, slices, world, x, prefill_spread, probe);
-    const double probe_gflops = probe.gflops(world);
+    const PrefillTiming prefill = timed_prefills(cfg, model, slices, world, x, prefill_spread);
     const double prefill_seconds = prefill.seconds;
     profile_report("prefill", rank);
     double sum = checksum(x, x.size());
@@ -245,11 +207,11 @@ void run_inference(const Config& cfg, int rank, int world, std::chrono::steady_c
     std::printf(
         "tpe_result ranks=%d rows=%d new=%d overlap_slices=%d prefill_seconds=%.6f prefill_tokens_per_s=%.3f "
         "decode_seconds=%.6f decode_tokens_per_s=%.3f decode_token_count=%d checksum=%.9g wall=%.6f attention_block=%d "
-        "prefill_reps=%d prefill_spread=%.4f prefill_cpu_wait=%.4f prefill_cpu_share=%.4f probe_gflops=%.3f %s\n",
+        "prefill_reps=%d prefill_spread=%.4f prefill_cpu_wait=%.4f prefill_cpu_share=%.4f %s\n",
         world, cfg.rows, cfg.new_tokens, slices, prefill_seconds, cfg.rows / prefill_seconds, decode_seconds,
         cfg.new_tokens > 0 ? cfg.new_tokens / decode_seconds : 0.0, cfg.new_tokens, sum,
         seconds_since(wall_start), attention_block(), cfg.prefill_reps, prefill_spread, prefill.cpu_wait_share,
-        prefill.cpu_share, probe_gflops, link_tokens(cfg.link).c_str());
+        prefill.cpu_share, link_tokens(cfg.link).c_str());
     std::fflush(stdout);
 }
 

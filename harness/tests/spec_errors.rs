@@ -1291,7 +1291,7 @@ fn a_result_key_the_engine_never_prints_is_refused_with_the_near_one() {
         line_of(&text, "prefill_token_per_s")
     );
     assert!(stderr.starts_with(&expected), "{stderr}");
-    assert!(stderr.ends_with("reference.toml: ranks, rows, new, overlap_slices, prefill_seconds, prefill_tokens_per_s, decode_seconds, decode_tokens_per_s, decode_token_count, checksum, wall, attention_block, prefill_reps, prefill_spread, prefill_cpu_wait, prefill_cpu_share, probe_gflops, link_alpha_us, link_gbps)\n"), "{stderr}");
+    assert!(stderr.ends_with("reference.toml: ranks, rows, new, overlap_slices, prefill_seconds, prefill_tokens_per_s, decode_seconds, decode_tokens_per_s, decode_token_count, checksum, wall, attention_block, prefill_reps, prefill_spread, prefill_cpu_wait, prefill_cpu_share, link_alpha_us, link_gbps)\n"), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert_eq!(output.status.code(), Some(2));
 }
