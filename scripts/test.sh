@@ -32,14 +32,6 @@ cargo_tier() {
     shift
     tier "$name" bash -c 'set -o pipefail; "$@" 2>&1 | tee -a "$0"' "$log" "$@"
 }
-# The sum of every test binary's counts; a tier that ended without running its tests (a build error)
-# says so instead of a total that would read as "0 failed".
-total_line() {
-    awk '/^test result:/ { n++; p += $4; f += $6; i += $8 } END {
-        if (n == 0) print "TOTAL: no test ran (a build failed: see above)";
-        else printf "TOTAL: %d passed, %d failed, %d ignored (%d test binaries)\n", p, f, i, n }' "$log"
-}
-
 if [ "$fast" = yes ]; then
     trap 'rm -f "$log"' EXIT
     tier "reference engine build" make -s -C engine -j2
@@ -69,7 +61,7 @@ else
         cargo_tier "Slurm tests" cargo test --locked --test slurm -- --ignored
     fi
 fi
-total_line
+awk -f scripts/test-total.awk "$log"
 if [ ${#failed[@]} -gt 0 ]; then
     printf 'FAILED: %s\n' "${failed[@]}"
     exit 1
