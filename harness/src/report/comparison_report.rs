@@ -2,6 +2,7 @@
 //! control moved, settings on one side only or untested), the verdict (the grid-wide headline and the
 //! regression gate), the forest plot, then per-setting verdicts.
 
+use super::compare_thresholds::{control_limit_named, threshold_named};
 use super::document::{Document, Note, Section};
 use super::html_figures::compare_forest_svg;
 use super::metric_units::MetricUnits;
@@ -85,16 +86,6 @@ fn trust_notes(comparison: &Comparison, columns: &SettingColumns, (label_a, labe
         notes.push(Note::info(format!("{all} measured on both sides and compared.")));
     }
     notes
-}
-
-/// The regression threshold as each claim that uses it names it: `the 2.0% --threshold`.
-pub fn threshold_named(config: &CompareConfig) -> String {
-    format!("the {} --threshold", percent(config.threshold))
-}
-
-/// The control's own limit, beyond which the machine changed, as a claim names it.
-pub fn control_limit_named(config: &CompareConfig) -> String {
-    format!("its {} limit (--control-threshold)", percent(config.control_threshold))
 }
 
 /// The settings whose control moved, each claim with its own threshold: beyond the regression threshold

@@ -2,7 +2,7 @@
 //! comparison as forest plots, a fit's residuals, the phase stacks, and an ablation's waterfall and
 //! per-variant bars, each a `RowChart` or `XyChart` built from analysis results.
 
-use super::comparison_report::threshold_named;
+use super::compare_thresholds::threshold_named;
 use super::document::Section;
 use super::metric_units::MetricUnits;
 use super::number_format::confidence;

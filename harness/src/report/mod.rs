@@ -5,6 +5,7 @@
 mod ablation_report;
 mod analysis_json;
 mod axis;
+mod compare_thresholds;
 mod comparison_report;
 mod document;
 mod equivalence_lines;
@@ -33,7 +34,8 @@ mod what_to_trust;
 
 pub use ablation_report::ablation_document;
 pub use analysis_json::{analysis_json, compare_json, ANALYSIS_SCHEMA_VERSION};
-pub use comparison_report::{compare_document, machine_change_line, threshold_named};
+pub use compare_thresholds::threshold_named;
+pub use comparison_report::{compare_document, machine_change_line};
 pub use document::{markdown, terminal_text, Document};
 pub use html_figures::ablation_plot_svg;
 pub use html_page::html_page;
