@@ -1,10 +1,10 @@
 //! `sweep`: declared parameter sweeps and kernel ablations of tensor-parallel inference engines.
 //!
-//! One module per pipeline stage; data flows one way, and a stage imports only from the stages before it:
-//! `declare -> plan -> launch -> variants -> rebuild -> extract -> record -> analyse -> compare -> report`.
-//! `runner` drives the stages; `template`, `expression`, `atomic_file`, `confined_dir`, `read_limit`,
-//! `os_error`, `shell_line`, `plural`, `console` and `exit_code` are shared helpers.
-//! See docs/ARCHITECTURE.md.
+//! One module per pipeline stage, in two arms over a common floor (`declare`, `plan`): the running arm
+//! `launch -> variants -> rebuild`, the results arm `extract`, `record -> analyse -> compare -> report`;
+//! `runner` joins them. `ground` and `template`, `expression`, `atomic_file`, `confined_dir`, `read_limit`,
+//! `file_lock`, `os_error`, `shell_line`, `plural`, `console`, `exit_code` are the ground floor every stage
+//! may use. harness/tests/layering.rs holds the allowed imports; see docs/ARCHITECTURE.md.
 
 // A print macro panics when stdout or stderr is closed or full, and would end a sweep halfway: what sweep
 // says goes through `console::Console`. Tests may print.
@@ -22,6 +22,7 @@ pub mod extract;
 pub mod file_lock;
 #[cfg(test)]
 mod fuzz_campaign;
+pub mod ground;
 pub mod launch;
 #[cfg(test)]
 mod mutation;

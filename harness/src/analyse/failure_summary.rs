@@ -1,7 +1,7 @@
 //! Failed runs of a sweep and why they failed.
 
 use super::setting_summary::first_seen_groups;
-use crate::launch::RunStatus;
+use crate::ground::RunStatus;
 use crate::plan::Setting;
 use crate::record::RecordedRun;
 

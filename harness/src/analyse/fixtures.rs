@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use super::ablation::{analyse_ablation_runs, AblationAnalysis, AblationQuestion};
 use crate::declare::ParamValue;
 use crate::declare::{AdditivityScale, DEFAULT_ALPHA};
-use crate::launch::RunStatus;
+use crate::ground::RunStatus;
 use crate::plan::{Setting, SettingId};
 use crate::record::Observation;
 

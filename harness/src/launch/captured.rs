@@ -4,10 +4,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::executor::{execute, BaseEnv, Limits};
+use super::executor::{execute, Limits};
 use super::run_commands::RankCommand;
 use super::stop_reason::StopReason;
 use crate::confined_dir::ConfinedDir;
+use crate::ground::BaseEnv;
 
 /// Between SIGTERM and SIGKILL for a helper command.
 const GRACE: Duration = Duration::from_secs(2);

@@ -25,6 +25,7 @@ use super::service_commands::ServiceCommand;
 use super::signal_watch::{self, Event, Subscription};
 use super::stop_reason::{Execution, ServiceNotReady, StopReason};
 use crate::confined_dir::ConfinedDir;
+use crate::ground::BaseEnv;
 
 /// Told each new process group before anything runs in it, when a group must be recorded first.
 type OnGroup<'a, 'f> = Option<&'a mut (dyn FnMut(Pid) -> std::io::Result<()> + 'f)>;
@@ -484,25 +485,6 @@ pub struct Limits {
 
 impl Limits {
     pub const NO_TIMEOUT: Duration = Duration::MAX;
-}
-
-/// The environment every process starts from: inherited, or captured from a setup script.
-#[derive(Debug, Clone, Default)]
-pub enum BaseEnv {
-    #[default]
-    Inherit,
-    Exactly(Vec<(String, String)>),
-}
-
-impl BaseEnv {
-    /// What to set on top of an inherited environment to get this one (builds and version probes
-    /// run with it too: on Ascend the compiler only works inside the sourced CANN environment).
-    pub fn overrides(&self) -> &[(String, String)] {
-        match self {
-            BaseEnv::Inherit => &[],
-            BaseEnv::Exactly(vars) => vars,
-        }
-    }
 }
 
 /// Lines of a service's log quoted when it fails.

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
-use super::run_status::RunStatus;
+use crate::ground::RunStatus;
 
 /// How a run ended. Anything but `Succeeded` makes the run `failed`, `timeout` or `interrupted`.
 #[derive(Debug, Clone, PartialEq)]

@@ -15,7 +15,8 @@ use serde_json::{Map, Value};
 use super::build_cache::BuildKey;
 use super::error::BuildError;
 use crate::confined_dir::ConfinedDir;
-use crate::launch::{self, BaseEnv, Limits, RankCommand, StopReason};
+use crate::ground::BaseEnv;
+use crate::launch::{self, Limits, RankCommand, StopReason};
 use crate::template::{Template, TemplateError};
 
 /// Lines of the log shown when a build fails: enough for the compiler's first error and its context.
@@ -118,30 +119,14 @@ pub fn render_build_argv<'a>(
 /// build printed nothing; trimmed, so it fits a one-line report. A broken build (and a failed run) is
 /// reported by its first error: what a compiler or engine prints first is the cause, and the rest
 /// (`make`'s own `Error 1`, mpirun's banner) are consequences.
-pub fn first_error_line(log: &Path) -> String {
-    let text = read_lossy(log);
+fn first_error_line(log: &Path) -> String {
+    let text = String::from_utf8_lossy(&fs::read(log).unwrap_or_default()).into_owned();
     let mut lines = text.lines().map(str::trim).filter(|line| !line.is_empty());
     let first_error = lines.clone().find(|line| ERROR_WORD.is_match(line));
     first_error.or_else(|| lines.next_back()).unwrap_or("the build printed nothing").to_string()
 }
 
-/// The first line of a failed run's log that names a failure (`error`, `invalid`, `fatal`, `failed`,
-/// `failure`, `cannot`, `abort`, `panicked`, `exception`, `no such`, `not found`), trimmed; None when
-/// no line does (a run's last line is usually the launcher's banner, not the cause).
-pub fn first_failure_line(log: &Path) -> Option<String> {
-    read_lossy(log).lines().map(str::trim).find(|line| FAILURE_WORD.is_match(line)).map(str::to_string)
-}
-
-fn read_lossy(log: &Path) -> String {
-    fs::read(log).map(|bytes| String::from_utf8_lossy(&bytes).into_owned()).unwrap_or_default()
-}
-
 static ERROR_WORD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\berror\b").expect("the pattern is valid"));
-
-static FAILURE_WORD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(error|invalid|fatal|fail(ed|ure)|cannot|abort(ed)?|panicked|exception|no such|not found)\b")
-        .expect("the pattern is valid")
-});
 
 #[cfg(test)]
 mod tests {
@@ -227,18 +212,6 @@ mod tests {
         let log = "g++ -Werror -c gd.cpp\nwarning: unused error_count\n  gd.cpp:12:3: error: expected ';'\n\
                    gd.cpp:20:1: error: later\nmake: *** [Makefile:9: gd.o] Error 1\n";
         assert_eq!(first_of(log), "gd.cpp:12:3: error: expected ';'");
-    }
-
-    #[test]
-    fn a_run_log_names_the_engine_message_not_the_launcher_banner() {
-        let dir = tempfile::tempdir().unwrap();
-        let log = dir.path().join("output.log");
-        let text = "tp-engine: invalid value '0' for --rows\nusage: tp-engine [--rows N]\n-----\nPrimary job \
-                    terminated normally, but 1 process returned\nmpirun detected that one or more processes exited\n";
-        fs::write(&log, text).unwrap();
-        assert_eq!(first_failure_line(&log).as_deref(), Some("tp-engine: invalid value '0' for --rows"));
-        fs::write(&log, "starting\nSegmentation fault? no: just stopped\n").unwrap();
-        assert_eq!(first_failure_line(&log), None);
     }
 
     #[test]

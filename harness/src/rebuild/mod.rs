@@ -10,7 +10,6 @@ pub use build_cache::BuildKey;
 pub use build_cache::EntryClaim;
 pub use build_cache::{BuildCache, CachedBuild};
 pub use build_job::render_build_argv;
-pub use build_job::{first_error_line, first_failure_line};
 pub use build_job::{log_tail, run_build, BuildJob, BuildOutcome};
 pub use build_report::{build_all, BuildReport, BuildStatus};
 pub use error::BuildError;

@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::launch::RunStatus;
+use crate::ground::RunStatus;
 use crate::plan::SettingId;
 
 /// Which runs the analysis reads, and how many (setting, rep) were run more than once.

@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::provenance::head_commit;
 use crate::declare::Engine;
 
 /// The engine as its profile (with the sweep's overrides) writes it, and the tree it runs from.
@@ -36,8 +35,8 @@ pub struct EngineFingerprint {
 }
 
 impl EngineFingerprint {
-    /// The fingerprint of `engine` as it is now (its tree's commit read from git).
-    pub fn of(engine: &Engine) -> EngineFingerprint {
+    /// The fingerprint of `engine` as it is now, its tree at `commit` (as the runner read it from git).
+    pub fn of(engine: &Engine, commit: Option<String>) -> EngineFingerprint {
         let texts = |templates: &[crate::template::Template]| templates.iter().map(|t| t.text().to_string()).collect();
         EngineFingerprint {
             program: engine.program.text().to_string(),
@@ -50,7 +49,7 @@ impl EngineFingerprint {
             env: engine.env.iter().map(|(name, value)| (name.clone(), value.text().to_string())).collect(),
             setup: engine.setup.as_ref().map(|setup| setup.text().to_string()),
             tree: engine.tree.clone(),
-            commit: head_commit(&engine.tree),
+            commit,
         }
     }
 

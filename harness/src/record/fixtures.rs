@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::recorded_run::RecordedRun;
-use crate::launch::RunStatus;
+use crate::ground::RunStatus;
 use crate::plan::{Setting, SettingId};
 
 /// A run as the analysis sees it: which setting it measured and what it measured.

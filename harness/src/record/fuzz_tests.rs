@@ -21,7 +21,7 @@ use super::sidecar::Sidecar;
 use super::test_sidecar::declaring;
 use crate::declare::{Param, ParamValue};
 use crate::fuzz_campaign::{FuzzCampaign, Outcome};
-use crate::launch::RunStatus;
+use crate::ground::RunStatus;
 use crate::mutation::{assert_one_line_naming, Mutator};
 
 /// A run of the valid CSV: its `rows`, rep, attempt, warmup, status and error.

@@ -130,7 +130,7 @@ fn declaration_fingerprint(sidecar: &Sidecar) -> String {
         "reps": sidecar.reps,
         "params": sidecar.params,
     });
-    crate::variants::sha256_hex(identity.to_string().as_bytes())
+    crate::ground::sha256_hex(identity.to_string().as_bytes())
 }
 
 /// The header and the data rows (with their line numbers) of one CSV; repeated headers are skipped.
@@ -185,7 +185,7 @@ mod tests {
     use super::super::provenance::Provenance;
     use super::super::result_writer::{ResultWriter, RunRow};
     use super::*;
-    use crate::launch::RunStatus;
+    use crate::ground::RunStatus;
 
     const SIDECAR: &str = r#"{
       "schema_version": 1,

@@ -38,7 +38,7 @@ pub use engine_fingerprint::EngineFingerprint;
 pub use fixtures::Observation;
 pub use merged_shards::MergedShards;
 pub use output_mark::OutputMark;
-pub use provenance::{version_line, Provenance};
+pub use provenance::Provenance;
 pub use record_error::RecordError;
 pub use recorded_attempts::RecordedAttempts;
 pub use recorded_decl::RecordedDecl;

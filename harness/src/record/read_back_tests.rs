@@ -9,7 +9,7 @@ use super::run_table::RunTable;
 use super::sidecar::Sidecar;
 use crate::declare::Param;
 use crate::declare::ParamValue;
-use crate::launch::RunStatus;
+use crate::ground::RunStatus;
 use crate::plan::Setting;
 use std::collections::BTreeMap;
 use std::path::Path;

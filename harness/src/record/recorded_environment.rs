@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::launch::BaseEnv;
+use crate::ground::BaseEnv;
 
 /// The environment ranks started from: `"inherited"`, or the variables a setup script left.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

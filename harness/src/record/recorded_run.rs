@@ -1,7 +1,7 @@
 //! `RecordedRun`: what analysis reads of one recorded run, whether it is an owned `Observation` or a row
 //! of a compact `RunTable`.
 
-use crate::launch::RunStatus;
+use crate::ground::RunStatus;
 use crate::plan::{Setting, SettingId};
 
 /// What separates a failed run's reason from where its logs are, in the `error` column.

@@ -15,7 +15,7 @@ use super::sweep_fingerprint::SweepFingerprint;
 use super::torn_row::TornRow;
 use crate::confined_dir::ConfinedDir;
 use crate::file_lock::{FileLock, LockMode};
-use crate::launch::RunStatus;
+use crate::ground::RunStatus;
 
 /// Everything one row says about one run.
 #[derive(Debug, Clone)]

@@ -21,7 +21,7 @@ use super::row_quoting::quoting_refusal;
 use super::setting_interner::{intern_setting, place_setting, SettingInterner};
 use super::sidecar::Sidecar;
 use super::torn_row::torn_line;
-use crate::launch::{RunStatus, UnknownRunStatus};
+use crate::ground::{RunStatus, UnknownRunStatus};
 use crate::plan::{Setting, SettingId};
 use crate::read_limit::ReadLimit;
 

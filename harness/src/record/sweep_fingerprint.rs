@@ -74,7 +74,7 @@ impl SweepFingerprint {
     /// A short digest of the whole fingerprint, which marks the files written for results of this sweep.
     pub fn digest(&self) -> String {
         let text = serde_json::to_string(self).expect("a fingerprint serialises");
-        crate::variants::sha256_hex(text.as_bytes())[..16].to_string()
+        crate::ground::sha256_hex(text.as_bytes())[..16].to_string()
     }
 }
 
@@ -84,5 +84,5 @@ pub fn declaration_digest(decl: &RecordedDecl) -> String {
     let written = serde_json::to_value(decl).expect("a declaration serialises");
     let read_back: RecordedDecl = serde_json::from_value(written.clone()).unwrap_or_else(|_| decl.clone());
     let normal = serde_json::to_value(&read_back).unwrap_or(written);
-    crate::variants::sha256_hex(normal.to_string().as_bytes())
+    crate::ground::sha256_hex(normal.to_string().as_bytes())
 }

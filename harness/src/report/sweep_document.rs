@@ -141,7 +141,7 @@ mod tests {
         let config =
             AnalysisConfig { control: None, equivalence_key: None, group_by: vec![], ..fixture_slice_config() };
         let observations: Vec<_> =
-            fixture_slice_sweep().into_iter().filter(|o| o.status == crate::launch::RunStatus::Ok).collect();
+            fixture_slice_sweep().into_iter().filter(|o| o.status == crate::ground::RunStatus::Ok).collect();
         let analysis = analyse_sweep(&observations, &config, true, &[]);
         let context = ReportContext::default();
         let report =

@@ -10,7 +10,8 @@ use super::runner_error::RunnerError;
 use crate::confined_dir::ConfinedDir;
 use crate::console::Console;
 use crate::declare::Engine;
-use crate::launch::{self, BaseEnv};
+use crate::ground::BaseEnv;
+use crate::launch;
 use crate::rebuild::{self, BuildError, BuildJob, BuildKey, BuildOutcome};
 use crate::variants::VariantBuildMark;
 

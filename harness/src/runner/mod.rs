@@ -27,7 +27,7 @@ pub use session::{run_dir_name, Tally};
 
 use crate::console::Console;
 use crate::declare::{CheckTest, Race, Sweep};
-use crate::launch::RunEvents;
+use crate::launch::{head_commit, RunEvents};
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, DEFAULT_VARIANT};
 use crate::record::{
     utc_stamp, Columns, EngineChange, EngineFingerprint, RecordError, RecordedAttempts, RecordedDecl,
@@ -252,7 +252,10 @@ pub fn check_resume(sweep: &Sweep, csv: &Path, accept_engine_change: bool) -> Re
 /// How `sweep`'s engine differs from the one a resumed CSV's rows come from, if its sidecar says and
 /// they differ.
 fn engine_change(recorded: &Sidecar, sweep: &Sweep) -> Option<String> {
-    recorded.engine_fingerprint.as_ref()?.difference(&EngineFingerprint::of(&sweep.engine))
+    recorded
+        .engine_fingerprint
+        .as_ref()?
+        .difference(&EngineFingerprint::of(&sweep.engine, head_commit(&sweep.engine.tree)))
 }
 
 /// A short content hash of the engine binary, so rows say exactly which build produced them.
@@ -260,7 +263,7 @@ fn program_hash(sweep: &Sweep, site: &VariantSite) -> String {
     crate::launch::program_path(&sweep.engine, &site.tree, &site.build_dir)
         .ok()
         .and_then(|program| std::fs::read(program).ok())
-        .map(|bytes| crate::variants::sha256_hex(&bytes)[..16].to_string())
+        .map(|bytes| crate::ground::sha256_hex(&bytes)[..16].to_string())
         .unwrap_or_default()
 }
 
@@ -269,7 +272,7 @@ fn write_sidecar(plan: &Plan, context: &Context<'_>) -> Result<(), RunnerError> 
     let (sweep, options, paths, origin) = (context.sweep, context.options, &context.paths, &context.origin);
     let mut settings: Vec<String> = plan.settings.iter().map(|s| s.label()).collect();
     let mut reps = plan.reps;
-    let engine = EngineFingerprint::of(&sweep.engine);
+    let engine = EngineFingerprint::of(&sweep.engine, head_commit(&sweep.engine.tree));
     let mut engine_changes = Vec::new();
     // A resumed CSV keeps every row it holds inside its sidecar's grid, whatever `--filter` or `--reps`
     // this invocation gives, and the engines its rows come from.

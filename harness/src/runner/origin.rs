@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use super::runner_error::RunnerError;
 use crate::declare::Sweep;
-use crate::launch::{BaseEnv, Captured, OWNER_HOST_VAR, OWNER_VAR};
+use crate::ground::BaseEnv;
+use crate::launch::{head_commit, tree_dirty, version_line, Captured, OWNER_HOST_VAR, OWNER_VAR};
 use crate::plan::Setting;
 use crate::record::Provenance;
 
@@ -35,7 +36,9 @@ impl Origin {
             Some(script) => BaseEnv::Exactly(capture_setup_env(script, &sweep.engine.tree)?),
             None => BaseEnv::Inherit,
         };
-        let provenance = Provenance::gather(&sweep.engine.tree, &sweep.engine.toolchain, base_env.overrides());
+        let (tree, toolchain) = (&sweep.engine.tree, &sweep.engine.toolchain);
+        let versions = toolchain.iter().map(|(name, argv)| (name.clone(), version_line(argv, base_env.overrides())));
+        let provenance = Provenance::gather(head_commit(tree), tree_dirty(tree), versions.collect());
         Ok(Origin { base_env, provenance })
     }
 }

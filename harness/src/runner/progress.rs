@@ -6,7 +6,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::console::Console;
-use crate::launch::RunStatus;
+use crate::ground::RunStatus;
 
 /// Reports each finished run; the ETA comes from finished runs' durations (indicatif's rate).
 pub struct Progress {

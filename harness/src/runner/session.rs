@@ -16,10 +16,10 @@ use crate::analyse::{SettingSummary, Verdicts};
 use crate::confined_dir::ConfinedDir;
 use crate::declare::{AnalysisConfig, Race, Sweep};
 use crate::extract::{self, RunLogs};
-use crate::launch::{self, BaseEnv, Execution, Limits, RankCommand, RunStatus, StopReason};
+use crate::ground::{first_failure_line, BaseEnv, RunStatus};
+use crate::launch::{self, Execution, Limits, RankCommand, StopReason};
 use crate::plan::{labels_joined, Plan, PlannedRun, Setting, SettingId};
 use crate::plural::counted;
-use crate::rebuild::first_failure_line;
 use crate::record::{RecordedAttempts, ResultWriter, RunRow, RunTable, LOGS_IN};
 use crate::report::MetricUnits;
 
@@ -392,7 +392,7 @@ pub fn run_dir_name(run: &PlannedRun, slug: &str, attempt: u32) -> String {
         slug.to_string()
     } else {
         let cut = (0..=MAX_SLUG_BYTES).rev().find(|&at| slug.is_char_boundary(at)).unwrap_or(0);
-        let digest = crate::variants::sha256_hex(slug.as_bytes());
+        let digest = crate::ground::sha256_hex(slug.as_bytes());
         format!("{}~{}", &slug[..cut], &digest[..12])
     };
     let attempt = if attempt > 1 { format!("-attempt{attempt}") } else { String::new() };

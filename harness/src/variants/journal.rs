@@ -4,12 +4,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::error::VariantError;
 use super::journal_confinement::{directory_refusal, is_sha256_hex, saved_refusal, target_refusal, STATE_DIR};
 use super::kept_edit::KeptEdit;
 use crate::atomic_file::{has_stale_temp, remove_stale_temp, sync_dir, write_atomic};
+use crate::ground::sha256_hex;
 use crate::read_limit::ReadLimit;
 
 const JOURNAL_FILE: &str = "journal.json";
@@ -224,10 +224,6 @@ fn keep_user_edit(tree: &Path, entry: &JournalEntry, on_disk: Option<&[u8]>) -> 
         Some(bytes) if !entry.is_sweeps(bytes) => KeptEdit::keep(&tree.join(&entry.target), bytes).map(Some),
         _ => Ok(None),
     }
-}
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
 }
 
 fn journal_path(tree: &Path) -> PathBuf {

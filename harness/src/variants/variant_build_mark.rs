@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use super::copy_isolation::tree_fingerprint;
 use super::error::VariantError;
-use super::journal::sha256_hex;
 use super::journal_confinement::STATE_DIR;
 use crate::atomic_file::write_atomic;
+use crate::ground::sha256_hex;
 
 const MARK_FILE: &str = ".sweep-variant-build";
 

@@ -25,7 +25,7 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
             let blocks = !in_place && interleaved;
             let (text, not_additive) =
                 summary::write_ablation_summary(&table, &paths, config, ablation, blocks, &title, args.force)?;
-            let failed = table.runs().iter().filter(|o| o.status() != sweep::launch::RunStatus::Ok).count();
+            let failed = table.runs().iter().filter(|o| o.status() != sweep::ground::RunStatus::Ok).count();
             (text, not_additive || failed > 0)
         }
         None => {

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::unknown_run_status::UnknownRunStatus;
+
 /// The status of a run; only `Ok` runs count in statistics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RunStatus {
@@ -35,11 +37,6 @@ impl fmt::Display for RunStatus {
         f.write_str(self.as_str())
     }
 }
-
-/// A `status` cell that is none of `ok`, `failed`, `timeout`, `interrupted`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("status `{0}` is not one of ok, failed, timeout, interrupted")]
-pub struct UnknownRunStatus(pub String);
 
 impl FromStr for RunStatus {
     type Err = UnknownRunStatus;
