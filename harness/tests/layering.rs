@@ -1,15 +1,37 @@
-//! The layering docs/ARCHITECTURE.md documents, checked on the source: a stage imports only from the
-//! stages before it, and no two files import each other (directly or round a ring). Imports are read
-//! from `crate::<stage>` and `super::<file>` paths outside each file's `#[cfg(test)]` tail, the way
+//! The layering docs/ARCHITECTURE.md documents, checked on the source: each stage imports only the stages
+//! its row of `ALLOWED` lists, and no two files import each other (directly or round a ring). Imports are
+//! read from `crate::<stage>` and `super::<file>` paths outside each file's `#[cfg(test)]` tail, the way
 //! rustc's `tidy` and rust-analyzer's architecture checks read the tree.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The documented order: each stage may import only the ones before it (`runner` drives them all).
-const STAGES: [&str; 11] =
-    ["declare", "plan", "launch", "variants", "rebuild", "extract", "record", "analyse", "compare", "report", "runner"];
+/// The allowed dependency graph: each stage and the stages it may import. Two arms over a common floor:
+/// `declare` and `plan` (what a sweep is, and its settings) are read by both; the running arm starts
+/// processes (`launch`), renders variants and builds them; the results arm extracts, records, analyses,
+/// compares and reports; `runner` joins the arms. A module that is no stage (`ground`, `template`,
+/// `expression`, `atomic_file`, ...) is the ground floor: importable by all, importing no stage.
+const ALLOWED: [(&str, &[&str]); 11] = [
+    ("declare", &[]),
+    ("plan", &["declare"]),
+    // The running arm.
+    ("launch", &["declare"]),
+    ("variants", &["declare", "launch"]),
+    ("rebuild", &["declare", "launch", "variants"]),
+    // The results arm.
+    ("extract", &["declare"]),
+    ("record", &["declare", "plan"]),
+    ("analyse", &["declare", "plan", "record"]),
+    ("compare", &["declare", "plan", "record", "analyse"]),
+    ("report", &["declare", "plan", "record", "analyse", "compare"]),
+    // Both arms joined; a session compares nothing, so not `compare`.
+    ("runner", &["declare", "plan", "launch", "variants", "rebuild", "extract", "record", "analyse", "report"]),
+];
+
+/// The running arm's stages. `record` and `analyse` read back what a run left (its status, the environment
+/// it started from) as ground types, never from the stages that made it.
+const RUNNING_ARM: [&str; 3] = ["launch", "variants", "rebuild"];
 
 fn source_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
@@ -55,27 +77,81 @@ fn paths_after<'a>(code: &'a str, prefix: &str) -> Vec<(&'a str, Option<&'a str>
 
 fn stage_of(file: &Path) -> Option<&str> {
     let first = file.components().next()?.as_os_str().to_str()?;
-    STAGES.iter().copied().find(|stage| *stage == first)
+    ALLOWED.iter().map(|(stage, _)| *stage).find(|stage| *stage == first)
 }
 
-#[test]
-fn no_stage_imports_a_later_stage() {
+fn is_stage(name: &str) -> bool {
+    ALLOWED.iter().any(|(stage, _)| *stage == name)
+}
+
+/// Every `crate::<stage>` import of the library outside tests, as (importing file, imported stage). The
+/// binary's `crate::` is its own folder, and it may use every stage.
+fn stage_imports() -> Vec<(PathBuf, String)> {
     let root = source_root();
     let mut files = Vec::new();
     rust_files(&root, &root, &mut files);
-    let rank = |stage: &str| STAGES.iter().position(|s| *s == stage);
-    let mut wrong = Vec::new();
-    for file in &files {
-        let Some(stage) = stage_of(file) else { continue };
-        for (other, _) in paths_after(&code_of(&root, file), "crate::") {
-            if rank(other).zip(rank(stage)).is_some_and(|(other, own)| other > own) {
-                wrong.push(format!("{} imports crate::{other}", file.display()));
-            }
-        }
-    }
-    wrong.sort();
-    wrong.dedup();
-    assert!(wrong.is_empty(), "imports against the documented order:\n{}", wrong.join("\n"));
+    let mut imports: Vec<(PathBuf, String)> = files
+        .iter()
+        .filter(|file| !file.starts_with("bin"))
+        .flat_map(|file| {
+            let code = code_of(&root, file);
+            let stages: Vec<String> =
+                paths_after(&code, "crate::").into_iter().map(|(first, _)| first.to_string()).collect();
+            stages.into_iter().filter(|other| is_stage(other)).map(move |other| (file.clone(), other))
+        })
+        .collect();
+    imports.sort();
+    imports.dedup();
+    imports
+}
+
+fn shown(imports: &[(PathBuf, String)]) -> String {
+    imports
+        .iter()
+        .map(|(file, other)| format!("{} imports crate::{other}", file.display()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_stage_import_is_an_edge_of_the_allowed_graph() {
+    let allowed = |file: &Path, other: &str| match stage_of(file) {
+        Some(stage) => stage == other || ALLOWED.iter().any(|(from, to)| *from == stage && to.contains(&other)),
+        None => false,
+    };
+    let wrong: Vec<(PathBuf, String)> =
+        stage_imports().into_iter().filter(|(file, other)| !allowed(file, other)).collect();
+    assert!(wrong.is_empty(), "imports outside the allowed graph:\n{}", shown(&wrong));
+}
+
+#[test]
+fn record_and_analyse_import_nothing_of_the_running_arm() {
+    let results = |file: &Path| matches!(stage_of(file), Some("record" | "analyse"));
+    let wrong: Vec<(PathBuf, String)> = stage_imports()
+        .into_iter()
+        .filter(|(file, other)| results(file) && RUNNING_ARM.contains(&other.as_str()))
+        .collect();
+    assert!(wrong.is_empty(), "the results arm reaching into the running arm:\n{}", shown(&wrong));
+}
+
+#[test]
+fn the_allowed_graph_has_no_ring_and_a_row_per_stage_folder() {
+    let graph: BTreeMap<PathBuf, BTreeSet<PathBuf>> = ALLOWED
+        .iter()
+        .map(|(stage, imports)| (PathBuf::from(stage), imports.iter().map(PathBuf::from).collect()))
+        .collect();
+    assert!(rings_of(&graph).is_empty(), "the allowed graph itself has a ring");
+    let unknown: Vec<&str> = ALLOWED.iter().flat_map(|(_, to)| to.iter().copied()).filter(|s| !is_stage(s)).collect();
+    assert!(unknown.is_empty(), "allowed imports of no stage: {unknown:?}");
+    // Every folder but the binary's and the ground floor's is a stage, so a new stage cannot go unchecked.
+    let folders: BTreeSet<String> = fs::read_dir(source_root())
+        .expect("src reads")
+        .map(|entry| entry.expect("a folder entry").path())
+        .filter(|path| path.is_dir() && !path.ends_with("bin") && !path.ends_with("ground"))
+        .filter_map(|path| Some(path.file_name()?.to_str()?.to_string()))
+        .collect();
+    let stages: BTreeSet<String> = ALLOWED.iter().map(|(stage, _)| stage.to_string()).collect();
+    assert_eq!(folders, stages, "every stage folder has a row in ALLOWED");
 }
 
 #[test]
