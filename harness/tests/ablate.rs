@@ -693,7 +693,7 @@ fn stopped(pid: u32) -> bool {
     stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('T'))
 }
 
-/// Regression (issue 9, the build gap): `make` used to start before its process group was recorded, so
+/// Regression (the build gap): `make` used to start before its process group was recorded, so
 /// a SIGKILL of sweep right after an ablated build started left compilers with no recorded group; they
 /// wrote the ablated object after `sweep restore` and the next build linked it. Here the build script
 /// starts make and at once stops sweep (SIGSTOP) on the first ablated variant; sweep is SIGKILLed (its
@@ -743,7 +743,7 @@ wait
     assert!(!tree.path().join("build/.sweep-variant-build").exists(), "the variant build mark outlived the rebuild");
 }
 
-/// Regression (issue 9): `sweep run` took no tree lock, so an in-place ablation rebuilt the engine under a
+/// Regression: `sweep run` took no tree lock, so an in-place ablation rebuilt the engine under a
 /// running sweep whose rows then measured other binaries. Each now refuses to start under the other.
 #[test]
 fn a_run_and_an_in_place_ablation_of_one_tree_refuse_to_start_under_each_other() {
@@ -791,7 +791,7 @@ fn a_run_and_an_in_place_ablation_of_one_tree_refuse_to_start_under_each_other()
     assert_restored(tree.path(), &original, "after Ctrl-C of the ablation that held the tree");
 }
 
-/// Regression (issue 9): SIGQUIT, SIGUSR1, SIGUSR2 and SIGALRM ended sweep by their default action and
+/// Regression: SIGQUIT, SIGUSR1, SIGUSR2 and SIGALRM ended sweep by their default action and
 /// left the tree rendered. Every terminating signal is an interruption: exit 130, tree restored.
 #[test]
 fn every_terminating_signal_restores_an_in_place_ablation() {
@@ -811,7 +811,7 @@ fn every_terminating_signal_restores_an_in_place_ablation() {
     }
 }
 
-/// Regression (issue 9): copy-isolated builds ran outside the executor, so Ctrl-C reported them as
+/// Regression: copy-isolated builds ran outside the executor, so Ctrl-C reported them as
 /// FAILED builds and left their compilers running. Now it is an interruption (exit 130) and nothing of
 /// the builds is left.
 #[test]
@@ -838,7 +838,7 @@ fn ctrl_c_during_copy_builds_exits_130_and_leaves_no_compiler() {
     assert_eq!(common::processes_under(s.ws.path()), Vec::<String>::new(), "the builds outlived the sweep");
 }
 
-/// Issue 23: every hint runs as printed. An ablation interrupted between runs says to run it again with
+/// Every hint runs as printed. An ablation interrupted between runs says to run it again with
 /// the command that started it (ablations have no `--resume`); that command, pasted, runs every variant.
 #[test]
 fn an_interrupted_ablation_names_the_command_that_runs_it_again() {

@@ -1,4 +1,4 @@
-//! Issue 20: every file sweep reads back is untrusted input. Each test is one attack a red team made work
+//! Every file sweep reads back is untrusted input. Each test is one attack a red team made work
 //! (or a bad input it showed accepted), named after the bug it pins: nothing is written outside a tree,
 //! nothing is overwritten, nothing half-true is analysed, and the exit code follows the README's table.
 
@@ -180,7 +180,7 @@ fn a_run_on_a_tree_with_a_forged_journal_is_refused_before_anything_runs() {
     assert_eq!(after, before);
 }
 
-/// Regression (issue 23): `check` of a tree an interrupted in-place ablation left rendered said `sweep
+/// Regression: `check` of a tree an interrupted in-place ablation left rendered said `sweep
 /// restore <tree>`, which runs only where `sweep` is on the PATH. It names this very binary, and the command
 /// restores the tree as printed; `check` then passes.
 #[test]
@@ -477,7 +477,7 @@ fn run_out_never_overwrites_a_page_or_other_file_beside_it_without_force() {
     flaky.assert_refused(&["run", "sweeps/flaky.toml", "--out", "results/dir.csv", "--force"], "as a folder");
 }
 
-/// Regression (issue 20): every remaining run of a broken engine was recorded failed, one after the
+/// Regression: every remaining run of a broken engine was recorded failed, one after the
 /// other, to the end of the sweep. The third run in a row failing the same way stops it (exit 1) with
 /// the command that completes it; `--keep-going` runs them all.
 #[test]
@@ -512,7 +512,7 @@ fn runs_failing_the_same_way_in_a_row_stop_the_sweep_unless_keep_going() {
     assert_eq!(common::csv_rows(&flaky.path().join("results/r.csv")).len(), 9, "3 failed, then 6 ok");
 }
 
-/// Regression (issue 20): an OS error exited 1 with Rust's raw message. It exits 2 and says what the
+/// Regression: an OS error exited 1 with Rust's raw message. It exits 2 and says what the
 /// system said about which file, as the user named it.
 #[test]
 fn permission_denied_is_exit_2_naming_the_file() {
@@ -564,7 +564,7 @@ impl Drop for SmallDisk {
     }
 }
 
-/// Regression (issue 20): when the disk filled, every remaining run was recorded "failed: launcher exited
+/// Regression: when the disk filled, every remaining run was recorded "failed: launcher exited
 /// 1" and the sweep went on to the end. It stops after the run that found the disk full (exit 2), the rows
 /// recorded are whole, and the hint is a command that completes the sweep once there is space.
 #[test]
@@ -850,7 +850,7 @@ impl Victim {
     }
 }
 
-/// Regression (issue 33, case 2): after an interrupted in-place ablation, a line the user added to a
+/// Regression: after an interrupted in-place ablation, a line the user added to a
 /// rendered file was replaced by the original with no warning and no copy.
 #[test]
 fn restore_keeps_a_user_edit_of_a_rendered_file() {
@@ -859,7 +859,7 @@ fn restore_keeps_a_user_edit_of_a_rendered_file() {
     victim.assert_edit_kept("ablated\nmy line\n", &victim.restored());
 }
 
-/// Regression (issue 33, case 2): the automatic recovery every `run` (and `ablate`) does first on a tree
+/// Regression: the automatic recovery every `run` (and `ablate`) does first on a tree
 /// an interrupted in-place ablation left rendered lost the user's edit the same way.
 #[test]
 fn auto_recovery_keeps_a_user_edit_of_a_rendered_file() {
@@ -907,7 +907,7 @@ impl Flaky {
     }
 }
 
-/// Regression (issue 33, case 6): `--resume` after the engine profile named another `program` was accepted
+/// Regression: `--resume` after the engine profile named another `program` was accepted
 /// silently: rows from two engines in one table, the sidecar rewritten to name only the new one.
 #[test]
 fn resume_refuses_rows_from_another_engine() {
@@ -920,7 +920,7 @@ fn resume_refuses_rows_from_another_engine() {
     );
 }
 
-/// Regression (issue 33, case 6): with `--accept-engine-change` the resume goes on, and the change is in
+/// Regression: with `--accept-engine-change` the resume goes on, and the change is in
 /// the sidecar (with the engine the earlier rows come from) and in every summary of the CSV.
 #[test]
 fn an_accepted_engine_change_is_recorded_in_the_sidecar_and_shown_in_the_summary() {

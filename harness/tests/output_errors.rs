@@ -1,4 +1,4 @@
-//! Issue 33, case 3: output errors are not fatal. A reader that left (`sweep run X 2>&1 | head -c1`, a pager
+//! Output errors are not fatal. A reader that left (`sweep run X 2>&1 | head -c1`, a pager
 //! quit) or a full device on stdout or stderr never panics `sweep`: a sweep records every run and ends with
 //! its usual exit status, and a read-only command's status is its own. An error stays one line whatever it
 //! quotes. The engine is the FIXTURE rank script (`tests/fixtures/rank_fixture.sh`): its numbers are not

@@ -272,7 +272,7 @@ fn run_hint(workspace: &Workspace, hint: &str) -> std::process::Output {
     Command::new("sh").args(["-c", hint]).current_dir(workspace.path()).output().expect("sh runs")
 }
 
-/// Regression (issue 23): the hint after an interrupt was `sweep run --resume <csv>`, which fails (no
+/// Regression: the hint after an interrupt was `sweep run --resume <csv>`, which fails (no
 /// declaration). The hint on stderr and the one in the summary `report` writes of the partial CSV are
 /// the same whole command, and it completes the sweep as printed.
 #[test]
@@ -496,7 +496,7 @@ fn torn_last_row_is_dropped_on_resume_and_its_bytes_kept() {
     assert_ne!(reps[0], reps[1], "the cut run ran again, the whole one did not");
 }
 
-/// Regression (issue 9): two `--resume` of one CSV wrote duplicate rows. The second is refused with
+/// Regression: two `--resume` of one CSV wrote duplicate rows. The second is refused with
 /// one line naming the writer while the first completes the sweep.
 #[test]
 fn a_second_resume_of_a_csv_being_resumed_is_refused_and_no_run_is_recorded_twice() {
@@ -559,7 +559,7 @@ primary = "rows"
     )
 }
 
-/// Regression (issue 9): OpenMPI puts ranks in their own process groups, so after a timeout, Ctrl-C
+/// Regression: OpenMPI puts ranks in their own process groups, so after a timeout, Ctrl-C
 /// or SIGTERM ranks were still alive when sweep exited. Sweep must not exit before they are gone.
 #[test]
 fn openmpi_ranks_are_gone_when_sweep_exits_after_a_timeout_or_a_signal() {
@@ -595,7 +595,7 @@ fn openmpi_ranks_are_gone_when_sweep_exits_after_a_timeout_or_a_signal() {
 
 /// A run that succeeds leaving a daemon behind (its own session and group, re-parented to sweep when
 /// its rank exits) counts as ended only once the daemon is killed: sweep finds it without a /proc scan
-/// being due (issue 21: the scan is skipped when no process of the run can be left).
+/// being due (the scan is skipped when no process of the run can be left).
 #[test]
 fn a_daemon_a_successful_run_left_is_killed_before_the_run_counts_as_ended() {
     let workspace = fixture_workspace("20s");
@@ -644,7 +644,7 @@ fn gone_or_zombie(pid: i32) -> bool {
 }
 
 /// A SIGKILLed sweep gets no chance to stop its runs: its ranks, each leading its own process group,
-/// must die with it (their parent-death signal, set before they exec, since issue 21 without a fork).
+/// must die with it (their parent-death signal, set before they exec, without a fork).
 #[test]
 fn a_sigkilled_sweep_takes_its_running_ranks_down_with_it() {
     let workspace = fixture_workspace("60s");
@@ -678,7 +678,7 @@ fn a_sigkilled_sweep_takes_its_running_ranks_down_with_it() {
     assert!(alive.is_empty(), "ranks outlived the SIGKILLed sweep: {alive:?}");
 }
 
-/// Regression (issue 9): a per-rank program's daemons (own session, not sweep's children) survived a
+/// Regression: a per-rank program's daemons (own session, not sweep's children) survived a
 /// SIGKILL of sweep indefinitely. Nothing can stop them at the kill itself; the next sweep kills
 /// everything a dead sweep left before it runs anything.
 #[test]
@@ -702,7 +702,7 @@ fn daemons_a_sigkilled_sweep_left_are_killed_by_the_next_sweep() {
     assert_eq!(leftover_processes(marker), "", "the dead sweep's daemons outlived the next sweep's start");
 }
 
-/// Regression (issue 21, resume keyed by setting id): a resume whose `--filter` plans other settings than
+/// Regression (resume keyed by setting id): a resume whose `--filter` plans other settings than
 /// the first run numbers them differently from the CSV's sidecar; its rows are matched to the plan by
 /// setting, so the new settings run and the recorded ones are not run again.
 #[test]

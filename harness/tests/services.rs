@@ -285,7 +285,7 @@ fn reuse_across_serves_the_settings_of_a_round_that_differ_only_there_from_one_i
     assert!(instances.iter().all(|&pid| is_gone(pid)));
 }
 
-/// Regression (issue 20): a service that never got ready cost the whole readiness limit on every run of
+/// Regression: a service that never got ready cost the whole readiness limit on every run of
 /// its setting. After the first, the setting's remaining runs are recorded failed at once, naming the
 /// probe, what it last found and the log.
 #[test]
@@ -319,7 +319,7 @@ fn a_service_never_ready_trips_a_breaker_so_its_settings_other_runs_fail_at_once
     }
 }
 
-/// Regression (issue 20): the HTTP probe read 64 bytes of the answer and closed the socket with the rest
+/// Regression: the HTTP probe read 64 bytes of the answer and closed the socket with the rest
 /// unread, which resets the connection: the python server logged ConnectionResetError tracebacks.
 #[test]
 fn the_http_readiness_probe_closes_cleanly_and_the_server_logs_no_traceback() {
@@ -337,7 +337,7 @@ fn the_http_readiness_probe_closes_cleanly_and_the_server_logs_no_traceback() {
     }
 }
 
-/// Regression (issue 20): a run whose service was killed was recorded failed, and `--resume` never ran
+/// Regression: a run whose service was killed was recorded failed, and `--resume` never ran
 /// failed runs again, so the sweep kept the hole. It is run again (attempt 2) and the sweep completes.
 #[test]
 fn a_run_whose_service_was_killed_is_run_again_by_resume() {

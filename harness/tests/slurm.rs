@@ -258,7 +258,7 @@ fn submit_dry_run_prints_the_array_script_and_claims_nothing() {
     assert_eq!(too_many.status.code(), Some(2), "{}", stderr(&too_many));
 }
 
-/// Regression (issue 23): the hint of an unbuilt engine was `sweep run <file> --reps 1`, which runs only
+/// Regression: the hint of an unbuilt engine was `sweep run <file> --reps 1`, which runs only
 /// where `sweep` is on the PATH. It names this very binary, and builds the engine as printed; the
 /// submission then goes ahead. The engine is a FIXTURE whose build writes its program.
 #[test]

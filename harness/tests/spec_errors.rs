@@ -1083,7 +1083,7 @@ fn a_hostfile_template_for_a_launcher_that_is_not_mpirun_is_refused() {
     );
 }
 
-// Issue 20: `sweep check` passed declarations that fail every run. Each is now refused at check, naming
+// `sweep check` used to pass declarations that fail every run. Each is now refused at check, naming
 // the file, line and key.
 
 #[test]
@@ -1471,7 +1471,7 @@ fn a_rule_value_outside_the_grid_names_its_key() {
     assert_check_rejects(&base_plus("verify_rule = { param = \"slices\", rule = \"rule\" }\n"), "sweep: error: sweeps/x.toml:22: `analysis.verify_rule.rule`: `rule` is not a value of `slices` beside forced ones");
 }
 
-/// Regression (issue 33, case 12): a NUL byte in a param value passed `check`, then failed every run.
+/// Regression: a NUL byte in a param value passed `check`, then failed every run.
 #[test]
 fn check_refuses_a_nul_byte_in_a_param_value() {
     let ws = Workspace::new();
@@ -1483,7 +1483,7 @@ fn check_refuses_a_nul_byte_in_a_param_value() {
     assert!(!ws.path().join("results").exists(), "a refused run wrote results");
 }
 
-/// Regression (issue 33, case 12): a NUL byte in a `[run.env]` value passed `check`, then failed every run.
+/// Regression: a NUL byte in a `[run.env]` value passed `check`, then failed every run.
 #[test]
 fn check_refuses_a_nul_byte_in_an_env_value() {
     assert_check_rejects(
@@ -1493,7 +1493,7 @@ fn check_refuses_a_nul_byte_in_an_env_value() {
     );
 }
 
-/// Regression (issue 33, case 4): `a = ["1 b=2", "1"]` and `b = ["3", "2 b=3"]` make two settings that both
+/// Regression: `a = ["1 b=2", "1"]` and `b = ["3", "2 b=3"]` make two settings that both
 /// print as `a=1 b=2 b=3`, the one identity a result CSV knows a setting by: `check` said ok, every run
 /// ran, then the sweep refused its own CSV. Both are refused before anything runs, each named as written.
 #[test]

@@ -1,4 +1,4 @@
-//! One document model for every report (issue 21): a title and typed sections, built once by the report
+//! One document model for every report: a title and typed sections, built once by the report
 //! code and rendered by `terminal_text`, `markdown` (both here: they share one text layout) and
 //! `html_page` (`analysis.json` has its notes too), so the terminal, the summary file and the page say the
 //! same things in the same order.

@@ -1,4 +1,4 @@
-//! The report of one sweep as a `Document`, in the order a reader needs it (issue 23): the title and what
+//! The report of one sweep as a `Document`, in the order a reader needs it: the title and what
 //! was measured; what to trust (failed runs, stragglers, drift, a control set aside, cannot-tell reasons);
 //! the verdicts; the figures (on the page); then the tables.
 

@@ -1,4 +1,4 @@
-//! The "What to trust" block a summary opens with, above the verdicts (issue 23): failed runs, runs
+//! The "What to trust" block a summary opens with, above the verdicts: failed runs, runs
 //! missing from the plan, retried runs, drift, a control the settings move, stragglers, groups that
 //! cannot be told and settings that should agree but do not. Warnings first; when all is well it says
 //! so in a line or two.
@@ -260,7 +260,7 @@ fn disagreement_note(report: &SweepReport) -> Option<Note> {
 mod tests {
     use super::*;
 
-    /// Regression (issue 33, case 6): a resume after the engine changed was silent; accepted, it is a
+    /// Regression: a resume after the engine changed was silent; accepted, it is a
     /// warning of every summary of the CSV.
     #[test]
     fn an_accepted_engine_change_is_a_warning_of_the_summary() {

@@ -203,7 +203,7 @@ mod tests {
         assert_eq!(recover_in_place(tree.path()).unwrap(), None);
     }
 
-    /// Regression (issue 33, case 2): a line the user added to a rendered file was lost when the next
+    /// Regression: a line the user added to a rendered file was lost when the next
     /// variant was written over it.
     #[test]
     fn apply_keeps_a_user_edit_made_after_the_last_rendering() {
@@ -219,7 +219,7 @@ mod tests {
         assert_original(tree.path());
     }
 
-    /// Regression (issue 33, case 2): automatic recovery (what `run`, `ablate` and `restore` do first) put
+    /// Regression: automatic recovery (what `run`, `ablate` and `restore` do first) put
     /// the original over a line the user added to a rendered file, with no copy.
     #[test]
     fn auto_recovery_keeps_a_user_edit_of_a_rendered_file() {

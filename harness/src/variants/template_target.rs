@@ -417,7 +417,7 @@ mod tests {
         assert_eq!(resolved, dir.path().join("tree/kernels/gd.cpp").canonicalize().unwrap());
     }
 
-    /// Regression (issue 9): `kernels/../kernels/x.cpp` was refused as outside the tree.
+    /// Regression: `kernels/../kernels/x.cpp` was refused as outside the tree.
     #[test]
     fn a_dotdot_that_stays_inside_the_tree_resolves_and_one_that_leaves_is_refused() {
         let (dir, _) = fixture(TEMPLATE);
