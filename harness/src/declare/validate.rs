@@ -426,8 +426,8 @@ fn derived_cycle(source: &SourceFile, derived: &BTreeMap<String, Expression>) ->
     Ok(())
 }
 
-/// The params an expression may read: numbers only (evaluate_number binds numbers), so an expression over
-/// a text or boolean param is refused here, not found at run time.
+/// The params an expression may read: numbers only (`Expression::number` binds numbers), so an expression
+/// over a text or boolean param is refused here, not found at run time.
 fn numeric_names(params: &[Param]) -> impl Iterator<Item = &str> {
     params
         .iter()

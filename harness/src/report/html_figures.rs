@@ -1,6 +1,6 @@
-//! The figures of each report, on the one SVG layer: the sweep's plot, baseline-relative effects and a
-//! comparison as forest plots, a fit's residuals, the phase stacks, and an ablation's waterfall and
-//! per-variant bars, each a `RowChart` or `XyChart` built from analysis results.
+//! The figures of each report, on the one SVG layer: the sweep's plot (its own x-y chart, `sweep_plot_svg`),
+//! baseline-relative effects and a comparison as forest plots, a fit's residuals, the phase stacks, and an
+//! ablation's waterfall and per-variant bars, each a `RowChart` built from analysis results.
 
 use super::compare_thresholds::threshold_named;
 use super::document::Section;
