@@ -135,6 +135,12 @@ impl ResultWriter {
         &self.path
     }
 
+    /// The record `write` last wrote, as the file holds it (line end included): what a table of the rows
+    /// written so far appends (`RunTable::push_written`).
+    pub fn last_row(&self) -> &[u8] {
+        &self.row
+    }
+
     /// The torn last row `append` cut away, if there was one.
     pub fn torn(&self) -> Option<&TornRow> {
         self.torn.as_ref()

@@ -54,6 +54,8 @@ pub struct RunTable {
     current: Option<Vec<u32>>,
     /// (setting, rep) pairs recorded more than once.
     retried: usize,
+    /// The sidecar's grid the rows were read by: `push_written` types and places a new row by it too.
+    grid: Option<RecordedGrid>,
 }
 
 /// Why a row was refused: the row as a whole, or one metric cell (by its index in `columns.metrics`).
@@ -78,7 +80,7 @@ impl RunTable {
 
     fn read_beside(path: &Path, sidecar: Option<&Sidecar>, end: ReadEnd) -> Result<RunTable, RecordError> {
         let grid = sidecar.map(|sidecar| RecordedGrid::of(sidecar, &ResultPaths::for_csv(path).sidecar));
-        RunTable::read_in_parts(path, grid.as_ref(), end, parallel_parts)
+        RunTable::read_in_parts(path, grid, end, parallel_parts)
     }
 
     /// Reads a CSV to analyse: one without any run has nothing to report.
@@ -95,10 +97,11 @@ impl RunTable {
     /// metric or a malformed row is an error naming its line (the first in the file).
     fn read_in_parts(
         path: &Path,
-        grid: Option<&RecordedGrid>,
+        owned_grid: Option<RecordedGrid>,
         end: ReadEnd,
         parts: impl Fn(u64) -> u64,
     ) -> Result<RunTable, RecordError> {
+        let grid = owned_grid.as_ref();
         let file = open_regular(path)?;
         let (length, torn) = whole_rows(path, &file)?;
         if let (ReadEnd::Refused, Some(line)) = (end, torn) {
@@ -132,15 +135,43 @@ impl RunTable {
             }
         }
         table.index_attempts(&rows, length)?;
+        table.grid = owned_grid;
         Ok(table)
+    }
+
+    /// Appends the run of `row`: one record as `ResultWriter` wrote it to this table's CSV, line end
+    /// included, read as `read` reads the file's rows (typed and placed by the same sidecar's grid). A
+    /// table grown so row by row equals the CSV read afresh, without reading the file again. A row the
+    /// table refuses (none the writer writes for a run of its grid) is left to a read of the CSV, which
+    /// names its line as reading the whole file did, or else becomes the table.
+    pub fn push_written(&mut self, row: &[u8]) -> Result<(), RecordError> {
+        if self.try_push_written(row).is_none() {
+            *self = RunTable::read(&self.path)?;
+        }
+        Ok(())
+    }
+
+    /// `push_written`'s append, `None` when the row is refused (the table may then be half-appended).
+    fn try_push_written(&mut self, row: &[u8]) -> Option<()> {
+        let header = self.columns.header();
+        let layout = RowLayout::of(&header, &self.columns);
+        // Taken out while the row is pushed, which borrows the table mutably.
+        let (grid, params) = (self.grid.take(), self.columns.params.clone());
+        let mut interned = SettingInterner::new(&params, grid.as_ref());
+        let mut reader = simd_csv::ZeroCopyReaderBuilder::new().has_headers(false).flexible(true).from_reader(row);
+        let pushed = match reader.read_byte_record() {
+            Ok(Some(record)) => self.push(&record, header.len(), &layout, &mut interned, grid.as_ref()).ok(),
+            _ => None,
+        };
+        self.grid = grid;
+        pushed?;
+        self.reindex_attempts().ok()
     }
 
     /// Refuses a (setting, rep, attempt) recorded twice, naming both lines, and picks the attempt of each
     /// (setting, rep) the analysis reads.
     fn index_attempts(&mut self, rows: &RowReader<'_>, length: u64) -> Result<(), RecordError> {
-        let attempt = |run: usize| self.attempt(run);
-        let index = AttemptIndex::of(&self.setting, &self.rep, &self.warmup, &self.status, attempt);
-        let AttemptIndex { current, retried } = index.map_err(|Duplicate { run, earlier }| {
+        self.reindex_attempts().map_err(|Duplicate { run, earlier }| {
             let lines = match rows.lines_of_runs(&[earlier, run], length) {
                 Ok(lines) => lines,
                 Err(error) => return error,
@@ -152,8 +183,15 @@ impl RunTable {
                 lines[0]
             );
             RecordError::BadRow { path: rows.path.to_path_buf(), line: lines[1], reason }
-        })?;
-        (self.current, self.retried) = (current, retried);
+        })
+    }
+
+    /// Picks the attempt of each (setting, rep) the analysis reads, over every run; the duplicate, if a
+    /// (setting, rep, attempt) is recorded twice.
+    fn reindex_attempts(&mut self) -> Result<(), Duplicate> {
+        let attempt = |run: usize| self.attempt(run);
+        let index = AttemptIndex::of(&self.setting, &self.rep, &self.warmup, &self.status, attempt)?;
+        (self.current, self.retried) = (index.current, index.retried);
         Ok(())
     }
 
@@ -243,6 +281,7 @@ impl RunTable {
             retries: Vec::new(),
             current: None,
             retried: 0,
+            grid: None,
         }
     }
 
@@ -655,7 +694,7 @@ impl RunTable {
     /// non-finite metric or a malformed row is an error naming its line (the first in the file).
     pub(super) fn read_typed(path: &Path, declared: &[Param]) -> Result<RunTable, RecordError> {
         let grid = RecordedGrid::of(&super::test_sidecar::declaring(declared), path);
-        RunTable::read_in_parts(path, Some(&grid), ReadEnd::Refused, parallel_parts)
+        RunTable::read_in_parts(path, Some(grid), ReadEnd::Refused, parallel_parts)
     }
 
     /// Every run the analysis reads (superseded attempts left out) as an owned observation.
@@ -695,25 +734,35 @@ mod tests {
     use std::collections::BTreeSet;
 
     /// Rows read as they are, without a sidecar's grid.
-    const NO_RULES: Option<&RecordedGrid> = None;
+    const NO_RULES: Option<RecordedGrid> = None;
 
     /// A run read back, its setting id the fixtures' (a table numbers its settings itself).
     fn with_fixture_id(run: Observation) -> Observation {
         Observation { setting_id: fixture_setting_id(&run.setting), ..run }
     }
 
-    /// Writes `runs` as `sweep run` would (params `rows`, `slices`) and reads them back compactly.
-    fn written(dir: &Path, name: &str, runs: &[Observation]) -> RunTable {
+    /// The columns `sweep run` writes `runs` in (params `rows`, `slices`).
+    fn columns_of(runs: &[Observation]) -> Columns {
         let metrics: BTreeSet<&String> = runs.iter().flat_map(|run| run.metrics.keys()).collect();
-        let columns = Columns {
+        Columns {
             params: vec!["rows".into(), "slices".into()],
             metrics: metrics.into_iter().cloned().collect(),
             toolchains: vec![],
             slurm: true,
             attempt: true,
-        };
+        }
+    }
+
+    /// Writes `runs` as `sweep run` would (params `rows`, `slices`) and reads them back compactly.
+    fn written(dir: &Path, name: &str, runs: &[Observation]) -> RunTable {
         let path = dir.join(name);
-        let mut writer = ResultWriter::create(&path, columns, Provenance::default()).unwrap();
+        let mut writer = ResultWriter::create(&path, columns_of(runs), Provenance::default()).unwrap();
+        write_runs(&mut writer, runs, |_| {});
+        RunTable::read(&path).unwrap()
+    }
+
+    /// Writes `runs` with `writer` as `sweep run` would, calling `after` once each row is written.
+    fn write_runs(writer: &mut ResultWriter, runs: &[Observation], mut after: impl FnMut(&ResultWriter)) {
         for (order, run) in runs.iter().enumerate() {
             let variant = run.variant();
             let same = |earlier: &&Observation| {
@@ -738,8 +787,48 @@ mod tests {
                     toolchain: None,
                 })
                 .unwrap();
+            after(writer);
         }
-        RunTable::read(&path).unwrap()
+    }
+
+    /// A race's table grows by each row as it is written, from the CSV read when the race starts (the
+    /// header alone, or a resumed CSV's rows): it equals the CSV read afresh after every row, whether
+    /// the sidecar numbers the settings or rows do, a retried run superseding its failed attempt.
+    #[test]
+    fn a_table_grown_by_each_row_written_equals_the_csv_read_afresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut runs = fixture_slice_sweep();
+        let retried = runs.iter().position(Observation::is_usable).unwrap();
+        let failed = Observation { status: RunStatus::Failed, error: "rank 1 exited".into(), ..runs[retried].clone() };
+        runs.insert(retried, Observation { metrics: Default::default(), ..failed });
+        // Warmup rounds count from 1 in a sidecar's grid.
+        runs.iter_mut().filter(|run| run.warmup).for_each(|run| run.rep = 1);
+        let read_back = written(dir.path(), "plain.csv", &runs);
+        let labels: BTreeSet<String> = read_back.observations().iter().map(|run| run.setting.label()).collect();
+        for (case, (planned, resumed_at)) in [(false, 0), (true, 0), (true, runs.len() / 2)].into_iter().enumerate() {
+            let path = dir.path().join(format!("{case}.csv"));
+            let columns = columns_of(&runs);
+            let mut writer = ResultWriter::create(&path, columns.clone(), Provenance::default()).unwrap();
+            if planned {
+                super::super::test_sidecar::write_sidecar(&path, &columns);
+                let sidecar_path = ResultPaths::for_csv(&path).sidecar;
+                let mut sidecar = Sidecar::read(&sidecar_path).unwrap();
+                // Not the order rows first record them in: ids are the sidecar's.
+                sidecar.settings = labels.iter().rev().cloned().collect();
+                sidecar.sweep.reps.warmup = 1;
+                sidecar.write(&sidecar_path).unwrap();
+            }
+            write_runs(&mut writer, &runs[..resumed_at], |_| {});
+            let mut grown = RunTable::read(&path).unwrap();
+            write_runs(&mut writer, &runs[resumed_at..], |writer| {
+                // Appended in memory, not read again by `push_written`'s fallback.
+                assert!(grown.try_push_written(writer.last_row()).is_some(), "case {case}");
+                assert_eq!(format!("{grown:?}"), format!("{:?}", RunTable::read(&path).unwrap()), "case {case}");
+            });
+            assert_eq!(grown.len(), runs.len());
+            assert_eq!(grown.runs().len(), runs.len() - 1, "the failed first attempt is superseded");
+            assert_eq!(grown.grid.is_some(), planned);
+        }
     }
 
     /// Summarising column by column reads the runs `runs()` reads: a superseded attempt is left out, a run
@@ -883,7 +972,7 @@ mod tests {
         sidecar.write(&sidecar_path).unwrap();
         let grid = RecordedGrid::of(&sidecar, &sidecar_path);
         for parts in [1, 3] {
-            let table = RunTable::read_in_parts(&path, Some(&grid), ReadEnd::Refused, |_| parts).unwrap();
+            let table = RunTable::read_in_parts(&path, Some(grid.clone()), ReadEnd::Refused, |_| parts).unwrap();
             let id_and_rows =
                 |run: usize| (table.setting[run].index(), table.observation(run).setting.values[0].1.clone());
             let expected = [(3, 512), (2, 1024), (1, 2048), (0, 4096)].map(|(id, rows)| (id, ParamValue::Int(rows)));

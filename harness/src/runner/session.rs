@@ -54,6 +54,9 @@ pub struct Session<'a> {
     pub watch: FailureWatch,
     /// The unit each progress line gives the primary metric's value in.
     pub units: MetricUnits,
+    /// In a race, every run the CSV holds, read once when the race starts and grown by each row as it is
+    /// written: each round's verdicts read it rather than the whole CSV again.
+    race_table: Option<RunTable>,
 }
 
 /// What a row records of one run besides its setting.
@@ -116,6 +119,7 @@ impl<'a> Session<'a> {
             attempts: recorded,
             watch: FailureWatch::new(context.options.same_failures_limit),
             units: MetricUnits::declared(&context.sweep.decl.metrics),
+            race_table: None,
         };
         Ok((session, todo))
     }
@@ -291,6 +295,9 @@ impl<'a> Session<'a> {
             log_dir,
             toolchain: origin.map(|o| &o.provenance.toolchain),
         })?;
+        if let Some(table) = &mut self.race_table {
+            table.push_written(self.writer.last_row())?;
+        }
         self.tally.recorded += 1;
         let primary = &self.sweep.analysis.primary;
         let detail = match outcome.metrics.get(primary) {
@@ -478,10 +485,13 @@ impl Session<'_> {
     /// on, the recorded CSV is analysed after every round (F-Race's idea, Birattari et al. 2002, with
     /// rounds as blocks and the Holm-corrected verdicts of `Verdicts::decide`): settings beaten in
     /// their group, or shown to be within the negligible margin of its best, are not run again, and
-    /// the race ends when every group is decided. A resumed race re-reads the CSV, so it carries on
-    /// where it stopped.
+    /// the race ends when every group is decided. A resumed race starts from the runs its CSV holds, so
+    /// it carries on where it stopped.
     pub fn run_race(&mut self, todo: &[PlannedRun], race: Option<Race>) -> Result<(), RunnerError> {
         let Some(race) = race else { return self.run_all(todo) };
+        // Read after the sidecar is written, whose grid numbers the settings as every later read would.
+        self.race_table = Some(RunTable::read(self.writer.path())?);
+        let config = AnalysisConfig { stopping: true, ..self.sweep.analysis.racing(Some(race)) };
         let warmups: Vec<PlannedRun> = todo.iter().filter(|run| run.warmup).copied().collect();
         self.run_all(&warmups)?;
         let mut racing: Option<BTreeSet<usize>> = None;
@@ -496,8 +506,9 @@ impl Session<'_> {
                 .copied()
                 .collect();
             self.run_all(&runs)?;
-            if round >= race.min && round < race.max && self.stopped.is_none() {
-                let still = self.still_racing(race)?;
+            let looks = round >= race.min && round < race.max && self.stopped.is_none();
+            if let (true, Some(table)) = (looks, &self.race_table) {
+                let still = still_racing(table, &self.plan.settings, &config);
                 self.progress.note(&format!(
                     "race after round {round}: {} of {} settings still racing",
                     still.len(),
@@ -512,22 +523,20 @@ impl Session<'_> {
         }
         Ok(())
     }
+}
 
-    /// Plan indices of the settings whose groups are not yet decided (the best and undecided rivals).
-    fn still_racing(&self, race: Race) -> Result<BTreeSet<usize>, RunnerError> {
-        let plan = self.plan;
-        let table = RunTable::read(self.writer.path())?;
-        let runs = table.runs();
-        let settings = SettingSummary::summarise_table(&table);
-        let config = AnalysisConfig { stopping: true, ..self.sweep.analysis.racing(Some(race)) };
-        let verdicts = Verdicts::decide(&runs, &settings, &config, true);
-        let plan_ids = table.plan_ids(&plan.settings);
-        let plan_index = |summary: &SettingSummary| plan_ids[summary.id.index()].map(SettingId::index);
-        let measured: BTreeSet<usize> = settings.iter().filter_map(plan_index).collect();
-        let racing = verdicts.racing().into_iter().filter_map(|index| plan_index(&settings[index]));
-        let unmeasured = (0..plan.settings.len()).filter(|index| !measured.contains(index));
-        Ok(racing.chain(unmeasured).collect())
-    }
+/// Indices among `planned` (the plan's settings) of those whose groups the runs of `table` leave
+/// undecided under `config` (a race's): the best and undecided rivals, and every setting not yet measured.
+fn still_racing(table: &RunTable, planned: &[Setting], config: &AnalysisConfig) -> BTreeSet<usize> {
+    let runs = table.runs();
+    let settings = SettingSummary::summarise_table(table);
+    let verdicts = Verdicts::decide(&runs, &settings, config, true);
+    let plan_ids = table.plan_ids(planned);
+    let plan_index = |summary: &SettingSummary| plan_ids[summary.id.index()].map(SettingId::index);
+    let measured: BTreeSet<usize> = settings.iter().filter_map(plan_index).collect();
+    let racing = verdicts.racing().into_iter().filter_map(|index| plan_index(&settings[index]));
+    let unmeasured = (0..planned.len()).filter(|index| !measured.contains(index));
+    racing.chain(unmeasured).collect()
 }
 
 #[cfg(test)]
@@ -617,6 +626,80 @@ mod tests {
             let settings: BTreeSet<usize> = round.iter().map(|run| run.setting.index()).collect();
             assert_eq!(settings.len(), 9, "every setting still runs once per round");
         }
+    }
+
+    /// Median of `samples` timings of `step`, in milliseconds.
+    fn median_ms(samples: usize, mut step: impl FnMut() -> std::time::Duration) -> f64 {
+        let mut times: Vec<f64> = (0..samples).map(|_| step().as_secs_f64() * 1e3).collect();
+        times.sort_by(f64::total_cmp);
+        times[samples / 2]
+    }
+
+    /// The cost of one race round's decision on the result CSV `RACE_ROUND_CSV` (with its sidecar, e.g.
+    /// from bench/gen_results.py), its settings planned in first-seen order and its sidecar's analysis
+    /// raced: reading the CSV again and deciding (as every round did) against deciding on the table held
+    /// in memory, and appending the last round's rows to that table as they are written. Prints medians;
+    /// asserts nothing. Run by bench/race_round.sh.
+    #[test]
+    #[ignore = "a benchmark: bench/race_round.sh"]
+    fn race_round_speed() {
+        use crate::record::RecordedRun;
+        let csv = PathBuf::from(std::env::var("RACE_ROUND_CSV").expect("RACE_ROUND_CSV names a result CSV"));
+        let samples: usize = std::env::var("RACE_ROUND_SAMPLES").map_or(21, |n| n.parse().expect("a count"));
+        let sidecar = crate::record::Sidecar::beside(&csv).unwrap().expect("a sidecar beside the CSV");
+        let config =
+            AnalysisConfig { stopping: true, ..sidecar.sweep.analysis.racing(Some(Race { min: 3, max: 1000 })) };
+        let table = RunTable::read(&csv).unwrap();
+        let mut planned: Vec<Setting> = Vec::new();
+        for run in table.runs() {
+            if !planned.contains(run.setting()) {
+                planned.push(run.setting().clone());
+            }
+        }
+        let timed = |step: &mut dyn FnMut()| {
+            let start = std::time::Instant::now();
+            step();
+            start.elapsed()
+        };
+        let reread = median_ms(samples, || {
+            timed(&mut || {
+                let read = RunTable::read(&csv).unwrap();
+                std::hint::black_box(still_racing(&read, &planned, &config));
+            })
+        });
+        let held =
+            median_ms(samples, || timed(&mut || _ = std::hint::black_box(still_racing(&table, &planned, &config))));
+        // The last round's rows cut off, to be appended one by one as a session appends them.
+        let text = std::fs::read(&csv).unwrap();
+        let round = planned.len();
+        let lines: Vec<&[u8]> = text.split_inclusive(|&byte| byte == b'\n').collect();
+        let dir = tempfile::tempdir().unwrap();
+        let seed = dir.path().join("seed.csv");
+        std::fs::write(&seed, lines[..lines.len() - round].concat()).unwrap();
+        std::fs::copy(
+            crate::record::ResultPaths::for_csv(&csv).sidecar,
+            crate::record::ResultPaths::for_csv(&seed).sidecar,
+        )
+        .unwrap();
+        let seeded = RunTable::read(&seed).unwrap();
+        let append = median_ms(samples, || {
+            let mut grown = seeded.clone();
+            timed(&mut || lines[lines.len() - round..].iter().for_each(|row| grown.push_written(row).unwrap()))
+        });
+        assert_eq!(
+            format!("{:?}", still_racing(&table, &planned, &config)),
+            format!("{:?}", {
+                let mut grown = seeded.clone();
+                lines[lines.len() - round..].iter().for_each(|row| grown.push_written(row).unwrap());
+                still_racing(&grown, &planned, &config)
+            })
+        );
+        println!(
+            "race round on {} runs ({} settings), median of {samples}: re-read CSV + decide {reread:.3} ms; \
+             decide on the table held {held:.3} ms; append the round's {round} rows {append:.3} ms",
+            table.len(),
+            planned.len()
+        );
     }
 
     #[test]
