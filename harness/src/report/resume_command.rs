@@ -19,47 +19,49 @@ pub struct ResumeCommand {
     pub resumes: bool,
 }
 
+/// `argv` without the options `dropped` (`--flag` or `--flag=value`), and without the value following
+/// those of them `with_value` that were written as two words.
+fn without(argv: &[String], dropped: &[&str], with_value: &[&str]) -> Vec<String> {
+    let mut words = Vec::with_capacity(argv.len());
+    let mut value_of_dropped = false;
+    for arg in argv {
+        let flag = arg.split('=').next().unwrap_or_default();
+        if std::mem::take(&mut value_of_dropped) {
+            continue;
+        }
+        if dropped.contains(&flag) {
+            value_of_dropped = with_value.contains(&arg.as_str());
+            continue;
+        }
+        words.push(arg.clone());
+    }
+    words
+}
+
 impl ResumeCommand {
     /// From the argv that ran the sweep (`std::env::args()`, or the sidecar's `command_line`) and the CSV
     /// it wrote (shown relative to the working directory, as the user would type it).
     pub fn of(argv: &[String], csv: &Path) -> ResumeCommand {
-        let resumes = argv.get(1).map(String::as_str) == Some("run");
-        let mut words = Vec::new();
-        let mut value_of_dropped = false;
-        for arg in argv {
-            let flag = arg.split('=').next().unwrap_or_default();
-            if std::mem::take(&mut value_of_dropped) {
-                continue;
-            }
-            if DROPPED.contains(&flag) {
-                value_of_dropped = WITH_VALUE.contains(&arg.as_str());
-                continue;
-            }
-            words.push(arg.clone());
-        }
-        if resumes {
-            words.extend(["--resume".to_string(), crate::os_error::shown(csv).display().to_string()]);
-        }
-        ResumeCommand { line: shell_line(&words), resumes }
+        ResumeCommand::resuming(without(argv, &DROPPED, &WITH_VALUE), csv)
     }
 
     /// The resume of a `sweep run` (`argv`, writing `csv`) extended to `reps` rounds: the runs already
     /// recorded are kept and each setting gets the rounds it lacks. None for an ablation (no resume).
     pub fn with_reps(argv: &[String], csv: &Path, reps: usize) -> Option<ResumeCommand> {
-        let mut kept = Vec::with_capacity(argv.len());
-        let mut value_of_reps = false;
-        for arg in argv {
-            if std::mem::take(&mut value_of_reps) {
-                continue;
-            }
-            match arg.split('=').next() {
-                Some("--reps") => value_of_reps = arg == "--reps",
-                _ => kept.push(arg.clone()),
-            }
-        }
-        let mut command = ResumeCommand::of(&kept, csv);
+        let kept: Vec<String> = without(argv, &DROPPED, &WITH_VALUE);
+        let mut command = ResumeCommand::resuming(without(&kept, &["--reps"], &["--reps"]), csv);
         command.line.push_str(&format!(" --reps {reps}"));
         command.resumes.then_some(command)
+    }
+
+    /// `words` (a command line already rid of the options it must not repeat) with `--resume CSV` when it
+    /// is a `sweep run`.
+    fn resuming(mut words: Vec<String>, csv: &Path) -> ResumeCommand {
+        let resumes = words.get(1).map(String::as_str) == Some("run");
+        if resumes {
+            words.extend(["--resume".to_string(), crate::os_error::shown(csv).display().to_string()]);
+        }
+        ResumeCommand { line: shell_line(&words), resumes }
     }
 
     /// `this completes the sweep: <command>` (or, without a resume, `run it again: <command>`).

@@ -72,8 +72,7 @@ fn next_step(report: &SweepReport) -> Option<Text> {
 /// none is.
 fn rows_per_slice(report: &SweepReport) -> Option<Text> {
     let (implied, names) = (report.analysis.rows_per_slice?, report.config.rows_per_slice.as_ref()?);
-    let groups = if implied.groups == 1 { "group" } else { "groups" };
-    let of = format!("{} of {} {groups} resolved", implied.resolved, implied.groups);
+    let of = format!("{} of {} resolved", implied.resolved, counted(implied.groups, "group"));
     Some(match implied.rows_per_slice {
         _ if implied.resolved == 0 => Text::plain("No rows-per-slice rule implied: no group resolved."),
         None => Text::plain(format!("No rows-per-slice rule implied: no resolved group's best setting splits ({of}).")),

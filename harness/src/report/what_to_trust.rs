@@ -118,14 +118,13 @@ fn unmeasured_note(report: &SweepReport) -> Option<Note> {
 
 /// The CPU the ranks got, said first when other work took it: the plain reason runs are slow and scattered.
 fn cpu_share_note(share: &CpuShare) -> Option<Note> {
-    let runs = |count: usize| counted(count, "run");
     let text = |lead: String| Text::plain(lead).and(" (").code(&share.metric).and(", 100% on an idle machine)");
     if share.machine_was_busy() {
         let lead = format!(
             "The ranks got {} of the CPU they asked for (median of {}; {} to {}): another job is running on this \
              machine, so the runs are slower and scatter more",
             percent(share.median),
-            runs(share.runs),
+            counted(share.runs, "run"),
             percent(share.lowest),
             percent(share.highest)
         );
@@ -135,7 +134,7 @@ fn cpu_share_note(share: &CpuShare) -> Option<Note> {
         let lead = format!(
             "{} of {} got less than {} of the CPU they asked for (the lowest {})",
             share.starved,
-            runs(share.runs),
+            counted(share.runs, "run"),
             percent(crate::analyse::STARVED_RUN),
             percent(share.lowest)
         );
