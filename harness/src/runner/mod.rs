@@ -2,12 +2,15 @@
 //! (hyperfine's scheduler/executor split: `session` runs, this module decides what to run.)
 
 mod ablation;
+mod driver;
 mod dry_run;
 mod engine_build;
 mod failure_watch;
+mod grid_driver;
 mod origin;
 mod prepared_run;
 mod progress;
+mod race_driver;
 mod runner_error;
 mod session;
 mod setting_build;
@@ -16,11 +19,14 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 pub use ablation::{run_ablation, Ablation, AblationOutcome};
+pub use driver::Driver;
 pub use dry_run::describe_plan;
 pub use failure_watch::EarlyStop;
+pub use grid_driver::GridDriver;
 pub use origin::{Origin, SettingOrigins};
 pub use prepared_run::{prepare_run, PreparedRun, VariantSite};
 pub use progress::Progress;
+pub use race_driver::RaceDriver;
 pub use runner_error::RunnerError;
 use session::Session;
 pub use session::{run_dir_name, Tally};

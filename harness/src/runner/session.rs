@@ -1,24 +1,26 @@
 //! Runs planned runs one at a time: prepare the run directory, start the ranks, extract, record.
 //! Every finished run is on disk before the next one starts. Runs may share one service instance
-//! (`reuse_across`), and may race: round by round, the settings the data have decided stop running.
+//! (`reuse_across`); a `Driver` chooses them batch by batch (the grid at once, a race round by round).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::driver::Driver;
 use super::failure_watch::{disk_full_of, EarlyStop, FailureWatch, NotRun};
+use super::grid_driver::GridDriver;
 use super::origin::SettingOrigins;
 use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
 use super::progress::Progress;
+use super::race_driver::RaceDriver;
 use super::runner_error::RunnerError;
 use super::{Context, SweepOutcome};
-use crate::analyse::{SettingSummary, Verdicts};
 use crate::confined_dir::ConfinedDir;
-use crate::declare::{AnalysisConfig, Race, Sweep};
+use crate::declare::{Race, Sweep};
 use crate::extract::{self, RunLogs};
 use crate::ground::{first_failure_line, BaseEnv, RunStatus};
 use crate::launch::{self, Execution, Limits, RankCommand, StopReason};
-use crate::plan::{labels_joined, Plan, PlannedRun, Setting, SettingId};
+use crate::plan::{labels_joined, Plan, PlannedRun, Setting};
 use crate::plural::counted;
 use crate::record::{RecordedAttempts, ResultWriter, RunRow, RunTable, LOGS_IN};
 use crate::report::MetricUnits;
@@ -54,9 +56,9 @@ pub struct Session<'a> {
     pub watch: FailureWatch,
     /// The unit each progress line gives the primary metric's value in.
     pub units: MetricUnits,
-    /// In a race, every run the CSV holds, read once when the race starts and grown by each row as it is
-    /// written: each round's verdicts read it rather than the whole CSV again.
-    race_table: Option<RunTable>,
+    /// What a driver that reads the results reads: every run the CSV holds, read once when driving
+    /// starts and grown by each row as it is written.
+    results: Option<RunTable>,
 }
 
 /// What a row records of one run besides its setting.
@@ -119,7 +121,7 @@ impl<'a> Session<'a> {
             attempts: recorded,
             watch: FailureWatch::new(context.options.same_failures_limit),
             units: MetricUnits::declared(&context.sweep.decl.metrics),
-            race_table: None,
+            results: None,
         };
         Ok((session, todo))
     }
@@ -295,7 +297,7 @@ impl<'a> Session<'a> {
             log_dir,
             toolchain: origin.map(|o| &o.provenance.toolchain),
         })?;
-        if let Some(table) = &mut self.race_table {
+        if let Some(table) = &mut self.results {
             table.push_written(self.writer.last_row())?;
         }
         self.tally.recorded += 1;
@@ -481,62 +483,28 @@ pub fn shared_len(sweep: &Sweep, plan: &Plan, runs: &[PlannedRun]) -> usize {
 }
 
 impl Session<'_> {
-    /// Runs `todo`: all at once without a race, else round by round (warmups first). From round `min`
-    /// on, the recorded CSV is analysed after every round (F-Race's idea, Birattari et al. 2002, with
-    /// rounds as blocks and the Holm-corrected verdicts of `Verdicts::decide`): settings beaten in
-    /// their group, or shown to be within the negligible margin of its best, are not run again, and
-    /// the race ends when every group is decided. A resumed race starts from the runs its CSV holds, so
-    /// it carries on where it stopped.
+    /// Runs `todo`: all at once without a race (`GridDriver`), else round by round (`RaceDriver`).
     pub fn run_race(&mut self, todo: &[PlannedRun], race: Option<Race>) -> Result<(), RunnerError> {
-        let Some(race) = race else { return self.run_all(todo) };
-        // Read after the sidecar is written, whose grid numbers the settings as every later read would.
-        self.race_table = Some(RunTable::read(self.writer.path())?);
-        let config = AnalysisConfig { stopping: true, ..self.sweep.analysis.racing(Some(race)) };
-        let warmups: Vec<PlannedRun> = todo.iter().filter(|run| run.warmup).copied().collect();
-        self.run_all(&warmups)?;
-        let mut racing: Option<BTreeSet<usize>> = None;
-        for round in 1..=race.max {
-            if self.stopped.is_some() {
-                return Ok(());
-            }
-            let runs: Vec<PlannedRun> = todo
-                .iter()
-                .filter(|run| !run.warmup && run.rep == round)
-                .filter(|run| racing.as_ref().is_none_or(|set| set.contains(&run.setting.index())))
-                .copied()
-                .collect();
-            self.run_all(&runs)?;
-            let looks = round >= race.min && round < race.max && self.stopped.is_none();
-            if let (true, Some(table)) = (looks, &self.race_table) {
-                let still = still_racing(table, &self.plan.settings, &config);
-                self.progress.note(&format!(
-                    "race after round {round}: {} of {} settings still racing",
-                    still.len(),
-                    self.plan.settings.len()
-                ));
-                if still.is_empty() {
-                    self.progress.note("every group is decided: the race ends here");
-                    return Ok(());
-                }
-                racing = Some(still);
-            }
+        match race {
+            None => self.drive(&mut GridDriver::new(todo)),
+            Some(race) => self.drive(&mut RaceDriver::new(todo, race, &self.sweep.analysis, &self.plan.settings)),
+        }
+    }
+
+    /// Runs the batches `driver` hands over until it is done or the session stops. A driver that reads
+    /// the results gets the CSV read once, after the sidecar (whose grid numbers the settings as every
+    /// later read would) was written, then grown by each row as it is written.
+    pub fn drive(&mut self, driver: &mut dyn Driver) -> Result<(), RunnerError> {
+        self.results = match driver.reads_results() {
+            true => Some(RunTable::read(self.writer.path())?),
+            false => None,
+        };
+        while self.stopped.is_none() {
+            let Some(batch) = driver.next_batch(self.results.as_ref(), &self.progress) else { break };
+            self.run_all(&batch)?;
         }
         Ok(())
     }
-}
-
-/// Indices among `planned` (the plan's settings) of those whose groups the runs of `table` leave
-/// undecided under `config` (a race's): the best and undecided rivals, and every setting not yet measured.
-fn still_racing(table: &RunTable, planned: &[Setting], config: &AnalysisConfig) -> BTreeSet<usize> {
-    let runs = table.runs();
-    let settings = SettingSummary::summarise_table(table);
-    let verdicts = Verdicts::decide(&runs, &settings, config, true);
-    let plan_ids = table.plan_ids(planned);
-    let plan_index = |summary: &SettingSummary| plan_ids[summary.id.index()].map(SettingId::index);
-    let measured: BTreeSet<usize> = settings.iter().filter_map(plan_index).collect();
-    let racing = verdicts.racing().into_iter().filter_map(|index| plan_index(&settings[index]));
-    let unmeasured = (0..planned.len()).filter(|index| !measured.contains(index));
-    racing.chain(unmeasured).collect()
 }
 
 #[cfg(test)]
@@ -626,80 +594,6 @@ mod tests {
             let settings: BTreeSet<usize> = round.iter().map(|run| run.setting.index()).collect();
             assert_eq!(settings.len(), 9, "every setting still runs once per round");
         }
-    }
-
-    /// Median of `samples` timings of `step`, in milliseconds.
-    fn median_ms(samples: usize, mut step: impl FnMut() -> std::time::Duration) -> f64 {
-        let mut times: Vec<f64> = (0..samples).map(|_| step().as_secs_f64() * 1e3).collect();
-        times.sort_by(f64::total_cmp);
-        times[samples / 2]
-    }
-
-    /// The cost of one race round's decision on the result CSV `RACE_ROUND_CSV` (with its sidecar, e.g.
-    /// from bench/gen_results.py), its settings planned in first-seen order and its sidecar's analysis
-    /// raced: reading the CSV again and deciding (as every round did) against deciding on the table held
-    /// in memory, and appending the last round's rows to that table as they are written. Prints medians;
-    /// asserts nothing. Run by bench/race_round.sh.
-    #[test]
-    #[ignore = "a benchmark: bench/race_round.sh"]
-    fn race_round_speed() {
-        use crate::record::RecordedRun;
-        let csv = PathBuf::from(std::env::var("RACE_ROUND_CSV").expect("RACE_ROUND_CSV names a result CSV"));
-        let samples: usize = std::env::var("RACE_ROUND_SAMPLES").map_or(21, |n| n.parse().expect("a count"));
-        let sidecar = crate::record::Sidecar::beside(&csv).unwrap().expect("a sidecar beside the CSV");
-        let config =
-            AnalysisConfig { stopping: true, ..sidecar.sweep.analysis.racing(Some(Race { min: 3, max: 1000 })) };
-        let table = RunTable::read(&csv).unwrap();
-        let mut planned: Vec<Setting> = Vec::new();
-        for run in table.runs() {
-            if !planned.contains(run.setting()) {
-                planned.push(run.setting().clone());
-            }
-        }
-        let timed = |step: &mut dyn FnMut()| {
-            let start = std::time::Instant::now();
-            step();
-            start.elapsed()
-        };
-        let reread = median_ms(samples, || {
-            timed(&mut || {
-                let read = RunTable::read(&csv).unwrap();
-                std::hint::black_box(still_racing(&read, &planned, &config));
-            })
-        });
-        let held =
-            median_ms(samples, || timed(&mut || _ = std::hint::black_box(still_racing(&table, &planned, &config))));
-        // The last round's rows cut off, to be appended one by one as a session appends them.
-        let text = std::fs::read(&csv).unwrap();
-        let round = planned.len();
-        let lines: Vec<&[u8]> = text.split_inclusive(|&byte| byte == b'\n').collect();
-        let dir = tempfile::tempdir().unwrap();
-        let seed = dir.path().join("seed.csv");
-        std::fs::write(&seed, lines[..lines.len() - round].concat()).unwrap();
-        std::fs::copy(
-            crate::record::ResultPaths::for_csv(&csv).sidecar,
-            crate::record::ResultPaths::for_csv(&seed).sidecar,
-        )
-        .unwrap();
-        let seeded = RunTable::read(&seed).unwrap();
-        let append = median_ms(samples, || {
-            let mut grown = seeded.clone();
-            timed(&mut || lines[lines.len() - round..].iter().for_each(|row| grown.push_written(row).unwrap()))
-        });
-        assert_eq!(
-            format!("{:?}", still_racing(&table, &planned, &config)),
-            format!("{:?}", {
-                let mut grown = seeded.clone();
-                lines[lines.len() - round..].iter().for_each(|row| grown.push_written(row).unwrap());
-                still_racing(&grown, &planned, &config)
-            })
-        );
-        println!(
-            "race round on {} runs ({} settings), median of {samples}: re-read CSV + decide {reread:.3} ms; \
-             decide on the table held {held:.3} ms; append the round's {round} rows {append:.3} ms",
-            table.len(),
-            planned.len()
-        );
     }
 
     #[test]
