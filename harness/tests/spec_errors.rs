@@ -1,5 +1,6 @@
 //! Malformed declarations are refused before anything runs: the real `sweep` binary prints one line,
-//! `sweep: error: <file>:<line>: `<key>`: <message>`, and exits 2. Each test pins one whole message.
+//! `sweep: error: <file>:<line>: `<key>`: <message>`, and exits 2. Each test pins one whole message: an
+//! inline snapshot (`cargo insta review` updates them), or an expected text when the test computes a line.
 //! What a declaration most likely did not mean but can run is a `sweep: note:` line, exit 0 (2 under
 //! `--strict`). The mistakes of a first day come with "did you mean" when a declared name is near.
 
@@ -44,20 +45,32 @@ fn base_plus(text: &str) -> String {
     format!("{BASE}{text}")
 }
 
-/// Runs `sweep <args>` in the workspace and asserts exit 2 and exactly one stderr line, `expected`.
-fn assert_rejected(ws: &Workspace, args: &[&str], expected: &str) {
+/// Runs `sweep <args>` in the workspace, asserts exit 2, nothing on stdout and exactly one stderr line, and
+/// returns that line for the test to pin (a snapshot, or an expected text it builds).
+fn rejection(ws: &Workspace, args: &[&str]) -> String {
     let output = common::sweep(ws.path(), args);
     let stderr = common::stderr(&output);
-    assert_eq!(stderr, format!("{expected}\n"), "stderr of `sweep {}`", args.join(" "));
     assert_eq!(output.status.code(), Some(2), "exit code of `sweep {}`; stderr: {stderr}", args.join(" "));
     assert_eq!(common::stdout(&output), "", "nothing on stdout for a rejected declaration");
+    let line = stderr.strip_suffix('\n').unwrap_or_else(|| panic!("one line ending in a newline: {stderr:?}"));
+    line.to_string()
 }
 
-/// Writes `sweeps/x.toml` and asserts `sweep check sweeps/x.toml` prints `expected` and exits 2.
-fn assert_check_rejects(text: &str, expected: &str) {
+/// `rejection` equal to `expected`, for messages whose line numbers or values the test computes.
+fn assert_rejected(ws: &Workspace, args: &[&str], expected: &str) {
+    assert_eq!(rejection(ws, args), expected, "stderr of `sweep {}`", args.join(" "));
+}
+
+/// What `sweep check sweeps/x.toml` refuses `text` with (see `rejection`).
+fn check_rejection(text: &str) -> String {
     let ws = Workspace::new();
     ws.write_sweep("x", text);
-    assert_rejected(&ws, &["check", "sweeps/x.toml"], expected);
+    rejection(&ws, &["check", "sweeps/x.toml"])
+}
+
+/// `check_rejection` equal to `expected`, for messages whose line numbers or values the test computes.
+fn assert_check_rejects(text: &str, expected: &str) {
+    assert_eq!(check_rejection(text), expected);
 }
 
 /// A copy of the reference profile with one line changed, at `sweeps/engines/<name>.toml`.
@@ -123,11 +136,7 @@ fn an_error_in_a_shared_profile_names_the_sweep_that_reached_it() {
 fn a_bad_engine_profile_checked_on_its_own_names_its_key() {
     let ws = Workspace::new();
     write_profile(&ws, "bad", "ranks = 2", "ranks = 0");
-    assert_rejected(
-        &ws,
-        &["check", "sweeps/engines/bad.toml"],
-        "sweep: error: sweeps/engines/bad.toml:12: `ranks`: 0 ranks: must be between 1 and 4096",
-    );
+    insta::assert_snapshot!(rejection(&ws, &["check", "sweeps/engines/bad.toml"]), @"sweep: error: sweeps/engines/bad.toml:12: `ranks`: 0 ranks: must be between 1 and 4096");
 }
 
 #[test]
@@ -141,161 +150,104 @@ fn the_base_sweep_is_valid() {
 
 #[test]
 fn unknown_top_level_key_names_key_and_line() {
-    assert_check_rejects(
-        &base_with("name = \"x\"\n", "name = \"x\"\ncolour = \"red\"\n"),
-        "sweep: error: sweeps/x.toml:2: `colour`: unknown key `colour`, expected one of `name`, `description`, `zip`, \
+    insta::assert_snapshot!(check_rejection(&base_with("name = \"x\"\n", "name = \"x\"\ncolour = \"red\"\n")), @"sweep: error: sweeps/x.toml:2: `colour`: unknown key `colour`, expected one of `name`, `description`, `zip`, \
          `where`, `engine`, `params`, `reps`, `run`, `build`, `inputs`, `metrics`, `checks`, `analysis`, `report`, \
-         `ablation`",
-    );
+         `ablation`");
 }
 
 #[test]
 fn an_unknown_control_scaling_names_the_key_and_the_values() {
-    assert_check_rejects(
-        &base_plus("control_scaling = \"linear\"\n"),
-        "sweep: error: sweeps/x.toml:22: `analysis.control_scaling`: unknown value `linear`, expected \
-         `estimated` or `proportional`",
-    );
+    insta::assert_snapshot!(check_rejection(&base_plus("control_scaling = \"linear\"\n")), @"sweep: error: sweeps/x.toml:22: `analysis.control_scaling`: unknown value `linear`, expected \
+         `estimated` or `proportional`");
 }
 
 #[test]
 fn unknown_nested_key_names_key_and_line() {
-    assert_check_rejects(
-        &base_with("count = 3", "cont = 3"),
-        "sweep: error: sweeps/x.toml:12: `reps.cont`: unknown key `cont`; did you mean `count`?",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("count = 3", "cont = 3")), @"sweep: error: sweeps/x.toml:12: `reps.cont`: unknown key `cont`; did you mean `count`?");
 }
 
 #[test]
 fn wrong_type_says_what_was_expected_in_plain_words() {
-    assert_check_rejects(
-        &base_with("count = 3", "count = \"3\""),
-        "sweep: error: sweeps/x.toml:12: `reps.count`: invalid type: string \"3\", expected a whole number",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("count = 3", "count = \"3\"")), @"sweep: error: sweeps/x.toml:12: `reps.count`: invalid type: string \"3\", expected a whole number");
 }
 
 #[test]
 fn scalar_where_a_table_belongs_says_table_not_the_rust_type() {
-    assert_check_rejects(
-        &base_with("[reps]\ncount = 3\n", "").replace("name = \"x\"\n", "name = \"x\"\nreps = 3\n"),
-        "sweep: error: sweeps/x.toml:2: `reps`: invalid type: integer `3`, expected a table",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("[reps]\ncount = 3\n", "").replace("name = \"x\"\n", "name = \"x\"\nreps = 3\n")), @"sweep: error: sweeps/x.toml:2: `reps`: invalid type: integer `3`, expected a table");
 }
 
 #[test]
 fn missing_required_key_puts_the_key_in_the_key_path() {
-    assert_check_rejects(
-        &base_with("name = \"x\"\n", ""),
-        "sweep: error: sweeps/x.toml:1: `name`: missing required key",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("name = \"x\"\n", "")), @"sweep: error: sweeps/x.toml:1: `name`: missing required key");
 }
 
 #[test]
 fn missing_nested_required_key_points_at_its_table() {
-    assert_check_rejects(
-        &base_with("primary = \"prefill_tokens_per_s\"\n", ""),
-        "sweep: error: sweeps/x.toml:20: `analysis.primary`: missing required key",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("primary = \"prefill_tokens_per_s\"\n", "")), @"sweep: error: sweeps/x.toml:20: `analysis.primary`: missing required key");
 }
 
 #[test]
 fn empty_param_list_is_refused() {
-    assert_check_rejects(
-        &base_with("slices = [1, 2]", "slices = []"),
-        "sweep: error: sweeps/x.toml:8: `params.slices`: empty list: a parameter needs at least one value",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("slices = [1, 2]", "slices = []")), @"sweep: error: sweeps/x.toml:8: `params.slices`: empty list: a parameter needs at least one value");
 }
 
 #[test]
 fn param_value_that_is_a_table_is_refused() {
-    assert_check_rejects(
-        &base_with("slices = [1, 2]", "slices = { a = 1 }"),
-        "sweep: error: sweeps/x.toml:8: `params.slices`: values must be numbers, strings or booleans, not a table \
-         (a value map gives each value a table: `on = { args = [...], env = {...} }`)",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("slices = [1, 2]", "slices = { a = 1 }")), @"sweep: error: sweeps/x.toml:8: `params.slices`: values must be numbers, strings or booleans, not a table \
+         (a value map gives each value a table: `on = { args = [...], env = {...} }`)");
 }
 
 #[test]
 fn nested_list_param_value_is_refused() {
-    assert_check_rejects(
-        &base_with("slices = [1, 2]", "slices = [[1], [2]]"),
-        "sweep: error: sweeps/x.toml:8: `params.slices`: values must be numbers, strings or booleans, not a list",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("slices = [1, 2]", "slices = [[1], [2]]")), @"sweep: error: sweeps/x.toml:8: `params.slices`: values must be numbers, strings or booleans, not a list");
 }
 
 #[test]
 fn reserved_param_name_is_refused() {
-    assert_check_rejects(
-        &base_with("slices = [1, 2]", "rank = [1, 2]"),
-        "sweep: error: sweeps/x.toml:8: `params.rank`: `rank` is reserved for the harness; rename the parameter",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("slices = [1, 2]", "rank = [1, 2]")), @"sweep: error: sweeps/x.toml:8: `params.rank`: `rank` is reserved for the harness; rename the parameter");
 }
 
 #[test]
 fn zip_of_an_unknown_param_names_it() {
-    assert_check_rejects(
-        &base_with("name = \"x\"\n", "name = \"x\"\nzip = [[\"rows\", \"colums\"]]\n"),
-        "sweep: error: sweeps/x.toml:2: `zip[0]`: unknown parameter `colums` (not in [params])",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("name = \"x\"\n", "name = \"x\"\nzip = [[\"rows\", \"colums\"]]\n")), @"sweep: error: sweeps/x.toml:2: `zip[0]`: unknown parameter `colums` (not in [params])");
 }
 
 #[test]
 fn zip_lists_of_different_lengths_give_both_lengths() {
     let text = base_with("name = \"x\"\n", "name = \"x\"\nzip = [[\"rows\", \"slices\"]]\n")
         .replace("slices = [1, 2]", "slices = [1, 2, 4]");
-    assert_check_rejects(
-        &text,
-        "sweep: error: sweeps/x.toml:2: `zip[0]`: zipped lists differ in length: `rows` has 2 values, `slices` has 3",
-    );
+    insta::assert_snapshot!(check_rejection(&text), @"sweep: error: sweeps/x.toml:2: `zip[0]`: zipped lists differ in length: `rows` has 2 values, `slices` has 3");
 }
 
 #[test]
 fn unknown_template_variable_in_run_args_names_arg_and_variable() {
-    assert_check_rejects(
-        &base_with("\"{{new}}\"", "\"{{neww}}\""),
-        "sweep: error: sweeps/x.toml:15: `run.args[3]`: unknown template variable `neww` (not a parameter, input or harness name); did you mean `new`?",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("\"{{new}}\"", "\"{{neww}}\"")), @"sweep: error: sweeps/x.toml:15: `run.args[3]`: unknown template variable `neww` (not a parameter, input or harness name); did you mean `new`?");
 }
 
 #[test]
 fn unknown_template_variable_in_run_env_names_the_env_key() {
-    assert_check_rejects(
-        &base_with("[metrics]", "[run.env]\nTPE_OVERLAP_SLICES = \"{{slice}}\"\n\n[metrics]"),
-        "sweep: error: sweeps/x.toml:18: `run.env.TPE_OVERLAP_SLICES`: unknown template variable `slice` (not a parameter, input or harness name); did you mean `slices`?",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("[metrics]", "[run.env]\nTPE_OVERLAP_SLICES = \"{{slice}}\"\n\n[metrics]")), @"sweep: error: sweeps/x.toml:18: `run.env.TPE_OVERLAP_SLICES`: unknown template variable `slice` (not a parameter, input or harness name); did you mean `slices`?");
 }
 
 #[test]
 fn template_syntax_error_gives_template_and_column() {
-    assert_check_rejects(
-        &base_with("\"{{new}}\"", "\"{{#if new}}x\""),
-        "sweep: error: sweeps/x.toml:15: `run.args[3]`: bad template `{{#if new}}x`: invalid handlebars syntax at line 1, column 13",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("\"{{new}}\"", "\"{{#if new}}x\"")), @"sweep: error: sweeps/x.toml:15: `run.args[3]`: bad template `{{#if new}}x`: invalid handlebars syntax at line 1, column 13");
 }
 
 #[test]
 fn rank_under_the_mpirun_launcher_is_refused_clearly() {
-    assert_check_rejects(
-        &base_with("\"{{new}}\"", "\"{{rank}}\""),
-        "sweep: error: sweeps/x.toml:15: `run.args[3]`: `{{rank}}` has no value under the mpirun launcher, which starts \
-         every rank with one command; only the per-rank launcher renders it",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("\"{{new}}\"", "\"{{rank}}\"")), @"sweep: error: sweeps/x.toml:15: `run.args[3]`: `{{rank}}` has no value under the mpirun launcher, which starts \
+         every rank with one command; only the per-rank launcher renders it");
 }
 
 #[test]
 fn missing_engine_profile_says_where_it_looked() {
-    assert_check_rejects(
-        &base_with("profile = \"reference\"", "profile = \"nosuch\""),
-        "sweep: error: sweeps/x.toml:4: `engine.profile`: no engine profile `nosuch`: looked for engines/nosuch.toml in sweeps and its parents",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("profile = \"reference\"", "profile = \"nosuch\"")), @"sweep: error: sweeps/x.toml:4: `engine.profile`: no engine profile `nosuch`: looked for engines/nosuch.toml in sweeps and its parents");
 }
 
 #[test]
 fn missing_engine_profile_path_names_the_path() {
-    assert_check_rejects(
-        &base_with("profile = \"reference\"", "profile = \"engines/nosuch.toml\""),
-        "sweep: error: sweeps/x.toml:4: `engine.profile`: engine profile `sweeps/engines/nosuch.toml` does not exist",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("profile = \"reference\"", "profile = \"engines/nosuch.toml\"")), @"sweep: error: sweeps/x.toml:4: `engine.profile`: engine profile `sweeps/engines/nosuch.toml` does not exist");
 }
 
 #[test]
@@ -303,19 +255,12 @@ fn unknown_launcher_in_a_profile_names_the_profile_file() {
     let ws = Workspace::new();
     write_profile(&ws, "bad", "launcher = \"mpirun\"", "launcher = \"mpiexec\"");
     ws.write_sweep("x", &base_with("profile = \"reference\"", "profile = \"bad\""));
-    assert_rejected(
-        &ws,
-        &["check", "sweeps/x.toml"],
-        "sweep: error: sweeps/engines/bad.toml:10: `launcher`: unknown value `mpiexec`, expected one of `local`, `per-rank`, `mpirun`, `srun`",
-    );
+    insta::assert_snapshot!(rejection(&ws, &["check", "sweeps/x.toml"]), @"sweep: error: sweeps/engines/bad.toml:10: `launcher`: unknown value `mpiexec`, expected one of `local`, `per-rank`, `mpirun`, `srun`");
 }
 
 #[test]
 fn unknown_launcher_override_names_the_sweep_key() {
-    assert_check_rejects(
-        &base_with("profile = \"reference\"", "profile = \"reference\"\nlauncher = \"mpiexec\""),
-        "sweep: error: sweeps/x.toml:5: `engine.launcher`: unknown value `mpiexec`, expected one of `local`, `per-rank`, `mpirun`, `srun`",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("profile = \"reference\"", "profile = \"reference\"\nlauncher = \"mpiexec\"")), @"sweep: error: sweeps/x.toml:5: `engine.launcher`: unknown value `mpiexec`, expected one of `local`, `per-rank`, `mpirun`, `srun`");
 }
 
 #[test]
@@ -323,29 +268,19 @@ fn bad_duration_in_a_profile_names_the_unit() {
     let ws = Workspace::new();
     write_profile(&ws, "bad", "timeout = \"120s\"", "timeout = \"5 parsecs\"");
     ws.write_sweep("x", &base_with("profile = \"reference\"", "profile = \"bad\""));
-    assert_rejected(
-        &ws,
-        &["check", "sweeps/x.toml"],
-        "sweep: error: sweeps/engines/bad.toml:14: `timeout`: invalid duration `5 parsecs`: unknown unit `parsecs`; \
-         write e.g. \"90s\", \"10m\" or \"1h 30m\"",
-    );
+    insta::assert_snapshot!(rejection(&ws, &["check", "sweeps/x.toml"]), @"sweep: error: sweeps/engines/bad.toml:14: `timeout`: invalid duration `5 parsecs`: unknown unit `parsecs`; \
+         write e.g. \"90s\", \"10m\" or \"1h 30m\"");
 }
 
 #[test]
 fn bad_duration_in_an_engine_override_names_the_sweep_key() {
-    assert_check_rejects(
-        &base_with("profile = \"reference\"", "profile = \"reference\"\ntimeout = \"5 parsecs\""),
-        "sweep: error: sweeps/x.toml:5: `engine.timeout`: invalid duration `5 parsecs`: unknown unit `parsecs`; \
-         write e.g. \"90s\", \"10m\" or \"1h 30m\"",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("profile = \"reference\"", "profile = \"reference\"\ntimeout = \"5 parsecs\"")), @"sweep: error: sweeps/x.toml:5: `engine.timeout`: invalid duration `5 parsecs`: unknown unit `parsecs`; \
+         write e.g. \"90s\", \"10m\" or \"1h 30m\"");
 }
 
 #[test]
 fn zero_duration_is_refused() {
-    assert_check_rejects(
-        &base_with("profile = \"reference\"", "profile = \"reference\"\ngrace = \"0s\""),
-        "sweep: error: sweeps/x.toml:5: `engine.grace`: invalid duration `0s`: must be more than zero",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("profile = \"reference\"", "profile = \"reference\"\ngrace = \"0s\"")), @"sweep: error: sweeps/x.toml:5: `engine.grace`: invalid duration `0s`: must be more than zero");
 }
 
 #[test]
@@ -361,26 +296,17 @@ fn engine_tree_override_that_is_not_a_directory_names_the_sweep_key() {
 
 #[test]
 fn zero_reps_are_refused() {
-    assert_check_rejects(
-        &base_with("count = 3", "count = 0"),
-        "sweep: error: sweeps/x.toml:12: `reps.count`: must be at least 1",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("count = 3", "count = 0")), @"sweep: error: sweeps/x.toml:12: `reps.count`: must be at least 1");
 }
 
 #[test]
 fn primary_naming_an_unknown_metric_is_refused() {
-    assert_check_rejects(
-        &base_with("primary = \"prefill_tokens_per_s\"", "primary = \"tokens_per_s\""),
-        "sweep: error: sweeps/x.toml:21: `analysis.primary`: unknown metric `tokens_per_s` (declared: rows, prefill_tokens_per_s)",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("primary = \"prefill_tokens_per_s\"", "primary = \"tokens_per_s\"")), @"sweep: error: sweeps/x.toml:21: `analysis.primary`: unknown metric `tokens_per_s` (declared: rows, prefill_tokens_per_s)");
 }
 
 #[test]
 fn group_by_naming_an_unknown_param_names_the_element() {
-    assert_check_rejects(
-        &base_plus("group_by = [\"rows\", \"colums\"]\n"),
-        "sweep: error: sweeps/x.toml:22: `analysis.group_by[1]`: unknown parameter `colums`",
-    );
+    insta::assert_snapshot!(check_rejection(&base_plus("group_by = [\"rows\", \"colums\"]\n")), @"sweep: error: sweeps/x.toml:22: `analysis.group_by[1]`: unknown parameter `colums`");
 }
 
 #[test]
@@ -430,11 +356,7 @@ fn check_on_an_unknown_metric_names_the_check() {
 fn filter_on_an_unknown_key_lists_the_params_and_writes_nothing() {
     let ws = Workspace::new();
     ws.write_sweep("x", BASE);
-    assert_rejected(
-        &ws,
-        &["run", "sweeps/x.toml", "--filter", "foo=1"],
-        "sweep: error: --filter `foo=1`: `foo` is not a parameter of sweeps/x.toml (parameters: rows, slices, new)",
-    );
+    insta::assert_snapshot!(rejection(&ws, &["run", "sweeps/x.toml", "--filter", "foo=1"]), @"sweep: error: --filter `foo=1`: `foo` is not a parameter of sweeps/x.toml (parameters: rows, slices, new)");
     assert!(!ws.path().join("results").exists(), "a rejected run wrote results/");
 }
 
@@ -442,11 +364,7 @@ fn filter_on_an_unknown_key_lists_the_params_and_writes_nothing() {
 fn shard_index_above_count_is_refused() {
     let ws = Workspace::new();
     ws.write_sweep("x", BASE);
-    assert_rejected(
-        &ws,
-        &["run", "sweeps/x.toml", "--shard", "3/2"],
-        "sweep: error: --shard `3/2`: expected I/N with 1 <= I <= N",
-    );
+    insta::assert_snapshot!(rejection(&ws, &["run", "sweeps/x.toml", "--shard", "3/2"]), @"sweep: error: --shard `3/2`: expected I/N with 1 <= I <= N");
     assert!(!ws.path().join("results").exists(), "a rejected run wrote results/");
 }
 
@@ -454,7 +372,7 @@ fn shard_index_above_count_is_refused() {
 fn rejected_declaration_under_run_writes_no_results() {
     let ws = Workspace::new();
     ws.write_sweep("x", &base_with("count = 3", "count = 0"));
-    assert_rejected(&ws, &["run", "sweeps/x.toml"], "sweep: error: sweeps/x.toml:12: `reps.count`: must be at least 1");
+    insta::assert_snapshot!(rejection(&ws, &["run", "sweeps/x.toml"]), @"sweep: error: sweeps/x.toml:12: `reps.count`: must be at least 1");
     assert!(!ws.path().join("results").exists(), "a rejected run wrote results/");
 }
 
@@ -503,10 +421,7 @@ fn stale_template_shows_the_first_differing_line() {
 
 #[test]
 fn a_value_listed_twice_is_refused() {
-    assert_check_rejects(
-        &base_with("slices = [1, 2]", "slices = [1, 2, 1]"),
-        "sweep: error: sweeps/x.toml:8: `params.slices`: `1` is listed twice: two settings would be one and the same",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("slices = [1, 2]", "slices = [1, 2, 1]")), @"sweep: error: sweeps/x.toml:8: `params.slices`: `1` is listed twice: two settings would be one and the same");
 }
 
 #[test]
@@ -518,38 +433,23 @@ fn a_zip_point_listed_twice_is_refused_but_a_value_repeated_across_points_is_not
     ws.write_sweep("x", &distinct);
     let output = common::sweep(ws.path(), &["check", "sweeps/x.toml"]);
     assert_eq!(output.status.code(), Some(0), "{}", common::stderr(&output));
-    assert_check_rejects(
-        &distinct.replacen("rows = [512, 1024, 2048]", "rows = [512, 1024, 1024]", 1),
-        "sweep: error: sweeps/x.toml:2: `zip[0]`: `rows=1024 slices=2` is listed twice: two settings would be one and the same",
-    );
+    insta::assert_snapshot!(check_rejection(&distinct.replacen("rows = [512, 1024, 2048]", "rows = [512, 1024, 1024]", 1)), @"sweep: error: sweeps/x.toml:2: `zip[0]`: `rows=1024 slices=2` is listed twice: two settings would be one and the same");
 }
 
 #[test]
 fn reps_beyond_the_limit_are_refused_before_allocating_them() {
-    assert_check_rejects(
-        &base_with("count = 3", "count = 4294967295"),
-        "sweep: error: sweeps/x.toml:12: `reps.count`: 4294967295 is more than the 10000 reps a sweep may have",
-    );
-    assert_check_rejects(
-        &base_with("count = 3", "count = 3\nwarmup = 4294967295"),
-        "sweep: error: sweeps/x.toml:13: `reps.warmup`: 4294967295 is more than the 10000 reps a sweep may have",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("count = 3", "count = 4294967295")), @"sweep: error: sweeps/x.toml:12: `reps.count`: 4294967295 is more than the 10000 reps a sweep may have");
+    insta::assert_snapshot!(check_rejection(&base_with("count = 3", "count = 3\nwarmup = 4294967295")), @"sweep: error: sweeps/x.toml:13: `reps.warmup`: 4294967295 is more than the 10000 reps a sweep may have");
 }
 
 #[test]
 fn a_timeout_too_long_for_the_clock_is_refused_at_load_not_a_panic_mid_run() {
-    assert_check_rejects(
-        &base_with("profile = \"reference\"", "profile = \"reference\"\ntimeout = \"300000000000y\""),
-        "sweep: error: sweeps/x.toml:5: `engine.timeout`: invalid duration `300000000000y`: must be at most 30 days",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("profile = \"reference\"", "profile = \"reference\"\ntimeout = \"300000000000y\"")), @"sweep: error: sweeps/x.toml:5: `engine.timeout`: invalid duration `300000000000y`: must be at most 30 days");
 }
 
 #[test]
 fn zero_ranks_in_a_sweep_are_reported_against_the_sweep_file_not_the_profile() {
-    assert_check_rejects(
-        &base_with("profile = \"reference\"", "profile = \"reference\"\nranks = 0"),
-        "sweep: error: sweeps/x.toml:5: `engine.ranks`: 0 ranks: must be between 1 and 4096",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("profile = \"reference\"", "profile = \"reference\"\nranks = 0")), @"sweep: error: sweeps/x.toml:5: `engine.ranks`: 0 ranks: must be between 1 and 4096");
 }
 
 #[test]
@@ -557,11 +457,7 @@ fn ranks_beyond_the_limit_in_a_profile_name_the_profile() {
     let ws = Workspace::new();
     write_profile(&ws, "bad", "ranks = 2", "ranks = 4294967295");
     ws.write_sweep("x", &base_with("profile = \"reference\"", "profile = \"bad\""));
-    assert_rejected(
-        &ws,
-        &["check", "sweeps/x.toml"],
-        "sweep: error: sweeps/engines/bad.toml:12: `ranks`: 4294967295 ranks: must be between 1 and 4096",
-    );
+    insta::assert_snapshot!(rejection(&ws, &["check", "sweeps/x.toml"]), @"sweep: error: sweeps/engines/bad.toml:12: `ranks`: 4294967295 ranks: must be between 1 and 4096");
 }
 
 #[test]
@@ -674,34 +570,22 @@ fn out_refuses_to_overwrite_any_sibling_it_would_write() {
 fn out_without_a_csv_extension_is_refused() {
     let ws = Workspace::new();
     ws.write_sweep("x", BASE);
-    assert_rejected(
-        &ws,
-        &["run", "sweeps/x.toml", "--out", "noext"],
-        "sweep: error: --out noext: the result file must end in `.csv`",
-    );
+    insta::assert_snapshot!(rejection(&ws, &["run", "sweeps/x.toml", "--out", "noext"]), @"sweep: error: --out noext: the result file must end in `.csv`");
     assert!(!ws.path().join("noext").exists(), "a refused run wrote something");
 }
 
 #[test]
 fn an_os_error_is_printed_once() {
     let ws = Workspace::new();
-    assert_rejected(
-        &ws,
-        &["check", "sweeps/nosuch.toml"],
-        "sweep: error: sweeps/nosuch.toml: cannot read: No such file or directory (os error 2)",
-    );
+    insta::assert_snapshot!(rejection(&ws, &["check", "sweeps/nosuch.toml"]), @"sweep: error: sweeps/nosuch.toml: cannot read: No such file or directory (os error 2)");
 }
 
 #[test]
 fn report_and_compare_of_a_missing_csv_name_the_csv_and_exit_2() {
     let ws = Workspace::new();
-    assert_rejected(&ws, &["report", "nosuch.csv"], "sweep: error: nosuch.csv: no such result CSV");
+    insta::assert_snapshot!(rejection(&ws, &["report", "nosuch.csv"]), @"sweep: error: nosuch.csv: no such result CSV");
     ws.write("a.csv", "x");
-    assert_rejected(
-        &ws,
-        &["compare", "a.csv", "nosuch.csv"],
-        "sweep: error: a.csv: not a sweep result CSV: no `variant` column",
-    );
+    insta::assert_snapshot!(rejection(&ws, &["compare", "a.csv", "nosuch.csv"]), @"sweep: error: a.csv: not a sweep result CSV: no `variant` column");
 }
 
 /// A kernel template with a syntax error deep inside: one short line naming the template file and line.
@@ -736,32 +620,22 @@ fn a_target_with_dot_dot_that_stays_inside_the_tree_is_accepted() {
 #[test]
 fn a_grid_too_large_to_plan_is_refused_at_load() {
     let values: Vec<String> = (1..=400).map(|n| n.to_string()).collect();
-    assert_check_rejects(
-        &base_with("slices = [1, 2]", &format!("slices = [{}]", values.join(", "))).replacen(
+    insta::assert_snapshot!(check_rejection(&base_with("slices = [1, 2]", &format!("slices = [{}]", values.join(", "))).replacen(
             "rows = [512, 1024]",
             &format!("rows = [{}]", values.join(", ")),
             1,
-        ),
-        "sweep: error: sweeps/x.toml:6: `params`: 160000 settings: more than the 100000 a sweep may plan",
-    );
+        )), @"sweep: error: sweeps/x.toml:6: `params`: 160000 settings: more than the 100000 a sweep may plan");
 }
 
 #[test]
 fn more_runs_than_a_sweep_may_plan_are_refused_at_load_and_from_the_command_line() {
     let values: Vec<String> = (1..=51).map(|n| n.to_string()).collect();
     let text = base_with("slices = [1, 2]", &format!("slices = [{}]", values.join(", ")));
-    assert_check_rejects(
-        &text.replacen("count = 3", "count = 10000", 1),
-        "sweep: error: sweeps/x.toml:12: `reps.count`: 102 settings x 10000 rounds = 1020000 runs: more than the \
-         1000000 a sweep may plan",
-    );
+    insta::assert_snapshot!(check_rejection(&text.replacen("count = 3", "count = 10000", 1)), @"sweep: error: sweeps/x.toml:12: `reps.count`: 102 settings x 10000 rounds = 1020000 runs: more than the \
+         1000000 a sweep may plan");
     let ws = Workspace::new();
     ws.write_sweep("x", &text);
-    assert_rejected(
-        &ws,
-        &["run", "sweeps/x.toml", "--reps", "10000", "--dry-run"],
-        "sweep: error: --reps 10000: 102 settings x 10000 rounds = 1020000 runs, more than the 1000000 a sweep may plan",
-    );
+    insta::assert_snapshot!(rejection(&ws, &["run", "sweeps/x.toml", "--reps", "10000", "--dry-run"]), @"sweep: error: --reps 10000: 102 settings x 10000 rounds = 1020000 runs, more than the 1000000 a sweep may plan");
 }
 
 #[test]
@@ -1015,7 +889,7 @@ fn a_rank_count_template_that_renders_no_count_is_refused_at_load() {
 #[test]
 fn a_where_constraint_over_an_unknown_param_is_refused() {
     let text = format!("where = [\"K % 256 == 0\"]\n{BASE}");
-    assert_check_rejects(&text, "sweep: error: sweeps/x.toml:1: `where[0]`: unknown parameter `K` in `K % 256 == 0`");
+    insta::assert_snapshot!(check_rejection(&text), @"sweep: error: sweeps/x.toml:1: `where[0]`: unknown parameter `K` in `K % 256 == 0`");
 }
 
 #[test]
@@ -1203,11 +1077,7 @@ fn a_control_that_is_the_primary_metric_is_refused_at_check() {
 fn a_shard_beyond_the_reps_is_refused_and_writes_nothing() {
     let ws = Workspace::new();
     ws.write_sweep("x", BASE);
-    assert_rejected(
-        &ws,
-        &["run", "sweeps/x.toml", "--shard", "4/4", "--dry-run"],
-        "sweep: error: --shard 4/4: 4 shards of 3 reps leave shard 4 without a rep; give at most 3 shards",
-    );
+    insta::assert_snapshot!(rejection(&ws, &["run", "sweeps/x.toml", "--shard", "4/4", "--dry-run"]), @"sweep: error: --shard 4/4: 4 shards of 3 reps leave shard 4 without a rep; give at most 3 shards");
     assert!(!ws.path().join("results").exists(), "a rejected run wrote results/");
 }
 
@@ -1318,11 +1188,8 @@ fn a_param_named_only_by_a_misspelt_name_in_a_block_gets_a_suggestion() {
 
 #[test]
 fn an_unknown_template_variable_near_a_param_is_suggested() {
-    assert_check_rejects(
-        &base_with("\"{{rows}}\"", "\"{{row}}\""),
-        "sweep: error: sweeps/x.toml:15: `run.args[1]`: unknown template variable `row` (not a parameter, input or \
-         harness name); did you mean `rows`?",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("\"{{rows}}\"", "\"{{row}}\"")), @"sweep: error: sweeps/x.toml:15: `run.args[1]`: unknown template variable `row` (not a parameter, input or \
+         harness name); did you mean `rows`?");
 }
 
 /// `sweep run slice` said `cannot read`, not that `slices` is declared; `sweep ablate` the same.
@@ -1337,7 +1204,7 @@ fn a_sweep_name_near_a_declared_one_is_suggested() {
             "sweep: error: sweeps/slice.toml: no such sweep declaration; did you mean `slices`?",
         );
     }
-    assert_rejected(&ws, &["run", "colour"], "sweep: error: sweeps/colour.toml: no such sweep declaration");
+    insta::assert_snapshot!(rejection(&ws, &["run", "colour"]), @"sweep: error: sweeps/colour.toml: no such sweep declaration");
 }
 
 /// `primary = "prefill_tokens_per_sec"` listed the metrics but did not point at `prefill_tokens_per_s`; so
@@ -1447,28 +1314,22 @@ fn the_readme_check_command_passes_on_the_repository() {
 
 #[test]
 fn a_quantity_over_an_unknown_metric_names_its_key() {
-    assert_check_rejects(
-        &base_plus("[[analysis.quantity]]\nname = \"q\"\nexpr = \"tps[slices=2] / 2\"\n"),
-        "sweep: error: sweeps/x.toml:24: `analysis.quantity[0].expr`: `tps` is neither a metric nor a numeric parameter (in `tps[slices=2] / 2`)",
-    );
+    insta::assert_snapshot!(check_rejection(&base_plus("[[analysis.quantity]]\nname = \"q\"\nexpr = \"tps[slices=2] / 2\"\n")), @"sweep: error: sweeps/x.toml:24: `analysis.quantity[0].expr`: `tps` is neither a metric nor a numeric parameter (in `tps[slices=2] / 2`)");
 }
 
 #[test]
 fn a_quantity_at_a_value_outside_the_grid_names_its_key() {
-    assert_check_rejects(
-        &base_plus("[[analysis.quantity]]\nname = \"q\"\nexpr = \"prefill_tokens_per_s[slices=8]\"\n"),
-        "sweep: error: sweeps/x.toml:24: `analysis.quantity[0].expr`: `slices=8` is not in the grid (`1`, `2`) (in `prefill_tokens_per_s[slices=8]`)",
-    );
+    insta::assert_snapshot!(check_rejection(&base_plus("[[analysis.quantity]]\nname = \"q\"\nexpr = \"prefill_tokens_per_s[slices=8]\"\n")), @"sweep: error: sweeps/x.toml:24: `analysis.quantity[0].expr`: `slices=8` is not in the grid (`1`, `2`) (in `prefill_tokens_per_s[slices=8]`)");
 }
 
 #[test]
 fn unsetting_a_param_no_arg_uses_names_its_key() {
-    assert_check_rejects(&base_with("[metrics]", "[run.unset]\nslices = \"1\"\n\n[metrics]"), "sweep: error: sweeps/x.toml:18: `run.unset.slices`: no `[run]` arg or env uses `{{slices}}`: unsetting `slices` would change nothing");
+    insta::assert_snapshot!(check_rejection(&base_with("[metrics]", "[run.unset]\nslices = \"1\"\n\n[metrics]")), @"sweep: error: sweeps/x.toml:18: `run.unset.slices`: no `[run]` arg or env uses `{{slices}}`: unsetting `slices` would change nothing");
 }
 
 #[test]
 fn a_rule_value_outside_the_grid_names_its_key() {
-    assert_check_rejects(&base_plus("verify_rule = { param = \"slices\", rule = \"rule\" }\n"), "sweep: error: sweeps/x.toml:22: `analysis.verify_rule.rule`: `rule` is not a value of `slices` beside forced ones");
+    insta::assert_snapshot!(check_rejection(&base_plus("verify_rule = { param = \"slices\", rule = \"rule\" }\n")), @"sweep: error: sweeps/x.toml:22: `analysis.verify_rule.rule`: `rule` is not a value of `slices` beside forced ones");
 }
 
 /// Regression: a NUL byte in a param value passed `check`, then failed every run.
@@ -1486,11 +1347,8 @@ fn check_refuses_a_nul_byte_in_a_param_value() {
 /// Regression: a NUL byte in a `[run.env]` value passed `check`, then failed every run.
 #[test]
 fn check_refuses_a_nul_byte_in_an_env_value() {
-    assert_check_rejects(
-        &base_with("[metrics]", "[run.env]\nTPE_MODE = \"a\\u0000b\"\n\n[metrics]"),
-        "sweep: error: sweeps/x.toml:18: `run.env.TPE_MODE`: holds a NUL byte (\\u0000), which no program argument, \
-         environment variable or path can hold: every run would fail",
-    );
+    insta::assert_snapshot!(check_rejection(&base_with("[metrics]", "[run.env]\nTPE_MODE = \"a\\u0000b\"\n\n[metrics]")), @"sweep: error: sweeps/x.toml:18: `run.env.TPE_MODE`: holds a NUL byte (\\u0000), which no program argument, \
+         environment variable or path can hold: every run would fail");
 }
 
 /// Regression: `a = ["1 b=2", "1"]` and `b = ["3", "2 b=3"]` make two settings that both
