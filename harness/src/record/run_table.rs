@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use simd_csv::ZeroCopyByteRecord;
 
-use super::attempt_index::{AttemptIndex, Duplicate};
+use super::attempt_index::{AttemptIndex, Duplicate, RunColumns};
 use super::columns::{Columns, ATTEMPT_COLUMN, METRIC_PREFIX, PARAM_PREFIX};
 use super::file_range::{line_aligned_splits, line_at, rows_estimate, FileRange};
 use super::record_error::RecordError;
@@ -50,12 +50,16 @@ pub struct RunTable {
     by_name: Vec<usize>,
     /// The runs recorded as an attempt other than the first, ascending by run, with their attempt.
     retries: Vec<(usize, u32)>,
-    /// The runs the analysis reads when a (setting, rep) was run more than once (`AttemptIndex`).
-    current: Option<Vec<u32>>,
-    /// (setting, rep) pairs recorded more than once.
-    retried: usize,
+    /// Which runs the analysis reads, when a (setting, rep) was run more than once.
+    attempts: AttemptIndex,
     /// The sidecar's grid the rows were read by: `push_written` types and places a new row by it too.
     grid: Option<RecordedGrid>,
+}
+
+/// The attempt run `run` recorded, of the `retries` (runs recorded as an attempt other than the first,
+/// ascending by run): 1 unless listed.
+fn attempt_in(retries: &[(usize, u32)], run: usize) -> u32 {
+    retries.binary_search_by_key(&run, |(retried, _)| *retried).map_or(1, |at| retries[at].1)
 }
 
 /// Why a row was refused: the row as a whole, or one metric cell (by its index in `columns.metrics`).
@@ -165,7 +169,9 @@ impl RunTable {
         };
         self.grid = grid;
         pushed?;
-        self.reindex_attempts().ok()
+        let RunTable { setting, rep, warmup, status, retries, attempts, .. } = self;
+        let runs = RunColumns { setting, rep, warmup, status, attempt: |run| attempt_in(retries, run) };
+        attempts.push(&runs).ok()
     }
 
     /// Refuses a (setting, rep, attempt) recorded twice, naming both lines, and picks the attempt of each
@@ -189,26 +195,26 @@ impl RunTable {
     /// Picks the attempt of each (setting, rep) the analysis reads, over every run; the duplicate, if a
     /// (setting, rep, attempt) is recorded twice.
     fn reindex_attempts(&mut self) -> Result<(), Duplicate> {
-        let attempt = |run: usize| self.attempt(run);
-        let index = AttemptIndex::of(&self.setting, &self.rep, &self.warmup, &self.status, attempt)?;
-        (self.current, self.retried) = (index.current, index.retried);
+        let RunTable { setting, rep, warmup, status, retries, attempts, .. } = self;
+        let runs = RunColumns { setting, rep, warmup, status, attempt: |run| attempt_in(retries, run) };
+        *attempts = AttemptIndex::of(&runs)?;
         Ok(())
     }
 
     /// The attempt run `run` recorded (1 unless the CSV says otherwise).
     fn attempt(&self, run: usize) -> u32 {
-        self.retries.binary_search_by_key(&run, |(retried, _)| *retried).map_or(1, |at| self.retries[at].1)
+        attempt_in(&self.retries, run)
     }
 
     /// How many (setting, rep) the CSV records more than once (failed runs run again by `--resume`); the
     /// analysis reads the last successful attempt of each.
     pub fn retried(&self) -> usize {
-        self.retried
+        self.attempts.retried
     }
 
     /// The runs the analysis reads (0-based, file order): every run but attempts another one supersedes.
     pub fn current_runs(&self) -> Box<dyn Iterator<Item = usize> + '_> {
-        match &self.current {
+        match &self.attempts.current {
             Some(current) => Box::new(current.iter().map(|&run| run as usize)),
             None => Box::new(0..self.len()),
         }
@@ -279,8 +285,7 @@ impl RunTable {
             by_name: by_name(&columns.metrics),
             columns,
             retries: Vec::new(),
-            current: None,
-            retried: 0,
+            attempts: AttemptIndex::default(),
             grid: None,
         }
     }
@@ -395,7 +400,7 @@ impl RunTable {
         let column = |&metric: &usize| MetricColumn {
             name: self.metrics[metric].as_str(),
             values: &self.values[metric],
-            current: self.current.as_deref(),
+            current: self.attempts.current.as_deref(),
         };
         self.by_name.iter().map(column).collect()
     }
