@@ -155,7 +155,7 @@ impl FirstRuns {
             FirstRuns::Dense { reps, runs } => FirstRuns::Sparse(
                 (runs.iter().enumerate())
                     .filter(|(_, &run)| run != u32::MAX)
-                    .map(|(cell, &run)| ((cell as u64 / reps) << 32 | cell as u64 % reps, run as usize))
+                    .map(|(cell, &run)| (((cell as u64 / reps) << 32) | (cell as u64 % reps), run as usize))
                     .collect(),
             ),
             FirstRuns::Sparse(first) => FirstRuns::Sparse(first.clone()),
