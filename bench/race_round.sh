@@ -5,7 +5,8 @@
 # (default 21) each, in harness/src/runner/race_driver.rs's ignored test `race_round_speed`:
 #  - re-reading the CSV and deciding which settings still race (what every round did before);
 #  - deciding on the table the session holds in memory (what a round does now);
-#  - appending the last round's 20 rows to that table, as the session does when it writes them.
+#  - appending the last round's 20 rows to that table, as the session does when it writes them (after the
+#    round before it, untimed: a cloned table's columns are full, and its first append moves them once).
 # Usage: bench/race_round.sh [rows...]   (default 1000 100000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
