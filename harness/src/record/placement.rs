@@ -27,17 +27,13 @@ impl Placement {
 }
 
 /// A placement as a sidecar holds it: in the neutral keys, or in the Slurm keys sidecars held before.
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default)]
 struct RecordedPlacement {
-    #[serde(default)]
     scheduler: String,
-    #[serde(default)]
     job: String,
-    #[serde(default)]
     task: String,
-    #[serde(default)]
     slurm_job_id: String,
-    #[serde(default)]
     slurm_array_task_id: String,
 }
 

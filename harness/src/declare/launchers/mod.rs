@@ -90,6 +90,15 @@ mod tests {
     }
 
     #[test]
+    fn mpirun_is_given_the_rank_count_and_hostfile_and_srun_the_rank_count() {
+        let kind = |name: &str| LauncherKind::named(name).unwrap();
+        let hostfile = Some(std::path::Path::new("/h/hosts"));
+        assert_eq!(kind("mpirun").rank_flags(4, hostfile), ["-n", "4", "--hostfile", "/h/hosts"]);
+        assert_eq!(kind("srun").rank_flags(4, hostfile), ["-n", "4"]);
+        assert!(kind("local").rank_flags(1, None).is_empty() && kind("per-rank").rank_flags(2, None).is_empty());
+    }
+
+    #[test]
     fn the_launchers_that_start_more_than_one_process_are_listed_as_a_sentence() {
         assert_eq!(LauncherKind::names_where(|launcher| !launcher.one_process()), "per-rank, mpirun or srun");
         assert_eq!(LauncherKind::names_where(|launcher| launcher.takes_hostfile()), "mpirun");
