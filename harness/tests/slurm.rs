@@ -192,9 +192,9 @@ fn a_submitted_array_job_of_two_shards_merges_into_every_run_once() {
     assert_every_setting_and_rep_once(&rows);
     for row in &rows {
         assert_eq!(row["status"], "ok", "{row:?}");
-        assert_eq!(row["slurm_job_id"], job, "{row:?}");
+        assert_eq!([&row["scheduler"], &row["job"]], ["slurm", &job], "{row:?}");
         // Shard i runs rep i, in array task i.
-        assert_eq!(row["slurm_array_task_id"], row["rep"], "{row:?}");
+        assert_eq!(row["task"], row["rep"], "{row:?}");
         assert!(!row["host"].is_empty());
     }
     let report = sweep(workspace.path(), &["report", folder]);

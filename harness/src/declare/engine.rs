@@ -9,7 +9,8 @@ use std::time::Duration;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::engine_profile::{LauncherKind, ResultLine};
+use super::engine_profile::ResultLine;
+use super::launchers::LauncherKind;
 use super::near_name::near_name;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;

@@ -6,21 +6,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::duration_value;
+use super::launchers::LauncherKind;
 use crate::template::Template;
-
-/// How the ranks of one run are started.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LauncherKind {
-    /// One process; `ranks` must be 1.
-    Local,
-    /// The harness starts one process per rank with `{{rank}}` rendered, each with its own log.
-    PerRank,
-    /// `mpirun -n <ranks> [--hostfile F] program args...`
-    Mpirun,
-    /// `srun -n <ranks> program args...`
-    Srun,
-}
 
 /// Where the engine prints its one result line.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]

@@ -7,6 +7,8 @@ mod engine;
 mod engine_profile;
 #[cfg(test)]
 mod fuzz_tests;
+mod launcher;
+mod launchers;
 mod near_name;
 mod param_tables;
 mod param_value;
@@ -35,7 +37,9 @@ pub use analysis_config::{
 };
 pub use check::{Check, CheckTest};
 pub use engine::{Engine, Topology};
-pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride, ResultLine};
+pub use engine_profile::{EngineOverrides, EngineProfile, RanksOverride, ResultLine};
+pub use launcher::Launcher;
+pub use launchers::LauncherKind;
 pub use param_tables::{DerivedParam, ValueMap};
 pub use param_value::{Param, ParamValue};
 pub use pattern::Pattern;
@@ -183,11 +187,9 @@ fn read_profile(profile_path: &Path, sweep: &SourceFile, overrides: &EngineOverr
     profile.tree = tree;
     validate::engine(&profile_source, sweep, &profile, overrides)?;
     let tree = PathBuf::from(&profile.tree);
-    let launcher_command = match profile.launcher {
-        _ if !profile.launcher_command.is_empty() => profile.launcher_command,
-        LauncherKind::Mpirun => vec![Template::literal("mpirun")],
-        LauncherKind::Srun => vec![Template::literal("srun")],
-        LauncherKind::Local | LauncherKind::PerRank => Vec::new(),
+    let launcher_command = match profile.launcher_command.is_empty() {
+        true => profile.launcher.default_command().map(Template::literal).into_iter().collect(),
+        false => profile.launcher_command,
     };
     // The path is made absolute first, so a rendered script is found from any folder.
     let setup = profile.setup.map(|file| {
@@ -291,8 +293,7 @@ mod tests {
     /// The dry run printed Rust spellings (`Mpirun`, `Interleaved`), not the TOML's.
     #[test]
     fn enums_are_spelled_as_in_the_toml() {
-        assert_eq!(toml_spelling(&LauncherKind::Mpirun), "mpirun");
-        assert_eq!(toml_spelling(&LauncherKind::PerRank), "per-rank");
+        assert_eq!(toml_spelling(&LauncherKind::named("per-rank").unwrap()), "per-rank");
         assert_eq!(toml_spelling(&RunOrder::Interleaved), "interleaved");
     }
 }

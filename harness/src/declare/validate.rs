@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::analysis_config::AnalysisConfig;
 use super::check::{Check, CheckTest};
 use super::engine::Engine;
-use super::engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride};
+use super::engine_profile::{EngineOverrides, EngineProfile, RanksOverride};
+use super::launchers::LauncherKind;
 use super::near_name::did_you_mean;
 use super::param_tables::DerivedParam;
 use super::param_value::{Param, ParamValue};
@@ -681,10 +682,10 @@ pub fn engine(
             format!("rank {} does not exist: ranks are 0..{}", profile.result.rank, profile.ranks - 1),
         ));
     }
-    if profile.launcher == LauncherKind::Local && profile.ranks != 1 {
-        let ranks = profile.ranks;
-        let message =
-            format!("the local launcher starts one process but ranks = {ranks}; use per-rank, mpirun or srun");
+    if profile.launcher.one_process() && profile.ranks != 1 {
+        let (launcher, ranks) = (profile.launcher.name(), profile.ranks);
+        let others = LauncherKind::names_where(|launcher| !launcher.one_process());
+        let message = format!("the {launcher} launcher starts one process but ranks = {ranks}; use {others}");
         return Err(sweep.error_at("engine.ranks", message));
     }
     if let Some(index) = profile.pre_run.iter().position(Vec::is_empty) {
@@ -801,8 +802,8 @@ pub fn run_templates(
         for path in plain_variables(text) {
             let (first, rest) = path.split_once('.').unwrap_or((path, ""));
             let unknown = match first {
-                "rank" if launcher != LauncherKind::PerRank => {
-                    let launcher = super::toml_spelling(&launcher);
+                "rank" if !launcher.starts_each_rank() => {
+                    let launcher = launcher.name();
                     let message = format!("`{{{{rank}}}}` has no value under the {launcher} launcher, which starts every rank with one command; only the per-rank launcher renders it");
                     return Err(source.error_at(&key, message));
                 }

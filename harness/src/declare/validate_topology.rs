@@ -4,7 +4,6 @@
 use serde_json::{Map, Value};
 
 use super::engine::Engine;
-use super::engine_profile::LauncherKind;
 use super::param_value::Param;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
@@ -23,7 +22,7 @@ pub fn topology(source: &SourceFile, engine: &Engine, params: &[Param]) -> Resul
             return Err(source.error_at(key, format!("unknown template variable `{name}` (not a parameter)")));
         }
     }
-    if topology.hostfile.is_some() && engine.launcher != LauncherKind::Mpirun {
+    if topology.hostfile.is_some() && !engine.launcher.takes_hostfile() {
         return Err(
             source.error_at("engine.hostfile", "a hostfile is passed to mpirun only; the launcher is not mpirun")
         );
@@ -33,8 +32,9 @@ pub fn topology(source: &SourceFile, engine: &Engine, params: &[Param]) -> Resul
     for point in points(text, params) {
         let Some(ranks) = topology.ranks_for(&point, MAX_RANKS) else { break };
         let ranks = ranks.map_err(|m| source.error_at("engine.ranks", m))?;
-        if engine.launcher == LauncherKind::Local && ranks != 1 {
-            let message = format!("`{text}` gives {ranks} ranks but the local launcher starts one process");
+        if engine.launcher.one_process() && ranks != 1 {
+            let launcher = engine.launcher.name();
+            let message = format!("`{text}` gives {ranks} ranks but the {launcher} launcher starts one process");
             return Err(source.error_at("engine.ranks", message));
         }
         if engine.result.rank >= ranks {

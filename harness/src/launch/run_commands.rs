@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::declare::{Engine, LauncherKind, RunDecl, SourceFile, SpecError};
+use crate::declare::{Engine, RunDecl, SourceFile, SpecError};
 use crate::shell_line::{shell_line, shell_quote};
 use crate::template::{self, Renderer, Template};
 
@@ -59,9 +59,9 @@ pub fn run_commands(
         program_path(engine, site.tree, site.build_dir).map_err(|error| profile_error(engine, "program", error))?;
     let params = &mark_unset(params, &run.unset);
     // The per-rank launcher starts each rank itself; any other starts one launcher process.
-    let ranks: Vec<Option<u32>> = match engine.launcher {
-        LauncherKind::PerRank => (0..engine.ranks).map(Some).collect(),
-        _ => vec![None],
+    let ranks: Vec<Option<u32>> = match engine.launcher.starts_each_rank() {
+        true => (0..engine.ranks).map(Some).collect(),
+        false => vec![None],
     };
     ranks
         .into_iter()
@@ -92,12 +92,7 @@ fn launcher_prefix(engine: &Engine, site: &RunSite<'_>, params: &Map<String, Val
         .iter()
         .map(|part| part.render(&context).map_err(|error| profile_error(engine, "launcher_command", error)))
         .collect::<Result<Vec<_>, _>>()?;
-    if matches!(engine.launcher, LauncherKind::Mpirun | LauncherKind::Srun) {
-        argv.extend(["-n".to_string(), engine.ranks.to_string()]);
-    }
-    if let (LauncherKind::Mpirun, Some(hostfile)) = (engine.launcher, &engine.hostfile) {
-        argv.extend(["--hostfile".to_string(), hostfile.display().to_string()]);
-    }
+    argv.extend(engine.launcher.rank_flags(engine.ranks, engine.hostfile.as_deref()));
     Ok(argv)
 }
 

@@ -1,6 +1,8 @@
 //! The result CSV's columns: params, fixed run columns, metrics, provenance. Prefixes keep a
 //! parameter called `status` from colliding with the run's status.
 
+use super::placement_columns::PlacementColumns;
+
 /// Fixed columns written for every run, between the params and the metrics.
 pub const RUN_COLUMNS: &[&str] = &["variant", "rep", "warmup", "order", "status", "error", "started_at", "duration_s"];
 /// Fixed provenance columns, after the metrics.
@@ -8,9 +10,6 @@ pub const PROVENANCE_COLUMNS: &[&str] = &["host", "engine_commit", "engine_dirty
 /// Which attempt at its (setting, rep) the row is (1 for the first run, 2 for a failed run run again by
 /// `--resume`), right after `rep`; CSVs written before it existed lack it and read as attempt 1.
 pub const ATTEMPT_COLUMN: &str = "attempt";
-/// Which Slurm job and array task ran the row, after the provenance columns; CSVs written before
-/// they existed lack them and still read.
-pub const SLURM_COLUMNS: &[&str] = &["slurm_job_id", "slurm_array_task_id"];
 
 pub const PARAM_PREFIX: &str = "param.";
 pub const METRIC_PREFIX: &str = "metric.";
@@ -22,8 +21,8 @@ pub struct Columns {
     pub params: Vec<String>,
     pub metrics: Vec<String>,
     pub toolchains: Vec<String>,
-    /// Whether the CSV has the `SLURM_COLUMNS` (every CSV written now does).
-    pub slurm: bool,
+    /// Which placement columns the CSV has (every CSV written now the `Neutral` ones).
+    pub placement: PlacementColumns,
     /// Whether the CSV has the `ATTEMPT_COLUMN` (every CSV written now does).
     pub attempt: bool,
 }
@@ -41,9 +40,7 @@ impl Columns {
         }
         header.extend(prefixed(METRIC_PREFIX, &self.metrics));
         header.extend(PROVENANCE_COLUMNS.iter().map(|c| c.to_string()));
-        if self.slurm {
-            header.extend(SLURM_COLUMNS.iter().map(|c| c.to_string()));
-        }
+        header.extend(self.placement.names().iter().map(|c| c.to_string()));
         header.extend(prefixed(TOOLCHAIN_PREFIX, &self.toolchains));
         header.push("log_dir".to_string());
         header
@@ -57,12 +54,11 @@ impl Columns {
             }
         }
         let with = |prefix: &str| header.iter().filter_map(|c| c.strip_prefix(prefix)).map(str::to_string).collect();
-        let slurm = SLURM_COLUMNS.iter().all(|name| header.iter().any(|column| column == name));
         Ok(Columns {
             params: with(PARAM_PREFIX),
             metrics: with(METRIC_PREFIX),
             toolchains: with(TOOLCHAIN_PREFIX),
-            slurm,
+            placement: PlacementColumns::of_header(header),
             attempt: header.iter().any(|column| column == ATTEMPT_COLUMN),
         })
     }
@@ -74,17 +70,18 @@ mod tests {
 
     #[test]
     fn header_round_trips() {
-        for (slurm, attempt) in [(true, true), (false, false), (true, false)] {
+        let layouts = [PlacementColumns::Neutral, PlacementColumns::Slurm, PlacementColumns::None];
+        for (placement, attempt) in layouts.into_iter().zip([true, false, false]) {
             let columns = Columns {
                 params: vec!["status".into()],
                 metrics: vec!["wall".into()],
                 toolchains: vec!["mpicxx".into()],
-                slurm,
+                placement,
                 attempt,
             };
             let header = columns.header();
             assert_eq!(header[0], "param.status");
-            assert_eq!(header.iter().any(|column| column == "slurm_job_id"), slurm);
+            assert!(placement.names().iter().all(|name| header.iter().any(|column| column == name)), "{header:?}");
             assert_eq!(header[3] == "attempt", attempt, "{header:?}");
             assert_eq!(Columns::from_header(&header).unwrap(), columns);
         }

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::columns::{Columns, METRIC_PREFIX, PARAM_PREFIX};
+use super::placement_columns::PlacementColumns;
 use super::provenance::Provenance;
 use super::record_error::RecordError;
 use super::recorded_run::RecordedRun;
@@ -57,7 +58,7 @@ impl Folder {
             params: vec!["rows".into()],
             metrics: vec!["tps".into(), "wall".into()],
             toolchains: vec![],
-            slurm: true,
+            placement: PlacementColumns::Neutral,
             attempt: true,
         };
         let mut writer = ResultWriter::create(&path, columns.clone(), Provenance::default()).unwrap();

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::columns::{Columns, PARAM_PREFIX};
+use super::columns::{Columns, PARAM_PREFIX, PROVENANCE_COLUMNS};
+use super::placement_columns::PlacementColumns;
 use super::record_error::RecordError;
 use super::sidecar::Sidecar;
 
@@ -133,21 +134,47 @@ fn declaration_fingerprint(sidecar: &Sidecar) -> String {
     crate::ground::sha256_hex(identity.to_string().as_bytes())
 }
 
-/// The header and the data rows (with their line numbers) of one CSV; repeated headers are skipped.
+/// The header and the data rows (with their line numbers) of one CSV, repeated headers skipped, its
+/// placement in the columns written now: shards written before them merge with shards written after.
 fn read_rows(path: &Path) -> Result<(Vec<String>, Vec<NumberedRow>), RecordError> {
     let bad = |error: csv::Error| RecordError::NotAResultCsv { path: path.to_path_buf(), reason: error.to_string() };
     let mut reader = csv::ReaderBuilder::new().flexible(false).from_path(path).map_err(bad)?;
     let header: Vec<String> = reader.headers().map_err(bad)?.iter().map(str::to_string).collect();
-    Columns::from_header(&header).map_err(|reason| RecordError::NotAResultCsv { path: path.to_path_buf(), reason })?;
+    let columns = Columns::from_header(&header)
+        .map_err(|reason| RecordError::NotAResultCsv { path: path.to_path_buf(), reason })?;
+    let placed = placement_at(&header, columns.placement);
     let mut rows = Vec::new();
     for record in reader.records() {
         let record = record.map_err(bad)?;
         if record.iter().eq(header.iter().map(String::as_str)) {
             continue;
         }
-        rows.push((record.position().map_or(0, |p| p.line()), record.iter().map(str::to_string).collect()));
+        let cells: Vec<String> = record.iter().map(str::to_string).collect();
+        let own: Vec<&str> = placed.0.iter().map(|&at| cells[at].as_str()).collect();
+        let placement = PlacementColumns::Neutral.cells(&columns.placement.placement(&own));
+        let row = relaid(cells, &placed, placement);
+        rows.push((record.position().map_or(0, |p| p.line()), row));
     }
-    Ok((header, rows))
+    let neutral_names = PlacementColumns::Neutral.names().iter().map(|name| name.to_string()).collect();
+    Ok((relaid(header, &placed, neutral_names), rows))
+}
+
+/// Where `header`'s own placement columns are, and where the neutral ones go in their stead: where
+/// they were, or after the provenance columns when it has none.
+fn placement_at(header: &[String], layout: PlacementColumns) -> (Vec<usize>, usize) {
+    let position = |name: &&str| header.iter().position(|column| column == name);
+    let own: Vec<usize> = layout.names().iter().filter_map(position).collect();
+    let after_provenance = PROVENANCE_COLUMNS.iter().filter_map(position).max().map_or(header.len(), |at| at + 1);
+    let at = own.iter().min().copied().unwrap_or(after_provenance);
+    (own, at)
+}
+
+/// `row` with `neutral` at `at` in place of its cells at `own`.
+fn relaid(row: Vec<String>, (own, at): &(Vec<usize>, usize), neutral: Vec<String>) -> Vec<String> {
+    let mut kept: Vec<String> =
+        row.into_iter().enumerate().filter(|(index, _)| !own.contains(index)).map(|(_, cell)| cell).collect();
+    kept.splice(*at..*at, neutral);
+    kept
 }
 
 fn row_key(header: &[String], row: &[String]) -> RowKey {
@@ -182,6 +209,7 @@ fn missing_runs(sidecar: &Sidecar, seen: &BTreeMap<RowKey, PathBuf>) -> Vec<(Str
 
 #[cfg(test)]
 mod tests {
+    use super::super::placement_columns::PlacementColumns;
     use super::super::provenance::Provenance;
     use super::super::result_writer::{ResultWriter, RunRow};
     use super::*;
@@ -208,7 +236,7 @@ mod tests {
             params: vec!["slices".into()],
             metrics: vec!["tps".into()],
             toolchains: vec![],
-            slurm: true,
+            placement: PlacementColumns::Neutral,
             attempt: true,
         };
         let mut writer = ResultWriter::create(&path, columns, Provenance::default()).unwrap();
@@ -250,6 +278,33 @@ mod tests {
         merged.write(&out, vec!["sweep".into(), "merge".into()]).unwrap();
         assert_eq!(super::super::RunTable::read(&out).unwrap().observations().len(), 4);
         assert_eq!(Sidecar::read(&out.with_extension("json")).unwrap().command_line, ["sweep", "merge"]);
+    }
+
+    /// A shard as written before its placement columns named no scheduler, written by hand.
+    const SLURM_COLUMNS_FIXTURE: &str = include_str!("../../tests/fixtures/slurm_columns_fixture.csv");
+
+    #[test]
+    fn a_shard_written_with_the_slurm_columns_merges_with_one_written_now_in_the_neutral_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = shard(dir.path(), "shard-1", &[], |_| {});
+        std::fs::write(&old, SLURM_COLUMNS_FIXTURE).unwrap();
+        let new = shard(dir.path(), "shard-2", &[(1, 2), (2, 2)], |_| {});
+        let merged = MergedShards::read(&[old, new]).unwrap();
+        let at = |name: &str| merged.header.iter().position(|column| column == name).unwrap();
+        assert_eq!(
+            [at("variant_hash") + 1, at("job"), at("task")],
+            [at("scheduler"), at("scheduler") + 1, at("scheduler") + 2]
+        );
+        assert!(!merged.header.iter().any(|column| column.starts_with("slurm_")), "{:?}", merged.header);
+        let placements: Vec<[&str; 3]> = merged
+            .rows
+            .iter()
+            .map(|row| [&row[at("scheduler")], &row[at("job")], &row[at("task")]].map(String::as_str))
+            .collect();
+        assert_eq!(placements, [["slurm", "40", "1"], ["slurm", "40", "1"], ["", "", ""], ["", "", ""]]);
+        let out = dir.path().join("merged.csv");
+        merged.write(&out, vec!["sweep".into(), "merge".into()]).unwrap();
+        assert_eq!(super::super::RunTable::read(&out).unwrap().observations().len(), 4);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Tests: result CSVs written, resumed and read back as owned observations.
 
 use super::columns::Columns;
+use super::placement::Placement;
+use super::placement_columns::PlacementColumns;
 use super::provenance::Provenance;
 use super::record_error::RecordError;
 use super::recorded_run::RecordedRun;
@@ -19,7 +21,7 @@ fn columns() -> Columns {
         params: vec!["slices".into(), "rows".into()],
         metrics: vec!["tps".into(), "wall".into()],
         toolchains: vec!["cc".into()],
-        slurm: true,
+        placement: PlacementColumns::Neutral,
         attempt: true,
     }
 }
@@ -102,14 +104,15 @@ fn shards_concatenated_with_their_headers_read_as_one_sweep() {
 fn resuming_a_csv_written_before_the_slurm_and_attempt_columns_keeps_its_layout() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.csv");
-    let old = Columns { slurm: false, attempt: false, ..columns() };
+    let old = Columns { placement: PlacementColumns::None, attempt: false, ..columns() };
     let metrics: BTreeMap<String, f64> = [("tps".to_string(), 1.0)].into();
     ResultWriter::create(&path, old.clone(), Provenance::default())
         .unwrap()
         .write(&row(&metrics, 1, RunStatus::Ok, ""))
         .unwrap();
     let sweep = super::test_sidecar::write_sidecar(&path, &columns());
-    let provenance = Provenance { slurm_job_id: "40".into(), ..Provenance::default() };
+    let placement = Placement { scheduler: "slurm".into(), job: "40".into(), task: String::new() };
+    let provenance = Provenance { placement, ..Provenance::default() };
     let (mut writer, existing) = ResultWriter::append(&path, columns(), provenance, &sweep).unwrap();
     assert!(existing.recorded_attempts(&[]).without_attempts, "failed runs of an old CSV cannot be run again");
     writer.write(&RunRow { attempt: 2, ..row(&metrics, 2, RunStatus::Ok, "") }).unwrap();
@@ -147,8 +150,13 @@ fn create_never_overwrites_an_existing_result() {
 
 /// Three settings whose `mode` prints `1` each time: an int, a float and a text.
 fn write_lookalike_settings(path: &Path) {
-    let columns =
-        Columns { params: vec!["mode".into()], metrics: vec![], toolchains: vec![], slurm: true, attempt: true };
+    let columns = Columns {
+        params: vec!["mode".into()],
+        metrics: vec![],
+        toolchains: vec![],
+        placement: PlacementColumns::Neutral,
+        attempt: true,
+    };
     let mut writer = ResultWriter::create(path, columns, Provenance::default()).unwrap();
     let none = BTreeMap::new();
     for (rep, variant) in [(1, "a"), (2, "b"), (3, "c")] {
@@ -247,4 +255,44 @@ fn a_csv_without_the_run_columns_is_refused() {
     std::fs::write(&path, "a,b\n1,2\n").unwrap();
     let error = RunTable::read(&path).unwrap_err().to_string();
     assert!(error.ends_with("not a sweep result CSV: no `variant` column"), "{error}");
+}
+
+/// A CSV as written before its placement columns named no scheduler (`slurm_job_id`,
+/// `slurm_array_task_id`), written by hand.
+const SLURM_COLUMNS_FIXTURE: &str = include_str!("../../tests/fixtures/slurm_columns_fixture.csv");
+
+#[test]
+fn a_csv_written_with_the_slurm_columns_reads_and_resumes_in_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.csv");
+    std::fs::write(&path, SLURM_COLUMNS_FIXTURE).unwrap();
+    let table = RunTable::read(&path).unwrap();
+    assert_eq!(table.columns.placement, PlacementColumns::Slurm);
+    assert_eq!(table.observations().iter().map(|o| o.metrics["tps"]).collect::<Vec<_>>(), [10.0, 12.0]);
+    let columns =
+        Columns { params: vec!["slices".into()], metrics: vec!["tps".into()], toolchains: vec![], ..columns() };
+    let sweep = super::test_sidecar::write_sidecar(&path, &columns);
+    let placement = Placement { scheduler: "slurm".into(), job: "41".into(), task: "2".into() };
+    let (mut writer, _) =
+        ResultWriter::append(&path, columns, Provenance { placement, ..Provenance::default() }, &sweep).unwrap();
+    let metrics: BTreeMap<String, f64> = [("tps".to_string(), 11.0)].into();
+    writer.write(&RunRow { param_values: vec!["1".into()], ..row(&metrics, 2, RunStatus::Ok, "") }).unwrap();
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(written.lines().last().unwrap().contains(",abc,41,2,runs/1"), "{written}");
+    assert_eq!(RunTable::read(&path).unwrap().observations().len(), 3);
+}
+
+#[test]
+fn a_csv_written_now_names_its_scheduler_job_and_task_after_the_provenance() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.csv");
+    let placement = Placement { scheduler: "slurm".into(), job: "40".into(), task: "2".into() };
+    let mut writer = ResultWriter::create(&path, columns(), Provenance { placement, ..Provenance::default() }).unwrap();
+    let metrics: BTreeMap<String, f64> = [("tps".to_string(), 1.0)].into();
+    writer.write(&row(&metrics, 1, RunStatus::Ok, "")).unwrap();
+    let written = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = written.lines().collect();
+    assert!(lines[0].ends_with(",variant_hash,scheduler,job,task,toolchain.cc,log_dir"), "{}", lines[0]);
+    assert!(lines[1].contains(",abc,slurm,40,2,,runs/1"), "{}", lines[1]);
+    assert_eq!(RunTable::read(&path).unwrap().columns, columns());
 }

@@ -123,7 +123,8 @@ impl ResultWriter {
             return Err(mismatch(reason));
         }
         let existing = RunTable::read_resumable(path, &recorded)?;
-        let layout = Columns { slurm: existing.columns.slurm, attempt: existing.columns.attempt, ..columns.clone() };
+        let layout =
+            Columns { placement: existing.columns.placement, attempt: existing.columns.attempt, ..columns.clone() };
         if existing.columns != layout {
             return Err(mismatch(describe_difference(&existing.columns, &layout)));
         }
@@ -169,9 +170,7 @@ impl ResultWriter {
             self.provenance.engine_dirty.to_string(),
             row.variant_hash.to_string(),
         ]);
-        if self.columns.slurm {
-            record.extend([self.provenance.slurm_job_id.clone(), self.provenance.slurm_array_task_id.clone()]);
-        }
+        record.extend(self.columns.placement.cells(&self.provenance.placement));
         record.extend(
             self.columns
                 .toolchains
@@ -233,13 +232,14 @@ fn describe_difference(found: &Columns, expected: &Columns) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::PlacementColumns;
 
     fn columns() -> Columns {
         Columns {
             params: vec!["rows".to_string()],
             metrics: vec!["wall".to_string()],
             toolchains: Vec::new(),
-            slurm: true,
+            placement: PlacementColumns::Neutral,
             attempt: true,
         }
     }

@@ -727,6 +727,7 @@ impl RunTable {
 
 #[cfg(test)]
 mod tests {
+    use super::super::placement_columns::PlacementColumns;
     use super::super::provenance::Provenance;
     use super::super::result_writer::{ResultWriter, RunRow};
     use super::*;
@@ -753,7 +754,7 @@ mod tests {
             params: vec!["rows".into(), "slices".into()],
             metrics: metrics.into_iter().cloned().collect(),
             toolchains: vec![],
-            slurm: true,
+            placement: PlacementColumns::Neutral,
             attempt: true,
         }
     }
@@ -910,13 +911,14 @@ mod tests {
         assert_eq!(analysis, whole);
     }
 
-    /// The layout of the hand-written CSVs below: one param, one metric, no `attempt` column.
+    /// The layout of the hand-written CSVs below: one param, one metric, no `attempt` column, Slurm's
+    /// placement columns.
     fn rows_and_t() -> Columns {
         Columns {
             params: vec!["rows".into()],
             metrics: vec!["t".into()],
             toolchains: vec![],
-            slurm: true,
+            placement: PlacementColumns::Slurm,
             attempt: false,
         }
     }
@@ -1037,8 +1039,13 @@ mod tests {
     fn float_cells_written_differently_are_one_setting() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.csv");
-        let columns =
-            Columns { params: vec!["scale".into()], metrics: vec![], toolchains: vec![], slurm: true, attempt: false };
+        let columns = Columns {
+            params: vec!["scale".into()],
+            metrics: vec![],
+            toolchains: vec![],
+            placement: PlacementColumns::Slurm,
+            attempt: false,
+        };
         std::fs::write(&path, columns.header().join(",") + "\n").unwrap();
         let row = |scale: &str, rep: u32| format!("{scale},default,{rep},false,{rep},ok,,,1,,,,,,,runs\n");
         let text = std::fs::read_to_string(&path).unwrap() + &row("1.0", 1) + &row("1.00", 2);

@@ -100,8 +100,9 @@ fn provenance_html(sidecar: &Sidecar) -> String {
         ("engine commit".into(), format!("{}{dirty}", provenance.engine_commit)),
     ];
     rows.extend(provenance.toolchain.iter().map(|(name, version)| (name.clone(), version.clone())));
-    if !provenance.slurm_job_id.is_empty() {
-        rows.push(("slurm job".into(), provenance.slurm_job_id.clone()));
+    let placement = &provenance.placement;
+    if !placement.job.is_empty() {
+        rows.push((format!("{} job", placement.scheduler), placement.job.clone()));
     }
     rows.extend([
         ("sweep version".into(), sidecar.sweep_version.clone()),

@@ -36,7 +36,7 @@ use crate::declare::{CheckTest, Race, Sweep};
 use crate::launch::{head_commit, RunEvents};
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, DEFAULT_VARIANT};
 use crate::record::{
-    utc_stamp, Columns, EngineChange, EngineFingerprint, RecordError, RecordedAttempts, RecordedDecl,
+    utc_stamp, Columns, EngineChange, EngineFingerprint, PlacementColumns, RecordError, RecordedAttempts, RecordedDecl,
     RecordedEnvironment, ResultPaths, ResultWriter, Sidecar, SweepFingerprint, SIDECAR_SCHEMA_VERSION,
 };
 
@@ -204,7 +204,7 @@ pub fn columns(sweep: &Sweep) -> Columns {
         params: sweep.recorded_params(),
         metrics: sweep.metric_names(),
         toolchains: sweep.engine.toolchain.keys().cloned().collect(),
-        slurm: true,
+        placement: PlacementColumns::Neutral,
         attempt: true,
     }
 }
