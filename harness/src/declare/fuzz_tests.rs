@@ -128,7 +128,7 @@ fn printed_tuples(sweep: &Sweep, names: &[String]) -> Vec<Vec<String>> {
     (0..count).map(|at| values.iter().map(|values| values[at].to_string()).collect()).collect()
 }
 
-/// How the tables of `decl` a sidecar records typed (`RecordedDecl`: what `report` and `--resume` read back)
+/// How the tables of `decl` a sidecar records typed (`RecordedDeclaration`: what `report` and `--resume` read back)
 /// differ from what their JSON reads back as, if they do.
 fn recorded_difference(decl: &SweepDecl) -> Option<String> {
     read_back_difference("analysis", &decl.analysis)

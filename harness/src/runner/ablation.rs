@@ -18,7 +18,7 @@ use super::session::Session;
 use super::setting_build::SettingBuild;
 use super::{open_results, plan_sweep, preflight, result_paths, write_sidecar, Context, RunOptions, SweepOutcome};
 use crate::confined_dir::ConfinedDir;
-use crate::declare::{AblationDecl, Isolation, SourceDecl, Sweep, VariantName};
+use crate::declare::{Isolation, KernelAblation, SourceDecl, Sweep, VariantName};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlannedRun, Setting};
 use crate::rebuild::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
@@ -27,7 +27,7 @@ use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, Templ
 /// A sweep with an `[ablation]` section, its templates resolved against the engine tree.
 pub struct Ablation<'a> {
     pub sweep: &'a Sweep,
-    pub decl: &'a AblationDecl,
+    pub declared: &'a KernelAblation,
     pub isolation: Isolation,
     pub targets: Vec<TemplateTarget>,
     pub variants: Vec<VariantName>,
@@ -45,10 +45,10 @@ pub struct AblationOutcome {
 impl<'a> Ablation<'a> {
     /// `None` when the sweep declares no `[ablation]`.
     pub fn new(sweep: &'a Sweep, isolation: Option<Isolation>) -> Result<Option<Ablation<'a>>, RunnerError> {
-        let Some(decl) = &sweep.decl.ablation else { return Ok(None) };
+        let Some(declared) = &sweep.ablation else { return Ok(None) };
         let sweep_dir = sweep.file().parent().unwrap_or(Path::new("."));
         let error_at = |key: &str, message: String| RunnerError::Spec(sweep.source.error_at(key, message));
-        let templates = decl.templates.iter().enumerate().map(|(index, template)| {
+        let templates = declared.templates.iter().enumerate().map(|(index, template)| {
             let path = sweep_dir.join(&template.template);
             if !path.is_file() {
                 let key = format!("ablation.templates[{index}].template");
@@ -59,27 +59,27 @@ impl<'a> Ablation<'a> {
             let relative = target.strip_prefix(tree).unwrap_or(&target).to_path_buf();
             Ok(TemplateTarget::read(std::path::absolute(&path).unwrap_or(path), relative)?)
         });
-        let sources = decl.sources.iter().enumerate().map(|(index, source)| derived_target(sweep, index, source));
+        let sources = declared.sources.iter().enumerate().map(|(index, source)| derived_target(sweep, index, source));
         let targets = templates.chain(sources).collect::<Result<Vec<_>, _>>()?;
-        if decl.groups.is_empty() {
+        if declared.groups.is_empty() {
             let message = "no groups: name the instruction groups the templates can remove";
             return Err(error_at("ablation.groups", message.to_string()));
         }
         // A group no template can remove would have variants that measure nothing.
-        let unremoved = decl.groups.iter().position(|group| !targets.iter().any(|target| target.mentions(group)));
+        let unremoved = declared.groups.iter().position(|group| !targets.iter().any(|target| target.mentions(group)));
         if let Some(index) = unremoved {
-            let group = &decl.groups[index];
+            let group = &declared.groups[index];
             let message =
                 format!("group `{group}` has no selector in a source and no template mentions `ablate.{group}`");
             return Err(error_at(&format!("ablation.groups[{index}]"), message));
         }
-        let isolation = isolation.unwrap_or(decl.isolation);
+        let isolation = isolation.unwrap_or(declared.isolation);
         if isolation == Isolation::InPlace && sweep.builds_per_setting() {
             let message = "in-place isolation builds in the tree itself; build-time params need `isolation = \"copy\"`";
             return Err(error_at("ablation.isolation", message.to_string()));
         }
-        let variants = design_variants(&decl.groups, decl.design);
-        Ok(Some(Ablation { sweep, decl, isolation, targets, variants }))
+        let variants = design_variants(&declared.groups, declared.design);
+        Ok(Some(Ablation { sweep, declared, isolation, targets, variants }))
     }
 
     /// The sources of one setting: its variant's groups removed, its params substituted.
@@ -95,7 +95,7 @@ impl<'a> Ablation<'a> {
         ablated: &[String],
         params: &Map<String, Value>,
     ) -> Result<Vec<RenderedFile>, RunnerError> {
-        let context = variants::variant_context(&self.decl.groups, ablated, params);
+        let context = variants::variant_context(&self.declared.groups, ablated, params);
         Ok(variants::render_variant(&self.targets, &context)?)
     }
 
@@ -106,9 +106,9 @@ impl<'a> Ablation<'a> {
         let variants: Vec<String> = self.variants.iter().map(VariantName::to_string).collect();
         let plan = Plan::new(self.sweep, &variants, &options.plan)?;
         let baseline = plan.settings.iter().find(|s| s.variant == VariantName::BASELINE).unwrap_or(&plan.settings[0]);
-        let nothing_ablated = variants::variant_context(&self.decl.groups, &[], &baseline.context());
+        let nothing_ablated = variants::variant_context(&self.declared.groups, &[], &baseline.context());
         for target in &self.targets {
-            target.check_groups(&self.decl.groups)?;
+            target.check_groups(&self.declared.groups)?;
             variants::check_fresh(target, &self.sweep.engine.tree, &nothing_ablated)?;
         }
         Ok(plan)
@@ -202,7 +202,7 @@ fn copy_builds(
     let sweep = context.sweep;
     let engine = &sweep.engine;
     let toolchain = toolchain_id(&context.origin);
-    let exclude = ablation.map_or_else(|| build_outputs(sweep), |ablation| ablation.decl.exclude.clone());
+    let exclude = ablation.map_or_else(|| build_outputs(sweep), |ablation| ablation.declared.exclude.clone());
     let fingerprint = variants::tree_fingerprint(&engine.tree, &exclude)?;
     // Each setting's key; each distinct key once, with the first setting that has it and its files.
     let mut keys = Vec::with_capacity(plan.settings.len());
@@ -438,7 +438,7 @@ impl Ablation<'_> {
     /// unified diff of `variant`'s sources against the shipped ones, params from the first setting;
     /// empty when it renders them unchanged. Any subset of the groups may be shown, designed or not.
     pub fn show(&self, plan: &Plan, variant: &str) -> Result<String, RunnerError> {
-        let groups = &self.decl.groups;
+        let groups = &self.declared.groups;
         let ablated = ablated_groups(variant, groups)
             .ok_or_else(|| RunnerError::UnknownVariant { name: variant.to_string(), groups: groups.join(", ") })?;
         let files = self.render_ablating(&ablated, &plan.settings[0].context())?;

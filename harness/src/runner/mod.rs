@@ -30,8 +30,8 @@ use crate::declare::{CheckTest, Race, Sweep};
 use crate::launch::{head_commit, RunEvents};
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, DEFAULT_VARIANT};
 use crate::record::{
-    utc_stamp, Columns, EngineChange, EngineFingerprint, RecordError, RecordedAttempts, RecordedDecl,
-    RecordedEnvironment, ResultPaths, ResultWriter, Sidecar, SweepFingerprint, SIDECAR_SCHEMA_VERSION,
+    utc_stamp, Columns, EngineChange, EngineFingerprint, RecordError, RecordedAttempts, RecordedEnvironment,
+    ResultPaths, ResultWriter, Sidecar, SweepFingerprint, SIDECAR_SCHEMA_VERSION,
 };
 
 /// How `sweep run` was asked to run, already checked.
@@ -288,7 +288,7 @@ fn write_sidecar(plan: &Plan, context: &Context<'_>) -> Result<(), RunnerError> 
     }
     let sidecar = Sidecar {
         schema_version: SIDECAR_SCHEMA_VERSION,
-        sweep: RecordedDecl::of(&sweep.decl),
+        sweep: sweep.recorded.clone(),
         declaration_file: sweep.file().clone(),
         engine: serde_json::to_value(&sweep.engine).unwrap_or_default(),
         command_line: options.command_line.clone(),

@@ -118,7 +118,7 @@ impl<'a> Session<'a> {
             origins: None,
             attempts: recorded,
             watch: FailureWatch::new(context.options.same_failures_limit),
-            units: MetricUnits::declared(&context.sweep.decl.metrics),
+            units: MetricUnits::declared(&context.sweep.metrics),
             race_table: None,
         };
         Ok((session, todo))

@@ -28,8 +28,8 @@ impl<'a> SettingBuild<'a> {
         let build_time = sweep.build_time_params();
         let params = setting.context().into_iter().filter(|(name, _)| build_time.contains(name)).collect();
         SettingBuild {
-            argv: sweep.engine.build.iter().chain(&sweep.decl.build.args).collect(),
-            env: sweep.decl.build.env.iter().collect(),
+            argv: sweep.engine.build.iter().chain(&sweep.build.args).collect(),
+            env: sweep.build.env.iter().collect(),
             params,
         }
     }
