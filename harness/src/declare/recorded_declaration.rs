@@ -15,7 +15,7 @@ pub struct RecordedDeclaration {
     #[serde(default)]
     pub reps: RepsDecl,
     #[serde(default)]
-    ablation: Option<AblationDecl>,
+    pub(super) ablation: Option<AblationDecl>,
     /// Extra summary tables (`[report]`).
     #[serde(default, skip_serializing_if = "ReportConfig::is_empty")]
     pub report: ReportConfig,

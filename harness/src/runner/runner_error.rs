@@ -50,6 +50,7 @@ impl RunnerError {
             RunnerError::Record(error) => error.is_bad_input(),
             RunnerError::Variant(error) => error.is_bad_input(),
             RunnerError::Build(crate::rebuild::BuildError::Io { .. }) => true,
+            RunnerError::Build(crate::rebuild::BuildError::Variant(error)) => error.is_bad_input(),
             _ => false,
         }
     }

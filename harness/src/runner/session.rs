@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::failure_watch::{disk_full_of, EarlyStop, FailureWatch, NotRun};
 use super::origin::SettingOrigins;
-use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
+use super::prepared_run::{prepare_run, PreparedRun};
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::{Context, SweepOutcome};
@@ -20,6 +20,7 @@ use crate::ground::{first_failure_line, BaseEnv, RunStatus};
 use crate::launch::{self, Execution, Limits, RankCommand, StopReason};
 use crate::plan::{labels_joined, Plan, PlannedRun, Setting, SettingId};
 use crate::plural::counted;
+use crate::rebuild::VariantSite;
 use crate::record::{RecordedAttempts, ResultWriter, RunRow, RunTable, LOGS_IN};
 use crate::report::MetricUnits;
 
