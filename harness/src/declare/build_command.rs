@@ -50,9 +50,4 @@ impl BuildCommand {
         }
         Ok(BuildCommand { args: build.args.clone(), env: build.env.clone() })
     }
-
-    /// Nothing appended: the profile's build command as it is.
-    pub fn is_empty(&self) -> bool {
-        self.args.is_empty() && self.env.is_empty()
-    }
 }

@@ -63,7 +63,7 @@ impl Sweep {
     /// Whether each setting's build is rendered from its params (build-time params or a `[build]` section),
     /// so builds happen in cached copies of the tree rather than in the tree itself.
     pub fn builds_per_setting(&self) -> bool {
-        !self.build.is_empty() || !self.build_time_params().is_empty()
+        !self.build.args.is_empty() || !self.build.env.is_empty() || !self.build_time_params().is_empty()
     }
 
     /// The param columns of the CSV: the declared params, the derived ones, then `ranks` when the sweep

@@ -14,7 +14,7 @@ use super::setting_build::SettingBuild;
 use super::variant_site::VariantSite;
 use crate::declare::{ParamValue, Sweep};
 use crate::ground::BaseEnv;
-use crate::variants::{self, RenderedFile};
+use crate::variants::{self, RenderedFile, VariantError};
 
 /// How a claim held by another sweep is waited for: told what it waits for, asked whether a signal
 /// stopped it.
@@ -61,9 +61,9 @@ impl CopyBuilds {
     /// distinct one. Top-level entries of the tree not copied (build outputs): `exclude` (an ablation's),
     /// else the tree's own build dir. `toolchain` (every declared toolchain's version) is part of each
     /// key; a build starts from `base_env`.
-    pub fn prepare(
-        sweep: &Sweep,
-        settings: Vec<CopyBuild<'_>>,
+    pub fn prepare<'a>(
+        sweep: &'a Sweep,
+        settings: impl Iterator<Item = Result<CopyBuild<'a>, VariantError>>,
         exclude: Option<&[String]>,
         cache: &BuildCache,
         (toolchain, base_env): (&str, &BaseEnv),
@@ -72,12 +72,15 @@ impl CopyBuilds {
         let engine = &sweep.engine;
         let exclude = exclude.map_or_else(|| build_outputs(sweep), <[String]>::to_vec);
         let fingerprint = variants::tree_fingerprint(&engine.tree, &exclude)?;
-        // Each setting's key; each distinct key once, with the first setting that has it.
-        let mut keys = Vec::with_capacity(settings.len());
-        let mut distinct: Vec<(BuildKey, &CopyBuild)> = Vec::new();
-        for setting in &settings {
+        // Each setting's variant and key; each distinct key once, with the first setting that has it (the
+        // others' rendered files are dropped as they are keyed).
+        let (mut variants, mut keys) = (Vec::new(), Vec::new());
+        let mut distinct: Vec<(BuildKey, CopyBuild)> = Vec::new();
+        for setting in settings {
+            let setting = setting?;
             let key_argv = setting.command.key_argv().map_err(BuildError::Command)?;
             let key = BuildKey::new(&setting.files, &key_argv, toolchain, &fingerprint);
+            variants.push(setting.variant.clone());
             if !distinct.iter().any(|(known, _)| *known == key) {
                 distinct.push((key, setting));
             }
@@ -95,11 +98,11 @@ impl CopyBuilds {
             jobs.push(BuildJob { variant: setting.name.clone(), tree, build_dir, argv, env, key });
             entries.insert(key, entry);
         }
-        let sites = settings
-            .iter()
+        let sites = variants
+            .into_iter()
             .zip(&keys)
-            .map(|(setting, key)| VariantSite {
-                name: setting.variant.clone(),
+            .map(|(name, key)| VariantSite {
+                name,
                 tree: entries[key].tree.clone(),
                 build_dir: entries[key].build.clone(),
                 hash: key.to_string(),

@@ -208,7 +208,6 @@ fn copy_builds(
         let files = ablation.map_or_else(|| Ok(Vec::new()), |ablation| ablation.render(setting))?;
         Ok(CopyBuild::of(sweep, &setting.variant, &setting.values, &setting.context(), files))
     });
-    let settings = settings.collect::<Result<Vec<_>, VariantError>>()?;
     let exclude = ablation.map(|ablation| ablation.declared.exclude.as_slice());
     let toolchain = toolchain_id(&context.origin);
     let progress = Progress::new(0);

@@ -25,10 +25,6 @@ pub enum RunnerError {
     Build(#[from] crate::rebuild::BuildError),
     #[error("`{name}` is not a variant of the groups {groups}: name groups joined by `+`, `baseline` or `all`")]
     UnknownVariant { name: String, groups: String },
-    #[error("the profile's build command did not render")]
-    BuildCommand(#[from] crate::template::TemplateError),
-    #[error("the profile's program path did not render")]
-    ProgramPath(#[source] crate::template::TemplateError),
     #[error("the profile's setup script path did not render")]
     SetupTemplate(#[source] crate::template::TemplateError),
 }
