@@ -238,3 +238,52 @@ fn a_ring_is_found_where_there_is_one() {
     assert_eq!(rings_of(&graph).len(), 1);
     assert_eq!(paths_after("use crate::analyse::holm::x; super::y", "crate::"), vec![("analyse", Some("holm"))]);
 }
+
+/// The `*Decl` types loading checks in place and the checked `Sweep` holds as they are (their fields
+/// compiled as they are read: `Template`s, `Pattern`s, `Expression`s, `Selector`s). Every other `*Decl`
+/// is a raw declaration that loading turns into a checked type (`SweepDecl` into `Sweep`, `AblationDecl`
+/// into `KernelAblation`, `CheckDecl` into `Check`, ...), and only `declare` may read it.
+const CHECKED_IN_PLACE: [&str; 10] = [
+    "MetricsDecl",
+    "RegexMetricDecl",
+    "ProfileMetricsDecl",
+    "RunDecl",
+    "ServiceDecl",
+    "ReadyDecl",
+    "RepsDecl",
+    "InputDecl",
+    "TemplateDecl",
+    "SourceDecl",
+];
+
+/// The raw declaration types (`SweepDecl`) and `.decl` field reads in `code`.
+fn raw_declarations(code: &str) -> Vec<String> {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let words = code.split(|c: char| !is_word(c)).filter(|word| word.starts_with(|c: char| c.is_ascii_uppercase()));
+    let types = words.filter(|word| word.ends_with("Decl") && !CHECKED_IN_PLACE.contains(word)).map(str::to_string);
+    let fields = code
+        .match_indices(".decl")
+        .filter(|(at, found)| !code[at + found.len()..].starts_with(is_word))
+        .map(|_| ".decl".to_string());
+    types.chain(fields).collect()
+}
+
+#[test]
+fn only_declare_reads_a_raw_declaration() {
+    let root = source_root();
+    let mut files = Vec::new();
+    rust_files(&root, &root, &mut files);
+    let read: Vec<String> = files
+        .iter()
+        .filter(|file| !file.starts_with("declare"))
+        .flat_map(|file| raw_declarations(&code_of(&root, file)).into_iter().map(move |raw| (file.clone(), raw)))
+        .map(|(file, raw)| format!("{} reads {raw}", file.display()))
+        .collect();
+    assert!(read.is_empty(), "raw declarations read outside declare:\n{}", read.join("\n"));
+}
+
+#[test]
+fn a_raw_declaration_is_found_where_there_is_one() {
+    let code = "fn f(d: &SweepDecl, m: &MetricsDecl) { sweep.decl.build; x.declared; decl.result }";
+    assert_eq!(raw_declarations(code), ["SweepDecl", ".decl"]);
+}

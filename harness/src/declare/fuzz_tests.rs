@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::{load_sweep, ParamValue, SpecError, Sweep, SweepDecl};
+use super::{load_sweep, ParamValue, RecordedDeclaration, SpecError, Sweep};
 use crate::fuzz_campaign::{FuzzCampaign, Outcome};
 use crate::mutation::{assert_one_line_naming, Mutator};
 
@@ -99,7 +99,7 @@ fn mutated_sweep(mutator: &mut Mutator) -> Vec<u8> {
 /// not read back as they were, a param has no value, or two of its values print alike (one label, one CSV
 /// cell, for two settings; in a zip group, two of the group's tuples).
 fn inconsistency(sweep: &Sweep) -> Option<String> {
-    if let Some(why) = recorded_difference(&sweep.decl) {
+    if let Some(why) = recorded_difference(&sweep.recorded) {
         Some(why)
     } else if let Some(param) = sweep.params.iter().find(|param| param.values.is_empty()) {
         Some(format!("param `{}` has no value", param.name))
@@ -128,9 +128,9 @@ fn printed_tuples(sweep: &Sweep, names: &[String]) -> Vec<Vec<String>> {
     (0..count).map(|at| values.iter().map(|values| values[at].to_string()).collect()).collect()
 }
 
-/// How the tables of `decl` a sidecar records typed (`RecordedDecl`: what `report` and `--resume` read back)
+/// How the tables of `decl` a sidecar records typed (`RecordedDeclaration`: what `report` and `--resume` read back)
 /// differ from what their JSON reads back as, if they do.
-fn recorded_difference(decl: &SweepDecl) -> Option<String> {
+fn recorded_difference(decl: &RecordedDeclaration) -> Option<String> {
     read_back_difference("analysis", &decl.analysis)
         .or_else(|| read_back_difference("reps", &decl.reps))
         .or_else(|| read_back_difference("ablation", &decl.ablation))

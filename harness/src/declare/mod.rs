@@ -1,12 +1,15 @@
 //! Parses and validates sweep declarations and engine profiles; every error names file, key and line.
 
 mod analysis_config;
+mod build_command;
 mod check;
+mod constraints;
 mod duration_value;
 mod engine;
 mod engine_profile;
 #[cfg(test)]
 mod fuzz_tests;
+mod kernel_ablation;
 mod launcher;
 mod launchers;
 mod near_name;
@@ -15,6 +18,7 @@ mod param_value;
 mod pattern;
 mod quantity_decl;
 mod ready_decl;
+mod recorded_declaration;
 mod repository;
 mod selector;
 mod source_file;
@@ -35,9 +39,12 @@ pub use analysis_config::{
     AdditivityScale, AnalysisConfig, ControlScaling, Direction, FitConfig, Race, RelativeKind, RowsPerSliceConfig,
     VerifyRule, DEFAULT_ALPHA,
 };
+pub use build_command::BuildCommand;
 pub use check::{Check, CheckTest};
+pub use constraints::Constraints;
 pub use engine::{Engine, Topology};
 pub use engine_profile::{EngineOverrides, EngineProfile, RanksOverride, ResultLine};
+pub use kernel_ablation::KernelAblation;
 pub use launcher::Launcher;
 pub use launchers::LauncherKind;
 pub use param_tables::{DerivedParam, ValueMap};
@@ -45,6 +52,7 @@ pub use param_value::{Param, ParamValue};
 pub use pattern::Pattern;
 pub use quantity_decl::{Quantity, QuantityDecl, QuantityTerm};
 pub use ready_decl::{ReadyDecl, ReadyRule, DEFAULT_READY_WITHIN};
+pub use recorded_declaration::RecordedDeclaration;
 pub use repository::Repository;
 pub use selector::{LineBlock, Selector, SelectorError};
 pub use source_file::SourceFile;
@@ -86,7 +94,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     let tables = param_tables::ParamTables::split(&source, &decl.params)?;
     let params = validate::params(&source, &tables.values, &decl.run.unset)?;
     validate::derived(&source, &tables.derived, &params)?;
-    validate::constraints(&source, &decl.constraints, &params, &tables.derived)?;
+    let constraints = Constraints::check(&source, &decl.constraints, &params, &tables.derived)?;
     declared_env_names(&source, &decl, &tables.maps)?;
     // Templates, expressions and analysis may also name derived params (their values are known per setting).
     let named: Vec<Param> = params.iter().cloned().chain(tables.derived.iter().map(DerivedParam::as_named)).collect();
@@ -102,14 +110,13 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate_services::services(&source, &decl.run, &named, !engine.pre_run.is_empty())?;
     validate_services::metric_processes(&source, &decl.metrics, &decl.run)?;
     validate::run_templates(&source, &decl.run, &named, &decl.inputs, engine.launcher)?;
-    validate::build(&source, &decl.build, &engine, &named)?;
+    let build = BuildCommand::check(&source, &decl.build, &engine, &named)?;
     validate_topology::topology(&source, &engine, &params)?;
     validate::analysis(&source, &decl.analysis, &decl.metrics, &named)?;
     validate::baseline(&source, &decl.analysis, &decl.metrics, &params)?;
     validate::report(&source, &decl.report, &decl.metrics, &params)?;
-    validate::ablation(&source, decl.ablation.as_ref())?;
-    validate::plan_size(&source, &params, &decl.zip, &decl.reps, decl.ablation.as_ref())?;
-    validate::ablation_sources(&source, decl.ablation.as_ref())?;
+    let ablation = decl.ablation.as_ref().map(|ablation| KernelAblation::check(&source, ablation)).transpose()?;
+    validate::plan_size(&source, &params, &decl.zip, &decl.reps, ablation.as_ref())?;
     let mut sweep = Sweep {
         name: decl.name.clone(),
         engine,
@@ -117,13 +124,16 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
         derived: tables.derived,
         value_maps: tables.maps,
         zip: decl.zip.clone(),
+        constraints,
         reps: decl.reps.clone(),
         run: decl.run.clone(),
+        build,
         inputs: decl.inputs.clone(),
         metrics: decl.metrics.clone(),
         checks,
         analysis: decl.analysis.clone(),
-        decl,
+        ablation,
+        recorded: RecordedDeclaration::of(&decl),
         source,
         notes: Vec::new(),
     };

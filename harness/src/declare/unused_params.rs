@@ -51,7 +51,7 @@ pub fn unused_params(sweep: &Sweep) -> Vec<SpecNote> {
 /// Every text a run is rendered from; `None` when an ablation template file cannot be read (its own
 /// check says why).
 fn run_texts(sweep: &Sweep) -> Option<Vec<String>> {
-    let (run, build, engine) = (&sweep.run, &sweep.decl.build, &sweep.engine);
+    let (run, build, engine) = (&sweep.run, &sweep.build, &sweep.engine);
     let declared = run.args.iter().chain(run.env.values()).chain(&build.args).chain(build.env.values());
     let maps = sweep
         .value_maps
@@ -74,7 +74,7 @@ fn run_texts(sweep: &Sweep) -> Option<Vec<String>> {
     let templates = declared.chain(maps).chain(profile).chain(optional.into_iter().flatten()).chain(inputs);
     let mut texts: Vec<String> = templates.map(|template| template.text().to_string()).collect();
     texts.extend(service_templates(&run.service).map(|(_, text)| text.to_string()));
-    for template in sweep.decl.ablation.iter().flat_map(|ablation| &ablation.templates) {
+    for template in sweep.ablation.iter().flat_map(|ablation| &ablation.templates) {
         texts.push(std::fs::read_to_string(engine.topology.sweep_dir.join(&template.template)).ok()?);
     }
     Some(texts)

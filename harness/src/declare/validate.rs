@@ -6,6 +6,7 @@ use super::analysis_config::AnalysisConfig;
 use super::check::{Check, CheckTest};
 use super::engine::Engine;
 use super::engine_profile::{EngineOverrides, EngineProfile, RanksOverride};
+use super::kernel_ablation::KernelAblation;
 use super::launchers::LauncherKind;
 use super::near_name::did_you_mean;
 use super::param_tables::DerivedParam;
@@ -14,11 +15,10 @@ use super::quantity_decl::QuantityTerm;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::{
-    AblationDecl, BlockSelector, CheckDecl, Design, InputDecl, MetricsDecl, ReportConfig, RepsDecl, RunDecl, RunOrder,
-    PORT_NAME,
+    BlockSelector, CheckDecl, InputDecl, MetricsDecl, ReportConfig, RepsDecl, RunDecl, RunOrder, PORT_NAME,
 };
 use super::validate_services::CLIENT_PROCESS;
-use super::{MAX_ABLATION_GROUPS, MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
+use super::{MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
 use crate::expression::Expression;
 
 /// Turns `[params]` into params, refusing empty lists, non-scalars and reserved names.
@@ -105,21 +105,7 @@ pub fn derived(source: &SourceFile, derived: &[DerivedParam], params: &[Param]) 
     Ok(())
 }
 
-/// Each `where` constraint is a numeric expression over params and derived params.
-pub fn constraints(
-    source: &SourceFile,
-    constraints: &[Expression],
-    params: &[Param],
-    derived: &[DerivedParam],
-) -> Result<(), SpecError> {
-    let derived: Vec<&str> = derived.iter().map(|d| d.name.as_str()).collect();
-    for (index, expression) in constraints.iter().enumerate() {
-        numeric_expression(source, &format!("where[{index}]"), expression, params, &derived)?;
-    }
-    Ok(())
-}
-
-fn numeric_expression(
+pub(super) fn numeric_expression(
     source: &SourceFile,
     key: &str,
     expression: &Expression,
@@ -265,66 +251,6 @@ pub fn name(source: &SourceFile, name: &str) -> Result<(), SpecError> {
     Ok(())
 }
 
-/// The additivity tolerance is a share of the all-groups delta. Above 1 is allowed: it is how a smoke
-/// test says "never judge additivity" on noisy tiny shapes.
-pub fn ablation(source: &SourceFile, ablation: Option<&AblationDecl>) -> Result<(), SpecError> {
-    let Some(decl) = ablation else { return Ok(()) };
-    let groups = decl.groups.len();
-    if groups > MAX_ABLATION_GROUPS {
-        let message =
-            format!("{groups} groups: at most {MAX_ABLATION_GROUPS} (a factorial design builds 2^k variants)");
-        return Err(source.error_at("ablation.groups", message));
-    }
-    let tolerance = decl.tolerance;
-    if !(tolerance.is_finite() && tolerance > 0.0) {
-        return Err(source.error_at(
-            "ablation.tolerance",
-            format!("{tolerance} is not a finite share above 0 of the all-groups delta (e.g. 0.05)"),
-        ));
-    }
-    Ok(())
-}
-
-/// `[ablation] sources`: the groups they name are declared, each declared group has a source or templates
-/// that may remove it, and no file gets two templates. Selectors themselves were parsed (and their regexes compiled) when the file was read; what they select
-/// is checked against the source when the ablation starts. Templates are checked for their groups then too.
-pub fn ablation_sources(source: &SourceFile, ablation: Option<&AblationDecl>) -> Result<(), SpecError> {
-    let Some(ablation) = ablation else { return Ok(()) };
-    if ablation.templates.is_empty() && ablation.sources.is_empty() {
-        return Err(source.error_at("ablation", "neither `sources` nor `templates`: nothing says where the groups are"));
-    }
-    for (index, decl) in ablation.sources.iter().enumerate() {
-        let key = format!("ablation.sources[{index}]");
-        if decl.groups.is_empty() {
-            return Err(source.error_at(&format!("{key}.groups"), "no groups: give each group a selector"));
-        }
-        if let Some(group) = decl.groups.keys().find(|group| !ablation.groups.contains(group)) {
-            return Err(source.error_at(
-                &format!("{key}.groups.{group}"),
-                format!("`{group}` is not a declared group (ablation.groups: {})", ablation.groups.join(", ")),
-            ));
-        }
-        let templated = ablation.templates.iter().any(|template| template.target == decl.target);
-        let repeated = ablation.sources[..index].iter().any(|earlier| earlier.target == decl.target);
-        if templated || repeated {
-            let target = &decl.target;
-            let message =
-                format!("`{target}` is already the target of another source or template: one file, one template");
-            return Err(source.error_at(&format!("{key}.target"), message));
-        }
-    }
-    if ablation.templates.is_empty() {
-        let uncovered = ablation.groups.iter().position(|g| !ablation.sources.iter().any(|s| s.groups.contains_key(g)));
-        if let Some(index) = uncovered {
-            return Err(source.error_at(
-                &format!("ablation.groups[{index}]"),
-                format!("group `{}` has a selector in no source: nothing would remove it", ablation.groups[index]),
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// The settings (grid points times ablation variants) and their runs must fit in memory and in a lifetime
 /// of runs: a param with thousands of values, or thousands of reps over a large grid, is refused here
 /// rather than aborting on allocation while planning.
@@ -333,12 +259,13 @@ pub fn plan_size(
     params: &[Param],
     zip: &[Vec<String>],
     reps: &RepsDecl,
-    ablation: Option<&AblationDecl>,
+    ablation: Option<&KernelAblation>,
 ) -> Result<(), SpecError> {
     let zipped = |param: &&Param| zip.iter().flatten().any(|name| *name == param.name);
     let lone = params.iter().filter(|param| !zipped(param)).map(|param| param.values.len() as u64);
     let groups = zip.iter().filter_map(|group| params.iter().find(|param| param.name == group[0]));
-    let mut axes = lone.chain(groups.map(|param| param.values.len() as u64)).chain(ablation.map(variant_count));
+    let mut axes =
+        lone.chain(groups.map(|param| param.values.len() as u64)).chain(ablation.map(KernelAblation::variant_count));
     let settings = axes.try_fold(1u64, u64::checked_mul);
     let settings = settings.filter(|&n| n <= MAX_SETTINGS).ok_or_else(|| {
         let count = settings.map_or("billions of".to_string(), |n| n.to_string());
@@ -352,16 +279,6 @@ pub fn plan_size(
         return Err(source.error_at("reps.count", message));
     }
     Ok(())
-}
-
-/// How many variants an ablation builds (see `variants::design_variants`); groups are already bounded.
-fn variant_count(ablation: &AblationDecl) -> u64 {
-    let groups = ablation.groups.len() as u64;
-    match ablation.design {
-        Design::Factorial => 1 << groups,
-        Design::OneAtATime if groups <= 1 => 2,
-        Design::OneAtATime => groups + 2,
-    }
 }
 
 /// Metric names are unique, regexes compile with a capture, derived expressions parse over known names.
@@ -864,37 +781,6 @@ pub(super) fn plain_variables(text: &str) -> Vec<&str> {
         rest = &rest[start + end + 2..];
     }
     found
-}
-
-/// Names a build template may use besides params.
-const BUILD_NAMES: &[&str] = &["tree", "build_dir"];
-
-/// The build command templates: the profile's `build` argv and the sweep's `[build]` may name only `tree`,
-/// `build_dir` and params (those params become build-time), without blocks, so which params a build
-/// depends on is known at load.
-pub fn build(source: &SourceFile, build: &RunDecl, engine: &Engine, params: &[Param]) -> Result<(), SpecError> {
-    if !build.is_empty() && engine.build.is_empty() {
-        return Err(source.error_at(
-            "build",
-            format!("the engine profile {} has no build command to append to", engine.profile.path.display()),
-        ));
-    }
-    let profile = engine.build.iter().enumerate().map(|(i, text)| (&engine.profile, format!("build[{i}]"), text));
-    let args = build.args.iter().enumerate().map(|(i, text)| (source, format!("build.args[{i}]"), text));
-    let env = build.env.iter().map(|(name, text)| (source, format!("build.env.{name}"), text));
-    for (file, key, template) in profile.chain(args).chain(env) {
-        let text = template.text();
-        if text.contains("{{#") || text.contains("{{~#") {
-            return Err(file.error_at(&key, "blocks are not allowed in a build template: name params plainly"));
-        }
-        let known = |name: &&str| BUILD_NAMES.contains(name) || params.iter().any(|param| param.name == *name);
-        if let Some(name) = plain_variables(text).into_iter().find(|name| !known(name)) {
-            let message =
-                format!("unknown build template variable `{name}` (a build sees only params, `tree` and `build_dir`)");
-            return Err(file.error_at(&key, message));
-        }
-    }
-    Ok(())
 }
 
 /// Longer than this is a sentence, not a unit symbol (`tok/s`, `GB/s`, `requests/s`).

@@ -24,8 +24,7 @@ pub fn with_recorded(
 
 /// Whether every `where` constraint holds for `values`.
 pub fn admitted(sweep: &Sweep, values: &[(String, ParamValue)]) -> Result<bool, PlanError> {
-    for (index, constraint) in sweep.decl.constraints.iter().enumerate() {
-        let key = format!("where[{index}]");
+    for (key, constraint) in sweep.constraints.keyed() {
         if !constraint.condition(numbers(values)).map_err(|message| expression_at(sweep, &key, values, message))? {
             return Ok(false);
         }

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::template::TemplateError;
 use crate::variants::VariantError;
 
 /// Why a variant did not build; each names the variant or the file involved.
@@ -29,6 +30,12 @@ pub enum BuildError {
 
     #[error(transparent)]
     Variant(#[from] VariantError),
+
+    #[error("the profile's build command did not render")]
+    Command(#[source] TemplateError),
+
+    #[error("the profile's program path did not render")]
+    ProgramPath(#[source] TemplateError),
 }
 
 impl BuildError {

@@ -9,11 +9,10 @@ use super::engine_change::EngineChange;
 use super::engine_fingerprint::EngineFingerprint;
 use super::provenance::Provenance;
 use super::record_error::RecordError;
-use super::recorded_decl::RecordedDecl;
 use super::recorded_environment::RecordedEnvironment;
 use super::result_paths::ResultPaths;
 use super::sweep_fingerprint::{declaration_digest, SweepFingerprint};
-use crate::declare::{Param, Race};
+use crate::declare::{Param, Race, RecordedDeclaration};
 use crate::read_limit::ReadLimit;
 
 /// The schema this version writes. 0 is a sidecar written before the schema was versioned: the same
@@ -26,7 +25,7 @@ pub struct Sidecar {
     #[serde(default)]
     pub schema_version: u32,
     /// The declaration as written.
-    pub sweep: RecordedDecl,
+    pub sweep: RecordedDeclaration,
     pub declaration_file: PathBuf,
     /// The resolved engine, for people; nothing reads it back.
     pub engine: Value,
@@ -183,7 +182,7 @@ mod tests {
         assert!(read.params.is_empty());
         assert_eq!(read.base_environment, RecordedEnvironment::Inherited(Inherited::Inherited));
         assert_eq!(read.provenance.toolchain["cc"], "cc 1");
-        assert!(read.sweep.ablation.is_none());
+        assert!(read.sweep.ablation().is_none());
         assert!(read.engine_fingerprint.is_none() && read.engine_changes.is_empty(), "an engine it never recorded");
     }
 

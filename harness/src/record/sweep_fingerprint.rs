@@ -3,8 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::recorded_decl::RecordedDecl;
-use crate::declare::{Param, Sweep};
+use crate::declare::{Param, RecordedDeclaration, Sweep};
 
 /// The sweep's name, its parameter grid, its CSV columns and a digest of its declaration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -28,7 +27,7 @@ impl SweepFingerprint {
             params: sweep.params.clone(),
             param_columns: sweep.recorded_params(),
             metrics: sweep.metric_names(),
-            declaration: declaration_digest(&RecordedDecl::of(&sweep.decl)),
+            declaration: declaration_digest(&sweep.recorded),
         }
     }
 
@@ -80,9 +79,9 @@ impl SweepFingerprint {
 
 /// sha256 of a recorded declaration's JSON after one round trip through the sidecar's own types, so the
 /// declaration loaded now and the one read back from a sidecar hash alike.
-pub fn declaration_digest(decl: &RecordedDecl) -> String {
+pub fn declaration_digest(decl: &RecordedDeclaration) -> String {
     let written = serde_json::to_value(decl).expect("a declaration serialises");
-    let read_back: RecordedDecl = serde_json::from_value(written.clone()).unwrap_or_else(|_| decl.clone());
+    let read_back: RecordedDeclaration = serde_json::from_value(written.clone()).unwrap_or_else(|_| decl.clone());
     let normal = serde_json::to_value(&read_back).unwrap_or(written);
     crate::ground::sha256_hex(normal.to_string().as_bytes())
 }

@@ -150,7 +150,7 @@ mod tests {
             let sweep = crate::declare::load_sweep(&path).unwrap();
             if sweep.metric_names().iter().any(|metric| metric == "wall") {
                 recording += 1;
-                let units = MetricUnits::declared(&sweep.decl.metrics);
+                let units = MetricUnits::declared(&sweep.metrics);
                 assert_eq!(units.header("wall", "wall"), "wall (s)", "{}", path.display());
             }
         }

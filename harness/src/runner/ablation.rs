@@ -4,30 +4,25 @@
 //! under a lock and a journal that restores it on every exit path. A plain sweep with build-time params
 //! runs through the copy isolation too, with nothing rendered.
 
-use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::engine_build::build_engine_tree;
 use super::origin::{Origin, SettingOrigins};
-use super::prepared_run::VariantSite;
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::session::Session;
-use super::setting_build::SettingBuild;
 use super::{open_results, plan_sweep, preflight, result_paths, write_sidecar, Context, RunOptions, SweepOutcome};
-use crate::confined_dir::ConfinedDir;
-use crate::declare::{AblationDecl, Isolation, SourceDecl, Sweep, VariantName};
+use crate::declare::{Isolation, KernelAblation, SourceDecl, Sweep, VariantName};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlannedRun, Setting};
-use crate::rebuild::{self, BuildCache, BuildError, BuildJob, BuildKey, BuildReport, BuildStatus};
+use crate::rebuild::{self, BuildCache, BuildKey, BuildReport, BuildStatus, CopyBuild, CopyBuilds, VariantSite};
 use crate::variants::{self, design_variants, InPlaceSession, RenderedFile, TemplateTarget, VariantError};
 
 /// A sweep with an `[ablation]` section, its templates resolved against the engine tree.
 pub struct Ablation<'a> {
     pub sweep: &'a Sweep,
-    pub decl: &'a AblationDecl,
+    pub declared: &'a KernelAblation,
     pub isolation: Isolation,
     pub targets: Vec<TemplateTarget>,
     pub variants: Vec<VariantName>,
@@ -45,10 +40,10 @@ pub struct AblationOutcome {
 impl<'a> Ablation<'a> {
     /// `None` when the sweep declares no `[ablation]`.
     pub fn new(sweep: &'a Sweep, isolation: Option<Isolation>) -> Result<Option<Ablation<'a>>, RunnerError> {
-        let Some(decl) = &sweep.decl.ablation else { return Ok(None) };
+        let Some(declared) = &sweep.ablation else { return Ok(None) };
         let sweep_dir = sweep.file().parent().unwrap_or(Path::new("."));
         let error_at = |key: &str, message: String| RunnerError::Spec(sweep.source.error_at(key, message));
-        let templates = decl.templates.iter().enumerate().map(|(index, template)| {
+        let templates = declared.templates.iter().enumerate().map(|(index, template)| {
             let path = sweep_dir.join(&template.template);
             if !path.is_file() {
                 let key = format!("ablation.templates[{index}].template");
@@ -59,31 +54,31 @@ impl<'a> Ablation<'a> {
             let relative = target.strip_prefix(tree).unwrap_or(&target).to_path_buf();
             Ok(TemplateTarget::read(std::path::absolute(&path).unwrap_or(path), relative)?)
         });
-        let sources = decl.sources.iter().enumerate().map(|(index, source)| derived_target(sweep, index, source));
+        let sources = declared.sources.iter().enumerate().map(|(index, source)| derived_target(sweep, index, source));
         let targets = templates.chain(sources).collect::<Result<Vec<_>, _>>()?;
-        if decl.groups.is_empty() {
+        if declared.groups.is_empty() {
             let message = "no groups: name the instruction groups the templates can remove";
             return Err(error_at("ablation.groups", message.to_string()));
         }
         // A group no template can remove would have variants that measure nothing.
-        let unremoved = decl.groups.iter().position(|group| !targets.iter().any(|target| target.mentions(group)));
+        let unremoved = declared.groups.iter().position(|group| !targets.iter().any(|target| target.mentions(group)));
         if let Some(index) = unremoved {
-            let group = &decl.groups[index];
+            let group = &declared.groups[index];
             let message =
                 format!("group `{group}` has no selector in a source and no template mentions `ablate.{group}`");
             return Err(error_at(&format!("ablation.groups[{index}]"), message));
         }
-        let isolation = isolation.unwrap_or(decl.isolation);
+        let isolation = isolation.unwrap_or(declared.isolation);
         if isolation == Isolation::InPlace && sweep.builds_per_setting() {
             let message = "in-place isolation builds in the tree itself; build-time params need `isolation = \"copy\"`";
             return Err(error_at("ablation.isolation", message.to_string()));
         }
-        let variants = design_variants(&decl.groups, decl.design);
-        Ok(Some(Ablation { sweep, decl, isolation, targets, variants }))
+        let variants = design_variants(&declared.groups, declared.design);
+        Ok(Some(Ablation { sweep, declared, isolation, targets, variants }))
     }
 
     /// The sources of one setting: its variant's groups removed, its params substituted.
-    fn render(&self, setting: &Setting) -> Result<Vec<RenderedFile>, RunnerError> {
+    fn render(&self, setting: &Setting) -> Result<Vec<RenderedFile>, VariantError> {
         let variant =
             self.variants.iter().find(|v| v.to_string() == setting.variant).expect("planned from these variants");
         self.render_ablating(variant.ablated(), &setting.context())
@@ -94,9 +89,9 @@ impl<'a> Ablation<'a> {
         &self,
         ablated: &[String],
         params: &Map<String, Value>,
-    ) -> Result<Vec<RenderedFile>, RunnerError> {
-        let context = variants::variant_context(&self.decl.groups, ablated, params);
-        Ok(variants::render_variant(&self.targets, &context)?)
+    ) -> Result<Vec<RenderedFile>, VariantError> {
+        let context = variants::variant_context(&self.declared.groups, ablated, params);
+        variants::render_variant(&self.targets, &context)
     }
 
     /// The plan: every variant crossed with every param setting. Every template names only declared
@@ -106,9 +101,9 @@ impl<'a> Ablation<'a> {
         let variants: Vec<String> = self.variants.iter().map(VariantName::to_string).collect();
         let plan = Plan::new(self.sweep, &variants, &options.plan)?;
         let baseline = plan.settings.iter().find(|s| s.variant == VariantName::BASELINE).unwrap_or(&plan.settings[0]);
-        let nothing_ablated = variants::variant_context(&self.decl.groups, &[], &baseline.context());
+        let nothing_ablated = variants::variant_context(&self.declared.groups, &[], &baseline.context());
         for target in &self.targets {
-            target.check_groups(&self.decl.groups)?;
+            target.check_groups(&self.declared.groups)?;
             variants::check_fresh(target, &self.sweep.engine.tree, &nothing_ablated)?;
         }
         Ok(plan)
@@ -118,7 +113,8 @@ impl<'a> Ablation<'a> {
     pub fn planned_sites(&self, options: &RunOptions) -> Result<(Plan, Vec<VariantSite>), RunnerError> {
         let plan = self.plan(options)?;
         let copied = self.isolation == Isolation::Copy;
-        let sites = plan.settings.iter().map(|s| planned_site(self.sweep, options, &s.variant, copied)).collect();
+        let planned = |s: &Setting| VariantSite::planned(self.sweep, &options.results_dir, &s.variant, copied);
+        let sites = plan.settings.iter().map(planned).collect();
         Ok((plan, sites))
     }
 }
@@ -137,24 +133,6 @@ fn derived_target(sweep: &Sweep, index: usize, source: &SourceDecl) -> Result<Te
         }
         other => other.into(),
     })
-}
-
-/// Where a sweep's variant builds are cached (kept across invocations, so a rerun rebuilds nothing).
-///
-/// Absolute: builds run with the variant's copy as their working directory.
-pub fn cache_root(options: &RunOptions, sweep: &Sweep) -> PathBuf {
-    let root = options.results_dir.join(&sweep.name).join("build-cache");
-    std::path::absolute(&root).unwrap_or(root)
-}
-
-/// Where the build of variant `name` lives before anything is built: the engine's own tree and build
-/// dir, or (`copied`) a cache entry named by its key, known once copied.
-pub(super) fn planned_site(sweep: &Sweep, options: &RunOptions, name: &str, copied: bool) -> VariantSite {
-    let (tree, build_dir) = match copied {
-        true => (cache_root(options, sweep).join("<key>/tree"), cache_root(options, sweep).join("<key>/build")),
-        false => (sweep.engine.tree.clone(), sweep.engine.build_dir.clone()),
-    };
-    VariantSite { name: name.to_string(), tree, build_dir, hash: String::new() }
 }
 
 /// Runs an ablation end to end in its isolation mode.
@@ -180,94 +158,6 @@ fn toolchain_id(origin: &Origin) -> String {
     versions.collect::<Vec<_>>().join("\n")
 }
 
-/// One build per distinct rendering and tuple of build-time values, keyed by content, so settings that
-/// render alike share it.
-struct Builds {
-    keys: Vec<BuildKey>,
-    jobs: Vec<BuildJob>,
-    sites: Vec<VariantSite>,
-    /// The entries this sweep builds, claimed until their builds end.
-    claims: Vec<rebuild::EntryClaim>,
-}
-
-/// What each setting's copy of the engine tree holds: the kernel sources `ablation` renders into it (none
-/// for a sweep whose only difference is its build-time params); top-level entries of the tree not copied
-/// (build outputs): the ablation's `exclude`, else the tree's own build dir.
-fn copy_builds(
-    ablation: Option<&Ablation<'_>>,
-    plan: &Plan,
-    cache: &BuildCache,
-    context: &Context<'_>,
-) -> Result<Builds, RunnerError> {
-    let sweep = context.sweep;
-    let engine = &sweep.engine;
-    let toolchain = toolchain_id(&context.origin);
-    let exclude = ablation.map_or_else(|| build_outputs(sweep), |ablation| ablation.decl.exclude.clone());
-    let fingerprint = variants::tree_fingerprint(&engine.tree, &exclude)?;
-    // Each setting's key; each distinct key once, with the first setting that has it and its files.
-    let mut keys = Vec::with_capacity(plan.settings.len());
-    let mut distinct: Vec<(BuildKey, &Setting, Vec<RenderedFile>)> = Vec::new();
-    for setting in &plan.settings {
-        let files = ablation.map_or_else(|| Ok(Vec::new()), |ablation| ablation.render(setting))?;
-        let key_argv = SettingBuild::of(sweep, setting).key_argv().map_err(RunnerError::BuildCommand)?;
-        let key = BuildKey::new(&files, &key_argv, &toolchain, &fingerprint);
-        if !distinct.iter().any(|(known, ..)| *known == key) {
-            distinct.push((key, setting, files));
-        }
-        keys.push(key);
-    }
-    let claims = claim_unbuilt(cache, distinct.iter().map(|(key, ..)| *key), context)?;
-    let mut entries: HashMap<BuildKey, rebuild::CachedBuild> = HashMap::new();
-    let mut jobs = Vec::with_capacity(distinct.len());
-    for (key, setting, files) in distinct {
-        let entry = cache.prepare(&key, &engine.tree, &files, &exclude)?;
-        let command = SettingBuild::of(sweep, setting);
-        let argv = command.argv(&entry.tree, &entry.build).map_err(RunnerError::BuildCommand)?;
-        let mut env = context.origin.base_env.overrides().to_vec();
-        env.extend(command.env().map_err(RunnerError::BuildCommand)?);
-        let (tree, build_dir) = (entry.tree.clone(), entry.build.clone());
-        jobs.push(BuildJob { variant: build_name(setting, sweep), tree, build_dir, argv, env, key });
-        entries.insert(key, entry);
-    }
-    let sites = plan
-        .settings
-        .iter()
-        .zip(&keys)
-        .map(|(setting, key)| VariantSite {
-            name: setting.variant.clone(),
-            tree: entries[key].tree.clone(),
-            build_dir: entries[key].build.clone(),
-            hash: key.to_string(),
-        })
-        .collect();
-    Ok(Builds { keys, jobs, sites, claims })
-}
-
-/// Claims every entry of `keys` still to be built, in key order: sweeps sharing the cache claim the
-/// entries they both need in one order, so none holds one while waiting for another's.
-fn claim_unbuilt(
-    cache: &BuildCache,
-    keys: impl Iterator<Item = BuildKey>,
-    context: &Context<'_>,
-) -> Result<Vec<rebuild::EntryClaim>, RunnerError> {
-    let mut unbuilt: Vec<BuildKey> = keys.filter(|key| cache.lookup(key).is_none()).collect();
-    unbuilt.sort();
-    let progress = Progress::new(0);
-    let (waiting, stop) = (|note: &str| progress.note(note), || context.events.signals.received());
-    let claims = unbuilt.iter().map(|key| rebuild::EntryClaim::acquire(&cache.root, key, &waiting, &stop));
-    Ok(claims.collect::<Result<_, _>>()?)
-}
-
-/// The variant, with its build-time values when there are any (`baseline block=64`), for build lines.
-fn build_name(setting: &Setting, sweep: &Sweep) -> String {
-    let build_time = sweep.build_time_params();
-    let values = setting.values.iter().filter(|(name, _)| build_time.contains(name));
-    std::iter::once(setting.variant.clone())
-        .chain(values.map(|(name, value)| format!("{name}={value}")))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Builds each distinct setting build in its own cached copy, in parallel, then runs every setting's
 /// runs interleaved.
 pub(super) fn run_copies(
@@ -279,7 +169,7 @@ pub(super) fn run_copies(
     let (sweep, options) = (context.sweep, context.options);
     // Held to the end: an in-place ablation must not render the tree while it is copied and measured.
     let _tree_lock = variants::TreeLock::acquire_shared(&sweep.engine.tree)?;
-    let cache = BuildCache::new(cache_root(options, sweep));
+    let cache = BuildCache::new(rebuild::cache_root(&options.results_dir, sweep));
     let builds = copy_builds(ablation, plan, &cache, context)?;
     preflight(sweep, plan, &builds.sites)?;
     let started = std::time::Instant::now();
@@ -305,6 +195,27 @@ pub(super) fn run_copies(
     Ok(AblationOutcome { runs: session.finish(), builds: reports, build_seconds })
 }
 
+/// What each setting's copy of the engine tree holds: the kernel sources `ablation` renders into it (none
+/// for a sweep whose only difference is its build-time params), built by `rebuild`.
+fn copy_builds(
+    ablation: Option<&Ablation<'_>>,
+    plan: &Plan,
+    cache: &BuildCache,
+    context: &Context<'_>,
+) -> Result<CopyBuilds, RunnerError> {
+    let sweep = context.sweep;
+    let settings = plan.settings.iter().map(|setting| {
+        let files = ablation.map_or_else(|| Ok(Vec::new()), |ablation| ablation.render(setting))?;
+        Ok(CopyBuild::of(sweep, &setting.variant, &setting.values, &setting.context(), files))
+    });
+    let exclude = ablation.map(|ablation| ablation.declared.exclude.as_slice());
+    let toolchain = toolchain_id(&context.origin);
+    let progress = Progress::new(0);
+    let (waiting, stop) = (|note: &str| progress.note(note), || context.events.signals.received());
+    let origin = (toolchain.as_str(), &context.origin.base_env);
+    Ok(CopyBuilds::prepare(sweep, settings, exclude, cache, origin, (&waiting, &stop))?)
+}
+
 fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> Result<AblationOutcome, RunnerError> {
     let sweep = ablation.sweep;
     let (options, events) = (context.options, context.events);
@@ -312,9 +223,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     let targets: Vec<PathBuf> = ablation.targets.iter().map(|t| t.target.clone()).collect();
     let mut in_place = InPlaceSession::begin(&engine.tree, &targets)?;
     // From the first rendering on, the build dir may hold a variant's build, until a `sweep run` rebuilds it.
-    let program =
-        crate::launch::program_path(engine, &engine.tree, &engine.build_dir).map_err(RunnerError::ProgramPath)?;
-    variants::VariantBuildMark::record(&engine.tree, &engine.build_dir, Path::new(&program))?;
+    rebuild::mark_variant_builds(engine)?;
     let toolchain = toolchain_id(&context.origin);
     let rendered: Vec<Vec<RenderedFile>> =
         plan.settings.iter().map(|s| ablation.render(s)).collect::<Result<_, _>>()?;
@@ -325,7 +234,10 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
         .settings
         .iter()
         .zip(&keys)
-        .map(|(s, key)| VariantSite { hash: key.to_string(), ..planned_site(sweep, options, &s.variant, false) })
+        .map(|(s, key)| VariantSite {
+            hash: key.to_string(),
+            ..VariantSite::planned(sweep, &options.results_dir, &s.variant, false)
+        })
         .collect();
     preflight(sweep, plan, &sites)?;
     let (mut session, _) = open_session(plan, &sites, context, &plan.runs)?;
@@ -341,7 +253,11 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
         for kept in in_place.apply(&rendered[first])? {
             session.progress.note(&format!("sweep: {kept}"));
         }
-        let Some(report) = build_in_place(ablation, &plan.settings[first], *key, &session.logs, context)? else {
+        let setting = &plan.settings[first];
+        let log = session.logs.path().join(format!("build-{}.log", setting.slug()));
+        let logs = (&session.logs, log.as_path());
+        let Some(report) = rebuild::build_in_place(engine, &setting.variant, *key, logs, &context.origin.base_env)?
+        else {
             session.stopped = events.signals.received().map(|signal| super::EarlyStop::Interrupted { signal });
             break;
         };
@@ -367,30 +283,6 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
         engine.tree.display()
     ));
     Ok(AblationOutcome { runs: session.finish(), builds: reports, build_seconds })
-}
-
-/// Builds the rendered real tree, its process group recorded in the tree's state dir so a recovery
-/// after a SIGKILL of sweep can stop it. `None` when a signal stopped it: an interruption, not a
-/// broken variant.
-fn build_in_place(
-    ablation: &Ablation<'_>,
-    setting: &Setting,
-    key: BuildKey,
-    logs: &ConfinedDir,
-    context: &Context<'_>,
-) -> Result<Option<BuildReport>, RunnerError> {
-    let engine = &ablation.sweep.engine;
-    let log = logs.path().join(format!("build-{}.log", setting.slug()));
-    let end = build_engine_tree(engine, &setting.variant, (logs, &log), &context.origin.base_env, &mut |group| {
-        variants::record_build_group(&engine.tree, group.as_raw()).map_err(std::io::Error::other)
-    })?;
-    variants::clear_build_group(&engine.tree)?;
-    let status = match end {
-        Ok(outcome) => BuildStatus::Built { seconds: outcome.seconds },
-        Err(BuildError::Interrupted { .. }) => return Ok(None),
-        Err(error) => BuildStatus::Failed { error: error.to_string() },
-    };
-    Ok(Some(BuildReport { variant: setting.variant.clone(), key, status }))
 }
 
 /// Opens the CSV (the one being resumed, if any) and sidecar and starts a session that will run those of
@@ -438,7 +330,7 @@ impl Ablation<'_> {
     /// unified diff of `variant`'s sources against the shipped ones, params from the first setting;
     /// empty when it renders them unchanged. Any subset of the groups may be shown, designed or not.
     pub fn show(&self, plan: &Plan, variant: &str) -> Result<String, RunnerError> {
-        let groups = &self.decl.groups;
+        let groups = &self.declared.groups;
         let ablated = ablated_groups(variant, groups)
             .ok_or_else(|| RunnerError::UnknownVariant { name: variant.to_string(), groups: groups.join(", ") })?;
         let files = self.render_ablating(&ablated, &plan.settings[0].context())?;
@@ -475,19 +367,6 @@ pub fn run_build_time(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -
     Ok(run_copies(None, &plan, &context, jobs)?.runs)
 }
 
-/// The tree's own build dir is not copied: each copy builds into its own.
-fn build_outputs(sweep: &Sweep) -> Vec<String> {
-    let engine = &sweep.engine;
-    first_component(&engine.build_dir, &engine.tree).into_iter().collect()
-}
-
-fn first_component(path: &Path, under: &Path) -> Option<String> {
-    match path.strip_prefix(under).ok()?.components().next()? {
-        Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -518,11 +397,5 @@ mod tests {
         assert_eq!(ablated_groups("rank1_updat", &groups()), None);
         let three = vec!["a".to_string(), "b".to_string(), "c".to_string()];
         assert_eq!(ablated_groups("both", &three), None);
-    }
-
-    #[test]
-    fn the_build_dir_inside_the_tree_is_excluded_by_its_top_entry() {
-        assert_eq!(first_component(Path::new("/e/build/x"), Path::new("/e")), Some("build".into()));
-        assert_eq!(first_component(Path::new("/elsewhere/b"), Path::new("/e")), None);
     }
 }

@@ -2,13 +2,13 @@
 
 use std::fmt::Write;
 
-use super::prepared_run::{prepare_run, VariantSite};
+use super::prepared_run::prepare_run;
 use super::runner_error::RunnerError;
 use super::session::{grouped, limits_text, run_dir_name, shared_len};
-use super::setting_build::SettingBuild;
 use crate::declare::{toml_spelling, Sweep};
 use crate::plan::Plan;
 use crate::plural::counted;
+use crate::rebuild::{BuildError, SettingBuild, VariantSite};
 use crate::shell_line::shell_line;
 
 /// Renders the plan as text a user can read and paste from; `sites[i]` is setting i's build.
@@ -111,7 +111,9 @@ fn build_lines(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<Stri
     }
     let mut lines: Vec<String> = Vec::new();
     for (setting, site) in plan.settings.iter().zip(sites) {
-        let argv = SettingBuild::of(sweep, setting).argv(&site.tree, &site.build_dir)?;
+        let argv = SettingBuild::of(sweep, &setting.context())
+            .argv(&site.tree, &site.build_dir)
+            .map_err(BuildError::Command)?;
         let line = format!("build [{}] in {}: {}\n", site.name, site.tree.display(), shell_line(&argv));
         if !lines.contains(&line) {
             lines.push(line);

@@ -4,7 +4,6 @@
 mod ablation;
 mod driver;
 mod dry_run;
-mod engine_build;
 mod failure_watch;
 mod grid_driver;
 mod origin;
@@ -13,7 +12,6 @@ mod progress;
 mod race_driver;
 mod runner_error;
 mod session;
-mod setting_build;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -24,7 +22,7 @@ pub use dry_run::describe_plan;
 pub use failure_watch::EarlyStop;
 pub use grid_driver::GridDriver;
 pub use origin::{Origin, SettingOrigins};
-pub use prepared_run::{prepare_run, PreparedRun, VariantSite};
+pub use prepared_run::{prepare_run, PreparedRun};
 pub use progress::Progress;
 pub use race_driver::RaceDriver;
 pub use runner_error::RunnerError;
@@ -35,8 +33,9 @@ use crate::console::Console;
 use crate::declare::{CheckTest, Race, Sweep};
 use crate::launch::{head_commit, RunEvents};
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, DEFAULT_VARIANT};
+use crate::rebuild::{self, VariantSite};
 use crate::record::{
-    utc_stamp, Columns, EngineChange, EngineFingerprint, PlacementColumns, RecordError, RecordedAttempts, RecordedDecl,
+    utc_stamp, Columns, EngineChange, EngineFingerprint, PlacementColumns, RecordError, RecordedAttempts,
     RecordedEnvironment, ResultPaths, ResultWriter, Sidecar, SweepFingerprint, SIDECAR_SCHEMA_VERSION,
 };
 
@@ -105,7 +104,7 @@ pub fn plan_sweep(sweep: &Sweep, options: &RunOptions) -> Result<(Plan, Vec<Vari
     }
     let plan = Plan::new(sweep, &[DEFAULT_VARIANT.to_string()], &plan_options)?;
     // A sweep with build-time params builds each tuple in a cache entry of its own.
-    let site = ablation::planned_site(sweep, options, DEFAULT_VARIANT, sweep.builds_per_setting());
+    let site = VariantSite::planned(sweep, &options.results_dir, DEFAULT_VARIANT, sweep.builds_per_setting());
     let sites = vec![site; plan.settings.len()];
     Ok((plan, sites))
 }
@@ -158,7 +157,7 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     preflight(sweep, &plan, &sites)?;
     // Held to the end: no in-place ablation may render or rebuild the tree under these runs.
     let _tree_lock = crate::variants::TreeLock::acquire_shared(&sweep.engine.tree)?;
-    engine_build::refuse_variant_build(&sweep.engine, options.build)?;
+    rebuild::refuse_variant_build(&sweep.engine, options.build)?;
     let paths = result_paths(sweep, options, false)?;
     let origin = Origin::gather(sweep, &plan.settings[0])?;
     let origins = SettingOrigins::gather(sweep, &plan.settings)?;
@@ -166,12 +165,16 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     let (writer, recorded) = open_results(&plan, &context)?;
     let log = context.paths.logs.join("build.log");
     let logs = context.log_folder()?;
-    if let Some(Err(error)) =
-        engine_build::build_before_run(&sweep.engine, options.build, (&logs, &log), &context.origin.base_env)?
-    {
+    if let Some(Err(error)) = rebuild::build_before_run(
+        &sweep.engine,
+        DEFAULT_VARIANT,
+        options.build,
+        (&logs, &log),
+        &context.origin.base_env,
+    )? {
         // Interrupted, or the disk is full: stopped before any run; any other failure is an error.
         let stopped = match error {
-            crate::rebuild::BuildError::Interrupted { .. } => {
+            rebuild::BuildError::Interrupted { .. } => {
                 events.signals.received().map(|signal| EarlyStop::Interrupted { signal })
             }
             error => Some(failure_watch::disk_full_at(&sweep.engine.build_dir).ok_or(RunnerError::Build(error))?),
@@ -294,7 +297,7 @@ fn write_sidecar(plan: &Plan, context: &Context<'_>) -> Result<(), RunnerError> 
     }
     let sidecar = Sidecar {
         schema_version: SIDECAR_SCHEMA_VERSION,
-        sweep: RecordedDecl::of(&sweep.decl),
+        sweep: sweep.recorded.clone(),
         declaration_file: sweep.file().clone(),
         engine: serde_json::to_value(&sweep.engine).unwrap_or_default(),
         command_line: options.command_line.clone(),

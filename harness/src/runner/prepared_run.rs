@@ -9,16 +9,8 @@ use serde_json::{Map, Value};
 use crate::declare::{Engine, SpecError, Sweep, MAX_RANKS};
 use crate::launch::{self, RankCommand, RunSite, ServiceCommand};
 use crate::plan::Setting;
+use crate::rebuild::VariantSite;
 use crate::template::Template;
-
-/// One variant's build of the engine: where its tree and binary are, and its content hash.
-#[derive(Debug, Clone)]
-pub struct VariantSite {
-    pub name: String,
-    pub tree: PathBuf,
-    pub build_dir: PathBuf,
-    pub hash: String,
-}
 
 /// A run, fully rendered.
 #[derive(Debug, Clone)]

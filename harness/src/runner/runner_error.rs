@@ -25,10 +25,6 @@ pub enum RunnerError {
     Build(#[from] crate::rebuild::BuildError),
     #[error("`{name}` is not a variant of the groups {groups}: name groups joined by `+`, `baseline` or `all`")]
     UnknownVariant { name: String, groups: String },
-    #[error("the profile's build command did not render")]
-    BuildCommand(#[from] crate::template::TemplateError),
-    #[error("the profile's program path did not render")]
-    ProgramPath(#[source] crate::template::TemplateError),
     #[error("the profile's setup script path did not render")]
     SetupTemplate(#[source] crate::template::TemplateError),
 }
@@ -50,6 +46,7 @@ impl RunnerError {
             RunnerError::Record(error) => error.is_bad_input(),
             RunnerError::Variant(error) => error.is_bad_input(),
             RunnerError::Build(crate::rebuild::BuildError::Io { .. }) => true,
+            RunnerError::Build(crate::rebuild::BuildError::Variant(error)) => error.is_bad_input(),
             _ => false,
         }
     }

@@ -10,7 +10,7 @@ use super::driver::Driver;
 use super::failure_watch::{disk_full_of, EarlyStop, FailureWatch, NotRun};
 use super::grid_driver::GridDriver;
 use super::origin::SettingOrigins;
-use super::prepared_run::{prepare_run, PreparedRun, VariantSite};
+use super::prepared_run::{prepare_run, PreparedRun};
 use super::progress::Progress;
 use super::race_driver::RaceDriver;
 use super::runner_error::RunnerError;
@@ -22,6 +22,7 @@ use crate::ground::{first_failure_line, BaseEnv, RunStatus};
 use crate::launch::{self, Execution, Limits, RankCommand, StopReason};
 use crate::plan::{labels_joined, Plan, PlannedRun, Setting};
 use crate::plural::counted;
+use crate::rebuild::VariantSite;
 use crate::record::{RecordedAttempts, ResultWriter, RunRow, RunTable, LOGS_IN};
 use crate::report::MetricUnits;
 
@@ -120,7 +121,7 @@ impl<'a> Session<'a> {
             origins: None,
             attempts: recorded,
             watch: FailureWatch::new(context.options.same_failures_limit),
-            units: MetricUnits::declared(&context.sweep.decl.metrics),
+            units: MetricUnits::declared(&context.sweep.metrics),
             results: None,
         };
         Ok((session, todo))

@@ -61,7 +61,7 @@ pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
         &RunTable::read(&outcome.runs.paths.csv)?,
         &outcome.runs.paths,
         &sweep.analysis,
-        ablation.decl,
+        ablation.declared,
         blocks,
         &title,
         args.execution.force,

@@ -17,7 +17,7 @@ pub fn report(args: ReportArgs) -> Result<u8, CommandError> {
     let config = &sidecar.sweep.analysis;
     let interleaved = sidecar.sweep.reps.order == RunOrder::Interleaved;
     let title = csv.display().to_string();
-    let (text, checks_failed) = match &sidecar.sweep.ablation {
+    let (text, checks_failed) = match &sidecar.sweep.ablation() {
         Some(ablation) => {
             // The sidecar's command line says whether `--isolation` overrode the declared one.
             let in_place = ablation.isolation == Isolation::InPlace

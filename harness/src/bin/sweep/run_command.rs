@@ -9,9 +9,10 @@ use sweep::exit_code;
 use sweep::launch::RunEvents;
 use sweep::plan::{parse_shard, Plan, PlanOptions};
 use sweep::plural::counted;
+use sweep::rebuild::VariantSite;
 use sweep::record::{RecordedRun, ResultPaths, RunTable, Sidecar};
 use sweep::report::{RaceClosing, ResumeCommand};
-use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome, VariantSite};
+use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome};
 
 use crate::args::{ExecutionArgs, RunArgs};
 use crate::exit_status::CommandError;

@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::exit_status::CommandError;
 use crate::result_files::ResultFiles;
 use sweep::analyse::{self, AnalysisConfig};
-use sweep::declare::AblationDecl;
+use sweep::declare::KernelAblation;
 use sweep::record::{RecordError, ResultPaths, RunTable, Sidecar};
 use sweep::report::{self, ReportContext, SweepReport};
 
@@ -59,7 +59,7 @@ pub fn write_ablation_summary(
     table: &RunTable,
     paths: &ResultPaths,
     config: &AnalysisConfig,
-    ablation: &AblationDecl,
+    ablation: &KernelAblation,
     rounds_are_blocks: bool,
     title: &str,
     force: bool,

@@ -1,19 +1,21 @@
-//! `RecordedDecl`: a sweep's declaration as the sidecar records it.
+//! `RecordedDeclaration`: a sweep's declaration as written, as the sidecar records it.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::declare::{AblationDecl, AnalysisConfig, ReportConfig, RepsDecl, SweepDecl};
+use super::analysis_config::AnalysisConfig;
+use super::kernel_ablation::KernelAblation;
+use super::sweep_decl::{AblationDecl, ReportConfig, RepsDecl, SweepDecl};
 
 /// The declaration as written: the tables `report` and `compare` read back, typed; the rest as JSON.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RecordedDecl {
+pub struct RecordedDeclaration {
     pub analysis: AnalysisConfig,
     /// Repetitions and their order: whether rounds are blocks of the analysis, and a race's limits.
     #[serde(default)]
     pub reps: RepsDecl,
     #[serde(default)]
-    pub ablation: Option<AblationDecl>,
+    pub(super) ablation: Option<AblationDecl>,
     /// Extra summary tables (`[report]`).
     #[serde(default, skip_serializing_if = "ReportConfig::is_empty")]
     pub report: ReportConfig,
@@ -21,8 +23,8 @@ pub struct RecordedDecl {
     pub rest: Map<String, Value>,
 }
 
-impl RecordedDecl {
-    pub fn of(decl: &SweepDecl) -> RecordedDecl {
+impl RecordedDeclaration {
+    pub(super) fn of(decl: &SweepDecl) -> RecordedDeclaration {
         let mut rest = match serde_json::to_value(decl) {
             Ok(Value::Object(map)) => map,
             _ => Map::new(),
@@ -30,12 +32,17 @@ impl RecordedDecl {
         for typed in ["analysis", "ablation", "reps", "report"] {
             rest.remove(typed);
         }
-        RecordedDecl {
+        RecordedDeclaration {
             analysis: decl.analysis.clone(),
             reps: decl.reps.clone(),
             ablation: decl.ablation.clone(),
             report: decl.report.clone(),
             rest,
         }
+    }
+
+    /// The recorded `[ablation]`, as it was checked before it was recorded.
+    pub fn ablation(&self) -> Option<KernelAblation> {
+        self.ablation.as_ref().map(KernelAblation::recorded)
     }
 }

@@ -5,9 +5,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::build_job::render_build_argv;
 use crate::declare::Sweep;
-use crate::plan::Setting;
-use crate::rebuild::render_build_argv;
 use crate::template::{Template, TemplateError};
 
 /// Where the cache key sees the tree and build dir: a key names what is built, not where its copy lives.
@@ -24,12 +23,14 @@ pub struct SettingBuild<'a> {
 }
 
 impl<'a> SettingBuild<'a> {
-    pub fn of(sweep: &'a Sweep, setting: &Setting) -> SettingBuild<'a> {
+    /// The build of the setting whose template context is `context`.
+    pub fn of(sweep: &'a Sweep, context: &Map<String, Value>) -> SettingBuild<'a> {
         let build_time = sweep.build_time_params();
-        let params = setting.context().into_iter().filter(|(name, _)| build_time.contains(name)).collect();
+        let params = context.iter().filter(|(name, _)| build_time.contains(name)).map(|(k, v)| (k.clone(), v.clone()));
+        let params = params.collect();
         SettingBuild {
-            argv: sweep.engine.build.iter().chain(&sweep.decl.build.args).collect(),
-            env: sweep.decl.build.env.iter().collect(),
+            argv: sweep.engine.build.iter().chain(&sweep.build.args).collect(),
+            env: sweep.build.env.iter().collect(),
             params,
         }
     }
@@ -78,9 +79,9 @@ mod tests {
         (dir, sweep)
     }
 
-    fn setting(block: i64, rows: i64) -> Setting {
-        let values = vec![("block".into(), ParamValue::Int(block)), ("rows".into(), ParamValue::Int(rows))];
-        Setting { values, variant: "default".into() }
+    fn setting(block: i64, rows: i64) -> Map<String, Value> {
+        let values = [("block".into(), ParamValue::Int(block)), ("rows".into(), ParamValue::Int(rows))];
+        crate::plan::labels_object(&values)
     }
 
     #[test]
