@@ -36,6 +36,7 @@ pub use analysis_config::{
 pub use check::{Check, CheckTest};
 pub use engine::{Engine, Topology};
 pub use engine_profile::{EngineOverrides, EngineProfile, LauncherKind, RanksOverride, ResultLine};
+pub use near_name::did_you_mean;
 pub use param_tables::{DerivedParam, ValueMap};
 pub use param_value::{Param, ParamValue};
 pub use pattern::Pattern;

@@ -1,12 +1,39 @@
-//! `## Quantities`: the declared `[[analysis.quantity]]` formulas, each with its 95% interval.
+//! `## Quantities`: the declared `[[analysis.quantity]]` formulas, each with its 95% interval; `quantities`
+//! in `analysis.json`.
 
+use serde_json::{json, Value};
+
+use super::analysis_json::labels_object;
 use super::document::Section;
+use super::finding::{Finding, Place};
 use super::number_format::{degrees, number};
 use super::sweep_report::SweepReport;
 use super::table::Table;
+use crate::analyse::QuantityEstimate;
+
+/// The finding: the declared quantities with their intervals.
+pub struct QuantityLines;
+
+impl Finding for QuantityLines {
+    fn name(&self) -> &'static str {
+        "quantities"
+    }
+
+    fn method(&self) -> &'static str {
+        "delta method, Welch-Satterthwaite df"
+    }
+
+    fn sections(&self, report: &SweepReport) -> Vec<(Place, Section)> {
+        vec![(Place::Results, quantity_section(report))]
+    }
+
+    fn json(&self, report: &SweepReport) -> Option<Value> {
+        Some(report.analysis.quantities.iter().map(quantity_json).collect())
+    }
+}
 
 /// One row per estimate: where it was evaluated, its value and interval with the unit; empty without any.
-pub fn quantity_section(report: &SweepReport) -> Section {
+fn quantity_section(report: &SweepReport) -> Section {
     let section = Section::new("Quantities");
     let estimates = &report.analysis.quantities;
     if estimates.is_empty() {
@@ -32,4 +59,16 @@ pub fn quantity_section(report: &SweepReport) -> Section {
              Welch-Satterthwaite degrees of freedom.",
         )
         .table(table)
+}
+
+/// A declared quantity: name, unit, where, value, interval (or why none), std error, df.
+fn quantity_json(e: &QuantityEstimate) -> Value {
+    let (low, high, reason) = match e.interval {
+        Ok((low, high)) => (Some(low), Some(high), None),
+        Err(reason) => (None, None, Some(reason.to_string())),
+    };
+    let df = e.df.is_finite().then_some(e.df);
+    json!({ "name": e.name, "unit": e.unit, "at": labels_object(&e.at), "value": e.value,
+            "low": low, "high": high, "reason": reason, "std_error": e.std_error, "df": df,
+            "method": QuantityLines.method() })
 }
