@@ -1,23 +1,32 @@
 //! The registry of findings: every `Finding` a sweep's report can show, one line each, in report order.
-//! Adding a finding is its own file (the `Finding` impl) and its line in `FINDINGS`.
+//! Adding a finding is its own file under `findings/` (the `Finding` impl) and its line in `FINDINGS` (with
+//! the file's `mod` line above it).
 
 use serde_json::{Map, Value};
 
-use super::cpu_share_lines::CpuShareLines;
 use super::document::{Note, Section};
-use super::equivalence_lines::EquivalenceLines;
 use super::finding::{Finding, Place};
-use super::fit_lines::FitLines;
-use super::quantity_lines::QuantityLines;
-use super::relative_effects::RelativeEffects;
-use super::rule_lines::RuleLines;
-use super::setting_cv::SettingCv;
 use super::sweep_report::SweepReport;
 use crate::declare::{did_you_mean, SpecError, Sweep};
 
+pub(super) mod cpu_share_lines;
+pub(super) mod equivalence_lines;
+pub(super) mod fit_lines;
+pub(super) mod quantity_lines;
+pub(super) mod relative_effects;
+pub(super) mod rule_lines;
+pub(super) mod setting_cv;
+
 /// Every finding; sections of one `Place` and notes appear in this order.
-const FINDINGS: &[&dyn Finding] =
-    &[&CpuShareLines, &RuleLines, &QuantityLines, &RelativeEffects, &FitLines, &EquivalenceLines, &SettingCv];
+const FINDINGS: &[&dyn Finding] = &[
+    &cpu_share_lines::CpuShareLines,
+    &rule_lines::RuleLines,
+    &quantity_lines::QuantityLines,
+    &relative_effects::RelativeEffects,
+    &fit_lines::FitLines,
+    &equivalence_lines::EquivalenceLines,
+    &setting_cv::SettingCv,
+];
 
 impl SweepReport<'_> {
     /// The findings this report shows: every default one, and each opt-in one its config names.
@@ -60,5 +69,17 @@ pub fn check_findings(sweep: &Sweep) -> Result<(), SpecError> {
             &format!("analysis.findings[{index}]"),
             format!("unknown finding `{name}`{}", did_you_mean(name, names())),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_finding_has_a_name_of_its_own_and_states_its_method() {
+        let names: std::collections::BTreeSet<&str> = FINDINGS.iter().map(|finding| finding.name()).collect();
+        assert_eq!(names.len(), FINDINGS.len(), "a name is an analysis.json key: {names:?}");
+        assert!(FINDINGS.iter().all(|finding| !finding.method().is_empty()));
     }
 }

@@ -3,13 +3,13 @@
 
 use serde_json::{json, Value};
 
-use super::document::Note;
-use super::finding::Finding;
-use super::number_format::percent;
-use super::sweep_report::SweepReport;
-use super::text::Text;
 use crate::analyse::CpuShare;
 use crate::plural::counted;
+use crate::report::document::Note;
+use crate::report::finding::Finding;
+use crate::report::number_format::percent;
+use crate::report::sweep_report::SweepReport;
+use crate::report::text::Text;
 
 /// The finding: the share of the CPU the ranks got.
 pub struct CpuShareLines;

@@ -3,13 +3,13 @@
 
 use serde_json::{json, Value};
 
-use super::analysis_json::labels_object;
-use super::document::Section;
-use super::finding::{Finding, Place};
-use super::number_format::{degrees, number};
-use super::sweep_report::SweepReport;
-use super::table::Table;
 use crate::analyse::QuantityEstimate;
+use crate::report::analysis_json::labels_object;
+use crate::report::document::Section;
+use crate::report::finding::{Finding, Place};
+use crate::report::number_format::{degrees, number};
+use crate::report::sweep_report::SweepReport;
+use crate::report::table::Table;
 
 /// The finding: the declared quantities with their intervals.
 pub struct QuantityLines;

@@ -4,14 +4,14 @@
 
 use serde_json::{json, Value};
 
-use super::analysis_json::labels_object;
-use super::document::Section;
-use super::finding::{Finding, Place};
-use super::number_format::{number, percent, plain_number};
-use super::sweep_report::SweepReport;
-use super::table::Table;
-use super::text::Text;
 use crate::analyse::{CostFit, SettingSummary, TimeUnit};
+use crate::report::analysis_json::labels_object;
+use crate::report::document::Section;
+use crate::report::finding::{Finding, Place};
+use crate::report::number_format::{number, percent, plain_number};
+use crate::report::sweep_report::SweepReport;
+use crate::report::table::Table;
+use crate::report::text::Text;
 
 /// The finding: the declared cost line, pooled or one per `by` group; `fits` in `analysis.json` holds the
 /// per-group lines, in the units measured.

@@ -3,13 +3,13 @@
 
 use serde_json::{json, Value};
 
-use super::analysis_json::{labels_object, setting_object};
-use super::document::Section;
 use super::equivalence_lines::{agreement_words, difference_text, margin_text};
-use super::finding::{Finding, Place};
-use super::sweep_report::SweepReport;
-use super::text::Text;
 use crate::analyse::RuleCheck;
+use crate::report::analysis_json::{labels_object, setting_object};
+use crate::report::document::Section;
+use crate::report::finding::{Finding, Place};
+use crate::report::sweep_report::SweepReport;
+use crate::report::text::Text;
 
 /// The finding: the engine's rule against the forced optimum per group.
 pub struct RuleLines;

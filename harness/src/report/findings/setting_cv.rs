@@ -3,13 +3,13 @@
 
 use serde_json::{json, Value};
 
-use super::analysis_json::setting_object;
-use super::document::Section;
-use super::finding::{Finding, Place};
-use super::number_format::percent;
-use super::sweep_report::SweepReport;
-use super::text::Text;
 use crate::analyse::SummaryStats;
+use crate::report::analysis_json::setting_object;
+use crate::report::document::Section;
+use crate::report::finding::{Finding, Place};
+use crate::report::number_format::percent;
+use crate::report::sweep_report::SweepReport;
+use crate::report::text::Text;
 
 /// How many of the noisiest settings are named.
 const SHOWN: usize = 3;

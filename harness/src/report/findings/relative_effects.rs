@@ -4,12 +4,12 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use super::analysis_json::setting_object;
-use super::document::Section;
-use super::finding::{Finding, Place};
-use super::number_format::{confidence, number, p_stated, signed};
-use super::sweep_report::SweepReport;
 use crate::analyse::{AnalysisConfig, BaselineEffect, ComparisonMethod, EffectInterval, RelativeKind};
+use crate::report::analysis_json::setting_object;
+use crate::report::document::Section;
+use crate::report::finding::{Finding, Place};
+use crate::report::number_format::{confidence, number, p_stated, signed};
+use crate::report::sweep_report::SweepReport;
 
 /// The finding: each setting against its baseline partner, per `relative` metric.
 pub struct RelativeEffects;

@@ -2,12 +2,12 @@
 //! they agree (two one-sided tests), and settings that reported more than one path; either fails the sweep.
 //! The wording of agreements and margins is shared with `## Rule` (`rule_lines.rs`).
 
-use super::document::Section;
-use super::finding::{Finding, Place};
-use super::number_format::{confidence, percent, signed_percent};
-use super::sweep_report::SweepReport;
-use super::text::Text;
 use crate::analyse::{Agreement, DriftBound, Margin};
+use crate::report::document::Section;
+use crate::report::finding::{Finding, Place};
+use crate::report::number_format::{confidence, percent, signed_percent};
+use crate::report::sweep_report::SweepReport;
+use crate::report::text::Text;
 
 /// The finding: settings that resolve to one code path against each other.
 pub struct EquivalenceLines;
