@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::analyse::{CostFit, SettingSummary, TimeUnit};
+use crate::analyse::{CostFit, GroupFit, SettingSummary, TimeUnit};
 use crate::report::analysis_json::labels_object;
 use crate::report::document::Section;
 use crate::report::finding::{Finding, Place};
@@ -31,24 +31,13 @@ impl Finding for FitLines {
     }
 
     fn json(&self, report: &SweepReport) -> Option<Value> {
-        let analysis = report.analysis;
-        Some(
-            analysis
-                .group_fits
-                .iter()
-                .map(|group| {
-                    json!({
-                        "group": labels_object(&group.group),
-                        "n": group.fit.n,
-                        "fixed": group.fit.fixed,
-                        "per_unit": group.fit.per_unit,
-                        "r_squared": group.fit.r_squared,
-                        "worst_held_out_error": group.fit.loo_max_rel_error(),
-                        "middle_held_out_error": group.middle_error,
-                    })
-                })
-                .collect(),
-        )
+        let json = |group: &GroupFit| {
+            json!({ "group": labels_object(&group.group), "n": group.fit.n, "fixed": group.fit.fixed,
+                    "per_unit": group.fit.per_unit, "r_squared": group.fit.r_squared,
+                    "worst_held_out_error": group.fit.loo_max_rel_error(),
+                    "middle_held_out_error": group.middle_error })
+        };
+        Some(report.analysis.group_fits.iter().map(json).collect())
     }
 }
 

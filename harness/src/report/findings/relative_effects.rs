@@ -32,25 +32,13 @@ impl Finding for RelativeEffects {
     fn json(&self, report: &SweepReport) -> Option<Value> {
         let analysis = report.analysis;
         let setting = |index: usize| setting_object(&analysis.settings[index].setting);
-        Some(
-            analysis
-                .relative
-                .iter()
-                .map(|effect| {
-                    json!({
-                        "setting": setting(effect.setting),
-                        "baseline": setting(effect.baseline),
-                        "metric": effect.metric,
-                        "kind": effect.kind,
-                        "effect": effect.interval.map(|i| i.effect),
-                        "low": effect.interval.map(|i| i.low),
-                        "high": effect.interval.map(|i| i.high),
-                        "p_adjusted": effect.p_adjusted,
-                        "method": effect.comparison.map(|c| c.method.design()),
-                    })
-                })
-                .collect(),
-        )
+        let json = |effect: &BaselineEffect| {
+            json!({ "setting": setting(effect.setting), "baseline": setting(effect.baseline), "metric": effect.metric,
+                    "kind": effect.kind, "effect": effect.interval.map(|i| i.effect),
+                    "low": effect.interval.map(|i| i.low), "high": effect.interval.map(|i| i.high),
+                    "p_adjusted": effect.p_adjusted, "method": effect.comparison.map(|c| c.method.design()) })
+        };
+        Some(analysis.relative.iter().map(json).collect())
     }
 }
 
