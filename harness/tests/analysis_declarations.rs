@@ -168,3 +168,19 @@ fn an_equivalence_expression_over_params_classes_settings_without_a_resolved_met
     assert!(summary.contains("slices=1, slices=4 resolve to if(rows / slices < 96, 1, slices)=1"), "{summary}");
     assert!(summary.contains("| slices=1 = slices=4 here |"), "{summary}");
 }
+
+#[test]
+fn a_finding_named_in_findings_is_reported_in_the_summary_and_analysis_json() {
+    common::ensure_engine_built();
+    let workspace = Workspace::new();
+    let spec = tiny_sweep(&workspace, "cv", "slices = [1, 2]\nrows = [64]", 3, "", "findings = [\"setting_cv\"]");
+    let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let csv = workspace.result_csv("cv");
+    let summary = std::fs::read_to_string(csv.with_extension("summary.md")).unwrap();
+    let section = summary.split("## Setting CV\n").nth(1).unwrap_or_else(|| panic!("no CV section:\n{summary}"));
+    assert!(section.contains("median") && section.contains("- slices=") && section.contains("(3 runs)"), "{section}");
+    let cv = &json(&csv.with_extension("analysis.json"))["setting_cv"];
+    assert_eq!((cv["metric"].as_str(), cv["settings"].as_u64()), (Some("prefill_tokens_per_s"), Some(2)), "{cv}");
+    assert!(cv["median"].as_f64().unwrap() >= 0.0 && cv["highest"][0]["runs"] == 3, "{cv}");
+}

@@ -1368,3 +1368,17 @@ fn check_refuses_settings_that_print_alike() {
     assert_rejected(&ws, &["run", "sweeps/x.toml", "--no-build", "--filter", "b=3"], says);
     assert!(!ws.path().join("results").exists(), "a refused run wrote results");
 }
+
+#[test]
+fn an_unknown_finding_is_refused_with_the_nearest_name() {
+    let text = base_plus("findings = [\"setting_cv\", \"setting_vc\"]\n");
+    let line = line_of(&text, "findings = ");
+    let expected = format!(
+        "sweep: error: sweeps/x.toml:{line}: `analysis.findings[1]`: unknown finding `setting_vc`; did you mean \
+         `setting_cv`?"
+    );
+    assert_check_rejects(&text, &expected);
+    let ws = Workspace::new();
+    ws.write_sweep("x", &text);
+    assert_rejected(&ws, &["run", "sweeps/x.toml"], &expected);
+}

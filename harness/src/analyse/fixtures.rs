@@ -199,6 +199,7 @@ pub(crate) fn fixture_slice_config() -> super::AnalysisConfig {
         control_scaling: Default::default(),
         quantities: Vec::new(),
         verify_rule: None,
+        findings: Vec::new(),
         race: None,
         stopping: false,
         baseline: Default::default(),

@@ -102,6 +102,10 @@ pub struct AnalysisConfig {
     /// forced setting of each group: they must be equivalent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify_rule: Option<VerifyRule>,
+    /// Findings beyond the default ones, by name (`findings = ["setting_cv"]`): each reports only when
+    /// named here; the names are the report's registry's (`report::check_findings`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<String>,
     /// Not declared: the race whose looks `alpha` is spent over (None for a plain sweep).
     #[serde(skip)]
     pub race: Option<Race>,

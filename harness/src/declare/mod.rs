@@ -47,6 +47,7 @@ pub use engine_profile::{EngineOverrides, EngineProfile, RanksOverride, ResultLi
 pub use kernel_ablation::KernelAblation;
 pub use launcher::Launcher;
 pub use launchers::LauncherKind;
+pub use near_name::did_you_mean;
 pub use param_tables::{DerivedParam, ValueMap};
 pub use param_value::{Param, ParamValue};
 pub use pattern::Pattern;

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use super::metric_units::MetricUnits;
 use super::sweep_report::SweepReport;
 use super::what_to_trust::trust_notes;
-use crate::analyse::{GroupVerdict, QuantityEstimate, Rival, Scale, SettingModel};
+use crate::analyse::{GroupVerdict, Rival, Scale, SettingModel};
 use crate::compare::Comparison;
 use crate::declare::ParamValue;
 use crate::plan::{Setting, DEFAULT_VARIANT};
@@ -27,7 +27,7 @@ pub fn analysis_json(report: &SweepReport) -> Value {
     let setting = |index: usize| setting_object(&analysis.settings[index].setting);
     let design = if verdicts.paired { "paired" } else { "welch" };
     let groups: Vec<Value> = verdicts.groups.iter().map(|group| group_json(group, &setting, design)).collect();
-    json!({
+    let mut object = json!({
         "schema_version": ANALYSIS_SCHEMA_VERSION,
         "primary": config.primary,
         "direction": config.direction,
@@ -50,10 +50,6 @@ pub fn analysis_json(report: &SweepReport) -> Value {
             "metric": a.metric, "slope": a.slope, "variance_removed": a.variance_removed,
         })),
         "control_move": verdicts.model.control_move,
-        "cpu_share": analysis.cpu_share.as_ref().map(|share| json!({
-            "metric": share.metric, "runs": share.runs, "median": share.median, "lowest": share.lowest,
-            "highest": share.highest, "starved_runs": share.starved, "machine_busy": share.machine_was_busy(),
-        })),
         "pooled_df": verdicts
             .model
             .prior
@@ -66,31 +62,6 @@ pub fn analysis_json(report: &SweepReport) -> Value {
         })).collect::<Vec<_>>(),
         "groups": groups,
         "baseline": config.baseline,
-        // Each setting against its baseline partner: the effect with its interval, the Holm-adjusted p-value
-        // and the design (`paired` or `welch`).
-        "relative": analysis.relative.iter().map(|effect| json!({
-            "setting": setting(effect.setting),
-            "baseline": setting(effect.baseline),
-            "metric": effect.metric,
-            "kind": effect.kind,
-            "effect": effect.interval.map(|i| i.effect),
-            "low": effect.interval.map(|i| i.low),
-            "high": effect.interval.map(|i| i.high),
-            "p_adjusted": effect.p_adjusted,
-            "method": effect.comparison.map(|c| c.method.design()),
-        })).collect::<Vec<_>>(),
-        "quantities": analysis.quantities.iter().map(quantity_json).collect::<Vec<_>>(),
-        "rule": rule_json(report),
-        // Per `fit.by` group its typed labels and line, in the units measured.
-        "fits": analysis.group_fits.iter().map(|group| json!({
-            "group": labels_object(&group.group),
-            "n": group.fit.n,
-            "fixed": group.fit.fixed,
-            "per_unit": group.fit.per_unit,
-            "r_squared": group.fit.r_squared,
-            "worst_held_out_error": group.fit.loo_max_rel_error(),
-            "middle_held_out_error": group.middle_error,
-        })).collect::<Vec<_>>(),
         "unit": report.context.units.of(&config.primary),
         // Metric -> unit for every metric of the analysis whose unit is known.
         "units": analysis.settings.iter().flat_map(|s| s.metrics.keys())
@@ -100,11 +71,15 @@ pub fn analysis_json(report: &SweepReport) -> Value {
         "notes": trust_notes(report).iter().map(|note| json!({
             "level": if note.warning { "warning" } else { "note" }, "text": note.text.with_backticks(),
         })).collect::<Vec<_>>(),
-    })
+    });
+    if let Value::Object(object) = &mut object {
+        report.add_finding_json(object);
+    }
+    object
 }
 
 /// `{"rows": 512, "slices": 1}`: param -> typed value; the variant only when it is not the default.
-fn setting_object(setting: &Setting) -> Value {
+pub(super) fn setting_object(setting: &Setting) -> Value {
     let mut map = setting.context();
     if setting.variant != DEFAULT_VARIANT {
         map.insert("variant".into(), setting.variant.clone().into());
@@ -113,39 +88,8 @@ fn setting_object(setting: &Setting) -> Value {
 }
 
 /// `{"rows": 512}`: a group's labels, param -> typed value.
-fn labels_object(labels: &[(String, ParamValue)]) -> Value {
+pub(super) fn labels_object(labels: &[(String, ParamValue)]) -> Value {
     Value::Object(crate::plan::labels_object(labels))
-}
-
-/// A declared quantity: name, unit, where, value, interval (or why none), std error, df.
-fn quantity_json(e: &QuantityEstimate) -> Value {
-    let (low, high, reason) = match e.interval {
-        Ok((low, high)) => (Some(low), Some(high), None),
-        Err(reason) => (None, None, Some(reason.to_string())),
-    };
-    let df = e.df.is_finite().then_some(e.df);
-    json!({ "name": e.name, "unit": e.unit, "at": labels_object(&e.at), "value": e.value,
-            "low": low, "high": high, "reason": reason, "std_error": e.std_error, "df": df,
-            "method": "delta method, Welch-Satterthwaite df" })
-}
-
-/// The rule check: per group, the rule's and the best forced setting and the agreement.
-fn rule_json(report: &SweepReport) -> Value {
-    let Some(rule) = &report.analysis.rule else { return Value::Null };
-    let setting = |index: usize| setting_object(&report.analysis.settings[index].setting);
-    let groups = rule.groups.iter().map(|g| {
-        json!({ "group": labels_object(&g.group), "rule": setting(g.rule_setting),
-                "best_forced": setting(g.best_forced), "agreement": g.agreement,
-                "difference": g.difference.map(|d| d.0), "low": g.difference.map(|d| d.1),
-                "high": g.difference.map(|d| d.2) })
-    });
-    // `bound` is the margin used: `declared_bound` (`negligible`), or the control's drift when larger
-    // (`widened_by`: the control and its within-setting relative sd; the bound is 2√2 × that).
-    let widened_by = rule.margin.drift.as_ref().map(|d| json!({ "control": d.metric, "rel_sd": d.rel_sd }));
-    json!({ "param": rule.param, "rule": rule.rule, "bound": rule.margin.bound,
-            "declared_bound": rule.margin.declared, "widened_by": widened_by, "matches": rule.matches(),
-            "mismatches": rule.mismatches().count(), "cannot_tell": rule.cannot_tell(),
-            "groups": groups.collect::<Vec<_>>(), "method": "two one-sided tests, Schuirmann 1987" })
 }
 
 /// The model behind every verdict: scale, estimator, variance prior and the residual df left.

@@ -4,9 +4,9 @@
 
 use super::compare_thresholds::threshold_named;
 use super::document::Section;
+use super::findings::relative_effects::baseline_label;
 use super::metric_units::MetricUnits;
 use super::number_format::confidence;
-use super::relative_effects::baseline_label;
 use super::row_chart::{RowChart, RowMark};
 use super::setting_columns::SettingColumns;
 use super::sweep_plot::sweep_plot_svg;

@@ -1,13 +1,11 @@
 //! The report of one sweep as a `Document`, in the order a reader needs it: the title and what
 //! was measured; what to trust (failed runs, stragglers, drift, a control set aside, cannot-tell reasons);
-//! the verdicts; the figures (on the page); then the tables.
+//! the verdicts and the findings' results (`Place::Results`); the figures (on the page); then the tables, the
+//! findings' among them (`Place::Tables`).
 
 use super::document::{Document, Section};
-use super::equivalence_lines::{equivalence_section, rule_section};
-use super::fit_lines::{fit_section, group_fit_table};
+use super::finding::Place;
 use super::html_figures::sweep_figures;
-use super::quantity_lines::quantity_section;
-use super::relative_effects::relative_table;
 use super::setting_tables::{other_metrics_table, pivot_table, settings_table};
 use super::sweep_report::SweepReport;
 use super::text::Text;
@@ -18,25 +16,13 @@ impl SweepReport<'_> {
     /// The whole report, built once for the terminal, the summary file, the page and `analysis.json`.
     pub fn document(&self) -> Document {
         let mut document = Document::new(self.title);
-        document.extend([
-            self.lead(),
-            Section::new("What to trust").notes(trust_notes(self)),
-            verdict_section(self),
-            rule_section(self),
-            quantity_section(self),
-            fit_section(self),
-            sweep_figures(self),
-            settings_table(self),
-            other_metrics_table(self),
-        ]);
+        document.extend([self.lead(), Section::new("What to trust").notes(trust_notes(self)), verdict_section(self)]);
+        document.extend(self.finding_sections(Place::Results));
+        document.extend([sweep_figures(self), settings_table(self), other_metrics_table(self)]);
         document.extend(self.context.tables.pivot.as_ref().map(|pivot| pivot_table(self, pivot)));
-        document.extend([
-            best_table(self),
-            relative_table(self),
-            group_fit_table(self),
-            equivalence_section(self),
-            failure_table(&self.analysis.failures),
-        ]);
+        document.push(best_table(self));
+        document.extend(self.finding_sections(Place::Tables));
+        document.push(failure_table(&self.analysis.failures));
         document
     }
 

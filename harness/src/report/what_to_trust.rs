@@ -10,7 +10,7 @@ use super::setting_columns::group_name;
 use super::sweep_report::SweepReport;
 use super::table::Table;
 use super::text::Text;
-use crate::analyse::{CpuShare, DriftBound, FailureSummary, GroupOutcome, Straggler, StragglerSide};
+use crate::analyse::{DriftBound, FailureSummary, GroupOutcome, Straggler, StragglerSide};
 use crate::plural::counted;
 use crate::record::EngineChange;
 
@@ -18,7 +18,7 @@ use crate::record::EngineChange;
 /// in the order above.
 pub fn trust_notes(report: &SweepReport) -> Vec<Note> {
     let analysis = report.analysis;
-    let mut notes: Vec<Note> = analysis.cpu_share.as_ref().and_then(cpu_share_note).into_iter().collect();
+    let mut notes = report.finding_notes();
     notes.extend(run_notes(&analysis.failures, report.context));
     notes.extend(analysis.drift.as_ref().map(drift_note));
     notes.extend(unmeasured_note(report));
@@ -113,32 +113,6 @@ fn unmeasured_note(report: &SweepReport) -> Option<Note> {
                 .code(&report.config.primary)
                 .and(format!(" (an empty cell: {}{more}): {they} no part in the verdicts.", named.join(", "))),
         )
-    })
-}
-
-/// The CPU the ranks got, said first when other work took it: the plain reason runs are slow and scattered.
-fn cpu_share_note(share: &CpuShare) -> Option<Note> {
-    let text = |lead: String| Text::plain(lead).and(" (").code(&share.metric).and(", 100% on an idle machine)");
-    if share.machine_was_busy() {
-        let lead = format!(
-            "The ranks got {} of the CPU they asked for (median of {}; {} to {}): another job is running on this \
-             machine, so the runs are slower and scatter more",
-            percent(share.median),
-            counted(share.runs, "run"),
-            percent(share.lowest),
-            percent(share.highest)
-        );
-        return Some(Note::warning(text(lead).and(". Rerun when it is idle for the verdicts an idle machine gives.")));
-    }
-    (share.starved > 0).then(|| {
-        let lead = format!(
-            "{} of {} got less than {} of the CPU they asked for (the lowest {})",
-            share.starved,
-            counted(share.runs, "run"),
-            percent(crate::analyse::STARVED_RUN),
-            percent(share.lowest)
-        );
-        Note::info(text(lead).and(": another job ran beside them for a while."))
     })
 }
 

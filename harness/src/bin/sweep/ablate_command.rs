@@ -17,7 +17,7 @@ use crate::summary;
 pub fn ablate(args: AblateArgs) -> Result<u8, CommandError> {
     let repository = repository();
     let path = repository.declaration(&args.ablation)?;
-    let sweep = declare::load_sweep(&path)?;
+    let sweep = crate::check_command::load_sweep(&path)?;
     restore_if_interrupted(&sweep.engine.tree)?;
     let isolation = args.isolation.map(|arg| match arg {
         IsolationArg::Copy => Isolation::Copy,

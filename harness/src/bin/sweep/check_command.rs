@@ -7,7 +7,7 @@ use sweep::console::Console;
 use sweep::exit_code;
 use sweep::plural::counted;
 use sweep::runner::{self, Ablation, RunOptions};
-use sweep::{declare, variants};
+use sweep::{declare, report, variants};
 
 use crate::args::CheckArgs;
 use crate::exit_status::{one_line, CommandError};
@@ -71,8 +71,16 @@ fn check_profile(path: &Path) -> Result<Checked, CommandError> {
     }
 }
 
-fn check_sweep(path: &Path) -> Result<Checked, CommandError> {
+/// Every command's reading of a declaration: `declare::load_sweep`, then the names of `[analysis] findings`
+/// against the report's registry of findings (which `declare`, below `report`, cannot see).
+pub fn load_sweep(path: &Path) -> Result<declare::Sweep, declare::SpecError> {
     let sweep = declare::load_sweep(path)?;
+    report::check_findings(&sweep)?;
+    Ok(sweep)
+}
+
+fn check_sweep(path: &Path) -> Result<Checked, CommandError> {
+    let sweep = load_sweep(path)?;
     if variants::left_by_an_ablation(&sweep.engine.tree) {
         // Checked first: the rendered sources would otherwise read as an out-of-date template.
         let restore = sweep::shell_line::sweep_command(&["restore".into(), sweep.engine.tree.display().to_string()]);

@@ -22,7 +22,7 @@ use crate::summary;
 
 pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     let repository = repository();
-    let sweep = declare::load_sweep(&repository.declaration(&args.spec)?)?;
+    let sweep = crate::check_command::load_sweep(&repository.declaration(&args.spec)?)?;
     if let Some(csv) = &args.resume {
         // Before anything is read from it or written: the CSV must be this sweep's, and so must every
         // summary, page and plot the resumed sweep will write again beside it.
@@ -50,7 +50,7 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
     let blocks = sweep.reps.order == declare::RunOrder::Interleaved;
     let mut table = RunTable::read(&outcome.paths.csv)?;
-    let (text, analysis) =
+    let (text, analysis, checks_failed) =
         summary::write_run_summary(&mut table, &outcome.paths, &sweep.analysis, blocks, &title, args.execution.force)?;
     Console::Stdout.write(&text);
     let code = finish_message(&outcome);
@@ -63,7 +63,7 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
             sweep.analysis.negligible.is_some(),
         ));
     }
-    if code == exit_code::SUCCESS as u8 && summary::sweep_checks_failed(&analysis) {
+    if code == exit_code::SUCCESS as u8 && checks_failed {
         Console::Stderr.line("a check failed: settings that resolve to the same code path disagree (see Equivalence)");
         return Ok(exit_code::CHECK_FAILED as u8);
     }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use sweep::confined_dir::ConfinedDir;
 use sweep::console::Console;
-use sweep::declare::{self, Sweep};
+use sweep::declare::Sweep;
 use sweep::exit_code;
 use sweep::launch::{self, ArrayJob};
 use sweep::plan::PlanOptions;
@@ -19,7 +19,7 @@ use crate::exit_status::CommandError;
 use crate::run_command::repository;
 
 pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
-    let sweep = declare::load_sweep(&args.spec)?;
+    let sweep = crate::check_command::load_sweep(&args.spec)?;
     let seed = args.seed.or(sweep.reps.seed).unwrap_or_else(rand::random);
     check_shardable(&args, &sweep, seed)?;
     let absolute = |path: &Path| std::path::absolute(path).map_err(|error| write_error(path, error));

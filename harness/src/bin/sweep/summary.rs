@@ -10,8 +10,8 @@ use sweep::record::{RecordError, ResultPaths, RunTable, Sidecar};
 use sweep::report::{self, ReportContext, SweepReport};
 
 /// Analyses `table` (the CSV at `paths.csv`), writes the summary, `analysis.json`, plot and page (replacing
-/// only files of this sweep unless `force`), and returns the summary as the terminal shows it, with the
-/// analysis.
+/// only files of this sweep unless `force`), and returns the summary as the terminal shows it, the analysis
+/// and whether a check failed (`SweepReport::checks_failed`).
 pub fn write_run_summary(
     table: &mut RunTable,
     paths: &ResultPaths,
@@ -19,7 +19,7 @@ pub fn write_run_summary(
     rounds_are_blocks: bool,
     title: &str,
     force: bool,
-) -> Result<(String, analyse::SweepAnalysis), CommandError> {
+) -> Result<(String, analyse::SweepAnalysis, bool), CommandError> {
     let files = ResultFiles::open(paths, force)?;
     let sidecar = files.sidecar.as_ref();
     let declared = sidecar.map(|s| s.params.clone()).unwrap_or_default();
@@ -38,18 +38,8 @@ pub fn write_run_summary(
     if let Some(svg) = report::sweep_plot_svg(&report) {
         files.save(&paths.plot, &svg)?;
     }
-    Ok((report::terminal_text(&document), analysis))
-}
-
-/// What a sweep's checks say, as `run` and `report` both exit: a failed run, settings that should
-/// agree (equivalence) but are shown not to, or an engine rule shown to miss the forced optimum.
-pub fn sweep_checks_failed(analysis: &analyse::SweepAnalysis) -> bool {
-    let disagreement = analysis
-        .equivalence
-        .as_ref()
-        .is_some_and(|check| !check.inconsistent.is_empty() || check.classes.iter().any(|c| c.disagrees()));
-    let rule_missed = analysis.rule.as_ref().is_some_and(|rule| rule.mismatches().next().is_some());
-    analysis.failures.failed > 0 || disagreement || rule_missed
+    let checks_failed = report.checks_failed();
+    Ok((report::terminal_text(&document), analysis, checks_failed))
 }
 
 /// Analyses an ablation's CSV (`table`, primary metric first), pooled and per `group_by` setting, writes the

@@ -2,15 +2,50 @@
 
 use std::collections::BTreeSet;
 
-use super::document::Section;
-use super::number_format::{confidence, number, p_stated, signed};
-use super::sweep_report::SweepReport;
+use serde_json::{json, Value};
+
 use crate::analyse::{AnalysisConfig, BaselineEffect, ComparisonMethod, EffectInterval, RelativeKind};
+use crate::report::analysis_json::setting_object;
+use crate::report::document::Section;
+use crate::report::finding::{Finding, Place};
+use crate::report::number_format::{confidence, number, p_stated, signed};
+use crate::report::sweep_report::SweepReport;
+
+/// The finding: each setting against its baseline partner, per `relative` metric.
+pub struct RelativeEffects;
+
+impl Finding for RelativeEffects {
+    fn name(&self) -> &'static str {
+        "relative"
+    }
+
+    fn method(&self) -> &'static str {
+        "the sweep's robust model, simultaneous intervals, Holm 1979"
+    }
+
+    fn sections(&self, report: &SweepReport) -> Vec<(Place, Section)> {
+        vec![(Place::Tables, relative_table(report))]
+    }
+
+    /// Each setting against its baseline partner: the effect with its interval, the Holm-adjusted p-value
+    /// and the design (`paired` or `welch`).
+    fn json(&self, report: &SweepReport) -> Option<Value> {
+        let analysis = report.analysis;
+        let setting = |index: usize| setting_object(&analysis.settings[index].setting);
+        let json = |effect: &BaselineEffect| {
+            json!({ "setting": setting(effect.setting), "baseline": setting(effect.baseline), "metric": effect.metric,
+                    "kind": effect.kind, "effect": effect.interval.map(|i| i.effect),
+                    "low": effect.interval.map(|i| i.low), "high": effect.interval.map(|i| i.high),
+                    "p_adjusted": effect.p_adjusted, "method": effect.comparison.map(|c| c.method.design()) })
+        };
+        Some(analysis.relative.iter().map(json).collect())
+    }
+}
 
 /// `## vs tbo=off`: one row per setting that has a baseline partner (declared grid order), one column
 /// per relative metric with the effect (a difference in the metric's unit), its interval and the
 /// Holm-adjusted p-value.
-pub fn relative_table(report: &SweepReport) -> Section {
+fn relative_table(report: &SweepReport) -> Section {
     let (analysis, config, columns) = (report.analysis, report.config, report.columns());
     let baseline = baseline_label(config);
     let section = Section::new(format!("vs {baseline}"));

@@ -2,18 +2,50 @@
 //! (leave-one-out), and whether one line describes the data at all; and `## Fit per <group>`, the per-group
 //! cost fits (`fit = { ..., by = [...] }`) as a table.
 
-use super::document::Section;
-use super::number_format::{number, percent, plain_number};
-use super::sweep_report::SweepReport;
-use super::table::Table;
-use super::text::Text;
-use crate::analyse::{CostFit, SettingSummary, TimeUnit};
+use serde_json::{json, Value};
+
+use crate::analyse::{CostFit, GroupFit, SettingSummary, TimeUnit};
+use crate::report::analysis_json::labels_object;
+use crate::report::document::Section;
+use crate::report::finding::{Finding, Place};
+use crate::report::number_format::{number, percent, plain_number};
+use crate::report::sweep_report::SweepReport;
+use crate::report::table::Table;
+use crate::report::text::Text;
+
+/// The finding: the declared cost line, pooled or one per `by` group; `fits` in `analysis.json` holds the
+/// per-group lines, in the units measured.
+pub struct FitLines;
+
+impl Finding for FitLines {
+    fn name(&self) -> &'static str {
+        "fits"
+    }
+
+    fn method(&self) -> &'static str {
+        "ordinary least squares, leave-one-out prediction error"
+    }
+
+    fn sections(&self, report: &SweepReport) -> Vec<(Place, Section)> {
+        vec![(Place::Results, fit_section(report)), (Place::Tables, group_fit_table(report))]
+    }
+
+    fn json(&self, report: &SweepReport) -> Option<Value> {
+        let json = |group: &GroupFit| {
+            json!({ "group": labels_object(&group.group), "n": group.fit.n, "fixed": group.fit.fixed,
+                    "per_unit": group.fit.per_unit, "r_squared": group.fit.r_squared,
+                    "worst_held_out_error": group.fit.loo_max_rel_error(),
+                    "middle_held_out_error": group.middle_error })
+        };
+        Some(report.analysis.group_fits.iter().map(json).collect())
+    }
+}
 
 /// A held-out error above this share says one line does not describe the points.
 const FIT_HELD_OUT_LIMIT: f64 = 0.20;
 
 /// The fit's line and its verdict; empty without a fit.
-pub fn fit_section(report: &SweepReport) -> Section {
+fn fit_section(report: &SweepReport) -> Section {
     let section = Section::new("Fit");
     let (Some(fit), Some(names)) = (report.analysis.fit.as_ref(), report.config.fit.as_ref()) else { return section };
     let points = SettingSummary::points(&report.analysis.settings, &names.x, &names.y);
@@ -65,7 +97,7 @@ fn fit_verdict(fit: &CostFit, points: &[(f64, f64)], x: &str) -> String {
 
 /// `## Fit per topology`: per group its points, fixed cost, per-unit cost, bandwidth (when x is bytes and
 /// y names a time unit), R² and worst leave-one-out error, in declared grid order.
-pub fn group_fit_table(report: &SweepReport) -> Section {
+fn group_fit_table(report: &SweepReport) -> Section {
     let analysis = report.analysis;
     let Some(fit) = report.config.fit.as_ref().filter(|_| !analysis.group_fits.is_empty()) else {
         return Section::new("Fit per group");
