@@ -55,8 +55,6 @@ pub use ablation::{
 pub use alpha_spending::AlphaSpending;
 pub use baseline_effect::{BaselineEffect, EffectInterval};
 pub use comparison_method::ComparisonMethod;
-pub use control_adjustment::ControlAdjustment;
-pub use control_move::ControlMove;
 pub use cpu_share::{CpuShare, STARVED_RUN};
 pub use runs_to_decide::AFFORDABLE_FACTOR;
 // Declared in `declare` (a sweep's `[analysis]` table); re-exported beside the analysis that answers it.

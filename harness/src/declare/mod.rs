@@ -52,7 +52,7 @@ pub use param_tables::{DerivedParam, ValueMap};
 pub use param_value::{Param, ParamValue};
 pub use pattern::Pattern;
 pub use quantity_decl::{Quantity, QuantityDecl, QuantityTerm};
-pub use ready_decl::{ReadyDecl, ReadyRule, DEFAULT_READY_WITHIN};
+pub use ready_decl::{ReadyDecl, ReadyRule};
 pub use recorded_declaration::RecordedDeclaration;
 pub use repository::Repository;
 pub use selector::{LineBlock, Selector, SelectorError};
@@ -64,7 +64,6 @@ pub use sweep_decl::{
     RegexMetricDecl, ReportConfig, RepsDecl, RunDecl, RunOrder, ServiceDecl, SourceDecl, SweepDecl, TemplateDecl,
     Until, AUTO_PORT, DEFAULT_RACE_MIN, PORT_NAME,
 };
-pub use validate_services::CLIENT_PROCESS;
 pub use variant_name::VariantName;
 
 /// Names the harness itself puts into every template context; a param may not shadow them.

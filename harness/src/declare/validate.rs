@@ -21,9 +21,8 @@ use super::validate_services::CLIENT_PROCESS;
 use super::{MAX_RANKS, MAX_REPS, MAX_RUNS, MAX_SETTINGS, RESERVED_NAMES};
 use crate::expression::Expression;
 
-/// Turns `[params]` into params, refusing empty lists, non-scalars and reserved names.
-/// The declared params; `unset` (`[run.unset]`) names values that may stand apart in type (`"rule"` among
-/// numbers: the engine's own choice beside forced ones).
+/// Turns `[params]` into params, refusing empty lists, non-scalars and reserved names; `unset` (`[run.unset]`)
+/// names values that may stand apart in type (`"rule"` among numbers: the engine's own choice beside forced ones).
 pub fn params(
     source: &SourceFile,
     table: &toml::Table,
@@ -136,7 +135,6 @@ fn kind_of(value: &ParamValue) -> &'static str {
     }
 }
 
-/// A value as TOML writes it, so `32`, `32.0` and `"32"` stay apart in messages.
 /// Zip groups name existing list params of one length, each param in at most one group.
 pub fn zip_groups(source: &SourceFile, groups: &[Vec<String>], params: &[Param]) -> Result<(), SpecError> {
     let mut seen = BTreeSet::new();
@@ -455,12 +453,12 @@ pub fn analysis(
     if let Some((index, column)) = analysis.group_by.iter().enumerate().find(|(_, column)| !is_param(column)) {
         return Err(source.error_at(&format!("analysis.group_by[{index}]"), unknown_param(column, params)));
     }
-    let named = |key: &str, name: &str| match is_param(name) || is_metric(metrics, name) {
-        true => Ok(()),
-        false => {
-            let near = did_you_mean(name, params.iter().map(|param| param.name.as_str()).chain(metric_names(metrics)));
-            Err(source.error_at(key, format!("`{name}` is neither a parameter nor a metric{near}")))
+    let named = |key: &str, name: &str| {
+        if is_param(name) || is_metric(metrics, name) {
+            return Ok(());
         }
+        let near = did_you_mean(name, params.iter().map(|param| param.name.as_str()).chain(metric_names(metrics)));
+        Err(source.error_at(key, format!("`{name}` is neither a parameter nor a metric{near}")))
     };
     if let Some(fit) = &analysis.fit {
         named("analysis.fit.x", &fit.x)?;
@@ -640,13 +638,11 @@ fn metric_names(metrics: &MetricsDecl) -> Vec<&str> {
 /// `name` is a declared metric, else an error at `key`: `unknown metric `tps` (declared: rows,
 /// prefill_tokens_per_s)`, so a typo is fixed from the message.
 fn metric_named(source: &SourceFile, key: &str, metrics: &MetricsDecl, name: &str) -> Result<(), SpecError> {
-    match is_metric(metrics, name) {
-        true => Ok(()),
-        false => {
-            let declared = metric_names(metrics).join(", ");
-            Err(source.error_at(key, format!("{} (declared: {declared})", unknown_metric(name, metrics))))
-        }
+    if is_metric(metrics, name) {
+        return Ok(());
     }
+    let declared = metric_names(metrics).join(", ");
+    Err(source.error_at(key, format!("{} (declared: {declared})", unknown_metric(name, metrics))))
 }
 
 /// `unknown metric `tokens_per_sec`; did you mean `tokens_per_s`?` (the suggestion only when a metric is near).

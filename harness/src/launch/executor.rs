@@ -674,7 +674,7 @@ mod tests {
         ServiceCommand {
             name: "server".into(),
             command: sh(script, log),
-            readiness: super::super::Readiness::Log(regex::Regex::new("^listening").unwrap()),
+            readiness: super::super::readiness::Readiness::Log(regex::Regex::new("^listening").unwrap()),
             within: Duration::from_millis(within_ms),
         }
     }

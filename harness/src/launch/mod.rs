@@ -20,12 +20,9 @@ pub use captured::Captured;
 
 pub use executor::{execute, execute_served, execute_shared, execute_with, Limits};
 pub use probe::{head_commit, tree_dirty, version_line};
-pub use readiness::Readiness;
-pub use reaper::{kill_leftovers_of_dead_sweeps, kill_sweep_group, OWNER_HOST_VAR, OWNER_VAR};
-pub use run_commands::RankCommand;
-pub use run_commands::UNSET_MARKER;
-pub use run_commands::{program_path, run_commands, run_context, RunSite};
+pub use reaper::{kill_sweep_group, OWNER_HOST_VAR, OWNER_VAR};
+pub use run_commands::{program_path, run_commands, run_context, RankCommand, RunSite, UNSET_MARKER};
 pub use sbatch::{sbatch, SlurmError};
 pub use service_commands::{bind_auto_port, service_commands, ServiceCommand};
-pub use signal_watch::{received as signal_received, Event, RunEvents, SignalWatch, TERMINATING_SIGNALS};
+pub use signal_watch::RunEvents;
 pub use stop_reason::{Execution, ServiceNotReady, StopReason};

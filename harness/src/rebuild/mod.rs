@@ -12,11 +12,7 @@ mod error;
 mod setting_build;
 mod variant_site;
 
-pub use build_cache::BuildKey;
-pub use build_cache::EntryClaim;
-pub use build_cache::{BuildCache, CachedBuild};
-pub use build_job::render_build_argv;
-pub use build_job::{log_tail, run_build, BuildJob, BuildOutcome};
+pub use build_cache::{BuildCache, BuildKey};
 pub use build_report::{build_all, BuildReport, BuildStatus};
 pub use copy_builds::{CopyBuild, CopyBuilds};
 pub use engine_build::{build_before_run, build_in_place, mark_variant_builds, refuse_variant_build};

@@ -250,9 +250,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
         if session.stopped.is_some() {
             break;
         }
-        for kept in in_place.apply(&rendered[first])? {
-            session.progress.note(&format!("sweep: {kept}"));
-        }
+        in_place.apply(&rendered[first])?.iter().for_each(|kept| session.progress.note(&format!("sweep: {kept}")));
         let setting = &plan.settings[first];
         let log = session.logs.path().join(format!("build-{}.log", setting.slug()));
         let logs = (&session.logs, log.as_path());
@@ -274,9 +272,7 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
         }
         reports.push(report);
     }
-    for kept in in_place.restore()? {
-        session.progress.note(&format!("sweep: {kept}"));
-    }
+    in_place.restore()?.iter().for_each(|kept| session.progress.note(&format!("sweep: {kept}")));
     session.progress.note(&format!(
         "restored {} in {}",
         targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", "),

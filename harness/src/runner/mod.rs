@@ -17,17 +17,14 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 pub use ablation::{run_ablation, Ablation, AblationOutcome};
-pub use driver::Driver;
 pub use dry_run::describe_plan;
 pub use failure_watch::EarlyStop;
-pub use grid_driver::GridDriver;
 pub use origin::{Origin, SettingOrigins};
-pub use prepared_run::{prepare_run, PreparedRun};
+use prepared_run::prepare_run;
 pub use progress::Progress;
-pub use race_driver::RaceDriver;
 pub use runner_error::RunnerError;
 use session::Session;
-pub use session::{run_dir_name, Tally};
+pub use session::Tally;
 
 use crate::console::Console;
 use crate::declare::{CheckTest, Race, Sweep};

@@ -496,10 +496,7 @@ impl Session<'_> {
     /// the results gets the CSV read once, after the sidecar (whose grid numbers the settings as every
     /// later read would) was written, then grown by each row as it is written.
     pub fn drive(&mut self, driver: &mut dyn Driver) -> Result<(), RunnerError> {
-        self.results = match driver.reads_results() {
-            true => Some(RunTable::read(self.writer.path())?),
-            false => None,
-        };
+        self.results = if driver.reads_results() { Some(RunTable::read(self.writer.path())?) } else { None };
         while self.stopped.is_none() {
             let Some(batch) = driver.next_batch(self.results.as_ref(), &self.progress) else { break };
             self.run_all(&batch)?;
