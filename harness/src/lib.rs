@@ -20,12 +20,8 @@ pub mod exit_code;
 pub mod expression;
 pub mod extract;
 pub mod file_lock;
-#[cfg(test)]
-mod fuzz_campaign;
 pub mod ground;
 pub mod launch;
-#[cfg(test)]
-mod mutation;
 pub mod os_error;
 pub mod plan;
 pub mod plural;
@@ -36,4 +32,8 @@ pub mod report;
 pub mod runner;
 pub mod shell_line;
 pub mod template;
+#[cfg(test)]
+mod test_fuzz_campaign;
+#[cfg(test)]
+mod test_mutation;
 pub mod variants;

@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::{load_sweep, ParamValue, RecordedDeclaration, SpecError, Sweep};
-use crate::fuzz_campaign::{FuzzCampaign, Outcome};
-use crate::mutation::{assert_one_line_naming, Mutator};
+use crate::test_fuzz_campaign::{FuzzCampaign, Outcome};
+use crate::test_mutation::{assert_one_line_naming, Mutator};
 
 const PROFILE: &str = "tree = \".\"\nprogram = \"true\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\n\
                        [result]\nprefix = \"r\"\n";

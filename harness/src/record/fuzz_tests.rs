@@ -21,9 +21,9 @@ use super::run_table::RunTable;
 use super::sidecar::Sidecar;
 use super::test_sidecar::declaring;
 use crate::declare::{Param, ParamValue};
-use crate::fuzz_campaign::{FuzzCampaign, Outcome};
 use crate::ground::RunStatus;
-use crate::mutation::{assert_one_line_naming, Mutator};
+use crate::test_fuzz_campaign::{FuzzCampaign, Outcome};
+use crate::test_mutation::{assert_one_line_naming, Mutator};
 
 /// A run of the valid CSV: its `rows`, rep, attempt, warmup, status and error.
 type SampleRun = (i64, u32, u32, bool, RunStatus, &'static str);

@@ -7,7 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::mutation::Mutator;
+use crate::test_mutation::Mutator;
 
 /// What a reader made of one input.
 pub enum Outcome {
