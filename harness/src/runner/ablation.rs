@@ -230,15 +230,11 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
     let build: Vec<String> = engine.build.iter().map(ToString::to_string).collect();
     let keys: Vec<BuildKey> =
         rendered.iter().map(|files| BuildKey::new(files, &build, &toolchain, "in-place")).collect();
-    let sites: Vec<VariantSite> = plan
-        .settings
-        .iter()
-        .zip(&keys)
-        .map(|(s, key)| VariantSite {
-            hash: key.to_string(),
-            ..VariantSite::planned(sweep, &options.results_dir, &s.variant, false)
-        })
-        .collect();
+    let site = |(s, key): (&Setting, &BuildKey)| VariantSite {
+        hash: key.to_string(),
+        ..VariantSite::planned(sweep, &options.results_dir, &s.variant, false)
+    };
+    let sites: Vec<VariantSite> = plan.settings.iter().zip(&keys).map(site).collect();
     preflight(sweep, plan, &sites)?;
     let (mut session, _) = open_session(plan, &sites, context, &plan.runs)?;
     let mut reports = Vec::new();
@@ -273,11 +269,8 @@ fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> 
         reports.push(report);
     }
     in_place.restore()?.iter().for_each(|kept| session.progress.note(&format!("sweep: {kept}")));
-    session.progress.note(&format!(
-        "restored {} in {}",
-        targets.iter().map(|t| t.display().to_string()).collect::<Vec<_>>().join(", "),
-        engine.tree.display()
-    ));
+    let restored: Vec<String> = targets.iter().map(|t| t.display().to_string()).collect();
+    session.progress.note(&format!("restored {} in {}", restored.join(", "), engine.tree.display()));
     Ok(AblationOutcome { runs: session.finish(), builds: reports, build_seconds })
 }
 

@@ -162,13 +162,9 @@ pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Res
     let (writer, recorded) = open_results(&plan, &context)?;
     let log = context.paths.logs.join("build.log");
     let logs = context.log_folder()?;
-    if let Some(Err(error)) = rebuild::build_before_run(
-        &sweep.engine,
-        DEFAULT_VARIANT,
-        options.build,
-        (&logs, &log),
-        &context.origin.base_env,
-    )? {
+    let base_env = &context.origin.base_env;
+    let built = rebuild::build_before_run(&sweep.engine, DEFAULT_VARIANT, options.build, (&logs, &log), base_env)?;
+    if let Some(Err(error)) = built {
         // Interrupted, or the disk is full: stopped before any run; any other failure is an error.
         let stopped = match error {
             rebuild::BuildError::Interrupted { .. } => {

@@ -246,11 +246,8 @@ impl<'a> Session<'a> {
         let run_dir = &prepared.run_dir;
         if let StopReason::Interrupted { signal } = execution.reason {
             self.stopped = Some(EarlyStop::Interrupted { signal });
-            self.progress.note(&format!(
-                "interrupted during run {} ({}); it is not recorded",
-                run.order,
-                self.label(run)
-            ));
+            let label = self.label(run);
+            self.progress.note(&format!("interrupted during run {} ({label}); it is not recorded", run.order));
             return Ok(());
         }
         let outcome = self.outcome(&execution, prepared, setting);

@@ -55,13 +55,8 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     Console::Stdout.write(&text);
     let code = finish_message(&outcome);
     if let (Some(race), None) = (options.race, &outcome.stopped) {
-        Console::Stderr.line(race_closing(
-            &table,
-            &analysis,
-            race,
-            &outcome.paths,
-            sweep.analysis.negligible.is_some(),
-        ));
+        let negligible = sweep.analysis.negligible.is_some();
+        Console::Stderr.line(race_closing(&table, &analysis, race, &outcome.paths, negligible));
     }
     if code == exit_code::SUCCESS as u8 && checks_failed {
         Console::Stderr.line("a check failed: settings that resolve to the same code path disagree (see Equivalence)");

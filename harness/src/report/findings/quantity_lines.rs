@@ -41,10 +41,7 @@ fn quantity_section(report: &SweepReport) -> Section {
     }
     let mut table = Table::new(["quantity", "at", "value", "95% interval", "df"].map(String::from).to_vec());
     for estimate in estimates {
-        let unit = |text: String| match &estimate.unit {
-            Some(unit) => format!("{text} {unit}"),
-            None => text,
-        };
+        let unit = |text: String| estimate.unit.as_ref().map_or_else(|| text.clone(), |unit| format!("{text} {unit}"));
         let interval = match estimate.interval {
             Ok((low, high)) => unit(format!("{}..{}", number(low), number(high))),
             Err(reason) => format!("cannot tell ({reason})"),
