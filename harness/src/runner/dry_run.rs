@@ -76,11 +76,8 @@ pub fn describe_plan(
         if !new_instance {
             let _ = writeln!(out, "        beside the services of the run before (reuse_across)");
         }
-        let services = prepared
-            .services
-            .iter()
-            .filter(|_| new_instance)
-            .map(|service| (format!("service {}", service.name), &service.command));
+        let services = prepared.services.iter().filter(|_| new_instance);
+        let services = services.map(|service| (format!("service {}", service.name), &service.command));
         let ranks = prepared
             .commands
             .iter()
