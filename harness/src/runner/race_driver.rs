@@ -34,11 +34,11 @@ impl<'p> RaceDriver<'p> {
         RaceDriver { todo: todo.to_vec(), race, config, planned, warmed: false, round: 0, racing: None }
     }
 
-    /// After round `round`: whether it is a look, and if so which settings race on (`None` ends the race).
-    fn look(&mut self, results: &RunTable, progress: &Progress) -> Option<()> {
+    /// After the last round handed out: at a look, which settings race on; whether the race goes on.
+    fn races_on(&mut self, results: &RunTable, progress: &Progress) -> bool {
         let round = self.round;
         if round == 0 || round < self.race.min || round >= self.race.max {
-            return Some(());
+            return true;
         }
         let still = still_racing(results, self.planned, &self.config);
         progress.note(&format!(
@@ -48,10 +48,10 @@ impl<'p> RaceDriver<'p> {
         ));
         if still.is_empty() {
             progress.note("every group is decided: the race ends here");
-            return None;
+            return false;
         }
         self.racing = Some(still);
-        Some(())
+        true
     }
 }
 
@@ -65,8 +65,7 @@ impl Driver for RaceDriver<'_> {
             self.warmed = true;
             return Some(self.todo.iter().filter(|run| run.warmup).copied().collect());
         }
-        self.look(results.expect("a race reads its results"), progress)?;
-        if self.round >= self.race.max {
+        if !self.races_on(results.expect("a race reads its results"), progress) || self.round >= self.race.max {
             return None;
         }
         self.round += 1;
