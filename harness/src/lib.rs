@@ -30,6 +30,7 @@ pub mod rebuild;
 pub mod record;
 pub mod report;
 pub mod runner;
+pub mod search;
 pub mod shell_line;
 pub mod template;
 #[cfg(test)]

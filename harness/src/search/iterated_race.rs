@@ -1,0 +1,210 @@
+//! `IteratedRace`: irace's elitist iterated racing under a budget of runs (López-Ibáñez et al. 2016):
+//! each iteration draws new candidates around the elites, races them with the elites round by round
+//! (every candidate alive runs once a round; after `FIRST_TEST` rounds the beaten are dropped), and keeps
+//! the best survivors as the next elites. Pure: the caller runs the settings it hands out and reports.
+
+use std::collections::HashMap;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::candidate_sampler::{random_untaken, CandidateSampler};
+use super::paired_elimination::beaten;
+use super::space::Space;
+
+/// Rounds every candidate of a race runs before the first elimination test (irace's `firstTest` is 5
+/// instances; a round here is one run of every candidate, the drift it shares cancelling in the pairs).
+const FIRST_TEST: usize = 3;
+/// One-sided level of each elimination test (irace's confidence 0.95).
+const ALPHA: f64 = 0.05;
+/// The share of the budget kept for the final race of the elites, as a fraction (1 in 5).
+const FINAL_SHARE: (usize, usize) = (1, 5);
+/// One new candidate in this many is drawn uniformly rather than around the elites.
+const EXPLORE: usize = 3;
+
+pub struct IteratedRace {
+    space: Space,
+    budget: usize,
+    /// Runs handed out so far.
+    used: usize,
+    rng: ChaCha8Rng,
+    sampler: CandidateSampler,
+    /// Planned iterations (irace's `2 + log2(axes)`); the budget left is split over those to come.
+    iterations: usize,
+    iteration: usize,
+    /// Survivors of the last race, best first (at most `survivors`).
+    elites: Vec<usize>,
+    survivors: usize,
+    race: Option<Race>,
+    /// Whether a final race of the elites was run, and whether since the last iteration.
+    final_raced: bool,
+    finalists_raced: bool,
+    /// Per setting ever run: the sum and count of its values (for the best so far).
+    seen: HashMap<usize, (f64, usize)>,
+}
+
+/// One iteration's race: who is alive, their values in its rounds, what it may spend.
+struct Race {
+    alive: Vec<usize>,
+    /// Per alive candidate, one value a round (`None` where its run failed).
+    values: Vec<Vec<Option<f64>>>,
+    budget: usize,
+    used: usize,
+    /// Survivors that end it.
+    keep: usize,
+}
+
+impl IteratedRace {
+    /// A search of `space` spending at most `budget` runs, its draws seeded by `seed`.
+    pub fn new(space: Space, budget: usize, seed: u64) -> IteratedRace {
+        let axes = space.axes().len().max(1);
+        let log_axes = usize::BITS as usize - 1 - axes.leading_zeros() as usize;
+        IteratedRace {
+            sampler: CandidateSampler::new(&space),
+            space,
+            budget,
+            used: 0,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            iterations: 2 + log_axes,
+            iteration: 0,
+            elites: Vec::new(),
+            survivors: 2 + log_axes,
+            race: None,
+            final_raced: false,
+            finalists_raced: false,
+            seen: HashMap::new(),
+        }
+    }
+
+    /// The settings to run once each, as one round, or `None` when the budget is spent. Every setting
+    /// handed out is then `observe`d before the next call.
+    pub fn next_round(&mut self) -> Option<Vec<usize>> {
+        if !self.race_goes_on() {
+            self.end_race();
+            self.start_race()?;
+        }
+        let race = self.race.as_mut().expect("a race is on");
+        race.used += race.alive.len();
+        self.used += race.alive.len();
+        Some(race.alive.clone())
+    }
+
+    /// The value of a run of `setting` handed out by the last `next_round` (`None`: the run failed).
+    pub fn observe(&mut self, setting: usize, value: Option<f64>) {
+        let race = self.race.as_mut().expect("a race is on");
+        let at = race.alive.iter().position(|&alive| alive == setting).expect("a setting of the round");
+        race.values[at].push(value);
+        if let Some(value) = value {
+            let (sum, count) = self.seen.entry(setting).or_default();
+            (*sum, *count) = (*sum + value, *count + 1);
+        }
+    }
+
+    /// Runs handed out so far.
+    pub fn used(&self) -> usize {
+        self.used
+    }
+
+    /// Distinct settings run so far.
+    pub fn evaluated(&self) -> usize {
+        self.seen.len()
+    }
+
+    /// The search's finalists, best first: the elites of the last race.
+    pub fn finalists(&mut self) -> Vec<usize> {
+        self.end_race();
+        self.elites.clone()
+    }
+
+    /// Whether the race on runs another round: candidates beyond the survivors kept, and budget for one
+    /// more round of them (its own and the search's).
+    fn race_goes_on(&mut self) -> bool {
+        let Some(race) = self.race.as_mut() else { return false };
+        if race.values[0].len() >= FIRST_TEST {
+            let beaten = beaten(&race.values, ALPHA);
+            let mut verdicts = beaten.iter();
+            race.alive.retain(|_| !verdicts.next().expect("one verdict per candidate"));
+            let mut verdicts = beaten.iter();
+            race.values.retain(|_| !verdicts.next().expect("one verdict per candidate"));
+        }
+        let round = race.alive.len();
+        race.alive.len() > race.keep && race.used + round <= race.budget && self.used + round <= self.budget
+    }
+
+    /// The race's survivors by their mean over its rounds become the elites (at most `survivors`).
+    fn end_race(&mut self) {
+        let Some(race) = self.race.take() else { return };
+        let mean = |row: &Vec<Option<f64>>| {
+            let values: Option<Vec<f64>> = row.iter().copied().collect();
+            values.map_or(f64::INFINITY, |v| v.iter().sum::<f64>() / v.len().max(1) as f64)
+        };
+        let mut ranked: Vec<(f64, usize)> = race.values.iter().map(mean).zip(race.alive).collect();
+        ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
+        self.elites =
+            ranked.into_iter().filter(|(mean, _)| mean.is_finite()).map(|(_, s)| s).take(self.survivors).collect();
+    }
+
+    /// The next iteration's race: the elites and new candidates, as many as the iteration's share of the
+    /// budget left allows (irace: that share over `FIRST_TEST + min(5, iteration)` rounds each); `None`
+    /// when not even one new candidate can run its first rounds beside the elites.
+    fn start_race(&mut self) -> Option<()> {
+        self.iteration += 1;
+        // The final race's share is kept until it has run once; what it leaves funds more iterations.
+        let kept = if self.final_raced { 0 } else { self.budget * FINAL_SHARE.0 / FINAL_SHARE.1 };
+        let left = (self.budget - kept).saturating_sub(self.used);
+        let budget = left / (self.iterations + 1).saturating_sub(self.iteration).max(1);
+        let candidates = budget / (FIRST_TEST + self.iteration.min(5));
+        let new = candidates.saturating_sub(self.elites.len()).min(self.space.len() - self.seen.len());
+        let alive = match new == 0 || (self.elites.len() + new) * FIRST_TEST > left {
+            true => Vec::new(),
+            false => self.draw(new),
+        };
+        if alive.len() <= self.elites.len() {
+            return self.start_final_race();
+        }
+        self.sampler.shrink(new);
+        self.finalists_raced = false;
+        let values = vec![Vec::new(); alive.len()];
+        let budget = budget.max(alive_cost(&self.elites, new));
+        self.race = Some(Race { alive, values, budget, used: 0, keep: self.survivors });
+        Some(())
+    }
+
+    /// The elites raced on with all the budget left until one is left or it is spent, unless they were
+    /// since the last iteration.
+    fn start_final_race(&mut self) -> Option<()> {
+        let left = self.budget - self.used;
+        if self.finalists_raced || self.elites.len() < 2 || left < self.elites.len() {
+            return None;
+        }
+        (self.final_raced, self.finalists_raced) = (true, true);
+        let values = vec![Vec::new(); self.elites.len()];
+        self.race = Some(Race { alive: self.elites.clone(), values, budget: left, used: 0, keep: 1 });
+        Some(())
+    }
+
+    /// The elites and `new` settings never run: uniformly at first, then around the elites, but for one
+    /// in `EXPLORE` still drawn uniformly, so a basin the first draws missed can still be found.
+    fn draw(&mut self, new: usize) -> Vec<usize> {
+        let mut alive = self.elites.clone();
+        let keep = (self.iteration as f64 / (self.iterations + 1) as f64).min(0.9);
+        for index in 0..new {
+            let taken = |setting: usize| self.seen.contains_key(&setting) || alive.contains(&setting);
+            let drawn = if self.elites.is_empty() || index % EXPLORE == EXPLORE - 1 {
+                random_untaken(self.space.len(), taken, &mut self.rng)
+            } else {
+                self.sampler.draw(&self.space, &self.elites, keep, taken, &mut self.rng)
+            };
+            match drawn {
+                Some(setting) => alive.push(setting),
+                None => break,
+            }
+        }
+        alive
+    }
+}
+
+/// The runs a race of the elites and `new` candidates needs for its first test.
+fn alive_cost(elites: &[usize], new: usize) -> usize {
+    (elites.len() + new) * FIRST_TEST
+}

@@ -1,0 +1,45 @@
+//! `Space`: the settings a search may run (the grid that `where` allows), each a point of level indices.
+
+use std::collections::HashMap;
+
+use super::axis::Axis;
+
+#[derive(Debug, Clone)]
+pub struct Space {
+    axes: Vec<Axis>,
+    /// Per setting, its level on each axis; settings are numbered by their position here.
+    points: Vec<Vec<u16>>,
+    at: HashMap<Vec<u16>, usize>,
+}
+
+impl Space {
+    /// The space of `points` over `axes` (each point one level per axis, below the axis's levels).
+    pub fn new(axes: Vec<Axis>, points: Vec<Vec<u16>>) -> Space {
+        debug_assert!(points.iter().all(
+            |point| point.len() == axes.len() && point.iter().zip(&axes).all(|(level, axis)| *level < axis.levels)
+        ));
+        let at = points.iter().enumerate().map(|(index, point)| (point.clone(), index)).collect();
+        Space { axes, points, at }
+    }
+
+    pub fn axes(&self) -> &[Axis] {
+        &self.axes
+    }
+
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    pub fn point(&self, setting: usize) -> &[u16] {
+        &self.points[setting]
+    }
+
+    /// The setting at `point`, if the space allows it.
+    pub fn setting_at(&self, point: &[u16]) -> Option<usize> {
+        self.at.get(point).copied()
+    }
+}
