@@ -310,10 +310,9 @@ impl Design<'_> {
 
     /// The question's scale when the model is on log values; linear when the values allow no log model.
     fn scale(&self, model: &SettingModel) -> AdditivityScale {
-        if model.scale == Scale::Log {
-            self.question.scale
-        } else {
-            AdditivityScale::Linear
+        match model.scale {
+            Scale::Log => self.question.scale,
+            Scale::Linear => AdditivityScale::Linear,
         }
     }
 

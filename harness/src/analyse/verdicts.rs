@@ -155,14 +155,7 @@ impl Verdicts {
                 (Some(c), Some(share)) => c.is_within(model.scale.margin(share, best_mean), equivalence_alpha),
                 _ => by_value == Some(0.0),
             };
-            let ratio = tested.map(|c| {
-                let interval = model.ratio(c, best_mean, level);
-                if beaten {
-                    interval.cut_at_one()
-                } else {
-                    interval
-                }
-            });
+            let ratio = tested.map(|c| model.ratio(c, best_mean, level).cut_at_one(beaten));
             let marginal = tested.map(|c| model.ratio(c, best_mean, 0.95));
             let detectable = tested.map(|c| {
                 let difference = c.detectable(detection_alpha, DETECTION_POWER);
