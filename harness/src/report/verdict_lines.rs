@@ -354,9 +354,7 @@ pub fn best_table(report: &SweepReport) -> Section {
         "beaten (rival / best)".to_string(),
         "tied (rival / best)".to_string(),
     ]);
-    if analysis.equivalence.is_some() {
-        header.push("same path".to_string());
-    }
+    header.extend(analysis.equivalence.as_ref().map(|_| "same path".to_string()));
     let mut table = Table::new(header);
     for group in groups {
         let best = &analysis.settings[group.best];
