@@ -310,10 +310,9 @@ impl Design<'_> {
 
     /// The question's scale when the model is on log values; linear when the values allow no log model.
     fn scale(&self, model: &SettingModel) -> AdditivityScale {
-        if model.scale == Scale::Log {
-            self.question.scale
-        } else {
-            AdditivityScale::Linear
+        match model.scale {
+            Scale::Log => self.question.scale,
+            Scale::Linear => AdditivityScale::Linear,
         }
     }
 
@@ -432,26 +431,20 @@ impl Design<'_> {
                 -1.0
             }
         };
-        let mut pairs = Vec::new();
-        for (i, a) in self.groups.iter().enumerate() {
-            for b in &self.groups[i + 1..] {
-                let weights: Vec<(Vec<String>, f64)> = self
-                    .variants
-                    .iter()
-                    .map(|v| {
-                        let ablated = v.variant.ablated();
-                        (ablated.to_vec(), sign(ablated, a) * sign(ablated, b) * scale)
-                    })
-                    .collect();
-                let interaction = self.contrast_of(model, &weights);
-                pairs.push(PairInteraction {
-                    groups: (a.clone(), b.clone()),
-                    judged: judge(&interaction),
-                    interaction,
-                });
-            }
-        }
-        pairs
+        let pairs = self.groups.iter().enumerate().flat_map(|(i, a)| self.groups[i + 1..].iter().map(move |b| (a, b)));
+        let pair = |(a, b): (&String, &String)| {
+            let weights: Vec<(Vec<String>, f64)> = self
+                .variants
+                .iter()
+                .map(|v| {
+                    let ablated = v.variant.ablated();
+                    (ablated.to_vec(), sign(ablated, a) * sign(ablated, b) * scale)
+                })
+                .collect();
+            let interaction = self.contrast_of(model, &weights);
+            PairInteraction { groups: (a.clone(), b.clone()), judged: judge(&interaction), interaction }
+        };
+        pairs.map(pair).collect()
     }
 
     fn verdict(&self, overall: Interaction, pairwise: &[PairInteraction]) -> AdditivityVerdict {

@@ -56,10 +56,6 @@ pub struct EquivalenceClass {
 }
 
 impl EquivalenceClass {
-    pub fn agrees(&self) -> bool {
-        self.agreement == Agreement::Agree
-    }
-
     /// Shown to differ: what makes a sweep's check fail (exit 1).
     pub fn disagrees(&self) -> bool {
         self.agreement == Agreement::Disagree
@@ -250,7 +246,7 @@ mod tests {
         );
         // 875.75 vs 879.59: 0.44% apart, inside the 3.05% drift.
         assert!((class.spread - 0.00437).abs() < 1e-4, "{}", class.spread);
-        assert!(class.agrees(), "{class:?}");
+        assert_eq!(class.agreement, Agreement::Agree, "{class:?}");
         assert!(check.inconsistent.is_empty());
     }
 
@@ -302,7 +298,7 @@ mod tests {
         assert_eq!(check.classes.len(), 1, "{check:?}");
         let class = &check.classes[0];
         assert_eq!((class.value.as_str(), class.settings.clone()), ("1", vec![0, 2]));
-        assert!(class.agrees() && check.inconsistent.is_empty());
+        assert!(class.agreement == Agreement::Agree && check.inconsistent.is_empty());
     }
 
     #[test]

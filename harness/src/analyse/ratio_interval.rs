@@ -11,13 +11,13 @@ pub struct RatioInterval {
 }
 
 impl RatioInterval {
-    /// The interval of a rejected "no difference" cut at 1 on the side the test decided: a Holm rejection
-    /// says the sign; the Bonferroni bound says how far (Strassburger & Bretz 2008).
-    pub fn cut_at_one(self) -> RatioInterval {
-        if self.ratio < 1.0 {
-            RatioInterval { high: self.high.min(1.0), ..self }
-        } else {
-            RatioInterval { low: self.low.max(1.0), ..self }
+    /// The interval, cut at 1 on the side the test decided when it `rejected` "no difference": a Holm
+    /// rejection says the sign; the Bonferroni bound says how far (Strassburger & Bretz 2008).
+    pub fn cut_at_one(self, rejected: bool) -> RatioInterval {
+        match (rejected, self.ratio < 1.0) {
+            (false, _) => self,
+            (true, true) => RatioInterval { high: self.high.min(1.0), ..self },
+            (true, false) => RatioInterval { low: self.low.max(1.0), ..self },
         }
     }
 }

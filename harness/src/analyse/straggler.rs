@@ -3,6 +3,8 @@
 //! so that one of them cannot move a verdict. The screen is two-sided: a leave-one-out moderated t
 //! (Smyth 2004) on median polish residuals (Tukey 1977), at a false-alarm rate split between the sides.
 
+use std::collections::BTreeMap;
+
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -135,21 +137,17 @@ fn worst_per_setting(
     slow: SlowSide,
 ) -> Vec<(usize, f64, f64)> {
     let alpha = FALSE_STRAGGLER_RATE / by_setting.len().max(1) as f64;
-    let mut critical_by_runs: Vec<f64> = Vec::new();
+    // The t quantile by a setting's run count: computed once per count, not once per setting.
+    let mut critical_by_runs: BTreeMap<usize, f64> = BTreeMap::new();
     let mut found = Vec::new();
     for (members, &(sum, sum_sq)) in by_setting.groups().zip(sums) {
         if members.len() < 2 {
             continue;
         }
         let n = members.len() as f64;
-        if critical_by_runs.len() <= members.len() {
-            critical_by_runs.resize(members.len() + 1, f64::NAN);
-        }
-        if critical_by_runs[members.len()].is_nan() {
-            critical_by_runs[members.len()] =
-                two_sided_critical(1.0 - alpha, SCALE_PRIOR_DF + n - 2.0).unwrap_or(f64::INFINITY);
-        }
-        let critical = critical_by_runs[members.len()];
+        let critical = *critical_by_runs
+            .entry(members.len())
+            .or_insert_with(|| two_sided_critical(1.0 - alpha, SCALE_PRIOR_DF + n - 2.0).unwrap_or(f64::INFINITY));
         let mut best: Option<(usize, f64, f64)> = None;
         for &i in members {
             let residual = residuals[i as usize];

@@ -35,7 +35,6 @@ impl SummaryStats {
         // Equal values have that value as their mean, not a sum's rounding of it (3.3 three times is not
         // 3.3 after the division), and no spread.
         let scaled_mean = if min == max { min / unit } else { values.iter().map(|v| v / unit).sum::<f64>() / n as f64 };
-        // Sample standard deviation (n - 1 denominator); 0 for a single value.
         let squares: f64 = values.iter().map(|v| (v / unit - scaled_mean).powi(2)).sum();
         let stdev = if n < 2 || min == max { 0.0 } else { (squares / (n - 1) as f64).sqrt() * unit };
         // Last: selection reorders the values, and the sums above are taken in run order.

@@ -13,7 +13,7 @@ use super::run_sample::RunSample;
 use super::runs_to_decide::runs_to_decide;
 use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, Moved, SettingModel};
-use super::setting_summary::{first_seen_groups, first_seen_index, Labels, SettingSummary};
+use super::setting_summary::{first_seen_groups, first_seen_index, SettingSummary};
 use super::straggler::SlowSide;
 use crate::declare::{AnalysisConfig, Direction};
 use crate::record::RecordedRun;
@@ -87,7 +87,7 @@ impl Verdicts {
     ) -> Verdicts {
         // Per group (first-seen order), its labels and member settings that have the primary metric.
         let measured = settings.iter().enumerate().filter(|(_, s)| s.metric(&config.primary).is_some());
-        let groups = first_seen_groups(measured.map(|(index, s)| (s.setting.labels_of(&config.group_by), index)));
+        let mut groups = first_seen_groups(measured.map(|(index, s)| (s.setting.labels_of(&config.group_by), index)));
         let mut group_of = vec![usize::MAX; settings.len()];
         for (index, (_, members)) in groups.iter().enumerate() {
             members.iter().for_each(|&m| group_of[m] = index);
@@ -114,13 +114,8 @@ impl Verdicts {
         let direction = config.direction;
         // The engine's own rule (`verify_rule`) is not a rival: the verdict is the best forced setting,
         // and the rule is checked against it (`RuleCheck`), though it stays in the model.
-        let groups: Vec<(Labels, Vec<usize>)> = groups
-            .into_iter()
-            .map(|(labels, members)| {
-                (labels, members.into_iter().filter(|&m| !is_rule(&settings[m], config)).collect())
-            })
-            .filter(|(_, members): &(Labels, Vec<usize>)| !members.is_empty())
-            .collect();
+        groups.iter_mut().for_each(|(_, members)| members.retain(|&m| !is_rule(&settings[m], config)));
+        groups.retain(|(_, members)| !members.is_empty());
         let bests: Vec<usize> = groups.iter().map(|(_, members)| best_of(members, &model, direction, None)).collect();
         let mut comparisons: Vec<Vec<(usize, Result<RivalComparison, NoTest>)>> = groups
             .iter()
@@ -155,14 +150,7 @@ impl Verdicts {
                 (Some(c), Some(share)) => c.is_within(model.scale.margin(share, best_mean), equivalence_alpha),
                 _ => by_value == Some(0.0),
             };
-            let ratio = tested.map(|c| {
-                let interval = model.ratio(c, best_mean, level);
-                if beaten {
-                    interval.cut_at_one()
-                } else {
-                    interval
-                }
-            });
+            let ratio = tested.map(|c| model.ratio(c, best_mean, level).cut_at_one(beaten));
             let marginal = tested.map(|c| model.ratio(c, best_mean, 0.95));
             let detectable = tested.map(|c| {
                 let difference = c.detectable(detection_alpha, DETECTION_POWER);

@@ -8,8 +8,9 @@ use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 use super::setting_comparison::{judge, CompareConfig, SettingComparison, Verdict};
 use crate::analyse::{
-    holm_adjust, simultaneous_level, slow_side, two_sided_p, ControlPolicy, ModelDesign, NoTest, RandomEffects,
-    RatioInterval, RivalComparison, RoundBlocks, RunSample, Scale, SettingIndex, SettingModel, SideShift,
+    holm_adjust, simultaneous_level, slow_side, two_sided_p, ComparisonMethod, ControlPolicy, ModelDesign, NoTest,
+    RandomEffects, RatioInterval, RivalComparison, RoundBlocks, RunSample, Scale, SettingIndex, SettingModel,
+    SideShift,
 };
 use crate::declare::{ControlScaling, Param};
 use crate::plan::Setting;
@@ -25,8 +26,8 @@ pub struct Comparison {
     /// Settings recorded only in A, then only in B.
     pub only_a: Vec<Setting>,
     pub only_b: Vec<Setting>,
-    /// `Paired` when rounds were blocks shared by both sides (one interleaved sweep), else `Welch`.
-    pub design: Design,
+    /// `Blocked` when rounds were blocks shared by both sides (one interleaved sweep), else `Independent`.
+    pub design: ComparisonMethod,
     /// The model every setting's B/A comes from: control adjustment, variance prior, stragglers, df.
     pub model: SettingModel,
     /// The grid-wide B/A (random-effects meta-analysis over the settings), when two or more were tested.
@@ -86,14 +87,6 @@ impl MachineChange {
     }
 }
 
-/// How the two sides were compared, for the header and `--json`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Design {
-    Paired,
-    Welch,
-}
-
 impl Comparison {
     /// Whether a setting, or the grid as a whole, regressed significantly beyond the threshold: the
     /// CLI's exit code 1.
@@ -125,12 +118,6 @@ impl Comparison {
         for settings in [&mut self.only_a, &mut self.only_b] {
             settings.sort_by_cached_key(|s| s.grid_rank(declared));
         }
-    }
-
-    /// The control's B/A when the machine changed between the sides (`MachineChange`): no verdict about
-    /// the compared thing stands.
-    pub fn machine_changed(&self) -> Option<f64> {
-        self.machine_change.map(|change| change.control_change)
     }
 }
 
@@ -165,7 +152,7 @@ impl OverallChange {
             std_error: effects.std_error,
             df: effects.df,
             runs: effects.settings,
-            method: crate::analyse::ComparisonMethod::Independent,
+            method: ComparisonMethod::Independent,
             pooled: None,
         };
         let ratio = model.ratio(&as_comparison, 1.0, level);
@@ -288,8 +275,8 @@ where
             let reference = side_a.mean();
             let p_adjusted = tested.map(|_| holm.next().expect("one adjusted p per test"));
             let significant = p_adjusted.is_some_and(|p| p < config.alpha);
-            let ratio = tested.zip(reference).map(|(t, reference)| model.ratio(t, reference, level));
-            let ratio = ratio.map(|interval| if significant { interval.cut_at_one() } else { interval });
+            let ratio =
+                tested.zip(reference).map(|(t, reference)| model.ratio(t, reference, level).cut_at_one(significant));
             let marginal = tested.zip(reference).map(|(t, reference)| model.ratio(t, reference, 0.95));
             let control_ratio = side_b.control_mean().zip(side_a.control_mean()).map(|(b, a)| b / a);
             SettingComparison {
@@ -321,7 +308,7 @@ where
         only_a: a.unmatched(&b),
         only_b: b.unmatched(&a),
         settings,
-        design: if paired { Design::Paired } else { Design::Welch },
+        design: if paired { ComparisonMethod::Blocked } else { ComparisonMethod::Independent },
         model,
         overall,
         control_change,
@@ -570,7 +557,7 @@ mod tests {
         assert_eq!(comparison.only_b, vec![fixture_slice_sweep_b().last().unwrap().setting.clone()]);
         assert!(comparison.has_significant_regression());
         // Five settings and the grid's overall change, one Holm family.
-        assert_eq!((comparison.tests(), comparison.design), (6, Design::Welch));
+        assert_eq!((comparison.tests(), comparison.design), (6, ComparisonMethod::Independent));
         assert!(comparison.overall.as_ref().is_some_and(|o| !o.is_consistent()), "one setting changed, the rest not");
         let regressed = &comparison.settings[1];
         assert!(regressed.p_adjusted.unwrap() >= regressed.p_value.unwrap(), "Holm never lowers a p-value");
@@ -669,7 +656,7 @@ mod tests {
             }
         }
         let comparison = compare_within(&runs, "cann", ["8.5", "9.5"], &fixture_compare_config(), true);
-        assert_eq!(comparison.design, Design::Paired);
+        assert_eq!(comparison.design, ComparisonMethod::Blocked);
         assert_eq!(comparison.settings.len(), 2);
         assert!(comparison.settings.iter().all(|s| s.verdict == Verdict::Regressed), "{:?}", comparison.settings);
         // The same runs as two unpaired sweeps: the ±25% round-to-round drift swamps the 5% change.

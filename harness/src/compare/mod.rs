@@ -6,7 +6,7 @@ mod comparison;
 mod scenario_tests;
 mod setting_comparison;
 
-pub use comparison::{compare, compare_within, Comparison, Design, MachineChange, MachineChangeReason, OverallChange};
+pub use comparison::{compare, compare_within, Comparison, MachineChange, MachineChangeReason, OverallChange};
 pub use setting_comparison::{CompareConfig, SettingComparison, Verdict, DEFAULT_CONTROL_THRESHOLD};
 
 /// The comparison questions the compare and report tests share: prefill throughput, higher is better,

@@ -35,15 +35,16 @@ pub fn ablation_document(
         let unit = units.of(metric).map_or_else(String::new, |unit| format!(", in {unit}"));
         document.push(Section::lead().paragraph(Text::plain("Scope metric: ").code(metric).and(format!("{unit}."))));
     }
+    let at = |scope: &Option<String>| scope.as_ref().map_or_else(String::new, |scope| format!("{scope}: "));
     let mut notes = run_notes(failures, context);
-    notes.extend(scopes.iter().filter_map(|(scope, analysis)| missing_note(scope, analysis)));
-    notes.extend(scopes.iter().filter_map(|(scope, analysis)| wide_note(scope, analysis)));
+    notes.extend(scopes.iter().filter_map(|(scope, analysis)| missing_note(&at(scope), analysis)));
+    notes.extend(scopes.iter().filter_map(|(scope, analysis)| wide_note(&at(scope), analysis)));
     notes.sort_by_key(|note| !note.warning);
     document.push(Section::new("What to trust").notes(notes));
     let verdicts = scopes.iter().filter_map(|(scope, analysis)| {
         let AblationEffects::Measured(effects) = &analysis.effects else { return None };
         let sentence = additivity_sentence(analysis, effects, units);
-        Some(Text::plain(scope.as_ref().map_or(sentence.clone(), |scope| format!("{scope}: {sentence}"))))
+        Some(Text::plain(format!("{}{sentence}", at(scope))))
     });
     document.push(Section::new("Additivity").items(verdicts.collect()));
     document.push(ablation_figures(analysis, units));
@@ -55,8 +56,7 @@ pub fn ablation_document(
 }
 
 /// Why effects could not be measured, as a warning (a note when nothing was asked).
-fn missing_note(scope: &Option<String>, analysis: &AblationAnalysis) -> Option<Note> {
-    let at = scope.as_ref().map_or_else(String::new, |scope| format!("{scope}: "));
+fn missing_note(at: &str, analysis: &AblationAnalysis) -> Option<Note> {
     match &analysis.effects {
         AblationEffects::NoScopeMetric => {
             Some(Note::info(format!("{at}no metrics were asked for: nothing to report.")))
@@ -71,9 +71,8 @@ fn missing_note(scope: &Option<String>, analysis: &AblationAnalysis) -> Option<N
 }
 
 /// The deltas' intervals, when one is wide for its delta: plainly, as more reps would narrow them.
-fn wide_note(scope: &Option<String>, analysis: &AblationAnalysis) -> Option<Note> {
+fn wide_note(at: &str, analysis: &AblationAnalysis) -> Option<Note> {
     let (variant, share) = analysis.widest_interval()?;
-    let at = scope.as_ref().map_or_else(String::new, |scope| format!("{scope}: "));
     Some(Note::warning(format!(
         "{at}the deltas' 95% intervals are wide (up to ±{} of the delta, at {}): more reps would narrow them.",
         percent(share),

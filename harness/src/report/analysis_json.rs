@@ -168,7 +168,7 @@ pub fn compare_json(comparison: &Comparison, label_a: &str, label_b: &str, units
         "a": label_a, "b": label_b,
         "metric": config.metric, "direction": config.direction, "alpha": config.alpha,
         "threshold": config.threshold, "control": config.control,
-        "method": comparison.design,
+        "method": comparison.design.design(),
         "tests": comparison.tests(),
         "settings": settings.collect::<Vec<_>>(),
         "only_a": comparison.only_a.iter().map(setting_object).collect::<Vec<_>>(),
@@ -183,7 +183,7 @@ pub fn compare_json(comparison: &Comparison, label_a: &str, label_b: &str, units
             "settings": o.effects.settings, "df": o.effects.df,
         })),
         "control_change": comparison.control_change,
-        "machine_changed": comparison.machine_changed().is_some(),
+        "machine_changed": comparison.machine_change.is_some(),
         "machine_change_reason": comparison.machine_change.map(|m| m.reason),
         "control_scaling": config.control.as_ref().map(|_| config.control_scaling),
         "machine_shift": comparison.machine_shift.filter(|s| s.has_slope()).map(|s| json!({

@@ -10,10 +10,8 @@ use super::number_format::{confidence, degrees, number, p_stated, p_value, perce
 use super::setting_columns::SettingColumns;
 use super::table::Table;
 use super::text::Text;
-use crate::analyse::{Direction, StragglerSide};
-use crate::compare::{
-    CompareConfig, Comparison, Design, MachineChange, MachineChangeReason, SettingComparison, Verdict,
-};
+use crate::analyse::{ComparisonMethod, Direction, StragglerSide};
+use crate::compare::{CompareConfig, Comparison, MachineChange, MachineChangeReason, SettingComparison, Verdict};
 use crate::declare::ControlScaling;
 use crate::plural::counted;
 
@@ -355,7 +353,7 @@ fn is_proportional(comparison: &Comparison) -> bool {
     let config = &comparison.config;
     config.control.is_some()
         && config.control_scaling == ControlScaling::Proportional
-        && comparison.design == Design::Welch
+        && comparison.design == ComparisonMethod::Independent
 }
 
 /// What the forest plot shows, the threshold of its band named.
@@ -377,18 +375,20 @@ fn method_line(comparison: &Comparison) -> String {
     let config = &comparison.config;
     let model = &comparison.model;
     let design = match comparison.design {
-        Design::Paired => "rounds as blocks both sides share (one interleaved sweep)",
-        Design::Welch => "time blocks within each side (the sides share no rounds; drift between blocks removed)",
+        ComparisonMethod::Blocked => "rounds as blocks both sides share (one interleaved sweep)",
+        ComparisonMethod::Independent => {
+            "time blocks within each side (the sides share no rounds; drift between blocks removed)"
+        }
     };
     let control = model.adjustment.as_ref().map_or_else(String::new, |a| match comparison.design {
-        Design::Paired => format!(
+        ComparisonMethod::Blocked => format!(
             "; control {} as a per-run covariate (CUPED, Deng et al. 2013): slope {}, removing {} of the residual \
              variance",
             a.metric,
             number(a.slope),
             percent(a.variance_removed)
         ),
-        Design::Welch => format!(
+        ComparisonMethod::Independent => format!(
             "; control {} as a per-run covariate within each side (slope {}, removing {} of the residual \
              variance){}",
             a.metric,

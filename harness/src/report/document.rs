@@ -112,17 +112,13 @@ impl Section {
 
     /// A list; nothing when `items` is empty.
     pub fn items(mut self, items: Vec<Text>) -> Section {
-        if !items.is_empty() {
-            self.blocks.push(Block::Items(items));
-        }
+        self.blocks.extend((!items.is_empty()).then_some(Block::Items(items)));
         self
     }
 
     /// Notes (warnings first, as the caller orders them); nothing when `notes` is empty.
     pub fn notes(mut self, notes: Vec<Note>) -> Section {
-        if !notes.is_empty() {
-            self.blocks.push(Block::Notes(notes));
-        }
+        self.blocks.extend((!notes.is_empty()).then_some(Block::Notes(notes)));
         self
     }
 
@@ -134,9 +130,7 @@ impl Section {
 
     /// A figure, when one could be drawn.
     pub fn figure(mut self, svg: Option<String>, caption: impl Into<String>) -> Section {
-        if let Some(svg) = svg {
-            self.blocks.push(Block::Figure { svg, caption: caption.into() });
-        }
+        self.blocks.extend(svg.map(|svg| Block::Figure { svg, caption: caption.into() }));
         self
     }
 

@@ -13,10 +13,6 @@ pub struct MetricUnits {
 }
 
 impl MetricUnits {
-    pub fn new(declared: BTreeMap<String, String>) -> MetricUnits {
-        MetricUnits { declared }
-    }
-
     /// The units a sweep recorded: `[metrics] units`, and `s` for each `[metrics.profile] phases` metric.
     pub fn recorded(sidecar: &Sidecar) -> MetricUnits {
         let metrics = sidecar.sweep.rest.get("metrics");
@@ -117,6 +113,14 @@ fn time_unit(word: &str) -> Option<&'static str> {
         "us" => Some("µs"),
         "ns" => Some("ns"),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+/// Units given outright, for the tests.
+impl MetricUnits {
+    pub fn new(declared: BTreeMap<String, String>) -> MetricUnits {
+        MetricUnits { declared }
     }
 }
 

@@ -145,12 +145,10 @@ fn draw_mark(svg: &mut Svg, mark: &RowMark, y: f64, x: &dyn Fn(f64) -> f64) {
         }
         RowMark::Bar { from, to, whisker } => {
             // Totals stand on zero (grey); steps are coloured by their direction.
-            let fill = if from == 0.0 {
-                TOTAL
-            } else if to < from {
-                DOWN
-            } else {
-                UP
+            let fill = match (from == 0.0, to < from) {
+                (true, _) => TOTAL,
+                (false, true) => DOWN,
+                (false, false) => UP,
             };
             bar(svg, from, to, fill);
             if let Some((low, high)) = whisker {

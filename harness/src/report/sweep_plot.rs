@@ -95,14 +95,13 @@ fn series_of(analysis: &SweepAnalysis, primary: &str, x_name: &str, level: f64) 
 }
 
 /// `best`, `best (tied)` or `best mean` when `setting` is the best of its group (as its verdict says).
-fn best_label(analysis: &SweepAnalysis, setting: usize) -> Option<String> {
+fn best_label(analysis: &SweepAnalysis, setting: usize) -> Option<&'static str> {
     let group = analysis.verdicts.groups.iter().find(|group| group.best == setting)?;
-    let label = match group.outcome {
+    Some(match group.outcome {
         GroupOutcome::Resolved => "best",
         GroupOutcome::Tied => "best (tied)",
         GroupOutcome::CannotTell => "best mean",
-    };
-    Some(label.to_string())
+    })
 }
 
 /// One series of an x-y figure, the settings that share every label but the x axis's: a labelled line of
@@ -120,7 +119,7 @@ struct XyPoint {
     x: f64,
     y: f64,
     half_width: f64,
-    best: Option<String>,
+    best: Option<&'static str>,
 }
 
 /// A line and marker per series, then what a filled marker, a bar (its `level`) and the fitted line mean.

@@ -160,14 +160,13 @@ fn method_line(verdicts: &Verdicts) -> String {
     );
     // Where the settings keep variances of their own, each test is also made with one pooled variance
     // (`SettingModel::contrast`); with d0 = inf the two are one.
-    let pooled = if model.prior.is_some_and(|p| p.prior_df.is_infinite()) {
-        ""
-    } else if model.series_priors.is_empty() {
-        " (each test the more cautious of that and one variance pooled within each group, groups that agree pooled \
-         together: valid if either holds)"
-    } else {
-        " (each test the more cautious of that and one variance pooled within each series, series that agree pooled \
-         together: valid if either holds)"
+    let (pool, pools) = if model.series_priors.is_empty() { ("group", "groups") } else { ("series", "series") };
+    let pooled = match model.prior.is_some_and(|p| p.prior_df.is_infinite()) {
+        true => String::new(),
+        false => format!(
+            " (each test the more cautious of that and one variance pooled within each {pool}, {pools} that agree \
+             pooled together: valid if either holds)"
+        ),
     };
     let alpha = if verdicts.looks > 1 {
         format!(
@@ -355,9 +354,7 @@ pub fn best_table(report: &SweepReport) -> Section {
         "beaten (rival / best)".to_string(),
         "tied (rival / best)".to_string(),
     ]);
-    if analysis.equivalence.is_some() {
-        header.push("same path".to_string());
-    }
+    header.extend(analysis.equivalence.as_ref().map(|_| "same path".to_string()));
     let mut table = Table::new(header);
     for group in groups {
         let best = &analysis.settings[group.best];

@@ -58,17 +58,13 @@ pub fn failure_table(failures: &FailureSummary) -> Section {
     Section::new("Failed runs").table((failures.failed > 0).then_some(table))
 }
 
-/// `1 run was run`, `3 runs were run`: a count, its noun and the verb that agrees with it.
-fn counted_verb(count: usize, noun: &str, one: &str, many: &str) -> String {
-    format!("{} {}", counted(count, noun), if count == 1 { one } else { many })
-}
-
 /// How many runs the CSV records more than once (failed runs run again by `--resume`): each (setting, rep)
 /// is analysed once, from its last successful attempt.
 fn retried_note(retried: usize) -> Option<Note> {
+    let verb = if retried == 1 { "was run" } else { "were run" };
     (retried > 0).then(|| {
         Note::info(
-            Text::plain(format!("{} again after failing (", counted_verb(retried, "run", "was run", "were run")))
+            Text::plain(format!("{} {verb} again after failing (", counted(retried, "run")))
                 .code("--resume")
                 .and("); each is analysed once, from its last successful attempt (the CSV's ")
                 .code("attempt")
@@ -184,7 +180,7 @@ fn straggler_note(report: &SweepReport, side: StragglerSide) -> Option<Note> {
         stragglers.iter().map(|s| format!("{} rep {}", columns.label(&settings[s.setting].setting), s.rep)).collect();
     let range =
         if high - low < 0.05 { format!("{}x", number(low)) } else { format!("{}-{}x", number(low), number(high)) };
-    let runs = format!("{} {}", stragglers.len(), if stragglers.len() == 1 { "run" } else { "runs" });
+    let runs = counted(stragglers.len(), "run");
     Some(match side {
         StragglerSide::Slow => Note::info(format!(
             "{runs} {range} slower than their setting's other runs predict, left out of the fit (kept in the CSV): {}.",

@@ -3,7 +3,6 @@
 
 use serde_json::{json, Value};
 
-use crate::analyse::CpuShare;
 use crate::plural::counted;
 use crate::report::document::Note;
 use crate::report::finding::Finding;
@@ -23,8 +22,33 @@ impl Finding for CpuShareLines {
         "median and range of the per-run share of CPU time the ranks asked for that they got"
     }
 
+    /// The CPU the ranks got, said first when other work took it: the plain reason runs are slow and scattered.
     fn notes(&self, report: &SweepReport) -> Vec<Note> {
-        report.analysis.cpu_share.as_ref().and_then(cpu_share_note).into_iter().collect()
+        let Some(share) = &report.analysis.cpu_share else { return Vec::new() };
+        let text = |lead: String| Text::plain(lead).and(" (").code(&share.metric).and(", 100% on an idle machine)");
+        let note = if share.machine_was_busy() {
+            let lead = format!(
+                "The ranks got {} of the CPU they asked for (median of {}; {} to {}): another job is running on this \
+                 machine, so the runs are slower and scatter more",
+                percent(share.median),
+                counted(share.runs, "run"),
+                percent(share.lowest),
+                percent(share.highest)
+            );
+            Note::warning(text(lead).and(". Rerun when it is idle for the verdicts an idle machine gives."))
+        } else if share.starved > 0 {
+            let lead = format!(
+                "{} of {} got less than {} of the CPU they asked for (the lowest {})",
+                share.starved,
+                counted(share.runs, "run"),
+                percent(crate::analyse::STARVED_RUN),
+                percent(share.lowest)
+            );
+            Note::info(text(lead).and(": another job ran beside them for a while."))
+        } else {
+            return Vec::new();
+        };
+        vec![note]
     }
 
     fn json(&self, report: &SweepReport) -> Option<Value> {
@@ -33,30 +57,4 @@ impl Finding for CpuShareLines {
             "highest": share.highest, "starved_runs": share.starved, "machine_busy": share.machine_was_busy(),
         }))))
     }
-}
-
-/// The CPU the ranks got, said first when other work took it: the plain reason runs are slow and scattered.
-fn cpu_share_note(share: &CpuShare) -> Option<Note> {
-    let text = |lead: String| Text::plain(lead).and(" (").code(&share.metric).and(", 100% on an idle machine)");
-    if share.machine_was_busy() {
-        let lead = format!(
-            "The ranks got {} of the CPU they asked for (median of {}; {} to {}): another job is running on this \
-             machine, so the runs are slower and scatter more",
-            percent(share.median),
-            counted(share.runs, "run"),
-            percent(share.lowest),
-            percent(share.highest)
-        );
-        return Some(Note::warning(text(lead).and(". Rerun when it is idle for the verdicts an idle machine gives.")));
-    }
-    (share.starved > 0).then(|| {
-        let lead = format!(
-            "{} of {} got less than {} of the CPU they asked for (the lowest {})",
-            share.starved,
-            counted(share.runs, "run"),
-            percent(crate::analyse::STARVED_RUN),
-            percent(share.lowest)
-        );
-        Note::info(text(lead).and(": another job ran beside them for a while."))
-    })
 }

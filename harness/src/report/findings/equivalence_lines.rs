@@ -22,49 +22,43 @@ impl Finding for EquivalenceLines {
     }
 
     fn sections(&self, report: &SweepReport) -> Vec<(Place, Section)> {
-        vec![(Place::Tables, equivalence_section(report))]
+        let Some(check) = &report.analysis.equivalence else { return Vec::new() };
+        let (analysis, columns) = (report.analysis, report.columns());
+        let alpha = analysis.verdicts.alpha;
+        let mut lines: Vec<Text> = Vec::new();
+        for class in &check.classes {
+            let members: Vec<String> =
+                class.settings.iter().map(|&i| columns.label(&analysis.settings[i].setting)).collect();
+            let verdict = agreement_words(class.agreement, "agree", "disagree");
+            let interval =
+                class.difference.map_or_else(String::new, |d| format!("; difference {}", difference_text(d, alpha)));
+            lines.push(Text::plain(format!(
+                "{verdict}: {} resolve to {}={}; spread {} against a margin of {}{interval}.",
+                members.join(", "),
+                check.key,
+                class.value,
+                percent(class.spread),
+                percent(check.margin.bound)
+            )));
+        }
+        for &index in &check.inconsistent {
+            let setting = columns.label(&analysis.settings[index].setting);
+            lines
+                .push(Text::plain(format!("WARNING: {setting} reported more than one {} across its runs.", check.key)));
+        }
+        let section = Section::new(format!("Equivalence ({})", check.key)).paragraph(format!(
+            "Settings resolving to one code path: agree when two one-sided tests (Schuirmann 1987) at alpha {alpha} put \
+             their difference within the margin, disagree when it is shown beyond it; {}.",
+            margin_text(&check.margin)
+        ));
+        let no_class = lines.is_empty().then_some("No two settings resolve to the same value.");
+        vec![(Place::Tables, section.items(lines).paragraph_if(no_class))]
     }
 
     fn fails(&self, report: &SweepReport) -> bool {
         let check = report.analysis.equivalence.as_ref();
         check.is_some_and(|check| !check.inconsistent.is_empty() || check.classes.iter().any(|c| c.disagrees()))
     }
-}
-
-/// The section; empty when the sweep checks no equivalence.
-fn equivalence_section(report: &SweepReport) -> Section {
-    let Some(check) = &report.analysis.equivalence else { return Section::new("Equivalence") };
-    let (analysis, columns) = (report.analysis, report.columns());
-    let alpha = analysis.verdicts.alpha;
-    let mut lines: Vec<Text> = Vec::new();
-    for class in &check.classes {
-        let members: Vec<String> =
-            class.settings.iter().map(|&i| columns.label(&analysis.settings[i].setting)).collect();
-        let verdict = agreement_words(class.agreement, "agree", "disagree");
-        let interval =
-            class.difference.map_or_else(String::new, |d| format!("; difference {}", difference_text(d, alpha)));
-        lines.push(Text::plain(format!(
-            "{verdict}: {} resolve to {}={}; spread {} against a margin of {}{interval}.",
-            members.join(", "),
-            check.key,
-            class.value,
-            percent(class.spread),
-            percent(check.margin.bound)
-        )));
-    }
-    for &index in &check.inconsistent {
-        let setting = columns.label(&analysis.settings[index].setting);
-        lines.push(Text::plain(format!("WARNING: {setting} reported more than one {} across its runs.", check.key)));
-    }
-    let section = Section::new(format!("Equivalence ({})", check.key)).paragraph(format!(
-        "Settings resolving to one code path: agree when two one-sided tests (Schuirmann 1987) at alpha {alpha} put \
-         their difference within the margin, disagree when it is shown beyond it; {}.",
-        margin_text(&check.margin)
-    ));
-    if lines.is_empty() {
-        return section.paragraph("No two settings resolve to the same value.");
-    }
-    section.items(lines)
 }
 
 /// `agree`, `WARNING: disagree` or `cannot tell (why)`: an agreement in the words of its sentence.

@@ -115,9 +115,7 @@ fn group_fit_table(report: &SweepReport) -> Section {
         "worst held-out error".to_string(),
         "middle held out".to_string(),
     ]);
-    if bandwidth_unit.is_some() {
-        header.push("GB/s".to_string());
-    }
+    header.extend(bandwidth_unit.map(|_| "GB/s".to_string()));
     let mut table = Table::new(header);
     for group in &analysis.group_fits {
         let mut row: Vec<String> = group.group.iter().map(|(_, value)| value.to_string()).collect();
@@ -129,9 +127,9 @@ fn group_fit_table(report: &SweepReport) -> Section {
             group.fit.loo_max_rel_error().map_or_else(|| "too few points".to_string(), percent),
             group.middle_error.map_or_else(|| "-".to_string(), percent),
         ]);
-        if let Some(unit) = bandwidth_unit {
-            row.push(group.fit.gigabytes_per_second(unit).map_or_else(|| "-".to_string(), number));
-        }
+        row.extend(
+            bandwidth_unit.map(|unit| group.fit.gigabytes_per_second(unit).map_or_else(|| "-".to_string(), number)),
+        );
         table.push(row);
     }
     let method = "Ordinary least squares per group; held-out error: the worst relative error predicting a point \
@@ -160,8 +158,7 @@ fn group_fit_table(report: &SweepReport) -> Section {
 
 /// `bytes`, `payload_bytes`, `bytes_per_call`: x counts bytes.
 fn names_bytes(name: &str) -> bool {
-    let words: Vec<&str> = name.split('_').collect();
-    words.first() == Some(&"bytes") || words.last() == Some(&"bytes")
+    name.split('_').next() == Some("bytes") || name.rsplit('_').next() == Some("bytes")
 }
 
 #[cfg(test)]

@@ -23,49 +23,43 @@ impl Finding for QuantityLines {
         "delta method, Welch-Satterthwaite df"
     }
 
+    /// One row per estimate: where it was evaluated, its value and interval with the unit; none without any.
     fn sections(&self, report: &SweepReport) -> Vec<(Place, Section)> {
-        vec![(Place::Results, quantity_section(report))]
-    }
-
-    fn json(&self, report: &SweepReport) -> Option<Value> {
-        Some(report.analysis.quantities.iter().map(quantity_json).collect())
-    }
-}
-
-/// One row per estimate: where it was evaluated, its value and interval with the unit; empty without any.
-fn quantity_section(report: &SweepReport) -> Section {
-    let section = Section::new("Quantities");
-    let estimates = &report.analysis.quantities;
-    if estimates.is_empty() {
-        return section;
-    }
-    let mut table = Table::new(["quantity", "at", "value", "95% interval", "df"].map(String::from).to_vec());
-    for estimate in estimates {
-        let unit = |text: String| estimate.unit.as_ref().map_or_else(|| text.clone(), |unit| format!("{text} {unit}"));
-        let interval = match estimate.interval {
-            Ok((low, high)) => unit(format!("{}..{}", number(low), number(high))),
-            Err(reason) => format!("cannot tell ({reason})"),
-        };
-        let at = if estimate.at.is_empty() { "-".to_string() } else { report.columns().label(&estimate.at) };
-        table.push(vec![estimate.name.clone(), at, unit(number(estimate.value)), interval, degrees(estimate.df)]);
-    }
-    section
-        .paragraph(
+        let estimates = &report.analysis.quantities;
+        if estimates.is_empty() {
+            return Vec::new();
+        }
+        let mut table = Table::new(["quantity", "at", "value", "95% interval", "df"].map(String::from).to_vec());
+        for estimate in estimates {
+            let unit =
+                |text: String| estimate.unit.as_ref().map_or_else(|| text.clone(), |unit| format!("{text} {unit}"));
+            let interval = match estimate.interval {
+                Ok((low, high)) => unit(format!("{}..{}", number(low), number(high))),
+                Err(reason) => format!("cannot tell ({reason})"),
+            };
+            let at = if estimate.at.is_empty() { "-".to_string() } else { report.columns().label(&estimate.at) };
+            table.push(vec![estimate.name.clone(), at, unit(number(estimate.value)), interval, degrees(estimate.df)]);
+        }
+        let section = Section::new("Quantities").paragraph(
             "Each declared formula where all its references exist, with a 95% interval by the delta method \
              (first-order Taylor expansion around the settings' means, taken as independent) on \
              Welch-Satterthwaite degrees of freedom.",
-        )
-        .table(table)
-}
+        );
+        vec![(Place::Results, section.table(table))]
+    }
 
-/// A declared quantity: name, unit, where, value, interval (or why none), std error, df.
-fn quantity_json(e: &QuantityEstimate) -> Value {
-    let (low, high, reason) = match e.interval {
-        Ok((low, high)) => (Some(low), Some(high), None),
-        Err(reason) => (None, None, Some(reason.to_string())),
-    };
-    let df = e.df.is_finite().then_some(e.df);
-    json!({ "name": e.name, "unit": e.unit, "at": labels_object(&e.at), "value": e.value,
-            "low": low, "high": high, "reason": reason, "std_error": e.std_error, "df": df,
-            "method": QuantityLines.method() })
+    /// Per declared quantity: name, unit, where, value, interval (or why none), std error, df.
+    fn json(&self, report: &SweepReport) -> Option<Value> {
+        let json = |e: &QuantityEstimate| {
+            let (low, high, reason) = match e.interval {
+                Ok((low, high)) => (Some(low), Some(high), None),
+                Err(reason) => (None, None, Some(reason.to_string())),
+            };
+            let df = e.df.is_finite().then_some(e.df);
+            json!({ "name": e.name, "unit": e.unit, "at": labels_object(&e.at), "value": e.value,
+                    "low": low, "high": high, "reason": reason, "std_error": e.std_error, "df": df,
+                    "method": self.method() })
+        };
+        Some(report.analysis.quantities.iter().map(json).collect())
+    }
 }

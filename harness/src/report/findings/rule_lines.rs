@@ -23,12 +23,52 @@ impl Finding for RuleLines {
         "two one-sided tests, Schuirmann 1987"
     }
 
+    /// `Rule verification (...): matches in 3 of 4 groups, cannot tell in 1; margin 5.0% as declared`, then a
+    /// line per group.
     fn sections(&self, report: &SweepReport) -> Vec<(Place, Section)> {
-        vec![(Place::Results, rule_section(report))]
+        let Some(rule) = &report.analysis.rule else { return Vec::new() };
+        let columns = report.columns();
+        let label = |index: usize| columns.label(&report.analysis.settings[index].setting);
+        let alpha = report.analysis.verdicts.alpha;
+        let lines = rule.groups.iter().map(|group| {
+            let verdict = agreement_words(group.agreement, "the same within the margin", "shown to differ");
+            let difference = group.difference.map_or_else(String::new, |d| format!(": {}", difference_text(d, alpha)));
+            Text::plain(format!(
+                "{}: the rule ({}) against the best forced setting ({}): {verdict}{difference}.",
+                columns.label(&group.group),
+                label(group.rule_setting),
+                label(group.best_forced),
+            ))
+        });
+        let missed: Vec<String> = rule.mismatches().map(|group| columns.label(&group.group)).collect();
+        let summary = format!(
+            "Rule verification ({} = {:?} left to the engine against the best forced setting, {}): {}; {}.",
+            rule.param,
+            rule.rule,
+            self.method(),
+            outcome_counts(rule, &missed),
+            margin_text(&rule.margin)
+        );
+        vec![(Place::Results, Section::new("Rule").paragraph(summary).items(lines.collect()))]
     }
 
+    /// Per group, the rule's and the best forced setting and the agreement.
     fn json(&self, report: &SweepReport) -> Option<Value> {
-        Some(rule_json(report))
+        let Some(rule) = &report.analysis.rule else { return Some(Value::Null) };
+        let setting = |index: usize| setting_object(&report.analysis.settings[index].setting);
+        let groups = rule.groups.iter().map(|g| {
+            json!({ "group": labels_object(&g.group), "rule": setting(g.rule_setting),
+                    "best_forced": setting(g.best_forced), "agreement": g.agreement,
+                    "difference": g.difference.map(|d| d.0), "low": g.difference.map(|d| d.1),
+                    "high": g.difference.map(|d| d.2) })
+        });
+        // `bound` is the margin used: `declared_bound` (`negligible`), or the control's drift when larger
+        // (`widened_by`: the control and its within-setting relative sd; the bound is 2√2 × that).
+        let widened_by = rule.margin.drift.as_ref().map(|d| json!({ "control": d.metric, "rel_sd": d.rel_sd }));
+        Some(json!({ "param": rule.param, "rule": rule.rule, "bound": rule.margin.bound,
+                     "declared_bound": rule.margin.declared, "widened_by": widened_by, "matches": rule.matches(),
+                     "mismatches": rule.mismatches().count(), "cannot_tell": rule.cannot_tell(),
+                     "groups": groups.collect::<Vec<_>>(), "method": self.method() }))
     }
 
     fn fails(&self, report: &SweepReport) -> bool {
@@ -56,53 +96,4 @@ fn outcome_counts(rule: &RuleCheck, missed: &[String]) -> String {
         counted.next().map(|(outcome, count, named)| format!("{outcome} in {count} of {total} {groups}{named}"));
     let rest = counted.map(|(outcome, count, named)| format!("{outcome} in {count}{named}"));
     first.into_iter().chain(rest).collect::<Vec<_>>().join(", ")
-}
-
-/// `Rule verification (...): matches in 3 of 4 groups, cannot tell in 1; margin 5.0% as declared`, then a
-/// line per group.
-fn rule_section(report: &SweepReport) -> Section {
-    let section = Section::new("Rule");
-    let Some(rule) = &report.analysis.rule else { return section };
-    let columns = report.columns();
-    let label = |index: usize| columns.label(&report.analysis.settings[index].setting);
-    let alpha = report.analysis.verdicts.alpha;
-    let lines = rule.groups.iter().map(|group| {
-        let verdict = agreement_words(group.agreement, "the same within the margin", "shown to differ");
-        let difference = group.difference.map_or_else(String::new, |d| format!(": {}", difference_text(d, alpha)));
-        Text::plain(format!(
-            "{}: the rule ({}) against the best forced setting ({}): {verdict}{difference}.",
-            columns.label(&group.group),
-            label(group.rule_setting),
-            label(group.best_forced),
-        ))
-    });
-    let missed: Vec<String> = rule.mismatches().map(|group| columns.label(&group.group)).collect();
-    let summary = format!(
-        "Rule verification ({} = {:?} left to the engine against the best forced setting, {}): {}; {}.",
-        rule.param,
-        rule.rule,
-        RuleLines.method(),
-        outcome_counts(rule, &missed),
-        margin_text(&rule.margin)
-    );
-    section.paragraph(summary).items(lines.collect())
-}
-
-/// The rule check: per group, the rule's and the best forced setting and the agreement.
-fn rule_json(report: &SweepReport) -> Value {
-    let Some(rule) = &report.analysis.rule else { return Value::Null };
-    let setting = |index: usize| setting_object(&report.analysis.settings[index].setting);
-    let groups = rule.groups.iter().map(|g| {
-        json!({ "group": labels_object(&g.group), "rule": setting(g.rule_setting),
-                "best_forced": setting(g.best_forced), "agreement": g.agreement,
-                "difference": g.difference.map(|d| d.0), "low": g.difference.map(|d| d.1),
-                "high": g.difference.map(|d| d.2) })
-    });
-    // `bound` is the margin used: `declared_bound` (`negligible`), or the control's drift when larger
-    // (`widened_by`: the control and its within-setting relative sd; the bound is 2√2 × that).
-    let widened_by = rule.margin.drift.as_ref().map(|d| json!({ "control": d.metric, "rel_sd": d.rel_sd }));
-    json!({ "param": rule.param, "rule": rule.rule, "bound": rule.margin.bound,
-            "declared_bound": rule.margin.declared, "widened_by": widened_by, "matches": rule.matches(),
-            "mismatches": rule.mismatches().count(), "cannot_tell": rule.cannot_tell(),
-            "groups": groups.collect::<Vec<_>>(), "method": RuleLines.method() })
 }
