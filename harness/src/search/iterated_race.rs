@@ -39,6 +39,7 @@ pub struct IteratedRace {
     /// Whether a final race of the elites was run, and whether since the last iteration.
     final_raced: bool,
     finalists_raced: bool,
+    resolved: bool,
     /// Per setting ever run: the sum and count of its values (for the best so far).
     seen: HashMap<usize, (f64, usize)>,
 }
@@ -72,6 +73,7 @@ impl IteratedRace {
             race: None,
             final_raced: false,
             finalists_raced: false,
+            resolved: false,
             seen: HashMap::new(),
         }
     }
@@ -110,6 +112,11 @@ impl IteratedRace {
         self.seen.len()
     }
 
+    /// Whether the last race was a final race that left one finalist, every other beaten.
+    pub fn resolved(&self) -> bool {
+        self.resolved
+    }
+
     /// The search's finalists, best first: the elites of the last race.
     pub fn finalists(&mut self) -> Vec<usize> {
         self.end_race();
@@ -120,20 +127,16 @@ impl IteratedRace {
     /// more round of them (its own and the search's).
     fn race_goes_on(&mut self) -> bool {
         let Some(race) = self.race.as_mut() else { return false };
-        if race.values[0].len() >= FIRST_TEST {
-            let beaten = beaten(&race.values, ALPHA);
-            let mut verdicts = beaten.iter();
-            race.alive.retain(|_| !verdicts.next().expect("one verdict per candidate"));
-            let mut verdicts = beaten.iter();
-            race.values.retain(|_| !verdicts.next().expect("one verdict per candidate"));
-        }
+        race.drop_beaten();
         let round = race.alive.len();
         race.alive.len() > race.keep && race.used + round <= race.budget && self.used + round <= self.budget
     }
 
     /// The race's survivors by their mean over its rounds become the elites (at most `survivors`).
     fn end_race(&mut self) {
-        let Some(race) = self.race.take() else { return };
+        let Some(mut race) = self.race.take() else { return };
+        race.drop_beaten();
+        self.resolved = race.keep == 1 && race.alive.len() == 1;
         let mean = |row: &Vec<Option<f64>>| {
             let values: Option<Vec<f64>> = row.iter().copied().collect();
             values.map_or(f64::INFINITY, |v| v.iter().sum::<f64>() / v.len().max(1) as f64)
@@ -201,6 +204,19 @@ impl IteratedRace {
             }
         }
         alive
+    }
+}
+
+impl Race {
+    /// Drops the candidates beaten once every one ran `FIRST_TEST` rounds.
+    fn drop_beaten(&mut self) {
+        if self.values.first().is_none_or(|row| row.len() < FIRST_TEST) {
+            return;
+        }
+        let beaten = beaten(&self.values, ALPHA);
+        let (mut alive, mut values) = (beaten.iter(), beaten.iter());
+        self.alive.retain(|_| !alive.next().expect("one verdict per candidate"));
+        self.values.retain(|_| !values.next().expect("one verdict per candidate"));
     }
 }
 

@@ -79,8 +79,9 @@ impl FixtureSpace {
     }
 }
 
-/// The search's pick after spending `budget` runs on `fixture`.
-fn searched(fixture: &FixtureSpace, budget: usize, seed: u64) -> (usize, usize) {
+/// The search's pick after spending `budget` runs on `fixture`, the runs it used and whether its final
+/// race resolved.
+fn searched(fixture: &FixtureSpace, budget: usize, seed: u64) -> (usize, usize, bool) {
     let mut search = IteratedRace::new(fixture.space.clone(), budget, seed);
     let mut noise = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
     while let Some(round) = search.next_round() {
@@ -89,7 +90,8 @@ fn searched(fixture: &FixtureSpace, budget: usize, seed: u64) -> (usize, usize) 
             search.observe(setting, Some(value));
         }
     }
-    (search.finalists()[0], search.used())
+    let best = search.finalists()[0];
+    (best, search.used(), search.resolved())
 }
 
 /// Random search's pick: `budget / 3` settings drawn at random, 3 runs each, the lowest mean.
@@ -102,17 +104,40 @@ fn random_search(fixture: &FixtureSpace, budget: usize, seed: u64) -> usize {
     scored.into_iter().min_by(|a, b| a.0.total_cmp(&b.0)).expect("a setting drawn").1
 }
 
+/// The margin within which a named best counts as right (1%, the default negligible difference).
+const MARGIN: f64 = 0.01;
+
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
 }
 
-/// Over 20 seeds of two fixture spaces, a budget of a tenth of the grid's runs at 3 reps: the median
-/// regret of the search and of random search, and how often each names the true best. Prints figures.
+/// Writes `fixture` as JSON for the peers' side of the benchmark (bench/search_peers.py): its axes'
+/// levels, which are ordered, every setting's truth (settings in grid order, the last axis fastest) and
+/// the budget in runs.
+fn export(fixture: &FixtureSpace, budget: usize, path: &std::path::Path) {
+    let axes = fixture.space.axes();
+    let json = serde_json::json!({
+        "levels": axes.iter().map(|axis| axis.levels).collect::<Vec<_>>(),
+        "ordered": axes.iter().map(|axis| axis.ordered).collect::<Vec<_>>(),
+        "truth": fixture.truth,
+        "budget": budget,
+    });
+    std::fs::write(path, json.to_string()).expect("the export folder is writable");
+}
+
+/// Per space of `SEARCH_SPACES` (default four: 1,440 to 3,840 settings), per budget in `SEARCH_FRACTIONS`
+/// of the grid's runs at 3 reps (default 0.1), over `SEARCH_SEEDS` seeds (default 20): the median regret
+/// of the search and of random search, how often each names the true best, and the runs used, as
+/// markdown table rows. With `SEARCH_EXPORT` set, each fixture is written there for the peers' script.
 #[test]
 #[ignore = "a benchmark: bench/search.sh"]
 fn search_against_random_search_on_fixture_spaces() {
-    let seeds: u64 = std::env::var("SEARCH_SEEDS").map_or(20, |n| n.parse().expect("a count"));
+    let env = |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.to_string());
+    let seeds: u64 = env("SEARCH_SEEDS", "20").parse().expect("a count");
+    let fractions: Vec<f64> =
+        env("SEARCH_FRACTIONS", "0.1").split(',').map(|f| f.parse().expect("a fraction")).collect();
+    let export_to = std::env::var_os("SEARCH_EXPORT").map(std::path::PathBuf::from);
     let spaces = [
         (&[8u16, 6, 5, 4, 3][..], 1),
         (&[6, 5, 4, 4, 4, 2][..], 2),
@@ -120,27 +145,44 @@ fn search_against_random_search_on_fixture_spaces() {
         (&[5, 5, 5, 5, 4][..], 1),
     ];
     for (levels, unordered) in spaces {
-        let (mut ours, mut random, mut found, mut found_random, mut runs) = (vec![], vec![], 0, 0, vec![]);
-        for seed in 0..seeds {
-            let fixture = FixtureSpace::generate(levels, unordered, seed);
-            let budget = fixture.space.len() * 3 / 10;
-            let (best, used) = searched(&fixture, budget, seed);
-            let picked = random_search(&fixture, budget, seed);
-            ours.push(fixture.regret(best));
-            random.push(fixture.regret(picked));
-            found += usize::from(fixture.regret(best) == 0.0);
-            found_random += usize::from(fixture.regret(picked) == 0.0);
-            runs.push(used as f64 / budget as f64);
-            if std::env::var("SEARCH_VERBOSE").is_ok() {
-                println!("  seed {seed}: regret {:.4} (random {:.4})", fixture.regret(best), fixture.regret(picked));
+        for &fraction in &fractions {
+            let (mut ours, mut random, mut found, mut found_random, mut runs) = (vec![], vec![], 0, 0, vec![]);
+            let (mut resolved, mut resolved_wrong) = (0, 0);
+            let start = std::time::Instant::now();
+            for seed in 0..seeds {
+                let fixture = FixtureSpace::generate(levels, unordered, seed);
+                let budget = (fixture.space.len() as f64 * 3.0 * fraction) as usize;
+                if let Some(dir) = &export_to {
+                    let name = format!(
+                        "{}-{fraction}-{seed}.json",
+                        levels.iter().map(u16::to_string).collect::<Vec<_>>().join("x")
+                    );
+                    export(&fixture, budget, &dir.join(name));
+                }
+                let (best, used, decided) = searched(&fixture, budget, seed);
+                resolved += usize::from(decided);
+                resolved_wrong += usize::from(decided && fixture.regret(best) > MARGIN);
+                let picked = random_search(&fixture, budget, seed);
+                ours.push(fixture.regret(best));
+                random.push(fixture.regret(picked));
+                found += usize::from(fixture.regret(best) == 0.0);
+                found_random += usize::from(fixture.regret(picked) == 0.0);
+                runs.push(used as f64 / budget as f64);
             }
+            let per_seed_ms = start.elapsed().as_secs_f64() * 1e3 / seeds as f64;
+            let settings: usize = levels.iter().map(|&l| usize::from(l)).product();
+            let space = levels.iter().map(u16::to_string).collect::<Vec<_>>().join("x");
+            println!(
+                "| {space} | {settings} | {:.0}% | sweep search | {:.2}% | {found}/{seeds} | {:.2} | {per_seed_ms:.1} (both) | {resolved}/{seeds}, {resolved_wrong} beyond 1% |",
+                fraction * 100.0,
+                median(ours) * 100.0,
+                median(runs)
+            );
+            println!(
+                "| {space} | {settings} | {:.0}% | random search | {:.2}% | {found_random}/{seeds} | 1.00 | | |",
+                fraction * 100.0,
+                median(random) * 100.0
+            );
         }
-        println!(
-            "space {levels:?} ({} settings): median regret search {:.4} vs random {:.4}; true best found {found}/{seeds} vs {found_random}/{seeds}; budget used (median) {:.2}",
-            levels.iter().map(|&l| usize::from(l)).product::<usize>(),
-            median(ours),
-            median(random),
-            median(runs)
-        );
     }
 }
