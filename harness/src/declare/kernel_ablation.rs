@@ -1,26 +1,16 @@
 //! `KernelAblation`: a sweep's `[ablation]`, checked: the instruction groups its templates and sources
 //! remove, and how the variants are built and run.
 
+use std::ops::Deref;
+
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::sweep_decl::{AblationDecl, Design, Isolation, SourceDecl, TemplateDecl};
+use super::sweep_decl::{AblationDecl, Design};
 use super::MAX_ABLATION_GROUPS;
 
-/// The checked `[ablation]` section.
+/// The `[ablation]` section once checked; read through it as declared.
 #[derive(Debug, Clone)]
-pub struct KernelAblation {
-    pub groups: Vec<String>,
-    pub design: Design,
-    pub isolation: Isolation,
-    /// The interaction may be this fraction of the all-groups delta and still count as additive.
-    pub tolerance: f64,
-    /// Hand-written templates.
-    pub templates: Vec<TemplateDecl>,
-    /// Sources whose templates are derived from group selectors at run time.
-    pub sources: Vec<SourceDecl>,
-    /// Top-level entries of the tree not copied for copy isolation (build outputs).
-    pub exclude: Vec<String>,
-}
+pub struct KernelAblation(AblationDecl);
 
 impl KernelAblation {
     /// At most `MAX_ABLATION_GROUPS` groups and a finite tolerance above 0; then `[ablation] sources`: the
@@ -49,15 +39,7 @@ impl KernelAblation {
 
     /// The ablation a sidecar recorded: checked when it was loaded, before it was recorded.
     pub(super) fn recorded(decl: &AblationDecl) -> Self {
-        KernelAblation {
-            groups: decl.groups.clone(),
-            design: decl.design,
-            isolation: decl.isolation,
-            tolerance: decl.tolerance,
-            templates: decl.templates.clone(),
-            sources: decl.sources.clone(),
-            exclude: decl.exclude.clone(),
-        }
+        KernelAblation(decl.clone())
     }
 
     /// How many variants the ablation builds (see `variants::design_variants`); groups are already bounded.
@@ -68,6 +50,14 @@ impl KernelAblation {
             Design::OneAtATime if groups <= 1 => 2,
             Design::OneAtATime => groups + 2,
         }
+    }
+}
+
+impl Deref for KernelAblation {
+    type Target = AblationDecl;
+
+    fn deref(&self) -> &AblationDecl {
+        &self.0
     }
 }
 

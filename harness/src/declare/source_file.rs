@@ -65,14 +65,14 @@ impl SourceFile {
         SpecError::Invalid { location: self.location(&key, line), message }
     }
 
-    pub(super) fn location(&self, key: &str, line: Option<usize>) -> Location {
+    pub fn location(&self, key: &str, line: Option<usize>) -> Location {
         let line = line.or_else(|| self.line_of_key(key));
         Location { file: self.path.clone(), line, key: key.to_string() }
     }
 
     /// The line where `key` (`metrics.regex.x`, `checks[1].metric`) is written, walking the document's
     /// spans segment by segment; a key that is not there is located at its deepest existing parent.
-    pub fn line_of_key(&self, key: &str) -> Option<usize> {
+    fn line_of_key(&self, key: &str) -> Option<usize> {
         let document = DeTable::parse(&self.text).ok()?;
         let mut span = document.span();
         let (mut table, mut array) = (Some(document.get_ref()), None);

@@ -606,8 +606,7 @@ pub fn engine(
     if let Some(index) = profile.pre_run.iter().position(Vec::is_empty) {
         return Err(profile_source.error_at(&format!("pre_run[{index}]"), "empty command"));
     }
-    let own_env = profile.env.iter().filter(|(name, _)| !overrides.env.contains_key(*name));
-    env_names(profile_source, "env", &own_env.map(|(k, v)| (k.clone(), v.clone())).collect())?;
+    env_names(profile_source, "env", profile.env.keys().filter(|name| !overrides.env.contains_key(*name)))?;
     // A result prefix is one whole first token of a line (or empty: any line of `key=value` tokens), so
     // one holding whitespace matches no line; a profile prefix must be a token too.
     let prefix = &profile.result.prefix;
@@ -821,11 +820,10 @@ pub fn report(
     Ok(())
 }
 
-/// Every name of `env`, declared under `table` (`run.env`, `engine.env`, ...), is a settable variable name:
-/// a name that is empty or holds `=` (or a NUL byte) cannot be set on a process, so every run (or build)
-/// given it would fail.
-pub fn env_names<V>(source: &SourceFile, table: &str, env: &BTreeMap<String, V>) -> Result<(), SpecError> {
-    for name in env.keys() {
+/// Every variable name declared under `table` (`run.env`, `engine.env`, ...) is settable: a name that is
+/// empty or holds `=` (or a NUL byte) cannot be set on a process, so every run (or build) given it would fail.
+pub fn env_names<'a>(source: &SourceFile, table: &str, env: impl Iterator<Item = &'a String>) -> Result<(), SpecError> {
+    for name in env {
         let reason = if name.is_empty() {
             "an empty variable name cannot be set"
         } else if name.contains('=') {
@@ -847,10 +845,10 @@ mod tests {
     #[test]
     fn empty_names_and_names_with_equals_are_refused_naming_the_key() {
         let source = SourceFile { path: "s.toml".into(), text: "[run.env]\n\"A=B\" = \"1\"\n".into() };
-        let env = |name: &str| BTreeMap::from([(name.to_string(), "1".to_string())]);
-        assert!(env_names(&source, "run.env", &env("CUDA_VISIBLE_DEVICES")).is_ok());
-        let error = env_names(&source, "run.env", &env("A=B")).unwrap_err().to_string();
+        let env = |name: &str| BTreeMap::from([(name.to_string(), "1")]);
+        assert!(env_names(&source, "run.env", env("CUDA_VISIBLE_DEVICES").keys()).is_ok());
+        let error = env_names(&source, "run.env", env("A=B").keys()).unwrap_err().to_string();
         assert!(error.starts_with("s.toml:2: `run.env.A=B`: `A=B`: a variable name cannot hold `=`"), "{error}");
-        assert!(env_names(&source, "run.env", &env("")).unwrap_err().to_string().contains("empty variable name"));
+        assert!(env_names(&source, "run.env", env("").keys()).unwrap_err().to_string().contains("empty variable name"));
     }
 }
