@@ -128,11 +128,10 @@ fn within(args: &CompareArgs, csv: &Path, labels: Option<(String, String)>) -> R
 /// The values of a parameter that have runs, in declared order (else first-seen order).
 fn by_values(table: &RunTable, sidecar: &Sidecar, by: &str) -> Vec<String> {
     let declared = sidecar.params.iter().filter(|p| p.name == by).flat_map(|p| p.values.iter().map(|v| v.to_string()));
-    let runs = table.runs();
-    let recorded = runs.iter().filter_map(|o| o.setting().value(by)).map(|v| v.to_string());
-    let present: Vec<String> = recorded.clone().collect();
+    let present: Vec<String> =
+        table.runs().iter().filter_map(|o| o.setting().value(by)).map(|v| v.to_string()).collect();
     let mut values: Vec<String> = Vec::new();
-    for value in declared.filter(|v| present.contains(v)).chain(recorded) {
+    for value in declared.filter(|v| present.contains(v)).chain(present.iter().cloned()) {
         if !values.contains(&value) {
             values.push(value);
         }
