@@ -13,12 +13,9 @@ use super::MAX_ABLATION_GROUPS;
 pub struct KernelAblation(AblationDecl);
 
 impl KernelAblation {
-    /// At most `MAX_ABLATION_GROUPS` groups and a finite tolerance above 0; then `[ablation] sources`: the
-    /// groups they name are declared, each declared group has a source or templates that may remove it,
-    /// and no file gets two templates. Selectors themselves were parsed (and their regexes compiled) when
-    /// the file was read; what they select is checked against the source when the ablation starts.
-    /// Templates are checked for their groups then too. The tolerance is a share of the all-groups delta;
-    /// above 1 is allowed: it is how a smoke test says "never judge additivity" on noisy tiny shapes.
+    /// Selectors were parsed (their regexes compiled) when the file was read; what they select, and the
+    /// templates' groups, are checked against the sources when the ablation starts. A tolerance above 1 is
+    /// allowed: it is how a smoke test says "never judge additivity" on noisy tiny shapes.
     pub fn check(source: &SourceFile, decl: &AblationDecl) -> Result<Self, SpecError> {
         let groups = decl.groups.len();
         if groups > MAX_ABLATION_GROUPS {
