@@ -27,15 +27,10 @@ pub fn unused_params(sweep: &Sweep) -> Vec<SpecNote> {
         }
     }
     let is_param = |name: &str| sweep.params.iter().any(|param| param.name == name);
-    let unknown: Vec<&str> = used
-        .iter()
-        .copied()
-        .filter(|name| !is_param(name) && !HELPERS.contains(name) && !RESERVED_NAMES.contains(name))
-        .collect();
-    sweep
-        .params
-        .iter()
-        .filter(|param| !used.contains(param.name.as_str()))
+    let known = |name: &&str| is_param(name) || HELPERS.contains(name) || RESERVED_NAMES.contains(name);
+    let unknown: Vec<&str> = used.iter().copied().filter(|name| !known(name)).collect();
+    let unused = sweep.params.iter().filter(|param| !used.contains(param.name.as_str()));
+    unused
         .map(|param| {
             let name = &param.name;
             let message = format!(

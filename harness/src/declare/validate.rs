@@ -43,26 +43,22 @@ fn param(source: &SourceFile, name: &str, value: &toml::Value, unset: Option<&St
     if items.is_empty() {
         return Err(source.error_at(&key, "empty list: a parameter needs at least one value"));
     }
-    let values = items
-        .iter()
-        .map(|item| {
-            ParamValue::from_toml(item).ok_or_else(|| {
-                let kind = match item.type_str() {
-                    "array" => "a list",
-                    "table" => "a table",
-                    other => other,
-                };
-                source.error_at(&key, format!("values must be numbers, strings or booleans, not {kind}"))
-            })
+    let value = |item: &toml::Value| {
+        ParamValue::from_toml(item).ok_or_else(|| {
+            let kind = match item.type_str() {
+                "array" => "a list",
+                "table" => "a table",
+                other => other,
+            };
+            source.error_at(&key, format!("values must be numbers, strings or booleans, not {kind}"))
         })
-        .collect::<Result<Vec<_>, _>>()?;
+    };
+    let values = items.iter().map(value).collect::<Result<Vec<_>, _>>()?;
     if let Some(value) = values.iter().find(|value| matches!(value, ParamValue::Float(x) if !x.is_finite())) {
         return Err(source.error_at(&key, format!("`{value}` is not a finite number")));
     }
-    let typed: Vec<&ParamValue> = values
-        .iter()
-        .filter(|value| unset.is_none_or(|unset| !matches!(value, ParamValue::Text(t) if t == unset)))
-        .collect();
+    let is_unset = |value: &&ParamValue| unset.is_some_and(|unset| matches!(value, ParamValue::Text(t) if t == unset));
+    let typed: Vec<&ParamValue> = values.iter().filter(|value| !is_unset(value)).collect();
     if let Some(&[a, b]) = typed.windows(2).find(|pair| kind_of(pair[0]) != kind_of(pair[1])) {
         let (a, a_kind, b, b_kind) = (a.written(), kind_of(a), b.written(), kind_of(b));
         let message = format!(
@@ -345,10 +341,8 @@ fn derived_cycle(source: &SourceFile, derived: &BTreeMap<String, Expression>) ->
 /// The params an expression may read: numbers only (`Expression::number` binds numbers), so an expression
 /// over a text or boolean param is refused here, not found at run time.
 fn numeric_names(params: &[Param]) -> impl Iterator<Item = &str> {
-    params
-        .iter()
-        .filter(|param| param.values.iter().all(|value| value.as_f64().is_some()))
-        .map(|param| param.name.as_str())
+    let numeric = params.iter().filter(|param| param.values.iter().all(|value| value.as_f64().is_some()));
+    numeric.map(|param| param.name.as_str())
 }
 
 /// `expression` parses, reads only `known` names (and not `itself`), and evaluates: a wrong arity, an
@@ -564,10 +558,8 @@ fn quantity_term(
         return Err(format!("`{name}` is neither a metric nor a numeric parameter"));
     }
     for (param, value) in overrides {
-        let declared = params
-            .iter()
-            .find(|declared| declared.name == *param)
-            .ok_or_else(|| format!("`{param}` in `{name}[..]` is not a parameter"))?;
+        let declared = params.iter().find(|declared| declared.name == *param);
+        let declared = declared.ok_or_else(|| format!("`{param}` in `{name}[..]` is not a parameter"))?;
         if !declared.values.iter().any(|known| known.is_written(value)) {
             let values: Vec<String> = declared.values.iter().map(|v| format!("`{v}`")).collect();
             return Err(format!("`{param}={value}` is not in the grid ({})", values.join(", ")));
