@@ -25,10 +25,8 @@ impl KernelAblation {
         }
         let tolerance = decl.tolerance;
         if !(tolerance.is_finite() && tolerance > 0.0) {
-            return Err(source.error_at(
-                "ablation.tolerance",
-                format!("{tolerance} is not a finite share above 0 of the all-groups delta (e.g. 0.05)"),
-            ));
+            let message = format!("{tolerance} is not a finite share above 0 of the all-groups delta (e.g. 0.05)");
+            return Err(source.error_at("ablation.tolerance", message));
         }
         check_sources(source, decl)?;
         Ok(Self::recorded(decl))
@@ -68,10 +66,9 @@ fn check_sources(source: &SourceFile, ablation: &AblationDecl) -> Result<(), Spe
             return Err(source.error_at(&format!("{key}.groups"), "no groups: give each group a selector"));
         }
         if let Some(group) = decl.groups.keys().find(|group| !ablation.groups.contains(group)) {
-            return Err(source.error_at(
-                &format!("{key}.groups.{group}"),
-                format!("`{group}` is not a declared group (ablation.groups: {})", ablation.groups.join(", ")),
-            ));
+            let message =
+                format!("`{group}` is not a declared group (ablation.groups: {})", ablation.groups.join(", "));
+            return Err(source.error_at(&format!("{key}.groups.{group}"), message));
         }
         let templated = ablation.templates.iter().any(|template| template.target == decl.target);
         let repeated = ablation.sources[..index].iter().any(|earlier| earlier.target == decl.target);
@@ -85,10 +82,9 @@ fn check_sources(source: &SourceFile, ablation: &AblationDecl) -> Result<(), Spe
     if ablation.templates.is_empty() {
         let uncovered = ablation.groups.iter().position(|g| !ablation.sources.iter().any(|s| s.groups.contains_key(g)));
         if let Some(index) = uncovered {
-            return Err(source.error_at(
-                &format!("ablation.groups[{index}]"),
-                format!("group `{}` has a selector in no source: nothing would remove it", ablation.groups[index]),
-            ));
+            let message =
+                format!("group `{}` has a selector in no source: nothing would remove it", ablation.groups[index]);
+            return Err(source.error_at(&format!("ablation.groups[{index}]"), message));
         }
     }
     Ok(())

@@ -127,9 +127,8 @@ fn plain_words(key: String, message: &str) -> (String, String) {
 /// serde's "unknown field `grup_by`, expected one of `primary`, `group_by`" as "unknown key `grup_by`;
 /// did you mean `group_by`?" when one expected name is near (values alike); `None` when none is.
 fn near_unknown(message: &str) -> Option<String> {
-    let (kind, rest) = [("key", "unknown field `"), ("value", "unknown variant `")]
-        .into_iter()
-        .find_map(|(kind, prefix)| Some((kind, message.strip_prefix(prefix)?)))?;
+    let prefixes = [("key", "unknown field `"), ("value", "unknown variant `")];
+    let (kind, rest) = prefixes.into_iter().find_map(|(kind, prefix)| Some((kind, message.strip_prefix(prefix)?)))?;
     let (name, expected) = rest.split_once('`')?;
     let candidates = expected.split('`').skip(1).step_by(2);
     let near = super::near_name::near_name(name, candidates)?;

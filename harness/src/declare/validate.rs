@@ -237,10 +237,9 @@ pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {
 /// Sweep names name the results folder (`<results_dir>/<name>/`), so they must stay one plain file name.
 pub fn name(source: &SourceFile, name: &str) -> Result<(), SpecError> {
     if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\', '\0']) {
-        return Err(source.error_at(
-            "name",
-            format!("`{name}` is not a plain file name (no `/`, `.` or `..`): it names the sweep's results folder"),
-        ));
+        let message =
+            format!("`{name}` is not a plain file name (no `/`, `.` or `..`): it names the sweep's results folder");
+        return Err(source.error_at("name", message));
     }
     Ok(())
 }
@@ -361,16 +360,13 @@ fn expression_over(
         }
         if !known.contains(variable.as_str()) {
             let near = did_you_mean(variable, known.iter().copied());
-            return Err(source.error_at(
-                key,
-                format!("unknown name `{variable}` in `{expression}` (not a metric or numeric parameter){near}"),
-            ));
+            let message =
+                format!("unknown name `{variable}` in `{expression}` (not a metric or numeric parameter){near}");
+            return Err(source.error_at(key, message));
         }
     }
-    expression
-        .number(known.iter().map(|name| (*name, 1.5)))
-        .map(|_| ())
-        .map_err(|error| source.error_at(key, format!("`{expression}` cannot be evaluated: {error}")))
+    let evaluated = expression.number(known.iter().map(|name| (*name, 1.5)));
+    evaluated.map(|_| ()).map_err(|error| source.error_at(key, format!("`{expression}` cannot be evaluated: {error}")))
 }
 
 /// A check names a declared metric and a template, or an expression and an expression, over declared
@@ -584,10 +580,8 @@ pub fn engine(
         });
     }
     if profile.result.rank >= profile.ranks {
-        return Err(profile_source.error_at(
-            "result.rank",
-            format!("rank {} does not exist: ranks are 0..{}", profile.result.rank, profile.ranks - 1),
-        ));
+        let message = format!("rank {} does not exist: ranks are 0..{}", profile.result.rank, profile.ranks - 1);
+        return Err(profile_source.error_at("result.rank", message));
     }
     if profile.launcher.one_process() && profile.ranks != 1 {
         let (launcher, ranks) = (profile.launcher.name(), profile.ranks);
@@ -664,10 +658,8 @@ pub fn result_keys(source: &SourceFile, metrics: &MetricsDecl, engine: &Engine) 
 pub fn profile_metrics(source: &SourceFile, metrics: &MetricsDecl, prefix: Option<&str>) -> Result<(), SpecError> {
     let Some(profile) = &metrics.profile else { return Ok(()) };
     if prefix.is_none() {
-        return Err(source.error_at(
-            "metrics.profile",
-            "the engine profile sets no `profile_prefix`, so phase-profile lines cannot be found",
-        ));
+        let message = "the engine profile sets no `profile_prefix`, so phase-profile lines cannot be found";
+        return Err(source.error_at("metrics.profile", message));
     }
     if profile.phases.is_empty() {
         return Err(source.error_at("metrics.profile.phases", "no phases: map metric names to phase names"));
@@ -679,10 +671,8 @@ pub fn profile_metrics(source: &SourceFile, metrics: &MetricsDecl, prefix: Optio
             );
         }
         if !metrics.result.contains(result_key) {
-            return Err(source.error_at(
-                "metrics.profile.block",
-                format!("`{result_key}` must also be listed in metrics.result to match blocks against it"),
-            ));
+            let message = format!("`{result_key}` must also be listed in metrics.result to match blocks against it");
+            return Err(source.error_at("metrics.profile.block", message));
         }
     }
     Ok(())

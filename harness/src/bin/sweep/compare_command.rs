@@ -225,9 +225,8 @@ fn toolchain_labels(sidecars: &[Option<Sidecar>; 2], a: &Path, b: &Path) -> (Str
     let [toolchain_a, toolchain_b] = sidecars.each_ref().map(|s| s.as_ref().map(|s| &s.provenance.toolchain));
     let differing = toolchain_a.zip(toolchain_b).and_then(|(a, b)| {
         a.iter().find_map(|(name, version)| {
-            b.get(name)
-                .filter(|other| *other != version)
-                .map(|other| (format!("{name}: {version}"), format!("{name}: {other}")))
+            let other = b.get(name).filter(|other| *other != version)?;
+            Some((format!("{name}: {version}"), format!("{name}: {other}")))
         })
     });
     differing.unwrap_or_else(|| (stem(a), stem(b)))
