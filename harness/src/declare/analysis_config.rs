@@ -147,10 +147,7 @@ impl ControlScaling {
 
 impl std::fmt::Display for ControlScaling {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            ControlScaling::Estimated => "estimated",
-            ControlScaling::Proportional => "proportional",
-        })
+        f.write_str(&super::toml_spelling(self))
     }
 }
 

@@ -27,10 +27,9 @@ impl BuildCommand {
     /// build depends on is known at load.
     pub fn check(source: &SourceFile, build: &RunDecl, engine: &Engine, params: &[Param]) -> Result<Self, SpecError> {
         if !build.is_empty() && engine.build.is_empty() {
-            return Err(source.error_at(
-                "build",
-                format!("the engine profile {} has no build command to append to", engine.profile.path.display()),
-            ));
+            let message =
+                format!("the engine profile {} has no build command to append to", engine.profile.path.display());
+            return Err(source.error_at("build", message));
         }
         let profile = engine.build.iter().enumerate().map(|(i, text)| (&engine.profile, format!("build[{i}]"), text));
         let args = build.args.iter().enumerate().map(|(i, text)| (source, format!("build.args[{i}]"), text));

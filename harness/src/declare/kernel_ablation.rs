@@ -1,34 +1,21 @@
 //! `KernelAblation`: a sweep's `[ablation]`, checked: the instruction groups its templates and sources
 //! remove, and how the variants are built and run.
 
+use std::ops::Deref;
+
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
-use super::sweep_decl::{AblationDecl, Design, Isolation, SourceDecl, TemplateDecl};
+use super::sweep_decl::{AblationDecl, Design};
 use super::MAX_ABLATION_GROUPS;
 
-/// The checked `[ablation]` section.
+/// The `[ablation]` section once checked; read through it as declared.
 #[derive(Debug, Clone)]
-pub struct KernelAblation {
-    pub groups: Vec<String>,
-    pub design: Design,
-    pub isolation: Isolation,
-    /// The interaction may be this fraction of the all-groups delta and still count as additive.
-    pub tolerance: f64,
-    /// Hand-written templates.
-    pub templates: Vec<TemplateDecl>,
-    /// Sources whose templates are derived from group selectors at run time.
-    pub sources: Vec<SourceDecl>,
-    /// Top-level entries of the tree not copied for copy isolation (build outputs).
-    pub exclude: Vec<String>,
-}
+pub struct KernelAblation(AblationDecl);
 
 impl KernelAblation {
-    /// At most `MAX_ABLATION_GROUPS` groups and a finite tolerance above 0; then `[ablation] sources`: the
-    /// groups they name are declared, each declared group has a source or templates that may remove it,
-    /// and no file gets two templates. Selectors themselves were parsed (and their regexes compiled) when
-    /// the file was read; what they select is checked against the source when the ablation starts.
-    /// Templates are checked for their groups then too. The tolerance is a share of the all-groups delta;
-    /// above 1 is allowed: it is how a smoke test says "never judge additivity" on noisy tiny shapes.
+    /// Selectors were parsed (their regexes compiled) when the file was read; what they select, and the
+    /// templates' groups, are checked against the sources when the ablation starts. A tolerance above 1 is
+    /// allowed: it is how a smoke test says "never judge additivity" on noisy tiny shapes.
     pub fn check(source: &SourceFile, decl: &AblationDecl) -> Result<Self, SpecError> {
         let groups = decl.groups.len();
         if groups > MAX_ABLATION_GROUPS {
@@ -38,10 +25,8 @@ impl KernelAblation {
         }
         let tolerance = decl.tolerance;
         if !(tolerance.is_finite() && tolerance > 0.0) {
-            return Err(source.error_at(
-                "ablation.tolerance",
-                format!("{tolerance} is not a finite share above 0 of the all-groups delta (e.g. 0.05)"),
-            ));
+            let message = format!("{tolerance} is not a finite share above 0 of the all-groups delta (e.g. 0.05)");
+            return Err(source.error_at("ablation.tolerance", message));
         }
         check_sources(source, decl)?;
         Ok(Self::recorded(decl))
@@ -49,15 +34,7 @@ impl KernelAblation {
 
     /// The ablation a sidecar recorded: checked when it was loaded, before it was recorded.
     pub(super) fn recorded(decl: &AblationDecl) -> Self {
-        KernelAblation {
-            groups: decl.groups.clone(),
-            design: decl.design,
-            isolation: decl.isolation,
-            tolerance: decl.tolerance,
-            templates: decl.templates.clone(),
-            sources: decl.sources.clone(),
-            exclude: decl.exclude.clone(),
-        }
+        KernelAblation(decl.clone())
     }
 
     /// How many variants the ablation builds (see `variants::design_variants`); groups are already bounded.
@@ -71,6 +48,14 @@ impl KernelAblation {
     }
 }
 
+impl Deref for KernelAblation {
+    type Target = AblationDecl;
+
+    fn deref(&self) -> &AblationDecl {
+        &self.0
+    }
+}
+
 fn check_sources(source: &SourceFile, ablation: &AblationDecl) -> Result<(), SpecError> {
     if ablation.templates.is_empty() && ablation.sources.is_empty() {
         return Err(source.error_at("ablation", "neither `sources` nor `templates`: nothing says where the groups are"));
@@ -81,10 +66,9 @@ fn check_sources(source: &SourceFile, ablation: &AblationDecl) -> Result<(), Spe
             return Err(source.error_at(&format!("{key}.groups"), "no groups: give each group a selector"));
         }
         if let Some(group) = decl.groups.keys().find(|group| !ablation.groups.contains(group)) {
-            return Err(source.error_at(
-                &format!("{key}.groups.{group}"),
-                format!("`{group}` is not a declared group (ablation.groups: {})", ablation.groups.join(", ")),
-            ));
+            let message =
+                format!("`{group}` is not a declared group (ablation.groups: {})", ablation.groups.join(", "));
+            return Err(source.error_at(&format!("{key}.groups.{group}"), message));
         }
         let templated = ablation.templates.iter().any(|template| template.target == decl.target);
         let repeated = ablation.sources[..index].iter().any(|earlier| earlier.target == decl.target);
@@ -98,10 +82,9 @@ fn check_sources(source: &SourceFile, ablation: &AblationDecl) -> Result<(), Spe
     if ablation.templates.is_empty() {
         let uncovered = ablation.groups.iter().position(|g| !ablation.sources.iter().any(|s| s.groups.contains_key(g)));
         if let Some(index) = uncovered {
-            return Err(source.error_at(
-                &format!("ablation.groups[{index}]"),
-                format!("group `{}` has a selector in no source: nothing would remove it", ablation.groups[index]),
-            ));
+            let message =
+                format!("group `{}` has a selector in no source: nothing would remove it", ablation.groups[index]);
+            return Err(source.error_at(&format!("ablation.groups[{index}]"), message));
         }
     }
     Ok(())

@@ -144,15 +144,15 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
 /// Every environment a sweep declares has settable variable names: `[engine] env`, `[run] env`, each
 /// service's, `[build] env` and each value map's.
 fn declared_env_names(source: &SourceFile, decl: &SweepDecl, maps: &[ValueMap]) -> Result<(), SpecError> {
-    validate::env_names(source, "engine.env", &decl.engine.env)?;
-    validate::env_names(source, "run.env", &decl.run.env)?;
-    validate::env_names(source, "build.env", &decl.build.env)?;
+    validate::env_names(source, "engine.env", decl.engine.env.keys())?;
+    validate::env_names(source, "run.env", decl.run.env.keys())?;
+    validate::env_names(source, "build.env", decl.build.env.keys())?;
     for (index, service) in decl.run.service.iter().enumerate() {
-        validate::env_names(source, &format!("run.service[{index}].env"), &service.env)?;
+        validate::env_names(source, &format!("run.service[{index}].env"), service.env.keys())?;
     }
     for map in maps {
         for (value, args) in &map.values {
-            validate::env_names(source, &format!("params.{}.{value}.env", map.param), &args.env)?;
+            validate::env_names(source, &format!("params.{}.{value}.env", map.param), args.env.keys())?;
         }
     }
     Ok(())

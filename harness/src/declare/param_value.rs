@@ -39,13 +39,8 @@ impl ParamValue {
 
     /// `text` typed without a declaration: an integer, else a float, else text.
     pub fn infer(text: &str) -> ParamValue {
-        if let Ok(int) = text.parse() {
-            ParamValue::Int(int)
-        } else if let Ok(float) = text.parse() {
-            ParamValue::Float(float)
-        } else {
-            ParamValue::Text(text.to_string())
-        }
+        let number = text.parse().map(ParamValue::Int).or_else(|_| text.parse().map(ParamValue::Float));
+        number.unwrap_or_else(|_| ParamValue::Text(text.to_string()))
     }
 
     /// `text` typed by the values a parameter declares: the declared value it spells, else a value of

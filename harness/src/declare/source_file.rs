@@ -65,14 +65,14 @@ impl SourceFile {
         SpecError::Invalid { location: self.location(&key, line), message }
     }
 
-    pub(super) fn location(&self, key: &str, line: Option<usize>) -> Location {
+    pub fn location(&self, key: &str, line: Option<usize>) -> Location {
         let line = line.or_else(|| self.line_of_key(key));
         Location { file: self.path.clone(), line, key: key.to_string() }
     }
 
     /// The line where `key` (`metrics.regex.x`, `checks[1].metric`) is written, walking the document's
     /// spans segment by segment; a key that is not there is located at its deepest existing parent.
-    pub fn line_of_key(&self, key: &str) -> Option<usize> {
+    fn line_of_key(&self, key: &str) -> Option<usize> {
         let document = DeTable::parse(&self.text).ok()?;
         let mut span = document.span();
         let (mut table, mut array) = (Some(document.get_ref()), None);
@@ -127,9 +127,8 @@ fn plain_words(key: String, message: &str) -> (String, String) {
 /// serde's "unknown field `grup_by`, expected one of `primary`, `group_by`" as "unknown key `grup_by`;
 /// did you mean `group_by`?" when one expected name is near (values alike); `None` when none is.
 fn near_unknown(message: &str) -> Option<String> {
-    let (kind, rest) = [("key", "unknown field `"), ("value", "unknown variant `")]
-        .into_iter()
-        .find_map(|(kind, prefix)| Some((kind, message.strip_prefix(prefix)?)))?;
+    let prefixes = [("key", "unknown field `"), ("value", "unknown variant `")];
+    let (kind, rest) = prefixes.into_iter().find_map(|(kind, prefix)| Some((kind, message.strip_prefix(prefix)?)))?;
     let (name, expected) = rest.split_once('`')?;
     let candidates = expected.split('`').skip(1).step_by(2);
     let near = super::near_name::near_name(name, candidates)?;

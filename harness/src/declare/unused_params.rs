@@ -27,15 +27,10 @@ pub fn unused_params(sweep: &Sweep) -> Vec<SpecNote> {
         }
     }
     let is_param = |name: &str| sweep.params.iter().any(|param| param.name == name);
-    let unknown: Vec<&str> = used
-        .iter()
-        .copied()
-        .filter(|name| !is_param(name) && !HELPERS.contains(name) && !RESERVED_NAMES.contains(name))
-        .collect();
-    sweep
-        .params
-        .iter()
-        .filter(|param| !used.contains(param.name.as_str()))
+    let known = |name: &&str| is_param(name) || HELPERS.contains(name) || RESERVED_NAMES.contains(name);
+    let unknown: Vec<&str> = used.iter().copied().filter(|name| !known(name)).collect();
+    let unused = sweep.params.iter().filter(|param| !used.contains(param.name.as_str()));
+    unused
         .map(|param| {
             let name = &param.name;
             let message = format!(
@@ -53,17 +48,10 @@ pub fn unused_params(sweep: &Sweep) -> Vec<SpecNote> {
 fn run_texts(sweep: &Sweep) -> Option<Vec<String>> {
     let (run, build, engine) = (&sweep.run, &sweep.build, &sweep.engine);
     let declared = run.args.iter().chain(run.env.values()).chain(&build.args).chain(build.env.values());
-    let maps = sweep
-        .value_maps
-        .iter()
-        .flat_map(|map| &map.values)
-        .flat_map(|(_, adds)| adds.args.iter().chain(adds.env.values()));
-    let profile = engine
-        .build
-        .iter()
-        .chain(&engine.launcher_command)
-        .chain(engine.env.values())
-        .chain(engine.pre_run.iter().flatten());
+    let maps = sweep.value_maps.iter().flat_map(|map| &map.values);
+    let maps = maps.flat_map(|(_, adds)| adds.args.iter().chain(adds.env.values()));
+    let profile = engine.build.iter().chain(&engine.launcher_command).chain(engine.env.values());
+    let profile = profile.chain(engine.pre_run.iter().flatten());
     let optional = [
         Some(&engine.program),
         engine.setup.as_ref(),

@@ -43,26 +43,22 @@ fn param(source: &SourceFile, name: &str, value: &toml::Value, unset: Option<&St
     if items.is_empty() {
         return Err(source.error_at(&key, "empty list: a parameter needs at least one value"));
     }
-    let values = items
-        .iter()
-        .map(|item| {
-            ParamValue::from_toml(item).ok_or_else(|| {
-                let kind = match item.type_str() {
-                    "array" => "a list",
-                    "table" => "a table",
-                    other => other,
-                };
-                source.error_at(&key, format!("values must be numbers, strings or booleans, not {kind}"))
-            })
+    let value = |item: &toml::Value| {
+        ParamValue::from_toml(item).ok_or_else(|| {
+            let kind = match item.type_str() {
+                "array" => "a list",
+                "table" => "a table",
+                other => other,
+            };
+            source.error_at(&key, format!("values must be numbers, strings or booleans, not {kind}"))
         })
-        .collect::<Result<Vec<_>, _>>()?;
+    };
+    let values = items.iter().map(value).collect::<Result<Vec<_>, _>>()?;
     if let Some(value) = values.iter().find(|value| matches!(value, ParamValue::Float(x) if !x.is_finite())) {
         return Err(source.error_at(&key, format!("`{value}` is not a finite number")));
     }
-    let typed: Vec<&ParamValue> = values
-        .iter()
-        .filter(|value| unset.is_none_or(|unset| !matches!(value, ParamValue::Text(t) if t == unset)))
-        .collect();
+    let is_unset = |value: &&ParamValue| unset.is_some_and(|unset| matches!(value, ParamValue::Text(t) if t == unset));
+    let typed: Vec<&ParamValue> = values.iter().filter(|value| !is_unset(value)).collect();
     if let Some(&[a, b]) = typed.windows(2).find(|pair| kind_of(pair[0]) != kind_of(pair[1])) {
         let (a, a_kind, b, b_kind) = (a.written(), kind_of(a), b.written(), kind_of(b));
         let message = format!(
@@ -241,10 +237,9 @@ pub fn reps(source: &SourceFile, reps: &RepsDecl) -> Result<(), SpecError> {
 /// Sweep names name the results folder (`<results_dir>/<name>/`), so they must stay one plain file name.
 pub fn name(source: &SourceFile, name: &str) -> Result<(), SpecError> {
     if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\', '\0']) {
-        return Err(source.error_at(
-            "name",
-            format!("`{name}` is not a plain file name (no `/`, `.` or `..`): it names the sweep's results folder"),
-        ));
+        let message =
+            format!("`{name}` is not a plain file name (no `/`, `.` or `..`): it names the sweep's results folder");
+        return Err(source.error_at("name", message));
     }
     Ok(())
 }
@@ -345,10 +340,8 @@ fn derived_cycle(source: &SourceFile, derived: &BTreeMap<String, Expression>) ->
 /// The params an expression may read: numbers only (`Expression::number` binds numbers), so an expression
 /// over a text or boolean param is refused here, not found at run time.
 fn numeric_names(params: &[Param]) -> impl Iterator<Item = &str> {
-    params
-        .iter()
-        .filter(|param| param.values.iter().all(|value| value.as_f64().is_some()))
-        .map(|param| param.name.as_str())
+    let numeric = params.iter().filter(|param| param.values.iter().all(|value| value.as_f64().is_some()));
+    numeric.map(|param| param.name.as_str())
 }
 
 /// `expression` parses, reads only `known` names (and not `itself`), and evaluates: a wrong arity, an
@@ -367,16 +360,13 @@ fn expression_over(
         }
         if !known.contains(variable.as_str()) {
             let near = did_you_mean(variable, known.iter().copied());
-            return Err(source.error_at(
-                key,
-                format!("unknown name `{variable}` in `{expression}` (not a metric or numeric parameter){near}"),
-            ));
+            let message =
+                format!("unknown name `{variable}` in `{expression}` (not a metric or numeric parameter){near}");
+            return Err(source.error_at(key, message));
         }
     }
-    expression
-        .number(known.iter().map(|name| (*name, 1.5)))
-        .map(|_| ())
-        .map_err(|error| source.error_at(key, format!("`{expression}` cannot be evaluated: {error}")))
+    let evaluated = expression.number(known.iter().map(|name| (*name, 1.5)));
+    evaluated.map(|_| ()).map_err(|error| source.error_at(key, format!("`{expression}` cannot be evaluated: {error}")))
 }
 
 /// A check names a declared metric and a template, or an expression and an expression, over declared
@@ -564,10 +554,8 @@ fn quantity_term(
         return Err(format!("`{name}` is neither a metric nor a numeric parameter"));
     }
     for (param, value) in overrides {
-        let declared = params
-            .iter()
-            .find(|declared| declared.name == *param)
-            .ok_or_else(|| format!("`{param}` in `{name}[..]` is not a parameter"))?;
+        let declared = params.iter().find(|declared| declared.name == *param);
+        let declared = declared.ok_or_else(|| format!("`{param}` in `{name}[..]` is not a parameter"))?;
         if !declared.values.iter().any(|known| known.is_written(value)) {
             let values: Vec<String> = declared.values.iter().map(|v| format!("`{v}`")).collect();
             return Err(format!("`{param}={value}` is not in the grid ({})", values.join(", ")));
@@ -592,10 +580,8 @@ pub fn engine(
         });
     }
     if profile.result.rank >= profile.ranks {
-        return Err(profile_source.error_at(
-            "result.rank",
-            format!("rank {} does not exist: ranks are 0..{}", profile.result.rank, profile.ranks - 1),
-        ));
+        let message = format!("rank {} does not exist: ranks are 0..{}", profile.result.rank, profile.ranks - 1);
+        return Err(profile_source.error_at("result.rank", message));
     }
     if profile.launcher.one_process() && profile.ranks != 1 {
         let (launcher, ranks) = (profile.launcher.name(), profile.ranks);
@@ -606,8 +592,7 @@ pub fn engine(
     if let Some(index) = profile.pre_run.iter().position(Vec::is_empty) {
         return Err(profile_source.error_at(&format!("pre_run[{index}]"), "empty command"));
     }
-    let own_env = profile.env.iter().filter(|(name, _)| !overrides.env.contains_key(*name));
-    env_names(profile_source, "env", &own_env.map(|(k, v)| (k.clone(), v.clone())).collect())?;
+    env_names(profile_source, "env", profile.env.keys().filter(|name| !overrides.env.contains_key(*name)))?;
     // A result prefix is one whole first token of a line (or empty: any line of `key=value` tokens), so
     // one holding whitespace matches no line; a profile prefix must be a token too.
     let prefix = &profile.result.prefix;
@@ -673,10 +658,8 @@ pub fn result_keys(source: &SourceFile, metrics: &MetricsDecl, engine: &Engine) 
 pub fn profile_metrics(source: &SourceFile, metrics: &MetricsDecl, prefix: Option<&str>) -> Result<(), SpecError> {
     let Some(profile) = &metrics.profile else { return Ok(()) };
     if prefix.is_none() {
-        return Err(source.error_at(
-            "metrics.profile",
-            "the engine profile sets no `profile_prefix`, so phase-profile lines cannot be found",
-        ));
+        let message = "the engine profile sets no `profile_prefix`, so phase-profile lines cannot be found";
+        return Err(source.error_at("metrics.profile", message));
     }
     if profile.phases.is_empty() {
         return Err(source.error_at("metrics.profile.phases", "no phases: map metric names to phase names"));
@@ -688,10 +671,8 @@ pub fn profile_metrics(source: &SourceFile, metrics: &MetricsDecl, prefix: Optio
             );
         }
         if !metrics.result.contains(result_key) {
-            return Err(source.error_at(
-                "metrics.profile.block",
-                format!("`{result_key}` must also be listed in metrics.result to match blocks against it"),
-            ));
+            let message = format!("`{result_key}` must also be listed in metrics.result to match blocks against it");
+            return Err(source.error_at("metrics.profile.block", message));
         }
     }
     Ok(())
@@ -821,11 +802,10 @@ pub fn report(
     Ok(())
 }
 
-/// Every name of `env`, declared under `table` (`run.env`, `engine.env`, ...), is a settable variable name:
-/// a name that is empty or holds `=` (or a NUL byte) cannot be set on a process, so every run (or build)
-/// given it would fail.
-pub fn env_names<V>(source: &SourceFile, table: &str, env: &BTreeMap<String, V>) -> Result<(), SpecError> {
-    for name in env.keys() {
+/// Every variable name declared under `table` (`run.env`, `engine.env`, ...) is settable: a name that is
+/// empty or holds `=` (or a NUL byte) cannot be set on a process, so every run (or build) given it would fail.
+pub fn env_names<'a>(source: &SourceFile, table: &str, env: impl Iterator<Item = &'a String>) -> Result<(), SpecError> {
+    for name in env {
         let reason = if name.is_empty() {
             "an empty variable name cannot be set"
         } else if name.contains('=') {
@@ -847,10 +827,10 @@ mod tests {
     #[test]
     fn empty_names_and_names_with_equals_are_refused_naming_the_key() {
         let source = SourceFile { path: "s.toml".into(), text: "[run.env]\n\"A=B\" = \"1\"\n".into() };
-        let env = |name: &str| BTreeMap::from([(name.to_string(), "1".to_string())]);
-        assert!(env_names(&source, "run.env", &env("CUDA_VISIBLE_DEVICES")).is_ok());
-        let error = env_names(&source, "run.env", &env("A=B")).unwrap_err().to_string();
+        let env = |name: &str| BTreeMap::from([(name.to_string(), "1")]);
+        assert!(env_names(&source, "run.env", env("CUDA_VISIBLE_DEVICES").keys()).is_ok());
+        let error = env_names(&source, "run.env", env("A=B").keys()).unwrap_err().to_string();
         assert!(error.starts_with("s.toml:2: `run.env.A=B`: `A=B`: a variable name cannot hold `=`"), "{error}");
-        assert!(env_names(&source, "run.env", &env("")).unwrap_err().to_string().contains("empty variable name"));
+        assert!(env_names(&source, "run.env", env("").keys()).unwrap_err().to_string().contains("empty variable name"));
     }
 }

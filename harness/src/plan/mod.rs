@@ -129,22 +129,20 @@ pub fn parse_shard(text: &str) -> Result<(u32, u32), PlanError> {
 }
 
 fn parse_filters(sweep: &Sweep, filters: &[String]) -> Result<Vec<(String, String)>, PlanError> {
-    filters
-        .iter()
-        .map(|filter| {
-            let (key, value) =
-                filter.split_once('=').ok_or_else(|| PlanError::MalformedFilter { filter: filter.clone() })?;
-            if !sweep.params.iter().any(|param| param.name == key) {
-                return Err(PlanError::UnknownFilterKey {
-                    filter: filter.clone(),
-                    key: key.to_string(),
-                    file: sweep.file().display().to_string(),
-                    known: sweep.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "),
-                });
-            }
-            Ok((key.to_string(), value.to_string()))
-        })
-        .collect()
+    let parse = |filter: &String| {
+        let (key, value) =
+            filter.split_once('=').ok_or_else(|| PlanError::MalformedFilter { filter: filter.clone() })?;
+        if !sweep.params.iter().any(|param| param.name == key) {
+            return Err(PlanError::UnknownFilterKey {
+                filter: filter.clone(),
+                key: key.to_string(),
+                file: sweep.file().display().to_string(),
+                known: sweep.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "),
+            });
+        }
+        Ok((key.to_string(), value.to_string()))
+    };
+    filters.iter().map(parse).collect()
 }
 
 /// Whether every filter's value, read as the type of the setting's value, equals it (`slices=8.0`

@@ -2,7 +2,7 @@
 //! count when the sweep templates `[engine] ranks`), and the `where` constraints that admit it.
 
 use super::plan_error::PlanError;
-use super::setting::labels_object;
+use super::setting::{labels_joined, labels_object};
 use crate::declare::{ParamValue, Sweep, MAX_RANKS};
 use crate::expression::Expression;
 
@@ -54,13 +54,7 @@ fn numbers(values: &[(String, ParamValue)]) -> impl Iterator<Item = (&str, f64)>
 }
 
 fn expression_at(sweep: &Sweep, key: &str, values: &[(String, ParamValue)], message: String) -> PlanError {
-    let location = crate::declare::Location {
-        file: sweep.file().clone(),
-        line: sweep.source.line_of_key(key),
-        key: key.to_string(),
-    };
-    let setting = values.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join(" ");
-    PlanError::Expression { location, setting, message }
+    PlanError::Expression { location: sweep.source.location(key, None), setting: labels_joined(values, " "), message }
 }
 
 /// A whole number is recorded as an integer (`4096`, not `4096.0`), so templates render it as a count.

@@ -76,10 +76,8 @@ impl Setting {
     /// the variant. What `report` and `compare` both list settings in, rather than the order runs happened.
     pub fn grid_rank(&self, declared: &[Param]) -> Vec<(usize, String)> {
         let rank = |(name, value): &(String, ParamValue)| {
-            let position = declared
-                .iter()
-                .find(|param| param.name == *name)
-                .and_then(|param| param.values.iter().position(|v| v == value));
+            let param = declared.iter().find(|param| param.name == *name);
+            let position = param.and_then(|param| param.values.iter().position(|v| v == value));
             (position.unwrap_or(usize::MAX), value.to_string())
         };
         self.values.iter().map(rank).chain([(usize::MAX, self.variant.clone())]).collect()

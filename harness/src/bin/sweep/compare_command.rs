@@ -128,11 +128,10 @@ fn within(args: &CompareArgs, csv: &Path, labels: Option<(String, String)>) -> R
 /// The values of a parameter that have runs, in declared order (else first-seen order).
 fn by_values(table: &RunTable, sidecar: &Sidecar, by: &str) -> Vec<String> {
     let declared = sidecar.params.iter().filter(|p| p.name == by).flat_map(|p| p.values.iter().map(|v| v.to_string()));
-    let runs = table.runs();
-    let recorded = runs.iter().filter_map(|o| o.setting().value(by)).map(|v| v.to_string());
-    let present: Vec<String> = recorded.clone().collect();
+    let present: Vec<String> =
+        table.runs().iter().filter_map(|o| o.setting().value(by)).map(|v| v.to_string()).collect();
     let mut values: Vec<String> = Vec::new();
-    for value in declared.filter(|v| present.contains(v)).chain(recorded) {
+    for value in declared.filter(|v| present.contains(v)).chain(present.iter().cloned()) {
         if !values.contains(&value) {
             values.push(value);
         }
@@ -226,9 +225,8 @@ fn toolchain_labels(sidecars: &[Option<Sidecar>; 2], a: &Path, b: &Path) -> (Str
     let [toolchain_a, toolchain_b] = sidecars.each_ref().map(|s| s.as_ref().map(|s| &s.provenance.toolchain));
     let differing = toolchain_a.zip(toolchain_b).and_then(|(a, b)| {
         a.iter().find_map(|(name, version)| {
-            b.get(name)
-                .filter(|other| *other != version)
-                .map(|other| (format!("{name}: {version}"), format!("{name}: {other}")))
+            let other = b.get(name).filter(|other| *other != version)?;
+            Some((format!("{name}: {version}"), format!("{name}: {other}")))
         })
     });
     differing.unwrap_or_else(|| (stem(a), stem(b)))

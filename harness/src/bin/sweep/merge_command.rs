@@ -68,10 +68,8 @@ fn merge_into(shards: &[PathBuf], out: &Path, force: bool) -> Result<bool, Comma
 fn shards_in(dir: &Path) -> Result<Vec<PathBuf>, CommandError> {
     let entries = std::fs::read_dir(dir)
         .map_err(|error| CommandError::BadInput(format!("{}: cannot list: {error}", dir.display())))?;
-    let mut shards: Vec<(u32, PathBuf)> = entries
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter_map(|path| shard_number(&path).map(|number| (number, path)))
-        .collect();
+    let paths = entries.filter_map(|entry| entry.ok().map(|entry| entry.path()));
+    let mut shards: Vec<(u32, PathBuf)> = paths.filter_map(|path| Some((shard_number(&path)?, path))).collect();
     shards.sort();
     if shards.is_empty() {
         return Err(CommandError::BadInput(format!("{}: no shard-<i>.csv files to merge", dir.display())));

@@ -22,11 +22,9 @@ pub fn restore(args: RestoreArgs) -> Result<u8, CommandError> {
 
 /// Restores `tree` from a journal left by a killed in-place ablation; says so when it did.
 pub fn restore_if_interrupted(tree: &Path) -> Result<bool, CommandError> {
-    match recover_in_place(tree)? {
-        Some(recovery) => {
-            Console::Stderr.line(recovery);
-            Ok(true)
-        }
-        None => Ok(false),
+    let recovery = recover_in_place(tree)?;
+    if let Some(recovery) = &recovery {
+        Console::Stderr.line(recovery);
     }
+    Ok(recovery.is_some())
 }

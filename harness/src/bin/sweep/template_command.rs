@@ -11,12 +11,8 @@ use crate::args::TemplateArgs;
 use crate::exit_status::CommandError;
 
 pub fn template(args: TemplateArgs) -> Result<u8, CommandError> {
-    let groups = args
-        .groups
-        .iter()
-        .map(|argument| Selector::parse_group(argument))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|error| CommandError::BadInput(format!("--group {error}")))?;
+    let groups: Result<Vec<_>, _> = args.groups.iter().map(|argument| Selector::parse_group(argument)).collect();
+    let groups = groups.map_err(|error| CommandError::BadInput(format!("--group {error}")))?;
     let text = template_of_source(&args.source, &groups)?;
     if args.out.as_ref().is_some_and(|out| same_file(out, &args.source)) {
         return Err(CommandError::BadInput(format!(
