@@ -697,8 +697,8 @@ pub fn run_templates(
             let (first, rest) = path.split_once('.').unwrap_or((path, ""));
             let unknown = match first {
                 "rank" if !launcher.starts_each_rank() => {
-                    let launcher = launcher.name();
-                    let message = format!("`{{{{rank}}}}` has no value under the {launcher} launcher, which starts every rank with one command; only the per-rank launcher renders it");
+                    let (launcher, renderers) = (launcher.name(), LauncherKind::names_where(|l| l.starts_each_rank()));
+                    let message = format!("`{{{{rank}}}}` has no value under the {launcher} launcher, which starts every rank with one command; only the {renderers} launcher renders it");
                     return Err(source.error_at(&key, message));
                 }
                 "inputs" => {

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::engine::Engine;
+use super::launchers::LauncherKind;
 use super::param_value::Param;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
@@ -23,9 +24,9 @@ pub fn topology(source: &SourceFile, engine: &Engine, params: &[Param]) -> Resul
         }
     }
     if topology.hostfile.is_some() && !engine.launcher.takes_hostfile() {
-        return Err(
-            source.error_at("engine.hostfile", "a hostfile is passed to mpirun only; the launcher is not mpirun")
-        );
+        let takers = LauncherKind::names_where(|launcher| launcher.takes_hostfile());
+        let message = format!("a hostfile is passed to {takers} only; the launcher is not {takers}");
+        return Err(source.error_at("engine.hostfile", message));
     }
     hostfiles_exist(source, engine, params)?;
     let Some(text) = &topology.ranks else { return Ok(()) };
