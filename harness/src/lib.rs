@@ -4,8 +4,8 @@
 //! `launch -> variants -> rebuild`, the results arm `extract`, `record -> analyse -> compare -> report`;
 //! `runner` joins them. `ground` and `template`, `expression`, `atomic_file`, `confined_dir`, `read_limit`,
 //! `file_lock`, `os_error`, `shell_line`, `plural`, `console`, `exit_code` are the ground floor every stage
-//! may use; `search` is a budgeted search's pure core. harness/tests/layering.rs holds the allowed
-//! imports; see docs/ARCHITECTURE.md.
+//! may use; `search` and `history` are a budgeted search's and a history's pure cores.
+//! harness/tests/layering.rs holds the allowed imports; see docs/ARCHITECTURE.md.
 
 // A print macro panics when stdout or stderr is closed or full, and would end a sweep halfway: what sweep
 // says goes through `console::Console`. Tests may print.
@@ -22,6 +22,7 @@ pub mod expression;
 pub mod extract;
 pub mod file_lock;
 pub mod ground;
+pub mod history;
 pub mod launch;
 pub mod os_error;
 pub mod plan;
