@@ -1,15 +1,20 @@
 //! Results across versions: where each setting's series changed, told apart from a change of the machine
-//! that every series (or the control metric) shows, with false alarms controlled across the series.
-//! Pure over plain data; a store and the `history` commands will feed it.
+//! that every series (or the control metric) shows, with false alarms controlled across the series; and
+//! the commit that made a slowdown, bisected by repeated rounds. Pure over plain data; a store and the
+//! `history` and `bisect` commands will feed it.
 
 mod benjamini_hochberg;
+mod bisection;
 mod change_point;
 mod history_changes;
 mod step_search;
 #[cfg(test)]
 mod test_fixture_history;
+#[cfg(test)]
+mod test_fixture_repository;
 mod version_series;
 
+pub use bisection::{bisect, Bisection, Probe};
 pub use change_point::{ChangeKind, ChangePoint};
 pub use history_changes::history_changes;
 pub use version_series::VersionSeries;

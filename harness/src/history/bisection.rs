@@ -1,0 +1,96 @@
+//! `bisect`: the first bad commit between a good and a bad one, each probe decided by repeated rounds
+//! against both ends rather than by one measurement (asv find's), so noise cannot send it down the wrong
+//! half but at a stated error rate.
+
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// How one probe was decided.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Probe {
+    pub commit: usize,
+    /// Rounds run (each one run of the good end, the probe and the bad end, interleaved).
+    pub rounds: usize,
+    pub bad: bool,
+    /// The probe's mean position between the ends (log scale; -0.5 at the good end, 0.5 at the bad).
+    pub position: f64,
+    /// Whether the sequential test decided it (else the last round's sign did, at `max_rounds`).
+    pub decided: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Bisection {
+    pub first_bad: usize,
+    pub probes: Vec<Probe>,
+    /// Builds: both ends and every probe.
+    pub builds: usize,
+    pub runs: usize,
+}
+
+/// Bisects commits `0..commits` (0 good, the last bad, a slowdown between) with `run(commit)` one timed
+/// run of a commit. Each probe runs rounds of (good end, probe, bad end) and is decided by a paired t of
+/// its position against the ends' midpoint, after 3 rounds and then every round, each look at level
+/// `error_rate / (probes * max_rounds)` (Bonferroni over the probes and their looks, so the whole bisection
+/// goes wrong with probability at most `error_rate` while every probe is decided).
+pub fn bisect(commits: usize, error_rate: f64, max_rounds: usize, run: &mut dyn FnMut(usize) -> f64) -> Bisection {
+    let (mut good, mut bad) = (0, commits - 1);
+    let probes_needed = (usize::BITS - (commits - 1).leading_zeros()) as usize;
+    let look_level = error_rate / (probes_needed.max(1) * max_rounds) as f64;
+    let mut probes = Vec::new();
+    let mut runs = 0;
+    while bad - good > 1 {
+        let commit = good + (bad - good) / 2;
+        let probe = decide(commit, commits - 1, look_level, max_rounds, run);
+        runs += probe.rounds * 3;
+        if probe.bad {
+            bad = commit
+        } else {
+            good = commit
+        }
+        probes.push(probe);
+    }
+    Bisection { first_bad: bad, builds: 2 + probes.len(), runs, probes }
+}
+
+/// Rounds of the ends (`0` and `last`) and `commit` until the probe is shown on one side of the ends'
+/// midpoint: each round's `2 probe - good - bad` (log scale; the ends' gap if the probe is bad, minus it
+/// if good), by a one-sided-each-way t at `look_level`.
+fn decide(commit: usize, last: usize, look_level: f64, max_rounds: usize, run: &mut dyn FnMut(usize) -> f64) -> Probe {
+    let (mut sides, mut gaps) = (Vec::new(), Vec::new());
+    loop {
+        let (good, probe, bad) = (run(0).ln(), run(commit).ln(), run(last).ln());
+        sides.push(2.0 * probe - good - bad);
+        gaps.push(bad - good);
+        let rounds = sides.len();
+        if rounds < 3 {
+            continue;
+        }
+        let mean = sides.iter().sum::<f64>() / rounds as f64;
+        let variance = sides.iter().map(|side| (side - mean).powi(2)).sum::<f64>() / (rounds - 1) as f64;
+        let t = mean / (variance / rounds as f64).sqrt().max(1e-12);
+        let critical = StudentsT::new(0.0, 1.0, (rounds - 1) as f64).expect("df above 0").inverse_cdf(1.0 - look_level);
+        let decided = t.abs() > critical;
+        if decided || rounds >= max_rounds {
+            let gap = gaps.iter().sum::<f64>() / rounds as f64;
+            let position = mean / (2.0 * gap.abs().max(1e-12)) * gap.signum();
+            return Probe { commit, rounds, bad: position > 0.0, position, decided };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, Normal};
+
+    #[test]
+    fn a_3_percent_slowdown_under_1_percent_noise_is_found_in_one_build_per_halving() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let noise = Normal::new(0.0, 0.01).unwrap();
+        let mut run = |commit: usize| if commit >= 37 { 1.03 } else { 1.0 } * (1.0 + noise.sample(&mut rng));
+        let bisection = bisect(64, 0.05, 40, &mut run);
+        assert_eq!(bisection.first_bad, 37);
+        assert_eq!(bisection.builds, 2 + 6);
+        assert!(bisection.probes.iter().all(|probe| probe.decided), "{:?}", bisection.probes);
+    }
+}
