@@ -8,8 +8,7 @@ pub struct VersionSeries {
 }
 
 impl VersionSeries {
-    /// From each version's runs (positive times); a version without runs is left out of nothing: every
-    /// version must have at least one.
+    /// From each version's runs (positive times, at least one a version).
     pub fn of_runs(runs: &[Vec<f64>]) -> VersionSeries {
         let mean_log = |runs: &Vec<f64>| runs.iter().map(|run| run.ln()).sum::<f64>() / runs.len() as f64;
         VersionSeries { means: runs.iter().map(mean_log).collect() }
