@@ -13,7 +13,7 @@ pub struct Probe {
     pub bad: bool,
     /// The probe's mean position between the ends (log scale; -0.5 at the good end, 0.5 at the bad).
     pub position: f64,
-    /// Whether the sequential test decided it (else the last round's sign did, at `max_rounds`).
+    /// Whether the sequential test decided it (else its sign did, at the last look).
     pub decided: bool,
 }
 
@@ -28,18 +28,21 @@ pub struct Bisection {
 
 /// Bisects commits `0..commits` (0 good, the last bad, a slowdown between) with `run(commit)` one timed
 /// run of a commit. Each probe runs rounds of (good end, probe, bad end) and is decided by a paired t of
-/// its position against the ends' midpoint, after 3 rounds and then every round, each look at level
-/// `error_rate / (probes * max_rounds)` (Bonferroni over the probes and their looks, so the whole bisection
-/// goes wrong with probability at most `error_rate` while every probe is decided).
-pub fn bisect(commits: usize, error_rate: f64, max_rounds: usize, run: &mut dyn FnMut(usize) -> f64) -> Bisection {
+/// its position against the ends' midpoint (the variance pooled with the earlier probes' rounds), at each
+/// of `LOOKS`, each look at level `error_rate / (probes * looks)` (Bonferroni over the probes and their
+/// looks, so the whole bisection goes wrong with probability at most `error_rate` while every probe is
+/// decided).
+pub fn bisect(commits: usize, error_rate: f64, run: &mut dyn FnMut(usize) -> f64) -> Bisection {
     let (mut good, mut bad) = (0, commits - 1);
     let probes_needed = (usize::BITS - (commits - 1).leading_zeros()) as usize;
-    let look_level = error_rate / (probes_needed.max(1) * max_rounds) as f64;
+    let look_level = error_rate / (probes_needed.max(1) * LOOKS.len()) as f64;
     let mut probes = Vec::new();
     let mut runs = 0;
+    // The rounds' noise is the machine's, the same at every probe: earlier probes' spread is pooled in.
+    let mut earlier = Spread::default();
     while bad - good > 1 {
         let commit = good + (bad - good) / 2;
-        let probe = decide(commit, commits - 1, look_level, max_rounds, run);
+        let probe = decide(commit, commits - 1, look_level, &mut earlier, run);
         runs += probe.rounds * 3;
         if probe.bad {
             bad = commit
@@ -51,27 +54,46 @@ pub fn bisect(commits: usize, error_rate: f64, max_rounds: usize, run: &mut dyn 
     Bisection { first_bad: bad, builds: 2 + probes.len(), runs, probes }
 }
 
+/// The rounds after which a probe is tested (about half as many again each time): few looks, so each is
+/// spent a larger share of the error rate; a probe undecided at the last goes by its sign.
+const LOOKS: [usize; 8] = [3, 4, 6, 9, 13, 19, 28, 40];
+
+/// The squared deviations of rounds from their probe's mean, and their degrees of freedom.
+#[derive(Debug, Default, Clone, Copy)]
+struct Spread {
+    squares: f64,
+    df: f64,
+}
+
 /// Rounds of the ends (`0` and `last`) and `commit` until the probe is shown on one side of the ends'
 /// midpoint: each round's `2 probe - good - bad` (log scale; the ends' gap if the probe is bad, minus it
 /// if good), by a one-sided-each-way t at `look_level`.
-fn decide(commit: usize, last: usize, look_level: f64, max_rounds: usize, run: &mut dyn FnMut(usize) -> f64) -> Probe {
+fn decide(
+    commit: usize,
+    last: usize,
+    look_level: f64,
+    earlier: &mut Spread,
+    run: &mut dyn FnMut(usize) -> f64,
+) -> Probe {
     let (mut sides, mut gaps) = (Vec::new(), Vec::new());
     loop {
         let (good, probe, bad) = (run(0).ln(), run(commit).ln(), run(last).ln());
         sides.push(2.0 * probe - good - bad);
         gaps.push(bad - good);
         let rounds = sides.len();
-        if rounds < 3 {
+        if !LOOKS.contains(&rounds) {
             continue;
         }
         let mean = sides.iter().sum::<f64>() / rounds as f64;
-        let variance = sides.iter().map(|side| (side - mean).powi(2)).sum::<f64>() / (rounds - 1) as f64;
-        let t = mean / (variance / rounds as f64).sqrt().max(1e-12);
-        let critical = StudentsT::new(0.0, 1.0, (rounds - 1) as f64).expect("df above 0").inverse_cdf(1.0 - look_level);
+        let here = Spread { squares: sides.iter().map(|side| (side - mean).powi(2)).sum(), df: (rounds - 1) as f64 };
+        let (squares, df) = (earlier.squares + here.squares, earlier.df + here.df);
+        let t = mean / (squares / df / rounds as f64).sqrt().max(1e-12);
+        let critical = StudentsT::new(0.0, 1.0, df).expect("df above 0").inverse_cdf(1.0 - look_level);
         let decided = t.abs() > critical;
-        if decided || rounds >= max_rounds {
+        if decided || rounds == LOOKS[LOOKS.len() - 1] {
             let gap = gaps.iter().sum::<f64>() / rounds as f64;
             let position = mean / (2.0 * gap.abs().max(1e-12)) * gap.signum();
+            (earlier.squares, earlier.df) = (squares, df);
             return Probe { commit, rounds, bad: position > 0.0, position, decided };
         }
     }
@@ -88,7 +110,7 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         let noise = Normal::new(0.0, 0.01).unwrap();
         let mut run = |commit: usize| if commit >= 37 { 1.03 } else { 1.0 } * (1.0 + noise.sample(&mut rng));
-        let bisection = bisect(64, 0.05, 40, &mut run);
+        let bisection = bisect(64, 0.05, &mut run);
         assert_eq!(bisection.first_bad, 37);
         assert_eq!(bisection.builds, 2 + 6);
         assert!(bisection.probes.iter().all(|probe| probe.decided), "{:?}", bisection.probes);

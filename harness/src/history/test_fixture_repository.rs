@@ -43,7 +43,7 @@ fn bisect_against_one_measurement_a_commit() {
     for seed in 0..seeds {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let first_bad = rng.random_range(1..COMMITS);
-        let bisection = bisect(COMMITS, 0.05, 40, &mut |commit| timed(commit, first_bad, &mut rng));
+        let bisection = bisect(COMMITS, 0.05, &mut |commit| timed(commit, first_bad, &mut rng));
         right += usize::from(bisection.first_bad == first_bad);
         undecided += bisection.probes.iter().filter(|probe| !probe.decided).count();
         builds.push(bisection.builds);
@@ -58,7 +58,7 @@ fn bisect_against_one_measurement_a_commit() {
     println!("| method | first bad commit named | builds (median) | runs (median) |");
     println!("|---|---|---|---|");
     println!(
-        "| bisect: rounds against both ends, error rate 0.05 ({undecided} probes left to the sign at 40 rounds) | {right}/{seeds} | {} | {} |",
+        "| bisect: rounds against both ends, error rate 0.05 ({undecided} probes left to their sign) | {right}/{seeds} | {} | {} |",
         median(&builds),
         median(&runs)
     );
