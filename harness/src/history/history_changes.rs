@@ -26,19 +26,58 @@ pub fn history_changes(
         Some(control) => centred(&control.means),
         None => median_by_version(settings),
     };
-    let mut changes: Vec<ChangePoint> = tested(&common, 0, ChangeKind::Machine, permutations, &mut rng)
-        .filter(|change| change.p <= level)
-        .into_iter()
-        .collect();
+    let mut search = Segments { permutations, rng: &mut rng };
+    // The machine's further changes at the level shared among the segments a series can hold (4 versions
+    // each at the least: a step needs two on each side).
+    let machine_beside = level / (common.len() / 4).max(1) as f64;
+    let mut changes = search.changes(&common, 0..common.len(), 0, ChangeKind::Machine, (level, machine_beside));
     let tested_settings: Vec<ChangePoint> = (settings.iter().enumerate())
         .filter_map(|(index, series)| {
-            tested(&series.less(&common).means, index, ChangeKind::Setting, permutations, &mut rng)
+            tested(&series.less(&common).means, index, ChangeKind::Setting, permutations, search.rng)
         })
         .collect();
     let q = adjusted(&tested_settings.iter().map(|change| change.p).collect::<Vec<_>>());
     let found = tested_settings.into_iter().zip(q).map(|(change, q)| ChangePoint { q, ..change });
-    changes.extend(found.filter(|change| change.q <= level));
+    // Beside each setting's change found, its other changes: each side searched again at the level
+    // shared among the settings (Bonferroni), as binary segmentation recurses (Scott & Knott 1974).
+    let beside = level / settings.len().max(1) as f64;
+    for change in found.filter(|change| change.q <= level) {
+        let means = settings[change.series].less(&common).means;
+        let (series, at) = (change.series, change.at);
+        changes.extend(search.changes(&means, 0..at, series, ChangeKind::Setting, (beside, beside)));
+        changes.push(change);
+        changes.extend(search.changes(&means, at..means.len(), series, ChangeKind::Setting, (beside, beside)));
+    }
     changes
+}
+
+/// Binary segmentation over segments of a series, with its permutations and draws.
+struct Segments<'r> {
+    permutations: usize,
+    rng: &'r mut ChaCha8Rng,
+}
+
+impl Segments<'_> {
+    /// The changes of `means[versions]`, in order: its largest step if significant at `levels.0`, then the
+    /// same search on each side of it at `levels.1` (a segment's versions are exchangeable when it holds
+    /// no change).
+    fn changes(
+        &mut self,
+        means: &[f64],
+        versions: std::ops::Range<usize>,
+        series: usize,
+        kind: ChangeKind,
+        levels: (f64, f64),
+    ) -> Vec<ChangePoint> {
+        let (from, to) = (versions.start, versions.end);
+        let tested = tested(&means[versions], series, kind, self.permutations, self.rng);
+        let Some(change) = tested.filter(|change| change.p <= levels.0) else { return Vec::new() };
+        let at = from + change.at;
+        let mut found = self.changes(means, from..at, series, kind, (levels.1, levels.1));
+        found.push(ChangePoint { at, ..change });
+        found.extend(self.changes(means, at..to, series, kind, (levels.1, levels.1)));
+        found
+    }
 }
 
 /// The largest step of `means` as a change of `series`, with its permutation p (`q` = `p` until adjusted).
@@ -83,4 +122,32 @@ fn median_by_version(settings: &[VersionSeries]) -> Vec<f64> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::Rng;
+
+    #[test]
+    fn a_series_that_changed_twice_shows_both_changes_and_the_others_none() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let settings: Vec<VersionSeries> = (0..20)
+            .map(|setting| {
+                let means = (0..24).map(|version| {
+                    let steps = if setting == 5 {
+                        0.04 * f64::from(u8::from(version >= 8) + u8::from(version >= 16))
+                    } else {
+                        0.0
+                    };
+                    steps + rng.random_range(-0.004..0.004)
+                });
+                VersionSeries { means: means.collect() }
+            })
+            .collect();
+        let changes = history_changes(&settings, None, 0.05, 999, 1);
+        let found: Vec<(usize, usize)> = changes.iter().map(|change| (change.series, change.at)).collect();
+        assert_eq!(found, vec![(5, 8), (5, 16)], "{changes:?}");
+        assert!(changes.iter().all(|change| change.kind == ChangeKind::Setting && change.p >= 1.0 / 1000.0));
+    }
 }
