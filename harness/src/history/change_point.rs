@@ -1,16 +1,13 @@
 //! `ChangePoint`: where a series changed, by how much, and how sure.
 
-use serde::Serialize;
-
 /// A change of one setting's series, or of the machine (every series, or the control metric).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChangeKind {
     Setting,
     Machine,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct ChangePoint {
     /// The series (a setting's index; 0 for the machine).
     pub series: usize,

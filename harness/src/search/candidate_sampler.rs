@@ -115,14 +115,7 @@ mod tests {
 
     fn grid(levels: &[u16], ordered: bool) -> Space {
         let axes: Vec<Axis> = levels.iter().map(|&levels| Axis { levels, ordered }).collect();
-        let mut points = vec![vec![]];
-        for axis in &axes {
-            points = points
-                .into_iter()
-                .flat_map(|p: Vec<u16>| (0..axis.levels).map(move |l| [p.clone(), vec![l]].concat()))
-                .collect();
-        }
-        Space::new(axes, points)
+        Space::full_grid(axes)
     }
 
     #[test]

@@ -9,7 +9,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::candidate_sampler::{random_untaken, CandidateSampler};
-use super::paired_elimination::beaten;
+use super::paired_elimination::{beaten, mean};
 use super::space::Space;
 
 /// Rounds every candidate of a race runs before the first elimination test (irace's `firstTest` is 5
@@ -107,11 +107,6 @@ impl IteratedRace {
         self.used
     }
 
-    /// Distinct settings run so far.
-    pub fn evaluated(&self) -> usize {
-        self.seen.len()
-    }
-
     /// Whether the last race was a final race that left one finalist, every other beaten.
     pub fn resolved(&self) -> bool {
         self.resolved
@@ -137,14 +132,10 @@ impl IteratedRace {
         let Some(mut race) = self.race.take() else { return };
         race.drop_beaten();
         self.resolved = race.keep == 1 && race.alive.len() == 1;
-        let mean = |row: &Vec<Option<f64>>| {
-            let values: Option<Vec<f64>> = row.iter().copied().collect();
-            values.map_or(f64::INFINITY, |v| v.iter().sum::<f64>() / v.len().max(1) as f64)
-        };
-        let mut ranked: Vec<(f64, usize)> = race.values.iter().map(mean).zip(race.alive).collect();
+        let mut ranked: Vec<(f64, usize)> =
+            race.values.iter().zip(race.alive).filter_map(|(row, setting)| Some((mean(row)?, setting))).collect();
         ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
-        self.elites =
-            ranked.into_iter().filter(|(mean, _)| mean.is_finite()).map(|(_, s)| s).take(self.survivors).collect();
+        self.elites = ranked.into_iter().map(|(_, setting)| setting).take(self.survivors).collect();
     }
 
     /// The next iteration's race: the elites and new candidates, as many as the iteration's share of the
@@ -158,7 +149,9 @@ impl IteratedRace {
         let budget = left / (self.iterations + 1).saturating_sub(self.iteration).max(1);
         let candidates = budget / (FIRST_TEST + self.iteration.min(5));
         let new = candidates.saturating_sub(self.elites.len()).min(self.space.len() - self.seen.len());
-        let alive = match new == 0 || (self.elites.len() + new) * FIRST_TEST > left {
+        // The runs the elites and the new candidates need for the first test.
+        let first_test = (self.elites.len() + new) * FIRST_TEST;
+        let alive = match new == 0 || first_test > left {
             true => Vec::new(),
             false => self.draw(new),
         };
@@ -168,7 +161,7 @@ impl IteratedRace {
         self.sampler.shrink(new);
         self.finalists_raced = false;
         let values = vec![Vec::new(); alive.len()];
-        let budget = budget.max(alive_cost(&self.elites, new));
+        let budget = budget.max(first_test);
         self.race = Some(Race { alive, values, budget, used: 0, keep: self.survivors });
         Some(())
     }
@@ -218,9 +211,4 @@ impl Race {
         self.alive.retain(|_| !alive.next().expect("one verdict per candidate"));
         self.values.retain(|_| !values.next().expect("one verdict per candidate"));
     }
-}
-
-/// The runs a race of the elites and `new` candidates needs for its first test.
-fn alive_cost(elites: &[usize], new: usize) -> usize {
-    (elites.len() + new) * FIRST_TEST
 }

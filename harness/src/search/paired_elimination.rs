@@ -25,7 +25,8 @@ pub fn beaten(values: &[Vec<Option<f64>>], alpha: f64) -> Vec<bool> {
         .collect()
 }
 
-fn mean(row: &[Option<f64>]) -> Option<f64> {
+/// The mean of a candidate's values, `None` when one failed (or it has none).
+pub fn mean(row: &[Option<f64>]) -> Option<f64> {
     let values: Option<Vec<f64>> = row.iter().copied().collect();
     values.filter(|values| !values.is_empty()).map(|values| values.iter().sum::<f64>() / values.len() as f64)
 }

@@ -38,6 +38,17 @@ impl Space {
         &self.points[setting]
     }
 
+    /// Every combination of the axes' levels, the last axis fastest (a test's space).
+    #[cfg(test)]
+    pub fn full_grid(axes: Vec<Axis>) -> Space {
+        let mut points = vec![Vec::new()];
+        for axis in &axes {
+            let longer = |point: Vec<u16>| (0..axis.levels).map(move |level| [point.clone(), vec![level]].concat());
+            points = points.into_iter().flat_map(longer).collect();
+        }
+        Space::new(axes, points)
+    }
+
     /// The setting at `point`, if the space allows it.
     pub fn setting_at(&self, point: &[u16]) -> Option<usize> {
         self.at.get(point).copied()

@@ -21,13 +21,7 @@ impl FixtureSpace {
         let ordered = levels.len() - unordered;
         let axes: Vec<Axis> =
             levels.iter().enumerate().map(|(i, &levels)| Axis { levels, ordered: i < ordered }).collect();
-        let mut points = vec![Vec::new()];
-        for axis in &axes {
-            points = points
-                .into_iter()
-                .flat_map(|p: Vec<u16>| (0..axis.levels).map(move |l| [p.clone(), vec![l]].concat()))
-                .collect();
-        }
+        let space = Space::full_grid(axes.clone());
         let unit = |point: &[u16]| -> Vec<f64> {
             point[..ordered].iter().zip(&axes).map(|(&l, a)| f64::from(l) / f64::from(a.levels - 1)).collect()
         };
@@ -44,8 +38,8 @@ impl FixtureSpace {
         let level_effects: Vec<Vec<f64>> =
             levels[ordered..].iter().map(|&n| (0..n).map(|_| rng.random_range(0.0..0.05)).collect()).collect();
         let crossed: Vec<f64> = levels[ordered..].iter().map(|_| rng.random_range(-0.1..0.1)).collect();
-        let truth = points
-            .iter()
+        let truth = (0..space.len())
+            .map(|setting| space.point(setting))
             .map(|point| {
                 let u = unit(point);
                 let distance = |to: &[f64]| u.iter().zip(to).map(|(a, b)| (a - b).powi(2)).sum::<f64>();
@@ -64,7 +58,7 @@ impl FixtureSpace {
                     - 0.35 * (-distance(&global) / (2.0 * 0.12f64.powi(2))).exp())
             })
             .collect();
-        FixtureSpace { space: Space::new(axes, points), truth }
+        FixtureSpace { space, truth }
     }
 
     /// One noisy run of `setting`: its truth times 1 + N(0, `noise`).
