@@ -22,15 +22,18 @@ const ALLOWED: [(&str, &[&str]); 13] = [
     // The results arm.
     ("extract", &["declare"]),
     ("record", &["declare", "plan"]),
-    ("analyse", &["declare", "plan", "record"]),
+    ("analyse", &["declare", "plan", "record", "search"]),
     ("compare", &["declare", "plan", "record", "analyse"]),
-    ("report", &["declare", "plan", "record", "analyse", "compare"]),
+    ("report", &["declare", "plan", "record", "analyse", "compare", "search"]),
     // A budgeted search's core, pure over plain data: a driver in `runner` will feed it.
     ("search", &[]),
     // Results across versions: change points, pure over plain data (a store and commands will feed it).
     ("history", &[]),
     // Both arms joined; a session compares nothing, so not `compare`.
-    ("runner", &["declare", "plan", "launch", "variants", "rebuild", "extract", "record", "analyse", "report"]),
+    (
+        "runner",
+        &["declare", "plan", "launch", "variants", "rebuild", "extract", "record", "analyse", "report", "search"],
+    ),
 ];
 
 /// The running arm's stages. `record` and `analyse` read back what a run left (its status, the environment

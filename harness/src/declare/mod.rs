@@ -20,6 +20,7 @@ mod quantity_decl;
 mod ready_decl;
 mod recorded_declaration;
 mod repository;
+mod search_decl;
 mod selector;
 mod source_file;
 mod spec_error;
@@ -55,6 +56,7 @@ pub use quantity_decl::{Quantity, QuantityDecl, QuantityTerm};
 pub use ready_decl::{ReadyDecl, ReadyRule};
 pub use recorded_declaration::RecordedDeclaration;
 pub use repository::Repository;
+pub use search_decl::SearchDecl;
 pub use selector::{LineBlock, Selector, SelectorError};
 pub use source_file::SourceFile;
 pub use spec_error::{Location, SpecError, SpecNote};
@@ -117,6 +119,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
     validate::report(&source, &decl.report, &decl.metrics, &params)?;
     let ablation = decl.ablation.as_ref().map(|ablation| KernelAblation::check(&source, ablation)).transpose()?;
     validate::plan_size(&source, &params, &decl.zip, &decl.reps, ablation.as_ref())?;
+    validate::search(&source, decl.search.as_ref(), &decl.reps, ablation.is_some())?;
     let mut sweep = Sweep {
         name: decl.name.clone(),
         engine,
@@ -133,6 +136,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
         checks,
         analysis: decl.analysis.clone(),
         ablation,
+        search: decl.search,
         recorded: RecordedDeclaration::of(&decl),
         source,
         notes: Vec::new(),

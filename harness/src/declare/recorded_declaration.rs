@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::analysis_config::AnalysisConfig;
 use super::kernel_ablation::KernelAblation;
+use super::search_decl::SearchDecl;
 use super::sweep_decl::{AblationDecl, ReportConfig, RepsDecl, SweepDecl};
 
 /// The declaration as written: the tables `report` and `compare` read back, typed; the rest as JSON.
@@ -19,6 +20,9 @@ pub struct RecordedDeclaration {
     /// Extra summary tables (`[report]`).
     #[serde(default, skip_serializing_if = "ReportConfig::is_empty")]
     pub report: ReportConfig,
+    /// `[search]`, when the sweep searched its space.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchDecl>,
     #[serde(flatten)]
     pub rest: Map<String, Value>,
 }
@@ -29,7 +33,7 @@ impl RecordedDeclaration {
             Ok(Value::Object(map)) => map,
             _ => Map::new(),
         };
-        for typed in ["analysis", "ablation", "reps", "report"] {
+        for typed in ["analysis", "ablation", "reps", "report", "search"] {
             rest.remove(typed);
         }
         RecordedDeclaration {
@@ -37,6 +41,7 @@ impl RecordedDeclaration {
             reps: decl.reps.clone(),
             ablation: decl.ablation.clone(),
             report: decl.report.clone(),
+            search: decl.search,
             rest,
         }
     }

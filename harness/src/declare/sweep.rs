@@ -12,6 +12,7 @@ use super::kernel_ablation::KernelAblation;
 use super::param_tables::{DerivedParam, ValueMap};
 use super::param_value::Param;
 use super::recorded_declaration::RecordedDeclaration;
+use super::search_decl::SearchDecl;
 use super::source_file::SourceFile;
 use super::spec_error::SpecNote;
 use super::sweep_decl::{InputDecl, MetricsDecl, RepsDecl, RunDecl};
@@ -41,6 +42,8 @@ pub struct Sweep {
     pub analysis: AnalysisConfig,
     /// `[ablation]`, when the sweep declares one.
     pub ablation: Option<KernelAblation>,
+    /// `[search]`: search the settings under a budget instead of running them all.
+    pub search: Option<SearchDecl>,
     /// The declaration as written, as the sidecar records it.
     pub recorded: RecordedDeclaration,
     /// What it most likely did not mean but can run (`sweep check` prints these).

@@ -8,6 +8,7 @@ use super::analysis_config::AnalysisConfig;
 use super::engine_profile::EngineOverrides;
 use super::pattern::Pattern;
 use super::ready_decl::ReadyDecl;
+use super::search_decl::SearchDecl;
 use super::selector::Selector;
 use crate::expression::Expression;
 use crate::template::Template;
@@ -259,6 +260,8 @@ pub struct SweepDecl {
     #[serde(default, skip_serializing_if = "ReportConfig::is_empty")]
     pub report: ReportConfig,
     pub ablation: Option<AblationDecl>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchDecl>,
 }
 
 /// `[report]`: tables a sweep's summary adds to its verdicts.

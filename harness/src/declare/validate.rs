@@ -12,6 +12,7 @@ use super::near_name::did_you_mean;
 use super::param_tables::DerivedParam;
 use super::param_value::{Param, ParamValue};
 use super::quantity_decl::QuantityTerm;
+use super::search_decl::SearchDecl;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::{
@@ -270,6 +271,34 @@ pub fn plan_size(
         let message =
             format!("{settings} settings x {rounds} rounds = {runs} runs: more than the {MAX_RUNS} a sweep may plan");
         return Err(source.error_at("reps.count", message));
+    }
+    Ok(())
+}
+
+/// `[search]` spends at least one run, races its own candidates round by round (so neither a race of
+/// `[reps]` nor runs back to back), and searches settings, not ablation variants.
+pub fn search(
+    source: &SourceFile,
+    search: Option<&SearchDecl>,
+    reps: &RepsDecl,
+    ablation: bool,
+) -> Result<(), SpecError> {
+    let Some(search) = search else { return Ok(()) };
+    if search.budget == 0 {
+        return Err(source.error_at("search.budget", "must be at least 1 run"));
+    }
+    if search.budget > MAX_RUNS {
+        return Err(source.error_at("search.budget", format!("more than the {MAX_RUNS} runs a sweep may plan")));
+    }
+    if reps.until.is_some() {
+        let message = "a search races its candidates itself: drop `[reps] until` (or `[search]`)";
+        return Err(source.error_at("reps.until", message));
+    }
+    if reps.order != RunOrder::Interleaved {
+        return Err(source.error_at("reps.order", "a search runs its candidates in interleaved rounds"));
+    }
+    if ablation {
+        return Err(source.error_at("search", "an ablation runs every variant: it cannot be searched"));
     }
     Ok(())
 }

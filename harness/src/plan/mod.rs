@@ -31,6 +31,9 @@ pub struct PlanOptions {
     pub shard: Option<(u32, u32)>,
     /// Seed override; else the declaration's, else drawn now (and recorded).
     pub seed: Option<u64>,
+    /// A budgeted search: its driver chooses the runs round by round, so none is scheduled here and `reps`
+    /// is the most rounds a setting may run.
+    pub search: bool,
 }
 
 /// Settings and the order their runs happen in.
@@ -76,6 +79,10 @@ impl Plan {
                 file: sweep.file().display().to_string(),
             });
         }
+        let seed = options.seed.or(sweep.reps.seed).unwrap_or_else(rand::random);
+        if options.search {
+            return Ok(Plan { settings, runs: Vec::new(), seed, reps, fixed });
+        }
         let rounds = u64::from(reps) + u64::from(sweep.reps.warmup);
         let runs = settings.len() as u64 * rounds;
         if runs > crate::declare::MAX_RUNS {
@@ -85,7 +92,6 @@ impl Plan {
         if let Some((index, count)) = options.shard.filter(|&(_, count)| count > reps) {
             return Err(PlanError::ShardBeyondReps { index, count, reps, empty: reps + 1 });
         }
-        let seed = options.seed.or(sweep.reps.seed).unwrap_or_else(rand::random);
         let mut runs = schedule::schedule(settings.len(), reps, sweep.reps.warmup, sweep.reps.order, seed);
         if let Some((index, count)) = options.shard {
             runs.retain(|run| run.warmup || (run.rep - 1) % count == index - 1);

@@ -13,6 +13,7 @@ mod merged_shards;
 mod output_mark;
 mod placement;
 mod placement_columns;
+mod planned_settings;
 mod provenance;
 #[cfg(test)]
 mod read_back_tests;
@@ -42,6 +43,7 @@ pub use merged_shards::MergedShards;
 pub use output_mark::OutputMark;
 pub use placement::Placement;
 pub use placement_columns::PlacementColumns;
+pub use planned_settings::planned_settings;
 pub use provenance::Provenance;
 pub use record_error::RecordError;
 pub use recorded_attempts::RecordedAttempts;

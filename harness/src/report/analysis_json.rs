@@ -4,6 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use super::metric_units::MetricUnits;
+use super::search_report::search_json;
 use super::sweep_report::SweepReport;
 use super::what_to_trust::trust_notes;
 use crate::analyse::{GroupVerdict, Rival, Scale, SettingModel};
@@ -74,6 +75,7 @@ pub fn analysis_json(report: &SweepReport) -> Value {
     });
     if let Value::Object(object) = &mut object {
         report.add_finding_json(object);
+        object.extend(search_json(report).map(|search| ("search".to_string(), search)));
     }
     object
 }

@@ -18,6 +18,7 @@ mod race_closing;
 mod report_context;
 mod resume_command;
 mod row_chart;
+mod search_report;
 mod series_style;
 mod setting_columns;
 mod setting_tables;

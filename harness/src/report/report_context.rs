@@ -7,6 +7,7 @@ use super::document::Note;
 use super::metric_units::MetricUnits;
 use super::resume_command::ResumeCommand;
 use super::text::Text;
+use crate::analyse::SearchSummary;
 use crate::declare::ReportConfig;
 use crate::record::{EngineChange, Sidecar};
 
@@ -23,6 +24,8 @@ pub struct ReportContext {
     pub retried: usize,
     /// The engine changes resumes accepted (`--accept-engine-change`): the rows come from more than one engine.
     pub engine_changes: Vec<EngineChange>,
+    /// What a budgeted search spent and found, when the sweep searched (`[search]`).
+    pub search: Option<SearchSummary>,
 }
 
 impl ReportContext {
@@ -32,7 +35,8 @@ impl ReportContext {
         let profile = sidecar.sweep.rest.get("metrics").and_then(|m| m.get("profile")?.get("phases")?.as_object());
         let rounds = sidecar.reps + sidecar.sweep.reps.warmup;
         let planned = PlannedRuns {
-            runs: sidecar.settings.len() * rounds as usize,
+            // A search plans its budget, not every setting's rounds.
+            runs: sidecar.search.map_or(sidecar.settings.len() * rounds as usize, |search| search.budget as usize),
             race: sidecar.race.is_some(),
             resume: (!sidecar.command_line.is_empty()).then(|| ResumeCommand::of(&sidecar.command_line, csv)),
             command_line: sidecar.command_line.clone(),
@@ -45,6 +49,7 @@ impl ReportContext {
             planned: Some(planned),
             retried,
             engine_changes: sidecar.engine_changes.clone(),
+            search: None,
         }
     }
 }

@@ -6,6 +6,7 @@
 use super::document::{Document, Section};
 use super::finding::Place;
 use super::html_figures::sweep_figures;
+use super::search_report::search_section;
 use super::setting_tables::{other_metrics_table, pivot_table, settings_table};
 use super::sweep_report::SweepReport;
 use super::text::Text;
@@ -16,7 +17,9 @@ impl SweepReport<'_> {
     /// The whole report, built once for the terminal, the summary file, the page and `analysis.json`.
     pub fn document(&self) -> Document {
         let mut document = Document::new(self.title);
-        document.extend([self.lead(), Section::new("What to trust").notes(trust_notes(self)), verdict_section(self)]);
+        document.push(self.lead());
+        document.extend(search_section(self));
+        document.extend([Section::new("What to trust").notes(trust_notes(self)), verdict_section(self)]);
         document.extend(self.finding_sections(Place::Results));
         document.extend([sweep_figures(self), settings_table(self), other_metrics_table(self)]);
         document.extend(self.context.tables.pivot.as_ref().map(|pivot| pivot_table(self, pivot)));

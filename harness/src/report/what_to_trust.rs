@@ -33,7 +33,9 @@ pub fn trust_notes(report: &SweepReport) -> Vec<Note> {
 /// still lacks (with the command that completes it), how many were run again.
 pub fn run_notes(failures: &FailureSummary, context: &ReportContext) -> Vec<Note> {
     let mut notes = vec![failure_note(failures)];
-    notes.extend(context.planned.as_ref().and_then(|planned| planned.shortfall(failures.runs)));
+    // A search's analysis reads its final race alone; the search says itself whether it spent its budget.
+    let planned = context.planned.as_ref().filter(|_| context.search.is_none());
+    notes.extend(planned.and_then(|planned| planned.shortfall(failures.runs)));
     notes.extend(retried_note(context.retried));
     notes.extend(context.engine_changes.iter().map(engine_change_note));
     notes

@@ -11,6 +11,7 @@ mod prepared_run;
 mod progress;
 mod race_driver;
 mod runner_error;
+mod search_driver;
 mod session;
 
 use std::collections::BTreeSet;
@@ -27,9 +28,9 @@ use session::Session;
 pub use session::Tally;
 
 use crate::console::Console;
-use crate::declare::{CheckTest, Race, Sweep};
+use crate::declare::{CheckTest, Race, SearchDecl, Sweep};
 use crate::launch::{head_commit, RunEvents};
-use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, DEFAULT_VARIANT};
+use crate::plan::{Plan, PlanOptions, Setting, DEFAULT_VARIANT};
 use crate::rebuild::{self, VariantSite};
 use crate::record::{
     utc_stamp, Columns, EngineChange, EngineFingerprint, PlacementColumns, RecordError, RecordedAttempts,
@@ -58,9 +59,17 @@ pub struct RunOptions {
     pub accept_engine_change: bool,
     /// Stop after this many consecutive runs failed the same way (`None`: never, `--keep-going`).
     pub same_failures_limit: Option<u32>,
+    /// Search the settings under this budget instead of running them all (`[search]`, `--budget`).
+    pub search: Option<SearchDecl>,
 }
 
 impl RunOptions {
+    /// The search asked for, its seed resolved: the declared one, else the plan's (recorded in the
+    /// sidecar either way, so a resume replays the same draws).
+    pub fn search_of(&self, plan: &Plan) -> Option<SearchDecl> {
+        self.search.map(|search| SearchDecl { seed: Some(search.seed.unwrap_or(plan.seed)), ..search })
+    }
+
     /// Whether planning draws a fresh seed: none on the command line, in the sweep, or in a resumed sidecar.
     pub fn draws_seed(&self, sweep: &Sweep) -> bool {
         self.plan.seed.is_none() && sweep.reps.seed.is_none() && self.resume.is_none()
@@ -111,13 +120,8 @@ pub fn plan_sweep(sweep: &Sweep, options: &RunOptions) -> Result<(Plan, Vec<Vari
 /// (100,000 settings check in under a second); the error reported is the first in plan order.
 pub fn preflight(sweep: &Sweep, plan: &Plan, sites: &[VariantSite]) -> Result<(), RunnerError> {
     use rayon::prelude::*;
-    let mut seen = vec![false; plan.settings.len()];
-    let first_runs: Vec<&PlannedRun> =
-        plan.runs.iter().filter(|run| !std::mem::replace(&mut seen[run.setting.index()], true)).collect();
-    let checked: Vec<Result<(), RunnerError>> = first_runs
-        .par_iter()
-        .map(|run| preflight_run(sweep, &plan.settings[run.setting.index()], run.rep, &sites[run.setting.index()]))
-        .collect();
+    let checked: Vec<Result<(), RunnerError>> =
+        plan.settings.par_iter().zip(sites).map(|(setting, site)| preflight_run(sweep, setting, 1, site)).collect();
     checked.into_iter().collect()
 }
 
@@ -302,6 +306,7 @@ fn write_sidecar(plan: &Plan, context: &Context<'_>) -> Result<(), RunnerError> 
         provenance: origin.provenance.clone(),
         sweep_version: env!("CARGO_PKG_VERSION").to_string(),
         race: options.race,
+        search: options.search_of(plan),
         fingerprint: Some(SweepFingerprint::of(sweep)),
         engine_fingerprint: Some(engine),
         engine_changes,

@@ -14,6 +14,7 @@ use super::prepared_run::{prepare_run, PreparedRun};
 use super::progress::Progress;
 use super::race_driver::RaceDriver;
 use super::runner_error::RunnerError;
+use super::search_driver::SearchDriver;
 use super::{Context, SweepOutcome};
 use crate::confined_dir::ConfinedDir;
 use crate::declare::{Race, Sweep};
@@ -481,8 +482,13 @@ pub fn shared_len(sweep: &Sweep, plan: &Plan, runs: &[PlannedRun]) -> usize {
 }
 
 impl Session<'_> {
-    /// Runs `todo`: all at once without a race (`GridDriver`), else round by round (`RaceDriver`).
+    /// Runs `todo`: all at once without a race (`GridDriver`), else round by round (`RaceDriver`); a
+    /// search's rounds are chosen as results land (`SearchDriver`).
     pub fn run_race(&mut self, todo: &[PlannedRun], race: Option<Race>) -> Result<(), RunnerError> {
+        if let Some(search) = self.context.options.search_of(self.plan) {
+            self.progress = Progress::new(search.budget as usize);
+            return self.drive(&mut SearchDriver::new(&self.plan.settings, &self.sweep.analysis, &search));
+        }
         match race {
             None => self.drive(&mut GridDriver::new(todo)),
             Some(race) => self.drive(&mut RaceDriver::new(todo, race, &self.sweep.analysis, &self.plan.settings)),

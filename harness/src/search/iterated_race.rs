@@ -107,6 +107,12 @@ impl IteratedRace {
         self.used
     }
 
+    /// Whether the round last handed out belongs to a final race of the elites (its rounds are fresh runs
+    /// of settings already chosen: the verdict is taken on them, free of the selection's bias).
+    pub fn racing_finalists(&self) -> bool {
+        self.race.as_ref().is_some_and(|race| race.keep == 1)
+    }
+
     /// Whether the last race was a final race that left one finalist, every other beaten.
     pub fn resolved(&self) -> bool {
         self.resolved

@@ -97,7 +97,7 @@ fn run_options(args: &RunArgs, sweep: &declare::Sweep, repository: &Repository) 
     let race = race(args, sweep)?;
     let shard = args.shard.as_deref().map(parse_shard).transpose()?;
     let options = execution_options(&args.execution, repository)?;
-    Ok(RunOptions {
+    let options = RunOptions {
         plan: PlanOptions {
             reps: race.map(|race| race.max).or(args.execution.reps),
             filters: args.filters.clone(),
@@ -110,7 +110,40 @@ fn run_options(args: &RunArgs, sweep: &declare::Sweep, repository: &Repository) 
         keep_failed: args.no_retry_failed,
         accept_engine_change: args.accept_engine_change,
         ..options
-    })
+    };
+    search(args, sweep, options)
+}
+
+/// The search `[search]` and `--budget` ask for, checked against the grid: a budget that pays for every
+/// run of the grid runs the grid instead, and says so.
+fn search(args: &RunArgs, sweep: &declare::Sweep, options: RunOptions) -> Result<RunOptions, CommandError> {
+    let declared = sweep.search.or(args.budget.map(|budget| declare::SearchDecl { budget, seed: None }));
+    let Some(search) =
+        declared.map(|search| declare::SearchDecl { budget: args.budget.unwrap_or(search.budget), ..search })
+    else {
+        return Ok(options);
+    };
+    let file = sweep.file().display();
+    if options.race.is_some() || options.plan.shard.is_some() {
+        let what = if options.race.is_some() { "a race (--until-decided)" } else { "--shard" };
+        return Err(CommandError::BadInput(format!("{file}: a search cannot run as {what}: it races its own rounds")));
+    }
+    let reps = options.plan.reps.unwrap_or(sweep.reps.count);
+    let settings = runner::plan_sweep(sweep, &options)?.0.settings.len() as u64;
+    let grid = settings * u64::from(reps);
+    if search.budget >= grid {
+        Console::Stderr.line(format_args!(
+            "sweep: note: {file}: a budget of {} pays for the whole grid ({} x {reps} reps = {grid} runs): \
+             running the grid instead of searching it",
+            counted(search.budget as usize, "run"),
+            counted(settings as usize, "setting")
+        ));
+        return Ok(options);
+    }
+    // The most rounds a setting may run: every run of the budget but its first test's two others.
+    let rounds = u32::try_from(search.budget).unwrap_or(u32::MAX).min(declare::MAX_REPS);
+    let plan = PlanOptions { reps: Some(rounds), search: true, ..options.plan };
+    Ok(RunOptions { plan, search: Some(search), ..options })
 }
 
 /// The options `run` and `ablate` share, checked: an ablation runs with them alone, and always builds.

@@ -6,7 +6,7 @@ use crate::exit_status::CommandError;
 use crate::result_files::ResultFiles;
 use sweep::analyse::{self, AnalysisConfig};
 use sweep::declare::KernelAblation;
-use sweep::record::{RecordError, ResultPaths, RunTable, Sidecar};
+use sweep::record::{RecordError, RecordedRun, ResultPaths, RunTable, Sidecar, TableRun};
 use sweep::report::{self, ReportContext, SweepReport};
 
 /// Analyses `table` (the CSV at `paths.csv`), writes the summary, `analysis.json`, plot and page (replacing
@@ -24,11 +24,22 @@ pub fn write_run_summary(
     let sidecar = files.sidecar.as_ref();
     let declared = sidecar.map(|s| s.params.clone()).unwrap_or_default();
     let config = &config.racing(sidecar.and_then(|s| s.race));
-    // Summarised first, so that only the columns the rest reads run by run stay in memory.
-    let settings = analyse::SettingSummary::summarise_table(table);
-    table.retain_metrics(&analyse::metrics_read_per_run(config));
-    let analysis = analyse::analyse_summarised(&table.runs(), settings, config, rounds_are_blocks, &declared);
-    let context = ReportContext::recorded(sidecar, &paths.csv, table.retried());
+    let search = sidecar.and_then(|sidecar| searched(table, sidecar, config));
+    let analysis = match search.as_ref().filter(|search| !search.final_runs.is_empty()) {
+        // A search's verdicts rest on its final race alone: the runs that chose the finalists are biased.
+        Some(search) => {
+            let in_final = |run: &TableRun| search.final_runs.contains(&(run.setting_id().index(), run.rep()));
+            let runs: Vec<TableRun> = table.runs().into_iter().filter(in_final).collect();
+            analyse::analyse_sweep(&runs, config, rounds_are_blocks, &declared)
+        }
+        None => {
+            // Summarised first, so that only the columns the rest reads run by run stay in memory.
+            let settings = analyse::SettingSummary::summarise_table(table);
+            table.retain_metrics(&analyse::metrics_read_per_run(config));
+            analyse::analyse_summarised(&table.runs(), settings, config, rounds_are_blocks, &declared)
+        }
+    };
+    let context = ReportContext { search, ..ReportContext::recorded(sidecar, &paths.csv, table.retried()) };
     let report = SweepReport { analysis: &analysis, config, context: &context, title };
     let document = report.document();
     files.save(&paths.summary, &report::markdown(&document))?;
@@ -40,6 +51,14 @@ pub fn write_run_summary(
     }
     let checks_failed = report.checks_failed();
     Ok((report::terminal_text(&document), analysis, checks_failed))
+}
+
+/// What a searched sweep's CSV (its sidecar records `[search]`) spent and found: its searches replayed.
+fn searched(table: &RunTable, sidecar: &Sidecar, config: &AnalysisConfig) -> Option<analyse::SearchSummary> {
+    let search = sidecar.search?;
+    let settings = sweep::record::planned_settings(sidecar);
+    let groups = analyse::GroupSearch::replayed(&table.runs(), &settings, config, &search);
+    Some(analyse::SearchSummary::of(&groups, &settings))
 }
 
 /// Analyses an ablation's CSV (`table`, primary metric first), pooled and per `group_by` setting, writes the

@@ -1,0 +1,99 @@
+//! `SearchSummary`: what a budgeted search spent and found, for the report: its budget and runs, the
+//! settings it evaluated out of its space, its progress, which of its rounds were the final race, and
+//! which parameters mattered among the settings it evaluated.
+
+use std::collections::BTreeSet;
+
+use super::group_search::GroupSearch;
+use super::search_trace::Progress;
+use crate::declare::ParamValue;
+use crate::plan::{Labels, Setting};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchSummary {
+    pub budget: usize,
+    /// Runs handed out by the searches (the CSV's rows, warmups aside).
+    pub used: usize,
+    /// The settings `where` allows, and those run at least once.
+    pub space: usize,
+    pub evaluated: usize,
+    /// Whether every group's search spent its budget (else the CSV stops short: resume it).
+    pub complete: bool,
+    /// The final races' runs, as (plan setting, rep): the verdicts are taken on these alone.
+    pub final_runs: BTreeSet<(usize, u32)>,
+    /// Per group: its labels, and its runs used and best mean so far after each round.
+    pub progress: Vec<(Labels, Progress)>,
+    /// Per parameter, the share of the variance of the evaluated settings' mean log values its levels
+    /// explain on their own, largest first.
+    pub importance: Vec<(String, f64)>,
+}
+
+impl SearchSummary {
+    /// The summary of `groups` replayed over a CSV; `settings` are the plan's.
+    pub fn of(groups: &[GroupSearch], settings: &[Setting]) -> SearchSummary {
+        let sum = |of: &dyn Fn(&GroupSearch) -> usize| groups.iter().map(of).sum::<usize>();
+        let means: Vec<(&Setting, f64)> = (groups.iter())
+            .flat_map(|group| group.trace.means())
+            .filter(|(_, mean)| *mean > 0.0)
+            .map(|(setting, mean)| (&settings[setting], mean.ln()))
+            .collect();
+        SearchSummary {
+            budget: sum(&|group| group.budget),
+            used: sum(&|group| group.trace.used()),
+            space: sum(&|group| group.space),
+            evaluated: sum(&|group| group.trace.evaluated()),
+            complete: groups.iter().all(|group| group.trace.is_done()),
+            final_runs: groups.iter().flat_map(|group| group.trace.final_runs().iter().copied()).collect(),
+            progress: groups.iter().map(|group| (group.group.clone(), group.trace.progress().to_vec())).collect(),
+            importance: main_effect_shares(&means, groups.first().map_or(&[][..], |group| &group.axes)),
+        }
+    }
+}
+
+/// Per parameter, the variance its levels' mean explain of `points` (a setting and a value), as a share
+/// of the whole: the first-order terms of a functional ANOVA (Hutter, Hoos & Leyton-Brown 2014, fANOVA),
+/// taken on the evaluated settings themselves rather than on a model's predictions over the space (so it
+/// describes where the search looked, which leans towards the best).
+fn main_effect_shares(points: &[(&Setting, f64)], axes: &[String]) -> Vec<(String, f64)> {
+    let mean = points.iter().map(|(_, value)| value).sum::<f64>() / points.len() as f64;
+    let total: f64 = points.iter().map(|(_, value)| (value - mean).powi(2)).sum();
+    let mut shares: Vec<(String, f64)> = (axes.iter())
+        .map(|name| {
+            let mut levels: Vec<(&ParamValue, f64, usize)> = Vec::new();
+            for (setting, value) in points {
+                let level = setting.value(name).expect("every setting has every param");
+                match levels.iter_mut().find(|(known, _, _)| *known == level) {
+                    Some((_, sum, count)) => (*sum, *count) = (*sum + value, *count + 1),
+                    None => levels.push((level, *value, 1)),
+                }
+            }
+            let explained: f64 =
+                levels.iter().map(|(_, sum, count)| *count as f64 * (sum / *count as f64 - mean).powi(2)).sum();
+            (name.clone(), if total > 0.0 { explained / total } else { 0.0 })
+        })
+        .filter(|(_, share)| *share > 0.0)
+        .collect();
+    shares.sort_by(|a, b| b.1.total_cmp(&a.1));
+    shares
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parameter_that_sets_the_value_explains_it_all_and_one_that_does_not_nothing() {
+        let settings: Vec<Setting> = (0..8)
+            .map(|i| Setting {
+                values: vec![("tile".into(), ParamValue::Int(i % 2)), ("noise".into(), ParamValue::Int(i / 2 % 2))],
+                variant: "default".into(),
+            })
+            .collect();
+        let points: Vec<(&Setting, f64)> =
+            settings.iter().map(|s| (s, if s.values[0].1 == ParamValue::Int(0) { 1.0 } else { 2.0 })).collect();
+        let shares = main_effect_shares(&points, &["tile".to_string(), "noise".to_string()]);
+        assert_eq!(shares.len(), 1, "{shares:?}");
+        assert_eq!(shares[0].0, "tile");
+        assert!((shares[0].1 - 1.0).abs() < 1e-12);
+    }
+}

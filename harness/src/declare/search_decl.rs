@@ -1,0 +1,15 @@
+//! `[search]`: search the declared space under a budget of runs instead of running its whole grid.
+
+use serde::{Deserialize, Serialize};
+
+/// A budgeted search of the settings `[params]` and `where` allow (`docs/search.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchDecl {
+    /// Engine runs the search may spend, its final race included (`--budget` overrides).
+    pub budget: u64,
+    /// Seeds the search's draws; default: the sweep's run-order seed (`[reps] seed`, else drawn and
+    /// recorded), so a resumed search replays the same draws.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}

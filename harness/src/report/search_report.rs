@@ -1,0 +1,125 @@
+//! A budgeted search in the report: the `search` object of `analysis.json`, the summary's "Search"
+//! section (what it spent, what it found, by which rules), and its progress plot.
+
+use serde_json::{json, Value};
+
+use super::analysis_json::{labels_object, setting_object};
+use super::axis::Axis;
+use super::document::Section;
+use super::number_format::percent;
+use super::svg::Svg;
+use super::sweep_report::SweepReport;
+use super::text::Text;
+use crate::analyse::{GroupOutcome, SearchSummary};
+
+/// The search's verdict: every group's, or the least decided of them.
+fn overall(report: &SweepReport) -> Option<GroupOutcome> {
+    let search = report.context.search.as_ref()?;
+    let outcomes = report.analysis.verdicts.groups.iter().map(|group| group.outcome);
+    let worst = outcomes.max_by_key(|outcome| match outcome {
+        GroupOutcome::Resolved => 0,
+        GroupOutcome::Tied => 1,
+        GroupOutcome::CannotTell => 2,
+    });
+    // Without a final race the verdicts would rest on the runs that chose the finalists: not told.
+    Some(if search.final_runs.is_empty() {
+        GroupOutcome::CannotTell
+    } else {
+        worst.unwrap_or(GroupOutcome::CannotTell)
+    })
+}
+
+/// `analysis.json`'s `search` object: budget, runs, space, evaluated, best and verdict (per group too).
+pub fn search_json(report: &SweepReport) -> Option<Value> {
+    let search = report.context.search.as_ref()?;
+    let settings = &report.analysis.settings;
+    let groups: Vec<Value> = (report.analysis.verdicts.groups.iter())
+        .map(|group| {
+            json!({
+                "group": labels_object(&group.group), "best": setting_object(&settings[group.best].setting),
+                "verdict": group.outcome,
+            })
+        })
+        .collect();
+    let best = match report.analysis.verdicts.groups.as_slice() {
+        [only] => setting_object(&settings[only.best].setting),
+        _ => Value::Null,
+    };
+    Some(json!({
+        "budget": search.budget,
+        "runs": search.used,
+        "space": search.space,
+        "evaluated": search.evaluated,
+        "best": best,
+        "verdict": overall(report),
+        "complete": search.complete,
+        "final_race_runs": search.final_runs.len(),
+        "groups": groups,
+        "method": "iterated racing (López-Ibáñez et al. 2016); verdict on the final race's runs alone, by the grid's rules",
+        "importance": search.importance.iter().map(|(param, share)| json!({"param": param, "share": share})).collect::<Vec<_>>(),
+        "progress": search.progress.iter().map(|(group, points)| json!({
+            "group": labels_object(group),
+            "points": points.iter().map(|(runs, best)| json!([runs, best])).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    }))
+}
+
+/// The "Search" section: what was spent and found, never more than the data show.
+pub fn search_section(report: &SweepReport) -> Option<Section> {
+    let search = report.context.search.as_ref()?;
+    let verdict = match overall(report)? {
+        GroupOutcome::Resolved => "resolved",
+        GroupOutcome::Tied => "tied",
+        GroupOutcome::CannotTell => "cannot tell",
+    };
+    let lead = format!(
+        "Best of the {} settings evaluated out of {} ({} of a budget of {} runs): {verdict}. The verdicts below \
+         are the final race's alone ({} runs of the finalists, fresh after the search chose them), by the grid's \
+         rules; settings never run are not ruled out.",
+        search.evaluated,
+        search.space,
+        search.used,
+        search.budget,
+        search.final_runs.len()
+    );
+    let mut section = Section::new("Search").paragraph(Text::plain(lead));
+    if !search.complete {
+        section = section.paragraph(Text::plain("WARNING: the search stopped before its budget was spent: resume it."));
+    }
+    if !search.importance.is_empty() {
+        let shares: Vec<String> =
+            search.importance.iter().map(|(param, share)| format!("{param} {}", percent(*share))).collect();
+        let line = format!(
+            "What mattered among the settings evaluated (each parameter's share of the variance of their mean log \
+             values, fANOVA's first-order terms, Hutter et al. 2014): {}.",
+            shares.join(", ")
+        );
+        section = section.paragraph(Text::plain(line));
+    }
+    Some(section.figure(progress_svg(search, &report.config.primary), "Best so far against runs used"))
+}
+
+/// Each group's best mean so far against the runs its search used.
+fn progress_svg(search: &SearchSummary, metric: &str) -> Option<String> {
+    let points: Vec<Vec<(f64, f64)>> = (search.progress.iter())
+        .map(|(_, points)| points.iter().filter_map(|&(runs, best)| Some((runs as f64, best?))).collect())
+        .collect();
+    let x = Axis::linear(points.iter().flatten().map(|point| point.0))?;
+    let y = Axis::linear(points.iter().flatten().map(|point| point.1))?;
+    let (width, height, left, bottom) = (640.0, 320.0, 70.0, 40.0);
+    let mut svg = Svg::new(width, height, "search progress");
+    let across = |runs: f64| left + x.fraction(runs) * (width - left - 20.0);
+    let up = |best: f64| (height - bottom) - y.fraction(best) * (height - bottom - 40.0);
+    for (value, label) in x.ticks() {
+        svg.text((across(*value), height - bottom + 16.0), label, "middle", 11.0, "tick");
+    }
+    for (value, label) in y.ticks() {
+        svg.text((left - 6.0, up(*value)), label, "end", 11.0, "tick");
+    }
+    svg.text((width / 2.0, height - 6.0), "runs used", "middle", 12.0, "title");
+    svg.vertical_text((14.0, height / 2.0), &format!("best {metric} so far"));
+    for (series, colour) in points.iter().zip(["#1f77b4", "#d62728", "#2ca02c", "#9467bd"].iter().cycle()) {
+        svg.polyline(&series.iter().map(|&(runs, best)| (across(runs), up(best))).collect::<Vec<_>>(), colour, 2.0);
+    }
+    Some(svg.finish())
+}

@@ -1,0 +1,78 @@
+//! `SearchDriver`: a budgeted search (`[search]`) round by round: each group's `SearchTrace` replays the
+//! runs already recorded (a resumed search carries on where it stopped) and hands over its next round;
+//! the groups' rounds run together, shuffled, so a drift they share cancels in the pairs.
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::driver::Driver;
+use super::progress::Progress;
+use crate::analyse::{recorded_values, GroupSearch, SearchStep};
+use crate::declare::{AnalysisConfig, SearchDecl};
+use crate::plan::{PlannedRun, Setting, SettingId};
+use crate::record::RunTable;
+
+pub struct SearchDriver {
+    groups: Vec<GroupSearch>,
+    primary: String,
+    seed: u64,
+    /// The runs last handed over: handed over again, they were never recorded (the session skipped
+    /// them), and the search ends rather than loop.
+    last: Vec<(usize, u32)>,
+    order: usize,
+}
+
+impl SearchDriver {
+    /// The search of `settings` (the plan's) under `search` (its seed resolved).
+    pub fn new(settings: &[Setting], config: &AnalysisConfig, search: &SearchDecl) -> SearchDriver {
+        SearchDriver {
+            groups: GroupSearch::per_group(settings, config, search),
+            primary: config.primary.clone(),
+            seed: search.seed.unwrap_or_default(),
+            last: Vec::new(),
+            order: 0,
+        }
+    }
+
+    /// One line of where the search stands: runs used of the budget, settings evaluated of the space.
+    fn standing(&self) -> String {
+        let sum = |of: &dyn Fn(&GroupSearch) -> usize| self.groups.iter().map(of).sum::<usize>();
+        format!(
+            "search: {} of {} runs used, {} of {} settings evaluated",
+            sum(&|group| group.trace.used()),
+            sum(&|group| group.budget),
+            sum(&|group| group.trace.evaluated()),
+            sum(&|group| group.space)
+        )
+    }
+}
+
+impl Driver for SearchDriver {
+    fn reads_results(&self) -> bool {
+        true
+    }
+
+    fn next_batch(&mut self, results: Option<&RunTable>, progress: &Progress) -> Option<Vec<PlannedRun>> {
+        let recorded = recorded_values(&results.expect("a search reads its results").runs(), &self.primary);
+        let mut round = Vec::new();
+        for group in &mut self.groups {
+            if let SearchStep::Run(runs) = group.trace.advance(&recorded) {
+                round.extend(runs);
+            }
+        }
+        if round.is_empty() || round == self.last {
+            progress.note(&format!("{}: the search is over", self.standing()));
+            return None;
+        }
+        progress.note(&self.standing());
+        self.last.clone_from(&round);
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed ^ self.order as u64);
+        round.shuffle(&mut rng);
+        let planned = round.into_iter().map(|(setting, rep)| {
+            self.order += 1;
+            PlannedRun { order: self.order, setting: SettingId::new(setting), rep, warmup: false }
+        });
+        Some(planned.collect())
+    }
+}
