@@ -3,7 +3,7 @@
 
 use super::search_space::search_space;
 use super::search_trace::{recorded_values, SearchTrace};
-use crate::declare::{AnalysisConfig, SearchDecl};
+use crate::declare::{AnalysisConfig, SearchConfig};
 use crate::plan::{Labels, Setting};
 use crate::record::RecordedRun;
 
@@ -22,7 +22,7 @@ pub struct GroupSearch {
 impl GroupSearch {
     /// One search per group of `settings` (the plan's, in order), in first-seen order: the budget split
     /// evenly (the first groups take one run more while the division leaves some), each seeded apart.
-    pub fn per_group(settings: &[Setting], config: &AnalysisConfig, search: &SearchDecl) -> Vec<GroupSearch> {
+    pub fn per_group(settings: &[Setting], config: &AnalysisConfig, search: &SearchConfig) -> Vec<GroupSearch> {
         let mut groups: Vec<(Labels, Vec<usize>)> = Vec::new();
         for (index, setting) in settings.iter().enumerate() {
             let labels = setting.labels_of(&config.group_by);
@@ -49,7 +49,7 @@ impl GroupSearch {
         runs: &[R],
         settings: &[Setting],
         config: &AnalysisConfig,
-        search: &SearchDecl,
+        search: &SearchConfig,
     ) -> Vec<GroupSearch> {
         let recorded = recorded_values(runs, &config.primary);
         let mut groups = GroupSearch::per_group(settings, config, search);

@@ -35,6 +35,8 @@ mod sample_layout;
 mod scale;
 #[cfg(test)]
 pub(crate) mod scenario_tests;
+#[cfg(test)]
+mod search_scenario_tests;
 mod search_space;
 mod search_summary;
 mod search_trace;
@@ -48,6 +50,7 @@ mod student_t;
 mod summary_stats;
 mod sweep_analysis;
 mod time_unit;
+mod unexplored_headroom;
 mod variance_prior;
 mod verdicts;
 mod weighted_backfit;

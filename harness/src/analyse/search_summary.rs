@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 
 use super::group_search::GroupSearch;
+use super::group_verdict::GroupOutcome;
 use super::search_trace::Progress;
 use crate::declare::ParamValue;
 use crate::plan::{Labels, Setting};
@@ -23,6 +24,9 @@ pub struct SearchSummary {
     pub final_runs: BTreeSet<(usize, u32)>,
     /// Per group: its labels, and its runs used and best mean so far after each round.
     pub progress: Vec<(Labels, Progress)>,
+    /// The most a setting never run could beat the best evaluated one by, as a ratio above 1 (over the
+    /// groups; `None` when nothing bounds it): the search's "resolved" needs it within the margin.
+    pub headroom: Option<f64>,
     /// Per parameter, the share of the variance of the evaluated settings' mean log values its levels
     /// explain on their own, largest first.
     pub importance: Vec<(String, f64)>,
@@ -45,10 +49,37 @@ impl SearchSummary {
             complete: groups.iter().all(|group| group.trace.is_done()),
             final_runs: groups.iter().flat_map(|group| group.trace.final_runs().iter().copied()).collect(),
             progress: groups.iter().map(|group| (group.group.clone(), group.trace.progress().to_vec())).collect(),
+            headroom: (groups.iter().map(|group| group.trace.unexplored_headroom()))
+                .try_fold(0.0, |most: f64, headroom| Some(most.max(headroom?)))
+                .map(f64::exp),
             importance: main_effect_shares(&means, groups.first().map_or(&[][..], |group| &group.axes)),
         }
     }
 }
+
+impl SearchSummary {
+    /// The search's verdict over its whole space: the least decided of its groups' final races
+    /// (`outcomes`), and "resolved" only when no setting never run could beat the best by more than
+    /// `margin` (a share; the declared negligible difference, else 1%), else it cannot tell. Without a
+    /// final race it cannot tell either: the runs that chose the finalists favour them.
+    pub fn verdict(&self, outcomes: impl IntoIterator<Item = GroupOutcome>, margin: Option<f64>) -> GroupOutcome {
+        let rank = |outcome: &GroupOutcome| match outcome {
+            GroupOutcome::Resolved => 0,
+            GroupOutcome::Tied => 1,
+            GroupOutcome::CannotTell => 2,
+        };
+        let worst = outcomes.into_iter().max_by_key(rank).unwrap_or(GroupOutcome::CannotTell);
+        let covered = self.headroom.is_some_and(|headroom| headroom <= 1.0 + margin.unwrap_or(DEFAULT_MARGIN));
+        match worst {
+            _ if self.final_runs.is_empty() => GroupOutcome::CannotTell,
+            GroupOutcome::Resolved if !covered => GroupOutcome::CannotTell,
+            outcome => outcome,
+        }
+    }
+}
+
+/// The margin a search's best must be within over settings never run, without a declared negligible one.
+const DEFAULT_MARGIN: f64 = 0.01;
 
 /// Per parameter, the variance its levels' mean explain of `points` (a setting and a value), as a share
 /// of the whole: the first-order terms of a functional ANOVA (Hutter, Hoos & Leyton-Brown 2014, fANOVA),

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::unexplored_headroom::unexplored_headroom;
 use crate::declare::Direction;
 use crate::ground::RunStatus;
 use crate::record::RecordedRun;
@@ -33,6 +34,7 @@ pub enum SearchStep {
 
 pub struct SearchTrace {
     race: IteratedRace,
+    space: Space,
     /// The plan setting of each of the space's settings.
     settings: Vec<usize>,
     direction: Direction,
@@ -55,7 +57,8 @@ impl SearchTrace {
     /// A search of `space` (its settings are the plan settings `settings`) spending `budget` runs, seeded.
     pub fn new(space: Space, settings: Vec<usize>, budget: usize, seed: u64, direction: Direction) -> SearchTrace {
         SearchTrace {
-            race: IteratedRace::new(space, budget, seed),
+            race: IteratedRace::new(space.clone(), budget, seed),
+            space,
             settings,
             direction,
             pending: None,
@@ -138,6 +141,16 @@ impl SearchTrace {
     /// Runs used and the best mean so far, after each round.
     pub fn progress(&self) -> &[(usize, Option<f64>)] {
         &self.progress
+    }
+
+    /// How much better than the best evaluated mean a setting never run could be, as a log ratio
+    /// (`unexplored_headroom`); `None` when nothing bounds it.
+    pub fn unexplored_headroom(&self) -> Option<f64> {
+        let lower_is_better = if self.direction == Direction::Lower { 1.0 } else { -1.0 };
+        let measured = self.sums.iter().filter(|(_, (_, count))| *count > 0);
+        let evaluated: Vec<(usize, f64)> =
+            measured.map(|(&setting, &(sum, count))| (setting, lower_is_better * (sum / count as f64).ln())).collect();
+        unexplored_headroom(&self.space, &evaluated)
     }
 
     /// Per plan setting run, its mean value (for the parameters' importance).

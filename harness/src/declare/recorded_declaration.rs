@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::analysis_config::AnalysisConfig;
 use super::kernel_ablation::KernelAblation;
-use super::search_decl::SearchDecl;
+use super::search_config::SearchConfig;
 use super::sweep_decl::{AblationDecl, ReportConfig, RepsDecl, SweepDecl};
 
 /// The declaration as written: the tables `report` and `compare` read back, typed; the rest as JSON.
@@ -22,7 +22,7 @@ pub struct RecordedDeclaration {
     pub report: ReportConfig,
     /// `[search]`, when the sweep searched its space.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub search: Option<SearchDecl>,
+    pub search: Option<SearchConfig>,
     #[serde(flatten)]
     pub rest: Map<String, Value>,
 }

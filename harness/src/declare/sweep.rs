@@ -12,7 +12,7 @@ use super::kernel_ablation::KernelAblation;
 use super::param_tables::{DerivedParam, ValueMap};
 use super::param_value::Param;
 use super::recorded_declaration::RecordedDeclaration;
-use super::search_decl::SearchDecl;
+use super::search_config::SearchConfig;
 use super::source_file::SourceFile;
 use super::spec_error::SpecNote;
 use super::sweep_decl::{InputDecl, MetricsDecl, RepsDecl, RunDecl};
@@ -43,7 +43,7 @@ pub struct Sweep {
     /// `[ablation]`, when the sweep declares one.
     pub ablation: Option<KernelAblation>,
     /// `[search]`: search the settings under a budget instead of running them all.
-    pub search: Option<SearchDecl>,
+    pub search: Option<SearchConfig>,
     /// The declaration as written, as the sidecar records it.
     pub recorded: RecordedDeclaration,
     /// What it most likely did not mean but can run (`sweep check` prints these).

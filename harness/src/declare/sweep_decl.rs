@@ -8,7 +8,7 @@ use super::analysis_config::AnalysisConfig;
 use super::engine_profile::EngineOverrides;
 use super::pattern::Pattern;
 use super::ready_decl::ReadyDecl;
-use super::search_decl::SearchDecl;
+use super::search_config::SearchConfig;
 use super::selector::Selector;
 use crate::expression::Expression;
 use crate::template::Template;
@@ -261,7 +261,7 @@ pub struct SweepDecl {
     pub report: ReportConfig,
     pub ablation: Option<AblationDecl>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub search: Option<SearchDecl>,
+    pub search: Option<SearchConfig>,
 }
 
 /// `[report]`: tables a sweep's summary adds to its verdicts.

@@ -12,7 +12,7 @@ use super::near_name::did_you_mean;
 use super::param_tables::DerivedParam;
 use super::param_value::{Param, ParamValue};
 use super::quantity_decl::QuantityTerm;
-use super::search_decl::SearchDecl;
+use super::search_config::SearchConfig;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
 use super::sweep_decl::{
@@ -279,7 +279,7 @@ pub fn plan_size(
 /// `[reps]` nor runs back to back), and searches settings, not ablation variants.
 pub fn search(
     source: &SourceFile,
-    search: Option<&SearchDecl>,
+    search: Option<&SearchConfig>,
     reps: &RepsDecl,
     ablation: bool,
 ) -> Result<(), SpecError> {

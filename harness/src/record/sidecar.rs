@@ -12,7 +12,7 @@ use super::record_error::RecordError;
 use super::recorded_environment::RecordedEnvironment;
 use super::result_paths::ResultPaths;
 use super::sweep_fingerprint::{declaration_digest, SweepFingerprint};
-use crate::declare::{Param, Race, RecordedDeclaration, SearchDecl};
+use crate::declare::{Param, Race, RecordedDeclaration, SearchConfig};
 use crate::read_limit::ReadLimit;
 
 /// The schema this version writes. 0 is a sidecar written before the schema was versioned: the same
@@ -47,7 +47,7 @@ pub struct Sidecar {
     pub race: Option<Race>,
     /// The search's budget and seed when the sweep searched its space (`[search]`, `--budget`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub search: Option<SearchDecl>,
+    pub search: Option<SearchConfig>,
     /// Which sweep the CSV records; absent from sidecars written before it was (see `fingerprint`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<SweepFingerprint>,

@@ -4,7 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use super::metric_units::MetricUnits;
-use super::search_report::search_json;
+use super::search_report::overall;
 use super::sweep_report::SweepReport;
 use super::what_to_trust::trust_notes;
 use crate::analyse::{GroupVerdict, Rival, Scale, SettingModel};
@@ -78,6 +78,41 @@ pub fn analysis_json(report: &SweepReport) -> Value {
         object.extend(search_json(report).map(|search| ("search".to_string(), search)));
     }
     object
+}
+
+/// `analysis.json`'s `search` object: budget, runs, space, evaluated, best and verdict (per group too).
+fn search_json(report: &SweepReport) -> Option<Value> {
+    let search = report.context.search.as_ref()?;
+    let settings = &report.analysis.settings;
+    let groups: Vec<Value> = (report.analysis.verdicts.groups.iter())
+        .map(|group| {
+            json!({
+                "group": labels_object(&group.group), "best": setting_object(&settings[group.best].setting),
+                "verdict": group.outcome,
+            })
+        })
+        .collect();
+    let best = match report.analysis.verdicts.groups.as_slice() {
+        [only] => setting_object(&settings[only.best].setting),
+        _ => Value::Null,
+    };
+    Some(json!({
+        "budget": search.budget,
+        "runs": search.used,
+        "space": search.space,
+        "evaluated": search.evaluated,
+        "best": best,
+        "verdict": overall(report),
+        "complete": search.complete,
+        "final_race_runs": search.final_runs.len(),
+        "groups": groups,
+        "method": "iterated racing (López-Ibáñez et al. 2016); verdict on the final race's runs alone, by the grid's rules",
+        "importance": search.importance.iter().map(|(param, share)| json!({"param": param, "share": share})).collect::<Vec<_>>(),
+        "progress": search.progress.iter().map(|(group, points)| json!({
+            "group": labels_object(group),
+            "points": points.iter().map(|(runs, best)| json!([runs, best])).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    }))
 }
 
 /// `{"rows": 512, "slices": 1}`: param -> typed value; the variant only when it is not the default.

@@ -1,9 +1,6 @@
-//! A budgeted search in the report: the `search` object of `analysis.json`, the summary's "Search"
-//! section (what it spent, what it found, by which rules), and its progress plot.
+//! A budgeted search in the report: the summary's "Search" section (what it spent, what it found, by
+//! which rules) and its progress plot.
 
-use serde_json::{json, Value};
-
-use super::analysis_json::{labels_object, setting_object};
 use super::axis::Axis;
 use super::document::Section;
 use super::number_format::percent;
@@ -13,55 +10,10 @@ use super::text::Text;
 use crate::analyse::{GroupOutcome, SearchSummary};
 
 /// The search's verdict: every group's, or the least decided of them.
-fn overall(report: &SweepReport) -> Option<GroupOutcome> {
+pub(super) fn overall(report: &SweepReport) -> Option<GroupOutcome> {
     let search = report.context.search.as_ref()?;
     let outcomes = report.analysis.verdicts.groups.iter().map(|group| group.outcome);
-    let worst = outcomes.max_by_key(|outcome| match outcome {
-        GroupOutcome::Resolved => 0,
-        GroupOutcome::Tied => 1,
-        GroupOutcome::CannotTell => 2,
-    });
-    // Without a final race the verdicts would rest on the runs that chose the finalists: not told.
-    Some(if search.final_runs.is_empty() {
-        GroupOutcome::CannotTell
-    } else {
-        worst.unwrap_or(GroupOutcome::CannotTell)
-    })
-}
-
-/// `analysis.json`'s `search` object: budget, runs, space, evaluated, best and verdict (per group too).
-pub fn search_json(report: &SweepReport) -> Option<Value> {
-    let search = report.context.search.as_ref()?;
-    let settings = &report.analysis.settings;
-    let groups: Vec<Value> = (report.analysis.verdicts.groups.iter())
-        .map(|group| {
-            json!({
-                "group": labels_object(&group.group), "best": setting_object(&settings[group.best].setting),
-                "verdict": group.outcome,
-            })
-        })
-        .collect();
-    let best = match report.analysis.verdicts.groups.as_slice() {
-        [only] => setting_object(&settings[only.best].setting),
-        _ => Value::Null,
-    };
-    Some(json!({
-        "budget": search.budget,
-        "runs": search.used,
-        "space": search.space,
-        "evaluated": search.evaluated,
-        "best": best,
-        "verdict": overall(report),
-        "complete": search.complete,
-        "final_race_runs": search.final_runs.len(),
-        "groups": groups,
-        "method": "iterated racing (López-Ibáñez et al. 2016); verdict on the final race's runs alone, by the grid's rules",
-        "importance": search.importance.iter().map(|(param, share)| json!({"param": param, "share": share})).collect::<Vec<_>>(),
-        "progress": search.progress.iter().map(|(group, points)| json!({
-            "group": labels_object(group),
-            "points": points.iter().map(|(runs, best)| json!([runs, best])).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-    }))
+    Some(search.verdict(outcomes, report.config.negligible))
 }
 
 /// The "Search" section: what was spent and found, never more than the data show.

@@ -28,7 +28,7 @@ use session::Session;
 pub use session::Tally;
 
 use crate::console::Console;
-use crate::declare::{CheckTest, Race, SearchDecl, Sweep};
+use crate::declare::{CheckTest, Race, SearchConfig, Sweep};
 use crate::launch::{head_commit, RunEvents};
 use crate::plan::{Plan, PlanOptions, Setting, DEFAULT_VARIANT};
 use crate::rebuild::{self, VariantSite};
@@ -60,14 +60,14 @@ pub struct RunOptions {
     /// Stop after this many consecutive runs failed the same way (`None`: never, `--keep-going`).
     pub same_failures_limit: Option<u32>,
     /// Search the settings under this budget instead of running them all (`[search]`, `--budget`).
-    pub search: Option<SearchDecl>,
+    pub search: Option<SearchConfig>,
 }
 
 impl RunOptions {
     /// The search asked for, its seed resolved: the declared one, else the plan's (recorded in the
     /// sidecar either way, so a resume replays the same draws).
-    pub fn search_of(&self, plan: &Plan) -> Option<SearchDecl> {
-        self.search.map(|search| SearchDecl { seed: Some(search.seed.unwrap_or(plan.seed)), ..search })
+    pub fn search_of(&self, plan: &Plan) -> Option<SearchConfig> {
+        self.search.map(|search| SearchConfig { seed: Some(search.seed.unwrap_or(plan.seed)), ..search })
     }
 
     /// Whether planning draws a fresh seed: none on the command line, in the sweep, or in a resumed sidecar.

@@ -9,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 use super::driver::Driver;
 use super::progress::Progress;
 use crate::analyse::{recorded_values, GroupSearch, SearchStep};
-use crate::declare::{AnalysisConfig, SearchDecl};
+use crate::declare::{AnalysisConfig, SearchConfig};
 use crate::plan::{PlannedRun, Setting, SettingId};
 use crate::record::RunTable;
 
@@ -25,7 +25,7 @@ pub struct SearchDriver {
 
 impl SearchDriver {
     /// The search of `settings` (the plan's) under `search` (its seed resolved).
-    pub fn new(settings: &[Setting], config: &AnalysisConfig, search: &SearchDecl) -> SearchDriver {
+    pub fn new(settings: &[Setting], config: &AnalysisConfig, search: &SearchConfig) -> SearchDriver {
         SearchDriver {
             groups: GroupSearch::per_group(settings, config, search),
             primary: config.primary.clone(),

@@ -7,7 +7,7 @@ mod iterated_race;
 mod paired_elimination;
 mod space;
 #[cfg(test)]
-mod test_fixture_space;
+pub(crate) mod test_fixture_space;
 
 pub use axis::Axis;
 pub use iterated_race::IteratedRace;

@@ -98,6 +98,10 @@ fn random_search(fixture: &FixtureSpace, budget: usize, seed: u64) -> usize {
     scored.into_iter().min_by(|a, b| a.0.total_cmp(&b.0)).expect("a setting drawn").1
 }
 
+/// The benchmark's spaces (levels per axis, the last `unordered` of them unordered): 1,440 to 3,840 settings.
+pub const SPACES: [(&[u16], usize); 4] =
+    [(&[8, 6, 5, 4, 3], 1), (&[6, 5, 4, 4, 4, 2], 2), (&[10, 8, 6, 3], 1), (&[5, 5, 5, 5, 4], 1)];
+
 /// The margin within which a named best counts as right (1%, the default negligible difference).
 const MARGIN: f64 = 0.01;
 
@@ -132,13 +136,7 @@ fn search_against_random_search_on_fixture_spaces() {
     let fractions: Vec<f64> =
         env("SEARCH_FRACTIONS", "0.1").split(',').map(|f| f.parse().expect("a fraction")).collect();
     let export_to = std::env::var_os("SEARCH_EXPORT").map(std::path::PathBuf::from);
-    let spaces = [
-        (&[8u16, 6, 5, 4, 3][..], 1),
-        (&[6, 5, 4, 4, 4, 2][..], 2),
-        (&[10, 8, 6, 3][..], 1),
-        (&[5, 5, 5, 5, 4][..], 1),
-    ];
-    for (levels, unordered) in spaces {
+    for (levels, unordered) in SPACES {
         for &fraction in &fractions {
             let (mut ours, mut random, mut found, mut found_random, mut runs) = (vec![], vec![], 0, 0, vec![]);
             let (mut resolved, mut resolved_wrong) = (0, 0);

@@ -117,9 +117,9 @@ fn run_options(args: &RunArgs, sweep: &declare::Sweep, repository: &Repository) 
 /// The search `[search]` and `--budget` ask for, checked against the grid: a budget that pays for every
 /// run of the grid runs the grid instead, and says so.
 fn search(args: &RunArgs, sweep: &declare::Sweep, options: RunOptions) -> Result<RunOptions, CommandError> {
-    let declared = sweep.search.or(args.budget.map(|budget| declare::SearchDecl { budget, seed: None }));
+    let declared = sweep.search.or(args.budget.map(|budget| declare::SearchConfig { budget, seed: None }));
     let Some(search) =
-        declared.map(|search| declare::SearchDecl { budget: args.budget.unwrap_or(search.budget), ..search })
+        declared.map(|search| declare::SearchConfig { budget: args.budget.unwrap_or(search.budget), ..search })
     else {
         return Ok(options);
     };

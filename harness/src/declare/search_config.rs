@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 /// A budgeted search of the settings `[params]` and `where` allow (`docs/search.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct SearchDecl {
+pub struct SearchConfig {
     /// Engine runs the search may spend, its final race included (`--budget` overrides).
     pub budget: u64,
     /// Seeds the search's draws; default: the sweep's run-order seed (`[reps] seed`, else drawn and
