@@ -30,7 +30,10 @@ const ALLOWED: [(&str, &[&str]); 13] = [
     // Results across versions: change points, pure over plain data (a store and commands will feed it).
     ("history", &[]),
     // Both arms joined; a session compares nothing, so not `compare`.
-    ("runner", &["declare", "plan", "launch", "variants", "rebuild", "extract", "record", "analyse", "report"]),
+    (
+        "runner",
+        &["declare", "plan", "launch", "variants", "rebuild", "extract", "record", "analyse", "report", "history"],
+    ),
 ];
 
 /// The running arm's stages. `record` and `analyse` read back what a run left (its status, the environment

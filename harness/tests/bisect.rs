@@ -1,0 +1,133 @@
+//! `sweep bisect` end to end on a FIXTURE repository made in a temporary folder: 16 commits of a fixture
+//! engine whose printed metric steps up 3% at commit 11 under 1% noise. The bisection must name commit
+//! 11 within 2 x log2(16) builds, a rerun must build nothing, and bad input must be refused with one line.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{stderr, stdout, sweep, Workspace};
+
+/// Commits in the fixture repository, and the first whose value is 3% higher.
+const COMMITS: usize = 16;
+const FIRST_BAD: usize = 11;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git").arg("-C").arg(dir).args(args).output().expect("git runs");
+    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
+
+/// A git repository at `<ws>/engine` holding the fixture engine (`tests/fixtures/bisect/`) over
+/// `COMMITS` commits, its value 1.0 before `FIRST_BAD` and 1.03 from it on; the SHAs, oldest first.
+fn fixture_repository(ws: &Workspace) -> Vec<String> {
+    let tree = ws.path().join("engine");
+    std::fs::create_dir_all(&tree).unwrap();
+    let fixtures = common::repo_root().join("harness/tests/fixtures/bisect");
+    for file in ["fixture_engine.sh", "build.sh"] {
+        std::fs::copy(fixtures.join(file), tree.join(file)).unwrap();
+    }
+    git(&tree, &["init", "-q"]);
+    for config in [["user.name", "fixture"], ["user.email", "fixture@example.com"]] {
+        git(&tree, &["config", config[0], config[1]]);
+    }
+    (0..COMMITS)
+        .map(|commit| {
+            let value = if commit >= FIRST_BAD { "1.03" } else { "1.00" };
+            std::fs::write(tree.join("value.txt"), format!("{value}\n")).unwrap();
+            std::fs::write(tree.join("history.txt"), format!("commit {commit}\n")).unwrap();
+            git(&tree, &["add", "."]);
+            git(&tree, &["commit", "-q", "-m", &format!("fixture commit {commit}")]);
+            git(&tree, &["rev-parse", "HEAD"])
+        })
+        .collect()
+}
+
+/// The fixture profile (its tree `engine/`, built by `sh build.sh {{build_dir}}`) and a declaration of
+/// `settings` settings.
+fn write_declaration(ws: &Workspace, settings: &str) -> String {
+    ws.write(
+        "sweeps/engines/fixture.toml",
+        "tree = \"../../engine\"\nbuild = [\"sh\", \"build.sh\", \"{{build_dir}}\"]\n\
+         program = \"{{build_dir}}/fixture_engine.sh\"\nlauncher = \"local\"\nranks = 1\ntimeout = \"10s\"\n\
+         [result]\nprefix = \"fixture_result\"\n",
+    );
+    ws.write_sweep(
+        "fixture_bisect",
+        &format!(
+            "name = \"fixture_bisect\"\n[engine]\nprofile = \"fixture\"\n[params]\nsize = {settings}\n\
+             [metrics]\nresult = [\"t\"]\n[analysis]\nprimary = \"t\"\n"
+        ),
+    )
+}
+
+fn bisect(ws: &Workspace, args: &[&str]) -> Output {
+    let mut all = vec!["bisect"];
+    all.extend(args);
+    sweep(ws.path(), &all)
+}
+
+/// A refusal: exit 2 and one line on stderr, saying `what`.
+fn assert_refused(output: &Output, what: &str) {
+    let said = stderr(output);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert_eq!(said.trim().lines().count(), 1, "{said}");
+    assert!(said.contains(what), "{said}");
+}
+
+#[test]
+fn the_commit_that_made_it_slower_is_named_in_few_builds_and_a_rerun_builds_nothing() {
+    let ws = Workspace::new();
+    let shas = fixture_repository(&ws);
+    let file = write_declaration(&ws, "[1]");
+    let tree = ws.path().join("engine");
+    let before = git(&tree, &["status", "--porcelain"]);
+    let output = bisect(&ws, &[&file, "--good", &shas[0], "--bad", &shas[COMMITS - 1], "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("--json prints one object");
+    assert_eq!(report["first_bad"]["sha"], shas[FIRST_BAD], "{report:#}");
+    assert_eq!(report["first_bad"]["subject"], format!("fixture commit {FIRST_BAD}"));
+    let builds = report["builds"].as_u64().unwrap();
+    assert!(builds <= 2 * 4, "2 x log2(16) builds at most: {report:#}");
+    assert_eq!(report["built_now"], builds, "a first bisection builds every commit it uses");
+    let probes = report["probes"].as_array().unwrap();
+    assert_eq!(probes.len() as u64, builds - 2, "both ends and one build a probe");
+    for probe in probes {
+        for key in ["commit", "rounds", "position", "decided", "verdict"] {
+            assert!(!probe[key].is_null(), "{key} missing: {probe}");
+        }
+    }
+    assert_eq!(report["error_rate"], 0.05);
+    assert!(report["method"].as_str().unwrap().contains("Bonferroni"), "{report:#}");
+    assert!(report["runs"].as_u64().unwrap() >= 9 * probes.len() as u64, "3 rounds of 3 runs a probe at least");
+    assert_eq!(report["ends"]["differ"], true, "{report:#}");
+    let progress = stderr(&output);
+    assert_eq!(progress.matches("probe ").count(), probes.len(), "one line a probe decided: {progress}");
+    let csv = Path::new(report["results"].as_str().unwrap());
+    let rows = common::csv_rows(&ws.path().join(csv));
+    assert_eq!(rows.len() as u64, report["runs"].as_u64().unwrap(), "every run a row");
+    assert!(rows.iter().all(|row| row["status"] == "ok" && row["variant"].len() == 12), "{rows:?}");
+    assert_eq!(git(&tree, &["status", "--porcelain"]), before, "the user's working tree was changed");
+    assert_eq!(git(&tree, &["worktree", "list"]).lines().count(), 1, "a worktree was added");
+
+    let again = bisect(&ws, &[&file, "--good", &shas[0], "--bad", &shas[COMMITS - 1]]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let text = stdout(&again);
+    assert!(text.starts_with(&format!("first bad commit: {} fixture commit", &shas[FIRST_BAD][..12])), "{text}");
+    assert!(text.contains("0 built now"), "a rerun rebuilt: {text}");
+}
+
+#[test]
+fn bad_input_is_refused_with_one_line() {
+    let ws = Workspace::new();
+    let shas = fixture_repository(&ws);
+    let (good, bad) = (shas[0].as_str(), shas[COMMITS - 1].as_str());
+    let two = write_declaration(&ws, "[1, 2]");
+    assert_refused(&bisect(&ws, &[&two, "--good", good, "--bad", bad]), "has 2 after --filter; pick one");
+    let one = write_declaration(&ws, "[1]");
+    assert_refused(&bisect(&ws, &[&one, "--good", "no-such-rev", "--bad", bad]), "`no-such-rev` is not a commit");
+    assert_refused(&bisect(&ws, &[&one, "--good", bad, "--bad", good]), "is not an ancestor of --bad");
+    std::fs::remove_dir_all(ws.path().join("engine/.git")).unwrap();
+    assert_refused(&bisect(&ws, &[&one, "--good", good, "--bad", bad]), "not inside a git repository");
+}
