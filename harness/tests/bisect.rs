@@ -19,9 +19,9 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&output.stdout).trim().to_string()
 }
 
-/// A git repository at `<ws>/engine` holding the fixture engine (`tests/fixtures/bisect/`) over
-/// `COMMITS` commits, its value 1.0 before `FIRST_BAD` and 1.03 from it on; the SHAs, oldest first.
-fn fixture_repository(ws: &Workspace) -> Vec<String> {
+/// A git repository at `<ws>/engine` holding the fixture engine (`tests/fixtures/bisect/`), one commit a
+/// value of `values` (its `value.txt`: `VALUE [NOISE]`; `broken` fails its build); the SHAs, oldest first.
+fn fixture_repository(ws: &Workspace, values: &[&str]) -> Vec<String> {
     let tree = ws.path().join("engine");
     std::fs::create_dir_all(&tree).unwrap();
     let fixtures = common::repo_root().join("harness/tests/fixtures/bisect");
@@ -32,16 +32,19 @@ fn fixture_repository(ws: &Workspace) -> Vec<String> {
     for config in [["user.name", "fixture"], ["user.email", "fixture@example.com"]] {
         git(&tree, &["config", config[0], config[1]]);
     }
-    (0..COMMITS)
-        .map(|commit| {
-            let value = if commit >= FIRST_BAD { "1.03" } else { "1.00" };
-            std::fs::write(tree.join("value.txt"), format!("{value}\n")).unwrap();
-            std::fs::write(tree.join("history.txt"), format!("commit {commit}\n")).unwrap();
-            git(&tree, &["add", "."]);
-            git(&tree, &["commit", "-q", "-m", &format!("fixture commit {commit}")]);
-            git(&tree, &["rev-parse", "HEAD"])
-        })
-        .collect()
+    let commit = |(index, value): (usize, &&str)| {
+        std::fs::write(tree.join("value.txt"), format!("{value}\n")).unwrap();
+        std::fs::write(tree.join("history.txt"), format!("commit {index}\n")).unwrap();
+        git(&tree, &["add", "."]);
+        git(&tree, &["commit", "-q", "-m", &format!("fixture commit {index}")]);
+        git(&tree, &["rev-parse", "HEAD"])
+    };
+    values.iter().enumerate().map(commit).collect()
+}
+
+/// `COMMITS` values: 1.00 before `FIRST_BAD`, 1.03 from it on.
+fn stepping_up() -> Vec<&'static str> {
+    (0..COMMITS).map(|commit| if commit >= FIRST_BAD { "1.03" } else { "1.00" }).collect()
 }
 
 /// The fixture profile (its tree `engine/`, built by `sh build.sh {{build_dir}}`) and a declaration of
@@ -79,7 +82,7 @@ fn assert_refused(output: &Output, what: &str) {
 #[test]
 fn the_commit_that_made_it_slower_is_named_in_few_builds_and_a_rerun_builds_nothing() {
     let ws = Workspace::new();
-    let shas = fixture_repository(&ws);
+    let shas = fixture_repository(&ws, &stepping_up());
     let file = write_declaration(&ws, "[1]");
     let tree = ws.path().join("engine");
     let before = git(&tree, &["status", "--porcelain"]);
@@ -121,13 +124,40 @@ fn the_commit_that_made_it_slower_is_named_in_few_builds_and_a_rerun_builds_noth
 #[test]
 fn bad_input_is_refused_with_one_line() {
     let ws = Workspace::new();
-    let shas = fixture_repository(&ws);
+    let shas = fixture_repository(&ws, &stepping_up());
     let (good, bad) = (shas[0].as_str(), shas[COMMITS - 1].as_str());
     let two = write_declaration(&ws, "[1, 2]");
     assert_refused(&bisect(&ws, &[&two, "--good", good, "--bad", bad]), "has 2 after --filter; pick one");
     let one = write_declaration(&ws, "[1]");
+    assert_refused(&bisect(&ws, &[&one, "--good", good, "--bad", bad, "--metric", "tt"]), "--metric tt: not a metric");
     assert_refused(&bisect(&ws, &[&one, "--good", "no-such-rev", "--bad", bad]), "`no-such-rev` is not a commit");
     assert_refused(&bisect(&ws, &[&one, "--good", bad, "--bad", good]), "is not an ancestor of --bad");
     std::fs::remove_dir_all(ws.path().join("engine/.git")).unwrap();
     assert_refused(&bisect(&ws, &[&one, "--good", good, "--bad", bad]), "not inside a git repository");
+}
+
+#[test]
+fn ends_that_measure_alike_still_finish_with_a_warning() {
+    let ws = Workspace::new();
+    // No noise: the ends are exactly alike, and the test is not left to a 5% chance.
+    let shas = fixture_repository(&ws, &["1.00 0"; 4]);
+    let file = write_declaration(&ws, "[1]");
+    let output = bisect(&ws, &[&file, "--good", &shas[0], "--bad", &shas[3], "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stderr(&output).contains("warning: the good and bad ends do not measure apart"), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["ends"]["differ"], false, "{report:#}");
+}
+
+#[test]
+fn a_commit_that_does_not_build_stops_the_bisection_with_its_error() {
+    let ws = Workspace::new();
+    let shas = fixture_repository(&ws, &["1.00", "1.00", "broken", "1.03"]);
+    let file = write_declaration(&ws, "[1]");
+    let output = bisect(&ws, &[&file, "--good", &shas[0], "--bad", &shas[3]]);
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    let error = said.lines().find(|line| line.starts_with("sweep: error:")).expect("an error line");
+    assert!(error.contains(&shas[2][..12]) && error.contains("broken on purpose"), "{error}");
+    assert!(stdout(&output).is_empty(), "no result after a failed build: {}", stdout(&output));
 }

@@ -30,12 +30,12 @@ pub struct Bisection {
 }
 
 /// Bisects commits `0..commits` (0 good, the last bad, a slowdown between) with `run(commit)` one timed
-/// run of a commit; the first error `run` returns (a failed build or run) ends the bisection with it.
-/// `decided` hears of each probe as it is decided. Each probe runs rounds of (good end, probe, bad end) and is decided by a paired t of
-/// its position against the ends' midpoint (the variance pooled with the earlier probes' rounds), at each
-/// of `LOOKS`, each look at level `error_rate / (probes * looks)` (Bonferroni over the probes and their
-/// looks, so the whole bisection goes wrong with probability at most `error_rate` while every probe is
-/// decided).
+/// run of a commit; the first error `run` returns (a failed build or run) ends the bisection with it,
+/// and `decided` hears of each probe as it is decided. Each probe runs rounds of (good end, probe, bad
+/// end) and is decided by a paired t of its position against the ends' midpoint (the variance pooled with
+/// the earlier probes' rounds), at each of `LOOKS`, each look at level `error_rate / (probes * looks)`
+/// (Bonferroni over the probes and their looks, so the whole bisection goes wrong with probability at
+/// most `error_rate` while every probe is decided).
 pub fn bisect<E>(
     commits: usize,
     error_rate: f64,
@@ -43,7 +43,7 @@ pub fn bisect<E>(
     decided: &mut dyn FnMut(&Probe),
 ) -> Result<Bisection, E> {
     let (mut good, mut bad) = (0, commits - 1);
-    let probes_needed = (usize::BITS - (commits - 1).leading_zeros()) as usize;
+    let probes_needed = probes_needed(commits);
     let look_level = error_rate / (probes_needed.max(1) * LOOKS.len()) as f64;
     let mut probes = Vec::new();
     let mut runs = 0;
@@ -63,6 +63,16 @@ pub fn bisect<E>(
         probes.push(probe);
     }
     Ok(Bisection { first_bad: bad, builds: 2 + probes.len(), runs, probes, gaps })
+}
+
+/// The probes a bisection of `commits` makes: one a halving, ceil(log2(commits - 1)).
+fn probes_needed(commits: usize) -> usize {
+    (usize::BITS - commits.saturating_sub(1).leading_zeros()) as usize
+}
+
+/// The most runs a bisection of `commits` can take: every probe left to its last look.
+pub fn most_runs(commits: usize) -> usize {
+    probes_needed(commits) * LOOKS[LOOKS.len() - 1] * 3
 }
 
 /// The rounds after which a probe is tested (about half as many again each time): few looks, so each is

@@ -3,6 +3,7 @@
 //! run through the same session as `sweep run` (one setting, one "variant" a commit, every run a row
 //! of a CSV with its logs beside it); `history::bisect` decides each probe from the runs.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::bisect_outcome::BisectOutcome;
@@ -16,7 +17,7 @@ use super::session::Session;
 use super::{columns, preflight, Context, RunOptions};
 use crate::console::Console;
 use crate::declare::Sweep;
-use crate::history::{bisect, Probe};
+use crate::history::{bisect, most_runs, Probe};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, SettingId, DEFAULT_VARIANT};
 use crate::rebuild::{cache_root, BuildCache, BuildStatus, CommitBuild, VariantSite};
@@ -70,23 +71,17 @@ impl BisectSession {
             builder: &builder,
             range: &range,
             metric: &metric,
-            built: Vec::new(),
-            used: Vec::new(),
+            runs_of: vec![0; range.shas.len()],
+            built: BTreeMap::new(),
         };
-        let mut rounds = vec![0; range.shas.len()];
         let mut probes = 0;
-        let bisection = bisect(
-            range.shas.len(),
-            self.error_rate,
-            &mut |commit| bisecting.run(commit, &mut rounds),
-            &mut |probe| {
-                probes += 1;
-                Console::Stderr.line(probe_line(probes, probe, &range));
-            },
-        )?;
+        let bisection = bisect(range.shas.len(), self.error_rate, &mut |commit| bisecting.run(commit), &mut |probe| {
+            probes += 1;
+            Console::Stderr.line(probe_line(probes, probe, &range));
+        })?;
         let subject = range.subject(bisection.first_bad)?;
         let ends = EndsGap::of(&bisection.gaps);
-        let built_now = bisecting.built.iter().filter(|built| **built).count();
+        let built_now = bisecting.built.values().filter(|now| **now).count();
         let paths = bisecting.session.finish().paths;
         Ok(BisectOutcome { range, bisection, subject, ends, metric, error_rate: self.error_rate, built_now, paths })
     }
@@ -112,12 +107,6 @@ impl BisectSession {
         }
         Ok(plan.settings.remove(0))
     }
-}
-
-/// The most runs a bisection of `commits` can take: 40 rounds of three runs a probe (a progress bar's end).
-fn most_runs(commits: usize) -> usize {
-    let probes = (usize::BITS - commits.saturating_sub(1).leading_zeros()) as usize;
-    probes * 40 * 3
 }
 
 /// The setting once a commit, each its own "variant" named by its short SHA (its rows' `variant`
@@ -152,45 +141,40 @@ struct Bisecting<'a> {
     builder: &'a CommitBuild<'a>,
     range: &'a CommitRange,
     metric: &'a str,
-    /// Per commit (by index) once it was needed: whether it was built now (else cached).
-    built: Vec<bool>,
-    used: Vec<usize>,
+    /// Per commit (by index), the runs it had so far: the next one's `rep`.
+    runs_of: Vec<u32>,
+    /// Each commit used so far: whether this bisection built it (else it was in the cache).
+    built: BTreeMap<usize, bool>,
 }
 
 impl Bisecting<'_> {
     /// One run of `commit` (built first when this bisection has not yet used it): the metric's value.
-    fn run(&mut self, commit: usize, rounds: &mut [u32]) -> Result<f64, RunnerError> {
+    fn run(&mut self, commit: usize) -> Result<f64, RunnerError> {
         self.build(commit)?;
-        rounds[commit] += 1;
+        self.runs_of[commit] += 1;
         let order = self.session.tally.recorded + 1;
-        let run = PlannedRun { order, setting: SettingId::new(commit), rep: rounds[commit], warmup: false };
+        let run = PlannedRun { order, setting: SettingId::new(commit), rep: self.runs_of[commit], warmup: false };
         self.session.run_all(&[run])?;
-        let short = self.range.short(commit).to_string();
+        let failed = |reason: String| RunnerError::CommitRunFailed { commit: self.range.short(commit).into(), reason };
         match self.session.stopped.take() {
             Some(EarlyStop::Interrupted { signal }) => return Err(RunnerError::Interrupted { signal }),
-            Some(EarlyStop::DiskFull { path, reason }) => {
-                let reason = format!("{reason}: {}", path.display());
-                return Err(RunnerError::CommitRunFailed { commit: short, reason });
-            }
+            Some(EarlyStop::DiskFull { path, reason }) => return Err(failed(format!("{reason}: {}", path.display()))),
             // Neither `--fail-fast` nor a limit of failures alike is set: a failed run is reported below.
             Some(EarlyStop::FailFast | EarlyStop::RepeatedFailure { .. }) | None => {}
         }
-        let metrics = match self.session.last.take() {
-            Some(Ok(metrics)) => metrics,
-            Some(Err(reason)) => return Err(RunnerError::CommitRunFailed { commit: short, reason }),
-            None => return Err(RunnerError::CommitRunFailed { commit: short, reason: "nothing recorded".into() }),
-        };
-        match metrics.get(self.metric) {
+        let metrics = self.session.last.take().unwrap_or_else(|| Err("nothing was recorded".to_string()));
+        match metrics.map_err(&failed)?.get(self.metric) {
             Some(&value) if value.is_finite() && value > 0.0 => Ok(value),
-            value => Err(RunnerError::CommitRunFailed {
-                commit: short,
-                reason: format!("metric {} is {value:?}: a bisection needs a positive value", self.metric),
-            }),
+            Some(value) => {
+                Err(failed(format!("{} = {value}: a bisection compares logs, it needs values above 0", self.metric)))
+            }
+            None => Err(failed(format!("it printed no {}", self.metric))),
         }
     }
 
+    /// Builds `commit` (or finds it in the cache) unless this bisection already has.
     fn build(&mut self, commit: usize) -> Result<(), RunnerError> {
-        if self.used.contains(&commit) {
+        if self.built.contains_key(&commit) {
             return Ok(());
         }
         let (sha, short) = (&self.range.shas[commit], self.range.short(commit));
@@ -199,8 +183,7 @@ impl Bisecting<'_> {
         let report = self.builder.build(sha, short, &|note| progress.note(note), &stop)?;
         let now = matches!(report.status, BuildStatus::Built { .. });
         progress.note(&format!("{} commit {short} ({})", if now { "built" } else { "cached" }, report.key));
-        self.used.push(commit);
-        self.built.push(now);
+        self.built.insert(commit, now);
         Ok(())
     }
 }
