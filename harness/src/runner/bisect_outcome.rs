@@ -77,7 +77,7 @@ impl BisectOutcome {
         lines.push("(position: between the ends on a log scale, -0.50 at the good end, +0.50 at the bad)".to_string());
         lines.push(String::new());
         lines.push(format!(
-            "cost: {} builds ({} built now, the rest cached), {} runs",
+            "cost: {} builds ({} built now, the rest from the cache), {} runs",
             self.builds(),
             self.built_now,
             bisection.runs
