@@ -62,12 +62,8 @@ impl BisectSession {
         preflight(sweep, &plan, &sites)?;
         // The bisection chooses every run as it goes: none is planned ahead.
         plan.runs.clear();
-        let writer = ResultWriter::create(&context.paths.csv, columns(sweep), context.origin.provenance.clone())?;
-        let (mut session, _) = Session::start(&plan, &sites, &context, writer, RecordedAttempts::default(), &[])?;
-        session.origins = SettingOrigins::gather(sweep, &plan.settings)?;
-        session.progress = Progress::new(most_runs(range.shas.len()));
         let mut bisecting = Bisecting {
-            session,
+            session: start_session(&plan, &sites, &context)?,
             builder: &builder,
             range: &range,
             metric: &metric,
@@ -107,6 +103,21 @@ impl BisectSession {
         }
         Ok(plan.settings.remove(0))
     }
+}
+
+/// A session recording into a new CSV, running nothing until asked: its progress counts up to the most
+/// runs the bisection can take.
+fn start_session<'a>(
+    plan: &'a Plan,
+    sites: &'a [VariantSite],
+    context: &'a Context<'a>,
+) -> Result<Session<'a>, RunnerError> {
+    let (sweep, origin) = (context.sweep, &context.origin);
+    let writer = ResultWriter::create(&context.paths.csv, columns(sweep), origin.provenance.clone())?;
+    let (mut session, _) = Session::start(plan, sites, context, writer, RecordedAttempts::default(), &[])?;
+    session.origins = SettingOrigins::gather(sweep, &plan.settings)?;
+    session.progress = Progress::new(most_runs(plan.settings.len()));
+    Ok(session)
 }
 
 /// The setting once a commit, each its own "variant" named by its short SHA (its rows' `variant`

@@ -29,7 +29,12 @@ pub fn bisect(args: BisectArgs) -> Result<u8, CommandError> {
         }
         Err(error) => return Err(error.into()),
     };
-    if !outcome.ends_differ() {
+    if outcome.ends.is_none() {
+        Console::Stderr.line(
+            "sweep: note: nothing was measured: --bad is --good's child on its first-parent line, so it is the \
+             first bad commit if any is; whether it is slower is `sweep compare`'s question",
+        );
+    } else if !outcome.ends_differ() {
         Console::Stderr.line(format_args!(
             "sweep: warning: the good and bad ends do not measure apart at {} (see `ends`): every probe's \
              position is noise, and the commit named may be any",
