@@ -108,6 +108,8 @@ fn the_commit_that_made_it_slower_is_named_in_few_builds_and_a_rerun_builds_noth
     let progress = stderr(&output);
     assert_eq!(progress.matches("probe ").count(), probes.len(), "one line a probe decided: {progress}");
     let csv = Path::new(report["results"].as_str().unwrap());
+    let written = std::fs::read_to_string(ws.path().join(csv.with_extension("analysis.json"))).unwrap();
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&written).unwrap(), report, "the JSON written beside the CSV");
     let rows = common::csv_rows(&ws.path().join(csv));
     assert_eq!(rows.len() as u64, report["runs"].as_u64().unwrap(), "every run a row");
     assert!(rows.iter().all(|row| row["status"] == "ok" && row["variant"].len() == 12), "{rows:?}");

@@ -4,6 +4,8 @@ use serde_json::{json, Value};
 
 use super::commit_range::CommitRange;
 use super::ends_gap::EndsGap;
+use super::runner_error::RunnerError;
+use crate::atomic_file::write_atomic;
 use crate::history::Bisection;
 use crate::record::ResultPaths;
 use crate::report::p_stated;
@@ -27,7 +29,7 @@ pub struct BisectOutcome {
     pub error_rate: f64,
     /// Of the commits built, how many were built by this bisection (the rest were in the cache).
     pub built_now: usize,
-    /// The CSV of every run, and the folder of their logs.
+    /// The CSV of every run, the folder of their logs, and this outcome's JSON (`analysis`).
     pub paths: ResultPaths,
 }
 
@@ -95,6 +97,13 @@ impl BisectOutcome {
         lines.push(format!("error rate: {} (the bisection names a wrong commit at most this often)", self.error_rate));
         lines.push(format!("method: {METHOD}"));
         lines.join("\n") + "\n"
+    }
+
+    /// Writes `json()` beside the runs' CSV (`<stamp>.analysis.json`), atomically.
+    pub fn write(&self) -> Result<(), RunnerError> {
+        let path = &self.paths.analysis;
+        let text = serde_json::to_string_pretty(&self.json()).unwrap_or_default() + "\n";
+        write_atomic(path, text.as_bytes(), None).map_err(RunnerError::io(path))
     }
 
     /// The same as one JSON object.

@@ -79,7 +79,10 @@ impl BisectSession {
         let ends = EndsGap::of(&bisection.gaps);
         let built_now = bisecting.built.values().filter(|now| **now).count();
         let paths = bisecting.session.finish().paths;
-        Ok(BisectOutcome { range, bisection, subject, ends, metric, error_rate: self.error_rate, built_now, paths })
+        let outcome =
+            BisectOutcome { range, bisection, subject, ends, metric, error_rate: self.error_rate, built_now, paths };
+        outcome.write()?;
+        Ok(outcome)
     }
 
     /// The metric bisected: `--metric`, else the declaration's primary.

@@ -45,6 +45,8 @@ pub fn bisect(args: BisectArgs) -> Result<u8, CommandError> {
         true => Console::Stdout.line(serde_json::to_string_pretty(&outcome.json()).unwrap_or_default()),
         false => Console::Stdout.write(outcome.text()),
     }
-    Console::Stderr.line(format_args!("runs: {} (logs {})", outcome.paths.csv.display(), outcome.paths.logs.display()));
+    let paths = &outcome.paths;
+    Console::Stderr.line(format_args!("runs: {} (logs {})", paths.csv.display(), paths.logs.display()));
+    Console::Stderr.line(format_args!("result: {}", paths.analysis.display()));
     Ok(exit_code::SUCCESS as u8)
 }
