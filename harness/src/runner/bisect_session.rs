@@ -3,6 +3,7 @@
 //! run through the same session as `sweep run` (one setting, one "variant" a commit, every run a row
 //! of a CSV with its logs beside it); `history::bisect` decides each probe from the runs.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -15,9 +16,8 @@ use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::session::Session;
 use super::{columns, preflight, Context, RunOptions};
-use crate::console::Console;
 use crate::declare::Sweep;
-use crate::history::{bisect, most_runs, Probe};
+use crate::history::{bisect, most_runs, Bisection, Probe};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, SettingId, DEFAULT_VARIANT};
 use crate::rebuild::{cache_root, BuildCache, BuildStatus, CommitBuild, VariantSite};
@@ -62,27 +62,23 @@ impl BisectSession {
         preflight(sweep, &plan, &sites)?;
         // The bisection chooses every run as it goes: none is planned ahead.
         plan.runs.clear();
-        let mut bisecting = Bisecting {
+        // Each run and each probe decided reach the session in turn, never at once.
+        let bisecting = RefCell::new(Bisecting {
             session: start_session(&plan, &sites, &context)?,
             builder: &builder,
             range: &range,
             metric: &metric,
             runs_of: vec![0; range.shas.len()],
             built: BTreeMap::new(),
-        };
-        let mut probes = 0;
-        let bisection = bisect(range.shas.len(), self.error_rate, &mut |commit| bisecting.run(commit), &mut |probe| {
-            probes += 1;
-            Console::Stderr.line(probe_line(probes, probe, &range));
-        })?;
-        let subject = range.subject(bisection.first_bad)?;
-        let ends = EndsGap::of(&bisection.gaps);
-        let built_now = bisecting.built.values().filter(|now| **now).count();
-        let paths = bisecting.session.finish().paths;
-        let outcome =
-            BisectOutcome { range, bisection, subject, ends, metric, error_rate: self.error_rate, built_now, paths };
-        outcome.write()?;
-        Ok(outcome)
+            probes: 0,
+        });
+        let bisection = bisect(
+            range.shas.len(),
+            self.error_rate,
+            &mut |commit| bisecting.borrow_mut().run(commit),
+            &mut |probe| bisecting.borrow_mut().decided(probe),
+        )?;
+        bisecting.into_inner().finish(bisection, self.error_rate)
     }
 
     /// The metric bisected: `--metric`, else the declaration's primary.
@@ -136,18 +132,6 @@ fn commit_plan(setting: &Setting, range: &CommitRange) -> Plan {
     Plan { settings, runs, seed: 0, reps: 1, fixed: setting.values.clone() }
 }
 
-/// `probe 2: commit 0123456789ab bad after 6 rounds (position +0.47, decided)`.
-fn probe_line(number: usize, probe: &Probe, range: &CommitRange) -> String {
-    let verdict = if probe.bad { "bad" } else { "good" };
-    let how = if probe.decided { "decided" } else { "undecided: by its sign" };
-    format!(
-        "probe {number}: commit {} {verdict} after {} rounds (position {:+.2}, {how})",
-        range.short(probe.commit),
-        probe.rounds,
-        probe.position
-    )
-}
-
 /// The bisection's runs as they happen: each commit built (once) before its first run, each run one
 /// row of the session.
 struct Bisecting<'a> {
@@ -159,6 +143,8 @@ struct Bisecting<'a> {
     runs_of: Vec<u32>,
     /// Each commit used so far: whether this bisection built it (else it was in the cache).
     built: BTreeMap<usize, bool>,
+    /// Probes decided so far.
+    probes: usize,
 }
 
 impl Bisecting<'_> {
@@ -184,6 +170,32 @@ impl Bisecting<'_> {
             }
             None => Err(failed(format!("it printed no {}", self.metric))),
         }
+    }
+
+    /// Says a probe was decided: `probe 2: commit 0123456789ab bad after 6 rounds (position +0.47, decided)`.
+    fn decided(&mut self, probe: &Probe) {
+        self.probes += 1;
+        let verdict = if probe.bad { "bad" } else { "good" };
+        let how = if probe.decided { "decided" } else { "undecided: by its sign" };
+        self.session.progress.note(&format!(
+            "probe {}: commit {} {verdict} after {} rounds (position {:+.2}, {how})",
+            self.probes,
+            self.range.short(probe.commit),
+            probe.rounds,
+            probe.position
+        ));
+    }
+
+    /// The outcome of `bisection`, written beside the runs' CSV.
+    fn finish(self, bisection: Bisection, error_rate: f64) -> Result<BisectOutcome, RunnerError> {
+        let range = self.range.clone();
+        let subject = range.subject(bisection.first_bad)?;
+        let ends = EndsGap::of(&bisection.gaps);
+        let built_now = self.built.values().filter(|now| **now).count();
+        let (metric, paths) = (self.metric.to_string(), self.session.finish().paths);
+        let outcome = BisectOutcome { range, bisection, subject, ends, metric, error_rate, built_now, paths };
+        outcome.write()?;
+        Ok(outcome)
     }
 
     /// Builds `commit` (or finds it in the cache) unless this bisection already has.
