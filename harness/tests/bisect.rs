@@ -48,8 +48,8 @@ fn stepping_up() -> Vec<&'static str> {
 }
 
 /// The fixture profile (its tree `engine/`, built by `sh build.sh {{build_dir}}`) and a declaration of
-/// `settings` settings.
-fn write_declaration(ws: &Workspace, settings: &str) -> String {
+/// `settings` settings, `more` after its tables.
+fn write_declaration(ws: &Workspace, settings: &str, more: &str) -> String {
     ws.write(
         "sweeps/engines/fixture.toml",
         "tree = \"../../engine\"\nbuild = [\"sh\", \"build.sh\", \"{{build_dir}}\"]\n\
@@ -60,7 +60,7 @@ fn write_declaration(ws: &Workspace, settings: &str) -> String {
         "fixture_bisect",
         &format!(
             "name = \"fixture_bisect\"\n[engine]\nprofile = \"fixture\"\n[params]\nsize = {settings}\n\
-             [metrics]\nresult = [\"t\"]\n[analysis]\nprimary = \"t\"\n"
+             [metrics]\nresult = [\"t\"]\n[analysis]\nprimary = \"t\"\n{more}"
         ),
     )
 }
@@ -83,7 +83,7 @@ fn assert_refused(output: &Output, what: &str) {
 fn the_commit_that_made_it_slower_is_named_in_few_builds_and_a_rerun_builds_nothing() {
     let ws = Workspace::new();
     let shas = fixture_repository(&ws, &stepping_up());
-    let file = write_declaration(&ws, "[1]");
+    let file = write_declaration(&ws, "[1]", "");
     let tree = ws.path().join("engine");
     let before = git(&tree, &["status", "--porcelain"]);
     let output = bisect(&ws, &[&file, "--good", &shas[0], "--bad", &shas[COMMITS - 1], "--json"]);
@@ -128,9 +128,9 @@ fn bad_input_is_refused_with_one_line() {
     let ws = Workspace::new();
     let shas = fixture_repository(&ws, &stepping_up());
     let (good, bad) = (shas[0].as_str(), shas[COMMITS - 1].as_str());
-    let two = write_declaration(&ws, "[1, 2]");
+    let two = write_declaration(&ws, "[1, 2]", "");
     assert_refused(&bisect(&ws, &[&two, "--good", good, "--bad", bad]), "has 2 after --filter; pick one");
-    let one = write_declaration(&ws, "[1]");
+    let one = write_declaration(&ws, "[1]", "");
     assert_refused(&bisect(&ws, &[&one, "--good", good, "--bad", bad, "--metric", "tt"]), "--metric tt: not a metric");
     assert_refused(&bisect(&ws, &[&one, "--good", "no-such-rev", "--bad", bad]), "`no-such-rev` is not a commit");
     assert_refused(&bisect(&ws, &[&one, "--good", bad, "--bad", good]), "is not an ancestor of --bad");
@@ -143,19 +143,23 @@ fn ends_that_measure_alike_still_finish_with_a_warning() {
     let ws = Workspace::new();
     // No noise: the ends are exactly alike, and the test is not left to a 5% chance.
     let shas = fixture_repository(&ws, &["1.00 0"; 4]);
-    let file = write_declaration(&ws, "[1]");
+    let file = write_declaration(&ws, "[1]", "[reps]\nwarmup = 1\n");
     let output = bisect(&ws, &[&file, "--good", &shas[0], "--bad", &shas[3], "--json"]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(stderr(&output).contains("warning: the good and bad ends do not measure apart"), "{}", stderr(&output));
     let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(report["ends"]["differ"], false, "{report:#}");
+    let rows = common::csv_rows(Path::new(report["results"].as_str().unwrap()));
+    let warmups = rows.iter().filter(|row| row["warmup"] == "true").count();
+    assert_eq!(warmups as u64, report["builds"].as_u64().unwrap(), "the declared warmup once a commit: {rows:?}");
+    assert_eq!((rows.len() - warmups) as u64, report["runs"].as_u64().unwrap());
 }
 
 #[test]
 fn a_commit_that_does_not_build_stops_the_bisection_with_its_error() {
     let ws = Workspace::new();
     let shas = fixture_repository(&ws, &["1.00", "1.00", "broken", "1.03"]);
-    let file = write_declaration(&ws, "[1]");
+    let file = write_declaration(&ws, "[1]", "");
     let output = bisect(&ws, &[&file, "--good", &shas[0], "--bad", &shas[3]]);
     let said = stderr(&output);
     assert_eq!(output.status.code(), Some(1), "{said}");

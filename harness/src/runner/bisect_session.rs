@@ -148,13 +148,26 @@ struct Bisecting<'a> {
 }
 
 impl Bisecting<'_> {
-    /// One run of `commit` (built first when this bisection has not yet used it): the metric's value.
+    /// One run of `commit` (built first, and warmed up, when this bisection has not yet used it): the
+    /// metric's value.
     fn run(&mut self, commit: usize) -> Result<f64, RunnerError> {
         self.build(commit)?;
         self.runs_of[commit] += 1;
+        let metrics = self.run_once(commit, self.runs_of[commit], false)?;
+        let failed = |reason: String| RunnerError::CommitRunFailed { commit: self.range.short(commit).into(), reason };
+        match metrics.get(self.metric) {
+            Some(&value) if value.is_finite() && value > 0.0 => Ok(value),
+            Some(value) => {
+                Err(failed(format!("{} = {value}: a bisection compares logs, it needs values above 0", self.metric)))
+            }
+            None => Err(failed(format!("it printed no {}", self.metric))),
+        }
+    }
+
+    /// Runs `commit` once as its `rep` (or warmup), recorded as a row: its metrics, or why it failed.
+    fn run_once(&mut self, commit: usize, rep: u32, warmup: bool) -> Result<BTreeMap<String, f64>, RunnerError> {
         let order = self.session.tally.recorded + 1;
-        let run = PlannedRun { order, setting: SettingId::new(commit), rep: self.runs_of[commit], warmup: false };
-        self.session.run_all(&[run])?;
+        self.session.run_all(&[PlannedRun { order, setting: SettingId::new(commit), rep, warmup }])?;
         let failed = |reason: String| RunnerError::CommitRunFailed { commit: self.range.short(commit).into(), reason };
         match self.session.stopped.take() {
             Some(EarlyStop::Interrupted { signal }) => return Err(RunnerError::Interrupted { signal }),
@@ -162,14 +175,7 @@ impl Bisecting<'_> {
             // Neither `--fail-fast` nor a limit of failures alike is set: a failed run is reported below.
             Some(EarlyStop::FailFast | EarlyStop::RepeatedFailure { .. }) | None => {}
         }
-        let metrics = self.session.last.take().unwrap_or_else(|| Err("nothing was recorded".to_string()));
-        match metrics.map_err(&failed)?.get(self.metric) {
-            Some(&value) if value.is_finite() && value > 0.0 => Ok(value),
-            Some(value) => {
-                Err(failed(format!("{} = {value}: a bisection compares logs, it needs values above 0", self.metric)))
-            }
-            None => Err(failed(format!("it printed no {}", self.metric))),
-        }
+        self.session.last.take().unwrap_or_else(|| Err("nothing was recorded".to_string())).map_err(failed)
     }
 
     /// Says a probe was decided: `probe 2: commit 0123456789ab bad after 6 rounds (position +0.47, decided)`.
@@ -210,6 +216,10 @@ impl Bisecting<'_> {
         let now = matches!(report.status, BuildStatus::Built { .. });
         progress.note(&format!("{} commit {short} ({})", if now { "built" } else { "cached" }, report.key));
         self.built.insert(commit, now);
+        // The declared warmups of each commit's build, before its first measured run (not measured).
+        for rep in 1..=self.session.sweep.reps.warmup {
+            self.run_once(commit, rep, true)?;
+        }
         Ok(())
     }
 }
