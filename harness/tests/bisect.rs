@@ -167,3 +167,38 @@ fn a_commit_that_does_not_build_stops_the_bisection_with_its_error() {
     assert!(error.contains(&shas[2][..12]) && error.contains("broken on purpose"), "{error}");
     assert!(stdout(&output).is_empty(), "no result after a failed build: {}", stdout(&output));
 }
+
+/// Ctrl-C in the middle of a bisection: exit 130 with one line saying so, the rows so far kept.
+#[test]
+fn ctrl_c_stops_the_bisection_with_exit_130() {
+    use std::os::unix::process::CommandExt;
+    let ws = Workspace::new();
+    // No noise and no step: every probe runs its 40 rounds, time enough to be interrupted.
+    let shas = fixture_repository(&ws, &["1.00 0"; 4]);
+    let file = write_declaration(&ws, "[1]", "");
+    let child = Command::new(common::sweep_bin())
+        .args(["bisect", &file, "--good", &shas[0], "--bad", &shas[3]])
+        .current_dir(ws.path())
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let folder = ws.path().join("results/fixture_bisect/bisect");
+    let rows = || -> usize {
+        let csvs = std::fs::read_dir(&folder).into_iter().flatten().flatten();
+        let csv = csvs.map(|entry| entry.path()).find(|path| path.extension().is_some_and(|ext| ext == "csv"));
+        csv.map_or(0, |csv| std::fs::read_to_string(csv).unwrap_or_default().lines().count().saturating_sub(1))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while rows() < 10 {
+        assert!(std::time::Instant::now() < deadline, "the bisection never ran 10 runs");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    nix::sys::signal::killpg(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(stderr(&output).contains("interrupted by signal 2: the bisection stopped"), "{}", stderr(&output));
+    assert!(stdout(&output).is_empty(), "no result of an interrupted bisection: {}", stdout(&output));
+    assert!(rows() >= 10, "the rows recorded are kept");
+}

@@ -20,7 +20,7 @@ use crate::declare::Sweep;
 use crate::history::{bisect, most_runs, Bisection, Probe};
 use crate::launch::RunEvents;
 use crate::plan::{Plan, PlanOptions, PlannedRun, Setting, SettingId, DEFAULT_VARIANT};
-use crate::rebuild::{cache_root, BuildCache, BuildStatus, CommitBuild, VariantSite};
+use crate::rebuild::{cache_root, BuildCache, BuildError, BuildStatus, CommitBuild, VariantSite};
 use crate::record::{RecordedAttempts, ResultPaths, ResultWriter};
 
 /// What `sweep bisect` was asked, already checked by the command line.
@@ -212,7 +212,11 @@ impl Bisecting<'_> {
         let (sha, short) = (&self.range.shas[commit], self.range.short(commit));
         let progress = &self.session.progress;
         let stop = || self.session.context.events.signals.received();
-        let report = self.builder.build(sha, short, &|note| progress.note(note), &stop)?;
+        let report =
+            self.builder.build(sha, short, &|note| progress.note(note), &stop).map_err(|error| match error {
+                BuildError::Interrupted { signal, .. } => RunnerError::Interrupted { signal },
+                error => error.into(),
+            })?;
         let now = matches!(report.status, BuildStatus::Built { .. });
         progress.note(&format!("{} commit {short} ({})", if now { "built" } else { "cached" }, report.key));
         self.built.insert(commit, now);
