@@ -303,6 +303,7 @@ pub struct TemplateArgs {
 #[derive(Debug, Args)]
 pub struct BisectArgs {
     /// The sweep declaration (TOML), or its name; after --filter it must leave exactly one setting.
+    #[arg(value_name = "DECL")]
     pub spec: String,
     /// A commit (any git revision) of the engine tree's repository that measures good.
     #[arg(long, value_name = "REV")]
@@ -322,9 +323,9 @@ pub struct BisectArgs {
     /// The metric bisected; default: the declaration's primary.
     #[arg(long, value_name = "NAME")]
     pub metric: Option<String>,
-    /// Where result folders go: runs under <results-dir>/<sweep>/bisect/, builds in <results-dir>/<sweep>/
-    /// build-cache [default: results/ in the repository root].
-    #[arg(long)]
+    /// Where result folders go: runs under <DIR>/<sweep>/bisect/, builds in the sweep's
+    /// build-cache/ beside it [default: results/ in the repository root].
+    #[arg(long, value_name = "DIR")]
     pub results_dir: Option<PathBuf>,
 }
 
