@@ -120,3 +120,64 @@ impl<'a> CommitBuild<'a> {
         std::fs::remove_file(&archive).map_err(BuildError::io("remove", &archive))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let output = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
+        assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stdout).trim().to_string()
+    }
+
+    /// A repository whose engine tree is its `engine/` folder, at two commits of `value`; a profile that
+    /// builds by copying the value into the build dir; the SHAs.
+    fn repository(dir: &Path) -> (Sweep, Vec<String>) {
+        let engine = dir.join("repo/engine");
+        std::fs::create_dir_all(&engine).unwrap();
+        git(&dir.join("repo"), &["init", "-q"]);
+        let shas = ["1", "2"].map(|value| {
+            std::fs::write(engine.join("value"), value).unwrap();
+            git(&dir.join("repo"), &["add", "."]);
+            git(&dir.join("repo"), &["-c", "user.name=f", "-c", "user.email=f@e", "commit", "-qm", value]);
+            git(&dir.join("repo"), &["rev-parse", "HEAD"])
+        });
+        std::fs::create_dir_all(dir.join("engines")).unwrap();
+        std::fs::write(
+            dir.join("engines/e.toml"),
+            "tree = \"../repo/engine\"\nprogram = \"{{build_dir}}/value\"\n\
+             build = [\"cp\", \"value\", \"{{build_dir}}/value\"]\nlauncher = \"local\"\nranks = 1\n\
+             timeout = \"1s\"\n[result]\nprefix = \"r\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("s.toml"),
+            "name = \"s\"\n[engine]\nprofile = \"e\"\n[params]\nrows = [1]\n[metrics]\nresult = [\"t\"]\n\
+             [analysis]\nprimary = \"t\"\n",
+        )
+        .unwrap();
+        (crate::declare::load_sweep(&dir.join("s.toml")).unwrap(), shas.to_vec())
+    }
+
+    #[test]
+    fn each_commit_is_exported_and_built_once_leaving_the_checkout_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sweep, shas) = repository(dir.path());
+        let cache = BuildCache::new(dir.path().join("cache"));
+        let top = dir.path().join("repo");
+        let builder = CommitBuild::new(&sweep, &Map::new(), (&top, "engine/"), &cache, ("tc", &BaseEnv::Inherit));
+        let (waiting, stop) = (|_: &str| panic!("nobody else builds"), || None);
+        let first = builder.build(&shas[0], "first", &waiting, &stop).unwrap();
+        assert!(matches!(first.status, BuildStatus::Built { .. }), "{first:?}");
+        let site = builder.site(&shas[0], "first").unwrap();
+        assert_eq!(std::fs::read_to_string(site.build_dir.join("value")).unwrap(), "1", "the first commit's value");
+        assert_eq!(std::fs::read_to_string(site.tree.join("value")).unwrap(), "1", "the engine tree, not the top");
+        assert_ne!(builder.key(&shas[0]).unwrap(), builder.key(&shas[1]).unwrap());
+        let again = builder.build(&shas[0], "first", &waiting, &stop).unwrap();
+        assert_eq!(again.status, BuildStatus::Cached);
+        assert_eq!(git(&top, &["status", "--porcelain"]), "", "the checkout was changed");
+        assert_eq!(std::fs::read_to_string(top.join("engine/value")).unwrap(), "2", "the checkout stays at HEAD");
+    }
+}
