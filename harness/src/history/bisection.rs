@@ -65,7 +65,8 @@ pub fn bisect<E>(
     Ok(Bisection { first_bad: bad, builds: 2 + probes.len(), runs, probes, gaps })
 }
 
-/// The probes a bisection of `commits` makes: one a halving, ceil(log2(commits - 1)).
+/// The probes a bisection of `commits` makes at most, one a halving: the bits of `commits - 1` (one more
+/// than it needs when that is a power of two, which only makes each look's level more conservative).
 fn probes_needed(commits: usize) -> usize {
     (usize::BITS - commits.saturating_sub(1).leading_zeros()) as usize
 }
