@@ -32,7 +32,10 @@ const ALLOWED: [(&str, &[&str]); 13] = [
     // Both arms joined; a session compares nothing, so not `compare`.
     (
         "runner",
-        &["declare", "plan", "launch", "variants", "rebuild", "extract", "record", "analyse", "report", "search"],
+        &[
+            "declare", "plan", "launch", "variants", "rebuild", "extract", "record", "analyse", "report", "search",
+            "history",
+        ],
     ),
 ];
 

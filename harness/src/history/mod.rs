@@ -1,7 +1,7 @@
 //! Results across versions: where each setting's series changed, told apart from a change of the machine
 //! that every series (or the control metric) shows, with false alarms controlled across the series; and
-//! the commit that made a slowdown, bisected by repeated rounds. Pure over plain data; a store and the
-//! `history` and `bisect` commands will feed it.
+//! the commit that made a slowdown, bisected by repeated rounds. Pure over plain data: `sweep bisect`
+//! (`runner::BisectSession`) feeds the bisection; a store and the `history` commands will feed the rest.
 
 mod benjamini_hochberg;
 mod bisection;
@@ -14,7 +14,7 @@ mod test_fixture_history;
 mod test_fixture_repository;
 mod version_series;
 
-pub use bisection::{bisect, Bisection, Probe};
+pub use bisection::{bisect, most_runs, Bisection, Probe};
 pub use change_point::{ChangeKind, ChangePoint};
 pub use history_changes::history_changes;
 pub use version_series::VersionSeries;

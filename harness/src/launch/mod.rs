@@ -19,7 +19,7 @@ pub use array_job::ArrayJob;
 pub use captured::Captured;
 
 pub use executor::{execute, execute_served, execute_shared, execute_with, Limits};
-pub use probe::{head_commit, tree_dirty, version_line};
+pub use probe::{git_output, head_commit, tree_dirty, version_line};
 pub use reaper::{kill_sweep_group, OWNER_HOST_VAR, OWNER_VAR};
 pub use run_commands::{program_path, run_commands, run_context, RankCommand, RunSite, UNSET_MARKER};
 pub use sbatch::{sbatch, SlurmError};

@@ -21,10 +21,18 @@ pub fn tree_dirty(tree: &Path) -> bool {
 }
 
 fn git(tree: &Path, args: &[&str]) -> Option<String> {
-    let mut argv = vec!["git".to_string(), "-C".to_string(), tree.display().to_string()];
+    git_output(tree, args).ok()
+}
+
+/// What `git -C dir ARGS` prints (trimmed), or why it failed and what it said: a short `Captured` child.
+pub fn git_output(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let mut argv = vec!["git".to_string(), "-C".to_string(), dir.display().to_string()];
     argv.extend(args.iter().map(|arg| arg.to_string()));
-    let captured = Captured::run(&argv, tree, &[], PROBE_TIMEOUT);
-    captured.failure().is_none().then(|| captured.output.trim().to_string())
+    let captured = Captured::run(&argv, dir, &[], PROBE_TIMEOUT);
+    match captured.failure() {
+        None => Ok(captured.output.trim().to_string()),
+        Some(reason) => Err(format!("`git {}` {reason}: {}", args.join(" "), captured.output.trim())),
+    }
 }
 
 /// The first non-empty line a version command prints (some print to stderr); `unavailable: ...`

@@ -63,6 +63,16 @@ impl BuildCache {
         files: &[RenderedFile],
         exclude: &[String],
     ) -> Result<CachedBuild, BuildError> {
+        self.prepare_with(key, &|copy| Ok(materialize_copy(tree, copy, files, exclude)?))
+    }
+
+    /// Returns the completed entry, or makes it anew (discarding any partial entry first) with an empty
+    /// build dir and its tree made by `fill(tree)`: a copy of the engine tree, or a commit's export.
+    pub fn prepare_with(
+        &self,
+        key: &BuildKey,
+        fill: &dyn Fn(&Path) -> Result<(), BuildError>,
+    ) -> Result<CachedBuild, BuildError> {
         if let Some(done) = self.lookup(key) {
             return Ok(done);
         }
@@ -74,7 +84,7 @@ impl BuildCache {
         // Made anew: a partial entry goes, and so does a link planted at its name (never followed).
         let root = self.folder()?;
         root.fresh_dir(&entry.dir).map_err(BuildError::io("replace the partial cache entry", &entry.dir))?;
-        materialize_copy(tree, &entry.tree, files, exclude)?;
+        fill(&entry.tree)?;
         root.create_dir_all(&entry.build).map_err(BuildError::io("create", &entry.build))?;
         Ok(entry)
     }

@@ -25,6 +25,9 @@ pub enum BuildError {
     #[error("variant {variant}: the build failed ({status}): {first_error} (log: {log})\nlast lines:\n{tail}")]
     Failed { variant: String, status: String, first_error: String, log: PathBuf, tail: String },
 
+    #[error("commit {commit}: its tree could not be exported: {reason}")]
+    Export { commit: String, reason: String },
+
     #[error("could not start the build thread pool: {0}")]
     Pool(String),
 

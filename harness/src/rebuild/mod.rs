@@ -6,6 +6,7 @@
 mod build_cache;
 mod build_job;
 mod build_report;
+mod commit_build;
 mod copy_builds;
 mod engine_build;
 mod error;
@@ -14,6 +15,7 @@ mod variant_site;
 
 pub use build_cache::{BuildCache, BuildKey};
 pub use build_report::{build_all, BuildReport, BuildStatus};
+pub use commit_build::CommitBuild;
 pub use copy_builds::{CopyBuild, CopyBuilds};
 pub use engine_build::{build_before_run, build_in_place, mark_variant_builds, refuse_variant_build};
 pub use error::BuildError;

@@ -40,6 +40,7 @@ pub use findings::check_findings;
 pub use html_figures::ablation_plot_svg;
 pub use html_page::html_page;
 pub use metric_units::MetricUnits;
+pub use number_format::p_stated;
 pub use race_closing::RaceClosing;
 pub use report_context::{PlannedRuns, ReportContext};
 pub use resume_command::ResumeCommand;

@@ -153,7 +153,7 @@ pub fn run_ablation(
 }
 
 /// Every declared toolchain's version line: a compiler upgrade changes every variant's build key.
-fn toolchain_id(origin: &Origin) -> String {
+pub(super) fn toolchain_id(origin: &Origin) -> String {
     let versions = origin.provenance.toolchain.iter().map(|(name, version)| format!("{name}: {version}"));
     versions.collect::<Vec<_>>().join("\n")
 }

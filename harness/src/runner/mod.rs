@@ -1,9 +1,14 @@
-//! Drives a sweep end to end: plan, build, set up, run every planned run, record as it goes.
+//! Drives a sweep end to end: plan, build, set up, run every planned run, record as it goes; and a
+//! bisection of the engine's commits, built and run the same way.
 //! (hyperfine's scheduler/executor split: `session` runs, this module decides what to run.)
 
 mod ablation;
+mod bisect_outcome;
+mod bisect_session;
+mod commit_range;
 mod driver;
 mod dry_run;
+mod ends_gap;
 mod failure_watch;
 mod grid_driver;
 mod origin;
@@ -18,7 +23,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 pub use ablation::{run_ablation, Ablation, AblationOutcome};
+pub use bisect_outcome::BisectOutcome;
+pub use bisect_session::BisectSession;
+pub use commit_range::CommitRange;
 pub use dry_run::describe_plan;
+pub use ends_gap::EndsGap;
 pub use failure_watch::EarlyStop;
 pub use origin::{Origin, SettingOrigins};
 use prepared_run::prepare_run;

@@ -27,6 +27,24 @@ pub enum RunnerError {
     UnknownVariant { name: String, groups: String },
     #[error("the profile's setup script path did not render")]
     SetupTemplate(#[source] crate::template::TemplateError),
+    #[error("engine tree {}: not inside a git repository; bisect walks the engine's history ({reason})", tree.display())]
+    NotInGit { tree: PathBuf, reason: String },
+    #[error("`{rev}` is not a commit of the repository of engine tree {}", tree.display())]
+    UnknownRevision { tree: PathBuf, rev: String },
+    #[error("--good {good} is not an ancestor of --bad {bad} on its first-parent line (engine tree {})", tree.display())]
+    NotAncestor { tree: PathBuf, good: String, bad: String },
+    #[error("nothing to bisect: --good {good} and --bad {bad} are the same commit")]
+    SameCommit { good: String, bad: String },
+    #[error("git: {0}")]
+    Git(String),
+    #[error("{file}: bisect measures one setting, and this declaration has {settings} after --filter; pick one with --filter KEY=VALUE (repeatable)")]
+    SettingCount { file: String, settings: usize },
+    #[error("--metric {metric}: not a metric of {file} (its metrics: {known})")]
+    UnknownMetric { file: String, metric: String, known: String },
+    #[error("the run of commit {commit} failed: {reason}")]
+    CommitRunFailed { commit: String, reason: String },
+    #[error("interrupted by signal {signal}")]
+    Interrupted { signal: i32 },
 }
 
 impl RunnerError {
@@ -42,7 +60,13 @@ impl RunnerError {
             | RunnerError::Spec(_)
             | RunnerError::Plan(_)
             | RunnerError::UnknownVariant { .. }
-            | RunnerError::SetupTemplate(_) => true,
+            | RunnerError::SetupTemplate(_)
+            | RunnerError::NotInGit { .. }
+            | RunnerError::UnknownRevision { .. }
+            | RunnerError::NotAncestor { .. }
+            | RunnerError::SameCommit { .. }
+            | RunnerError::SettingCount { .. }
+            | RunnerError::UnknownMetric { .. } => true,
             RunnerError::Record(error) => error.is_bad_input(),
             RunnerError::Variant(error) => error.is_bad_input(),
             RunnerError::Build(crate::rebuild::BuildError::Io { .. }) => true,

@@ -61,6 +61,8 @@ pub struct Session<'a> {
     /// What a driver that reads the results reads: every run the CSV holds, read once when driving
     /// starts and grown by each row as it is written.
     results: Option<RunTable>,
+    /// The metrics of the last run recorded, or why it failed (a bisection reads each run's value).
+    pub last: Option<Result<BTreeMap<String, f64>, String>>,
 }
 
 /// What a row records of one run besides its setting.
@@ -124,6 +126,7 @@ impl<'a> Session<'a> {
             watch: FailureWatch::new(context.options.same_failures_limit),
             units: MetricUnits::declared(&context.sweep.metrics),
             results: None,
+            last: None,
         };
         Ok((session, todo))
     }
@@ -300,6 +303,8 @@ impl<'a> Session<'a> {
             table.push_written(self.writer.last_row())?;
         }
         self.tally.recorded += 1;
+        let ok = outcome.status == RunStatus::Ok;
+        self.last = Some(if ok { Ok(outcome.metrics.clone()) } else { Err(outcome.error.clone()) });
         let primary = &self.sweep.analysis.primary;
         let detail = match outcome.metrics.get(primary) {
             _ if !outcome.error.is_empty() => format!(": {}", outcome.error),

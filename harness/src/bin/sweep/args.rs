@@ -36,6 +36,9 @@ pub enum Command {
     Submit(SubmitArgs),
     /// Merge the shard CSVs of one sweep into one CSV with its sidecar.
     Merge(MergeArgs),
+    /// Find the engine commit that made a setting slower: each probed commit built and run interleaved
+    /// with both ends until a sequential test decides it.
+    Bisect(BisectArgs),
 }
 
 /// Options shared by `run` and `ablate`.
@@ -299,4 +302,41 @@ pub struct TemplateArgs {
     /// Replace a file already at -o's path.
     #[arg(long, requires = "out")]
     pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BisectArgs {
+    /// The sweep declaration (TOML), or its name; after --filter it must leave exactly one setting.
+    #[arg(value_name = "DECL")]
+    pub spec: String,
+    /// A commit (any git revision) of the engine tree's repository that measures good.
+    #[arg(long, value_name = "REV")]
+    pub good: String,
+    /// A later commit, on GOOD's first-parent line, that measures bad.
+    #[arg(long, value_name = "REV")]
+    pub bad: String,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The most often the bisection may name a wrong commit (while every probe is decided).
+    #[arg(long, default_value_t = 0.05, value_parser = parse_error_rate)]
+    pub error_rate: f64,
+    /// Only settings whose parameter KEY has VALUE (repeatable; all must match), as `sweep run --filter`.
+    #[arg(long = "filter", value_name = "KEY=VALUE")]
+    pub filters: Vec<String>,
+    /// The metric bisected; default: the declaration's primary.
+    #[arg(long, value_name = "NAME")]
+    pub metric: Option<String>,
+    /// Where result folders go: runs under <DIR>/<sweep>/bisect/, builds in the sweep's
+    /// build-cache/ beside it [default: results/ in the repository root].
+    #[arg(long, value_name = "DIR")]
+    pub results_dir: Option<PathBuf>,
+}
+
+/// A probability strictly between 0 and 1.
+fn parse_error_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(rate) if rate > 0.0 && rate < 1.0 => Ok(rate),
+        _ => Err(format!("`{text}` is not a probability between 0 and 1 (e.g. 0.05)")),
+    }
 }

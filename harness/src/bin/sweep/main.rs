@@ -5,6 +5,7 @@
 
 mod ablate_command;
 mod args;
+mod bisect_command;
 mod check_command;
 mod compare_command;
 mod exit_status;
@@ -38,5 +39,6 @@ fn dispatch(cli: Cli) -> Result<u8, CommandError> {
         Command::Template(args) => template_command::template(args),
         Command::Submit(args) => submit_command::submit(args),
         Command::Merge(args) => merge_command::merge(args),
+        Command::Bisect(args) => bisect_command::bisect(args),
     }
 }
