@@ -94,7 +94,8 @@ impl BisectSession {
 
     /// The one setting the filters leave.
     fn setting(&self, sweep: &Sweep) -> Result<Setting, RunnerError> {
-        let options = PlanOptions { reps: Some(1), filters: self.filters.clone(), seed: Some(0), shard: None };
+        let options =
+            PlanOptions { reps: Some(1), filters: self.filters.clone(), seed: Some(0), ..PlanOptions::default() };
         let mut plan = Plan::new(sweep, &[DEFAULT_VARIANT.to_string()], &options)?;
         if plan.settings.len() != 1 {
             let file = sweep.file().display().to_string();
