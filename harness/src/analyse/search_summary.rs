@@ -63,18 +63,25 @@ impl SearchSummary {
     /// `margin` (a share; the declared negligible difference, else 1%), else it cannot tell. Without a
     /// final race it cannot tell either: the runs that chose the finalists favour them.
     pub fn verdict(&self, outcomes: impl IntoIterator<Item = GroupOutcome>, margin: Option<f64>) -> GroupOutcome {
-        let rank = |outcome: &GroupOutcome| match outcome {
-            GroupOutcome::Resolved => 0,
-            GroupOutcome::Tied => 1,
-            GroupOutcome::CannotTell => 2,
-        };
-        let worst = outcomes.into_iter().max_by_key(rank).unwrap_or(GroupOutcome::CannotTell);
+        let worst = SearchSummary::least_decided(outcomes);
         let covered = self.headroom.is_some_and(|headroom| headroom <= 1.0 + margin.unwrap_or(DEFAULT_MARGIN));
         match worst {
             _ if self.final_runs.is_empty() => GroupOutcome::CannotTell,
             GroupOutcome::Resolved if !covered => GroupOutcome::CannotTell,
             outcome => outcome,
         }
+    }
+}
+
+impl SearchSummary {
+    /// The least decided of `outcomes` (cannot tell without any).
+    pub fn least_decided(outcomes: impl IntoIterator<Item = GroupOutcome>) -> GroupOutcome {
+        let rank = |outcome: &GroupOutcome| match outcome {
+            GroupOutcome::Resolved => 0,
+            GroupOutcome::Tied => 1,
+            GroupOutcome::CannotTell => 2,
+        };
+        outcomes.into_iter().max_by_key(rank).unwrap_or(GroupOutcome::CannotTell)
     }
 }
 

@@ -4,7 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use super::metric_units::MetricUnits;
-use super::search_report::overall;
+use super::search_report::{among_evaluated, overall};
 use super::sweep_report::SweepReport;
 use super::what_to_trust::trust_notes;
 use crate::analyse::{GroupVerdict, Rival, Scale, SettingModel};
@@ -103,6 +103,9 @@ fn search_json(report: &SweepReport) -> Option<Value> {
         "evaluated": search.evaluated,
         "best": best,
         "verdict": overall(report),
+        "among_evaluated": among_evaluated(report),
+        // The most a setting never run could beat the best by (a ratio; null: nothing bounds it).
+        "unexplored_headroom": search.headroom,
         "complete": search.complete,
         "final_race_runs": search.final_runs.len(),
         "groups": groups,

@@ -10,6 +10,12 @@ use super::text::Text;
 use crate::analyse::{GroupOutcome, SearchSummary};
 
 /// The search's verdict: every group's, or the least decided of them.
+/// The least decided of the groups' final races: the verdict among the settings evaluated.
+pub(super) fn among_evaluated(report: &SweepReport) -> GroupOutcome {
+    let outcomes = report.analysis.verdicts.groups.iter().map(|group| group.outcome);
+    SearchSummary::least_decided(outcomes)
+}
+
 pub(super) fn overall(report: &SweepReport) -> Option<GroupOutcome> {
     let search = report.context.search.as_ref()?;
     let outcomes = report.analysis.verdicts.groups.iter().map(|group| group.outcome);
@@ -19,19 +25,30 @@ pub(super) fn overall(report: &SweepReport) -> Option<GroupOutcome> {
 /// The "Search" section: what was spent and found, never more than the data show.
 pub fn search_section(report: &SweepReport) -> Option<Section> {
     let search = report.context.search.as_ref()?;
-    let verdict = match overall(report)? {
+    let word = |outcome: GroupOutcome| match outcome {
         GroupOutcome::Resolved => "resolved",
         GroupOutcome::Tied => "tied",
         GroupOutcome::CannotTell => "cannot tell",
     };
+    let among = word(among_evaluated(report));
+    let unexplored = match search.headroom {
+        Some(headroom) if headroom > 1.0 => format!(
+            "settings never run could be up to {} better (a Lipschitz bound from the largest change between \
+             evaluated neighbours, Malherbe & Vayatis 2017)",
+            percent(headroom - 1.0)
+        ),
+        Some(_) => "no setting never run could be better (a Lipschitz bound from the evaluated neighbours)".to_string(),
+        None => "nothing bounds the settings never run (no two evaluated neighbours)".to_string(),
+    };
     let lead = format!(
-        "Best of the {} settings evaluated out of {} ({} of a budget of {} runs): {verdict}. The verdicts below \
-         are the final race's alone ({} runs of the finalists, fresh after the search chose them), by the grid's \
-         rules; settings never run are not ruled out.",
+        "Best of the {} settings evaluated out of {} ({} of a budget of {} runs): {} over the space; {among} among \
+         the evaluated, and {unexplored}. The verdicts below are the final race's alone ({} runs of the \
+         finalists, fresh after the search chose them), by the grid's rules.",
         search.evaluated,
         search.space,
         search.used,
         search.budget,
+        word(overall(report)?),
         search.final_runs.len()
     );
     let mut section = Section::new("Search").paragraph(Text::plain(lead));

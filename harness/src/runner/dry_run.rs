@@ -5,6 +5,7 @@ use std::fmt::Write;
 use super::prepared_run::prepare_run;
 use super::runner_error::RunnerError;
 use super::session::{grouped, limits_text, run_dir_name, shared_len};
+use super::RunOptions;
 use crate::declare::{toml_spelling, Sweep};
 use crate::plan::Plan;
 use crate::plural::counted;
@@ -12,14 +13,16 @@ use crate::rebuild::{BuildError, SettingBuild, VariantSite};
 use crate::shell_line::shell_line;
 
 /// Renders the plan as text a user can read and paste from; `sites[i]` is setting i's build.
-/// `seed_drawn`: no seed was given, so the plan's was drawn for this dry run alone.
+/// `seed_drawn`: no seed was given, so the plan's was drawn for this dry run alone. A search (`options`'
+/// `search`) lists its settings: its runs are chosen as results land.
 pub fn describe_plan(
     sweep: &Sweep,
     plan: &Plan,
     sites: &[VariantSite],
     runs_root: &std::path::Path,
-    seed_drawn: bool,
+    options: &RunOptions,
 ) -> Result<String, RunnerError> {
+    let seed_drawn = options.draws_seed(sweep);
     let mut out = String::new();
     let _ = writeln!(out, "sweep `{}` from {}", sweep.name, sweep.file().display());
     let _ = writeln!(
@@ -30,12 +33,17 @@ pub fn describe_plan(
         counted(sweep.engine.ranks as usize, "rank"),
         limits_text(sweep)
     );
+    let runs = match options.search {
+        Some(search) => format!(
+            "searched under a budget of {} (rounds chosen as results land)",
+            counted(search.budget as usize, "run")
+        ),
+        None => format!("x {} = {}", counted(plan.reps as usize, "rep"), counted(plan.runs.len(), "run")),
+    };
     let _ = writeln!(
         out,
-        "{} x {} = {}, order {}, {}",
+        "{} {runs}, order {}, {}",
         counted(plan.settings.len(), "setting"),
-        counted(plan.reps as usize, "rep"),
-        counted(plan.runs.len(), "run"),
         toml_spelling(&sweep.reps.order),
         seed_text(plan.seed, seed_drawn)
     );

@@ -153,7 +153,8 @@ impl IteratedRace {
         let kept = if self.final_raced { 0 } else { self.budget * FINAL_SHARE.0 / FINAL_SHARE.1 };
         let left = (self.budget - kept).saturating_sub(self.used);
         let budget = left / (self.iterations + 1).saturating_sub(self.iteration).max(1);
-        let candidates = budget / (FIRST_TEST + self.iteration.min(5));
+        // More than the survivors a race keeps, or it would end before its first round.
+        let candidates = (budget / (FIRST_TEST + self.iteration.min(5))).max(self.survivors + 1);
         let new = candidates.saturating_sub(self.elites.len()).min(self.space.len() - self.seen.len());
         // The runs the elites and the new candidates need for the first test.
         let first_test = (self.elites.len() + new) * FIRST_TEST;
@@ -176,6 +177,17 @@ impl IteratedRace {
     /// since the last iteration.
     fn start_final_race(&mut self) -> Option<()> {
         let left = self.budget - self.used;
+        if self.elites.len() < 2 {
+            // The last race beat all but one: its closest rivals by mean rejoin it, so the verdict still
+            // rests on fresh rounds rather than on those that chose it.
+            let mut seen: Vec<(f64, usize)> = (self.seen.iter())
+                .filter(|(setting, _)| !self.elites.contains(setting))
+                .map(|(&setting, &(sum, count))| (sum / count as f64, setting))
+                .collect();
+            seen.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let rivals = self.survivors.saturating_sub(self.elites.len());
+            self.elites.extend(seen.into_iter().take(rivals).map(|(_, setting)| setting));
+        }
         if self.finalists_raced || self.elites.len() < 2 || left < self.elites.len() {
             return None;
         }

@@ -97,5 +97,9 @@ fn check_sweep(path: &Path) -> Result<Checked, CommandError> {
     };
     runner::preflight(&sweep, &plan, &sites)?;
     let notes = sweep.notes.iter().map(ToString::to_string).collect();
-    Ok((format!("{} x {}", counted(plan.settings.len(), "setting"), counted(plan.reps as usize, "rep")), notes))
+    let runs = match sweep.search {
+        Some(search) => format!("searched under a budget of {}", counted(search.budget as usize, "run")),
+        None => format!("x {}", counted(plan.reps as usize, "rep")),
+    };
+    Ok((format!("{} {runs}", counted(plan.settings.len(), "setting")), notes))
 }

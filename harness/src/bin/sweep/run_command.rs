@@ -74,7 +74,7 @@ pub fn print_dry_run(
 ) -> Result<u8, CommandError> {
     let paths = runner::result_paths(sweep, options, true)?;
     let runs_root = paths.logs.join("runs");
-    Console::Stdout.write(&runner::describe_plan(sweep, plan, sites, &runs_root, options.draws_seed(sweep))?);
+    Console::Stdout.write(&runner::describe_plan(sweep, plan, sites, &runs_root, options)?);
     Ok(exit_code::SUCCESS as u8)
 }
 
