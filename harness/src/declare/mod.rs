@@ -134,6 +134,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
         analysis: decl.analysis.clone(),
         ablation,
         recorded: RecordedDeclaration::of(&decl),
+        add_to_history: decl.history.add,
         source,
         notes: Vec::new(),
     };

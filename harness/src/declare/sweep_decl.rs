@@ -259,6 +259,33 @@ pub struct SweepDecl {
     #[serde(default, skip_serializing_if = "ReportConfig::is_empty")]
     pub report: ReportConfig,
     pub ablation: Option<AblationDecl>,
+    #[serde(default, skip_serializing_if = "HistoryDecl::is_default")]
+    pub history: HistoryDecl,
+}
+
+/// `[history]`: whether `sweep run` adds its results to the history store (`add = false` opts out).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryDecl {
+    #[serde(default = "adds")]
+    pub add: bool,
+}
+
+fn adds() -> bool {
+    true
+}
+
+impl Default for HistoryDecl {
+    fn default() -> Self {
+        HistoryDecl { add: true }
+    }
+}
+
+impl HistoryDecl {
+    /// Nothing declared (then nothing is recorded either, so the declaration's digest stays as it was).
+    pub fn is_default(&self) -> bool {
+        *self == HistoryDecl::default()
+    }
 }
 
 /// `[report]`: tables a sweep's summary adds to its verdicts.

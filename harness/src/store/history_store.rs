@@ -11,6 +11,9 @@ use super::schema;
 use super::store_error::StoreError;
 use super::stored_history::StoredHistory;
 
+/// The store's file name in a results folder (`results/history.sqlite`).
+pub const STORE_FILE: &str = "history.sqlite";
+
 /// How long an add waits for another one writing the same store before giving up.
 const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -68,7 +71,8 @@ impl HistoryStore {
             }
             None => {
                 let label = version_label(&transaction, &file, label, csv).map_err(|error| error.at(&path))?;
-                let inserted = "INSERT INTO versions (sweep, label, csv_path, csv_sha256, seed, fingerprint, analysis, \
+                let inserted =
+                    "INSERT INTO versions (sweep, label, csv_path, csv_sha256, seed, fingerprint, analysis, \
                                 provenance, added_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
                 let csv_path = file.csv.display().to_string();
                 let values = params![
@@ -145,9 +149,8 @@ impl Refusal {
 
 /// Records the sweep when new; refuses a file whose grid is not the one the store holds for its sweep.
 fn check_grid(transaction: &Transaction<'_>, file: &IngestedFile, csv: &Path) -> Result<(), Refusal> {
-    let stored: Option<String> = transaction
-        .query_row("SELECT grid FROM sweeps WHERE name = ?1", [&file.sweep], |row| row.get(0))
-        .optional()?;
+    let stored: Option<String> =
+        transaction.query_row("SELECT grid FROM sweeps WHERE name = ?1", [&file.sweep], |row| row.get(0)).optional()?;
     match stored {
         None => {
             let params = serde_json::to_string(&file.params).expect("params serialize");
@@ -230,7 +233,8 @@ fn version_label(
     }
     let stem = file.csv.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
     let derived = &file.derived_label;
-    let suffixed = (1..).map(|n| if n == 1 { format!("{derived} ({stem})") } else { format!("{derived} ({stem}-{n})") });
+    let suffixed =
+        (1..).map(|n| if n == 1 { format!("{derived} ({stem})") } else { format!("{derived} ({stem}-{n})") });
     for candidate in std::iter::once(derived.clone()).chain(suffixed) {
         if holder(&candidate)?.is_none() {
             return Ok(candidate);
@@ -322,7 +326,10 @@ mod tests {
         assert_eq!(store.add(&b, None).unwrap(), Added::New { label: "fixture: fixture 1.0".into(), runs: 6 });
         let c = fixture_results(dir.path(), "c", &KS, "fixture 1.0", &fixture_rows(&KS, 3, flat));
         assert_eq!(store.add(&c, None).unwrap(), Added::New { label: "fixture: fixture 1.0 (c)".into(), runs: 9 });
-        assert_eq!(store.history(None).unwrap().versions, vec!["v1", "fixture: fixture 1.0", "fixture: fixture 1.0 (c)"]);
+        assert_eq!(
+            store.history(None).unwrap().versions,
+            vec!["v1", "fixture: fixture 1.0", "fixture: fixture 1.0 (c)"]
+        );
     }
 
     #[test]
@@ -333,7 +340,10 @@ mod tests {
         store.add(&a, None).unwrap();
         let other = fixture_results(dir.path(), "b", &[1, 2], "fixture 2.0", &fixture_rows(&[1, 2], 1, flat));
         let error = store.add(&other, None).unwrap_err().to_string();
-        assert!(error.contains("b.csv: not added: the store holds sweep `s` with another grid (the values of `k` differ)"), "{error}");
+        assert!(
+            error.contains("b.csv: not added: the store holds sweep `s` with another grid (the values of `k` differ)"),
+            "{error}"
+        );
         std::fs::remove_file(other.with_extension("json")).unwrap();
         let error = store.add(&other, None).unwrap_err().to_string();
         assert!(error.contains("b.csv: no sidecar beside it"), "{error}");

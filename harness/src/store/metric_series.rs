@@ -4,12 +4,15 @@ use super::found_change::FoundChange;
 use super::setting_trend::SettingTrend;
 use crate::history::{history_changes, ChangeKind, VersionSeries};
 
+/// Versions a change search needs: a step has two versions on each side at the least.
+pub const MIN_VERSIONS: usize = 4;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetricSeries {
     pub metric: String,
     /// Version labels in the order they were added.
     pub versions: Vec<String>,
-    /// Every setting with a run of the metric, in the order first seen.
+    /// Every setting with a run of the metric, in declared grid order.
     pub settings: Vec<SettingTrend>,
 }
 
@@ -30,18 +33,22 @@ impl MetricSeries {
 
     /// The changes of the complete settings' series (`history_changes`): the machine's from `control`
     /// (else the median of the series), then each setting's with the machine taken out, read at false
-    /// discovery rate `level` (Benjamini-Hochberg), `permutations` per test drawn from `seed`.
+    /// discovery rate `level` (Benjamini-Hochberg), `permutations` per test drawn from `seed`. None with
+    /// fewer than `MIN_VERSIONS` versions: not enough history to test.
     pub fn changes(
         &self,
         control: Option<&VersionSeries>,
         level: f64,
         permutations: usize,
         seed: u64,
-    ) -> Vec<FoundChange> {
+    ) -> Option<Vec<FoundChange>> {
+        if self.versions.len() < MIN_VERSIONS {
+            return None;
+        }
         let complete = self.complete();
         let series: Vec<VersionSeries> = complete.iter().map(|trend| trend.series()).collect();
         let found = history_changes(&series, control, level, permutations, seed);
-        (found.into_iter())
+        let named = (found.into_iter())
             .map(|change| {
                 let trend = (change.kind == ChangeKind::Setting).then(|| complete[change.series]);
                 FoundChange {
@@ -58,6 +65,7 @@ impl MetricSeries {
                     q: change.q,
                 }
             })
-            .collect()
+            .collect();
+        Some(named)
     }
 }

@@ -17,8 +17,8 @@ mod test_fixture_results;
 
 pub use added::Added;
 pub use found_change::FoundChange;
-pub use history_store::HistoryStore;
-pub use metric_series::MetricSeries;
+pub use history_store::{HistoryStore, STORE_FILE};
+pub use metric_series::{MetricSeries, MIN_VERSIONS};
 pub use schema::STORE_SCHEMA_VERSION;
 pub use setting_trend::SettingTrend;
 pub use store_error::StoreError;

@@ -47,17 +47,15 @@ CREATE INDEX runs_of_version ON runs (version);
 pub fn prepare(connection: &mut Connection, path: &std::path::Path) -> Result<(), StoreError> {
     let sqlite = StoreError::sqlite;
     connection.execute_batch("PRAGMA foreign_keys = ON;").map_err(sqlite(path))?;
-    let transaction = connection
-        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-        .map_err(sqlite(path))?;
+    let transaction =
+        connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sqlite(path))?;
     let version: i64 = transaction.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(sqlite(path))?;
     if version > STORE_SCHEMA_VERSION {
         return Err(StoreError::NewerSchema { path: path.to_path_buf(), found: version, known: STORE_SCHEMA_VERSION });
     }
     if version == 0 {
-        let tables: i64 = transaction
-            .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
-            .map_err(sqlite(path))?;
+        let tables: i64 =
+            transaction.query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0)).map_err(sqlite(path))?;
         if tables > 0 {
             return Err(StoreError::NotAStore { path: path.to_path_buf() });
         }

@@ -28,15 +28,19 @@ struct HistoryRun {
 impl StoredHistory {
     /// Reads sweep `sweep` (which the store holds).
     pub(super) fn read(connection: &Connection, sweep: &str) -> Result<StoredHistory, rusqlite::Error> {
-        let params: String = connection.query_row("SELECT params FROM sweeps WHERE name = ?1", [sweep], |row| row.get(0))?;
-        let mut statement = connection.prepare("SELECT id, label, analysis FROM versions WHERE sweep = ?1 ORDER BY id")?;
-        let versions: Vec<(i64, String, String)> =
-            statement.query_map([sweep], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?.collect::<Result<_, _>>()?;
+        let params: String =
+            connection.query_row("SELECT params FROM sweeps WHERE name = ?1", [sweep], |row| row.get(0))?;
+        let mut statement =
+            connection.prepare("SELECT id, label, analysis FROM versions WHERE sweep = ?1 ORDER BY id")?;
+        let versions: Vec<(i64, String, String)> = statement
+            .query_map([sweep], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+            .collect::<Result<_, _>>()?;
         let mut statement = connection.prepare(
             "SELECT version, setting, setting_label, metrics FROM runs JOIN versions ON runs.version = versions.id \
              WHERE versions.sweep = ?1 AND status = 'ok' AND warmup = 0 AND current = 1 ORDER BY version, runs.rowid",
         )?;
-        let index_of = |id: i64| versions.iter().position(|(version, _, _)| *version == id).expect("a run of a version");
+        let index_of =
+            |id: i64| versions.iter().position(|(version, _, _)| *version == id).expect("a run of a version");
         let runs = statement
             .query_map([sweep], |row| {
                 let metrics: String = row.get(3)?;
@@ -63,7 +67,7 @@ impl StoredHistory {
         names.into_iter().cloned().collect()
     }
 
-    /// `metric` of every setting at every version (settings in the order first seen); a value that is not a
+    /// `metric` of every setting at every version (settings in declared grid order); a value that is not a
     /// positive number is left out (the series are on the log scale).
     pub fn series(&self, metric: &str) -> MetricSeries {
         let mut settings: Vec<SettingTrend> = Vec::new();
@@ -80,6 +84,17 @@ impl StoredHistory {
             };
             settings[at].runs[run.version].push(value);
         }
+        settings.sort_by_cached_key(|trend| grid_rank(&trend.setting, &self.params));
         MetricSeries { metric: metric.to_string(), versions: self.versions.clone(), settings }
     }
+}
+
+/// A setting's place in the declared grid: each param's value's position among its declared values.
+fn grid_rank(setting: &Value, params: &[Param]) -> Vec<usize> {
+    let position = |param: &Param| {
+        let value = setting.get(&param.name);
+        let declared = param.values.iter().map(|declared| serde_json::to_value(declared).ok());
+        declared.zip(0..).find(|(declared, _)| declared.as_ref() == value).map_or(usize::MAX, |(_, at)| at)
+    };
+    params.iter().map(position).collect()
 }

@@ -28,7 +28,8 @@ pub struct StoredRun {
 impl StoredRun {
     /// The run `run` of a table; `current` when the analysis reads it.
     pub fn of(run: &TableRun<'_>, current: bool) -> StoredRun {
-        let metrics: Map<String, Value> = run.metrics().map(|(name, value)| (name.to_string(), Value::from(value))).collect();
+        let metrics: Map<String, Value> =
+            run.metrics().map(|(name, value)| (name.to_string(), Value::from(value))).collect();
         StoredRun {
             setting: setting_json(run.setting()),
             setting_label: run.setting().label(),

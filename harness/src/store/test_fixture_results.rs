@@ -12,7 +12,9 @@ const HEADER: &str = "param.k,variant,rep,attempt,warmup,order,status,error,star
 pub fn fixture_results(dir: &Path, name: &str, ks: &[i64], toolchain: &str, rows: &[(i64, u32, f64)]) -> PathBuf {
     let csv = dir.join(format!("{name}.csv"));
     let lines: Vec<String> = (rows.iter().enumerate())
-        .map(|(order, (k, rep, tps))| format!("{k},default,{rep},1,false,{order},ok,,,0.1,{tps},h,unknown,false,,,,,runs"))
+        .map(|(order, (k, rep, tps))| {
+            format!("{k},default,{rep},1,false,{order},ok,,,0.1,{tps},h,unknown,false,,,,,runs")
+        })
         .collect();
     std::fs::write(&csv, format!("{HEADER}\n{}\n", lines.join("\n"))).unwrap();
     let params = serde_json::json!([{ "name": "k", "values": ks, "is_list": true }]);

@@ -8,6 +8,7 @@ mod args;
 mod check_command;
 mod compare_command;
 mod exit_status;
+mod history_command;
 mod merge_command;
 mod report_command;
 mod restore_command;
@@ -38,5 +39,6 @@ fn dispatch(cli: Cli) -> Result<u8, CommandError> {
         Command::Template(args) => template_command::template(args),
         Command::Submit(args) => submit_command::submit(args),
         Command::Merge(args) => merge_command::merge(args),
+        Command::History(args) => history_command::history(args),
     }
 }
