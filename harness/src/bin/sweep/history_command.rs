@@ -1,13 +1,13 @@
 //! `sweep history`: result files into the store (`add`), each setting's metric across the versions
 //! (`show`), and where the series changed (`changes`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use sweep::console::Console;
 use sweep::declare::Direction;
 use sweep::exit_code;
 use sweep::report::{self, HistoryReport};
-use sweep::store::{Added, FoundChange, HistoryStore, MetricSeries, StoreError, StoredHistory, STORE_FILE};
+use sweep::store::{FoundChange, HistoryStore, MetricSeries, StoreError, StoredHistory, STORE_FILE};
 
 use crate::args::{
     DirectionArg, HistoryAddArgs, HistoryArgs, HistoryCommand, HistoryReadArgs, HistoryShowArgs, StoreArgs,
@@ -41,21 +41,9 @@ fn add(args: &HistoryAddArgs) -> Result<u8, CommandError> {
     let mut store = HistoryStore::open(&store_path(&args.store))?;
     for csv in &args.csvs {
         let added = store.add(csv, args.label.as_deref())?;
-        Console::Stdout.line(added_line(csv, &added, &store.path));
+        Console::Stdout.line(added.line(csv, &store.path));
     }
     Ok(exit_code::SUCCESS as u8)
-}
-
-/// What adding `csv` did, in one line.
-pub fn added_line(csv: &Path, added: &Added, store: &Path) -> String {
-    let (csv, store) = (csv.display(), store.display());
-    match added {
-        Added::New { label, runs } => format!("{csv}: added to {store} as version `{label}` ({runs} runs)"),
-        Added::Unchanged { label } => format!("{csv}: already in {store} as version `{label}`; nothing changed"),
-        Added::Replaced { label, runs } => {
-            format!("{csv}: grew since it was added; version `{label}` in {store} now holds its {runs} runs")
-        }
-    }
 }
 
 fn show(args: &HistoryShowArgs) -> Result<u8, CommandError> {

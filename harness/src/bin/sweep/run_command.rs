@@ -17,7 +17,6 @@ use sweep::store::{HistoryStore, STORE_FILE};
 
 use crate::args::{ExecutionArgs, RunArgs};
 use crate::exit_status::CommandError;
-use crate::history_command::added_line;
 use crate::restore_command::restore_if_interrupted;
 use crate::result_files::ResultFiles;
 use crate::summary;
@@ -76,7 +75,7 @@ fn add_to_history(csv: &Path, options: &RunOptions) {
     let store = history_store_of(options);
     let added = HistoryStore::open(&store).and_then(|mut history| history.add(csv, None));
     match added {
-        Ok(added) => Console::Stderr.line(format_args!("history: {}", added_line(csv, &added, &store))),
+        Ok(added) => Console::Stderr.line(format_args!("history: {}", added.line(csv, &store))),
         Err(error) => Console::Stderr.line(format_args!(
             "sweep: warning: the results were not added to the history store: {}",
             crate::exit_status::one_line(&error)
