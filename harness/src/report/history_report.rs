@@ -89,18 +89,19 @@ impl HistoryReport<'_> {
                 .map(String::from)
                 .to_vec(),
         );
-        for change in self.changes.unwrap_or_default() {
+        for found in self.changes.unwrap_or_default() {
+            let change = &found.change;
             table.push(vec![
                 kind_name(change.kind).to_string(),
-                change.setting_label.clone(),
-                change.before.clone(),
-                change.label.clone(),
+                found.setting_label.clone(),
+                found.before.clone(),
+                found.label.clone(),
                 number(change.ratio),
                 format!("{} .. {}", number(change.low), number(change.high)),
                 degrees(change.df),
                 p_value(change.p),
                 p_value(change.q),
-                if change.is_regression(self.direction, self.level) { "yes" } else { "" }.to_string(),
+                if found.is_regression(self.direction, self.level) { "yes" } else { "" }.to_string(),
             ]);
         }
         let found = self.changes.is_some_and(|changes| !changes.is_empty());
@@ -115,12 +116,13 @@ impl HistoryReport<'_> {
     /// `history changes --json`: `{"changes": [{"setting": {...}, "label": ..., "ratio": ..., ...}], ...}`.
     pub fn changes_json(&self) -> Value {
         let changes: Vec<Value> = (self.changes.unwrap_or_default().iter())
-            .map(|change| {
+            .map(|found| {
+                let change = &found.change;
                 json!({
-                    "setting": change.setting, "setting_label": change.setting_label, "kind": kind_name(change.kind),
-                    "label": change.label, "before": change.before, "ratio": change.ratio, "low": change.low,
+                    "setting": found.setting, "setting_label": found.setting_label, "kind": kind_name(change.kind),
+                    "label": found.label, "before": found.before, "ratio": change.ratio, "low": change.low,
                     "high": change.high, "df": change.df, "p": change.p, "q": change.q,
-                    "regression": change.is_regression(self.direction, self.level),
+                    "regression": found.is_regression(self.direction, self.level),
                 })
             })
             .collect();
@@ -155,13 +157,13 @@ impl HistoryReport<'_> {
                 crate::plural::counted(self.series.versions.len(), "version")
             )));
         }
-        for change in self.changes.unwrap_or_default().iter().filter(|change| change.kind == ChangeKind::Machine) {
+        for found in self.changes.unwrap_or_default().iter().filter(|found| found.change.kind == ChangeKind::Machine) {
             notes.push(Note::warning(format!(
                 "The machine changed from {} to {} (x{} across every setting): one machine event, taken out of each \
                  setting's series, not a regression of any.",
-                change.before,
-                change.label,
-                number(change.ratio)
+                found.before,
+                found.label,
+                number(found.change.ratio)
             )));
         }
         let left_out = self.left_out();
@@ -189,8 +191,8 @@ impl HistoryReport<'_> {
     fn latest_change(&self, trend: &SettingTrend) -> Option<usize> {
         let changes = self.changes.unwrap_or_default().iter();
         let of_setting =
-            changes.filter(|change| change.kind == ChangeKind::Setting && change.setting_label == trend.label);
-        of_setting.filter_map(|change| self.series.versions.iter().position(|label| *label == change.label)).max()
+            changes.filter(|found| found.change.kind == ChangeKind::Setting && found.setting_label == trend.label);
+        of_setting.filter_map(|found| self.series.versions.iter().position(|label| *label == found.label)).max()
     }
 }
 

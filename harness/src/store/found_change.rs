@@ -3,11 +3,12 @@
 use serde_json::Value;
 
 use crate::declare::Direction;
-use crate::history::ChangeKind;
+use crate::history::{ChangeKind, ChangePoint};
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct FoundChange {
-    pub kind: ChangeKind,
+    /// The change as the search found it (kind, ratio with its interval, df, p and q).
+    pub change: ChangePoint,
     /// The setting whose series changed (a JSON object), None for the machine.
     pub setting: Option<Value>,
     /// Its label as summaries print it; `machine` for the machine.
@@ -15,23 +16,16 @@ pub struct FoundChange {
     /// The first version after the change, and the one before it.
     pub label: String,
     pub before: String,
-    /// After over before (geometric means), with its 95% interval on `df` degrees of freedom.
-    pub ratio: f64,
-    pub low: f64,
-    pub high: f64,
-    pub df: f64,
-    /// The permutation p and the Benjamini-Hochberg q across the settings' series (the machine's: its p).
-    pub p: f64,
-    pub q: f64,
 }
 
 impl FoundChange {
     /// A software regression: a setting's change to the worse side of `direction`, significant at `level`.
     pub fn is_regression(&self, direction: Direction, level: f64) -> bool {
+        let change = &self.change;
         let worse = match direction {
-            Direction::Higher => self.ratio < 1.0,
-            Direction::Lower => self.ratio > 1.0,
+            Direction::Higher => change.ratio < 1.0,
+            Direction::Lower => change.ratio > 1.0,
         };
-        self.kind == ChangeKind::Setting && worse && self.q <= level
+        change.kind == ChangeKind::Setting && worse && change.q <= level
     }
 }

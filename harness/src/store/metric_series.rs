@@ -52,17 +52,11 @@ impl MetricSeries {
             .map(|change| {
                 let trend = (change.kind == ChangeKind::Setting).then(|| complete[change.series]);
                 FoundChange {
-                    kind: change.kind,
                     setting: trend.map(|trend| trend.setting.clone()),
                     setting_label: trend.map_or_else(|| "machine".to_string(), |trend| trend.label.clone()),
                     label: self.versions[change.at].clone(),
                     before: self.versions[change.at - 1].clone(),
-                    ratio: change.ratio,
-                    low: change.low,
-                    high: change.high,
-                    df: change.df,
-                    p: change.p,
-                    q: change.q,
+                    change,
                 }
             })
             .collect();

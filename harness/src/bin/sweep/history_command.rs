@@ -9,9 +9,7 @@ use sweep::exit_code;
 use sweep::report::{self, HistoryReport};
 use sweep::store::{FoundChange, HistoryStore, MetricSeries, StoreError, StoredHistory, STORE_FILE};
 
-use crate::args::{
-    DirectionArg, HistoryAddArgs, HistoryArgs, HistoryCommand, HistoryReadArgs, HistoryShowArgs, StoreArgs,
-};
+use crate::args::{HistoryAddArgs, HistoryArgs, HistoryCommand, HistoryReadArgs, HistoryShowArgs, StoreArgs};
 use crate::exit_status::CommandError;
 
 /// Permutations of each change test, drawn from a fixed seed so that the same store reports the same.
@@ -123,16 +121,7 @@ impl Read {
         if !names.contains(&metric) {
             return Err(StoreError::UnknownMetric { path, sweep: history.sweep.clone(), metric, names }.into());
         }
-        let direction = match (args.direction, analysis) {
-            (Some(DirectionArg::Higher), _) => Direction::Higher,
-            (Some(DirectionArg::Lower), _) => Direction::Lower,
-            (None, Some(analysis)) if analysis.primary == metric => analysis.direction,
-            (None, _) => {
-                return Err(CommandError::BadInput(format!(
-                    "which way is better for `{metric}`? pass --direction higher|lower"
-                )))
-            }
-        };
+        let direction = crate::compare_command::chosen_direction(args.direction, analysis, &metric)?;
         // The control measures the machine, whatever metric is read: its series is every run's.
         let control = analysis.and_then(|analysis| analysis.control.as_deref()).filter(|control| *control != metric);
         let control = control.and_then(|control| history.series(control).pooled());
