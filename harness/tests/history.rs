@@ -230,6 +230,18 @@ fn a_declaration_opts_out_and_an_unknown_history_key_names_file_and_key() {
     let workspace = history_workspace("[history]\nadd = false\n");
     run_version(&workspace, 1, &[]);
     assert!(!workspace.path().join("results/history.sqlite").exists(), "`[history] add = false` adds nothing");
+    let elsewhere = history_workspace("");
+    let output = run_version(&elsewhere, 1, &["--out", "elsewhere/x.csv"]);
+    let store = elsewhere.path().join("elsewhere/history.sqlite");
+    assert!(
+        stderr(&output).contains(&format!("added to {}", Path::new("elsewhere/history.sqlite").display())),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        store.is_file() && !elsewhere.path().join("results/history.sqlite").exists(),
+        "the store is beside --out's CSV"
+    );
     let misspelt = history_workspace("[history]\nadds = false\n");
     let output = sweep(misspelt.path(), &["check", "sweeps/hist.toml"]);
     assert_refused(&output, "sweeps/hist.toml");
