@@ -2,8 +2,8 @@
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-/// The geometric mean of a version's runs with the 95% Student t interval of their mean log,
-/// back-transformed (df = runs - 1; no interval from one run).
+/// The geometric mean of a version's runs with the 95% Student t interval of their mean log (Student
+/// 1908), back-transformed (df = runs - 1; no interval from one run).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct VersionMean {
     pub mean: f64,
