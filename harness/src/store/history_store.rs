@@ -35,6 +35,16 @@ impl HistoryStore {
         Ok(HistoryStore { path: path.to_path_buf(), connection })
     }
 
+    /// Opens the store at `path` to read it (`history show`, `history changes`): it must exist and be a
+    /// store of a schema this version reads; nothing is written to it.
+    pub fn open_to_read(path: &Path) -> Result<HistoryStore, StoreError> {
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let connection = Connection::open_with_flags(path, flags).map_err(StoreError::sqlite(path))?;
+        connection.busy_timeout(BUSY_WAIT).map_err(StoreError::sqlite(path))?;
+        schema::check(&connection, path)?;
+        Ok(HistoryStore { path: path.to_path_buf(), connection })
+    }
+
     /// Adds the result file `csv` (with its sidecar) as a version labelled `label`, else by its sidecar's
     /// provenance, else by its file name. See `add_checked`.
     pub fn add(&mut self, csv: &Path, label: Option<&str>) -> Result<Added, StoreError> {
@@ -53,46 +63,10 @@ impl HistoryStore {
     ) -> Result<Added, StoreError> {
         let file = IngestedFile::read(csv)?;
         let path = self.path.clone();
-        let sqlite = || StoreError::sqlite(&path);
-        let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sqlite())?;
-        check_grid(&transaction, &file, csv).map_err(|error| error.at(&path))?;
-        if let Some(label) = same_file(&transaction, &file).map_err(sqlite())? {
-            return Ok(Added::Unchanged { label });
-        }
-        let added = match grown_version(&transaction, &file).map_err(sqlite())? {
-            Some((version, label)) => {
-                transaction.execute("DELETE FROM runs WHERE version = ?1", [version]).map_err(sqlite())?;
-                let updated = "UPDATE versions SET csv_sha256 = ?2, fingerprint = ?3, analysis = ?4, provenance = ?5, \
-                               added_at = ?6 WHERE id = ?1";
-                let values = params![version, file.sha256, file.fingerprint, file.analysis, file.provenance, now()];
-                transaction.execute(updated, values).map_err(sqlite())?;
-                insert_runs(&transaction, version, &file, after_run).map_err(|error| error.at(&path))?;
-                Added::Replaced { label, runs: file.runs.len() }
-            }
-            None => {
-                let label = version_label(&transaction, &file, label, csv).map_err(|error| error.at(&path))?;
-                let inserted =
-                    "INSERT INTO versions (sweep, label, csv_path, csv_sha256, seed, fingerprint, analysis, \
-                                provenance, added_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
-                let csv_path = file.csv.display().to_string();
-                let values = params![
-                    file.sweep,
-                    label,
-                    csv_path,
-                    file.sha256,
-                    file.seed.to_string(),
-                    file.fingerprint,
-                    file.analysis,
-                    file.provenance,
-                    now()
-                ];
-                transaction.execute(inserted, values).map_err(sqlite())?;
-                let version = transaction.last_insert_rowid();
-                insert_runs(&transaction, version, &file, after_run).map_err(|error| error.at(&path))?;
-                Added::New { label, runs: file.runs.len() }
-            }
-        };
-        transaction.commit().map_err(sqlite())?;
+        let transaction = (self.connection.transaction_with_behavior(TransactionBehavior::Immediate))
+            .map_err(StoreError::sqlite(&path))?;
+        let added = add_file(&transaction, &file, label, csv, after_run).map_err(|error| error.at(&path))?;
+        transaction.commit().map_err(StoreError::sqlite(&path))?;
         Ok(added)
     }
 
@@ -117,6 +91,41 @@ impl HistoryStore {
         };
         StoredHistory::read(&self.connection, &sweep).map_err(StoreError::sqlite(&self.path))
     }
+}
+
+/// `HistoryStore::add_checked`'s writes, inside its transaction.
+fn add_file(
+    transaction: &Transaction<'_>,
+    file: &IngestedFile,
+    label: Option<&str>,
+    csv: &Path,
+    after_run: &mut dyn FnMut(usize) -> Result<(), StoreError>,
+) -> Result<Added, Refusal> {
+    check_grid(transaction, file, csv)?;
+    if let Some(label) = same_file(transaction, file)? {
+        return Ok(Added::Unchanged { label });
+    }
+    if let Some((version, label)) = grown_version(transaction, file)? {
+        transaction.execute("DELETE FROM runs WHERE version = ?1", [version])?;
+        let updated = "UPDATE versions SET csv_sha256 = ?2, fingerprint = ?3, analysis = ?4, provenance = ?5, \
+                       added_at = ?6 WHERE id = ?1";
+        transaction
+            .execute(updated, params![version, file.sha256, file.fingerprint, file.analysis, file.provenance, now()])?;
+        insert_runs(transaction, version, file, after_run)?;
+        return Ok(Added::Replaced { label, runs: file.runs.len() });
+    }
+    let label = version_label(transaction, file, label, csv)?;
+    let inserted =
+        "INSERT INTO versions (sweep, label, csv_path, csv_sha256, seed, fingerprint, analysis, provenance, \
+                    added_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+    let (csv_path, seed) = (file.csv.display().to_string(), file.seed.to_string());
+    let recorded = (&file.fingerprint, &file.analysis, &file.provenance);
+    transaction.execute(
+        inserted,
+        params![file.sweep, label, csv_path, file.sha256, seed, recorded.0, recorded.1, recorded.2, now()],
+    )?;
+    insert_runs(transaction, transaction.last_insert_rowid(), file, after_run)?;
+    Ok(Added::New { label, runs: file.runs.len() })
 }
 
 /// What went wrong inside a transaction: the store itself (SQLite), or the file or its label.
@@ -393,9 +402,13 @@ mod tests {
         Connection::open(&path).unwrap().pragma_update(None, "user_version", STORE_SCHEMA_VERSION + 1).unwrap();
         let error = HistoryStore::open(&path).err().unwrap().to_string();
         assert!(error.contains("store schema version 2 is newer than this sweep reads (up to 1)"), "{error}");
+        let error = HistoryStore::open_to_read(&path).err().unwrap().to_string();
+        assert!(error.contains("store schema version 2 is newer"), "{error}");
         let other = dir.path().join("other.sqlite");
         Connection::open(&other).unwrap().execute_batch("CREATE TABLE t (x);").unwrap();
         let error = HistoryStore::open(&other).err().unwrap().to_string();
+        assert!(error.contains("not a sweep history store"), "{error}");
+        let error = HistoryStore::open_to_read(&other).err().unwrap().to_string();
         assert!(error.contains("not a sweep history store"), "{error}");
     }
 

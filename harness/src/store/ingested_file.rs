@@ -37,14 +37,13 @@ impl IngestedFile {
             return Err(StoreError::NoSidecar { csv: csv.to_path_buf(), sidecar: sidecar_path });
         };
         let table = RunTable::read(csv)?;
-        let bytes = std::fs::read(csv).map_err(StoreError::io(csv))?;
         let current: std::collections::HashSet<usize> = table.current_runs().collect();
         let every_run = table.every_run();
         let runs = every_run.iter().enumerate().map(|(index, run)| StoredRun::of(run, current.contains(&index)));
         let fingerprint = sidecar.fingerprint();
         Ok(IngestedFile {
             csv: std::fs::canonicalize(csv).map_err(StoreError::io(csv))?,
-            sha256: crate::ground::sha256_hex(&bytes),
+            sha256: file_sha256(csv).map_err(StoreError::io(csv))?,
             sweep: fingerprint.name.clone(),
             grid: grid_digest(&fingerprint.params),
             params: fingerprint.params.clone(),
@@ -56,6 +55,14 @@ impl IngestedFile {
             runs: runs.collect(),
         })
     }
+}
+
+/// The SHA-256 of the file at `path` in lower-case hex, read in pieces (a CSV may hold a million runs).
+fn file_sha256(path: &Path) -> std::io::Result<String> {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    std::io::copy(&mut std::fs::File::open(path)?, &mut hasher)?;
+    Ok(format!("{:x}", hasher.finalize()))
 }
 
 fn json_text(value: &impl serde::Serialize) -> String {

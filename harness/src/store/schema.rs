@@ -42,6 +42,17 @@ CREATE TABLE runs (
 CREATE INDEX runs_of_version ON runs (version);
 ";
 
+/// Checks that `connection` (the store at `path`, opened to read) is a store this version reads.
+pub fn check(connection: &Connection, path: &std::path::Path) -> Result<(), StoreError> {
+    let version: i64 =
+        connection.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(StoreError::sqlite(path))?;
+    match version {
+        0 => Err(StoreError::NotAStore { path: path.to_path_buf() }),
+        STORE_SCHEMA_VERSION => Ok(()),
+        found => Err(StoreError::NewerSchema { path: path.to_path_buf(), found, known: STORE_SCHEMA_VERSION }),
+    }
+}
+
 /// Makes `connection` (the store at `path`) a store of this schema: creates it in an empty file, accepts
 /// one of this version, refuses a newer one or a database that is not a store.
 pub fn prepare(connection: &mut Connection, path: &std::path::Path) -> Result<(), StoreError> {

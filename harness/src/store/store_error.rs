@@ -18,7 +18,7 @@ pub enum StoreError {
         path.display()
     )]
     NewerSchema { path: PathBuf, found: i64, known: i64 },
-    #[error("{}: not a sweep history store (it holds other tables and no schema version)", path.display())]
+    #[error("{}: not a sweep history store (it has no store schema version)", path.display())]
     NotAStore { path: PathBuf },
     #[error("{}: no sidecar beside it ({}): a result file is added with the sidecar that says which sweep it records", csv.display(), sidecar.display())]
     NoSidecar { csv: PathBuf, sidecar: PathBuf },

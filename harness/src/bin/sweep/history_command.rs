@@ -104,7 +104,7 @@ impl Read {
                 path.display()
             )));
         }
-        let history = HistoryStore::open(&path)?.history(args.sweep.as_deref())?;
+        let history = HistoryStore::open_to_read(&path)?.history(args.sweep.as_deref())?;
         let analysis = history.analysis.as_ref();
         let metric = match (&args.metric, analysis) {
             (Some(metric), _) => metric.clone(),
