@@ -30,15 +30,15 @@ impl HistoryReport<'_> {
         let mut document = Document::new(format!("History of {}: {}", self.sweep, self.series.metric));
         let method = "Each version: the geometric mean of its runs with the 95% Student t interval of their mean log \
                       (df = runs - 1; one run has none).";
-        let mut table =
-            Table::new(["setting", "version", "mean", "95% CI", "df", "runs", "change"].map(String::from).to_vec());
+        let header = ["setting", "#", "version", "mean", "95% CI", "df", "runs", "change"];
+        let mut table = Table::new(header.map(String::from).to_vec());
         let mut figures = Section::new("Per setting");
         for trend in &self.series.settings {
             let means = trend.means();
             let change_at = self.latest_change(trend);
             for (version, (label, mean)) in self.series.versions.iter().zip(&means).enumerate() {
                 let mark = if change_at == Some(version) { "latest change" } else { "" };
-                table.push(trend_row(&trend.label, label, mean.as_ref(), mark));
+                table.push(trend_row(&trend.label, (version, label), mean.as_ref(), mark));
             }
             let chart = TrendChart {
                 title: trend.label.clone(),
@@ -104,11 +104,17 @@ impl HistoryReport<'_> {
                 if found.is_regression(self.direction, self.level) { "yes" } else { "" }.to_string(),
             ]);
         }
-        let found = self.changes.is_some_and(|changes| !changes.is_empty());
+        let none_found = self.changes.is_some_and(<[FoundChange]>::is_empty).then(|| {
+            format!(
+                "No change at q <= {}: neither in the machine's series nor in the series of the {} searched.",
+                self.level,
+                crate::plural::counted(self.series.complete().len(), "setting")
+            )
+        });
         document.extend([
             Section::lead().paragraph(self.lead()).paragraph(method),
             Section::new("What to trust").notes(self.notes()),
-            Section::new("Changes").table(found.then_some(table)),
+            Section::new("Changes").paragraph_if(none_found).table((!table.rows().is_empty()).then_some(table)),
         ]);
         document
     }
@@ -140,7 +146,7 @@ impl HistoryReport<'_> {
 
     fn lead(&self) -> Text {
         let versions = &self.series.versions;
-        Text::plain(format!("Sweep `{}`, metric ", self.sweep)).code(&self.series.metric).and(format!(
+        Text::plain("Sweep ").code(self.sweep).and(", metric ").code(&self.series.metric).and(format!(
             " ({} is better): {} in the order they were added: {}.",
             self.direction,
             crate::plural::counted(versions.len(), "version"),
@@ -203,7 +209,8 @@ fn kind_name(kind: ChangeKind) -> &'static str {
     }
 }
 
-fn trend_row(setting: &str, version: &str, mean: Option<&VersionMean>, mark: &str) -> Vec<String> {
+/// A table row: the setting, the version's number (as the charts show it) and label, its mean.
+fn trend_row(setting: &str, (index, version): (usize, &str), mean: Option<&VersionMean>, mark: &str) -> Vec<String> {
     let (shown, interval, df, runs) = match mean {
         None => ("no run".to_string(), String::new(), String::new(), "0".to_string()),
         Some(mean) => (
@@ -216,7 +223,7 @@ fn trend_row(setting: &str, version: &str, mean: Option<&VersionMean>, mark: &st
             mean.runs.to_string(),
         ),
     };
-    vec![setting.to_string(), version.to_string(), shown, interval, df, runs, mark.to_string()]
+    vec![setting.to_string(), (index + 1).to_string(), version.to_string(), shown, interval, df, runs, mark.to_string()]
 }
 
 fn version_json(label: &str, mean: Option<&VersionMean>) -> Value {

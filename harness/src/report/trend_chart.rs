@@ -6,17 +6,19 @@ use super::series_style::{MarkerShape, OKABE_ITO};
 use super::svg::{Svg, SMALL};
 use crate::history::VersionMean;
 
+/// Small: a page holds one per setting.
 const WIDTH: f64 = 560.0;
 const HEIGHT: f64 = 260.0;
+/// Room for the value axis's title and tick labels.
 const LEFT: f64 = 70.0;
 const RIGHT: f64 = 20.0;
+/// Room for the title above the plot, and for the versions' numbers and the legend below it.
 const TOP: f64 = 44.0;
 const BOTTOM: f64 = 60.0;
-/// Longest version label drawn under its point (the table has it whole).
-const LABEL_CHARS: usize = 14;
 
 /// One setting's chart: `title`, the value axis's description, each version (label, mean) and the first
-/// version after its latest change, if one was found.
+/// version after its latest change, if one was found. Versions are numbered from 1 under their points
+/// (labels such as `cann: CANN 8.1.RC1, commit 0123456789ab` would overlap; the table names them).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrendChart<'a> {
     pub title: String,
@@ -45,9 +47,8 @@ impl TrendChart<'_> {
         }
         svg.line((LEFT, bottom), (WIDTH - RIGHT, bottom), "black", 1.0, None);
         svg.vertical_text((16.0, (TOP + bottom) / 2.0), &self.axis);
-        for (version, label) in self.versions.iter().enumerate() {
-            let short: String = label.chars().take(LABEL_CHARS).collect();
-            svg.text((x(version), bottom + 16.0), &short, "middle", SMALL, "x-tick");
+        for version in 0..self.versions.len() {
+            svg.text((x(version), bottom + 16.0), &(version + 1).to_string(), "middle", SMALL, "x-tick");
         }
         if let Some(at) = self.change_at {
             let between = (x(at - 1) + x(at)) / 2.0;
@@ -65,7 +66,13 @@ impl TrendChart<'_> {
             }
             svg.marker(MarkerShape::Circle, (x(version), y(mean.mean)), 4.0, OKABE_ITO[0], true, "point");
         }
-        svg.text((WIDTH / 2.0, HEIGHT - 14.0), "version, in the order added; bars: 95% CI", "middle", SMALL, "legend");
+        svg.text(
+            (WIDTH / 2.0, HEIGHT - 14.0),
+            "version (numbered in the order added); bars: 95% CI",
+            "middle",
+            SMALL,
+            "legend",
+        );
         Some(svg.finish())
     }
 }
@@ -76,7 +83,7 @@ mod tests {
 
     #[test]
     fn points_intervals_labels_and_the_latest_change() {
-        let versions: Vec<String> = ["v1", "v2", "a long version label"].map(String::from).to_vec();
+        let versions: Vec<String> = ["v1", "v2", "v3"].map(String::from).to_vec();
         let means = [VersionMean::of(&[10.0, 11.0]), None, VersionMean::of(&[20.0, 21.0, 22.0])];
         let chart = TrendChart {
             title: "k=2".into(),
@@ -87,7 +94,7 @@ mod tests {
         };
         let svg = chart.svg().unwrap();
         assert_eq!(svg.matches("class=\"point\"").count(), 2, "no point where a version has no run");
-        assert!(svg.contains(">a long version<") && svg.contains(">v2<"), "{svg}");
+        assert!(svg.contains("class=\"x-tick\">3<") && svg.contains("class=\"x-tick\">2<"), "{svg}");
         assert!(svg.contains("class=\"change\">latest change<") && svg.contains("stroke-dasharray=\"6 4\""));
         let unmarked = TrendChart { change_at: None, ..chart };
         assert!(!unmarked.svg().unwrap().contains("latest change"));
