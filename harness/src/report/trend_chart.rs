@@ -6,15 +6,12 @@ use super::series_style::{MarkerShape, OKABE_ITO};
 use super::svg::{Svg, SMALL};
 use crate::history::VersionMean;
 
-/// Small: a page holds one per setting.
-const WIDTH: f64 = 560.0;
-const HEIGHT: f64 = 260.0;
-/// Room for the value axis's title and tick labels.
-const LEFT: f64 = 70.0;
-const RIGHT: f64 = 20.0;
-/// Room for the title above the plot, and for the versions' numbers and the legend below it.
-const TOP: f64 = 44.0;
-const BOTTOM: f64 = 60.0;
+/// The canvas (width, height): small, a page holds one per setting.
+const SIZE: (f64, f64) = (560.0, 260.0);
+/// Room left of the plot (the value axis's title and ticks) and right of it.
+const SIDES: (f64, f64) = (70.0, 20.0);
+/// Room above the plot (the title) and below it (the versions' numbers and the legend).
+const ABOVE_BELOW: (f64, f64) = (44.0, 60.0);
 
 /// One setting's chart: `title`, the value axis's description, each version (label, mean) and the first
 /// version after its latest change, if one was found. Versions are numbered from 1 under their points
@@ -35,45 +32,69 @@ impl TrendChart<'_> {
             let (low, high) = mean.interval.unwrap_or((mean.mean, mean.mean));
             [mean.mean, low, high]
         });
-        let axis = Axis::linear(reached)?;
-        let mut svg = Svg::new(WIDTH, HEIGHT, &self.title);
-        let bottom = HEIGHT - BOTTOM;
-        let y = |value: f64| bottom - axis.fraction(value) * (bottom - TOP);
-        let step = (WIDTH - LEFT - RIGHT) / self.versions.len().max(1) as f64;
-        let x = |version: usize| LEFT + step * (version as f64 + 0.5);
-        for (value, label) in axis.ticks() {
-            svg.line((LEFT, y(*value)), (WIDTH - RIGHT, y(*value)), "#e4e4e4", 1.0, None);
-            svg.text((LEFT - 6.0, y(*value) + 4.0), label, "end", SMALL, "y-tick");
-        }
-        svg.line((LEFT, bottom), (WIDTH - RIGHT, bottom), "black", 1.0, None);
-        svg.vertical_text((16.0, (TOP + bottom) / 2.0), &self.axis);
-        for version in 0..self.versions.len() {
-            svg.text((x(version), bottom + 16.0), &(version + 1).to_string(), "middle", SMALL, "x-tick");
-        }
+        let frame = Frame {
+            axis: Axis::linear(reached)?,
+            step: (SIZE.0 - SIDES.0 - SIDES.1) / self.versions.len().max(1) as f64,
+            bottom: SIZE.1 - ABOVE_BELOW.1,
+        };
+        let mut svg = Svg::new(SIZE.0, SIZE.1, &self.title);
+        self.draw_axes(&mut svg, &frame);
         if let Some(at) = self.change_at {
-            let between = (x(at - 1) + x(at)) / 2.0;
-            svg.line((between, TOP), (between, bottom), OKABE_ITO[1], 2.0, Some("6 4"));
-            svg.text((between + 4.0, TOP + 12.0), "latest change", "start", SMALL, "change");
+            let between = (frame.x(at - 1) + frame.x(at)) / 2.0;
+            svg.line((between, ABOVE_BELOW.0), (between, frame.bottom), OKABE_ITO[1], 2.0, Some("6 4"));
+            svg.text((between + 4.0, ABOVE_BELOW.0 + 12.0), "latest change", "start", SMALL, "change");
         }
+        self.draw_means(&mut svg, &frame);
+        let legend = "version (numbered in the order added); bars: 95% CI";
+        svg.text((SIZE.0 / 2.0, SIZE.1 - 14.0), legend, "middle", SMALL, "legend");
+        Some(svg.finish())
+    }
+
+    /// The value axis (grid lines, ticks, title) and the versions' numbers under the plot.
+    fn draw_axes(&self, svg: &mut Svg, frame: &Frame) {
+        let (left, right) = (SIDES.0, SIZE.0 - SIDES.1);
+        for (value, label) in frame.axis.ticks() {
+            svg.line((left, frame.y(*value)), (right, frame.y(*value)), "#e4e4e4", 1.0, None);
+            svg.text((left - 6.0, frame.y(*value) + 4.0), label, "end", SMALL, "y-tick");
+        }
+        svg.line((left, frame.bottom), (right, frame.bottom), "black", 1.0, None);
+        svg.vertical_text((16.0, (ABOVE_BELOW.0 + frame.bottom) / 2.0), &self.axis);
+        for version in 0..self.versions.len() {
+            svg.text((frame.x(version), frame.bottom + 16.0), &(version + 1).to_string(), "middle", SMALL, "x-tick");
+        }
+    }
+
+    /// Each version's mean joined in order, with its interval.
+    fn draw_means(&self, svg: &mut Svg, frame: &Frame) {
         let points: Vec<(f64, f64)> = (self.means.iter().enumerate())
-            .filter_map(|(version, mean)| Some((x(version), y(mean.as_ref()?.mean))))
+            .filter_map(|(version, mean)| Some((frame.x(version), frame.y(mean.as_ref()?.mean))))
             .collect();
         svg.polyline(&points, OKABE_ITO[0], 1.5);
         for (version, mean) in self.means.iter().enumerate() {
             let Some(mean) = mean else { continue };
             if let Some((low, high)) = mean.interval {
-                svg.vertical_interval(x(version), (y(high), y(low)), "black", 8.0);
+                svg.vertical_interval(frame.x(version), (frame.y(high), frame.y(low)), "black", 8.0);
             }
-            svg.marker(MarkerShape::Circle, (x(version), y(mean.mean)), 4.0, OKABE_ITO[0], true, "point");
+            svg.marker(MarkerShape::Circle, (frame.x(version), frame.y(mean.mean)), 4.0, OKABE_ITO[0], true, "point");
         }
-        svg.text(
-            (WIDTH / 2.0, HEIGHT - 14.0),
-            "version (numbered in the order added); bars: 95% CI",
-            "middle",
-            SMALL,
-            "legend",
-        );
-        Some(svg.finish())
+    }
+}
+
+/// Where a version and a value go on the canvas: the value axis, the width a version takes, the plot's
+/// bottom edge.
+struct Frame {
+    axis: Axis,
+    step: f64,
+    bottom: f64,
+}
+
+impl Frame {
+    fn x(&self, version: usize) -> f64 {
+        SIDES.0 + self.step * (version as f64 + 0.5)
+    }
+
+    fn y(&self, value: f64) -> f64 {
+        self.bottom - self.axis.fraction(value) * (self.bottom - ABOVE_BELOW.0)
     }
 }
 

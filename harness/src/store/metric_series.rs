@@ -7,7 +7,8 @@ use crate::history::{history_changes, ChangeKind, VersionSeries};
 /// Versions a change search needs: a step has two versions on each side at the least.
 pub const MIN_VERSIONS: usize = 4;
 
-#[derive(Debug, Clone, PartialEq)]
+/// One metric's runs, setting by setting and version by version.
+#[derive(Debug, Clone)]
 pub struct MetricSeries {
     pub metric: String,
     /// Version labels in the order they were added.

@@ -128,7 +128,7 @@ pub enum HistoryCommand {
     Changes(HistoryChangesArgs),
 }
 
-/// The store and the sweep in it, shared by the history subcommands.
+/// Which store the history subcommands use.
 #[derive(Debug, Args)]
 pub struct StoreArgs {
     /// The store [default: history.sqlite in the results folder: results/ of the repository root].
@@ -138,14 +138,14 @@ pub struct StoreArgs {
 
 #[derive(Debug, Args)]
 pub struct HistoryAddArgs {
-    /// Result CSVs written by `sweep run`, each with its JSON sidecar beside it.
-    #[arg(required = true)]
-    pub csvs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// The version's name (e.g. "CANN 8.1.RC1"); default: the sidecar's toolchain versions and engine commit.
     #[arg(long, value_name = "TEXT")]
     pub label: Option<String>,
-    #[command(flatten)]
-    pub store: StoreArgs,
+    /// Result CSVs written by `sweep run`, each with its JSON sidecar beside it.
+    #[arg(required = true)]
+    pub csvs: Vec<PathBuf>,
 }
 
 /// What `show` and `changes` read: which sweep and metric.
