@@ -197,8 +197,17 @@ fn adding_is_idempotent_and_a_refused_file_leaves_the_store_unchanged() {
     let declaration = std::fs::read_to_string(other.path().join("sweeps/hist.toml")).unwrap();
     other.write("sweeps/hist.toml", &declaration.replace("k = [1, 2, 3, 4]", "k = [1, 2]"));
     install_version(&other, 2);
-    let output = sweep(other.path(), &["run", "sweeps/hist.toml", "--no-build", "--no-history"]);
+    // Its run's own store holds the other grid: the run is kept, its exit code too, with one warning.
+    std::fs::create_dir_all(other.path().join("results")).unwrap();
+    std::fs::copy(&store, other.path().join("results/history.sqlite")).unwrap();
+    let output = sweep(other.path(), &["run", "sweeps/hist.toml", "--no-build"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let message = stderr(&output);
+    let warnings: Vec<&str> = message.lines().filter(|line| line.contains("history store")).collect();
+    assert_eq!(warnings.len(), 1, "{message}");
+    assert!(
+        warnings[0].starts_with("sweep: warning: the results were not added") && warnings[0].contains("another grid")
+    );
     let other_csv = other.result_csv("hist");
     assert_refused(
         &add(&other_csv, "other"),
