@@ -113,6 +113,25 @@ mod tests {
         assert!(!software.is_regression(crate::declare::Direction::Higher, 0.05), "faster is no regression");
     }
 
+    /// With a control, the machine's series is the control's, every run of it pooled by version.
+    #[test]
+    fn the_machine_change_is_read_from_the_control_when_there_is_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let series = stepped_store(dir.path()).history(None).unwrap().series("tps");
+        let control = series.pooled().unwrap();
+        assert_eq!(control.means.len(), 10);
+        let changes = series.changes(Some(&control), 0.05, 999, 1).unwrap();
+        let machine: Vec<&str> = (changes.iter())
+            .filter(|found| found.change.kind == ChangeKind::Machine)
+            .map(|found| found.label.as_str())
+            .collect();
+        assert_eq!(machine, vec!["fixture: v6"], "{changes:#?}");
+        assert!(
+            changes.iter().any(|found| found.setting_label == "k=3" && found.label == "fixture: v3"),
+            "{changes:#?}"
+        );
+    }
+
     #[test]
     fn a_setting_missing_at_a_version_is_left_out_and_too_few_versions_are_not_tested() {
         let dir = tempfile::tempdir().unwrap();
