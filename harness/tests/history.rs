@@ -239,6 +239,10 @@ fn a_declaration_opts_out_and_an_unknown_history_key_names_file_and_key() {
     let workspace = history_workspace("[history]\nadd = false\n");
     run_version(&workspace, 1, &[]);
     assert!(!workspace.path().join("results/history.sqlite").exists(), "`[history] add = false` adds nothing");
+    let sharded = history_workspace("");
+    let output = run_version(&sharded, 1, &["--shard", "1/2"]);
+    assert!(stderr(&output).contains("history: a shard is not added"), "{}", stderr(&output));
+    assert!(!sharded.path().join("results/history.sqlite").exists(), "a shard is left to its merge");
     let elsewhere = history_workspace("");
     let output = run_version(&elsewhere, 1, &["--out", "elsewhere/x.csv"]);
     let store = elsewhere.path().join("elsewhere/history.sqlite");

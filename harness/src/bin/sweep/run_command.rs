@@ -55,8 +55,8 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
         summary::write_run_summary(&mut table, &outcome.paths, &sweep.analysis, blocks, &title, args.execution.force)?;
     Console::Stdout.write(&text);
     let code = finish_message(&outcome);
-    if outcome.stopped.is_none() && !args.no_history && sweep.add_to_history {
-        add_to_history(&outcome.paths.csv, &options);
+    if outcome.stopped.is_none() {
+        add_to_history(&args, &sweep, &outcome.paths.csv, &options);
     }
     if let (Some(race), None) = (options.race, &outcome.stopped) {
         let negligible = sweep.analysis.negligible.is_some();
@@ -69,9 +69,20 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     Ok(code)
 }
 
-/// Adds the finished sweep's CSV to the history store of its results folder; a failure is a one-line
-/// warning, never the run's failure (its files are written whatever the store says).
-fn add_to_history(csv: &Path, options: &RunOptions) {
+/// Adds the finished sweep's CSV to the history store of its results folder, unless `--no-history` or
+/// `[history] add = false` opt out; a shard is left to its merge. A failure is a one-line warning, never
+/// the run's failure (its files are written whatever the store says).
+fn add_to_history(args: &RunArgs, sweep: &declare::Sweep, csv: &Path, options: &RunOptions) {
+    if args.no_history || !sweep.add_to_history {
+        return;
+    }
+    if args.shard.is_some() {
+        Console::Stderr.line(
+            "history: a shard is not added to the history store; add the merged CSV (`sweep merge`, then `sweep \
+             history add`)",
+        );
+        return;
+    }
     let store = history_store_of(options);
     let added = HistoryStore::open(&store).and_then(|mut history| history.add(csv, None));
     match added {
