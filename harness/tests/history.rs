@@ -53,6 +53,7 @@ fn install_version(workspace: &Workspace, version: u32) {
         "engine_fixture/history_engine_fixture.sh",
         &format!(
             "#!/bin/sh\n# FIXTURE engine of the history tests: prints a time chosen by the test. Not a measurement.\n\
+             [ -e \"$(dirname \"$0\")/fail_k$1\" ] && {{ echo 'injected failure' >&2; exit 3; }}\n\
              case \"$1\" in\n{cases}esac\n# A run's own noise: -0.4% .. +0.4% by rep.\n\
              awk -v t=\"$t\" -v rep=\"$2\" 'BEGIN {{ printf \"fixture_result value=%.6f\\n\", t * (1 + ((rep * 7) % 5 - 2) / 500) }}'\n"
         ),
@@ -232,6 +233,29 @@ fn adding_is_idempotent_and_a_refused_file_leaves_the_store_unchanged() {
         &sweep(workspace.path(), &["history", "show", "--store", "absent.sqlite"]),
         "absent.sqlite: no store there",
     );
+}
+
+/// A sweep with failed runs is added; once `--resume` has run them again, its grown CSV replaces the
+/// version's runs rather than adding a version.
+#[test]
+fn a_resumed_csv_replaces_its_versions_runs() {
+    let workspace = history_workspace("");
+    install_version(&workspace, 1);
+    let fail = workspace.write("engine_fixture/fail_k4", "");
+    let output = sweep(workspace.path(), &["run", "sweeps/hist.toml", "--no-build", "--keep-going"]);
+    assert_eq!(output.status.code(), Some(1), "k=4 failed: {}", stderr(&output));
+    assert!(stderr(&output).contains(&format!("as version `{}` (12 runs)", label(1))), "{}", stderr(&output));
+    std::fs::remove_file(fail).unwrap();
+    let csv = workspace.result_csv("hist");
+    let resumed =
+        sweep(workspace.path(), &["run", "sweeps/hist.toml", "--no-build", "--resume", csv.to_str().unwrap()]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    let grown =
+        format!("grew since it was added; version `{}` in results/history.sqlite now holds its 15 runs", label(1));
+    assert!(stderr(&resumed).contains(&grown), "{}", stderr(&resumed));
+    let trends = json(&sweep(workspace.path(), &["history", "show", "--json"]));
+    assert_eq!(trends["versions"].as_array().map(Vec::len), Some(1));
+    assert_eq!(trends["settings"][3]["versions"][0]["runs"], 3, "k=4's runs run again: {trends}");
 }
 
 #[test]
