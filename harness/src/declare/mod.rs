@@ -9,6 +9,7 @@ mod engine;
 mod engine_profile;
 #[cfg(test)]
 mod fuzz_tests;
+mod history_decl;
 mod kernel_ablation;
 mod launcher;
 mod launchers;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::analysis_config::AnalysisConfig;
 use super::engine_profile::EngineOverrides;
+use super::history_decl::HistoryDecl;
 use super::pattern::Pattern;
 use super::ready_decl::ReadyDecl;
 use super::selector::Selector;
@@ -261,31 +262,6 @@ pub struct SweepDecl {
     pub ablation: Option<AblationDecl>,
     #[serde(default, skip_serializing_if = "HistoryDecl::is_default")]
     pub history: HistoryDecl,
-}
-
-/// `[history]`: whether `sweep run` adds its results to the history store (`add = false` opts out).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct HistoryDecl {
-    #[serde(default = "adds")]
-    pub add: bool,
-}
-
-fn adds() -> bool {
-    true
-}
-
-impl Default for HistoryDecl {
-    fn default() -> Self {
-        HistoryDecl { add: true }
-    }
-}
-
-impl HistoryDecl {
-    /// Nothing declared (then nothing is recorded either, so the declaration's digest stays as it was).
-    pub fn is_default(&self) -> bool {
-        *self == HistoryDecl::default()
-    }
 }
 
 /// `[report]`: tables a sweep's summary adds to its verdicts.
