@@ -353,6 +353,8 @@ mod tests {
             error.contains("b.csv: not added: the store holds sweep `s` with another grid (the values of `k` differ)"),
             "{error}"
         );
+        let error = store.add(&dir.path().join("absent.csv"), None).unwrap_err().to_string();
+        assert!(error.ends_with("absent.csv: no such result CSV"), "{error}");
         std::fs::remove_file(other.with_extension("json")).unwrap();
         let error = store.add(&other, None).unwrap_err().to_string();
         assert!(error.contains("b.csv: no sidecar beside it"), "{error}");

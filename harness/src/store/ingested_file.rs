@@ -30,13 +30,17 @@ pub struct IngestedFile {
 }
 
 impl IngestedFile {
-    /// Reads `csv` and its sidecar: refuses a CSV without one, and one whose rows do not fit it.
+    /// Reads `csv` and its sidecar: refuses a CSV without one, one whose rows do not fit it, and one without
+    /// a run.
     pub fn read(csv: &Path) -> Result<IngestedFile, StoreError> {
+        if !csv.is_file() {
+            return Err(StoreError::NoCsv { csv: csv.to_path_buf() });
+        }
         let sidecar_path = ResultPaths::for_csv(csv).sidecar;
         let Some(sidecar) = Sidecar::beside(csv)? else {
             return Err(StoreError::NoSidecar { csv: csv.to_path_buf(), sidecar: sidecar_path });
         };
-        let table = RunTable::read(csv)?;
+        let table = RunTable::read_runs(csv)?;
         let current: std::collections::HashSet<usize> = table.current_runs().collect();
         let every_run = table.every_run();
         let runs = every_run.iter().enumerate().map(|(index, run)| StoredRun::of(run, current.contains(&index)));

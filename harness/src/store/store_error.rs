@@ -20,6 +20,8 @@ pub enum StoreError {
     NewerSchema { path: PathBuf, found: i64, known: i64 },
     #[error("{}: not a sweep history store (it has no store schema version)", path.display())]
     NotAStore { path: PathBuf },
+    #[error("{}: no such result CSV", csv.display())]
+    NoCsv { csv: PathBuf },
     #[error("{}: no sidecar beside it ({}): a result file is added with the sidecar that says which sweep it records", csv.display(), sidecar.display())]
     NoSidecar { csv: PathBuf, sidecar: PathBuf },
     #[error("{}: not added: the store holds sweep `{sweep}` with another grid ({reason}); nothing was written", csv.display())]
