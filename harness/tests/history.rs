@@ -1,6 +1,6 @@
 //! `sweep history` driven end to end: real result files of a FIXTURE engine (a shell script whose
-//! numbers the test chooses per version; not measurements) run by `sweep run`, which adds them to the
-//! store by default; then `history add`, `show` and `changes`, their JSON, pages and exit codes, the
+//! numbers the test chooses per version; not measurements) and of the reference engine, run by `sweep
+//! run`, which adds them to the store by default; then `history add`, `show` and `changes`, their JSON, pages and exit codes, the
 //! refusals (exit 2, store unchanged), and an add killed with SIGKILL (all of the file or none).
 
 mod common;
@@ -233,6 +233,35 @@ fn adding_is_idempotent_and_a_refused_file_leaves_the_store_unchanged() {
         &sweep(workspace.path(), &["history", "show", "--store", "absent.sqlite"]),
         "absent.sqlite: no store there",
     );
+}
+
+/// The reference engine run twice: each run is a version, the second labelled apart from the first (the
+/// same toolchain and commit), and two versions are too few to search for changes.
+#[test]
+fn two_runs_of_the_reference_engine_are_two_versions() {
+    common::ensure_engine_built();
+    let workspace = Workspace::new();
+    let spec = workspace.write_sweep(
+        "tiny",
+        "name = \"tiny\"\n[engine]\nprofile = \"reference\"\n[params]\nslices = [1, 2]\nrows = 256\n[reps]\ncount = 2\n\
+         [run]\nargs = [\"--preset\", \"tiny\", \"--rows\", \"{{rows}}\", \"--new\", \"2\"]\n[run.env]\n\
+         TPE_OVERLAP_SLICES = \"{{slices}}\"\n[metrics]\nresult = [\"prefill_tokens_per_s\", \"decode_tokens_per_s\"]\n\
+         [analysis]\nprimary = \"prefill_tokens_per_s\"\ncontrol = \"decode_tokens_per_s\"\n",
+    );
+    for _ in 0..2 {
+        let output = sweep(workspace.path(), &["run", &spec, "--no-build"]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert!(stderr(&output).contains("history: ") && stderr(&output).contains("(4 runs)"), "{}", stderr(&output));
+    }
+    let trends = json(&sweep(workspace.path(), &["history", "show", "--json"]));
+    let versions: Vec<&str> = trends["versions"].as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
+    assert_eq!(versions.len(), 2, "{trends}");
+    assert!(versions[1].starts_with(versions[0]) && versions[1].ends_with(')'), "{versions:?}");
+    assert_eq!(trends["settings"].as_array().map(Vec::len), Some(2));
+    assert_eq!(trends["settings"][0]["versions"][1]["runs"], 2);
+    let changes = sweep(workspace.path(), &["history", "changes"]);
+    assert_eq!(changes.status.code(), Some(0), "{}", stderr(&changes));
+    assert!(stdout(&changes).contains("Not enough history"), "{}", stdout(&changes));
 }
 
 /// A sweep with failed runs is added; once `--resume` has run them again, its grown CSV replaces the
