@@ -239,11 +239,11 @@ fn adding_is_idempotent_and_a_refused_file_leaves_the_store_unchanged() {
 /// same toolchain and commit), and two versions are too few to search for changes.
 #[test]
 fn two_runs_of_the_reference_engine_are_two_versions() {
-    common::ensure_engine_built();
     let workspace = Workspace::new();
+    common::ensure_engine_built();
     let spec = workspace.write_sweep(
-        "tiny",
-        "name = \"tiny\"\n[engine]\nprofile = \"reference\"\n[params]\nslices = [1, 2]\nrows = 256\n[reps]\ncount = 2\n\
+        "versions",
+        "name = \"versions\"\n[engine]\nprofile = \"reference\"\n[params]\nslices = [1, 2]\nrows = 256\n[reps]\ncount = 2\n\
          [run]\nargs = [\"--preset\", \"tiny\", \"--rows\", \"{{rows}}\", \"--new\", \"2\"]\n[run.env]\n\
          TPE_OVERLAP_SLICES = \"{{slices}}\"\n[metrics]\nresult = [\"prefill_tokens_per_s\", \"decode_tokens_per_s\"]\n\
          [analysis]\nprimary = \"prefill_tokens_per_s\"\ncontrol = \"decode_tokens_per_s\"\n",
