@@ -34,6 +34,7 @@ pub mod report;
 pub mod runner;
 pub mod search;
 pub mod shell_line;
+pub mod store;
 pub mod template;
 #[cfg(test)]
 mod test_fuzz_campaign;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// processes (`launch`), renders variants and builds them; the results arm extracts, records, analyses,
 /// compares and reports; `runner` joins the arms. A module that is no stage (`ground`, `template`,
 /// `expression`, `atomic_file`, ...) is the ground floor: importable by all, importing no stage.
-const ALLOWED: [(&str, &[&str]); 13] = [
+const ALLOWED: [(&str, &[&str]); 14] = [
     ("declare", &[]),
     ("plan", &["declare"]),
     // The running arm.
@@ -24,11 +24,13 @@ const ALLOWED: [(&str, &[&str]); 13] = [
     ("record", &["declare", "plan"]),
     ("analyse", &["declare", "plan", "record", "search"]),
     ("compare", &["declare", "plan", "record", "analyse"]),
-    ("report", &["declare", "plan", "record", "analyse", "compare", "search"]),
+    ("report", &["declare", "plan", "record", "analyse", "compare", "search", "history", "store"]),
     // A budgeted search's core, pure over plain data: a driver in `runner` will feed it.
     ("search", &[]),
     // Results across versions: change points, pure over plain data (a store and commands will feed it).
     ("history", &[]),
+    // The results store of `sweep history`: result files in, each setting's series out.
+    ("store", &["declare", "plan", "record", "history"]),
     // Both arms joined; a session compares nothing, so not `compare`.
     (
         "runner",

@@ -9,6 +9,7 @@ mod engine;
 mod engine_profile;
 #[cfg(test)]
 mod fuzz_tests;
+mod history_decl;
 mod kernel_ablation;
 mod launcher;
 mod launchers;
@@ -138,6 +139,7 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, SpecError> {
         ablation,
         search: decl.search,
         recorded: RecordedDeclaration::of(&decl),
+        add_to_history: decl.history.add,
         source,
         notes: Vec::new(),
     };

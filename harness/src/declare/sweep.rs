@@ -46,6 +46,8 @@ pub struct Sweep {
     pub search: Option<SearchConfig>,
     /// The declaration as written, as the sidecar records it.
     pub recorded: RecordedDeclaration,
+    /// Whether `sweep run` adds its results to the history store (`[history] add`, default true).
+    pub add_to_history: bool,
     /// What it most likely did not mean but can run (`sweep check` prints these).
     pub notes: Vec<SpecNote>,
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::analysis_config::AnalysisConfig;
 use super::engine_profile::EngineOverrides;
+use super::history_decl::HistoryDecl;
 use super::pattern::Pattern;
 use super::ready_decl::ReadyDecl;
 use super::search_config::SearchConfig;
@@ -262,6 +263,8 @@ pub struct SweepDecl {
     pub ablation: Option<AblationDecl>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchConfig>,
+    #[serde(default, skip_serializing_if = "HistoryDecl::is_default")]
+    pub history: HistoryDecl,
 }
 
 /// `[report]`: tables a sweep's summary adds to its verdicts.

@@ -12,9 +12,11 @@ mod step_search;
 mod test_fixture_history;
 #[cfg(test)]
 mod test_fixture_repository;
+mod version_mean;
 mod version_series;
 
 pub use bisection::{bisect, most_runs, Bisection, Probe};
 pub use change_point::{ChangeKind, ChangePoint};
 pub use history_changes::history_changes;
+pub use version_mean::VersionMean;
 pub use version_series::VersionSeries;

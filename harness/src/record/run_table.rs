@@ -394,6 +394,12 @@ impl RunTable {
         self.current_runs().map(|run| TableRun { table: self, run }).collect()
     }
 
+    /// Every run the CSV recorded, in file order, attempts another one supersedes included (what a store
+    /// keeps, so that any analysis can be redone).
+    pub fn every_run(&self) -> Vec<TableRun<'_>> {
+        (0..self.len()).map(|run| TableRun { table: self, run }).collect()
+    }
+
     /// Each metric over the runs `runs` returns, one column per name (its last, as a run reads it), in
     /// ascending name order: for reading a metric of a million runs in one sequential pass.
     pub fn metric_columns(&self) -> Vec<MetricColumn<'_>> {
@@ -422,6 +428,11 @@ pub struct TableRun<'a> {
 }
 
 impl TableRun<'_> {
+    /// Which attempt at its (setting, rep) the run is (1 unless the CSV says otherwise).
+    pub fn attempt(&self) -> u32 {
+        self.table.attempt(self.run)
+    }
+
     fn value(&self, metric: usize) -> Option<f64> {
         Some(self.table.values[metric][self.run]).filter(|value| !value.is_nan())
     }

@@ -39,6 +39,8 @@ pub enum Command {
     /// Find the engine commit that made a setting slower: each probed commit built and run interleaved
     /// with both ends until a sequential test decides it.
     Bisect(BisectArgs),
+    /// Results across versions: add result files to the store, show each setting's trend, find changes.
+    History(HistoryArgs),
 }
 
 /// Options shared by `run` and `ablate`.
@@ -112,6 +114,85 @@ pub struct RunArgs {
     /// `[search] budget`; a budget as large as the grid's runs runs the grid).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=sweep::declare::MAX_RUNS))]
     pub budget: Option<u64>,
+    /// Do not add the results to the history store (`sweep history`; also `[history] add = false`).
+    #[arg(long)]
+    pub no_history: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    #[command(subcommand)]
+    pub command: HistoryCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HistoryCommand {
+    /// Add result CSVs (each with its sidecar) to the store, one version each, in the order given.
+    Add(HistoryAddArgs),
+    /// Each setting's metric across the versions, with 95% intervals (--html: a chart per setting).
+    Show(HistoryShowArgs),
+    /// Where each setting's series changed (exit 1 on a software change to the worse side).
+    Changes(HistoryChangesArgs),
+}
+
+/// Which store the history subcommands use.
+#[derive(Debug, Args)]
+pub struct StoreArgs {
+    /// The store [default: history.sqlite in the results folder: results/ of the repository root].
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryAddArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// The version's name (e.g. "CANN 8.1.RC1"); default: the sidecar's toolchain versions and engine commit.
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
+    /// Result CSVs written by `sweep run`, each with its JSON sidecar beside it.
+    #[arg(required = true)]
+    pub csvs: Vec<PathBuf>,
+}
+
+/// What `show` and `changes` read: which sweep and metric.
+#[derive(Debug, Args)]
+pub struct HistoryReadArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// The sweep (needed only when the store holds more than one).
+    #[arg(long, value_name = "NAME")]
+    pub sweep: Option<String>,
+    /// The metric; default: the sweep's primary metric.
+    #[arg(long)]
+    pub metric: Option<String>,
+    /// Which way is better; default: the sweep's declared direction for its primary metric.
+    #[arg(long, value_enum)]
+    pub direction: Option<DirectionArg>,
+    /// The false discovery rate changes are read at (Benjamini-Hochberg across the settings' series).
+    #[arg(long, default_value_t = 0.05)]
+    pub level: f64,
+    /// Print JSON instead of markdown.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryShowArgs {
+    #[command(flatten)]
+    pub read: HistoryReadArgs,
+    /// Also write a self-contained page: one small chart per setting, its latest change marked.
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
+    /// Replace a file already at --html's path.
+    #[arg(long, requires = "html")]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryChangesArgs {
+    #[command(flatten)]
+    pub read: HistoryReadArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -167,16 +167,7 @@ fn compare_config(
     };
     require_metric(&tables, &metric)?;
     let first = recorded.iter().flatten().next();
-    let direction = match (args.direction, first) {
-        (Some(DirectionArg::Higher), _) => Direction::Higher,
-        (Some(DirectionArg::Lower), _) => Direction::Lower,
-        (None, Some(config)) if config.primary == metric => config.direction,
-        (None, _) => {
-            return Err(CommandError::BadInput(format!(
-                "which way is better for `{metric}`? pass --direction higher|lower"
-            )))
-        }
-    };
+    let direction = chosen_direction(args.direction, first, &metric)?;
     if let Some(control) = &args.control {
         require_metric(&tables, control)?;
     }
@@ -194,6 +185,23 @@ fn compare_config(
             .control_scaling
             .map_or_else(|| first.map_or(ControlScaling::Estimated, |c| c.control_scaling), ControlScaling::from),
     })
+}
+
+/// Which way is better for `metric`: `--direction`, else the sweep's declared direction when `metric` is
+/// its primary metric (`recorded`).
+pub fn chosen_direction(
+    arg: Option<DirectionArg>,
+    recorded: Option<&AnalysisConfig>,
+    metric: &str,
+) -> Result<Direction, CommandError> {
+    match (arg, recorded) {
+        (Some(DirectionArg::Higher), _) => Ok(Direction::Higher),
+        (Some(DirectionArg::Lower), _) => Ok(Direction::Lower),
+        (None, Some(config)) if config.primary == metric => Ok(config.direction),
+        (None, _) => {
+            Err(CommandError::BadInput(format!("which way is better for `{metric}`? pass --direction higher|lower")))
+        }
+    }
 }
 
 /// A metric named on the command line must be in both CSVs; the error lists the ones there are.

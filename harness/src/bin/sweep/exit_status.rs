@@ -24,6 +24,8 @@ pub enum CommandError {
     Variant(#[from] sweep::variants::VariantError),
     #[error(transparent)]
     Slurm(#[from] sweep::launch::SlurmError),
+    #[error(transparent)]
+    Store(#[from] sweep::store::StoreError),
     /// A command-line or file problem found by the binary itself.
     #[error("{0}")]
     BadInput(String),
@@ -41,9 +43,11 @@ impl CommandError {
     /// Bad input is 2; anything else that stopped a command is 1.
     pub fn exit_code(&self) -> u8 {
         let bad_input = match self {
-            CommandError::Spec(_) | CommandError::Plan(_) | CommandError::BadInput(_) | CommandError::Write { .. } => {
-                true
-            }
+            CommandError::Spec(_)
+            | CommandError::Plan(_)
+            | CommandError::BadInput(_)
+            | CommandError::Write { .. }
+            | CommandError::Store(_) => true,
             CommandError::Runner(error) => error.is_bad_input(),
             CommandError::Record(error) => error.is_bad_input(),
             CommandError::Variant(error) => error.is_bad_input(),

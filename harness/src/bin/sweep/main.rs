@@ -9,6 +9,7 @@ mod bisect_command;
 mod check_command;
 mod compare_command;
 mod exit_status;
+mod history_command;
 mod merge_command;
 mod report_command;
 mod restore_command;
@@ -40,5 +41,6 @@ fn dispatch(cli: Cli) -> Result<u8, CommandError> {
         Command::Submit(args) => submit_command::submit(args),
         Command::Merge(args) => merge_command::merge(args),
         Command::Bisect(args) => bisect_command::bisect(args),
+        Command::History(args) => history_command::history(args),
     }
 }

@@ -13,6 +13,7 @@ use sweep::rebuild::VariantSite;
 use sweep::record::{RecordedRun, ResultPaths, RunTable, Sidecar};
 use sweep::report::{RaceClosing, ResumeCommand};
 use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome};
+use sweep::store::{HistoryStore, STORE_FILE};
 
 use crate::args::{ExecutionArgs, RunArgs};
 use crate::exit_status::CommandError;
@@ -54,6 +55,9 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
         summary::write_run_summary(&mut table, &outcome.paths, &sweep.analysis, blocks, &title, args.execution.force)?;
     Console::Stdout.write(&text);
     let code = finish_message(&outcome);
+    if outcome.stopped.is_none() {
+        add_to_history(&args, &sweep, &outcome.paths.csv, &options);
+    }
     if let (Some(race), None) = (options.race, &outcome.stopped) {
         let negligible = sweep.analysis.negligible.is_some();
         Console::Stderr.line(race_closing(&table, &analysis, race, &outcome.paths, negligible));
@@ -63,6 +67,43 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
         return Ok(exit_code::CHECK_FAILED as u8);
     }
     Ok(code)
+}
+
+/// Adds the finished sweep's CSV to the history store of its results folder, unless `--no-history` or
+/// `[history] add = false` opt out; a shard is left to its merge. A failure is a one-line warning, never
+/// the run's failure (its files are written whatever the store says).
+fn add_to_history(args: &RunArgs, sweep: &declare::Sweep, csv: &Path, options: &RunOptions) {
+    if args.no_history || !sweep.add_to_history {
+        return;
+    }
+    if args.shard.is_some() {
+        Console::Stderr.line(
+            "history: a shard is not added to the history store; add the merged CSV (`sweep merge`, then `sweep \
+             history add`)",
+        );
+        return;
+    }
+    let store = history_store_of(options);
+    let added = HistoryStore::open(&store).and_then(|mut history| history.add(csv, None));
+    match added {
+        Ok(added) => Console::Stderr.line(format_args!("history: {}", added.line(csv, &store))),
+        Err(error) => Console::Stderr.line(format_args!(
+            "sweep: warning: the results were not added to the history store: {}",
+            crate::exit_status::one_line(&error)
+        )),
+    }
+}
+
+/// `history.sqlite` in the results folder in use: the results root, or the folder of an `--out` CSV (or
+/// of a resumed CSV outside the results root), so a sweep written elsewhere keeps its history there.
+fn history_store_of(options: &RunOptions) -> PathBuf {
+    let outside = |csv: &PathBuf| {
+        let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        !absolute(csv).starts_with(absolute(&options.results_dir))
+    };
+    let elsewhere = options.out.as_ref().or(options.resume.as_ref().filter(|csv| outside(csv)));
+    let folder = elsewhere.map_or(options.results_dir.as_path(), |csv| csv.parent().unwrap_or(Path::new("")));
+    folder.join(STORE_FILE)
 }
 
 /// `--dry-run`: the plan as text, nothing run or written.
