@@ -5,7 +5,9 @@
 # optimum far from a narrow global one, 1% noise), runs the search and random search and exports the
 # fixtures; bench/search_peers.py runs Optuna's TPE (installed here in a virtual environment) on the same
 # fixtures at the same budget. Usage: bench/search.sh [SEEDS] [FRACTIONS] [PEER_FRACTIONS]
-# (defaults 20, "0.05,0.1,0.25", "0.1": TPE at a quarter of the grid takes minutes a study).
+# (defaults 20, "0.05,0.1,0.25", "0.1": TPE at a quarter of the grid takes minutes a study). Then the
+# verdicts as `sweep run` takes them (the search replayed, the grid's rules on its final race, the bound on
+# settings never run: analyse/search_scenario_tests.rs) on the same spaces, a second table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-20} fractions=${2:-0.05,0.1,0.25} peer_fractions=${3:-0.1}
@@ -19,3 +21,7 @@ echo "|---|---|---|---|---|---|---|---|---|"
 SEARCH_SEEDS="$seeds" SEARCH_FRACTIONS="$fractions" SEARCH_EXPORT="$work" \
     cargo test --release -q -p sweep --lib search::test_fixture_space -- --ignored --nocapture 2>/dev/null | grep '^|'
 "$venv/bin/python" bench/search_peers.py "$work" ${peer_fractions//,/ }
+echo
+SEARCH_SEEDS="$seeds" SEARCH_FRACTIONS="$fractions" \
+    cargo test --release -q -p sweep --lib analyse::search_scenario_tests -- --ignored --nocapture --test-threads=1 \
+    2>/dev/null | grep '^|'

@@ -129,3 +129,36 @@ fn a_budget_of_zero_or_an_unknown_search_key_is_refused_naming_the_file_and_key(
     let output = sweep(workspace.path(), &["run", &spec, "--budget", "0"]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
 }
+
+#[test]
+fn the_seed_studys_gemm_allreduce_tile_search_spends_its_budget_and_verifies_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = common::repo_root().join("sweeps/seeds/001_gemm_allreduce_search.toml");
+    let csv = dir.path().join("search.csv");
+    let output = sweep(dir.path(), &["run", spec.to_str().unwrap(), "--budget", "60", "--out", csv.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let rows = csv_rows(&csv);
+    assert!(rows.len() <= 60 && rows.len() >= 50, "{} runs", rows.len());
+    assert!(rows.iter().all(|row| row["status"] == "ok" && row["metric.verify_failures"] == "0"));
+    let analysis: Value =
+        serde_json::from_str(&std::fs::read_to_string(csv.with_extension("analysis.json")).unwrap()).unwrap();
+    assert_eq!(
+        analysis["search"]["space"], 2160,
+        "3 x 3 x 3 x 4 tiles x 5 x 6 blocks, within gemm_ar_config.h's limits"
+    );
+    let shares: Vec<&str> =
+        analysis["search"]["importance"].as_array().unwrap().iter().map(|p| p["param"].as_str().unwrap()).collect();
+    assert!(shares.contains(&"compute_blocks"), "{shares:?}");
+}
+
+#[test]
+fn the_reference_engine_search_declares_over_500_settings_with_a_build_time_block() {
+    let spec = common::repo_root().join("sweeps/search_tiles.toml");
+    let output = sweep(&common::repo_root(), &["check", spec.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        common::stdout(&output).contains("504 settings searched under a budget of 150 runs"),
+        "{}",
+        common::stdout(&output)
+    );
+}

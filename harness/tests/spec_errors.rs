@@ -152,7 +152,7 @@ fn the_base_sweep_is_valid() {
 fn unknown_top_level_key_names_key_and_line() {
     insta::assert_snapshot!(check_rejection(&base_with("name = \"x\"\n", "name = \"x\"\ncolour = \"red\"\n")), @"sweep: error: sweeps/x.toml:2: `colour`: unknown key `colour`, expected one of `name`, `description`, `zip`, \
          `where`, `engine`, `params`, `reps`, `run`, `build`, `inputs`, `metrics`, `checks`, `analysis`, `report`, \
-         `ablation`, `history`");
+         `ablation`, `search`, `history`");
 }
 
 #[test]
