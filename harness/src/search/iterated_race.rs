@@ -153,8 +153,9 @@ impl IteratedRace {
         let kept = if self.final_raced { 0 } else { self.budget * FINAL_SHARE.0 / FINAL_SHARE.1 };
         let left = (self.budget - kept).saturating_sub(self.used);
         let budget = left / (self.iterations + 1).saturating_sub(self.iteration).max(1);
-        // More than the survivors a race keeps, or it would end before its first round.
-        let candidates = (budget / (FIRST_TEST + self.iteration.min(5))).max(self.survivors + 1);
+        let candidates = budget / (FIRST_TEST + self.iteration.min(5));
+        // The first race needs more candidates than it keeps, or it ends before its first round.
+        let candidates = if self.elites.is_empty() { candidates.max(self.survivors + 1) } else { candidates };
         let new = candidates.saturating_sub(self.elites.len()).min(self.space.len() - self.seen.len());
         // The runs the elites and the new candidates need for the first test.
         let first_test = (self.elites.len() + new) * FIRST_TEST;
