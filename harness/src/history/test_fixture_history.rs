@@ -39,7 +39,7 @@ impl FixtureHistory {
             .collect();
         let weather: Vec<f64> = (0..VERSIONS).map(|_| Normal::new(0.0, 0.005).unwrap().sample(&mut rng)).collect();
         let machine = |version: usize| if version >= machine_at { 0.04f64.ln_1p() } else { 0.0 };
-        let runs_of = |base: f64, shift: &dyn Fn(usize) -> f64, rng: &mut ChaCha8Rng| -> Vec<Vec<f64>> {
+        let runs_of = |base: f64, shift: &dyn Fn(usize) -> f64, runs: usize, rng: &mut ChaCha8Rng| -> Vec<Vec<f64>> {
             (0..VERSIONS)
                 .map(|version| {
                     let level = base
@@ -47,7 +47,7 @@ impl FixtureHistory {
                         + machine(version)
                         + shift(version)
                         + Normal::new(0.0, 0.003).unwrap().sample(rng);
-                    (0..RUNS).map(|_| (level + Normal::new(0.0, 0.01).unwrap().sample(rng)).exp()).collect()
+                    (0..runs).map(|_| (level + Normal::new(0.0, 0.01).unwrap().sample(rng)).exp()).collect()
                 })
                 .collect()
         };
@@ -57,10 +57,11 @@ impl FixtureHistory {
                 let shift = move |version: usize| {
                     change.map_or(0.0, |(&(_, at), &step)| if version >= at { step } else { 0.0 })
                 };
-                runs_of(rng.random_range(0.0..3.0), &shift, &mut rng)
+                runs_of(rng.random_range(0.0..3.0), &shift, RUNS, &mut rng)
             })
             .collect();
-        let control = runs_of(1.0, &|_| 0.0, &mut rng);
+        // The control is recorded by every run of every setting, and the store pools them by version.
+        let control = runs_of(1.0, &|_| 0.0, RUNS * SETTINGS, &mut rng);
         FixtureHistory { settings, control, machine_at, setting_changes }
     }
 }
