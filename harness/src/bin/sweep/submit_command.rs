@@ -70,6 +70,12 @@ fn check_shardable(args: &SubmitArgs, sweep: &Sweep, seed: u64) -> Result<(), Co
     if sweep.reps.race().is_some() {
         return Err(CommandError::BadInput(format!("{file}: a race (`[reps] until`) cannot be split into shards")));
     }
+    if sweep.search.is_some() {
+        // Each round's candidates come from the rounds before it: a search runs in one process.
+        return Err(CommandError::BadInput(format!(
+            "{file}: a search (`[search]`) cannot be split into shards: run it with `sweep run` on one machine"
+        )));
+    }
     let reps = args.reps.unwrap_or(sweep.reps.count);
     if args.shards == 0 || args.shards > reps {
         return Err(CommandError::BadInput(format!(
