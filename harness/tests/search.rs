@@ -141,6 +141,15 @@ fn the_seed_studys_gemm_allreduce_tile_search_spends_its_budget_and_verifies_eve
     // The fixture draws its noise unseeded, so the rounds differ run to run: the budget bounds them.
     assert!(rows.len() <= 60 && rows.len() > 30, "{} runs", rows.len());
     assert!(rows.iter().all(|row| row["status"] == "ok" && row["metric.verify_failures"] == "0"));
+    // Builds are made as the search first runs a tile tuple: only the tuples it visited are built.
+    let visited: std::collections::BTreeSet<[&str; 4]> = (rows.iter())
+        .map(|row| [&row["param.base_m"], &row["param.base_k"], &row["param.base_n"], &row["param.step_ka"]])
+        .map(|tuple| tuple.map(String::as_str))
+        .collect();
+    let cache = dir.path().join("results/seed_001_gemm_allreduce_search/build-cache");
+    let built =
+        std::fs::read_dir(&cache).unwrap().filter(|entry| entry.as_ref().unwrap().path().join("complete").exists());
+    assert_eq!(built.count(), visited.len(), "one build per tuple visited, none for the others");
     let analysis: Value =
         serde_json::from_str(&std::fs::read_to_string(csv.with_extension("analysis.json")).unwrap()).unwrap();
     assert_eq!(

@@ -14,6 +14,7 @@ mod setting_build;
 mod variant_site;
 
 pub use build_cache::{BuildCache, BuildKey};
+pub use build_job::BuildJob;
 pub use build_report::{build_all, BuildReport, BuildStatus};
 pub use commit_build::CommitBuild;
 pub use copy_builds::{CopyBuild, CopyBuilds};

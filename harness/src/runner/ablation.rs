@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use super::lazy_builds::LazyBuilds;
 use super::origin::{Origin, SettingOrigins};
 use super::progress::Progress;
 use super::runner_error::RunnerError;
@@ -172,6 +173,9 @@ pub(super) fn run_copies(
     let cache = BuildCache::new(rebuild::cache_root(&options.results_dir, sweep));
     let builds = copy_builds(ablation, plan, &cache, context)?;
     preflight(sweep, plan, &builds.sites)?;
+    if options.search.is_some() {
+        return run_search_copies(plan, context, builds, &cache, jobs);
+    }
     let started = std::time::Instant::now();
     let progress = Progress::new(0);
     let reports = rebuild::build_all(builds.jobs, &cache, jobs, |report| progress.note(&build_line(report)))?;
@@ -193,6 +197,23 @@ pub(super) fn run_copies(
     }
     session.run_race(&runnable, options.race)?;
     Ok(AblationOutcome { runs: session.finish(), builds: reports, build_seconds })
+}
+
+/// A search over build-time params: each tuple built when the search first hands out one of its settings
+/// (`LazyBuilds`), its entry claimed until the search ends.
+fn run_search_copies(
+    plan: &Plan,
+    context: &Context<'_>,
+    builds: CopyBuilds,
+    cache: &BuildCache,
+    jobs: usize,
+) -> Result<AblationOutcome, RunnerError> {
+    let (mut session, _) = open_session(plan, &builds.sites, context, &[])?;
+    session.lazy_builds = Some(LazyBuilds::new(builds.jobs, builds.keys.clone(), cache, jobs));
+    session.run_race(&[], None)?;
+    let lazy = session.lazy_builds.take().expect("set above");
+    drop(builds.claims);
+    Ok(AblationOutcome { runs: session.finish(), builds: lazy.reports, build_seconds: lazy.seconds })
 }
 
 /// What each setting's copy of the engine tree holds: the kernel sources `ablation` renders into it (none
@@ -291,7 +312,7 @@ fn open_session<'a>(
     Ok((session, todo))
 }
 
-fn build_line(report: &BuildReport) -> String {
+pub(super) fn build_line(report: &BuildReport) -> String {
     match &report.status {
         BuildStatus::Built { seconds } => format!("built {} ({}) in {seconds:.1}s", report.variant, report.key),
         BuildStatus::Cached => format!("cached {} ({}): not rebuilt", report.variant, report.key),

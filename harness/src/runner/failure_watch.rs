@@ -13,10 +13,11 @@ use crate::runner::RunnerError;
 /// need more than this, and a disk this full fails every run left.
 const FULL_BELOW_BYTES: u64 = 1 << 20;
 
-/// Why a setting's remaining runs are not run, and where the run that found it left its logs.
+/// Why a setting's remaining runs are not run, and where the run (or build) that found it left its logs.
 #[derive(Debug, Clone)]
 pub struct NotRun {
-    pub reason: String,
+    /// What a row says after "not run: ".
+    pub why: String,
     pub logs: PathBuf,
 }
 
@@ -27,7 +28,8 @@ pub struct FailureWatch {
     limit: Option<u32>,
     /// The failure the last runs shared (as `same_way` spells it) and how many runs in a row had it.
     streak: Option<(String, u32)>,
-    /// Settings whose service was not ready in time: their remaining runs are recorded failed at once.
+    /// Settings whose service was not ready in time, or whose build failed: their remaining runs are
+    /// recorded failed at once.
     not_ready: BTreeMap<usize, NotRun>,
 }
 
@@ -45,7 +47,8 @@ impl FailureWatch {
         }
         if let StopReason::NotReady(_) = reason {
             // Its service config is the setting's own: every later run of it would wait the whole limit.
-            self.not_ready.insert(setting, NotRun { reason: reason.to_string(), logs: logs.to_path_buf() });
+            let why = format!("an earlier run of this setting found: {reason}");
+            self.not_ready.insert(setting, NotRun { why, logs: logs.to_path_buf() });
         }
         if let Some(stop) = [logs, logs.parent().unwrap_or(logs)].into_iter().find_map(disk_full_at) {
             return Some(stop);
@@ -58,6 +61,12 @@ impl FailureWatch {
         self.streak = Some((way, runs));
         let limit = self.limit?;
         (runs >= limit).then(|| EarlyStop::RepeatedFailure { runs, reason: failure_reason(error).to_string() })
+    }
+
+    /// Notes that `setting`'s build failed with `error` (its log at `log`): its runs are not run.
+    pub fn build_failed(&mut self, setting: usize, error: &str, log: &Path) {
+        let why = format!("its build failed: {}", error.lines().next().unwrap_or_default());
+        self.not_ready.insert(setting, NotRun { why, logs: log.to_path_buf() });
     }
 
     /// Why `setting`'s runs are no longer run, if its service was not ready in an earlier run.
@@ -170,7 +179,7 @@ mod tests {
         }));
         watch.after_run(4, &reason, &reason.to_string(), Path::new("/r/1"));
         watch.share_not_ready(4, 5);
-        assert!(watch.not_run(4).unwrap().reason.contains("GET http://127.0.0.1:1/health"));
+        assert!(watch.not_run(4).unwrap().why.contains("GET http://127.0.0.1:1/health"));
         assert_eq!(watch.not_run(5).unwrap().logs, Path::new("/r/1"));
         assert!(watch.not_run(6).is_none());
     }

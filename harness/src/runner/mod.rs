@@ -11,6 +11,7 @@ mod dry_run;
 mod ends_gap;
 mod failure_watch;
 mod grid_driver;
+mod lazy_builds;
 mod origin;
 mod prepared_run;
 mod progress;

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use super::driver::Driver;
 use super::failure_watch::{disk_full_of, EarlyStop, FailureWatch, NotRun};
 use super::grid_driver::GridDriver;
+use super::lazy_builds::LazyBuilds;
 use super::origin::SettingOrigins;
 use super::prepared_run::{prepare_run, PreparedRun};
 use super::progress::Progress;
@@ -61,6 +62,8 @@ pub struct Session<'a> {
     /// What a driver that reads the results reads: every run the CSV holds, read once when driving
     /// starts and grown by each row as it is written.
     results: Option<RunTable>,
+    /// A search's builds, made as its batches need them (none: every build was made before the runs).
+    pub lazy_builds: Option<LazyBuilds<'a>>,
     /// The metrics of the last run recorded, or why it failed (a bisection reads each run's value).
     pub last: Option<Result<BTreeMap<String, f64>, String>>,
 }
@@ -127,6 +130,7 @@ impl<'a> Session<'a> {
             units: MetricUnits::declared(&context.sweep.metrics),
             results: None,
             last: None,
+            lazy_builds: None,
         };
         Ok((session, todo))
     }
@@ -262,17 +266,13 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
-    /// Records a run of a setting whose service was never ready as failed without running it: it would
-    /// only wait out the readiness limit again.
+    /// Records a run of a setting whose service was never ready (or whose build failed) as failed without
+    /// running it: it would only wait out the readiness limit again (or have no program).
     fn record_not_run(&mut self, run: &PlannedRun, not_run: &NotRun) -> Result<(), RunnerError> {
         let outcome = Outcome {
             metrics: BTreeMap::new(),
             status: RunStatus::Failed,
-            error: format!(
-                "not run: an earlier run of this setting found: {}{LOGS_IN}{}",
-                not_run.reason,
-                not_run.logs.display()
-            ),
+            error: format!("not run: {}{LOGS_IN}{}", not_run.why, not_run.logs.display()),
             started: std::time::SystemTime::now(),
             duration: std::time::Duration::ZERO,
         };
@@ -507,6 +507,9 @@ impl Session<'_> {
         self.results = if driver.reads_results() { Some(RunTable::read(self.writer.path())?) } else { None };
         while self.stopped.is_none() {
             let Some(batch) = driver.next_batch(self.results.as_ref(), &self.progress) else { break };
+            if let Some(builds) = self.lazy_builds.as_mut() {
+                builds.build_for(&batch, &mut self.watch, &self.progress)?;
+            }
             self.run_all(&batch)?;
         }
         Ok(())
