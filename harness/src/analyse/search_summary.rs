@@ -17,6 +17,8 @@ pub struct SearchSummary {
     pub used: usize,
     /// The settings `where` allows, and those run at least once.
     pub space: usize,
+    /// The parameters searched (each group's axes).
+    pub axes: Vec<String>,
     pub evaluated: usize,
     /// Whether every group's search spent its budget (else the CSV stops short: resume it).
     pub complete: bool,
@@ -45,6 +47,7 @@ impl SearchSummary {
             budget: sum(&|group| group.budget),
             used: sum(&|group| group.trace.used()),
             space: sum(&|group| group.space),
+            axes: groups.first().map_or_else(Vec::new, |group| group.axes.clone()),
             evaluated: sum(&|group| group.trace.evaluated()),
             complete: groups.iter().all(|group| group.trace.is_done()),
             final_runs: groups.iter().flat_map(|group| group.trace.final_runs().iter().copied()).collect(),

@@ -30,7 +30,7 @@ pub fn compare_document(comparison: &Comparison, labels: (&str, &str), units: &M
         .and(format!("{unit} ({} is better).", config.direction));
     let mut document = Document::new(title);
     document.extend([
-        Section::lead().paragraph(what).paragraph_if(columns.fixed_line()),
+        Section::lead().paragraph(what).paragraph_if(columns.fixed_line(&[])),
         Section::new("What to trust").notes(trust_notes(comparison, &columns, labels)),
         Section::new("Verdict")
             .paragraph(headline(comparison, label_b))

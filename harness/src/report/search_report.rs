@@ -38,7 +38,7 @@ pub fn search_section(report: &SweepReport) -> Option<Section> {
             percent(headroom - 1.0)
         ),
         Some(_) => "no setting never run could be better (a Lipschitz bound from the evaluated neighbours)".to_string(),
-        None => "nothing bounds the settings never run (no two evaluated neighbours)".to_string(),
+        None => "nothing bounds the settings never run (too few evaluated neighbours along some parameter)".to_string(),
     };
     let lead = format!(
         "Best of the {} settings evaluated out of {} ({} of a budget of {} runs): {} over the space; {among} among \

@@ -54,9 +54,11 @@ impl SettingColumns {
         self.varying.iter().map(|c| setting.column(c).and_then(|v| v.as_f64()).unwrap_or(f64::NAN)).collect()
     }
 
-    /// "Fixed: variant=baseline." or nothing.
-    pub fn fixed_line(&self) -> Option<String> {
-        (!self.fixed.is_empty()).then(|| format!("Fixed: {}.", labels_joined(&self.fixed, ", ")))
+    /// "Fixed: variant=baseline." or nothing; a search's `searched` parameters are not fixed even where
+    /// its finalists share them.
+    pub fn fixed_line(&self, searched: &[String]) -> Option<String> {
+        let fixed: Vec<_> = self.fixed.iter().filter(|(name, _)| !searched.contains(name)).cloned().collect();
+        (!fixed.is_empty()).then(|| format!("Fixed: {}.", labels_joined(&fixed, ", ")))
     }
 
     /// A table whose first columns are these setting columns, followed by `rest`.
@@ -121,7 +123,7 @@ mod tests {
         let settings = [setting(&[("rows", "512")], "baseline"), setting(&[("rows", "1024")], "baseline")];
         let columns = SettingColumns::of(&settings);
         assert_eq!(columns.varying, vec!["rows"]);
-        assert_eq!(columns.fixed_line().unwrap(), "Fixed: variant=baseline.");
+        assert_eq!(columns.fixed_line(&[]).unwrap(), "Fixed: variant=baseline.");
         assert_eq!(columns.label(&settings[1]), "rows=1024");
     }
 

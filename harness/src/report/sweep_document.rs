@@ -35,7 +35,8 @@ impl SweepReport<'_> {
         let unit = self.context.units.of(primary).map_or_else(String::new, |unit| format!(", in {unit}"));
         let what =
             Text::plain("Primary metric: ").code(primary).and(format!("{unit} ({} is better).", self.config.direction));
-        Section::lead().paragraph(what).paragraph_if(self.columns().fixed_line())
+        let searched = self.context.search.as_ref().map_or(&[][..], |search| &search.axes);
+        Section::lead().paragraph(what).paragraph_if(self.columns().fixed_line(searched))
     }
 }
 
