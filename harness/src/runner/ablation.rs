@@ -209,7 +209,7 @@ fn run_search_copies(
     jobs: usize,
 ) -> Result<AblationOutcome, RunnerError> {
     let (mut session, _) = open_session(plan, &builds.sites, context, &[])?;
-    session.lazy_builds = Some(LazyBuilds::new(builds.jobs, builds.keys.clone(), cache, jobs));
+    session.lazy_builds = Some(LazyBuilds::new(builds.jobs, builds.keys.clone(), cache, jobs, build_line));
     session.run_race(&[], None)?;
     let lazy = session.lazy_builds.take().expect("set above");
     drop(builds.claims);
@@ -312,7 +312,7 @@ fn open_session<'a>(
     Ok((session, todo))
 }
 
-pub(super) fn build_line(report: &BuildReport) -> String {
+fn build_line(report: &BuildReport) -> String {
     match &report.status {
         BuildStatus::Built { seconds } => format!("built {} ({}) in {seconds:.1}s", report.variant, report.key),
         BuildStatus::Cached => format!("cached {} ({}): not rebuilt", report.variant, report.key),

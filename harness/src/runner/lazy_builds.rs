@@ -16,15 +16,25 @@ pub struct LazyBuilds<'c> {
     keys: Vec<BuildKey>,
     cache: &'c BuildCache,
     parallelism: usize,
+    /// The progress line of a build made.
+    line: fn(&BuildReport) -> String,
     /// What each build made so far did, and the seconds spent building.
     pub reports: Vec<BuildReport>,
     pub seconds: f64,
 }
 
 impl<'c> LazyBuilds<'c> {
-    pub fn new(jobs: Vec<BuildJob>, keys: Vec<BuildKey>, cache: &'c BuildCache, parallelism: usize) -> LazyBuilds<'c> {
+    /// The builds `jobs` (one per key; `keys` each setting's), made in `cache` on `parallelism` threads,
+    /// each said by `line`.
+    pub fn new(
+        jobs: Vec<BuildJob>,
+        keys: Vec<BuildKey>,
+        cache: &'c BuildCache,
+        parallelism: usize,
+        line: fn(&BuildReport) -> String,
+    ) -> LazyBuilds<'c> {
         let pending = jobs.into_iter().map(|job| (job.key, job)).collect();
-        LazyBuilds { pending, keys, cache, parallelism, reports: Vec::new(), seconds: 0.0 }
+        LazyBuilds { pending, keys, cache, parallelism, line, reports: Vec::new(), seconds: 0.0 }
     }
 
     /// Builds what `batch` needs and is not built yet, in parallel; the settings of a build that failed
@@ -41,9 +51,8 @@ impl<'c> LazyBuilds<'c> {
             return Ok(());
         }
         let started = std::time::Instant::now();
-        let reports = rebuild::build_all(needed, self.cache, self.parallelism, |report| {
-            progress.note(&super::ablation::build_line(report))
-        })?;
+        let reports =
+            rebuild::build_all(needed, self.cache, self.parallelism, |report| progress.note(&(self.line)(report)))?;
         self.seconds += started.elapsed().as_secs_f64();
         for report in &reports {
             let BuildStatus::Failed { error } = &report.status else { continue };
