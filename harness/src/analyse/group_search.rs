@@ -3,6 +3,7 @@
 
 use super::search_space::search_space;
 use super::search_trace::{recorded_values, SearchTrace};
+use super::setting_summary::first_seen_groups;
 use crate::declare::{AnalysisConfig, SearchConfig};
 use crate::plan::{Labels, Setting};
 use crate::record::RecordedRun;
@@ -23,14 +24,7 @@ impl GroupSearch {
     /// One search per group of `settings` (the plan's, in order), in first-seen order: the budget split
     /// evenly (the first groups take one run more while the division leaves some), each seeded apart.
     pub fn per_group(settings: &[Setting], config: &AnalysisConfig, search: &SearchConfig) -> Vec<GroupSearch> {
-        let mut groups: Vec<(Labels, Vec<usize>)> = Vec::new();
-        for (index, setting) in settings.iter().enumerate() {
-            let labels = setting.labels_of(&config.group_by);
-            match groups.iter_mut().find(|(group, _)| *group == labels) {
-                Some((_, members)) => members.push(index),
-                None => groups.push((labels, vec![index])),
-            }
-        }
+        let groups = first_seen_groups(settings.iter().enumerate().map(|(i, s)| (s.labels_of(&config.group_by), i)));
         let (share, extra) = (search.budget as usize / groups.len(), search.budget as usize % groups.len());
         let seed = search.seed.unwrap_or_default();
         (groups.into_iter().enumerate())

@@ -7,8 +7,8 @@ use super::ratio_interval::RatioInterval;
 use super::rival_comparison::RivalComparison;
 use super::setting_summary::Labels;
 
-/// What the data say about a group as a whole.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// What the data say about a group as a whole; ordered from the most decided to the least.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum GroupOutcome {
     /// The best setting beats every rival (family-wise corrected).
     #[serde(rename = "resolved")]
@@ -20,6 +20,17 @@ pub enum GroupOutcome {
     /// disagree where the screen cannot say which is right).
     #[serde(rename = "cannot tell")]
     CannotTell,
+}
+
+impl GroupOutcome {
+    /// As the summary and `analysis.json` spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupOutcome::Resolved => "resolved",
+            GroupOutcome::Tied => "tied",
+            GroupOutcome::CannotTell => "cannot tell",
+        }
+    }
 }
 
 /// A rival of a group's best setting and how it fared.

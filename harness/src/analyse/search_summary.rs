@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use super::group_search::GroupSearch;
 use super::group_verdict::GroupOutcome;
 use super::search_trace::Progress;
-use crate::declare::ParamValue;
+use super::setting_summary::first_seen_groups;
 use crate::plan::{Labels, Setting};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -58,9 +58,7 @@ impl SearchSummary {
             importance: main_effect_shares(&means, groups.first().map_or(&[][..], |group| &group.axes)),
         }
     }
-}
 
-impl SearchSummary {
     /// The search's verdict over its whole space: the least decided of its groups' final races
     /// (`outcomes`), and "resolved" only when no setting never run could beat the best by more than
     /// `margin` (a share; the declared negligible difference, else 1%), else it cannot tell. Without a
@@ -74,17 +72,10 @@ impl SearchSummary {
             outcome => outcome,
         }
     }
-}
 
-impl SearchSummary {
     /// The least decided of `outcomes` (cannot tell without any).
     pub fn least_decided(outcomes: impl IntoIterator<Item = GroupOutcome>) -> GroupOutcome {
-        let rank = |outcome: &GroupOutcome| match outcome {
-            GroupOutcome::Resolved => 0,
-            GroupOutcome::Tied => 1,
-            GroupOutcome::CannotTell => 2,
-        };
-        outcomes.into_iter().max_by_key(rank).unwrap_or(GroupOutcome::CannotTell)
+        outcomes.into_iter().max().unwrap_or(GroupOutcome::CannotTell)
     }
 }
 
@@ -100,16 +91,13 @@ fn main_effect_shares(points: &[(&Setting, f64)], axes: &[String]) -> Vec<(Strin
     let total: f64 = points.iter().map(|(_, value)| (value - mean).powi(2)).sum();
     let mut shares: Vec<(String, f64)> = (axes.iter())
         .map(|name| {
-            let mut levels: Vec<(&ParamValue, f64, usize)> = Vec::new();
-            for (setting, value) in points {
-                let level = setting.value(name).expect("every setting has every param");
-                match levels.iter_mut().find(|(known, _, _)| *known == level) {
-                    Some((_, sum, count)) => (*sum, *count) = (*sum + value, *count + 1),
-                    None => levels.push((level, *value, 1)),
-                }
-            }
-            let explained: f64 =
-                levels.iter().map(|(_, sum, count)| *count as f64 * (sum / *count as f64 - mean).powi(2)).sum();
+            let levels = first_seen_groups(points.iter().map(|(setting, value)| (setting.value(name), *value)));
+            let explained: f64 = (levels.iter())
+                .map(|(_, values)| {
+                    let level_mean = values.iter().sum::<f64>() / values.len() as f64;
+                    values.len() as f64 * (level_mean - mean).powi(2)
+                })
+                .sum();
             (name.clone(), if total > 0.0 { explained / total } else { 0.0 })
         })
         .filter(|(_, share)| *share > 0.0)
@@ -121,6 +109,7 @@ fn main_effect_shares(points: &[(&Setting, f64)], axes: &[String]) -> Vec<(Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::declare::ParamValue;
 
     #[test]
     fn a_parameter_that_sets_the_value_explains_it_all_and_one_that_does_not_nothing() {

@@ -4,14 +4,9 @@ use serde::{Deserialize, Serialize};
 
 /// `[history]`: whether `sweep run` adds its results to the history store (`add = false` opts out).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct HistoryDecl {
-    #[serde(default = "adds")]
     pub add: bool,
-}
-
-fn adds() -> bool {
-    true
 }
 
 impl Default for HistoryDecl {

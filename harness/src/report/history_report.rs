@@ -198,7 +198,7 @@ impl HistoryReport<'_> {
         let changes = self.changes.unwrap_or_default().iter();
         let of_setting =
             changes.filter(|found| found.change.kind == ChangeKind::Setting && found.setting_label == trend.label);
-        of_setting.filter_map(|found| self.series.versions.iter().position(|label| *label == found.label)).max()
+        of_setting.map(|found| found.change.at).max()
     }
 }
 

@@ -25,12 +25,7 @@ pub(super) fn overall(report: &SweepReport) -> Option<GroupOutcome> {
 /// The "Search" section: what was spent and found, never more than the data show.
 pub fn search_section(report: &SweepReport) -> Option<Section> {
     let search = report.context.search.as_ref()?;
-    let word = |outcome: GroupOutcome| match outcome {
-        GroupOutcome::Resolved => "resolved",
-        GroupOutcome::Tied => "tied",
-        GroupOutcome::CannotTell => "cannot tell",
-    };
-    let among = word(among_evaluated(report));
+    let among = among_evaluated(report).as_str();
     let unexplored = match search.headroom {
         Some(headroom) if headroom > 1.0 => format!(
             "settings never run could be up to {} better (a Lipschitz bound from the largest change between \
@@ -48,7 +43,7 @@ pub fn search_section(report: &SweepReport) -> Option<Section> {
         search.space,
         search.used,
         search.budget,
-        word(overall(report)?),
+        overall(report)?.as_str(),
         search.final_runs.len()
     );
     let mut section = Section::new("Search").paragraph(Text::plain(lead));

@@ -362,10 +362,8 @@ pub fn best_table(report: &SweepReport) -> Section {
         let group_cells =
             config.group_by.iter().map(|c| group.group.column(c).map_or(String::new(), |v| v.to_string()));
         let outcome = match group.outcome {
-            GroupOutcome::Resolved => "resolved",
             GroupOutcome::Tied if analysis.verdicts.model.no_spread => "identical",
-            GroupOutcome::Tied => "tied",
-            GroupOutcome::CannotTell => "cannot tell",
+            outcome => outcome.as_str(),
         };
         let row = group_cells
             .chain([

@@ -11,7 +11,7 @@ use super::bisect_outcome::BisectOutcome;
 use super::commit_range::CommitRange;
 use super::ends_gap::EndsGap;
 use super::failure_watch::EarlyStop;
-use super::origin::{Origin, SettingOrigins};
+use super::origin::Origin;
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use super::session::Session;
@@ -115,7 +115,6 @@ fn start_session<'a>(
     let (sweep, origin) = (context.sweep, &context.origin);
     let writer = ResultWriter::create(&context.paths.csv, columns(sweep), origin.provenance.clone())?;
     let (mut session, _) = Session::start(plan, sites, context, writer, RecordedAttempts::default(), &[])?;
-    session.origins = SettingOrigins::gather(sweep, &plan.settings)?;
     session.progress = Progress::new(most_runs(plan.settings.len()));
     Ok(session)
 }

@@ -22,10 +22,8 @@ impl FoundChange {
     /// A software regression: a setting's change to the worse side of `direction`, significant at `level`.
     pub fn is_regression(&self, direction: Direction, level: f64) -> bool {
         let change = &self.change;
-        let worse = match direction {
-            Direction::Higher => change.ratio < 1.0,
-            Direction::Lower => change.ratio > 1.0,
-        };
+        // Worse: the level before the change is better than the level after it (ratio after/before).
+        let worse = direction.is_better(1.0, change.ratio);
         change.kind == ChangeKind::Setting && worse && change.q <= level
     }
 }

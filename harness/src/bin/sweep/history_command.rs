@@ -50,15 +50,16 @@ fn show(args: &HistoryShowArgs) -> Result<u8, CommandError> {
     }
     let read = Read::of(&args.read)?;
     let report = read.report(&args.read);
-    let document = report.trends_document();
+    // The page's charts are drawn only when the markdown or the page needs them.
+    let document = || report.trends_document();
     match args.read.json {
         true => {
             Console::Stdout.line(serde_json::to_string_pretty(&report.trends_json()).expect("JSON values serialize"))
         }
-        false => Console::Stdout.write(report::markdown(&document)),
+        false => Console::Stdout.write(report::markdown(&document())),
     }
     if let Some(out) = &args.html {
-        crate::result_files::save(out, &report::html_page(&document, None))?;
+        crate::result_files::save(out, &report::html_page(&document(), None))?;
         Console::Stderr.line(format_args!("page: {}", out.display()));
     }
     Ok(exit_code::SUCCESS as u8)
