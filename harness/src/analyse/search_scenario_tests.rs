@@ -67,14 +67,15 @@ fn searched(fixture: &FixtureSpace, budget: usize, seed: u64, config: &AnalysisC
 }
 
 /// Per fixture space and budget (`SEARCH_FRACTIONS` of the grid's runs at 3 reps, default 0.05, 0.1 and
-/// 0.25), over `SEARCH_SEEDS` seeds (default 20): the verdicts' counts, and the "resolved" ones that name
+/// 0.25), over the seeds of `seeds_from_env` (default 0 to 19): the verdicts' counts, and the "resolved" ones that name
 /// a setting more than 1% slower than the true best, as markdown table rows.
 #[test]
 #[ignore = "a benchmark: bench/search.sh"]
 fn search_verdicts_on_fixture_spaces() {
     println!();
     let env = |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.to_string());
-    let seeds: u64 = env("SEARCH_SEEDS", "20").parse().expect("a count");
+    let seed_range = crate::search::test_fixture_space::seeds_from_env();
+    let seeds = seed_range.end - seed_range.start;
     let fractions: Vec<f64> =
         env("SEARCH_FRACTIONS", "0.05,0.1,0.25").split(',').map(|f| f.parse().expect("a fraction")).collect();
     let config = AnalysisConfig {
@@ -89,11 +90,11 @@ fn search_verdicts_on_fixture_spaces() {
         "| space | budget | resolved | resolved beyond 1% of the true best | tied | cannot tell | true best named |"
     );
     println!("|---|---|---|---|---|---|---|");
-    for (levels, unordered) in crate::search::test_fixture_space::SPACES {
+    for (levels, unordered) in crate::search::test_fixture_space::spaces_from_env() {
         for &fraction in &fractions {
             let (mut resolved, mut wrong, mut tied, mut untold, mut found) = (0, 0, 0, 0, 0);
-            for seed in 0..seeds {
-                let fixture = FixtureSpace::generate(levels, unordered, seed);
+            for seed in seed_range.clone() {
+                let fixture = FixtureSpace::generate(&levels, unordered, seed);
                 let budget = (fixture.space.len() as f64 * 3.0 * fraction) as usize;
                 let (best, outcome) = searched(&fixture, budget, seed, &config);
                 found += usize::from(fixture.regret(best) == 0.0);

@@ -19,7 +19,8 @@ const FIRST_TEST: usize = 3;
 const ALPHA: f64 = 0.05;
 /// The share of the budget kept for the final race of the elites, as a fraction (1 in 5).
 const FINAL_SHARE: (usize, usize) = (1, 5);
-/// One new candidate in this many is drawn uniformly rather than around the elites.
+/// Of every `EXPLORE` new candidates, one is drawn uniformly, one around the scout (the best setting far
+/// from the best elite) and the rest around the elites.
 const EXPLORE: usize = 3;
 
 pub struct IteratedRace {
@@ -138,8 +139,12 @@ impl IteratedRace {
         let Some(mut race) = self.race.take() else { return };
         race.drop_beaten();
         self.resolved = race.keep == 1 && race.alive.len() == 1;
-        let mut ranked: Vec<(f64, usize)> =
-            race.values.iter().zip(race.alive).filter_map(|(row, setting)| Some((mean(row)?, setting))).collect();
+        // Survivors ranked by every run they had, not only this race's: an elite raced in several
+        // iterations is known better than its last rounds alone say (fewer near-ties lost to noise).
+        let mut ranked: Vec<(f64, usize)> = (race.values.iter().zip(race.alive))
+            .filter(|(row, _)| mean(row).is_some())
+            .map(|(_, setting)| (self.seen_mean(setting), setting))
+            .collect();
         ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
         self.elites = ranked.into_iter().map(|(_, setting)| setting).take(self.survivors).collect();
     }
@@ -199,16 +204,23 @@ impl IteratedRace {
     }
 
     /// The elites and `new` settings never run: uniformly at first, then around the elites, but for one
-    /// in `EXPLORE` still drawn uniformly, so a basin the first draws missed can still be found.
+    /// in `EXPLORE` still drawn uniformly, so a basin the first draws missed can still be found, and one
+    /// around the scout, so a second basin the draws touched is followed down before the elites' basin
+    /// takes every draw (niching, as in crowding: the elites alone converge on the first basin found).
     fn draw(&mut self, new: usize) -> Vec<usize> {
         let mut alive = self.elites.clone();
         let keep = (self.iteration as f64 / (self.iterations + 1) as f64).min(0.9);
+        let scout = self.scout();
         for index in 0..new {
             let taken = |setting: usize| self.seen.contains_key(&setting) || alive.contains(&setting);
+            let parents = match (index % EXPLORE, &scout) {
+                (0, Some(scout)) => std::slice::from_ref(scout),
+                _ => &self.elites,
+            };
             let drawn = if self.elites.is_empty() || index % EXPLORE == EXPLORE - 1 {
                 random_untaken(self.space.len(), taken, &mut self.rng)
             } else {
-                self.sampler.draw(&self.space, &self.elites, keep, taken, &mut self.rng)
+                self.sampler.draw(&self.space, parents, keep, taken, &mut self.rng)
             };
             match drawn {
                 Some(setting) => alive.push(setting),
@@ -216,6 +228,30 @@ impl IteratedRace {
             }
         }
         alive
+    }
+}
+
+impl IteratedRace {
+    /// The mean of every run of `setting` so far.
+    fn seen_mean(&self, setting: usize) -> f64 {
+        let (sum, count) = self.seen[&setting];
+        sum / count as f64
+    }
+
+    /// The best setting (by mean, run at least `FIRST_TEST` times) among those farther from the best
+    /// elite than half of the settings run: the far half's best, a scale-free "elsewhere" that needs no
+    /// radius; `None` before there are elites.
+    fn scout(&self) -> Option<usize> {
+        let best = *self.elites.first()?;
+        let mut distances: Vec<f64> = self.seen.keys().map(|&setting| self.space.distance(setting, best)).collect();
+        distances.sort_by(f64::total_cmp);
+        let median = distances[distances.len() / 2];
+        let far = |setting: usize| self.space.distance(setting, best) > median;
+        (self.seen.iter())
+            .filter(|&(&setting, &(_, count))| count >= FIRST_TEST && far(setting))
+            .map(|(&setting, _)| (self.seen_mean(setting), setting))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+            .map(|(_, setting)| setting)
     }
 }
 
