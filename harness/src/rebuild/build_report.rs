@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use super::build_cache::{BuildCache, BuildKey};
-use super::build_job::{run_build, BuildJob};
+use super::build_job::{run_build, BuildJob, BuildOutcome};
 use super::error::BuildError;
 use crate::variants::{clear_build_group, record_build_group};
 
@@ -72,8 +72,17 @@ fn build_one(job: &BuildJob, cache: &BuildCache) -> BuildStatus {
     if cache.lookup(&job.key).is_some() {
         return BuildStatus::Cached;
     }
-    // Recorded in the entry so that, after a SIGKILL of sweep, preparing the entry again first stops
-    // compilers still writing into it.
+    match build_in_entry(job, cache) {
+        Ok(outcome) => BuildStatus::Built { seconds: outcome.seconds },
+        Err(BuildError::Interrupted { .. }) => BuildStatus::Interrupted,
+        Err(error) => BuildStatus::Failed { error: error.to_string() },
+    }
+}
+
+/// Runs `job` in its prepared cache entry and stamps the entry complete. The build's process group is
+/// recorded in the entry while it runs, so that, after a SIGKILL of sweep, preparing the entry again
+/// first stops compilers still writing into it.
+pub fn build_in_entry(job: &BuildJob, cache: &BuildCache) -> Result<BuildOutcome, BuildError> {
     let entry = cache.entry(&job.key);
     let built = cache
         .folder()
@@ -83,14 +92,8 @@ fn build_one(job: &BuildJob, cache: &BuildCache) -> BuildStatus {
             })
         })
         .and_then(|outcome| cache.mark_complete(&job.key).map(|()| outcome));
-    if let Err(error) = clear_build_group(&entry.dir) {
-        return BuildStatus::Failed { error: error.to_string() };
-    }
-    match built {
-        Ok(outcome) => BuildStatus::Built { seconds: outcome.seconds },
-        Err(BuildError::Interrupted { .. }) => BuildStatus::Interrupted,
-        Err(error) => BuildStatus::Failed { error: error.to_string() },
-    }
+    clear_build_group(&entry.dir)?;
+    built
 }
 
 fn finish(job: &BuildJob, status: BuildStatus, on_done: &(impl Fn(&BuildReport) + Sync)) -> BuildStatus {

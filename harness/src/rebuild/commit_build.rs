@@ -9,8 +9,8 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::build_cache::{BuildCache, BuildKey, EntryClaim};
-use super::build_job::{run_build, BuildJob};
-use super::build_report::{BuildReport, BuildStatus};
+use super::build_job::BuildJob;
+use super::build_report::{build_in_entry, BuildReport, BuildStatus};
 use super::error::BuildError;
 use super::setting_build::SettingBuild;
 use super::variant_site::VariantSite;
@@ -90,9 +90,10 @@ impl<'a> CommitBuild<'a> {
             let mut env = self.base_env.overrides().to_vec();
             env.extend(self.command.env().map_err(BuildError::Command)?);
             let job = BuildJob { variant: name.to_string(), tree: entry.tree, build_dir: entry.build, argv, env, key };
-            seconds = run_build(&job, (&self.cache.folder()?, &entry.log), &mut |_| Ok(()))?.seconds;
+            seconds = build_in_entry(&job, &self.cache)?.seconds;
+        } else {
+            self.cache.mark_complete(&key)?;
         }
-        self.cache.mark_complete(&key)?;
         Ok(report(BuildStatus::Built { seconds }))
     }
 
@@ -126,6 +127,8 @@ mod tests {
     use super::*;
     use std::process::Command;
 
+    const COPY_VALUE: &str = "[\"cp\", \"value\", \"{{build_dir}}/value\"]";
+
     fn git(dir: &Path, args: &[&str]) -> String {
         let output = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
         assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
@@ -133,8 +136,8 @@ mod tests {
     }
 
     /// A repository whose engine tree is its `engine/` folder, at two commits of `value`; a profile that
-    /// builds by copying the value into the build dir; the SHAs.
-    fn repository(dir: &Path) -> (Sweep, Vec<String>) {
+    /// builds by `build` (a TOML array); the SHAs.
+    fn repository(dir: &Path, build: &str) -> (Sweep, Vec<String>) {
         let engine = dir.join("repo/engine");
         std::fs::create_dir_all(&engine).unwrap();
         git(&dir.join("repo"), &["init", "-q"]);
@@ -147,9 +150,10 @@ mod tests {
         std::fs::create_dir_all(dir.join("engines")).unwrap();
         std::fs::write(
             dir.join("engines/e.toml"),
-            "tree = \"../repo/engine\"\nprogram = \"{{build_dir}}/value\"\n\
-             build = [\"cp\", \"value\", \"{{build_dir}}/value\"]\nlauncher = \"local\"\nranks = 1\n\
-             timeout = \"1s\"\n[result]\nprefix = \"r\"\n",
+            format!(
+                "tree = \"../repo/engine\"\nprogram = \"{{{{build_dir}}}}/value\"\nbuild = {build}\n\
+                 launcher = \"local\"\nranks = 1\ntimeout = \"1s\"\n[result]\nprefix = \"r\"\n"
+            ),
         )
         .unwrap();
         std::fs::write(
@@ -164,7 +168,7 @@ mod tests {
     #[test]
     fn each_commit_is_exported_and_built_once_leaving_the_checkout_alone() {
         let dir = tempfile::tempdir().unwrap();
-        let (sweep, shas) = repository(dir.path());
+        let (sweep, shas) = repository(dir.path(), COPY_VALUE);
         let cache = BuildCache::new(dir.path().join("cache"));
         let top = dir.path().join("repo");
         let builder = CommitBuild::new(&sweep, &Map::new(), (&top, "engine/"), &cache, ("tc", &BaseEnv::Inherit));
@@ -179,5 +183,24 @@ mod tests {
         assert_eq!(again.status, BuildStatus::Cached);
         assert_eq!(git(&top, &["status", "--porcelain"]), "", "the checkout was changed");
         assert_eq!(std::fs::read_to_string(top.join("engine/value")).unwrap(), "2", "the checkout stays at HEAD");
+    }
+
+    /// Regression: a commit's build ran without its process group recorded in its cache entry, so a
+    /// SIGKILLed bisect left compilers that the next prepare of the entry could not stop.
+    #[test]
+    fn a_commit_build_records_its_process_group_in_the_entry_while_it_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let record = format!("../{}/build.pgid", crate::variants::STATE_DIR);
+        let build = format!("[\"sh\", \"-c\", \"cp {record} {{{{build_dir}}}}/value\"]");
+        let (sweep, shas) = repository(dir.path(), &build);
+        let cache = BuildCache::new(dir.path().join("cache"));
+        let top = dir.path().join("repo");
+        let builder = CommitBuild::new(&sweep, &Map::new(), (&top, "engine/"), &cache, ("tc", &BaseEnv::Inherit));
+        let built = builder.build(&shas[0], "first", &|_| (), &|| None).unwrap();
+        assert!(matches!(built.status, BuildStatus::Built { .. }), "{built:?}");
+        let site = builder.site(&shas[0], "first").unwrap();
+        let group: i32 = std::fs::read_to_string(site.build_dir.join("value")).unwrap().trim().parse().unwrap();
+        assert!(group > 1, "the build's own process group, recorded before it ran: {group}");
+        assert!(!site.tree.parent().unwrap().join(crate::variants::STATE_DIR).join("build.pgid").exists());
     }
 }

@@ -22,7 +22,7 @@ pub use copy_isolation::{materialize_copy, tree_fingerprint};
 pub use design::design_variants;
 pub use error::VariantError;
 pub use in_place_session::InPlaceSession;
-pub use journal_confinement::directory_refusal;
+pub use journal_confinement::{directory_refusal, STATE_DIR};
 pub use kept_edit::KeptEdit;
 pub use recovery::{left_by_an_ablation, recover_in_place, Recovery};
 pub use source_diff::source_diff;
