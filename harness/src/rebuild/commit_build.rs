@@ -90,7 +90,7 @@ impl<'a> CommitBuild<'a> {
             let mut env = self.base_env.overrides().to_vec();
             env.extend(self.command.env().map_err(BuildError::Command)?);
             let job = BuildJob { variant: name.to_string(), tree: entry.tree, build_dir: entry.build, argv, env, key };
-            seconds = build_in_entry(&job, &self.cache)?.seconds;
+            seconds = build_in_entry(&job, self.cache)?.seconds;
         } else {
             self.cache.mark_complete(&key)?;
         }
