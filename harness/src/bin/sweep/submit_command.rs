@@ -37,6 +37,7 @@ pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
         workdir: absolute(Path::new("."))?,
         results: results.clone(),
         run_argv: run_argv(&args, &sweep, &absolute(&args.spec)?, seed)?,
+        listed: false,
         sbatch_args: args.sbatch_args.clone(),
     };
     if args.dry_run {
