@@ -143,7 +143,8 @@ fn a_refused_submission_stops_the_search_and_a_resume_on_slurm_carries_on_to_the
     let kept = csv_rows(&csv);
     let jobs: BTreeSet<&str> = kept.iter().map(|row| row["job"].as_str()).collect();
     assert_eq!(jobs, BTreeSet::from(["41", "42", "43"]), "three rounds ran before the fourth was refused");
-    let resumed = with_fake_sbatch(&workspace, &["submit", &spec, "--shards", "2", "--resume", csv.to_str().unwrap()], &[]);
+    let resumed =
+        with_fake_sbatch(&workspace, &["submit", &spec, "--shards", "2", "--resume", csv.to_str().unwrap()], &[]);
     assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
     let rows = csv_rows(&csv);
     assert_eq!(rows[..kept.len()], kept[..], "the rows already recorded stay as they were");
@@ -163,4 +164,17 @@ fn submit_resume_of_a_sweep_that_is_not_a_search_is_refused() {
     let output = with_fake_sbatch(&workspace, &["submit", &spec, "--shards", "2", "--resume", "x.csv"], &[]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(stderr(&output).contains("only a search (`[search]`) is resumed by `sweep submit`"), "{}", stderr(&output));
+}
+
+#[test]
+fn submit_dry_run_of_a_search_says_its_rounds_go_to_slurm_and_submits_nothing() {
+    let workspace = Workspace::new();
+    let spec = bowl(&workspace, 60);
+    let output = with_fake_sbatch(&workspace, &["submit", &spec, "--shards", "4", "--dry-run"], &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let plan = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(plan.contains("144 settings searched under a budget of 60 runs"), "{plan}");
+    assert!(plan.contains("rounds: each a Slurm array job of at most 4 tasks (`sbatch --wait`)"), "{plan}");
+    assert!(!workspace.path().join("results").exists(), "a dry run claimed a results folder");
+    assert!(!workspace.path().join("bin/last_job").exists(), "a dry run submitted a job");
 }

@@ -19,7 +19,9 @@ pub fn sbatch(script: &Path) -> Result<String, SlurmError> {
     let captured = submit(script, &[], SBATCH_TIMEOUT);
     let said = captured.output.trim().replace('\n', " ");
     match captured.failure() {
-        None => job_id_in(&captured.output).ok_or(SlurmError::Submit { reason: "printed no job id".into(), output: said }),
+        None => {
+            job_id_in(&captured.output).ok_or(SlurmError::Submit { reason: "printed no job id".into(), output: said })
+        }
         Some(reason) => Err(SlurmError::Submit { reason, output: said }),
     }
 }
@@ -79,7 +81,9 @@ pub enum SlurmError {
     #[error("sbatch {reason}: {output}")]
     Submit { reason: String, output: String },
     /// A signal stopped the wait for job `job`, whose tasks run on.
-    #[error("interrupted by signal {signal} while waiting for Slurm job {job}: its tasks run on until `scancel {job}`")]
+    #[error(
+        "interrupted by signal {signal} while waiting for Slurm job {job}: its tasks run on until `scancel {job}`"
+    )]
     Interrupted { signal: i32, job: String },
 }
 
