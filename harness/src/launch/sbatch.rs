@@ -99,7 +99,7 @@ mod tests {
     }
 
     #[test]
-    fn the_job_id_is_read_from_the_last_line_with_or_without_a_cluster() {
+    fn the_job_id_is_read_from_its_own_line_with_or_without_a_cluster() {
         assert_eq!(job_id_in("42\n"), Some("42".into()));
         assert_eq!(job_id_in("sbatch: warning: x\n42;cluster\n"), Some("42".into()));
         assert_eq!(job_id_in("sbatch: error: invalid partition\n"), None);

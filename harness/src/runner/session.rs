@@ -621,6 +621,27 @@ mod tests {
         assert_eq!(settings.len(), plan.settings.len(), "unique across the grid");
     }
 
+    /// An array task's row, copied into a search's CSV, is counted and shown as the task recorded it.
+    #[test]
+    fn a_row_written_elsewhere_reads_as_the_outcome_it_records() {
+        let cells = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs.iter().map(|(column, cell)| (column.to_string(), cell.to_string())).collect()
+        };
+        let ok = Outcome::of_cells(&cells(&[
+            ("status", "ok"),
+            ("duration_s", "1.500000"),
+            ("started_at", "2026-12-05T00:20:28.836Z"),
+            ("metric.value", "900.1"),
+            ("metric.empty", ""),
+            ("param.value", "3"),
+        ]));
+        assert_eq!((ok.status, ok.duration.as_millis()), (RunStatus::Ok, 1500));
+        assert_eq!(ok.metrics, BTreeMap::from([("value".to_string(), 900.1)]));
+        assert_eq!(humantime::format_rfc3339_millis(ok.started).to_string(), "2026-12-05T00:20:28.836Z");
+        let odd = Outcome::of_cells(&cells(&[("status", "lost"), ("error", "e"), ("duration_s", "-1")]));
+        assert_eq!((odd.status, odd.error.as_str(), odd.duration), (RunStatus::Failed, "e", std::time::Duration::ZERO));
+    }
+
     #[test]
     fn each_attempt_of_a_run_has_a_folder_of_its_own() {
         let run = PlannedRun { order: 7, setting: crate::plan::SettingId::new(0), rep: 2, warmup: true };
