@@ -74,7 +74,7 @@ fn job_id_in(output: &str) -> Option<String> {
     })
 }
 
-/// Errors of talking to Slurm: a batch script that could not be submitted.
+/// Errors of talking to Slurm: a batch script that could not be submitted, a wait for a job cut short.
 #[derive(Debug, thiserror::Error)]
 pub enum SlurmError {
     /// sbatch failed or printed no job id; `output` is what it said.

@@ -540,7 +540,10 @@ impl Session<'_> {
         while self.stopped.is_none() {
             let Some(batch) = driver.next_batch(self.results.as_ref(), &self.progress) else { break };
             if let Some(slurm) = &self.context.options.on_slurm {
-                self.run_on_slurm(slurm, &batch)?;
+                // As in `run_all`: what is recorded stays whole, and a resume runs the rest.
+                if let Err(error) = self.run_on_slurm(slurm, &batch) {
+                    self.stopped = Some(disk_full_of(&error).ok_or(error)?);
+                }
                 continue;
             }
             if let Some(builds) = self.lazy_builds.as_mut() {
@@ -553,9 +556,13 @@ impl Session<'_> {
 
     /// Runs `batch` as one Slurm array job (`SlurmRounds`) and records each run as its task recorded it,
     /// or failed, naming its task and Slurm output, when the task ended without it. A round that recorded
-    /// no run at all stops the session (nodes that cannot run a task would fail every round), unless
-    /// `--keep-going`.
+    /// no run at all stops the session as runs failing alike do (nodes that cannot run a task would fail
+    /// every round); a signal stops it before the next round is submitted.
     fn run_on_slurm(&mut self, slurm: &SlurmRounds, batch: &[PlannedRun]) -> Result<(), RunnerError> {
+        if let Some(signal) = self.context.events.signals.received() {
+            self.stopped = Some(EarlyStop::Interrupted { signal });
+            return Ok(());
+        }
         let landed = slurm.run(batch, self.plan, &self.logs, self.writer.path(), &self.progress)?;
         let lost = landed.iter().find_map(|landed| landed.as_ref().err()).cloned();
         let all_lost = landed.iter().all(Result::is_err);
