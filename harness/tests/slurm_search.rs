@@ -47,6 +47,17 @@ fn with_fake_sbatch(workspace: &Workspace, args: &[&str], fake: &[(&str, &str)])
     command.output().expect("sweep runs")
 }
 
+/// A workspace whose bowl on a budget of `budget` runs was submitted (`sweep submit SPEC ARGS`) and exited
+/// with `code`, with the declaration's path and the output.
+fn submitted(budget: u32, args: &[&str], fake: &[(&str, &str)], code: i32) -> (Workspace, String, Output) {
+    let workspace = Workspace::new();
+    let spec = bowl(&workspace, budget);
+    let argv: Vec<&str> = ["submit", spec.as_str()].into_iter().chain(args.iter().copied()).collect();
+    let output = with_fake_sbatch(&workspace, &argv, fake);
+    assert_eq!(output.status.code(), Some(code), "{}", stderr(&output));
+    (workspace, spec, output)
+}
+
 /// Each run a CSV records: (x, y, rep), and its order unless `resumed` (a resumed search numbers its
 /// runs from 1 again, on Slurm or not).
 fn runs(rows: &[Row], resumed: bool) -> BTreeSet<(String, String, String, String)> {
@@ -72,10 +83,7 @@ fn analysis(csv: &Path) -> Value {
 
 #[test]
 fn a_search_on_slurm_runs_each_round_as_an_array_job_and_makes_the_runs_a_local_search_makes() {
-    let workspace = Workspace::new();
-    let spec = bowl(&workspace, 120);
-    let output = with_fake_sbatch(&workspace, &["submit", &spec, "--shards", "3", "--sbatch-arg=--time=10"], &[]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let (workspace, spec, output) = submitted(120, &["--shards", "3", "--sbatch-arg=--time=10"], &[], 0);
     let csv = slurm_csv(&workspace);
     let rows = csv_rows(&csv);
     assert!(rows.len() <= 120, "{} runs", rows.len());
@@ -100,10 +108,8 @@ fn a_search_on_slurm_runs_each_round_as_an_array_job_and_makes_the_runs_a_local_
 
 #[test]
 fn a_task_that_ends_without_its_rows_fails_its_runs_naming_it_and_the_search_goes_on() {
-    let workspace = Workspace::new();
-    let spec = bowl(&workspace, 60);
-    let output = with_fake_sbatch(&workspace, &["submit", &spec, "--shards", "2"], &[("LOSE", "42_2")]);
-    assert_eq!(output.status.code(), Some(1), "a failed run fails the sweep: {}", stderr(&output));
+    // A failed run fails the sweep: exit code 1.
+    let (workspace, _, _) = submitted(60, &["--shards", "2"], &[("LOSE", "42_2")], 1);
     let rows = csv_rows(&slurm_csv(&workspace));
     let lost: Vec<&Row> = rows.iter().filter(|row| row["status"] != "ok").collect();
     assert!(!lost.is_empty(), "{rows:?}");
@@ -126,10 +132,7 @@ fn a_task_that_ends_without_its_rows_fails_its_runs_naming_it_and_the_search_goe
 
 #[test]
 fn a_refused_submission_stops_the_search_and_a_resume_on_slurm_carries_on_to_the_same_runs() {
-    let workspace = Workspace::new();
-    let spec = bowl(&workspace, 60);
-    let output = with_fake_sbatch(&workspace, &["submit", &spec, "--shards", "2"], &[("REFUSE", "44")]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let (workspace, spec, output) = submitted(60, &["--shards", "2"], &[("REFUSE", "44")], 1);
     let csv = slurm_csv(&workspace);
     let message = stderr(&output);
     assert!(
@@ -168,10 +171,7 @@ fn submit_resume_of_a_sweep_that_is_not_a_search_is_refused() {
 
 #[test]
 fn submit_dry_run_of_a_search_says_its_rounds_go_to_slurm_and_submits_nothing() {
-    let workspace = Workspace::new();
-    let spec = bowl(&workspace, 60);
-    let output = with_fake_sbatch(&workspace, &["submit", &spec, "--shards", "4", "--dry-run"], &[]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let (workspace, _, output) = submitted(60, &["--shards", "4", "--dry-run"], &[], 0);
     let plan = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(plan.contains("144 settings searched under a budget of 60 runs"), "{plan}");
     assert!(plan.contains("rounds: each a Slurm array job of at most 4 tasks (`sbatch --wait`)"), "{plan}");
