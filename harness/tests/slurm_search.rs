@@ -107,14 +107,22 @@ fn a_search_on_slurm_runs_each_round_as_an_array_job_and_makes_the_runs_a_local_
 }
 
 #[test]
-fn a_task_that_ends_without_its_rows_fails_its_runs_naming_it_and_the_search_goes_on() {
+fn a_task_that_ends_without_its_rows_fails_their_runs_naming_it_and_the_search_goes_on() {
     // A failed run fails the sweep: exit code 1.
-    let (workspace, _, _) = submitted(60, &["--shards", "2"], &[("LOSE", "42_2")], 1);
+    let (workspace, _, _) = submitted(60, &["--shards", "2"], &[("LOSE", "42_2"), ("CUT", "43_1")], 1);
     let rows = csv_rows(&slurm_csv(&workspace));
-    let lost: Vec<&Row> = rows.iter().filter(|row| row["status"] != "ok").collect();
+    // Task 1 of job 43 hit its time limit after its first run: that run's row landed, its others failed.
+    let timed_out: Vec<&Row> =
+        rows.iter().filter(|row| row["error"].contains("array task 1 of Slurm job 43 ")).collect();
+    assert!(!timed_out.is_empty(), "{rows:?}");
+    assert!(timed_out.iter().all(|row| row["error"].contains("CANCELLED AT 2026-12-05T00:00:00 DUE TO TIME LIMIT")));
+    assert_eq!(rows.iter().filter(|row| row["job"] == "43" && row["task"] == "1").count(), 1, "{rows:?}");
+    let lost: Vec<&Row> = rows.iter().filter(|row| row["error"].contains(" job 42 ")).collect();
     assert!(!lost.is_empty(), "{rows:?}");
+    for row in lost.iter().chain(&timed_out) {
+        assert_eq!(row["status"], "failed", "{row:?}");
+    }
     for row in &lost {
-        assert_eq!(row["status"], "failed");
         assert!(
             row["error"].starts_with(
                 "not run: array task 2 of Slurm job 42 ended without recording this run (slurmstepd: error: *** JOB 4202 \
@@ -124,9 +132,9 @@ fn a_task_that_ends_without_its_rows_fails_its_runs_naming_it_and_the_search_goe
         );
         assert!(row["log_dir"].ends_with("/slurm/round-2/slurm-42_2.out"), "{row:?}");
     }
-    // Task 1 of that job and every later round landed: the candidates of task 2 lost that round.
+    // Task 1 of job 42 landed, and rounds after both losses ran: the candidates lost those rounds, no more.
     assert!(rows.iter().any(|row| row["job"] == "42" && row["task"] == "1" && row["status"] == "ok"));
-    assert!(rows.iter().any(|row| row["job"].parse::<u32>().is_ok_and(|job| job > 42)), "the search stopped");
+    assert!(rows.iter().any(|row| row["job"].parse::<u32>().is_ok_and(|job| job > 43)), "the search stopped");
     assert_eq!(analysis(&slurm_csv(&workspace))["search"]["runs"], rows.len());
 }
 
