@@ -173,11 +173,13 @@ fn the_reference_engine_search_declares_over_500_settings_with_a_build_time_bloc
     );
 }
 
+/// A search is never split into shards (its rounds come from the rounds before); `sweep submit` runs its
+/// rounds as array jobs instead (`tests/slurm_search.rs`).
 #[test]
-fn a_search_is_not_split_into_slurm_shards() {
+fn a_search_is_not_split_into_shards() {
     let workspace = Workspace::new();
     let spec = bowl(&workspace, "[search]\nbudget = 60", "", "");
-    let output = sweep(workspace.path(), &["submit", &spec, "--shards", "2"]);
+    let output = sweep(workspace.path(), &["run", &spec, "--shard", "1/2"]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    assert!(stderr(&output).contains("a search (`[search]`) cannot be split into shards"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("a search cannot run as --shard: it races its own rounds"), "{}", stderr(&output));
 }

@@ -1,6 +1,6 @@
 //! The reference engine under a real Slurm (scripts/slurm-local.sh start): a sweep through `srun`, a
-//! timeout and a Ctrl-C that must cancel the job step, and a `sweep submit` array job merged back.
-//! Those four are ignored by default, with the reason (a plain `cargo test` reports them ignored, never
+//! timeout and a Ctrl-C that must cancel the job step, and a `sweep submit` array job merged back; and a
+//! search whose rounds are array jobs, on the FIXTURE engine. Those five are ignored by default, with the reason (a plain `cargo test` reports them ignored, never
 //! passed without running); scripts/test.sh runs them with `--ignored` once its local Slurm answers,
 //! and then a missing controller fails them. Shards without Slurm (`--shard`
 //! runs merged and reported, a repeated run refused, a missing one reported) and `sweep submit
@@ -200,6 +200,45 @@ fn a_submitted_array_job_of_two_shards_merges_into_every_run_once() {
     let report = sweep(workspace.path(), &["report", folder]);
     assert!(report.status.success(), "{}", stderr(&report));
     assert!(stdout(&report).contains("All 4 runs finished ok"), "{}", stdout(&report));
+}
+
+/// A search of the FIXTURE engine's 8 x 4 bowl (best at x = 6, y = 3) on a budget of 24 runs.
+fn search_on_fixture(workspace: &Workspace) -> String {
+    workspace.write_fixture_profile("1");
+    workspace.write_sweep(
+        "bowl",
+        "name = \"bowl\"\n[engine]\nprofile = \"fixture\"\n[params]\nx = [1, 2, 3, 4, 5, 6, 7, 8]\ny = [1, 2, 3, 4]\n\
+         [params.derived]\nv = \"100 - (x - 6) * (x - 6) - 2 * (y - 3) * (y - 3)\"\n[search]\nbudget = 24\n[reps]\nseed = 3\n\
+         [run]\nargs = [\"0\", \"ok\", \"m\", \"{{v}}.{{rep}}\"]\n[metrics]\nresult = [\"value\"]\n\
+         [analysis]\nprimary = \"value\"\ndirection = \"higher\"\n",
+    )
+}
+
+/// `sweep submit` of a search stays in the foreground, each round an array job it waits for with
+/// `sbatch --wait`; the rows it merges are the runs `sweep run` makes of the same search.
+#[test]
+#[ignore = "needs a Slurm controller: scripts/slurm-local.sh start (scripts/test.sh runs them)"]
+fn a_search_submitted_to_slurm_runs_each_round_as_an_array_job_and_merges_its_rows() {
+    require_slurm();
+    let workspace = Workspace::new();
+    let spec = search_on_fixture(&workspace);
+    let output = sweep(workspace.path(), &["submit", &spec, "--shards", "2", "--sbatch-arg=--time=00:10:00"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let rows = csv_rows(&workspace.result_csv("bowl"));
+    assert!(!rows.is_empty() && rows.len() <= 24, "{} runs", rows.len());
+    for row in &rows {
+        assert_eq!(row["status"], "ok", "{row:?}");
+        assert!(row["scheduler"] == "slurm" && row["job"].parse::<u64>().is_ok(), "{row:?}");
+    }
+    let local = sweep(workspace.path(), &["run", &spec, "--out", "local.csv", "--no-history"]);
+    assert_eq!(local.status.code(), Some(0), "{}", stderr(&local));
+    let runs = |rows: &[std::collections::BTreeMap<String, String>]| -> Vec<String> {
+        let mut runs: Vec<String> =
+            rows.iter().map(|r| format!("{} {} {} {}", r["param.x"], r["param.y"], r["rep"], r["order"])).collect();
+        runs.sort();
+        runs
+    };
+    assert_eq!(runs(&rows), runs(&csv_rows(&workspace.path().join("local.csv"))));
 }
 
 /// Runs shard `shard` of 2 into `folder/shard-<name>.csv`.

@@ -22,7 +22,7 @@ pub use executor::{execute, execute_served, execute_shared, execute_with, Limits
 pub use probe::{git_output, head_commit, tree_dirty, version_line};
 pub use reaper::{kill_sweep_group, OWNER_HOST_VAR, OWNER_VAR};
 pub use run_commands::{program_path, run_commands, run_context, RankCommand, RunSite, UNSET_MARKER};
-pub use sbatch::{sbatch, SlurmError};
+pub use sbatch::{sbatch, sbatch_wait, SlurmError};
 pub use service_commands::{bind_auto_port, service_commands, ServiceCommand};
 pub use signal_watch::RunEvents;
 pub use stop_reason::{Execution, ServiceNotReady, StopReason};

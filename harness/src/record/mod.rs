@@ -34,7 +34,7 @@ mod sweep_fingerprint;
 mod test_sidecar;
 mod torn_row;
 
-pub use columns::Columns;
+pub use columns::{Columns, METRIC_PREFIX};
 pub use engine_change::EngineChange;
 pub use engine_fingerprint::EngineFingerprint;
 #[cfg(test)]

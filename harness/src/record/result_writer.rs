@@ -181,6 +181,22 @@ impl ResultWriter {
         self.write_record(&record)
     }
 
+    /// Writes a row another writer wrote (an array task's, keyed by its header), in this CSV's columns:
+    /// each cell taken by its column's name (empty when the other CSV lacks it), the attempt this CSV
+    /// counts; the other row's host, placement and logs stay, so it still says where it ran.
+    pub fn write_copied(&mut self, cells: &BTreeMap<String, String>, attempt: u32) -> Result<(), RecordError> {
+        let record: Vec<String> = self
+            .columns
+            .header()
+            .iter()
+            .map(|column| match column.as_str() {
+                super::columns::ATTEMPT_COLUMN => attempt.to_string(),
+                column => cells.get(column).cloned().unwrap_or_default(),
+            })
+            .collect();
+        self.write_record(&record)
+    }
+
     /// Writes one record durably (one write, then fdatasync); a record that cannot be written whole (a
     /// full disk) is cut off again, so the CSV still ends after its last whole row.
     fn write_record(&mut self, record: &[String]) -> Result<(), RecordError> {
@@ -256,5 +272,25 @@ mod tests {
         let resumed = ResultWriter::append(&path, columns(), Provenance::default(), &sweep).unwrap();
         assert!(ResultWriter::append(&path, columns(), Provenance::default(), &sweep).is_err());
         drop(resumed);
+    }
+
+    #[test]
+    fn a_copied_row_keeps_its_cells_by_column_name_and_takes_this_csvs_attempt() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sweep.csv");
+        let mut writer = ResultWriter::create(&path, columns(), Provenance::default()).unwrap();
+        let cells: BTreeMap<String, String> =
+            [("param.rows", "512"), ("rep", "3"), ("attempt", "1"), ("status", "ok"), ("host", "node7"), ("task", "2")]
+                .map(|(column, cell)| (column.to_string(), cell.to_string()))
+                .into();
+        writer.write_copied(&cells, 2).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_string).collect();
+        let row: Vec<String> = reader.records().next().unwrap().unwrap().iter().map(str::to_string).collect();
+        let cell = |name: &str| row[header.iter().position(|column| column == name).unwrap()].as_str();
+        assert_eq!([cell("param.rows"), cell("rep"), cell("attempt"), cell("status")], ["512", "3", "2", "ok"]);
+        assert_eq!([cell("host"), cell("task"), cell("metric.wall")], ["node7", "2", ""]);
+        assert_eq!(writer.last_row(), text.lines().nth(1).map(|line| format!("{line}\n")).unwrap().as_bytes());
     }
 }

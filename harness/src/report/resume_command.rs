@@ -1,6 +1,6 @@
 //! The command that completes a sweep that stopped early, whole and quoted so it runs as printed: the
-//! sweep's own command line with `--resume CSV` (a `sweep run`), or the same command again (a `sweep
-//! ablate`, which has no resume).
+//! sweep's own command line with `--resume CSV` (a `sweep run`, or a search's `sweep submit`), or the same
+//! command again (a `sweep ablate`, which has no resume).
 
 use std::path::Path;
 
@@ -55,9 +55,9 @@ impl ResumeCommand {
     }
 
     /// `words` (a command line already rid of the options it must not repeat) with `--resume CSV` when it
-    /// is a `sweep run`.
+    /// is a `sweep run`, or a `sweep submit` (which finishes in the foreground only as a search on Slurm).
     fn resuming(mut words: Vec<String>, csv: &Path) -> ResumeCommand {
-        let resumes = words.get(1).map(String::as_str) == Some("run");
+        let resumes = matches!(words.get(1).map(String::as_str), Some("run" | "submit"));
         if resumes {
             words.extend(["--resume".to_string(), crate::os_error::shown(csv).display().to_string()]);
         }
@@ -89,6 +89,13 @@ mod tests {
         );
         assert_eq!(command.line, "target/release/sweep run sweeps/s.toml --reps 5 --seed 7 --resume results/s/1.csv");
         assert!(command.hint().starts_with("this completes the sweep: "));
+    }
+
+    #[test]
+    fn a_search_on_slurm_is_resumed_by_submitting_it_again_with_its_csv() {
+        let command = ResumeCommand::of(&argv("sweep submit s.toml --shards 4 --dry-run"), Path::new("r/1.csv"));
+        assert_eq!(command.line, "sweep submit s.toml --shards 4 --resume r/1.csv");
+        assert!(command.resumes);
     }
 
     #[test]

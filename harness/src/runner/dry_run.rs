@@ -47,6 +47,11 @@ pub fn describe_plan(
         toml_spelling(&sweep.reps.order),
         seed_text(plan.seed, seed_drawn)
     );
+    if let Some(slurm) = &options.on_slurm {
+        let tasks = counted(slurm.tasks as usize, "task");
+        let _ =
+            writeln!(out, "rounds: each a Slurm array job of at most {tasks} (`sbatch --wait`), its rows merged here");
+    }
     out.push_str(&build_lines(sweep, plan, sites)?);
     let _ = writeln!(out, "\nsettings:");
     for (index, setting) in plan.settings.iter().enumerate() {

@@ -12,6 +12,7 @@ mod ends_gap;
 mod failure_watch;
 mod grid_driver;
 mod lazy_builds;
+mod listed_runs;
 mod origin;
 mod prepared_run;
 mod progress;
@@ -19,6 +20,7 @@ mod race_driver;
 mod runner_error;
 mod search_driver;
 mod session;
+mod slurm_rounds;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -36,6 +38,7 @@ pub use progress::Progress;
 pub use runner_error::RunnerError;
 use session::Session;
 pub use session::Tally;
+pub use slurm_rounds::SlurmRounds;
 
 use crate::console::Console;
 use crate::declare::{CheckTest, Race, SearchConfig, Sweep};
@@ -71,6 +74,10 @@ pub struct RunOptions {
     pub same_failures_limit: Option<u32>,
     /// Search the settings under this budget instead of running them all (`[search]`, `--budget`).
     pub search: Option<SearchConfig>,
+    /// Run only the runs this file lists (`ListedRuns`: an array task of a search's round).
+    pub runs_file: Option<PathBuf>,
+    /// Run each batch (a search's round) as a Slurm array job rather than here (`sweep submit`).
+    pub on_slurm: Option<SlurmRounds>,
 }
 
 impl RunOptions {
@@ -161,7 +168,8 @@ fn check_expectations(sweep: &Sweep, context: &serde_json::Value) -> Result<(), 
 
 /// Runs a plain sweep (`sweep run`).
 pub fn run_sweep(sweep: &Sweep, options: &RunOptions, events: &RunEvents) -> Result<SweepOutcome, RunnerError> {
-    if sweep.builds_per_setting() {
+    // Rounds on Slurm build in their tasks, each tuple once in the shared cache: nothing is built here.
+    if sweep.builds_per_setting() && options.on_slurm.is_none() {
         return ablation::run_build_time(sweep, options, events);
     }
     let (plan, mut sites) = plan_sweep(sweep, options)?;

@@ -45,6 +45,12 @@ pub enum RunnerError {
     CommitRunFailed { commit: String, reason: String },
     #[error("interrupted by signal {signal}")]
     Interrupted { signal: i32 },
+    /// The file of runs an array task was given (`--runs-file`) does not list runs of this declaration.
+    #[error("{}: {reason}", path.display())]
+    ListedRuns { path: PathBuf, reason: String },
+    /// A round of a search on Slurm could not be submitted: the search stops, its CSV kept.
+    #[error("{} keeps the runs recorded so far (`--resume` it to carry on); the next round was not submitted", csv.display())]
+    RoundNotSubmitted { csv: PathBuf, source: crate::launch::SlurmError },
 }
 
 impl RunnerError {
@@ -66,6 +72,7 @@ impl RunnerError {
             | RunnerError::NotAncestor { .. }
             | RunnerError::SameCommit { .. }
             | RunnerError::SettingCount { .. }
+            | RunnerError::ListedRuns { .. }
             | RunnerError::UnknownMetric { .. } => true,
             RunnerError::Record(error) => error.is_bad_input(),
             RunnerError::Variant(error) => error.is_bad_input(),

@@ -10,12 +10,14 @@ use super::driver::Driver;
 use super::failure_watch::{disk_full_of, EarlyStop, FailureWatch, NotRun};
 use super::grid_driver::GridDriver;
 use super::lazy_builds::LazyBuilds;
+use super::listed_runs::ListedRuns;
 use super::origin::SettingOrigins;
 use super::prepared_run::{prepare_run, PreparedRun};
 use super::progress::Progress;
 use super::race_driver::RaceDriver;
 use super::runner_error::RunnerError;
 use super::search_driver::SearchDriver;
+use super::slurm_rounds::SlurmRounds;
 use super::{Context, SweepOutcome};
 use crate::confined_dir::ConfinedDir;
 use crate::declare::{Race, Sweep};
@@ -25,7 +27,7 @@ use crate::launch::{self, Execution, Limits, RankCommand, StopReason};
 use crate::plan::{labels_joined, Plan, PlannedRun, Setting};
 use crate::plural::counted;
 use crate::rebuild::VariantSite;
-use crate::record::{RecordedAttempts, ResultWriter, RunRow, RunTable, LOGS_IN};
+use crate::record::{RecordedAttempts, ResultWriter, RunRow, RunTable, LOGS_IN, METRIC_PREFIX};
 use crate::report::MetricUnits;
 
 /// Counts of what a session recorded.
@@ -75,6 +77,25 @@ struct Outcome {
     error: String,
     started: std::time::SystemTime,
     duration: std::time::Duration,
+}
+
+impl Outcome {
+    /// What a row written elsewhere (an array task's, cells by column name) says of its run; a cell that
+    /// does not read (an unknown status) counts as a failure, as no number counts as no metric.
+    fn of_cells(cells: &BTreeMap<String, String>) -> Outcome {
+        let cell = |name: &str| cells.get(name).map_or("", String::as_str);
+        let metrics = cells.iter().filter_map(|(column, value)| {
+            Some((column.strip_prefix(METRIC_PREFIX)?.to_string(), value.parse::<f64>().ok()?))
+        });
+        Outcome {
+            metrics: metrics.collect(),
+            status: cell("status").parse().unwrap_or(RunStatus::Failed),
+            error: cell("error").to_string(),
+            started: humantime::parse_rfc3339(cell("started_at")).unwrap_or_else(|_| std::time::SystemTime::now()),
+            duration: std::time::Duration::try_from_secs_f64(cell("duration_s").parse().unwrap_or(0.0))
+                .unwrap_or_default(),
+        }
+    }
 }
 
 impl<'a> Session<'a> {
@@ -299,6 +320,11 @@ impl<'a> Session<'a> {
             log_dir,
             toolchain: origin.map(|o| &o.provenance.toolchain),
         })?;
+        self.count_row(run, outcome)
+    }
+
+    /// Counts the row of `run` just written and says so; `--fail-fast` stops at a failure.
+    fn count_row(&mut self, run: &PlannedRun, outcome: &Outcome) -> Result<(), RunnerError> {
         if let Some(table) = &mut self.results {
             table.push_written(self.writer.last_row())?;
         }
@@ -488,8 +514,14 @@ pub fn shared_len(sweep: &Sweep, plan: &Plan, runs: &[PlannedRun]) -> usize {
 
 impl Session<'_> {
     /// Runs `todo`: all at once without a race (`GridDriver`), else round by round (`RaceDriver`); a
-    /// search's rounds are chosen as results land (`SearchDriver`).
+    /// search's rounds are chosen as results land (`SearchDriver`). An array task of a search's round
+    /// runs the runs its file lists (`--runs-file`), and only those.
     pub fn run_race(&mut self, todo: &[PlannedRun], race: Option<Race>) -> Result<(), RunnerError> {
+        if let Some(file) = &self.context.options.runs_file {
+            let listed = ListedRuns::read(file)?.resolve(self.plan, file)?;
+            self.progress = Progress::new(listed.len());
+            return self.drive(&mut GridDriver::new(&listed));
+        }
         if let Some(search) = self.context.options.search_of(self.plan) {
             self.progress = Progress::new(search.budget as usize);
             return self.drive(&mut SearchDriver::new(&self.plan.settings, &self.sweep.analysis, &search));
@@ -507,12 +539,54 @@ impl Session<'_> {
         self.results = if driver.reads_results() { Some(RunTable::read(self.writer.path())?) } else { None };
         while self.stopped.is_none() {
             let Some(batch) = driver.next_batch(self.results.as_ref(), &self.progress) else { break };
+            if let Some(slurm) = &self.context.options.on_slurm {
+                // As in `run_all`: what is recorded stays whole, and a resume runs the rest.
+                if let Err(error) = self.run_on_slurm(slurm, &batch) {
+                    self.stopped = Some(disk_full_of(&error).ok_or(error)?);
+                }
+                continue;
+            }
             if let Some(builds) = self.lazy_builds.as_mut() {
                 builds.build_for(&batch, &mut self.watch, &self.progress)?;
             }
             self.run_all(&batch)?;
         }
         Ok(())
+    }
+
+    /// Runs `batch` as one Slurm array job (`SlurmRounds`) and records each run as its task recorded it,
+    /// or failed, naming its task and Slurm output, when the task ended without it. A round that recorded
+    /// no run at all stops the session as runs failing alike do (nodes that cannot run a task would fail
+    /// every round); a signal stops it before the next round is submitted.
+    fn run_on_slurm(&mut self, slurm: &SlurmRounds, batch: &[PlannedRun]) -> Result<(), RunnerError> {
+        if let Some(signal) = self.context.events.signals.received() {
+            self.stopped = Some(EarlyStop::Interrupted { signal });
+            return Ok(());
+        }
+        let landed = slurm.run(batch, self.plan, &self.logs, self.writer.path(), &self.progress)?;
+        let lost = landed.iter().find_map(|landed| landed.as_ref().err()).cloned();
+        let all_lost = landed.iter().all(Result::is_err);
+        for (run, landed) in batch.iter().zip(landed) {
+            match landed {
+                Ok(cells) => self.record_copied(run, &cells)?,
+                Err(not_run) => self.record_not_run(run, &not_run)?,
+            }
+        }
+        if let Some(signal) = self.context.events.signals.received() {
+            self.stopped = Some(EarlyStop::Interrupted { signal });
+        }
+        if let Some(lost) = lost.filter(|_| all_lost && self.context.options.same_failures_limit.is_some()) {
+            let runs = u32::try_from(batch.len()).unwrap_or(u32::MAX);
+            self.stopped.get_or_insert(EarlyStop::RepeatedFailure { runs, reason: lost.why });
+        }
+        Ok(())
+    }
+
+    /// Records `run` as the row its array task wrote (its own host, placement and logs), with the attempt
+    /// this CSV counts.
+    fn record_copied(&mut self, run: &PlannedRun, cells: &BTreeMap<String, String>) -> Result<(), RunnerError> {
+        self.writer.write_copied(cells, self.attempts.next_attempt(run))?;
+        self.count_row(run, &Outcome::of_cells(cells))
     }
 }
 
@@ -552,6 +626,27 @@ mod tests {
         assert!(names.iter().all(|name| what_varies(&name)), "{names:?}");
         let settings: BTreeSet<String> = plan.settings.iter().map(|setting| plan.varying(setting).slug()).collect();
         assert_eq!(settings.len(), plan.settings.len(), "unique across the grid");
+    }
+
+    /// An array task's row, copied into a search's CSV, is counted and shown as the task recorded it.
+    #[test]
+    fn a_row_written_elsewhere_reads_as_the_outcome_it_records() {
+        let cells = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs.iter().map(|(column, cell)| (column.to_string(), cell.to_string())).collect()
+        };
+        let ok = Outcome::of_cells(&cells(&[
+            ("status", "ok"),
+            ("duration_s", "1.500000"),
+            ("started_at", "2026-12-05T00:20:28.836Z"),
+            ("metric.value", "900.1"),
+            ("metric.empty", ""),
+            ("param.value", "3"),
+        ]));
+        assert_eq!((ok.status, ok.duration.as_millis()), (RunStatus::Ok, 1500));
+        assert_eq!(ok.metrics, BTreeMap::from([("value".to_string(), 900.1)]));
+        assert_eq!(humantime::format_rfc3339_millis(ok.started).to_string(), "2026-12-05T00:20:28.836Z");
+        let odd = Outcome::of_cells(&cells(&[("status", "lost"), ("error", "e"), ("duration_s", "-1")]));
+        assert_eq!((odd.status, odd.error.as_str(), odd.duration), (RunStatus::Failed, "e", std::time::Duration::ZERO));
     }
 
     #[test]

@@ -117,6 +117,10 @@ pub struct RunArgs {
     /// Do not add the results to the history store (`sweep history`; also `[history] add = false`).
     #[arg(long)]
     pub no_history: bool,
+    /// Run only the runs this file lists, and write no summary: an array task of a search's round
+    /// (`sweep submit` writes the file).
+    #[arg(long, value_name = "JSON", hide = true, conflicts_with_all = ["resume", "shard", "until_decided"])]
+    pub runs_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -319,7 +323,8 @@ pub struct ReportArgs {
 pub struct SubmitArgs {
     /// The sweep declaration (TOML).
     pub spec: PathBuf,
-    /// Array tasks: task i runs `sweep run SPEC --shard i/N`.
+    /// Array tasks: task i runs `sweep run SPEC --shard i/N`. A search (`[search]`): the most tasks each
+    /// round's array job has, its runs dealt among them.
     #[arg(long, value_name = "N")]
     pub shards: u32,
     /// One more sbatch argument for the script, e.g. `--sbatch-arg=--partition=gpu` (repeatable, in order).
@@ -338,6 +343,12 @@ pub struct SubmitArgs {
     /// in the repository root, the nearest folder at or above this one holding sweeps/].
     #[arg(long)]
     pub results_dir: Option<PathBuf>,
+    /// A search: spend at most N runs (overrides `[search] budget`, or searches a declaration without it).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=sweep::declare::MAX_RUNS))]
+    pub budget: Option<u64>,
+    /// A search: carry on the partial CSV an earlier search of this declaration left, its rounds on Slurm.
+    #[arg(long, value_name = "CSV")]
+    pub resume: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -12,7 +12,7 @@ use sweep::plural::counted;
 use sweep::rebuild::VariantSite;
 use sweep::record::{RecordedRun, ResultPaths, RunTable, Sidecar};
 use sweep::report::{RaceClosing, ResumeCommand};
-use sweep::runner::{self, EarlyStop, RunOptions, SweepOutcome};
+use sweep::runner::{self, EarlyStop, RunOptions, SlurmRounds, SweepOutcome};
 use sweep::store::{HistoryStore, STORE_FILE};
 
 use crate::args::{ExecutionArgs, RunArgs};
@@ -22,6 +22,12 @@ use crate::result_files::ResultFiles;
 use crate::summary;
 
 pub fn run(args: RunArgs) -> Result<u8, CommandError> {
+    run_on(args, None)
+}
+
+/// `sweep run`, each batch run here, or as a Slurm array job (`on_slurm`: a search's rounds, `sweep
+/// submit`), which builds nothing here: its tasks do.
+pub fn run_on(args: RunArgs, on_slurm: Option<SlurmRounds>) -> Result<u8, CommandError> {
     let repository = repository();
     let sweep = crate::check_command::load_sweep(&repository.declaration(&args.spec)?)?;
     if let Some(csv) = &args.resume {
@@ -38,6 +44,7 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
         ResultFiles::open(&ResultPaths::for_csv(csv), args.execution.force)?;
     }
     let options = run_options(&args, &sweep, &repository)?;
+    let options = RunOptions { build: options.build && on_slurm.is_none(), on_slurm, ..options };
     restore_if_interrupted(&sweep.engine.tree)?;
     if args.execution.dry_run {
         let (plan, sites) = runner::plan_sweep(&sweep, &options)?;
@@ -45,7 +52,8 @@ pub fn run(args: RunArgs) -> Result<u8, CommandError> {
     }
     let events = RunEvents::install().map_err(CommandError::Signals)?;
     let outcome = runner::run_sweep(&sweep, &options, &events)?;
-    if disk_full(&outcome) {
+    // An array task's rows are the search's: its summary is written of the search's CSV.
+    if disk_full(&outcome) || args.runs_file.is_some() {
         return Ok(finish_message(&outcome));
     }
     let title = format!("{} ({})", sweep.name, outcome.paths.csv.display());
@@ -150,6 +158,7 @@ fn run_options(args: &RunArgs, sweep: &declare::Sweep, repository: &Repository) 
         race,
         keep_failed: args.no_retry_failed,
         accept_engine_change: args.accept_engine_change,
+        runs_file: args.runs_file.clone(),
         ..options
     };
     search(args, sweep, options)

@@ -1,8 +1,11 @@
 //! `sweep submit`: a sweep as a Slurm array job. Task i runs `sweep run SPEC --shard i/N` into
-//! `<results-dir>/<sweep>/<stamp>/shard-i.csv`; `sweep merge` on that folder joins the shards.
+//! `<results-dir>/<sweep>/<stamp>/shard-i.csv`; `sweep merge` on that folder joins the shards. A search
+//! runs here, in the foreground, each of its rounds an array job whose rows it merges as they land.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use clap::Parser;
 
 use sweep::confined_dir::ConfinedDir;
 use sweep::console::Console;
@@ -12,14 +15,24 @@ use sweep::launch::{self, ArrayJob};
 use sweep::plan::PlanOptions;
 use sweep::plural::counted;
 use sweep::record::{utc_stamp, ResultPaths};
-use sweep::runner::{self, RunOptions};
+use sweep::runner::{self, RunOptions, SlurmRounds};
 
-use crate::args::SubmitArgs;
+use crate::args::{Cli, Command, SubmitArgs};
 use crate::exit_status::CommandError;
 use crate::run_command::repository;
 
 pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
     let sweep = crate::check_command::load_sweep(&args.spec)?;
+    if sweep.search.is_some() || args.budget.is_some() {
+        return submit_search(&args, &sweep);
+    }
+    if let Some(csv) = &args.resume {
+        return Err(CommandError::BadInput(format!(
+            "--resume {}: only a search (`[search]`) is resumed by `sweep submit`; a shard is completed by \
+             `sweep run SPEC --shard I/N --resume` its CSV",
+            csv.display()
+        )));
+    }
     let seed = args.seed.or(sweep.reps.seed).unwrap_or_else(rand::random);
     check_shardable(&args, &sweep, seed)?;
     let absolute = |path: &Path| std::path::absolute(path).map_err(|error| write_error(path, error));
@@ -37,6 +50,7 @@ pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
         workdir: absolute(Path::new("."))?,
         results: results.clone(),
         run_argv: run_argv(&args, &sweep, &absolute(&args.spec)?, seed)?,
+        listed: false,
         sbatch_args: args.sbatch_args.clone(),
     };
     if args.dry_run {
@@ -61,20 +75,57 @@ pub fn submit(args: SubmitArgs) -> Result<u8, CommandError> {
     Ok(exit_code::SUCCESS as u8)
 }
 
+/// A search on Slurm: this process is the search's driver, in the foreground as `sweep run` (it chooses
+/// each round from the rows of the ones before: nothing else could), and each round is an array job whose
+/// tasks run `sweep run --runs-file` of the runs dealt to them (`SlurmRounds`); their rows land in the
+/// search's one CSV when the job has ended. It ends as `sweep run` does: summary, analysis, exit code.
+fn submit_search(args: &SubmitArgs, sweep: &Sweep) -> Result<u8, CommandError> {
+    refuse_unbuilt_engine(&args.spec, sweep)?;
+    if args.shards == 0 {
+        return Err(CommandError::BadInput("--shards 0: a round's array job needs at least 1 task".into()));
+    }
+    let absolute = |path: &Path| std::path::absolute(path).map_err(|error| write_error(path, error));
+    let results_dir = absolute(&args.results_dir.clone().unwrap_or_else(|| repository().results_dir()))?;
+    let spec = absolute(&args.spec)?;
+    let mut search = vec!["run".to_string(), spec.display().to_string()];
+    search.extend(["--results-dir".to_string(), results_dir.display().to_string()]);
+    for (option, value) in [("--seed", args.seed), ("--reps", args.reps.map(u64::from)), ("--budget", args.budget)] {
+        search.extend(value.map(|value| [option.to_string(), value.to_string()]).into_iter().flatten());
+    }
+    let exe = std::env::current_exe().map_err(|error| write_error(Path::new("sweep"), error))?;
+    // Tasks add nothing to the history (the search's CSV is the result) and build only a search's
+    // build-time tuples, in the shared cache.
+    let mut run_argv: Vec<String> = std::iter::once(exe.display().to_string()).chain(search.clone()).collect();
+    run_argv.push("--no-history".to_string());
+    if !sweep.builds_per_setting() {
+        run_argv.push("--no-build".to_string());
+    }
+    let on_slurm = SlurmRounds {
+        name: format!("sweep-{}", sweep.name),
+        tasks: args.shards,
+        workdir: absolute(Path::new("."))?,
+        run_argv,
+        sbatch_args: args.sbatch_args.clone(),
+    };
+    let resume = args.resume.iter().flat_map(|csv| ["--resume".to_string(), csv.display().to_string()]);
+    let dry_run = args.dry_run.then(|| "--dry-run".to_string());
+    let argv = std::iter::once("sweep".to_string()).chain(search).chain(resume).chain(dry_run);
+    match Cli::try_parse_from(argv).map(|cli| cli.command) {
+        Ok(Command::Run(run_args)) => crate::run_command::run_on(run_args, Some(on_slurm)),
+        // Paths that do not read as text (`display` spelt them lossily) are all that can fail here.
+        _ => Err(CommandError::BadInput(format!(
+            "{}: its search's options do not read as `sweep run` options: give paths as UTF-8",
+            args.spec.display()
+        ))),
+    }
+}
+
 /// Refuses what shards cannot run: a race (its rounds depend on each other), more shards than reps (a
-/// shard with no rep), an unbuilt engine (tasks run `--no-build`: N tasks must not build one tree at
-/// once; a build-time sweep's tasks build each tuple in the shared cache instead, one claimant per
-/// entry), and any template error, which would otherwise fail every task.
+/// shard with no rep), an unbuilt engine, and any template error, which would otherwise fail every task.
 fn check_shardable(args: &SubmitArgs, sweep: &Sweep, seed: u64) -> Result<(), CommandError> {
     let file = args.spec.display();
     if sweep.reps.race().is_some() {
         return Err(CommandError::BadInput(format!("{file}: a race (`[reps] until`) cannot be split into shards")));
-    }
-    if sweep.search.is_some() {
-        // Each round's candidates come from the rounds before it: a search runs in one process.
-        return Err(CommandError::BadInput(format!(
-            "{file}: a search (`[search]`) cannot be split into shards: run it with `sweep run` on one machine"
-        )));
     }
     let reps = args.reps.unwrap_or(sweep.reps.count);
     if args.shards == 0 || args.shards > reps {
@@ -89,6 +140,13 @@ fn check_shardable(args: &SubmitArgs, sweep: &Sweep, seed: u64) -> Result<(), Co
     };
     let (plan, sites) = runner::plan_sweep(sweep, &options)?;
     runner::preflight(sweep, &plan, &sites)?;
+    refuse_unbuilt_engine(&args.spec, sweep)
+}
+
+/// The array tasks run with `--no-build` (N tasks must not build one tree at once; a build-time sweep's
+/// tasks build each tuple in the shared cache instead, one claimant per entry): the engine must be built.
+fn refuse_unbuilt_engine(spec: &Path, sweep: &Sweep) -> Result<(), CommandError> {
+    let file = spec.display();
     let program = launch::program_path(&sweep.engine, &sweep.engine.tree, &sweep.engine.build_dir)
         .map_err(|error| CommandError::BadInput(format!("{file}: engine program: {error}")))?;
     if !sweep.builds_per_setting() && !Path::new(&program).is_file() {
