@@ -97,7 +97,9 @@ fn search_json(report: &SweepReport) -> Option<Value> {
         _ => Value::Null,
     };
     Some(json!({
-        "budget": search.budget,
+        "budget": search.budget.as_json(),
+        // The seconds of the builds the search caused, charged against its budget.
+        "build_seconds": search.build_seconds,
         "runs": search.used,
         "space": search.space,
         "evaluated": search.evaluated,

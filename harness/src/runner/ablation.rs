@@ -209,7 +209,8 @@ fn run_search_copies(
     jobs: usize,
 ) -> Result<AblationOutcome, RunnerError> {
     let (mut session, _) = open_session(plan, &builds.sites, context, &[])?;
-    session.lazy_builds = Some(LazyBuilds::new(builds.jobs, builds.keys.clone(), cache, jobs, build_line));
+    let record = (context.paths.sidecar.clone(), plan.settings.iter().map(Setting::label).collect());
+    session.lazy_builds = Some(LazyBuilds::new(builds.jobs, builds.keys.clone(), cache, (jobs, build_line), record));
     session.run_race(&[], None)?;
     let lazy = session.lazy_builds.take().expect("set above");
     drop(builds.claims);
