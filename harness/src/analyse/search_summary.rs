@@ -22,8 +22,10 @@ pub struct SearchSummary {
     /// The parameters searched (each group's axes).
     pub axes: Vec<String>,
     pub evaluated: usize,
-    /// The seconds of the builds the searches caused and were charged (cache hits cost nothing).
+    /// The seconds of the builds the searches caused and were charged (cache hits cost nothing), and
+    /// the runs they cost a budget of runs.
     pub build_seconds: f64,
+    pub build_runs: usize,
     /// Whether every group's search spent its budget (else the CSV stops short: resume it).
     pub complete: bool,
     /// The final races' runs, as (plan setting, rep): the verdicts are taken on these alone.
@@ -54,6 +56,7 @@ impl SearchSummary {
             axes: groups.first().map_or_else(Vec::new, |group| group.axes.clone()),
             evaluated: sum(&|group| group.trace.evaluated()),
             build_seconds: groups.iter().map(|group| group.trace.build_seconds()).sum(),
+            build_runs: sum(&|group| group.trace.build_runs()),
             complete: groups.iter().all(|group| group.trace.is_done()),
             final_runs: groups.iter().flat_map(|group| group.trace.final_runs().iter().copied()).collect(),
             progress: groups.iter().map(|group| (group.group.clone(), group.trace.progress().to_vec())).collect(),

@@ -170,6 +170,11 @@ impl SearchTrace {
         self.spend.build_seconds
     }
 
+    /// The runs the builds charged so far cost a budget of runs.
+    pub fn build_runs(&self) -> usize {
+        self.spend.build_runs
+    }
+
     /// Whether the search spent its budget (else the records end before it did).
     pub fn is_done(&self) -> bool {
         self.done

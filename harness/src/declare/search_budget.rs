@@ -5,6 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use serde::de::{Unexpected, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::duration_value;
@@ -66,19 +67,31 @@ impl Serialize for SearchBudget {
 
 impl<'de> Deserialize<'de> for SearchBudget {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<SearchBudget, D::Error> {
-        /// A whole number of runs, or a duration's text.
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Written {
-            Runs(u64),
-            Text(String),
-        }
-        match Written::deserialize(deserializer).map_err(|_| {
-            serde::de::Error::custom("expected a number of runs (`400`) or a duration (`\"6h\"`)")
-        })? {
-            Written::Runs(runs) => Ok(SearchBudget::Runs(runs)),
-            Written::Text(text) => duration_value::parse(&text).map(SearchBudget::Duration).map_err(serde::de::Error::custom),
-        }
+        deserializer.deserialize_any(BudgetVisitor)
+    }
+}
+
+/// A whole number of runs, or a duration's text.
+struct BudgetVisitor;
+
+impl Visitor<'_> for BudgetVisitor {
+    type Value = SearchBudget;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a number of runs (`400`) or a duration (`\"6h\"`)")
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, runs: u64) -> Result<SearchBudget, E> {
+        Ok(SearchBudget::Runs(runs))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, runs: i64) -> Result<SearchBudget, E> {
+        let runs = u64::try_from(runs).map_err(|_| E::invalid_value(Unexpected::Signed(runs), &self))?;
+        Ok(SearchBudget::Runs(runs))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<SearchBudget, E> {
+        duration_value::parse(text).map(SearchBudget::Duration).map_err(E::custom)
     }
 }
 
@@ -113,6 +126,7 @@ mod tests {
         assert!(parsed("budget = \"six hours\"").unwrap_err().contains("invalid duration `six hours`"));
         assert!(parsed("budget = 1.5").unwrap_err().contains("a number of runs (`400`) or a duration"));
         assert!(parsed("budget = -3").unwrap_err().contains("a number of runs (`400`) or a duration"));
+        assert!(parsed("").unwrap_err().contains("missing field `budget`"));
     }
 
     #[test]
