@@ -154,6 +154,9 @@ fn the_seed_studys_gemm_allreduce_tile_search_spends_its_budget_and_verifies_eve
     let built =
         std::fs::read_dir(&cache).unwrap().filter(|entry| entry.as_ref().unwrap().path().join("complete").exists());
     assert_eq!(built.count(), visited.len(), "one build per tuple visited, none for the others");
+    // Nor is a tuple never visited copied: its copy of the tree is made with its build.
+    let copies = std::fs::read_dir(&cache).unwrap().filter(|entry| entry.as_ref().unwrap().path().is_dir());
+    assert_eq!(copies.count(), visited.len(), "one copy of the tree per tuple visited");
     let analysis: Value =
         serde_json::from_str(&std::fs::read_to_string(csv.with_extension("analysis.json")).unwrap()).unwrap();
     assert_eq!(

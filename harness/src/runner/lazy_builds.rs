@@ -9,12 +9,13 @@ use super::failure_watch::FailureWatch;
 use super::progress::Progress;
 use super::runner_error::RunnerError;
 use crate::plan::PlannedRun;
-use crate::rebuild::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatus};
+use crate::rebuild::{self, BuildCache, BuildJob, BuildKey, BuildReport, BuildStatus, DeferredCopies};
 use crate::record::{SearchBuild, Sidecar};
 
 pub struct LazyBuilds<'c> {
-    /// The builds not made yet, by key.
+    /// The builds not made yet, by key, and their copies of the tree not made yet.
     pending: HashMap<BuildKey, BuildJob>,
+    copies: DeferredCopies,
     /// Each setting's build key, in the plan's order.
     keys: Vec<BuildKey>,
     cache: &'c BuildCache,
@@ -30,17 +31,19 @@ pub struct LazyBuilds<'c> {
 }
 
 impl<'c> LazyBuilds<'c> {
-    /// The builds `jobs` (one per key; `keys` each setting's), made in `cache` on `parallelism` threads,
-    /// each said by `line` and recorded in `sidecar`, whose `labels` name the plan's settings.
+    /// The builds `jobs` (one per key; `keys` each setting's) in their `copies`, made in `cache` on
+    /// `parallelism` threads, each said by `line` and recorded in `sidecar`, whose `labels` name the
+    /// plan's settings.
     pub fn new(
-        jobs: Vec<BuildJob>,
+        (jobs, copies): (Vec<BuildJob>, DeferredCopies),
         keys: Vec<BuildKey>,
         cache: &'c BuildCache,
         (parallelism, line): (usize, fn(&BuildReport) -> String),
         (sidecar, labels): (PathBuf, Vec<String>),
     ) -> LazyBuilds<'c> {
         let pending = jobs.into_iter().map(|job| (job.key, job)).collect();
-        LazyBuilds { pending, keys, cache, parallelism, line, sidecar, labels, reports: Vec::new(), seconds: 0.0 }
+        let (reports, seconds) = (Vec::new(), 0.0);
+        LazyBuilds { pending, copies, keys, cache, parallelism, line, sidecar, labels, reports, seconds }
     }
 
     /// Builds what `batch` needs and is not built yet, in parallel; the settings of a build that failed
@@ -60,6 +63,9 @@ impl<'c> LazyBuilds<'c> {
             return Ok(Vec::new());
         }
         let (causes, needed): (Vec<usize>, Vec<BuildJob>) = needed.into_iter().unzip();
+        for job in &needed {
+            self.copies.make(self.cache, &job.key)?;
+        }
         let started = std::time::Instant::now();
         let reports =
             rebuild::build_all(needed, self.cache, self.parallelism, |report| progress.note(&(self.line)(report)))?;
