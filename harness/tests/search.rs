@@ -236,7 +236,10 @@ fn tiled_runs<'a>(rows: impl IntoIterator<Item = &'a Row>) -> Vec<(String, Strin
 fn search_builds(csv: &std::path::Path) -> Vec<(String, f64)> {
     let sidecar: Value = serde_json::from_str(&std::fs::read_to_string(csv.with_extension("json")).unwrap()).unwrap();
     let builds = sidecar["search_builds"].as_array().cloned().unwrap_or_default();
-    builds.iter().map(|build| (build["setting"].as_str().unwrap().to_string(), build["seconds"].as_f64().unwrap())).collect()
+    builds
+        .iter()
+        .map(|build| (build["setting"].as_str().unwrap().to_string(), build["seconds"].as_f64().unwrap()))
+        .collect()
 }
 
 /// `csv` cut after its round `round` (its rows with a lower or equal rep come first: rounds run in

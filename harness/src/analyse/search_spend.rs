@@ -22,7 +22,14 @@ pub struct SearchSpend {
 
 impl SearchSpend {
     pub fn new(budget: SearchBudget) -> SearchSpend {
-        SearchSpend { budget, runs: 0, run_seconds: 0.0, build_seconds: 0.0, build_runs: 0, pending_builds: HashMap::new() }
+        SearchSpend {
+            budget,
+            runs: 0,
+            run_seconds: 0.0,
+            build_seconds: 0.0,
+            build_runs: 0,
+            pending_builds: HashMap::new(),
+        }
     }
 
     /// The budget in runs the race starts with: a budget of runs as given; a budget of time has none

@@ -68,7 +68,13 @@ const SETTLED: usize = 3;
 
 impl SearchTrace {
     /// A search of `space` (its settings are the plan settings `settings`) spending `budget`, seeded.
-    pub fn new(space: Space, settings: Vec<usize>, budget: SearchBudget, seed: u64, direction: Direction) -> SearchTrace {
+    pub fn new(
+        space: Space,
+        settings: Vec<usize>,
+        budget: SearchBudget,
+        seed: u64,
+        direction: Direction,
+    ) -> SearchTrace {
         let spend = SearchSpend::new(budget);
         SearchTrace {
             race: spend.initial_runs().map(|runs| IteratedRace::new(space.clone(), runs, seed)),

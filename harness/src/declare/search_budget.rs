@@ -49,7 +49,9 @@ impl FromStr for SearchBudget {
     fn from_str(text: &str) -> Result<SearchBudget, String> {
         match text.parse::<u64>() {
             Ok(0) => Err("must be at least 1 run".to_string()),
-            Ok(runs) if runs > super::MAX_RUNS => Err(format!("more than the {} runs a sweep may plan", super::MAX_RUNS)),
+            Ok(runs) if runs > super::MAX_RUNS => {
+                Err(format!("more than the {} runs a sweep may plan", super::MAX_RUNS))
+            }
             Ok(runs) => Ok(SearchBudget::Runs(runs)),
             Err(_) => duration_value::parse(text).map(SearchBudget::Duration),
         }
@@ -116,7 +118,10 @@ mod tests {
         assert_eq!(SearchBudget::Runs(1).to_string(), "1 run");
         assert_eq!(SearchBudget::Runs(400).as_json(), serde_json::json!(400));
         assert_eq!(SearchBudget::Duration(Duration::from_secs(90)).as_json(), serde_json::json!("1m 30s"));
-        let back: Table = serde_json::from_str(&serde_json::to_string(&Table { budget: parsed("budget = \"6h\"").unwrap() }).unwrap()).unwrap();
+        let back: Table = serde_json::from_str(
+            &serde_json::to_string(&Table { budget: parsed("budget = \"6h\"").unwrap() }).unwrap(),
+        )
+        .unwrap();
         assert_eq!(back.budget, SearchBudget::Duration(Duration::from_secs(6 * 3600)));
     }
 

@@ -342,7 +342,8 @@ impl RunTable {
         }
         let error = cell(layout.error);
         let error = text(&error)?;
-        let duration: f32 = fast_float2::parse(&*cell(layout.duration)).ok().filter(|d: &f32| d.is_finite()).unwrap_or(0.0);
+        let duration: f32 =
+            fast_float2::parse(&*cell(layout.duration)).ok().filter(|d: &f32| d.is_finite()).unwrap_or(0.0);
         let run = self.rep.len();
         if !error.is_empty() {
             self.errors.push((run, error.to_string()));

@@ -93,7 +93,8 @@ impl<'c> LazyBuilds<'c> {
             return Ok(());
         }
         let mut sidecar = Sidecar::read(&self.sidecar)?;
-        let recorded = made.iter().map(|&(setting, seconds)| SearchBuild { setting: self.labels[setting].clone(), seconds });
+        let recorded =
+            made.iter().map(|&(setting, seconds)| SearchBuild { setting: self.labels[setting].clone(), seconds });
         sidecar.search_builds.extend(recorded);
         Ok(sidecar.write(&self.sidecar)?)
     }
