@@ -116,6 +116,9 @@ fn a_budget_that_pays_for_the_whole_grid_runs_the_grid_and_says_so() {
 fn a_budget_of_zero_or_an_unknown_search_key_is_refused_naming_the_file_and_key() {
     for (table, expected) in [
         ("[search]\nbudget = 0", "`search.budget`: must be at least 1 run"),
+        ("[search]\nbudget = \"0s\"", "`search.budget`: invalid duration `0s`: must be more than zero"),
+        ("[search]\nbudget = \"six hours\"", "`search.budget`: invalid duration `six hours`"),
+        ("[search]\nbudget = 2.5", "`search.budget`: invalid type: floating point `2.5`, expected a number of runs"),
         ("[search]\nbudget = 10\nbudjet = 5", "budjet"),
         ("[search]\nseed = 3", "budget"),
     ] {
@@ -130,8 +133,10 @@ fn a_budget_of_zero_or_an_unknown_search_key_is_refused_naming_the_file_and_key(
     }
     let workspace = Workspace::new();
     let spec = bowl(&workspace, "", "", "");
-    let output = sweep(workspace.path(), &["run", &spec, "--budget", "0"]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    for zero in ["0", "0s"] {
+        let output = sweep(workspace.path(), &["run", &spec, "--budget", zero]);
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    }
 }
 
 #[test]
@@ -256,8 +261,9 @@ fn cut_after_round(workspace: &Workspace, csv: &std::path::Path, round: u32) -> 
 #[test]
 fn a_budget_of_time_ends_within_a_round_of_it_and_charges_each_build_it_caused_once() {
     let workspace = Workspace::new();
-    let spec = tiled(&workspace, "\"3s\"");
-    let output = sweep(workspace.path(), &["run", &spec]);
+    // Declared in runs, overridden by a duration on the command line.
+    let spec = tiled(&workspace, "100");
+    let output = sweep(workspace.path(), &["run", &spec, "--budget", "3s"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let csv = workspace.result_csv("tiled");
     let rows = csv_rows(&csv);
