@@ -225,3 +225,39 @@ impl SearchTrace {
         means
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::Axis;
+    use std::time::Duration;
+
+    /// The rounds a search of a 10 x 10 space under `budget` hands out, every run taking `seconds` and
+    /// valued by its distance from the middle, until it is done.
+    fn rounds(budget: SearchBudget, seconds: f64) -> Vec<Vec<(usize, u32)>> {
+        let axis = Axis { levels: 10, ordered: true };
+        let space = Space::full_grid(vec![axis, axis]);
+        let value = |setting: usize| {
+            1.0 + space.point(setting).iter().map(|&level| (f64::from(level) - 5.0).abs()).sum::<f64>()
+        };
+        let mut trace = SearchTrace::new(space.clone(), (0..100).collect(), budget, 3, Direction::Lower);
+        let (mut recorded, mut rounds) = (RecordedValues::new(), Vec::new());
+        while let SearchStep::Run(round) = trace.advance(&recorded) {
+            recorded.extend(round.iter().map(|&(setting, rep)| ((setting, rep), (Some(value(setting)), seconds))));
+            rounds.push(round);
+        }
+        rounds
+    }
+
+    #[test]
+    fn a_budget_of_time_probes_one_run_then_spends_what_is_left_in_runs_of_that_length() {
+        let budget = SearchBudget::Duration(Duration::from_secs(60));
+        let (fast, slow) = (rounds(budget, 0.5), rounds(budget, 1.0));
+        assert_eq!(fast[0].len(), 1, "the probe");
+        assert_eq!(fast[0], slow[0], "the probe is drawn by the seed alone");
+        let runs = |rounds: &[Vec<(usize, u32)>]| rounds.iter().map(Vec::len).sum::<usize>();
+        assert!(runs(&slow) <= 60 && runs(&slow) > 30, "{} runs of 1 s in 60 s", runs(&slow));
+        assert!(runs(&fast) <= 120 && runs(&fast) > runs(&slow), "{} runs of 0.5 s in 60 s", runs(&fast));
+        assert_eq!(rounds(budget, 0.5), fast, "the same records replay the same rounds");
+    }
+}
