@@ -25,7 +25,7 @@ const EXPLORE: usize = 3;
 pub struct IteratedRace {
     space: Space,
     budget: usize,
-    /// Runs handed out so far.
+    /// Runs handed out so far, and runs charged (`charge`).
     used: usize,
     rng: ChaCha8Rng,
     sampler: CandidateSampler,
