@@ -38,6 +38,7 @@ pub(crate) mod scenario_tests;
 #[cfg(test)]
 mod search_scenario_tests;
 mod search_space;
+mod search_spend;
 mod search_summary;
 mod search_trace;
 mod setting_index;

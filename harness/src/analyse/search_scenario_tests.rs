@@ -9,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 use super::{
     analyse_sweep, AnalysisConfig, Direction, GroupOutcome, GroupSearch, RecordedValues, SearchStep, SearchSummary,
 };
-use crate::declare::{ParamValue, SearchConfig};
+use crate::declare::{ParamValue, SearchBudget, SearchConfig};
 use crate::ground::RunStatus;
 use crate::plan::{Setting, SettingId};
 use crate::record::Observation;
@@ -37,15 +37,15 @@ fn settings_of(fixture: &FixtureSpace) -> Vec<Setting> {
 /// What one search of `fixture` under `budget` ends with: the named setting and the verdict.
 fn searched(fixture: &FixtureSpace, budget: usize, seed: u64, config: &AnalysisConfig) -> (usize, GroupOutcome) {
     let settings = settings_of(fixture);
-    let search = SearchConfig { budget: budget as u64, seed: Some(seed) };
-    let mut groups = GroupSearch::per_group(&settings, config, &search);
+    let search = SearchConfig { budget: SearchBudget::Runs(budget as u64), seed: Some(seed) };
+    let mut groups = GroupSearch::per_group(&settings, config, &search, &[]);
     let trace = &mut groups[0].trace;
     let (mut recorded, mut runs) = (RecordedValues::new(), Vec::new());
     let mut noise = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
     while let SearchStep::Run(round) = trace.advance(&recorded) {
         for (setting, rep) in round {
             let value = fixture.run(setting, 0.01, &mut noise);
-            recorded.insert((setting, rep), Some(value));
+            recorded.insert((setting, rep), (Some(value), 1.0));
             runs.push(Observation {
                 setting: settings[setting].clone(),
                 setting_id: SettingId::new(setting),
@@ -57,7 +57,7 @@ fn searched(fixture: &FixtureSpace, budget: usize, seed: u64, config: &AnalysisC
             });
         }
     }
-    let summary = SearchSummary::of(&groups, &settings);
+    let summary = SearchSummary::of(&groups, &settings, search.budget);
     runs.retain(|run| summary.final_runs.contains(&(run.setting_id.index(), run.rep)));
     let analysis = analyse_sweep(&runs, config, true, &[]);
     let Some(group) = analysis.verdicts.groups.first() else { return (0, GroupOutcome::CannotTell) };

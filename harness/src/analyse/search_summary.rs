@@ -8,11 +8,13 @@ use super::group_search::GroupSearch;
 use super::group_verdict::GroupOutcome;
 use super::search_trace::Progress;
 use super::setting_summary::first_seen_groups;
+use crate::declare::SearchBudget;
 use crate::plan::{Labels, Setting};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchSummary {
-    pub budget: usize,
+    /// The budget as given (runs or time).
+    pub budget: SearchBudget,
     /// Runs handed out by the searches (the CSV's rows, warmups aside).
     pub used: usize,
     /// The settings `where` allows, and those run at least once.
@@ -20,6 +22,10 @@ pub struct SearchSummary {
     /// The parameters searched (each group's axes).
     pub axes: Vec<String>,
     pub evaluated: usize,
+    /// The seconds of the builds the searches caused and were charged (cache hits cost nothing), and
+    /// the runs they cost a budget of runs.
+    pub build_seconds: f64,
+    pub build_runs: usize,
     /// Whether every group's search spent its budget (else the CSV stops short: resume it).
     pub complete: bool,
     /// The final races' runs, as (plan setting, rep): the verdicts are taken on these alone.
@@ -35,8 +41,8 @@ pub struct SearchSummary {
 }
 
 impl SearchSummary {
-    /// The summary of `groups` replayed over a CSV; `settings` are the plan's.
-    pub fn of(groups: &[GroupSearch], settings: &[Setting]) -> SearchSummary {
+    /// The summary of `groups` replayed over a CSV under `budget`; `settings` are the plan's.
+    pub fn of(groups: &[GroupSearch], settings: &[Setting], budget: SearchBudget) -> SearchSummary {
         let sum = |of: &dyn Fn(&GroupSearch) -> usize| groups.iter().map(of).sum::<usize>();
         let means: Vec<(&Setting, f64)> = (groups.iter())
             .flat_map(|group| group.trace.means())
@@ -44,11 +50,13 @@ impl SearchSummary {
             .map(|(setting, mean)| (&settings[setting], mean.ln()))
             .collect();
         SearchSummary {
-            budget: sum(&|group| group.budget),
+            budget,
             used: sum(&|group| group.trace.used()),
             space: sum(&|group| group.space),
             axes: groups.first().map_or_else(Vec::new, |group| group.axes.clone()),
             evaluated: sum(&|group| group.trace.evaluated()),
+            build_seconds: groups.iter().map(|group| group.trace.build_seconds()).sum(),
+            build_runs: sum(&|group| group.trace.build_runs()),
             complete: groups.iter().all(|group| group.trace.is_done()),
             final_runs: groups.iter().flat_map(|group| group.trace.final_runs().iter().copied()).collect(),
             progress: groups.iter().map(|group| (group.group.clone(), group.trace.progress().to_vec())).collect(),

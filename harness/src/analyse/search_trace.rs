@@ -1,22 +1,30 @@
 //! `SearchTrace`: one budgeted search (`search::IteratedRace`) followed over the runs a CSV records. Its
 //! draws are seeded, so the same recorded runs give the same rounds: the driver replays a resumed search
 //! and runs the first round not recorded, and the report replays a finished one to find its final race.
+//! What it spends (`SearchSpend`) is read from the records too: runs' `duration_s` and the builds the
+//! sidecar records.
 
 use std::collections::{BTreeSet, HashMap};
 
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::search_spend::SearchSpend;
 use super::unexplored_headroom::unexplored_headroom;
-use crate::declare::Direction;
+use crate::declare::{Direction, SearchBudget};
 use crate::ground::RunStatus;
 use crate::record::RecordedRun;
 use crate::search::{IteratedRace, Space};
 
-/// Per recorded (plan setting, rep): its primary value, `None` where the run failed or reported none.
-pub type RecordedValues = HashMap<(usize, u32), Option<f64>>;
+/// Per recorded (plan setting, rep): its primary value (`None` where the run failed or reported none)
+/// and the seconds it took.
+pub type RecordedValues = HashMap<(usize, u32), (Option<f64>, f64)>;
 
-/// The primary values of `runs` (warmups aside) by plan setting and rep.
+/// The primary values and durations of `runs` (warmups aside) by plan setting and rep.
 pub fn recorded_values<R: RecordedRun>(runs: &[R], primary: &str) -> RecordedValues {
     let ok = |run: &R| (run.status() == RunStatus::Ok).then(|| run.metric(primary)).flatten();
-    runs.iter().filter(|run| !run.warmup()).map(|run| ((run.setting_id().index(), run.rep()), ok(run))).collect()
+    let recorded = |run: &R| ((run.setting_id().index(), run.rep()), (ok(run), run.duration_s()));
+    runs.iter().filter(|run| !run.warmup()).map(recorded).collect()
 }
 
 /// After each round of a search: the runs it used, and the best mean so far (none before a setting ran
@@ -33,7 +41,10 @@ pub enum SearchStep {
 }
 
 pub struct SearchTrace {
-    race: IteratedRace,
+    /// `None` until a budget of time's first run (its probe) says how many runs the time pays for.
+    race: Option<IteratedRace>,
+    spend: SearchSpend,
+    seed: u64,
     space: Space,
     /// The plan setting of each of the space's settings.
     settings: Vec<usize>,
@@ -41,6 +52,8 @@ pub struct SearchTrace {
     /// The round handed out and not yet observed (its number and space settings).
     pending: Option<(u32, Vec<usize>)>,
     rounds: u32,
+    /// Runs handed out.
+    handed: usize,
     done: bool,
     /// The (plan setting, rep) runs of the final race of the elites.
     final_runs: BTreeSet<(usize, u32)>,
@@ -54,15 +67,25 @@ pub struct SearchTrace {
 const SETTLED: usize = 3;
 
 impl SearchTrace {
-    /// A search of `space` (its settings are the plan settings `settings`) spending `budget` runs, seeded.
-    pub fn new(space: Space, settings: Vec<usize>, budget: usize, seed: u64, direction: Direction) -> SearchTrace {
+    /// A search of `space` (its settings are the plan settings `settings`) spending `budget`, seeded.
+    pub fn new(
+        space: Space,
+        settings: Vec<usize>,
+        budget: SearchBudget,
+        seed: u64,
+        direction: Direction,
+    ) -> SearchTrace {
+        let spend = SearchSpend::new(budget);
         SearchTrace {
-            race: IteratedRace::new(space.clone(), budget, seed),
+            race: spend.initial_runs().map(|runs| IteratedRace::new(space.clone(), runs, seed)),
+            spend,
+            seed,
             space,
             settings,
             direction,
             pending: None,
             rounds: 0,
+            handed: 0,
             done: false,
             final_runs: BTreeSet::new(),
             sums: HashMap::new(),
@@ -87,35 +110,75 @@ impl SearchTrace {
             if self.done {
                 return SearchStep::Done;
             }
-            let Some(settings) = self.race.next_round() else {
+            let Some(settings) = self.next_round() else {
                 self.done = true;
                 return SearchStep::Done;
             };
             self.rounds += 1;
-            if self.race.racing_finalists() {
+            self.handed += settings.len();
+            if self.race.as_ref().is_some_and(IteratedRace::racing_finalists) {
                 self.final_runs.extend(settings.iter().map(|&setting| (self.settings[setting], self.rounds)));
             }
             self.pending = Some((self.rounds, settings));
         }
     }
 
+    /// The race's next round. A budget of time's search first runs one setting drawn uniformly (its probe)
+    /// and plans its race with the runs of that length the time left pays for (irace converts a time
+    /// budget alike, from a first few runs: its `budgetEstimation`); `SearchSpend` converts it anew
+    /// after every round.
+    fn next_round(&mut self) -> Option<Vec<usize>> {
+        if self.race.is_none() && self.rounds == 0 {
+            let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+            return Some(vec![rng.random_range(0..self.space.len())]);
+        }
+        let space = &self.space;
+        let (runs, seed) = (self.spend.runs_left(), self.seed);
+        self.race.get_or_insert_with(|| IteratedRace::new(space.clone(), runs, seed)).next_round()
+    }
+
+    /// Round `round` of `settings` (space settings) as `recorded`: told to the race, and what it cost to the
+    /// spend.
     fn observe(&mut self, round: u32, settings: &[usize], recorded: &RecordedValues) {
+        let mut durations = Vec::with_capacity(settings.len());
         for &setting in settings {
-            let value = recorded[&(self.settings[setting], round)];
+            let (value, seconds) = recorded[&(self.settings[setting], round)];
+            durations.push((self.settings[setting], seconds));
             // The race ranks lower as better, on the log scale: a throughput's reciprocal ranks alike.
             let ranked = value.map(|value| if self.direction == Direction::Higher { 1.0 / value } else { value });
-            self.race.observe(setting, ranked);
+            if let Some(race) = self.race.as_mut() {
+                race.observe(setting, ranked);
+            }
             let (sum, count) = self.sums.entry(setting).or_default();
             if let Some(value) = value {
                 (*sum, *count) = (*sum + value, *count + 1);
             }
         }
+        self.spend.observe(&durations, self.race.as_mut());
         let settled = self.sums.values().filter(|(_, count)| *count >= SETTLED).map(|(sum, count)| sum / *count as f64);
         let best = match self.direction {
             Direction::Higher => settled.max_by(f64::total_cmp),
             Direction::Lower => settled.min_by(f64::total_cmp),
         };
-        self.progress.push((self.race.used(), best));
+        self.progress.push((self.handed, best));
+    }
+
+    /// A build the search caused by handing out plan setting `setting` first, which took `seconds` (a
+    /// setting of another search is not this one's to charge).
+    pub fn record_build(&mut self, setting: usize, seconds: f64) {
+        if self.settings.contains(&setting) {
+            self.spend.record_build(setting, seconds);
+        }
+    }
+
+    /// The seconds of the builds charged so far.
+    pub fn build_seconds(&self) -> f64 {
+        self.spend.build_seconds
+    }
+
+    /// The runs the builds charged so far cost a budget of runs.
+    pub fn build_runs(&self) -> usize {
+        self.spend.build_runs
     }
 
     /// Whether the search spent its budget (else the records end before it did).
@@ -130,7 +193,7 @@ impl SearchTrace {
 
     /// Runs handed out.
     pub fn used(&self) -> usize {
-        self.race.used()
+        self.handed
     }
 
     /// The final race's runs, as (plan setting, rep).
@@ -160,5 +223,41 @@ impl SearchTrace {
             measured.map(|(&setting, &(sum, count))| (self.settings[setting], sum / count as f64)).collect();
         means.sort_by_key(|&(setting, _)| setting);
         means
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::Axis;
+    use std::time::Duration;
+
+    /// The rounds a search of a 10 x 10 space under `budget` hands out, every run taking `seconds` and
+    /// valued by its distance from the middle, until it is done.
+    fn rounds(budget: SearchBudget, seconds: f64) -> Vec<Vec<(usize, u32)>> {
+        let axis = Axis { levels: 10, ordered: true };
+        let space = Space::full_grid(vec![axis, axis]);
+        let value = |setting: usize| {
+            1.0 + space.point(setting).iter().map(|&level| (f64::from(level) - 5.0).abs()).sum::<f64>()
+        };
+        let mut trace = SearchTrace::new(space.clone(), (0..100).collect(), budget, 3, Direction::Lower);
+        let (mut recorded, mut rounds) = (RecordedValues::new(), Vec::new());
+        while let SearchStep::Run(round) = trace.advance(&recorded) {
+            recorded.extend(round.iter().map(|&(setting, rep)| ((setting, rep), (Some(value(setting)), seconds))));
+            rounds.push(round);
+        }
+        rounds
+    }
+
+    #[test]
+    fn a_budget_of_time_probes_one_run_then_spends_what_is_left_in_runs_of_that_length() {
+        let budget = SearchBudget::Duration(Duration::from_secs(60));
+        let (fast, slow) = (rounds(budget, 0.5), rounds(budget, 1.0));
+        assert_eq!(fast[0].len(), 1, "the probe");
+        assert_eq!(fast[0], slow[0], "the probe is drawn by the seed alone");
+        let runs = |rounds: &[Vec<(usize, u32)>]| rounds.iter().map(Vec::len).sum::<usize>();
+        assert!(runs(&slow) <= 60 && runs(&slow) > 30, "{} runs of 1 s in 60 s", runs(&slow));
+        assert!(runs(&fast) <= 120 && runs(&fast) > runs(&slow), "{} runs of 0.5 s in 60 s", runs(&fast));
+        assert_eq!(rounds(budget, 0.5), fast, "the same records replay the same rounds");
     }
 }

@@ -12,6 +12,7 @@ use super::near_name::did_you_mean;
 use super::param_tables::DerivedParam;
 use super::param_value::{Param, ParamValue};
 use super::quantity_decl::QuantityTerm;
+use super::search_budget::SearchBudget;
 use super::search_config::SearchConfig;
 use super::source_file::SourceFile;
 use super::spec_error::SpecError;
@@ -284,10 +285,10 @@ pub fn search(
     ablation: bool,
 ) -> Result<(), SpecError> {
     let Some(search) = search else { return Ok(()) };
-    if search.budget == 0 {
+    if search.budget == SearchBudget::Runs(0) {
         return Err(source.error_at("search.budget", "must be at least 1 run"));
     }
-    if search.budget > MAX_RUNS {
+    if search.budget.runs().is_some_and(|runs| runs > MAX_RUNS) {
         return Err(source.error_at("search.budget", format!("more than the {MAX_RUNS} runs a sweep may plan")));
     }
     if reps.until.is_some() {

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::build_cache::{BuildCache, BuildKey, CachedBuild, EntryClaim};
 use super::build_job::BuildJob;
+use super::deferred_copies::DeferredCopies;
 use super::error::BuildError;
 use super::setting_build::SettingBuild;
 use super::variant_site::VariantSite;
@@ -54,17 +55,20 @@ pub struct CopyBuilds {
     pub sites: Vec<VariantSite>,
     /// The entries this sweep builds, claimed until their builds end.
     pub claims: Vec<EntryClaim>,
+    /// The copies not made yet (when prepared `deferred`): each made before its first build.
+    pub copies: DeferredCopies,
 }
 
 impl CopyBuilds {
     /// Keys every setting's build, claims the entries still to be built and copies the tree into each
-    /// distinct one. Top-level entries of the tree not copied (build outputs): `exclude` (an ablation's),
-    /// else the tree's own build dir. `toolchain` (every declared toolchain's version) is part of each
-    /// key; a build starts from `base_env`.
+    /// distinct one, or leaves the copies to `copies` when `deferred` (a search's: made as it visits
+    /// them). Top-level entries of the tree not copied (build outputs): `exclude` (an ablation's), else
+    /// the tree's own build dir. `toolchain` (every declared toolchain's version) is part of each key; a
+    /// build starts from `base_env`.
     pub fn prepare<'a>(
         sweep: &'a Sweep,
         settings: impl Iterator<Item = Result<CopyBuild<'a>, VariantError>>,
-        exclude: Option<&[String]>,
+        (exclude, deferred): (Option<&[String]>, bool),
         cache: &BuildCache,
         (toolchain, base_env): (&str, &BaseEnv),
         wait: Wait<'_>,
@@ -89,14 +93,22 @@ impl CopyBuilds {
         let claims = claim_unbuilt(cache, distinct.iter().map(|(key, _)| *key), wait)?;
         let mut entries: HashMap<BuildKey, CachedBuild> = HashMap::new();
         let mut jobs = Vec::with_capacity(distinct.len());
+        let mut copies = DeferredCopies::of(engine.tree.clone(), exclude.clone());
         for (key, setting) in distinct {
-            let entry = cache.prepare(&key, &engine.tree, &setting.files, &exclude)?;
+            // A deferred copy lives where the cache will make it: its paths are known before it exists.
+            let entry = match deferred {
+                true => cache.entry(&key),
+                false => cache.prepare(&key, &engine.tree, &setting.files, &exclude)?,
+            };
             let argv = setting.command.argv(&entry.tree, &entry.build).map_err(BuildError::Command)?;
             let mut env = base_env.overrides().to_vec();
             env.extend(setting.command.env().map_err(BuildError::Command)?);
             let (tree, build_dir) = (entry.tree.clone(), entry.build.clone());
             jobs.push(BuildJob { variant: setting.name.clone(), tree, build_dir, argv, env, key });
             entries.insert(key, entry);
+            if deferred {
+                copies.defer(key, setting.files);
+            }
         }
         let sites = variants
             .into_iter()
@@ -108,7 +120,7 @@ impl CopyBuilds {
                 hash: key.to_string(),
             })
             .collect();
-        Ok(CopyBuilds { keys, jobs, sites, claims })
+        Ok(CopyBuilds { keys, jobs, sites, claims, copies })
     }
 }
 

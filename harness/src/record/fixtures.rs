@@ -52,4 +52,8 @@ impl RecordedRun for Observation {
     fn metrics(&self) -> impl Iterator<Item = (&str, f64)> {
         self.metrics.iter().map(|(name, value)| (name.as_str(), *value))
     }
+    /// Every fixture run took a second, as the tests write them (`duration_s = 1.0`).
+    fn duration_s(&self) -> f64 {
+        1.0
+    }
 }

@@ -25,6 +25,8 @@ pub trait RecordedRun: Sync {
     fn metric(&self, name: &str) -> Option<f64>;
     /// Every metric the run reported as a number, by name in ascending order.
     fn metrics(&self) -> impl Iterator<Item = (&str, f64)>;
+    /// The seconds the run took (`duration_s`).
+    fn duration_s(&self) -> f64;
 
     /// Whether this run counts in statistics: finished ok and not a warmup.
     fn is_usable(&self) -> bool {
@@ -71,5 +73,8 @@ impl<T: RecordedRun> RecordedRun for &T {
     }
     fn metrics(&self) -> impl Iterator<Item = (&str, f64)> {
         (**self).metrics()
+    }
+    fn duration_s(&self) -> f64 {
+        (**self).duration_s()
     }
 }

@@ -25,7 +25,7 @@ use crate::ground::{RunStatus, UnknownRunStatus};
 use crate::plan::{Setting, SettingId};
 use crate::read_limit::ReadLimit;
 
-/// Every run of a result CSV, column by column: about 10 bytes per run plus 8 per metric, whatever the
+/// Every run of a result CSV, column by column: about 14 bytes per run plus 8 per metric, whatever the
 /// number of settings, so a million-run CSV analyses in tens of megabytes. Runs keep their file order.
 #[derive(Debug, Clone)]
 pub struct RunTable {
@@ -41,6 +41,8 @@ pub struct RunTable {
     rep: Vec<u32>,
     warmup: Vec<bool>,
     status: Vec<RunStatus>,
+    /// Per run: its `duration_s` (a search's budget of time is spent by it); 0 where the cell is no number.
+    duration: Vec<f32>,
     /// The runs that recorded an error, ascending by run, with it.
     errors: Vec<(usize, String)>,
     /// Per metric (in `metrics` order), per run; NaN where the run reported none (a recorded metric is
@@ -264,6 +266,7 @@ impl RunTable {
         self.rep.extend(other.rep);
         self.warmup.extend(other.warmup);
         self.status.extend(other.status);
+        self.duration.extend(other.duration);
         self.errors.extend(other.errors.into_iter().map(|(run, error)| (run + offset, error)));
         self.retries.extend(other.retries.into_iter().map(|(run, attempt)| (run + offset, attempt)));
         // A column per core: a million-run CSV's second half is fifty megabytes to move.
@@ -281,6 +284,7 @@ impl RunTable {
             rep: Vec::with_capacity(rows),
             warmup: Vec::with_capacity(rows),
             status: Vec::with_capacity(rows),
+            duration: Vec::with_capacity(rows),
             errors: Vec::new(),
             by_name: by_name(&columns.metrics),
             columns,
@@ -338,6 +342,8 @@ impl RunTable {
         }
         let error = cell(layout.error);
         let error = text(&error)?;
+        let duration: f32 =
+            fast_float2::parse(&*cell(layout.duration)).ok().filter(|d: &f32| d.is_finite()).unwrap_or(0.0);
         let run = self.rep.len();
         if !error.is_empty() {
             self.errors.push((run, error.to_string()));
@@ -349,6 +355,7 @@ impl RunTable {
         self.rep.push(rep);
         self.warmup.push(warmup);
         self.status.push(status);
+        self.duration.push(duration);
         Ok(())
     }
 
@@ -463,6 +470,9 @@ impl RecordedRun for TableRun<'_> {
         let metric = self.table.metrics.iter().rposition(|known| known == name)?;
         self.value(metric)
     }
+    fn duration_s(&self) -> f64 {
+        f64::from(self.table.duration[self.run])
+    }
     fn metrics(&self) -> impl Iterator<Item = (&str, f64)> {
         self.table.by_name.iter().filter_map(|&metric| Some((self.table.metrics[metric].as_str(), self.value(metric)?)))
     }
@@ -546,6 +556,7 @@ struct RowLayout {
     warmup: usize,
     status: usize,
     error: usize,
+    duration: usize,
     /// The metrics in `Columns::metrics` order.
     metrics: Vec<usize>,
     /// 1-based column of each metric as an error names it: its first occurrence in the header.
@@ -567,6 +578,7 @@ impl RowLayout {
             warmup: last("warmup"),
             status: last("status"),
             error: last("error"),
+            duration: last("duration_s"),
             metrics: metric_names.iter().map(|name| last(name)).collect(),
             metric_columns: metric_names
                 .iter()

@@ -11,6 +11,7 @@ use super::provenance::Provenance;
 use super::record_error::RecordError;
 use super::recorded_environment::RecordedEnvironment;
 use super::result_paths::ResultPaths;
+use super::search_build::SearchBuild;
 use super::sweep_fingerprint::{declaration_digest, SweepFingerprint};
 use crate::declare::{Param, Race, RecordedDeclaration, SearchConfig};
 use crate::read_limit::ReadLimit;
@@ -48,6 +49,9 @@ pub struct Sidecar {
     /// The search's budget and seed when the sweep searched its space (`[search]`, `--budget`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchConfig>,
+    /// The builds the search caused, in the order it made them (`SearchBuild`): charged against its budget.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub search_builds: Vec<SearchBuild>,
     /// Which sweep the CSV records; absent from sidecars written before it was (see `fingerprint`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<SweepFingerprint>,

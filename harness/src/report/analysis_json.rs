@@ -97,7 +97,10 @@ fn search_json(report: &SweepReport) -> Option<Value> {
         _ => Value::Null,
     };
     Some(json!({
-        "budget": search.budget,
+        "budget": search.budget.as_json(),
+        // The seconds of the builds the search caused, charged against its budget (in runs: `build_runs`).
+        "build_seconds": search.build_seconds,
+        "build_runs": search.build_runs,
         "runs": search.used,
         "space": search.space,
         "evaluated": search.evaluated,

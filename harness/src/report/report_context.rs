@@ -35,8 +35,9 @@ impl ReportContext {
         let profile = sidecar.sweep.rest.get("metrics").and_then(|m| m.get("profile")?.get("phases")?.as_object());
         let rounds = sidecar.reps + sidecar.sweep.reps.warmup;
         let planned = PlannedRuns {
-            // A search plans its budget, not every setting's rounds.
-            runs: sidecar.search.map_or(sidecar.settings.len() * rounds as usize, |search| search.budget as usize),
+            // A search plans its budget (none for a budget of time), not every setting's rounds.
+            runs: (sidecar.search)
+                .map_or(sidecar.settings.len() * rounds as usize, |search| search.budget.runs().unwrap_or(0) as usize),
             race: sidecar.race.is_some(),
             resume: (!sidecar.command_line.is_empty()).then(|| ResumeCommand::of(&sidecar.command_line, csv)),
             command_line: sidecar.command_line.clone(),

@@ -36,13 +36,14 @@ pub fn search_section(report: &SweepReport) -> Option<Section> {
         None => "nothing bounds the settings never run (too few evaluated neighbours along some parameter)".to_string(),
     };
     let lead = format!(
-        "Best of the {} settings evaluated out of {} ({} of a budget of {} runs): {} over the space; {among} among \
+        "Best of the {} settings evaluated out of {} ({} runs used of a budget of {}{}): {} over the space; {among} among \
          the evaluated, and {unexplored}. The verdicts below are the final race's alone ({} runs of the \
          finalists, fresh after the search chose them), by the grid's rules.",
         search.evaluated,
         search.space,
         search.used,
         search.budget,
+        builds_charged(search.build_seconds),
         overall(report)?.as_str(),
         search.final_runs.len()
     );
@@ -61,6 +62,15 @@ pub fn search_section(report: &SweepReport) -> Option<Section> {
         section = section.paragraph(Text::plain(line));
     }
     Some(section.figure(progress_svg(search, &report.config.primary), "Best so far against runs used"))
+}
+
+/// `, builds charged 42.0 s` when the search caused builds, else nothing.
+fn builds_charged(seconds: f64) -> String {
+    if seconds > 0.0 {
+        format!(", builds charged {seconds:.1} s")
+    } else {
+        String::new()
+    }
 }
 
 /// Each group's best mean so far against the runs its search used.

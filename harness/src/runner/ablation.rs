@@ -209,7 +209,9 @@ fn run_search_copies(
     jobs: usize,
 ) -> Result<AblationOutcome, RunnerError> {
     let (mut session, _) = open_session(plan, &builds.sites, context, &[])?;
-    session.lazy_builds = Some(LazyBuilds::new(builds.jobs, builds.keys.clone(), cache, jobs, build_line));
+    let record = (context.paths.sidecar.clone(), plan.settings.iter().map(Setting::label).collect());
+    let lazy = LazyBuilds::new((builds.jobs, builds.copies), builds.keys.clone(), cache, (jobs, build_line), record);
+    session.lazy_builds = Some(lazy);
     session.run_race(&[], None)?;
     let lazy = session.lazy_builds.take().expect("set above");
     drop(builds.claims);
@@ -234,7 +236,9 @@ fn copy_builds(
     let progress = Progress::new(0);
     let (waiting, stop) = (|note: &str| progress.note(note), || context.events.signals.received());
     let origin = (toolchain.as_str(), &context.origin.base_env);
-    Ok(CopyBuilds::prepare(sweep, settings, exclude, cache, origin, (&waiting, &stop))?)
+    // A search builds only the tuples it visits: their copies are made as it does.
+    let deferred = context.options.search.is_some();
+    Ok(CopyBuilds::prepare(sweep, settings, (exclude, deferred), cache, origin, (&waiting, &stop))?)
 }
 
 fn run_in_place(ablation: &Ablation<'_>, plan: &Plan, context: &Context<'_>) -> Result<AblationOutcome, RunnerError> {

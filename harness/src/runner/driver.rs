@@ -14,4 +14,8 @@ pub trait Driver {
     /// The runs to do next, or `None` when the driver is done. `results` holds every run recorded so far
     /// (read once when the session starts driving, then grown row by row) when `reads_results`.
     fn next_batch(&mut self, results: Option<&RunTable>, progress: &Progress) -> Option<Vec<PlannedRun>>;
+
+    /// The builds the last batch caused, as (plan setting whose run caused it, seconds): a driver that
+    /// spends a budget charges them; the others ignore them.
+    fn built(&mut self, _builds: &[(usize, f64)]) {}
 }

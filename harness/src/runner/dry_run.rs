@@ -34,10 +34,7 @@ pub fn describe_plan(
         limits_text(sweep)
     );
     let runs = match options.search {
-        Some(search) => format!(
-            "searched under a budget of {} (rounds chosen as results land)",
-            counted(search.budget as usize, "run")
-        ),
+        Some(search) => format!("searched under a budget of {} (rounds chosen as results land)", search.budget),
         None => format!("x {} = {}", counted(plan.reps as usize, "rep"), counted(plan.runs.len(), "run")),
     };
     let _ = writeln!(

@@ -297,14 +297,15 @@ fn write_sidecar(plan: &Plan, context: &Context<'_>) -> Result<(), RunnerError> 
     let mut settings: Vec<String> = plan.settings.iter().map(|s| s.label()).collect();
     let mut reps = plan.reps;
     let engine = EngineFingerprint::of(&sweep.engine, head_commit(&sweep.engine.tree));
-    let mut engine_changes = Vec::new();
+    let (mut engine_changes, mut search_builds) = (Vec::new(), Vec::new());
     // A resumed CSV keeps every row it holds inside its sidecar's grid, whatever `--filter` or `--reps`
-    // this invocation gives, and the engines its rows come from.
+    // this invocation gives, the engines its rows come from and the builds its search caused.
     if let Some(recorded) = options.resume.as_ref().and_then(|_| Sidecar::read(&paths.sidecar).ok()) {
         let planned: BTreeSet<String> = settings.iter().cloned().collect();
         settings = recorded.settings.into_iter().filter(|label| !planned.contains(label)).chain(settings).collect();
         reps = reps.max(recorded.reps);
         engine_changes = recorded.engine_changes;
+        search_builds = recorded.search_builds;
         // `check_resume` let it through: accepted.
         engine_changes.extend(recorded.engine_fingerprint.and_then(|previous| {
             Some(EngineChange { at: utc_stamp(), change: previous.difference(&engine)?, previous })
@@ -325,6 +326,7 @@ fn write_sidecar(plan: &Plan, context: &Context<'_>) -> Result<(), RunnerError> 
         sweep_version: env!("CARGO_PKG_VERSION").to_string(),
         race: options.race,
         search: options.search_of(plan),
+        search_builds,
         fingerprint: Some(SweepFingerprint::of(sweep)),
         engine_fingerprint: Some(engine),
         engine_changes,

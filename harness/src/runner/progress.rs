@@ -37,8 +37,12 @@ impl Progress {
 
     pub fn finished(&mut self, label: &str, status: RunStatus, duration: Duration, detail: &str) {
         self.done += 1;
-        let line =
-            format!("[{}/{}] {label}: {status} in {:.2}s{}", self.done, self.total, duration.as_secs_f64(), detail);
+        // A total of 0 is unknown (a search under a budget of time): the count alone.
+        let count = match self.total {
+            0 => format!("[{}]", self.done),
+            total => format!("[{}/{total}]", self.done),
+        };
+        let line = format!("{count} {label}: {status} in {:.2}s{}", duration.as_secs_f64(), detail);
         match &self.bar {
             Some(bar) => {
                 bar.println(line);

@@ -1,6 +1,9 @@
 //! `SearchDriver`: a budgeted search (`[search]`) round by round: each group's `SearchTrace` replays the
 //! runs already recorded (a resumed search carries on where it stopped) and hands over its next round;
-//! the groups' rounds run together, shuffled, so a drift they share cancels in the pairs.
+//! the groups' rounds run together, shuffled, so a drift they share cancels in the pairs. The builds a
+//! round causes are charged to the group whose setting caused them.
+
+use std::path::Path;
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -8,13 +11,15 @@ use rand_chacha::ChaCha8Rng;
 
 use super::driver::Driver;
 use super::progress::Progress;
+use super::runner_error::RunnerError;
 use crate::analyse::{recorded_values, GroupSearch, SearchStep};
-use crate::declare::{AnalysisConfig, SearchConfig};
+use crate::declare::{AnalysisConfig, SearchBudget, SearchConfig};
 use crate::plan::{PlannedRun, Setting, SettingId};
-use crate::record::RunTable;
+use crate::record::{RunTable, SearchBuild, Sidecar};
 
 pub struct SearchDriver {
     groups: Vec<GroupSearch>,
+    budget: SearchBudget,
     primary: String,
     seed: u64,
     /// The runs last handed over: handed over again, they were never recorded (the session skipped
@@ -24,10 +29,17 @@ pub struct SearchDriver {
 }
 
 impl SearchDriver {
-    /// The search of `settings` (the plan's) under `search` (its seed resolved).
-    pub fn new(settings: &[Setting], config: &AnalysisConfig, search: &SearchConfig) -> SearchDriver {
+    /// The search of `settings` (the plan's) under `search` (its seed resolved), `builds` (plan setting,
+    /// seconds) the builds it already caused (a resumed search's).
+    pub fn new(
+        settings: &[Setting],
+        config: &AnalysisConfig,
+        search: &SearchConfig,
+        builds: &[(usize, f64)],
+    ) -> SearchDriver {
         SearchDriver {
-            groups: GroupSearch::per_group(settings, config, search),
+            groups: GroupSearch::per_group(settings, config, search, builds),
+            budget: search.budget,
             primary: config.primary.clone(),
             seed: search.seed.unwrap_or_default(),
             last: Vec::new(),
@@ -35,13 +47,21 @@ impl SearchDriver {
         }
     }
 
+    /// The builds the sidecar at `sidecar` records the search caused (none before it ran), as (plan
+    /// setting, seconds) of `settings`.
+    pub fn recorded_builds(sidecar: &Path, settings: &[Setting]) -> Result<Vec<(usize, f64)>, RunnerError> {
+        let labels: Vec<String> = settings.iter().map(Setting::label).collect();
+        Ok(SearchBuild::charges(&Sidecar::read(sidecar)?.search_builds, &labels))
+    }
+
     /// One line of where the search stands: runs used of the budget, settings evaluated of the space.
     fn standing(&self) -> String {
         let sum = |of: &dyn Fn(&GroupSearch) -> usize| self.groups.iter().map(of).sum::<usize>();
+        let build_seconds: f64 = self.groups.iter().map(|group| group.trace.build_seconds()).sum();
         format!(
-            "search: {} of {} runs used, {} of {} settings evaluated",
+            "search: {} runs and {build_seconds:.1}s of builds used of a budget of {}, {} of {} settings evaluated",
             sum(&|group| group.trace.used()),
-            sum(&|group| group.budget),
+            self.budget,
             sum(&|group| group.trace.evaluated()),
             sum(&|group| group.space)
         )
@@ -74,5 +94,11 @@ impl Driver for SearchDriver {
             PlannedRun { order: self.order, setting: SettingId::new(setting), rep, warmup: false }
         });
         Some(planned.collect())
+    }
+
+    fn built(&mut self, builds: &[(usize, f64)]) {
+        for group in &mut self.groups {
+            builds.iter().for_each(|&(setting, seconds)| group.trace.record_build(setting, seconds));
+        }
     }
 }

@@ -523,8 +523,9 @@ impl Session<'_> {
             return self.drive(&mut GridDriver::new(&listed));
         }
         if let Some(search) = self.context.options.search_of(self.plan) {
-            self.progress = Progress::new(search.budget as usize);
-            return self.drive(&mut SearchDriver::new(&self.plan.settings, &self.sweep.analysis, &search));
+            self.progress = Progress::new(search.budget.runs().unwrap_or_default() as usize);
+            let builds = SearchDriver::recorded_builds(&self.context.paths.sidecar, &self.plan.settings)?;
+            return self.drive(&mut SearchDriver::new(&self.plan.settings, &self.sweep.analysis, &search, &builds));
         }
         match race {
             None => self.drive(&mut GridDriver::new(todo)),
@@ -547,7 +548,7 @@ impl Session<'_> {
                 continue;
             }
             if let Some(builds) = self.lazy_builds.as_mut() {
-                builds.build_for(&batch, &mut self.watch, &self.progress)?;
+                driver.built(&builds.build_for(&batch, &mut self.watch, &self.progress)?);
             }
             self.run_all(&batch)?;
         }

@@ -26,7 +26,7 @@ const EXPLORE: usize = 3;
 pub struct IteratedRace {
     space: Space,
     budget: usize,
-    /// Runs handed out so far.
+    /// Runs handed out so far, and runs charged (`charge`).
     used: usize,
     rng: ChaCha8Rng,
     sampler: CandidateSampler,
@@ -103,9 +103,19 @@ impl IteratedRace {
         }
     }
 
-    /// Runs handed out so far.
+    /// Runs handed out so far, and runs charged.
     pub fn used(&self) -> usize {
         self.used
+    }
+
+    /// Spends `runs` of the budget on something other than a run (a build), at most what is left.
+    pub fn charge(&mut self, runs: usize) {
+        self.used = self.used.saturating_add(runs).min(self.budget);
+    }
+
+    /// Sets the budget to `runs` (a duration converted anew), never below what was used.
+    pub fn rebudget(&mut self, runs: usize) {
+        self.budget = runs.max(self.used);
     }
 
     /// Whether the round last handed out belongs to a final race of the elites (its rounds are fresh runs

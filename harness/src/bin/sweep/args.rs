@@ -110,10 +110,10 @@ pub struct RunArgs {
     /// The most rounds a race may run (default: the declaration's `[reps] max`, else `count`).
     #[arg(long, value_name = "N")]
     pub max_reps: Option<u32>,
-    /// Search the declared settings spending at most N runs instead of running them all (overrides
-    /// `[search] budget`; a budget as large as the grid's runs runs the grid).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=sweep::declare::MAX_RUNS))]
-    pub budget: Option<u64>,
+    /// Search the declared settings spending at most N runs (`400`) or a duration (`6h`) instead of
+    /// running them all (overrides `[search] budget`; a budget as large as the grid's runs runs the grid).
+    #[arg(long, value_name = "N|DURATION")]
+    pub budget: Option<sweep::declare::SearchBudget>,
     /// Do not add the results to the history store (`sweep history`; also `[history] add = false`).
     #[arg(long)]
     pub no_history: bool,

@@ -98,7 +98,7 @@ fn check_sweep(path: &Path) -> Result<Checked, CommandError> {
     runner::preflight(&sweep, &plan, &sites)?;
     let notes = sweep.notes.iter().map(ToString::to_string).collect();
     let runs = match sweep.search {
-        Some(search) => format!("searched under a budget of {}", counted(search.budget as usize, "run")),
+        Some(search) => format!("searched under a budget of {}", search.budget),
         None => format!("x {}", counted(plan.reps as usize, "rep")),
     };
     Ok((format!("{} {runs}", counted(plan.settings.len(), "setting")), notes))

@@ -181,17 +181,19 @@ fn search(args: &RunArgs, sweep: &declare::Sweep, options: RunOptions) -> Result
     let reps = options.plan.reps.unwrap_or(sweep.reps.count);
     let settings = runner::plan_sweep(sweep, &options)?.0.settings.len() as u64;
     let grid = settings * u64::from(reps);
-    if search.budget >= grid {
+    // A budget of time cannot be weighed against the grid before a run says how long runs take.
+    if let Some(budget) = search.budget.runs().filter(|&budget| budget >= grid) {
         Console::Stderr.line(format_args!(
             "sweep: note: {file}: a budget of {} pays for the whole grid ({} x {reps} reps = {grid} runs): \
              running the grid instead of searching it",
-            counted(search.budget as usize, "run"),
+            counted(budget as usize, "run"),
             counted(settings as usize, "setting")
         ));
         return Ok(options);
     }
-    // The most rounds a setting may run: every run of the budget but its first test's two others.
-    let rounds = u32::try_from(search.budget).unwrap_or(u32::MAX).min(declare::MAX_REPS);
+    // The most rounds a setting may run: every run of the budget (of time: as many as a sweep may plan).
+    let most = search.budget.runs().unwrap_or(u64::MAX);
+    let rounds = u32::try_from(most).unwrap_or(u32::MAX).min(declare::MAX_REPS);
     let plan = PlanOptions { reps: Some(rounds), search: true, ..options.plan };
     Ok(RunOptions { plan, search: Some(search), ..options })
 }

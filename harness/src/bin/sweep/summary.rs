@@ -57,8 +57,9 @@ pub fn write_run_summary(
 fn searched(table: &RunTable, sidecar: &Sidecar, config: &AnalysisConfig) -> Option<analyse::SearchSummary> {
     let search = sidecar.search?;
     let settings = sweep::record::planned_settings(sidecar);
-    let groups = analyse::GroupSearch::replayed(&table.runs(), &settings, config, &search);
-    Some(analyse::SearchSummary::of(&groups, &settings))
+    let builds = sweep::record::SearchBuild::charges(&sidecar.search_builds, &sidecar.settings);
+    let groups = analyse::GroupSearch::replayed(&table.runs(), &settings, config, &search, &builds);
+    Some(analyse::SearchSummary::of(&groups, &settings, search.budget))
 }
 
 /// Analyses an ablation's CSV (`table`, primary metric first), pooled and per `group_by` setting, writes the
