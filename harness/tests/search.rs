@@ -319,6 +319,12 @@ fn a_resumed_search_replays_the_rounds_of_an_uninterrupted_one_under_a_budget_of
         let round = |rows: &[Row]| tiled_runs(rows.iter().filter(|row| row["rep"] == "4"));
         assert!(!round(&rows).is_empty(), "{budget}: the search ran a round 4");
         assert_eq!(round(&csv_rows(&cut)), round(&rows), "{budget}");
+        // Regression: a resumed search numbered its runs from 1 again, so orders repeated in the CSV.
+        let ordered = |rows: &[Row]| -> std::collections::BTreeSet<(String, String, String)> {
+            let round_4 = rows.iter().filter(|row| row["rep"] == "4");
+            round_4.map(|row| (row["order"].clone(), row["param.tile"].clone(), row["param.x"].clone())).collect()
+        };
+        assert_eq!(ordered(&csv_rows(&cut)), ordered(&rows), "{budget}: round 4 numbered as it was");
         assert!(!stderr(&resumed).contains("built default"), "{budget}: nothing rebuilt: {}", stderr(&resumed));
         let builds = search_builds(&cut);
         let tuples: std::collections::BTreeSet<&str> = builds.iter().map(|(setting, _)| &setting[..6]).collect();

@@ -74,7 +74,10 @@ impl Driver for SearchDriver {
     }
 
     fn next_batch(&mut self, results: Option<&RunTable>, progress: &Progress) -> Option<Vec<PlannedRun>> {
-        let recorded = recorded_values(&results.expect("a search reads its results").runs(), &self.primary);
+        let results = results.expect("a search reads its results");
+        // A resumed search numbers its runs on from the rows recorded, as the uninterrupted one did.
+        self.order = self.order.max(results.len());
+        let recorded = recorded_values(&results.runs(), &self.primary);
         let mut round = Vec::new();
         for group in &mut self.groups {
             if let SearchStep::Run(runs) = group.trace.advance(&recorded) {
