@@ -8,7 +8,8 @@
 # budget. Usage: bench/search.sh [SEEDS] [FRACTIONS] [PEER_FRACTIONS]
 # (defaults 20, "0.05,0.1,0.25", "0.1": TPE at a quarter of the grid takes minutes a study). Then the
 # verdicts as `sweep run` takes them (the search replayed, the grid's rules on its final race, the bound on
-# settings never run: analyse/search_scenario_tests.rs) on the same spaces, a second table.
+# settings never run: analyse/search_scenario_tests.rs) on the same spaces, a second table; and a third,
+# the same at 10% in unkind weather (stragglers, unequal noise, a drift faster than a round).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-20} fractions=${2:-0.05,0.1,0.25} peer_fractions=${3:-0.1}
