@@ -28,6 +28,9 @@ SEARCH_SEEDS="$seeds" SEARCH_FRACTIONS="$fractions" SEARCH_EXPORT="$work" \
 "$venv/bin/python" bench/search_peers.py "$work" ${peer_fractions//,/ }
 Rscript bench/search_irace.R "$work" ${peer_fractions//,/ }
 echo
-SEARCH_SEEDS="$seeds" SEARCH_FRACTIONS="$fractions" \
-    cargo test --release -q -p sweep --lib analyse::search_scenario_tests -- --ignored --nocapture --test-threads=1 \
-    2>/dev/null | grep '^|'
+for verdicts in search_verdicts_on_fixture_spaces search_verdicts_in_unkind_weather; do
+    SEARCH_SEEDS="$seeds" SEARCH_FRACTIONS="$fractions" \
+        cargo test --release -q -p sweep --lib "analyse::search_scenario_tests::$verdicts" -- --ignored --nocapture \
+        2>/dev/null | grep '^|'
+    echo
+done
