@@ -334,3 +334,22 @@ fn a_resumed_search_replays_the_rounds_of_an_uninterrupted_one_under_a_budget_of
         assert_eq!(replayed["complete"], true, "{budget}: {replayed}");
     }
 }
+
+/// A budget the builds alone spend (a build here takes 1,000 runs' time) leaves no final race: the
+/// summary says so rather than show an empty verdict as if the search had found nothing.
+#[test]
+fn a_search_whose_builds_spend_its_budget_says_there_was_no_final_race() {
+    let workspace = Workspace::new();
+    let spec = tiled(&workspace, "20");
+    let output = sweep(workspace.path(), &["run", &spec]);
+    let csv = workspace.result_csv("tiled");
+    assert!(!search_builds(&csv).is_empty(), "{}", stderr(&output));
+    let search = &analysis_of(&csv)["search"];
+    assert_eq!(search["final_race_runs"], 0, "{search}");
+    assert_eq!(search["among_evaluated"], "cannot tell", "{search}");
+    let summary = std::fs::read_to_string(csv.with_extension("summary.md")).unwrap();
+    assert!(
+        summary.contains("WARNING: no final race was run: the budget was spent before it (builds took"),
+        "{summary}"
+    );
+}

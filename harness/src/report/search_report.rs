@@ -50,6 +50,8 @@ pub fn search_section(report: &SweepReport) -> Option<Section> {
     let mut section = Section::new("Search").paragraph(Text::plain(lead));
     if !search.complete {
         section = section.paragraph(Text::plain("WARNING: the search stopped before its budget was spent: resume it."));
+    } else if search.final_runs.is_empty() {
+        section = section.paragraph(Text::plain(no_final_race(search.build_seconds)));
     }
     if !search.importance.is_empty() {
         let shares: Vec<String> =
@@ -62,6 +64,17 @@ pub fn search_section(report: &SweepReport) -> Option<Section> {
         section = section.paragraph(Text::plain(line));
     }
     Some(section.figure(progress_svg(search, &report.config.primary), "Best so far against runs used"))
+}
+
+/// Why a spent search has no verdict among its finalists, and what to do about it.
+fn no_final_race(build_seconds: f64) -> String {
+    let spent = match build_seconds > 0.0 {
+        true => format!("the budget was spent before it (builds took {build_seconds:.1} s of it)"),
+        false => "the budget was spent before it".to_string(),
+    };
+    format!(
+        "WARNING: no final race was run: {spent}, so no fresh runs of the finalists back a verdict among them;          a larger budget (`--budget`) leaves room for one."
+    )
 }
 
 /// `, builds charged 42.0 s` when the search caused builds, else nothing.
