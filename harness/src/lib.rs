@@ -35,6 +35,7 @@ pub mod runner;
 pub mod search;
 pub mod shell_line;
 pub mod store;
+pub mod student_t;
 pub mod template;
 #[cfg(test)]
 mod test_fuzz_campaign;

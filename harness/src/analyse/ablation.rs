@@ -7,10 +7,10 @@ use super::scale::Scale;
 use super::setting_model::{ControlPolicy, ModelDesign, SettingModel};
 use super::setting_summary::{first_seen_groups, Labels};
 use super::straggler::SlowSide;
-use super::student_t::one_sided_critical;
 use super::summary_stats::SummaryStats;
 use crate::declare::{AdditivityScale, VariantName};
 use crate::record::RecordedRun;
+use crate::student_t::one_sided_critical;
 
 /// Per-variant statistics of an ablation and, when the design allows, its effects.
 #[derive(Debug, Clone, PartialEq)]

@@ -47,7 +47,6 @@ mod setting_summary;
 mod side_shift;
 mod step_split;
 mod straggler;
-mod student_t;
 mod summary_stats;
 mod sweep_analysis;
 mod time_unit;
@@ -70,6 +69,7 @@ pub use crate::declare::{AnalysisConfig, Direction, FitConfig, RelativeKind, Row
 // Test-only: the owned run the analysis tests build sweeps from (production reads `record::TableRun` in place).
 #[cfg(test)]
 pub use crate::record::Observation;
+pub use crate::student_t::two_sided_p;
 pub use cost_model::{fit_fixed_plus_per_unit, rows_per_slice_rule, CostFit, FitErrors};
 pub use drift_bound::DriftBound;
 pub use equivalence::{Agreement, EquivalenceCheck, EquivalenceClass, Margin};
@@ -94,7 +94,6 @@ pub use setting_model::{ControlPolicy, ModelDesign, Moved, SettingModel};
 pub use setting_summary::{Labels, SettingSummary};
 pub use side_shift::SideShift;
 pub use straggler::{SlowSide, Straggler, StragglerSide};
-pub use student_t::two_sided_p;
 pub use summary_stats::SummaryStats;
 pub use sweep_analysis::{analyse_summarised, analyse_sweep, metrics_read_per_run, ImpliedRule, SweepAnalysis};
 pub use time_unit::TimeUnit;

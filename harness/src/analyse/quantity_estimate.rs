@@ -12,8 +12,8 @@ use super::cost_model::CostFit;
 use super::group_fit::GroupFit;
 use super::no_test::NoTest;
 use super::setting_summary::{Labels, SettingSummary};
-use super::student_t::two_sided_critical;
 use crate::declare::{Quantity, QuantityTerm};
+use crate::student_t::two_sided_critical;
 
 /// Confidence of a quantity's interval.
 const CONFIDENCE: f64 = 0.95;

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::student_t::two_sided_p_value;
+use crate::student_t::two_sided_p_value;
 
 /// The common effect μ of k per-setting effects yⱼ ~ N(μ, vⱼ + τ²).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -55,7 +55,7 @@ impl RandomEffects {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::student_t::two_sided_critical;
+    use crate::student_t::two_sided_critical;
 
     #[test]
     fn matches_the_textbook_computation() {

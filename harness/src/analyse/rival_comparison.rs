@@ -1,6 +1,6 @@
 //! One rival against its group's best: the difference, its standard error and degrees of freedom.
 use super::comparison_method::ComparisonMethod;
-use super::student_t::{one_sided_critical, two_sided_critical, two_sided_p, upper_p};
+use crate::student_t::{one_sided_critical, two_sided_critical, two_sided_p, upper_p};
 
 /// mean(rival) − mean(best) on the analysis scale, from the model (`SettingModel::compare`): never with
 /// a zero standard error or fewer than one degree of freedom (those are "cannot tell"). Where the pooled

@@ -7,8 +7,8 @@ use super::run_sample::RunSample;
 use super::sample_layout::SampleLayout;
 use super::scale::Scale;
 use super::setting_model::split_rounds_into_time_blocks;
-use super::student_t::two_sided_p;
 use super::weighted_backfit::{RoundComponents, WeightedBackfit};
+use crate::student_t::two_sided_p;
 
 /// The machine's part of side B's level over side A's, θ Δc̄, on the primary's analysis scale, and the
 /// error every setting's B/A shares through the two sides' levels.

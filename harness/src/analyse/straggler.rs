@@ -11,8 +11,8 @@ use serde::Serialize;
 use super::grouped::Grouped;
 use super::run_sample::RunSample;
 use super::sample_layout::SampleLayout;
-use super::student_t::two_sided_critical;
 use super::summary_stats::median_in_place;
+use crate::student_t::two_sided_critical;
 
 /// One run the fit leaves out (weight 0): kept in the CSV, named in the summary and the JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -1,6 +1,6 @@
 //! Descriptive statistics of one sample: the numbers every table row is made of.
 
-use super::student_t::two_sided_critical;
+use crate::student_t::two_sided_critical;
 
 /// Location and spread of a sample of repeated measurements.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -2,8 +2,6 @@
 //! against both ends rather than by one measurement (asv find's), so noise cannot send it down the wrong
 //! half but at a stated error rate.
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
-
 /// How one probe was decided.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Probe {
@@ -112,7 +110,7 @@ fn decide<E>(
         let here = Spread { squares: sides.iter().map(|side| (side - mean).powi(2)).sum(), df: (rounds - 1) as f64 };
         let (squares, df) = (earlier.squares + here.squares, earlier.df + here.df);
         let t = mean / (squares / df / rounds as f64).sqrt().max(1e-12);
-        let critical = StudentsT::new(0.0, 1.0, df).expect("df above 0").inverse_cdf(1.0 - look_level);
+        let critical = crate::student_t::one_sided_critical(1.0 - look_level, df).expect("df above 0");
         let decided = t.abs() > critical;
         if decided || rounds == LOOKS[LOOKS.len() - 1] {
             let gap = gaps.iter().sum::<f64>() / rounds as f64;

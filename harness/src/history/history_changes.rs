@@ -9,7 +9,6 @@ use super::benjamini_hochberg::adjusted;
 use super::change_point::{ChangeKind, ChangePoint};
 use super::step_search::{largest_step, permutation_p, Step};
 use super::version_series::VersionSeries;
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The changes of `settings` (each a series over the same versions) read at false discovery rate
 /// `level`, and the machine's change at `level` (from `control`, else across the settings);
@@ -96,7 +95,7 @@ fn tested(
 
 /// The 95% interval of the step's ratio.
 fn interval(step: &Step) -> (f64, f64) {
-    let t = StudentsT::new(0.0, 1.0, step.df).expect("df above 0").inverse_cdf(0.975);
+    let t = crate::student_t::two_sided_critical(0.95, step.df).expect("df above 0");
     ((step.difference - t * step.standard_error).exp(), (step.difference + t * step.standard_error).exp())
 }
 

@@ -1,6 +1,6 @@
 //! `VersionMean`: one setting's runs at one version on the log scale, as `history show` states them.
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use crate::student_t::two_sided_critical;
 
 /// The geometric mean of a version's runs with the 95% Student t interval of their mean log (Student
 /// 1908), back-transformed (df = runs - 1; no interval from one run).
@@ -22,7 +22,7 @@ impl VersionMean {
         }
         let interval = (logs.len() >= 2).then(|| {
             let variance = logs.iter().map(|log| (log - mean).powi(2)).sum::<f64>() / (n - 1.0);
-            let t = StudentsT::new(0.0, 1.0, n - 1.0).expect("df above 0").inverse_cdf(0.975);
+            let t = two_sided_critical(0.95, n - 1.0).expect("df above 0");
             let half = t * (variance / n).sqrt();
             ((mean - half).exp(), (mean + half).exp())
         });

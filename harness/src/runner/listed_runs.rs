@@ -13,12 +13,14 @@ use crate::confined_dir::ConfinedDir;
 use crate::plan::{Plan, PlannedRun, SettingId};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ListedRuns {
     runs: Vec<Listed>,
 }
 
 /// One run as the file lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Listed {
     setting: String,
     rep: u32,
@@ -48,7 +50,8 @@ impl ListedRuns {
 
     /// Reads the list `path` holds.
     pub fn read(path: &Path) -> Result<ListedRuns, RunnerError> {
-        let text = std::fs::read_to_string(path).map_err(RunnerError::io(path))?;
+        // Bounded and opened as a regular file only, as every file sweep reads back as data.
+        let text = crate::read_limit::ReadLimit::JOURNAL.read_to_string(path).map_err(RunnerError::io(path))?;
         serde_json::from_str(&text).map_err(|error| listed_error(path, error.to_string()))
     }
 

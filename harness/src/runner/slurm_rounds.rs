@@ -118,7 +118,9 @@ fn dealt(batch: &[PlannedRun], tasks: u32, task: u32) -> impl Iterator<Item = &P
 /// The whole rows of a task's CSV by their `order` cell; none when it wrote no CSV, and none after a
 /// row cut off by the task's end (a torn last row is no run).
 fn task_rows(csv: &Path) -> HashMap<String, BTreeMap<String, String>> {
-    let Ok(mut reader) = csv::ReaderBuilder::new().flexible(true).from_path(csv) else { return HashMap::new() };
+    // A regular file only (a task's output folder is on a shared file system anyone may write to).
+    let Ok(file) = crate::read_limit::ReadLimit::CSV.open(csv) else { return HashMap::new() };
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(file);
     let Ok(header) = reader.headers().cloned() else { return HashMap::new() };
     let whole = reader.records().map_while(Result::ok).filter(|record| record.len() == header.len());
     let rows = whole.map(|record| header.iter().zip(&record).map(|(c, v)| (c.to_string(), v.to_string())).collect());

@@ -2,7 +2,7 @@
 //! (rounds are blocks, so a drift shared by a round cancels), by a one-sided paired t-test on the log
 //! scale (a machine's drift scales every time alike) when every value is positive.
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use crate::student_t::upper_p;
 
 /// Per candidate (rows of `values`, one value per round of the race, lower is better; a candidate with a
 /// failed run holds `None`), whether it is beaten: worse than the lowest mean at one-sided level `alpha`
@@ -44,7 +44,7 @@ fn paired_p(rival: &[Option<f64>], best: &[Option<f64>]) -> f64 {
         return if mean > 0.0 { 0.0 } else { 1.0 };
     }
     let t = mean / (variance / n).sqrt();
-    StudentsT::new(0.0, 1.0, n - 1.0).expect("df above 0").sf(t)
+    upper_p(t, n - 1.0)
 }
 
 #[cfg(test)]

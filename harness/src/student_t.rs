@@ -1,4 +1,5 @@
-//! Student's t distribution quantiles and tail probabilities, the one place the analysis calls statrs.
+//! Student's t distribution quantiles and tail probabilities: the one place sweep calls statrs for them
+//! (the analysis, the search's eliminations, the history's intervals and tests).
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
